@@ -1,0 +1,123 @@
+// Every failure a service can report, its HTTP status and its exact user-facing text.
+// The spec's Errors table is the source of these strings; contracts/test keeps them equal.
+
+export const Messages = {
+  invalidRequest: 'invalid request',
+  usernameBlank: 'username cannot be empty or whitespace',
+  invalidRoleRegister: "invalid role. must be 'user' or 'admin'",
+  invalidRoleUpdate: "invalid role. must be 'admin' or 'user'",
+  invalidUserId: 'invalid user id',
+  userIdRequired: 'user id required',
+  lastAdminDemote: 'cannot demote the last admin',
+  lastAdminDelete: 'cannot delete the last admin account',
+  invalidTimezone: 'Invalid timezone',
+  currentPasswordRequired: 'current password required',
+  passwordMismatch: 'passwords do not match',
+  invalidCredentials: 'invalid credentials',
+  currentPasswordIncorrect: 'current password is incorrect',
+  adminRequired: 'admin access required',
+  registrationDisabled: 'registration is disabled on this server',
+  adminCreateForbidden: 'only administrators can create admin accounts',
+  userNotFound: 'user not found',
+  emailExists: 'email already exists',
+  usernameExists: 'username already exists',
+  usernameTaken: 'username already taken',
+  emailTaken: 'email already taken',
+  failedToCheckUsers: 'failed to check existing users',
+  failedToHashPassword: 'failed to hash password',
+  failedToGenerateToken: 'failed to generate token',
+  failedToGenerateRefreshToken: 'failed to generate refresh token',
+  failedToLoadProfile: 'failed to load profile',
+  // Decided by Bindery where the spec is silent (docs/decisions.md).
+  unauthorized: 'authentication required',
+  invalidToken: 'invalid or expired token',
+  invalidRefreshToken: 'invalid or expired refresh token',
+  notFound: 'not found',
+  serviceUnavailable: 'service unavailable',
+  payloadTooLarge: 'request body too large',
+  unsupportedMediaType: 'unsupported content type',
+  internal: 'internal server error',
+} as const;
+
+export const accountLockedMessage = (minutes: number) => `Account locked. Try again in ${minutes} minutes`;
+export const tooManyAttemptsMessage = (minutes: number) => `Too many failed attempts. Account locked for ${minutes} minutes`;
+
+export type ErrorCode =
+  | 'invalid_request'
+  | 'validation'
+  | 'username_blank'
+  | 'invalid_role'
+  | 'invalid_user_id'
+  | 'user_id_required'
+  | 'last_admin'
+  | 'invalid_timezone'
+  | 'current_password_required'
+  | 'password_mismatch'
+  | 'invalid_credentials'
+  | 'current_password_incorrect'
+  | 'unauthorized'
+  | 'admin_required'
+  | 'registration_disabled'
+  | 'admin_create_forbidden'
+  | 'forbidden'
+  | 'user_not_found'
+  | 'not_found'
+  | 'conflict'
+  | 'login_locked'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'internal'
+  | 'service_unavailable';
+
+/** A failure travels between services as a value: a code for the status, the exact text for the body. */
+export interface Failure {
+  code: ErrorCode;
+  message: string;
+}
+
+export const fail = (code: ErrorCode, message: string): Failure => ({ code, message });
+
+/** One exhaustive map from failure code to HTTP status: a new code does not compile until it is placed here. */
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_request':
+    case 'validation':
+    case 'username_blank':
+    case 'invalid_role':
+    case 'invalid_user_id':
+    case 'user_id_required':
+    case 'last_admin':
+    case 'invalid_timezone':
+    case 'current_password_required':
+    case 'password_mismatch':
+      return 400;
+    case 'invalid_credentials':
+    case 'current_password_incorrect':
+    case 'unauthorized':
+      return 401;
+    case 'admin_required':
+    case 'registration_disabled':
+    case 'admin_create_forbidden':
+    case 'forbidden':
+      return 403;
+    case 'user_not_found':
+    case 'not_found':
+      return 404;
+    case 'conflict':
+      return 409;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'login_locked':
+      return 429;
+    case 'internal':
+      return 500;
+    case 'service_unavailable':
+      return 503;
+  }
+}
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: Failure };
+export const ok = <T>(value: T): Result<T> => ({ ok: true, value });
+export const err = <T = never>(error: Failure): Result<T> => ({ ok: false, error });

@@ -1,0 +1,86 @@
+import Type from 'typebox';
+
+export const Role = Type.Union([Type.Literal('user'), Type.Literal('admin')]);
+export type Role = Type.Static<typeof Role>;
+
+const Uuid = Type.String({ format: 'uuid' });
+
+export const UserRegistered = Type.Object({
+  user_id: Uuid,
+  email: Type.String(),
+  username: Type.String(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  role: Role,
+  theme: Type.String(),
+  timezone: Type.String(),
+  max_devices: Type.Integer(),
+  registered_by: Type.Union([Uuid, Type.Null()]),
+});
+
+export const ProfileChanged = Type.Object({
+  user_id: Uuid,
+  changes: Type.Object({
+    username: Type.Optional(Type.String()),
+    email: Type.Optional(Type.String()),
+    first_name: Type.Optional(Type.String()),
+    last_name: Type.Optional(Type.String()),
+    theme: Type.Optional(Type.String()),
+    timezone: Type.Optional(Type.String()),
+  }),
+  changed_by: Uuid,
+});
+
+export const RoleChanged = Type.Object({ user_id: Uuid, role: Role, previous_role: Role, changed_by: Uuid });
+
+export const PasswordChanged = Type.Object({
+  user_id: Uuid,
+  changed_by: Uuid,
+  /** sessions issued before this instant are no longer valid (set when an admin resets a password) */
+  sessions_revoked_before: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const UserDeleted = Type.Object({
+  user_id: Uuid,
+  role: Role,
+  deleted_by: Uuid,
+  /** the first other admin, who takes over what a deleted admin owned; null for a plain user */
+  successor_admin_id: Type.Union([Uuid, Type.Null()]),
+});
+
+export const MaxDevicesChanged = Type.Object({ user_id: Uuid, max_devices: Type.Integer({ minimum: 1, maximum: 100 }) });
+
+export const SettingsChanged = Type.Object({
+  changes: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+  changed_by: Uuid,
+});
+
+export const ConfigChanged = Type.Object({
+  changes: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])),
+  changed_by: Uuid,
+});
+
+export const SessionRevoked = Type.Object({
+  user_id: Uuid,
+  /** the access token's jti, when one was presented */
+  jti: Type.Union([Type.String(), Type.Null()]),
+  /** when the revoked access token expires anyway (ISO 8601) */
+  expires_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const IdentityEvents = {
+  'identity.user-registered.v1': UserRegistered,
+  'identity.profile-changed.v1': ProfileChanged,
+  'identity.role-changed.v1': RoleChanged,
+  'identity.password-changed.v1': PasswordChanged,
+  'identity.user-deleted.v1': UserDeleted,
+  'identity.max-devices-changed.v1': MaxDevicesChanged,
+  'identity.settings-changed.v1': SettingsChanged,
+  'identity.config-changed.v1': ConfigChanged,
+  'identity.session-revoked.v1': SessionRevoked,
+} as const;
+
+export type IdentityEventType = keyof typeof IdentityEvents;
+export type IdentityEvent = {
+  [K in IdentityEventType]: { type: K; data: Type.Static<(typeof IdentityEvents)[K]> };
+}[IdentityEventType];

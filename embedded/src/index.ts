@@ -1,0 +1,1 @@
+export { boot, Config, type Started } from './boot';

@@ -1,0 +1,400 @@
+// Distributed mode's bus. Each source service's events live in one JetStream stream, fed by the
+// service's outbox relay; request/reply runs as NATS micro services whose replicas share a queue group.
+import { connect, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import {
+  jetstreamManager,
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
+import { err, eventStreamName, eventSubject, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
+import type { EventStore } from '../event-store';
+import { createLogger, type Logger } from '../logger';
+import { Wake } from './wake';
+import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
+
+export type BusLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+const RELAY = 'jetstream';
+const RELAY_TICK_MS = 250;
+const DUPLICATE_WINDOW_MS = 2 * 60_000;
+const ACK_WAIT_MS = 30_000;
+// A long handler tells the server it is still working, so the event is not handed to another replica.
+const WORKING_EVERY_MS = 10_000;
+const WRONG_LAST_MSG_ID = 10070;
+
+const backoff = (attempt: number, cap = 5_000) => Math.min(100 * 2 ** Math.min(attempt, 16), cap);
+const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
+const streamSubjects = (source: string) => `bindery.evt.${source}.>`;
+/** A consumer name may not hold `.`, `*`, `>`, whitespace or path separators. */
+const consumerName = (durable: string) => durable.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+export class NatsBus implements Bus {
+  readonly kind = 'nats' as const;
+  private readonly js: JetStreamClient;
+  private services: Service[] = [];
+  private rpcInflight = new Set<Promise<void>>();
+  private subs = new Set<Subscription>();
+  private relays = new Map<string, Relay>();
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly log: BusLogger,
+  ) {
+    this.js = jsm.jetstream();
+  }
+
+  // ---- events out: the outbox relay -------------------------------------------------------
+
+  async attachSource(store: EventStore): Promise<void> {
+    if (this.relays.has(store.source)) return;
+    await this.ensureStream(store.source);
+    this.relays.set(store.source, new Relay(store, this, this.log));
+  }
+
+  /** Idempotent, so replicas may start together. Keeps every event (limits retention, no limits). */
+  async ensureStream(source: string): Promise<void> {
+    const cfg = {
+      name: eventStreamName(source),
+      subjects: [streamSubjects(source)],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
+      max_msgs: -1,
+      max_bytes: -1,
+      max_age: 0,
+      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+    };
+    try {
+      await this.jsm.streams.add(cfg);
+    } catch (e) {
+      if (!(e instanceof JetStreamApiError && /already in use/i.test(e.message))) throw e;
+      await this.jsm.streams.update(cfg.name, cfg);
+    }
+  }
+
+  /**
+   * Publishes a batch concurrently and resolves once every event is acknowledged (stored or a
+   * duplicate), so the relay checkpoint moves only past what JetStream holds. Each event but the
+   * first expects its predecessor as the stream's last message id: if one publish fails, the
+   * later ones are refused too, and the retried batch cannot land out of position order.
+   */
+  readonly publishBatch = async (events: StoredEvent[]): Promise<void> => {
+    const publish = (ev: StoredEvent, after?: string) =>
+      this.js.publish(eventSubject(ev.source, ev.type), JSON.stringify(ev), { msgID: ev.id, ...(after ? { expect: { lastMsgID: after } } : {}) });
+    const results = await Promise.allSettled(events.map((ev, i) => publish(ev, i > 0 ? events[i - 1]!.id : undefined)));
+    const first = results.findIndex((r) => r.status === 'rejected');
+    if (first < 0) return;
+    const reason = (results[first] as PromiseRejectedResult).reason;
+    if (!(reason instanceof JetStreamApiError && reason.code === WRONG_LAST_MSG_ID)) throw reason;
+    // The predecessor was acknowledged as a duplicate of an older copy that is not the stream's
+    // last message (a republish spanning more than the duplicate window): publish the rest one by one.
+    for (const ev of events.slice(first)) await publish(ev);
+  };
+
+  // ---- events in --------------------------------------------------------------------------
+
+  async consume(opts: ConsumeOptions): Promise<Subscription> {
+    const stream = eventStreamName(opts.source);
+    const name = consumerName(opts.durable);
+    const ctl = new AbortController();
+    const wake = new Wake();
+    const inbox: JsMsg[] = [];
+    let messages: ConsumerMessages | undefined;
+    const done = (async () => {
+      const consumer = await this.untilOk(`consumer ${name} on ${stream}`, ctl.signal, async () => {
+        await this.ensureDurable(stream, name, opts.source);
+        return this.js.consumers.get(stream, name);
+      });
+      // Everything at or below the consumer's own checkpoint is already applied: ack it unseen.
+      const floor = consumer && (await this.untilOk(`checkpoint of ${name}`, ctl.signal, () => opts.checkpoint()));
+      if (!consumer || floor === undefined) return;
+      messages = await consumer.consume({
+        max_messages: 16,
+        // Callback mode keeps undelivered messages in our hands, so stop() can give them back at once.
+        callback: (m) => {
+          if (ctl.signal.aborted) m.nak();
+          else {
+            inbox.push(m);
+            wake.wake();
+          }
+        },
+      });
+      while (!ctl.signal.aborted) {
+        const m = inbox.shift();
+        if (m) await this.deliverDurable(m, opts, floor);
+        else await wake.wait(1_000);
+      }
+    })().catch((e) => this.log.error({ err: e, consumer: name }, 'event consumer stopped on an error'));
+    const sub: Subscription = {
+      stop: async () => {
+        ctl.abort();
+        wake.wake();
+        await done;
+        await messages?.close();
+        for (const m of inbox.splice(0)) m.nak();
+        this.subs.delete(sub);
+      },
+    };
+    this.subs.add(sub);
+    return sub;
+  }
+
+  /** One durable pull consumer shared by the replicas; max_ack_pending 1 keeps position order across them. */
+  private async ensureDurable(stream: string, name: string, source: string): Promise<void> {
+    const cfg = {
+      durable_name: name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: streamSubjects(source),
+      max_ack_pending: 1,
+      max_deliver: -1,
+      ack_wait: nanos(ACK_WAIT_MS),
+    };
+    try {
+      await this.jsm.consumers.add(stream, cfg);
+    } catch (e) {
+      // Servers from 2.10 refuse to create over a differing config: update instead.
+      if (!(e instanceof JetStreamApiError && /already (exists|in use)/i.test(e.message))) throw e;
+      const { durable_name: _, deliver_policy: __, ...changeable } = cfg;
+      await this.jsm.consumers.update(stream, name, changeable);
+    }
+  }
+
+  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number): Promise<void> {
+    const ev = this.parse(m);
+    if (!ev) return m.term('not a stored event');
+    if (ev.position > floor && (!opts.types || opts.types.includes(ev.type))) {
+      const beat = setInterval(() => m.working(), WORKING_EVERY_MS);
+      try {
+        await opts.handler(ev);
+      } catch (e) {
+        const delay = backoff(m.info.deliveryCount - 1, 10_000);
+        this.log.warn({ err: e, event: ev.id, type: ev.type, attempt: m.info.deliveryCount, retryInMs: delay }, 'event handler failed');
+        return m.nak(delay);
+      } finally {
+        clearInterval(beat);
+      }
+    }
+    // ackAck: the next event reaches a replica only once the server has this ack.
+    await m.ackAck().catch((e) => this.log.warn({ err: e, event: ev.id }, 'ack not confirmed; the event may come again'));
+  }
+
+  async follow(opts: FollowOptions): Promise<Subscription> {
+    const stream = eventStreamName(opts.source);
+    const ctl = new AbortController();
+    let messages: ConsumerMessages | undefined;
+    const done = (async () => {
+      const consumer = await this.untilOk(`follower on ${stream}`, ctl.signal, () =>
+        this.js.consumers.get(stream, { filter_subjects: streamSubjects(opts.source), deliver_policy: DeliverPolicy.All }),
+      );
+      if (!consumer) return;
+      messages = await consumer.consume({ max_messages: 256 });
+      if (ctl.signal.aborted) return messages.stop();
+      for await (const m of messages) {
+        if (ctl.signal.aborted) break;
+        const ev = this.parse(m);
+        if (!ev || (opts.types && !opts.types.includes(ev.type))) continue;
+        // A read model must not skip an event: retry this one until it applies.
+        for (let attempt = 0; !ctl.signal.aborted; attempt++) {
+          try {
+            await opts.handler(ev);
+            break;
+          } catch (e) {
+            this.log.warn({ err: e, event: ev.id, type: ev.type, attempt: attempt + 1 }, 'follower handler failed');
+            await pause(backoff(attempt), ctl.signal);
+          }
+        }
+      }
+    })().catch((e) => this.log.error({ err: e, stream }, 'event follower stopped on an error'));
+    const sub: Subscription = {
+      stop: async () => {
+        ctl.abort();
+        messages?.stop();
+        await done;
+        this.subs.delete(sub);
+      },
+    };
+    this.subs.add(sub);
+    return sub;
+  }
+
+  private parse(m: JsMsg): StoredEvent | null {
+    try {
+      return m.json<StoredEvent>();
+    } catch (e) {
+      this.log.error({ err: e, subject: m.subject, seq: m.seq }, 'unreadable event on the bus');
+      return null;
+    }
+  }
+
+  /** Retries `fn` with backoff until it succeeds (a source not started yet, NATS away) or `signal` aborts. */
+  private async untilOk<T>(what: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T | undefined> {
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const waiting = e instanceof JetStreamApiError && e.code === 10059;
+        if (attempt === 0 || !waiting) this.log[waiting ? 'info' : 'warn']({ err: waiting ? undefined : e }, waiting ? `${what}: waiting for the stream` : `${what}: retrying`);
+        await pause(backoff(attempt, 2_000), signal);
+      }
+    }
+    return undefined;
+  }
+
+  // ---- request / reply --------------------------------------------------------------------
+
+  async serve(service: string, handlers: Record<string, RpcHandler>): Promise<void> {
+    const srv = await new Svcm(this.nc).add({ name: `bindery-${service}`, version: '1.0.0', queue: service });
+    this.services.push(srv);
+    for (const [op, handler] of Object.entries(handlers)) {
+      const subject = rpcSubject(service, op);
+      srv.addEndpoint(op.replace(/[^-\w]/g, '_'), {
+        subject,
+        queue: service,
+        handler: (e, msg) => {
+          if (e) return this.log.error({ err: e, subject }, 'rpc endpoint failed');
+          const p = this.answer(subject, handler, msg);
+          this.rpcInflight.add(p);
+          void p.finally(() => this.rpcInflight.delete(p));
+        },
+      });
+    }
+  }
+
+  private async answer(subject: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
+    let reply: string;
+    try {
+      const result = await handler(msg.data.length ? msg.json() : null);
+      reply = JSON.stringify(result === undefined ? null : result);
+    } catch (e) {
+      this.log.error({ err: e, subject }, 'rpc handler threw');
+      reply = JSON.stringify(err(fail('internal', messageOf(e))));
+    }
+    msg.respond(reply);
+  }
+
+  async request(subject: string, body: unknown, timeoutMs = 10_000): Promise<unknown> {
+    try {
+      const m = await this.nc.request(subject, JSON.stringify(body ?? null), { timeout: timeoutMs });
+      return m.data.length ? m.json() : null;
+    } catch (e) {
+      if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) throw new RpcUnavailableError(subject, 'no responders');
+      if (e instanceof TimeoutError) throw new RpcUnavailableError(subject, `no reply within ${timeoutMs} ms`);
+      if (e instanceof ClosedConnectionError || e instanceof DrainingConnectionError) throw new RpcUnavailableError(subject, 'bus closed');
+      throw e;
+    }
+  }
+
+  // ---- shutdown ---------------------------------------------------------------------------
+
+  /** Stops serving (in-flight requests finish), then consuming, then the relays after a last flush. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled(this.services.map((s) => s.stop()));
+      await Promise.allSettled([...this.rpcInflight]);
+      await Promise.allSettled([...this.subs].map((s) => s.stop()));
+      await Promise.allSettled([...this.relays.values()].map((r) => r.stop()));
+      if (!this.nc.isClosed()) await this.nc.drain().catch((e) => this.log.warn({ err: e }, 'nats drain failed'));
+    })();
+    return this.closing;
+  }
+}
+
+/** Runs a store's outbox relay until stopped: on append, on a fallback tick, and with backoff on errors. */
+class Relay {
+  private readonly wake = new Wake();
+  private readonly ctl = new AbortController();
+  private readonly off: () => void;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly bus: NatsBus,
+    private readonly log: BusLogger,
+  ) {
+    this.off = store.onAppend(() => this.wake.wake());
+    this.done = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let streamReady = true;
+    for (let failures = 0; !this.ctl.signal.aborted; ) {
+      try {
+        if (!streamReady) await this.bus.ensureStream(this.store.source);
+        streamReady = true;
+        const n = await this.store.relayOnce(RELAY, this.bus.publishBatch);
+        failures = 0;
+        if (n === 0) await this.wake.wait(RELAY_TICK_MS);
+      } catch (e) {
+        // NATS or the database is away: keep the checkpoint, back off, try again (the stream may be gone too).
+        streamReady = false;
+        this.log.warn({ err: e, source: this.store.source, attempt: ++failures }, 'outbox relay failed; retrying');
+        await pause(backoff(failures), this.ctl.signal);
+      }
+    }
+  }
+
+  /** Lets the batch in hand finish, then flushes what is committed by now. */
+  async stop(): Promise<void> {
+    this.ctl.abort();
+    this.off();
+    this.wake.wake();
+    await this.done;
+    try {
+      for (let i = 0; i < 100 && (await this.store.relayOnce(RELAY, this.bus.publishBatch)) > 0; i++);
+    } catch (e) {
+      this.log.warn({ err: e, source: this.store.source }, 'final relay flush failed; the next start publishes the rest');
+    }
+  }
+}
+
+export interface NatsBusOptions {
+  /** connection name shown by the server */
+  name?: string;
+  logger?: BusLogger;
+}
+
+export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
+  const log = opts.logger ?? createLogger('bus');
+  const nc = await connect({
+    servers: url.split(',').map((s) => s.trim()),
+    ...(opts.name ? { name: opts.name } : {}),
+    maxReconnectAttempts: -1,
+  });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') log.warn({ status: s.type }, `nats ${s.type}`);
+    }
+  })().catch(() => undefined);
+  try {
+    return new NatsBus(nc, await jetstreamManager(nc), log);
+  } catch (e) {
+    await nc.close();
+    throw e;
+  }
+}

@@ -1,0 +1,51 @@
+// The bus port: events (durable and follow-from-start delivery) and request/reply.
+import type { StoredEvent } from '@bindery/contracts';
+import type { EventStore } from '../event-store';
+
+export type EventHandler = (event: StoredEvent) => Promise<void>;
+
+export interface ConsumeOptions {
+  /** source service whose events to receive */
+  source: string;
+  /** consumer name, shared by every replica of the consuming service */
+  durable: string;
+  /** exact event types wanted; others are skipped (and count as handled) */
+  types?: readonly string[];
+  /** the position this consumer last applied (its own store keeps it, with the effect) */
+  checkpoint(): Promise<number>;
+  handler: EventHandler;
+}
+
+export interface FollowOptions {
+  source: string;
+  types?: readonly string[];
+  handler: EventHandler;
+}
+
+export interface Subscription {
+  /** stop taking new events and wait for the one in hand */
+  stop(): Promise<void>;
+}
+
+export type RpcHandler = (body: unknown) => Promise<unknown>;
+
+export class RpcUnavailableError extends Error {
+  constructor(subject: string, why: string) {
+    super(`${subject}: ${why}`);
+  }
+}
+
+export interface Bus {
+  readonly kind: 'memory' | 'nats';
+  /** Makes a service's event store a source: the NATS bus runs its outbox relay; the memory bus reads it directly. */
+  attachSource(store: EventStore): Promise<void>;
+  /** At-least-once, in position order, shared by replicas of one durable consumer. */
+  consume(opts: ConsumeOptions): Promise<Subscription>;
+  /** Every instance gets every event from the first, then live: for per-process read models. */
+  follow(opts: FollowOptions): Promise<Subscription>;
+  /** Serves request/reply endpoints `rpc.<service>.<op>`; replicas share the load. */
+  serve(service: string, handlers: Record<string, RpcHandler>): Promise<void>;
+  request(subject: string, body: unknown, timeoutMs?: number): Promise<unknown>;
+  /** Drain: stop serving and consuming, finish what is in flight, flush the relay. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+// Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { mkdirSync } from 'node:fs';
+
+// Kysely<any>: each service describes its own tables at the query site; the schema is per service.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = Kysely<any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Trx = Transaction<any>;
+export type DbOrTrx = Db | Trx;
+
+export interface Database {
+  db: Db;
+  kind: 'postgres' | 'pglite';
+  close(): Promise<void>;
+}
+
+// int8 comes back from pg as a string and from PGlite as a number: make both numbers.
+pg.types.setTypeParser(20, (v) => Number(v));
+// numeric likewise; timestamps stay Date objects (PGlite does the same).
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export async function openPostgres(url: string, opts: { max?: number; application?: string } = {}): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.application ?? 'bindery' });
+  pool.on('error', () => {
+    /* an idle client lost its connection; the pool replaces it on next use */
+  });
+  const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  await sql`select 1`.execute(db);
+  return { db, kind: 'postgres', close: () => db.destroy() };
+}
+
+export async function openPGlite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { PGliteDialect } = await import('kysely-pglite-dialect');
+  if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
+  const lite = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+  await lite.exec('create extension if not exists pg_trgm');
+  const db = new Kysely({ dialect: new PGliteDialect(lite) });
+  return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+export function assertIdent(name: string): string {
+  if (!IDENT.test(name)) throw new Error(`not a safe SQL identifier: ${name}`);
+  return name;
+}
+
+export interface Migration {
+  name: string;
+  up(trx: Trx, schema: string): Promise<void>;
+}
+
+/** Creates the service's schema and applies its migrations once, under a lock so replicas can start together. */
+export async function migrate(db: Db, schema: string, migrations: readonly Migration[]): Promise<void> {
+  assertIdent(schema);
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${'bindery.migrate.' + schema}))`.execute(trx);
+    await sql.raw(`create schema if not exists ${schema}`).execute(trx);
+    await sql.raw(`create table if not exists ${schema}.schema_migrations (name text primary key, applied_at timestamptz not null default now())`).execute(trx);
+    const done = new Set(
+      (await trx.withSchema(schema).selectFrom('schema_migrations').select('name').execute()).map((r) => r.name as string),
+    );
+    for (const m of migrations) {
+      if (done.has(m.name)) continue;
+      await m.up(trx, schema);
+      await trx.withSchema(schema).insertInto('schema_migrations').values({ name: m.name }).execute();
+    }
+  });
+}
+
+export const toIso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
+
+/** True when `e` is a Postgres unique violation, optionally on the named constraint. */
+export function isUniqueViolation(e: unknown, constraint?: string): boolean {
+  const x = e as { code?: string; constraint?: string; message?: string } | null;
+  if (!x || x.code !== '23505') return false;
+  if (!constraint) return true;
+  return x.constraint === constraint || (x.message ?? '').includes(constraint);
+}
+
+/** Runs DDL statement by statement (PGlite refuses several commands in one prepared statement). */
+export async function execScript(q: DbOrTrx, script: string): Promise<void> {
+  for (const stmt of script.split(/;\s*(?:\n|$)/)) {
+    if (stmt.trim() !== '') await sql.raw(stmt).execute(q);
+  }
+}

@@ -1,0 +1,224 @@
+// An append-only event log per service, in the service's own schema.
+// The log is also the outbox: the relay publishes it in position order from a saved checkpoint.
+import { sql } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import type { NewEvent, StoredEvent } from '@bindery/contracts';
+import { assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx } from './db';
+
+export class ConcurrencyError extends Error {
+  readonly kind = 'concurrency';
+  constructor(readonly streamId: string, readonly expected: number, readonly actual: number) {
+    super(`stream ${streamId}: expected version ${expected}, found ${actual}`);
+  }
+}
+
+/** -1: the stream must not exist yet; 'any': no check. Versions start at 0. */
+export type ExpectedVersion = number | 'any';
+
+export const eventStoreMigrations: Migration[] = [
+  {
+    name: 'event-store-001',
+    async up(trx, schema) {
+      await execScript(trx, `
+        create table ${schema}.events (
+          global_position bigserial primary key,
+          stream_id text not null,
+          stream_version integer not null,
+          event_id uuid not null unique,
+          type text not null,
+          data jsonb not null,
+          metadata jsonb not null default '{}',
+          recorded_at timestamptz not null default now(),
+          tx_id xid8 not null default pg_current_xact_id(),
+          constraint events_stream_version_key unique (stream_id, stream_version)
+        );
+        create table ${schema}.relay_checkpoints (
+          name text primary key,
+          position bigint not null
+        );
+        create table ${schema}.consumer_checkpoints (
+          consumer text not null,
+          source text not null,
+          position bigint not null,
+          updated_at timestamptz not null default now(),
+          primary key (consumer, source)
+        );`);
+    },
+  },
+];
+
+type Row = {
+  global_position: number;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  recorded_at: Date | string;
+};
+
+export class EventStore {
+  private listeners = new Set<() => void>();
+
+  constructor(
+    readonly db: Db,
+    /** the owning service: schema name and bus source name */
+    readonly source: string,
+  ) {
+    assertIdent(source);
+  }
+
+  private t(q: DbOrTrx) {
+    return q.withSchema(this.source);
+  }
+
+  private toStored(r: Row): StoredEvent {
+    return {
+      id: r.event_id,
+      type: r.type,
+      source: this.source,
+      streamId: r.stream_id,
+      version: Number(r.stream_version),
+      position: Number(r.global_position),
+      data: r.data,
+      metadata: r.metadata ?? {},
+      recordedAt: toIso(r.recorded_at),
+    };
+  }
+
+  /**
+   * Appends inside the caller's transaction so events, the service's own tables and the outbox commit together.
+   * Call `notify()` after the transaction commits so the relay and local followers wake at once.
+   */
+  async append(trx: Trx, streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<StoredEvent[]> {
+    if (events.length === 0) return [];
+    const cur = await this.t(trx)
+      .selectFrom('events')
+      .select(sql<number | null>`max(stream_version)`.as('v'))
+      .where('stream_id', '=', streamId)
+      .executeTakeFirst();
+    const current = cur?.v == null ? -1 : Number(cur.v);
+    if (expected !== 'any' && expected !== current) throw new ConcurrencyError(streamId, expected, current);
+    const rows = events.map((e, i) => ({
+      stream_id: streamId,
+      stream_version: current + 1 + i,
+      event_id: randomUUID(),
+      type: e.type,
+      data: JSON.stringify(e.data),
+      metadata: JSON.stringify(e.metadata ?? {}),
+    }));
+    try {
+      const inserted = (await this.t(trx).insertInto('events').values(rows).returningAll().execute()) as Row[];
+      return inserted.map((r) => this.toStored(r));
+    } catch (e) {
+      // a concurrent writer took the version between our read and insert
+      if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(streamId, expected === 'any' ? current : expected, current + 1);
+      throw e;
+    }
+  }
+
+  async readStream(q: DbOrTrx, streamId: string): Promise<StoredEvent[]> {
+    const rows = (await this.t(q).selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute()) as Row[];
+    return rows.map((r) => this.toStored(r));
+  }
+
+  /**
+   * The log in position order after `after`, only below the oldest transaction still running,
+   * so a slow transaction's lower position is never skipped by a reader that has moved past it.
+   */
+  async readAll(after: number, limit = 500, q: DbOrTrx = this.db): Promise<StoredEvent[]> {
+    const rows = (await this.t(q)
+      .selectFrom('events')
+      .selectAll()
+      .where('global_position', '>', after)
+      .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .orderBy('global_position')
+      .limit(limit)
+      .execute()) as Row[];
+    return rows.map((r) => this.toStored(r));
+  }
+
+  async headPosition(): Promise<number> {
+    const r = await this.t(this.db).selectFrom('events').select(sql<number | null>`max(global_position)`.as('p')).executeTakeFirst();
+    return Number(r?.p ?? 0);
+  }
+
+  /** Wakes whoever waits for new events in this process (relay, in-memory followers). */
+  notify(): void {
+    for (const l of this.listeners) l();
+  }
+
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Publishes the log from the relay checkpoint, in order, one batch per transaction.
+   * `publish` must resolve only once the bus has acknowledged every event of the batch.
+   * An advisory lock keeps one relay per service active across replicas; a crash before the
+   * checkpoint commits republishes the batch, which the bus dedupes by event id.
+   */
+  async relayOnce(name: string, publish: (events: StoredEvent[]) => Promise<void>, batch = 256): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${'bindery.relay.' + this.source + '.' + name})) as ok`.execute(trx);
+      if (!lock.rows[0]?.ok) return 0;
+      const cp = await this.t(trx).selectFrom('relay_checkpoints').select('position').where('name', '=', name).executeTakeFirst();
+      const after = Number(cp?.position ?? 0);
+      const events = await this.readAll(after, batch, trx);
+      if (events.length === 0) return 0;
+      await publish(events);
+      const last = events[events.length - 1]!.position;
+      await this.t(trx)
+        .insertInto('relay_checkpoints')
+        .values({ name, position: last })
+        .onConflict((oc) => oc.column('name').doUpdateSet({ position: last }))
+        .execute();
+      return events.length;
+    });
+  }
+}
+
+/**
+ * Applies an event at most once for a consumer: the checkpoint (source position) moves in the
+ * same transaction as the effect, and anything at or below it is skipped. Positions arrive in
+ * order from both buses, so a redelivery or a republish after a crash is recognised here.
+ */
+export async function applyOnce(
+  db: Db,
+  schema: string,
+  consumer: string,
+  event: StoredEvent,
+  effect: (trx: Trx) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const s = trx.withSchema(schema);
+    const cp = await s
+      .selectFrom('consumer_checkpoints')
+      .select('position')
+      .where('consumer', '=', consumer)
+      .where('source', '=', event.source)
+      .forUpdate()
+      .executeTakeFirst();
+    if (cp && Number(cp.position) >= event.position) return false;
+    await effect(trx);
+    await s
+      .insertInto('consumer_checkpoints')
+      .values({ consumer, source: event.source, position: event.position })
+      .onConflict((oc) => oc.columns(['consumer', 'source']).doUpdateSet({ position: event.position, updated_at: sql`now()` }))
+      .execute();
+    return true;
+  });
+}
+
+export async function consumerCheckpoint(db: Db, schema: string, consumer: string, source: string): Promise<number> {
+  const cp = await db
+    .withSchema(schema)
+    .selectFrom('consumer_checkpoints')
+    .select('position')
+    .where('consumer', '=', consumer)
+    .where('source', '=', source)
+    .executeTakeFirst();
+  return Number(cp?.position ?? 0);
+}

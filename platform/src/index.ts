@@ -1,0 +1,11 @@
+export * from './config';
+export * from './logger';
+export * from './db';
+export * from './event-store';
+export * from './tokens';
+export * from './runtime';
+export * from './bus/types';
+export { MemoryBus } from './bus/memory-bus';
+export { Wake } from './bus/wake';
+export { NatsBus, connectNatsBus } from './bus/nats-bus';
+export * from './host';

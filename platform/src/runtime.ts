@@ -1,0 +1,47 @@
+// What a service is given to run: its database handle, the bus, a logger, a clock and the token key.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Db } from './db';
+import type { Bus } from './bus/types';
+import type { Logger } from './logger';
+
+export interface Runtime {
+  mode: 'embedded' | 'distributed';
+  db: Db;
+  bus: Bus;
+  log: Logger;
+  now: () => Date;
+  /** HS256 key for session tokens */
+  tokenKey: Uint8Array;
+  rpcTimeoutMs: number;
+  dataDir: string;
+}
+
+export interface RunningService {
+  name: string;
+  /** false while catching up or stopping */
+  ready(): boolean;
+  /** stop taking work, finish what is in flight */
+  stop(): Promise<void>;
+}
+
+export interface ServiceModule {
+  name: string;
+  start(rt: Runtime): Promise<RunningService>;
+}
+
+/**
+ * The token secret: JWT_SECRET when given; in embedded mode a random one kept in the data
+ * directory (mode 0600) so sessions survive restarts.
+ */
+export function tokenSecret(envSecret: string | undefined, dataDir: string, embedded: boolean): string {
+  if (envSecret) return envSecret;
+  if (!embedded) throw new Error('invalid configuration: JWT_SECRET is required in distributed mode (at least 32 characters)');
+  const file = join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const s = randomBytes(48).toString('base64url');
+  writeFileSync(file, s + '\n', { mode: 0o600 });
+  return s;
+}

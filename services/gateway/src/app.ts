@@ -1,0 +1,54 @@
+// The HTTP surface: fastify with the body parsers, one error mapper, and the route groups.
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import { fail, Messages } from '@bindery/contracts';
+import type { Bus, Logger } from '@bindery/platform';
+import { authenticator } from './http/authenticate';
+import { identityClient } from './http/rpc';
+import { sendFailure } from './http/reply';
+import { authRoutes } from './routes/auth';
+import { systemRoutes } from './routes/system';
+import type { AuthView } from './projections/auth-view';
+
+export interface AppOptions {
+  bus: Bus;
+  log: Logger;
+  view: AuthView;
+  tokenKey: Uint8Array;
+  cookieSecure: boolean;
+  rpcTimeoutMs: number;
+  bodyLimit: number;
+  ready(): Promise<boolean>;
+}
+
+export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: o.log as FastifyBaseLogger, bodyLimit: o.bodyLimit, disableRequestLogging: true, trustProxy: true });
+  app.decorateRequest('caller', null);
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: o.bodyLimit });
+
+  // An empty JSON body counts as `{}`; malformed JSON and prototype poisoning are refused.
+  const strict = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: o.bodyLimit }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, {});
+    strict(req, body as string, done);
+  });
+
+  app.setErrorHandler((e: FastifyError, req, reply) => {
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, fail('payload_too_large', Messages.payloadTooLarge));
+    if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+    req.log.error({ err: e, url: req.url }, 'request failed');
+    return sendFailure(reply, fail('internal', Messages.internal));
+  });
+  app.setNotFoundHandler((_req, reply) => sendFailure(reply, fail('not_found', Messages.notFound)));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => ((await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' })));
+
+  const call = identityClient(o.bus, o.log, o.rpcTimeoutMs);
+  const auth = authenticator(o.tokenKey, o.view);
+  authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure } });
+  systemRoutes(app, { call, auth });
+  return app;
+}

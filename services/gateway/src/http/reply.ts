@@ -1,0 +1,28 @@
+// One error mapper for the whole API: failures become `{error: <message>}` with the status
+// contracts assigns, or an HTML fragment for browser-fragment (HX-Request) calls where the spec says so.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { httpStatusOf, type Failure, type Result } from '@bindery/contracts';
+
+export const isFragment = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';
+
+export const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export function sendFailure(reply: FastifyReply, f: Failure, asFragment = false): FastifyReply {
+  const status = httpStatusOf(f.code);
+  if (asFragment) {
+    return reply.code(status).type('text/html; charset=utf-8').send(`<div class="alert alert-error" role="alert">${escapeHtml(f.message)}</div>`);
+  }
+  return reply.code(status).send({ error: f.message });
+}
+
+export function sendFragment(reply: FastifyReply, status: number, html: string, redirect?: string): FastifyReply {
+  if (redirect) reply.header('HX-Redirect', redirect);
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** Sends a successful value as JSON, or the failure through the mapper. */
+export function sendResult<T>(reply: FastifyReply, r: Result<T>, status = 200, fragmentErrors = false): FastifyReply {
+  if (!r.ok) return sendFailure(reply, r.error, fragmentErrors);
+  return reply.code(status).send(r.value);
+}

@@ -1,0 +1,2 @@
+export { gatewayService, type GatewayOptions } from './main';
+export { buildApp } from './app';

@@ -1,0 +1,56 @@
+// The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
+import { sql } from 'kysely';
+import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { buildApp } from './app';
+import { AuthView } from './projections/auth-view';
+import { migrations, SCHEMA } from './projections/migrations';
+
+export interface GatewayOptions {
+  port: number;
+  host: string;
+  cookieSecure: boolean;
+  bodyLimit?: number;
+  /** called with the bound address once listening */
+  onListen?(url: string): void;
+}
+
+export function gatewayService(opts: GatewayOptions): ServiceModule {
+  return {
+    name: 'gateway',
+    async start(rt: Runtime): Promise<RunningService> {
+      await migrate(rt.db, SCHEMA, migrations);
+      const view = new AuthView(rt.db);
+      await view.start(rt.bus);
+      let stopping = false;
+      const app = await buildApp({
+        bus: rt.bus,
+        log: rt.log,
+        view,
+        tokenKey: rt.tokenKey,
+        cookieSecure: opts.cookieSecure,
+        rpcTimeoutMs: rt.rpcTimeoutMs,
+        bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+        ready: async () => {
+          if (stopping) return false;
+          try {
+            await sql`select 1`.execute(rt.db);
+            return true;
+          } catch {
+            return false;
+          }
+        },
+      });
+      const address = await app.listen({ port: opts.port, host: opts.host });
+      opts.onListen?.(address);
+      return {
+        name: 'gateway',
+        ready: () => !stopping,
+        async stop() {
+          stopping = true;
+          await app.close(); // stops accepting, lets in-flight requests finish
+          await view.stop();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// The gateway's view of who may still use a token: roles as they are now, deleted accounts,
+// sessions revoked by logout or by an admin password reset. Rebuilt from identity's events by a
+// durable consumer; each replica reads it through a short-lived cache.
+import { sql } from 'kysely';
+import type { StoredEvent } from '@bindery/contracts';
+import type { Identity } from '@bindery/contracts';
+import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, type Subscription, type Trx } from '@bindery/platform';
+import { SCHEMA } from './migrations';
+
+export const CONSUMER = 'gateway-auth-view';
+const TYPES = [
+  'identity.user-registered.v1',
+  'identity.role-changed.v1',
+  'identity.user-deleted.v1',
+  'identity.password-changed.v1',
+  'identity.session-revoked.v1',
+] as const;
+const CACHE_MS = 1000;
+
+interface UserFacts {
+  role: Identity.Role;
+  deleted: boolean;
+  validAfter: number | null;
+}
+
+export type Verdict = { ok: true; role: Identity.Role } | { ok: false };
+
+export class AuthView {
+  private users = new Map<string, { at: number; facts: UserFacts | null }>();
+  private revoked = new Map<string, { at: number; revoked: boolean }>();
+  private sub: Subscription | null = null;
+
+  constructor(private db: Db, private now: () => number = Date.now) {}
+
+  async start(bus: Bus): Promise<void> {
+    this.sub = await bus.consume({
+      source: 'identity',
+      durable: CONSUMER,
+      types: TYPES,
+      checkpoint: () => consumerCheckpoint(this.db, SCHEMA, CONSUMER, 'identity'),
+      handler: (ev) => this.apply(ev).then(() => undefined),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.sub?.stop();
+  }
+
+  apply(ev: StoredEvent): Promise<boolean> {
+    return applyOnce(this.db, SCHEMA, CONSUMER, ev, (trx) => this.project(trx, ev as unknown as Identity.IdentityEvent));
+  }
+
+  private async project(trx: Trx, e: Identity.IdentityEvent): Promise<void> {
+    const t = trx.withSchema(SCHEMA);
+    switch (e.type) {
+      case 'identity.user-registered.v1':
+        await t.insertInto('auth_users').values({ user_id: e.data.user_id, role: e.data.role }).onConflict((oc) => oc.column('user_id').doNothing()).execute();
+        break;
+      case 'identity.role-changed.v1':
+        await t.insertInto('auth_users').values({ user_id: e.data.user_id, role: e.data.role }).onConflict((oc) => oc.column('user_id').doUpdateSet({ role: e.data.role })).execute();
+        this.users.delete(e.data.user_id);
+        break;
+      case 'identity.user-deleted.v1':
+        await t.insertInto('auth_users').values({ user_id: e.data.user_id, role: e.data.role, deleted: true }).onConflict((oc) => oc.column('user_id').doUpdateSet({ deleted: true })).execute();
+        this.users.delete(e.data.user_id);
+        break;
+      case 'identity.password-changed.v1':
+        if (e.data.sessions_revoked_before) {
+          await t.updateTable('auth_users').set({ sessions_valid_after: e.data.sessions_revoked_before }).where('user_id', '=', e.data.user_id).execute();
+          this.users.delete(e.data.user_id);
+        }
+        break;
+      case 'identity.session-revoked.v1':
+        if (e.data.jti) {
+          await t.insertInto('revoked_tokens').values({ jti: e.data.jti, expires_at: e.data.expires_at }).onConflict((oc) => oc.column('jti').doNothing()).execute();
+          this.revoked.delete(e.data.jti);
+        }
+        await t.deleteFrom('revoked_tokens').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Whether a verified token still stands, and the role its holder has now. */
+  async check(claims: AccessClaims): Promise<Verdict> {
+    const [facts, revoked] = await Promise.all([this.userFacts(claims.user_id), this.isRevoked(claims.jti)]);
+    if (revoked) return { ok: false };
+    if (!facts) return { ok: true, role: claims.user_role }; // not projected yet: the token's own word
+    if (facts.deleted) return { ok: false };
+    if (facts.validAfter !== null && claims.iat * 1000 < facts.validAfter) return { ok: false };
+    return { ok: true, role: facts.role };
+  }
+
+  private async userFacts(id: string): Promise<UserFacts | null> {
+    const hit = this.users.get(id);
+    if (hit && this.now() - hit.at < CACHE_MS) return hit.facts;
+    const row = await this.db.withSchema(SCHEMA).selectFrom('auth_users').selectAll().where('user_id', '=', id).executeTakeFirst();
+    const facts = row ? { role: row.role as Identity.Role, deleted: Boolean(row.deleted), validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null } : null;
+    this.remember(this.users, id, { at: this.now(), facts });
+    return facts;
+  }
+
+  private async isRevoked(jti: string): Promise<boolean> {
+    const hit = this.revoked.get(jti);
+    if (hit && this.now() - hit.at < CACHE_MS) return hit.revoked;
+    const row = await this.db.withSchema(SCHEMA).selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst();
+    this.remember(this.revoked, jti, { at: this.now(), revoked: !!row });
+    return !!row;
+  }
+
+  private remember<V>(m: Map<string, V>, k: string, v: V): void {
+    if (m.size > 50_000) m.clear();
+    m.set(k, v);
+  }
+}

@@ -1,0 +1,25 @@
+import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+
+export const SCHEMA = 'gateway';
+
+export const migrations: Migration[] = [
+  ...eventStoreMigrations,
+  {
+    name: 'gateway-001',
+    async up(trx, s) {
+      await execScript(trx, `
+        create table ${s}.auth_users (
+          user_id uuid primary key,
+          role text not null,
+          deleted boolean not null default false,
+          sessions_valid_after timestamptz
+        );
+        create table ${s}.revoked_tokens (
+          jti text primary key,
+          expires_at timestamptz
+        );
+        create index revoked_tokens_expiry_idx on ${s}.revoked_tokens (expires_at);
+      `);
+    },
+  },
+];

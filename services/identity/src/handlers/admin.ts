@@ -1,0 +1,75 @@
+// Admin operations: user listing, max devices, system settings and configuration, setup status.
+import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
+import { parseMaxDevices } from '../domain/max-devices';
+import { parseConfigPut, parseSettingsPut, settingEntries } from '../domain/settings';
+import { isUuid } from '../domain/validate';
+import * as users from '../store/users';
+import * as store from '../store/settings';
+import type { Ctx } from './context';
+
+export async function listUsers(ctx: Ctx, req: Identity.IdentityRequest<'users-list'>): Promise<Result<Identity.UserRecord[]>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  return ok((await users.listUsers(ctx.rt.db)).map(users.toRecord));
+}
+
+export async function setMaxDevices(ctx: Ctx, req: Identity.IdentityRequest<'max-devices-set'>): Promise<Result<{ message: string }>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const parsed = parseMaxDevices(req.input);
+  if (!parsed.ok) return parsed;
+  if (req.target_id.trim() === '') return err(fail('user_id_required', Messages.userIdRequired));
+  if (!isUuid(req.target_id)) return err(fail('invalid_user_id', Messages.invalidUserId));
+  const id = req.target_id.toLowerCase();
+  return ctx.tx(async (trx) => {
+    const user = await ctx.loadUser(trx, id);
+    if (!user.exists || user.deleted) return err(fail('user_not_found', Messages.userNotFound));
+    if (user.max_devices !== parsed.value) {
+      await ctx.appendUser(trx, user, [{ type: 'identity.max-devices-changed.v1', data: { user_id: id, max_devices: parsed.value } }]);
+    }
+    return ok({ message: 'max devices updated' });
+  });
+}
+
+export async function getSettings(ctx: Ctx, req: Identity.IdentityRequest<'settings-get'>): Promise<Result<{ settings: Identity.SettingEntry[] }>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  return ok({ settings: settingEntries(await store.storedSettings(ctx.rt.db)) });
+}
+
+export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'settings-put'>): Promise<Result<{ message: string; settings: Identity.SettingEntry[] }>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const parsed = parseSettingsPut(req.input);
+  if (!parsed.ok) return parsed;
+  const entries = await ctx.tx(async (trx) => {
+    await store.putSettings(trx, parsed.value);
+    await ctx.store.append(trx, 'settings', 'any', [{ type: 'identity.settings-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
+    return settingEntries(await store.storedSettings(trx));
+  });
+  ctx.invalidateSetup();
+  return ok({ message: 'settings updated successfully', settings: entries });
+}
+
+export async function getConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-get'>): Promise<Result<{ config: Record<string, string> }>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  return ok({ config: await store.config(ctx.rt.db) });
+}
+
+export async function putConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-put'>): Promise<Result<{ message: string; config: Record<string, string> }>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const parsed = parseConfigPut(req.input);
+  if (!parsed.ok) return parsed;
+  const config = await ctx.tx(async (trx) => {
+    await store.putConfig(trx, parsed.value);
+    await ctx.store.append(trx, 'config', 'any', [{ type: 'identity.config-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
+    return store.config(trx);
+  });
+  return ok({ message: 'configuration updated successfully', config });
+}
+
+export async function setupStatus(ctx: Ctx): Promise<Result<Identity.SetupStatus>> {
+  return ok(await ctx.setupStatus());
+}

@@ -1,0 +1,111 @@
+// Register, login, refresh, logout.
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '@bindery/platform';
+import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
+import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
+import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
+import { readStrings, invalidRequest, validation } from '../domain/validate';
+import { initialUser } from '../domain/user';
+import * as users from '../store/users';
+import * as attempts from '../store/login-attempts';
+import * as sessions from '../store/sessions';
+import { internal, type Ctx } from './context';
+
+export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register'>): Promise<Result<Identity.AuthResult>> {
+  const parsed = parseRegister(req.input);
+  if (!parsed.ok) return parsed;
+  const input = parsed.value;
+  const callerIsAdmin = await ctx.isAdmin(req.caller);
+  let hash: string;
+  try {
+    hash = await ctx.hash(input.password);
+  } catch {
+    return err(internal(Messages.failedToHashPassword));
+  }
+  try {
+    return await ctx.tx(async (trx) => {
+      await ctx.lockAdmins(trx);
+      const settings = await ctx.settings(trx);
+      const facts = {
+        adminExists: (await users.adminIds(trx)).length > 0,
+        registrationEnabled: settings.registration_enabled,
+        callerIsAdmin,
+        emailTaken: (await users.ownerOf(trx, 'email', input.email)) !== null,
+        usernameTaken: (await users.ownerOf(trx, 'username', input.username)) !== null,
+      };
+      const role = decideRegistration(input, facts);
+      if (!role.ok) return role;
+      const id = randomUUID();
+      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin ? req.caller!.user_id : null)]);
+      await users.setPasswordHash(trx, id, hash);
+      const row = (await users.findById(trx, id))!;
+      return ok(await ctx.issueSession(trx, row, settings));
+    });
+  } catch (e) {
+    // a concurrent profile update took the name between our check and insert
+    if (isUniqueViolation(e, 'users_email_key')) return err(fail('conflict', Messages.emailExists));
+    if (isUniqueViolation(e, 'users_username_key')) return err(fail('conflict', Messages.usernameExists));
+    throw e;
+  }
+}
+
+export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): Promise<Result<Identity.AuthResult>> {
+  const f = readStrings(req.input, ['login', 'password'] as const);
+  if (!f) return err(invalidRequest());
+  if (f.login === '') return err(validation('login is required'));
+  if (f.password === '') return err(validation('password is required'));
+  const key = f.login;
+  const now = ctx.rt.now();
+  const lock = activeLock(await attempts.read(ctx.rt.db, key), now);
+  if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
+
+  const user = await users.findByLogin(ctx.rt.db, key);
+  let good = false;
+  if (user) good = await ctx.verify(user.password_hash, f.password);
+  else await ctx.burn(f.password);
+
+  const settings = await ctx.settings();
+  if (!good) {
+    return ctx.tx(async (trx) => {
+      const t = ctx.rt.now();
+      const row = await attempts.lockRow(trx, key);
+      const held = activeLock(row, t);
+      if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
+      const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
+      await attempts.write(trx, key, next);
+      if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
+      return err(fail('invalid_credentials', Messages.invalidCredentials));
+    });
+  }
+  return ctx.tx(async (trx) => {
+    await attempts.clear(trx, key);
+    return ok(await ctx.issueSession(trx, user!, settings));
+  });
+}
+
+export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>): Promise<Result<Identity.AuthResult>> {
+  if (req.refresh_token === '') return err(validation('refresh_token is required'));
+  const settings = await ctx.settings();
+  return ctx.tx(async (trx) => {
+    const r = await sessions.redeem(trx, req.refresh_token, ctx.rt.now());
+    if (!r.ok) return err(fail('unauthorized', Messages.invalidRefreshToken));
+    const u = await users.findById(trx, r.userId);
+    if (!u) return err(fail('unauthorized', Messages.invalidRefreshToken));
+    const out = await ctx.issueSession(trx, u, settings, r.familyId);
+    return ok({ ...out, user: users.toProfile(u, false) });
+  });
+}
+
+export async function logout(ctx: Ctx, req: Identity.IdentityRequest<'logout'>): Promise<Result<{ message: string }>> {
+  const now = ctx.rt.now();
+  await ctx.tx(async (trx) => {
+    if (req.refresh_token) await sessions.revokeByToken(trx, req.refresh_token, now);
+    const c = req.caller;
+    if (c?.jti) {
+      await ctx.store.append(trx, `sessions-${c.user_id}`, 'any', [
+        { type: 'identity.session-revoked.v1', data: { user_id: c.user_id, jti: c.jti, expires_at: c.exp ? new Date(c.exp * 1000).toISOString() : null } },
+      ]);
+    }
+  });
+  return ok({ message: 'logged out successfully' });
+}

@@ -1,0 +1,125 @@
+// What every identity handler shares: the runtime, the event store, and the transaction helper.
+import { sql } from 'kysely';
+import argon2 from 'argon2';
+import { ConcurrencyError, EventStore, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
+import { err, fail, Messages, type Failure, type Identity, type Result } from '@bindery/contracts';
+import { fold, streamOf, type Ev, type UserState } from '../domain/user';
+import { resolveSettings, type Settings } from '../domain/settings';
+import { isUuid } from '../domain/validate';
+import * as users from '../store/users';
+import * as sessions from '../store/sessions';
+import { storedSettings } from '../store/settings';
+import { SCHEMA } from '../store/migrations';
+
+// OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
+const ARGON = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+export class Ctx {
+  readonly store: EventStore;
+  private setupCache: { value: Identity.SetupStatus; at: number } | null = null;
+
+  constructor(readonly rt: Runtime) {
+    this.store = new EventStore(rt.db, SCHEMA);
+  }
+
+  /** Runs a command in one transaction, retrying on a concurrent append, then wakes the relay. */
+  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const out = await this.rt.db.transaction().execute(fn);
+        this.store.notify();
+        return out;
+      } catch (e) {
+        if (e instanceof ConcurrencyError && attempt < 5) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Serialises the commands that count admins (register, role change, delete). */
+  async lockAdmins(trx: Trx): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext('bindery.identity.admins'))`.execute(trx);
+  }
+
+  async loadUser(trx: Trx, id: string): Promise<UserState> {
+    const events = await this.store.readStream(trx, streamOf(id));
+    return fold(id, events as unknown as Ev[]);
+  }
+
+  /** Appends to a user's stream and keeps the users table in step, in the caller's transaction. */
+  async appendUser(trx: Trx, user: Pick<UserState, 'id' | 'version'>, events: Ev[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.store.append(trx, streamOf(user.id), user.version, events);
+    for (const e of events) await users.project(trx, e);
+    this.invalidateSetup();
+  }
+
+  async settings(q: Trx | Runtime['db'] = this.rt.db): Promise<Settings> {
+    return resolveSettings(await storedSettings(q));
+  }
+
+  /** Roles are read from identity's own state, not trusted from the token. */
+  async isAdmin(caller: Identity.Caller | null): Promise<boolean> {
+    if (!caller || !isUuid(caller.user_id)) return false;
+    const u = await users.findById(this.rt.db, caller.user_id);
+    return u?.role === 'admin';
+  }
+
+  async requireAdmin(caller: Identity.Caller): Promise<Failure | null> {
+    return (await this.isAdmin(caller)) ? null : fail('admin_required', Messages.adminRequired);
+  }
+
+  /** The spec's id handling for `/<user_id>` routes: 403 for non-admins, then 400 for a malformed id. */
+  async target(caller: Identity.Caller, targetId: string | undefined): Promise<Result<{ id: string; byId: boolean }>> {
+    if (targetId === undefined) return { ok: true, value: { id: caller.user_id, byId: false } };
+    const denied = await this.requireAdmin(caller);
+    if (denied) return err(denied);
+    if (!isUuid(targetId)) return err(fail('invalid_user_id', Messages.invalidUserId));
+    return { ok: true, value: { id: targetId.toLowerCase(), byId: true } };
+  }
+
+  async hash(password: string): Promise<string> {
+    return argon2.hash(password, ARGON);
+  }
+
+  async verify(hash: string, password: string): Promise<boolean> {
+    try {
+      return await argon2.verify(hash, password);
+    } catch {
+      return false;
+    }
+  }
+
+  /** A hash to verify against when the login is unknown, so both paths cost the same. */
+  private dummy: Promise<string> | null = null;
+  async burn(password: string): Promise<void> {
+    this.dummy ??= this.hash('bindery-timing-equaliser-1');
+    await this.verify(await this.dummy, password);
+  }
+
+  async issueSession(trx: Trx, u: users.UserRow, settings: Settings, familyId?: string): Promise<Identity.AuthResult> {
+    const ttl = settings.session_duration_seconds;
+    const now = this.rt.now();
+    const { token } = await signAccessToken(this.rt.tokenKey, { user_id: u.id, user_role: u.role, user_email: u.email, user_username: u.username }, ttl, now);
+    const refresh = await sessions.issueRefreshToken(trx, u.id, ttl, now, familyId);
+    return {
+      session: { access_token: token, refresh_token: refresh, token_type: 'Bearer', expires_in: ttl },
+      user: users.toProfile(u, false),
+    };
+  }
+
+  async setupStatus(): Promise<Identity.SetupStatus> {
+    // Refreshed whenever this replica changes users or settings; other replicas' changes show within the TTL.
+    if (this.setupCache && Date.now() - this.setupCache.at < 2000) return this.setupCache.value;
+    const [admins, settings] = await Promise.all([users.adminIds(this.rt.db), this.settings()]);
+    const value = { needs_setup: admins.length === 0, has_admin: admins.length > 0, registration_enabled: settings.registration_enabled };
+    this.setupCache = { value, at: Date.now() };
+    return value;
+  }
+
+  invalidateSetup(): void {
+    this.setupCache = null;
+  }
+}
+
+export const internal = (message: string): Failure => fail('internal', message);

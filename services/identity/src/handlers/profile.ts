@@ -1,0 +1,118 @@
+// Profile read and update, the single-field setters, password change and account deletion.
+import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
+import { isUniqueViolation } from '@bindery/platform';
+import { decideProfileUpdate, parseField, parseProfile } from '../domain/update-profile';
+import { decidePasswordChange, parsePasswordChange } from '../domain/change-password';
+import { decideDelete } from '../domain/delete-user';
+import * as users from '../store/users';
+import * as sessions from '../store/sessions';
+import { internal, type Ctx } from './context';
+
+type Msg = { message: string };
+const notFound = () => err(fail('user_not_found', Messages.userNotFound));
+
+export async function getProfile(ctx: Ctx, req: Identity.IdentityRequest<'profile-get'>): Promise<Result<Identity.UserProfile>> {
+  const u = await users.findById(ctx.rt.db, req.caller.user_id);
+  if (!u) return notFound();
+  return ok(users.toProfile(u, true));
+}
+
+export async function updateProfile(ctx: Ctx, req: Identity.IdentityRequest<'profile-update'>): Promise<Result<Msg>> {
+  const target = await ctx.target(req.caller, req.target_id);
+  if (!target.ok) return target;
+  const parsed = parseProfile(req.input);
+  if (!parsed.ok) return parsed;
+  const input = parsed.value;
+  try {
+    return await ctx.tx(async (trx) => {
+      if (target.value.byId && input.role !== '') await ctx.lockAdmins(trx);
+      const user = await ctx.loadUser(trx, target.value.id);
+      if (!user.exists || user.deleted) return notFound();
+      const facts = {
+        adminCount: (await users.adminIds(trx)).length,
+        usernameOwner: input.username ? await users.ownerOf(trx, 'username', input.username) : null,
+        emailOwner: input.email ? await users.ownerOf(trx, 'email', input.email) : null,
+      };
+      const d = decideProfileUpdate(user, input, target.value.byId, req.caller.user_id, facts);
+      // Groups decided before a failure stay applied: the spec's rule 7.
+      await ctx.appendUser(trx, user, d.events);
+      return d.error ? err(d.error) : ok({ message: 'profile updated successfully' });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e, 'users_username_key')) return err(fail('conflict', Messages.usernameTaken));
+    if (isUniqueViolation(e, 'users_email_key')) return err(fail('conflict', Messages.emailTaken));
+    throw e;
+  }
+}
+
+export async function setField(ctx: Ctx, req: Identity.IdentityRequest<'field-set'>): Promise<Result<Msg>> {
+  const parsed = parseField(req.field, req.input);
+  if (!parsed.ok) return parsed;
+  const value = parsed.value;
+  const taken = req.field === 'username' ? Messages.usernameTaken : Messages.emailTaken;
+  try {
+    return await ctx.tx(async (trx) => {
+      const user = await ctx.loadUser(trx, req.caller.user_id);
+      if (!user.exists || user.deleted) return notFound();
+      if (req.field !== 'theme') {
+        const owner = await users.ownerOf(trx, req.field, value);
+        if (owner && owner !== user.id) return err(fail('conflict', taken));
+      }
+      if (user[req.field] !== value) {
+        await ctx.appendUser(trx, user, [{ type: 'identity.profile-changed.v1', data: { user_id: user.id, changes: { [req.field]: value }, changed_by: req.caller.user_id } }]);
+      }
+      return ok({ message: `${req.field} updated successfully` });
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) return err(fail('conflict', taken));
+    throw e;
+  }
+}
+
+export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'password-change'>): Promise<Result<Msg>> {
+  const target = await ctx.target(req.caller, req.target_id);
+  if (!target.ok) return target;
+  const selfMode = !target.value.byId;
+  const parsed = parsePasswordChange(req.input, selfMode);
+  if (!parsed.ok) return parsed;
+  const id = target.value.id;
+  const currentHash = await users.passwordHash(ctx.rt.db, id);
+  if (currentHash === undefined) return err(internal(Messages.userNotFound));
+  const matches = selfMode ? await ctx.verify(currentHash, parsed.value.current_password) : 'skipped';
+  const decided = decidePasswordChange(parsed.value, matches);
+  if (!decided.ok) return decided;
+  let hash: string;
+  try {
+    hash = await ctx.hash(parsed.value.new_password);
+  } catch {
+    return err(internal(Messages.failedToHashPassword));
+  }
+  return ctx.tx(async (trx) => {
+    const user = await ctx.loadUser(trx, id);
+    if (!user.exists || user.deleted) return err(internal(Messages.userNotFound));
+    const now = ctx.rt.now();
+    // An admin resetting someone else's password ends that user's sessions everywhere.
+    const resetOther = !selfMode && id !== req.caller.user_id;
+    await users.setPasswordHash(trx, id, hash);
+    if (resetOther) await sessions.revokeAllForUser(trx, id, now);
+    await ctx.appendUser(trx, user, [
+      { type: 'identity.password-changed.v1', data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: resetOther ? now.toISOString() : null } },
+    ]);
+    return ok({ message: 'password updated successfully' });
+  });
+}
+
+export async function deleteUser(ctx: Ctx, req: Identity.IdentityRequest<'user-delete'>): Promise<Result<Msg>> {
+  const target = await ctx.target(req.caller, req.target_id);
+  if (!target.ok) return target;
+  const self = target.value.id === req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    await ctx.lockAdmins(trx);
+    const user = await ctx.loadUser(trx, target.value.id);
+    const others = (await users.adminIds(trx)).filter((a) => a !== user.id);
+    const d = decideDelete(user, req.caller.user_id, others);
+    if (!d.ok) return d;
+    await ctx.appendUser(trx, user, [d.value]);
+    return ok({ message: self ? 'account deleted successfully' : 'user account deleted successfully' });
+  });
+}

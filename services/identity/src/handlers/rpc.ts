@@ -1,0 +1,42 @@
+// The request/reply endpoints: each request is checked against its contract schema, then handled.
+import { Compile } from 'typebox/compile';
+import { err, Identity, Messages, fail, type Result } from '@bindery/contracts';
+import type { RpcHandler } from '@bindery/platform';
+import * as auth from './auth';
+import * as profile from './profile';
+import * as admin from './admin';
+import type { Ctx } from './context';
+
+type Handlers = { [K in Identity.IdentityOp]: (ctx: Ctx, req: Identity.IdentityRequest<K>) => Promise<Result<unknown>> };
+
+const handlers: Handlers = {
+  register: auth.register,
+  login: auth.login,
+  refresh: auth.refresh,
+  logout: auth.logout,
+  'profile-get': profile.getProfile,
+  'profile-update': profile.updateProfile,
+  'field-set': profile.setField,
+  'password-change': profile.changePassword,
+  'user-delete': profile.deleteUser,
+  'users-list': admin.listUsers,
+  'max-devices-set': admin.setMaxDevices,
+  'settings-get': admin.getSettings,
+  'settings-put': admin.putSettings,
+  'config-get': admin.getConfig,
+  'config-put': admin.putConfig,
+  'setup-status': admin.setupStatus,
+};
+
+export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
+  const out: Record<string, RpcHandler> = {};
+  for (const op of Object.keys(handlers) as Identity.IdentityOp[]) {
+    const check = Compile(Identity.IdentityRequests[op]);
+    const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
+    out[op] = async (body) => {
+      if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
+      return h(ctx, body);
+    };
+  }
+  return out;
+}

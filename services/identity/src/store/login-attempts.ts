@@ -1,0 +1,29 @@
+// Failed-login counters, one row per submitted login string, shared by every replica.
+import type { DbOrTrx } from '@bindery/platform';
+import type { AttemptRow } from '../domain/login-lock';
+import { SCHEMA } from './migrations';
+
+const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const toRow = (r: Record<string, any> | undefined): AttemptRow | null =>
+  r ? { failures: Number(r.failures), first_failed_at: r.first_failed_at ? new Date(r.first_failed_at) : null, locked_until: r.locked_until ? new Date(r.locked_until) : null } : null;
+
+export async function read(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
+  return toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).executeTakeFirst());
+}
+
+/** The row locked for update (created empty first, so concurrent failures serialise on it). */
+export async function lockRow(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
+  await t(q).insertInto('login_attempts').values({ login, failures: 0 }).onConflict((oc) => oc.column('login').doNothing()).execute();
+  const row = toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).forUpdate().executeTakeFirst());
+  return row && row.failures === 0 && !row.locked_until ? null : row;
+}
+
+export async function write(q: DbOrTrx, login: string, row: AttemptRow): Promise<void> {
+  await t(q).updateTable('login_attempts').set({ failures: row.failures, first_failed_at: row.first_failed_at, locked_until: row.locked_until }).where('login', '=', login).execute();
+}
+
+export async function clear(q: DbOrTrx, login: string): Promise<void> {
+  await t(q).deleteFrom('login_attempts').where('login', '=', login).execute();
+}

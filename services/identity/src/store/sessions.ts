@@ -1,0 +1,57 @@
+// Refresh tokens: stored only as SHA-256 hashes, single-use, rotating within a family.
+import { sql } from 'kysely';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { DbOrTrx } from '@bindery/platform';
+import { SCHEMA } from './migrations';
+
+const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export async function issueRefreshToken(q: DbOrTrx, userId: string, ttlSeconds: number, now: Date, familyId: string = randomUUID()): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await t(q).insertInto('refresh_tokens').values({
+    token_hash: hash(token), user_id: userId, family_id: familyId, expires_at: new Date(now.getTime() + ttlSeconds * 1000),
+  }).execute();
+  return token;
+}
+
+export type Redeem =
+  | { ok: true; userId: string; familyId: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused'; userId?: string };
+
+/**
+ * Marks a refresh token used, under a row lock so two concurrent redeems cannot both win.
+ * A second use of the same token means it leaked: the whole family is revoked.
+ */
+export async function redeem(q: DbOrTrx, token: string, now: Date): Promise<Redeem> {
+  const row = await t(q).selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hash(token)).forUpdate().executeTakeFirst();
+  if (!row) return { ok: false, reason: 'unknown' };
+  if (row.revoked_at) return { ok: false, reason: 'revoked', userId: row.user_id };
+  if (row.used_at) {
+    await revokeFamily(q, row.family_id, now);
+    return { ok: false, reason: 'reused', userId: row.user_id };
+  }
+  if (new Date(row.expires_at).getTime() <= now.getTime()) return { ok: false, reason: 'expired', userId: row.user_id };
+  await t(q).updateTable('refresh_tokens').set({ used_at: now }).where('token_hash', '=', row.token_hash).execute();
+  return { ok: true, userId: row.user_id, familyId: row.family_id };
+}
+
+export async function revokeFamily(q: DbOrTrx, familyId: string, now: Date): Promise<void> {
+  await t(q).updateTable('refresh_tokens').set({ revoked_at: now }).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+}
+
+/** Revokes the family of a presented token; returns its user, if the token was known. */
+export async function revokeByToken(q: DbOrTrx, token: string, now: Date): Promise<string | null> {
+  const row = await t(q).selectFrom('refresh_tokens').select(['family_id', 'user_id']).where('token_hash', '=', hash(token)).executeTakeFirst();
+  if (!row) return null;
+  await revokeFamily(q, row.family_id as string, now);
+  return row.user_id as string;
+}
+
+export async function revokeAllForUser(q: DbOrTrx, userId: string, now: Date): Promise<void> {
+  await t(q).updateTable('refresh_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+}
+
+export async function pruneExpired(q: DbOrTrx, now: Date): Promise<void> {
+  await t(q).deleteFrom('refresh_tokens').where('expires_at', '<', sql<Date>`${now}::timestamptz - interval '1 day'`).execute();
+}

@@ -1,0 +1,121 @@
+// The users table: identity's own read model, written in the same transaction as the events.
+import { sql } from 'kysely';
+import { toIso, type DbOrTrx } from '@bindery/platform';
+import type { Identity } from '@bindery/contracts';
+import type { Ev } from '../domain/user';
+import { SCHEMA } from './migrations';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  username: string;
+  first_name: string;
+  last_name: string;
+  role: Identity.Role;
+  theme: string;
+  timezone: string;
+  max_devices: number;
+  device_count: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+
+export async function findById(q: DbOrTrx, id: string): Promise<UserRow | undefined> {
+  return (await t(q).selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
+}
+
+/** Login by e-mail or username, both case-insensitive. */
+export async function findByLogin(q: DbOrTrx, login: string): Promise<(UserRow & { password_hash: string }) | undefined> {
+  const l = login.trim().toLowerCase();
+  return (await t(q)
+    .selectFrom('users')
+    .innerJoin('credentials', 'credentials.user_id', 'users.id')
+    .selectAll('users')
+    .select('credentials.password_hash')
+    .where((eb) => eb.or([eb(sql`lower(email)`, '=', l), eb(sql`lower(username)`, '=', l)]))
+    .orderBy(sql`lower(email) = ${l}`, 'desc')
+    .limit(1)
+    .executeTakeFirst()) as (UserRow & { password_hash: string }) | undefined;
+}
+
+export async function ownerOf(q: DbOrTrx, field: 'email' | 'username', value: string): Promise<string | null> {
+  const r = await t(q).selectFrom('users').select('id').where(sql`lower(${sql.ref(field)})`, '=', value.toLowerCase()).executeTakeFirst();
+  return (r?.id as string | undefined) ?? null;
+}
+
+/** Admin ids, oldest account first ("the first other admin"). */
+export async function adminIds(q: DbOrTrx): Promise<string[]> {
+  return (await t(q).selectFrom('users').select('id').where('role', '=', 'admin').orderBy('seq').execute()).map((r) => r.id as string);
+}
+
+export async function listUsers(q: DbOrTrx): Promise<UserRow[]> {
+  return (await t(q).selectFrom('users').selectAll().orderBy('seq').execute()) as UserRow[];
+}
+
+export async function passwordHash(q: DbOrTrx, id: string): Promise<string | undefined> {
+  const r = await t(q).selectFrom('credentials').select('password_hash').where('user_id', '=', id).executeTakeFirst();
+  return r?.password_hash as string | undefined;
+}
+
+export async function setPasswordHash(q: DbOrTrx, id: string, hash: string): Promise<void> {
+  await t(q)
+    .insertInto('credentials')
+    .values({ user_id: id, password_hash: hash })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ password_hash: hash, changed_at: sql`now()` }))
+    .execute();
+}
+
+/** Keeps the users table equal to the fold of the events just appended. */
+export async function project(q: DbOrTrx, e: Ev): Promise<void> {
+  switch (e.type) {
+    case 'identity.user-registered.v1': {
+      const d = e.data;
+      await t(q).insertInto('users').values({
+        id: d.user_id, email: d.email, username: d.username, first_name: d.first_name, last_name: d.last_name,
+        role: d.role, theme: d.theme, timezone: d.timezone, max_devices: d.max_devices,
+      }).execute();
+      return;
+    }
+    case 'identity.profile-changed.v1':
+      await t(q).updateTable('users').set({ ...e.data.changes, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
+      return;
+    case 'identity.role-changed.v1':
+      await t(q).updateTable('users').set({ role: e.data.role, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
+      return;
+    case 'identity.max-devices-changed.v1':
+      await t(q).updateTable('users').set({ max_devices: e.data.max_devices, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
+      return;
+    case 'identity.user-deleted.v1':
+      await t(q).deleteFrom('users').where('id', '=', e.data.user_id).execute();
+      return;
+    default:
+      return;
+  }
+}
+
+export const toProfile = (u: UserRow, withTheme: boolean): Identity.UserProfile => ({
+  id: u.id,
+  email: u.email,
+  username: u.username,
+  first_name: u.first_name,
+  last_name: u.last_name,
+  role: u.role,
+  ...(withTheme && u.theme !== '' ? { theme: u.theme } : {}),
+});
+
+export const toRecord = (u: UserRow): Identity.UserRecord => ({
+  id: u.id,
+  email: u.email,
+  username: u.username,
+  first_name: u.first_name,
+  last_name: u.last_name,
+  role: u.role,
+  theme: u.theme,
+  timezone: u.timezone,
+  max_devices: u.max_devices,
+  device_count: u.device_count,
+  created_at: toIso(u.created_at),
+  updated_at: toIso(u.updated_at),
+});
