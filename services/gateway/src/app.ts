@@ -1,5 +1,5 @@
 // The HTTP surface: fastify with the body parsers, one error mapper, and the route groups.
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { fail, Messages } from '@bindery/contracts';
@@ -23,7 +23,7 @@ export interface AppOptions {
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: o.log as FastifyBaseLogger, bodyLimit: o.bodyLimit, disableRequestLogging: true, trustProxy: true });
+  const app = Fastify({ loggerInstance: o.log as FastifyBaseLogger, bodyLimit: o.bodyLimit, logController: new LogController({ disableRequestLogging: true }), trustProxy: true });
   app.decorateRequest('caller', null);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: o.bodyLimit });

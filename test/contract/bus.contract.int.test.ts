@@ -1,0 +1,460 @@
+// One contract for the bus port, run against each adapter: the in-memory bus (over PGlite) and
+// the JetStream bus (a private nats-server, a fresh PostgreSQL database).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { rpcSubject, type NewEvent, type StoredEvent } from '@bindery/contracts';
+import { migrate, openPGlite, openPostgres, type Database, type Db, type Migration } from '../../platform/src/db';
+import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations } from '../../platform/src/event-store';
+import { createLogger } from '../../platform/src/logger';
+import { MemoryBus } from '../../platform/src/bus/memory-bus';
+import { connectNatsBus, NatsBus } from '../../platform/src/bus/nats-bus';
+import { RpcUnavailableError, type Bus, type Subscription } from '../../platform/src/bus/types';
+import { createTestDatabase, resolveBackends, startNatsServer } from '../support/backends';
+
+interface BusCaps {
+  /** serve() on two instances splits the requests between them */
+  replicasShareRequests: boolean;
+  /** the stores' database runs transactions side by side (PGlite runs them one after another) */
+  concurrentTransactions: boolean;
+  /** a throwing rpc handler answers `{ok:false,error:{code:'internal'}}`; otherwise request() rethrows */
+  handlerErrorAsFailure: boolean;
+}
+
+interface BusHarness {
+  /** the stores and the consumer's tables live here */
+  database: Database;
+  /** a bus as one process would have it; the harness closes them all */
+  newBus(): Promise<Bus>;
+  /** publishes stored events again under fresh message ids, as a relay replay past the duplicate window would */
+  republish?(bus: Bus, events: StoredEvent[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+const CONSUMER = 'cons';
+const consumerMigrations: Migration[] = [
+  ...eventStoreMigrations,
+  {
+    name: 'contract-applied-001',
+    async up(trx, schema) {
+      // No unique key on purpose: a double application shows up as a second row.
+      await sql.raw(`create table ${schema}.applied (seq bigserial primary key, consumer text not null, event_id uuid not null, position bigint not null, type text not null)`).execute(trx);
+    },
+  },
+];
+
+const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last saw ${JSON.stringify(v)}`);
+    await sleep(50);
+  }
+}
+
+function gate() {
+  let open!: () => void;
+  const wait = new Promise<void>((r) => (open = r));
+  return { open, wait };
+}
+
+function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness>) {
+  describe(`Bus contract: ${name}`, () => {
+    let h: BusHarness;
+    let n = 0;
+    const db = (): Db => h.database.db;
+
+    /** A source service: its schema, store and outbox, attached to `bus`. */
+    async function source(label: string, bus: Bus): Promise<EventStore> {
+      const schema = `src_${++n}_${label}`;
+      await migrate(db(), schema, eventStoreMigrations);
+      const store = new EventStore(db(), schema);
+      await bus.attachSource(store);
+      return store;
+    }
+    async function append(store: EventStore, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
+      const out = await db().transaction().execute((trx) => store.append(trx, streamId, 'any', events));
+      store.notify();
+      return out;
+    }
+    /** The consumer's handler: records the event with its checkpoint in one transaction. */
+    const record = (durable: string) => (e: StoredEvent) =>
+      applyOnce(db(), CONSUMER, durable, e, async (trx) => {
+        await trx.withSchema(CONSUMER).insertInto('applied').values({ consumer: durable, event_id: e.id, position: e.position, type: e.type }).execute();
+      }).then(() => undefined);
+    const applied = async (durable: string) =>
+      (await db().withSchema(CONSUMER).selectFrom('applied').select(['event_id', 'position', 'type']).where('consumer', '=', durable).orderBy('seq').execute()) as {
+        event_id: string;
+        position: number;
+        type: string;
+      }[];
+    const appliedIds = async (durable: string) => (await applied(durable)).map((r) => r.event_id);
+    const consume = (bus: Bus, store: EventStore, durable: string, handler = record(durable), types?: string[]) =>
+      bus.consume({ source: store.source, durable, types, checkpoint: () => consumerCheckpoint(db(), CONSUMER, durable, store.source), handler });
+
+    beforeAll(async () => {
+      h = await open();
+      await migrate(db(), CONSUMER, consumerMigrations);
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    // ---- request / reply ----
+
+    it('answers a request with the handler result, null for undefined', async () => {
+      const bus = await h.newBus();
+      await bus.serve('echo', { say: async (body) => ({ got: body }), quiet: async () => undefined });
+      expect(await bus.request(rpcSubject('echo', 'say'), { a: [1, 'x'] })).toEqual({ got: { a: [1, 'x'] } });
+      expect(await bus.request(rpcSubject('echo', 'quiet'), null)).toBeNull();
+    });
+
+    it('turns a throwing handler into an internal failure', async () => {
+      const bus = await h.newBus();
+      await bus.serve('thrower', { go: async () => Promise.reject(new Error('boom')) });
+      const call = bus.request(rpcSubject('thrower', 'go'), {});
+      if (caps.handlerErrorAsFailure) await expect(call).resolves.toEqual({ ok: false, error: { code: 'internal', message: 'boom' } });
+      else await expect(call).rejects.toThrow('boom');
+    });
+
+    it('rejects a request nobody serves with RpcUnavailableError', async () => {
+      const bus = await h.newBus();
+      const started = Date.now();
+      await expect(bus.request(rpcSubject('nobody', 'there'), {}, 2_000)).rejects.toBeInstanceOf(RpcUnavailableError);
+      expect(Date.now() - started).toBeLessThan(2_000); // known at once, not by timeout
+    });
+
+    it('answers concurrent requests, running handlers side by side', async () => {
+      const bus = await h.newBus();
+      let running = 0;
+      let most = 0;
+      await bus.serve('calc', {
+        double: async (body) => {
+          most = Math.max(most, ++running);
+          await sleep(5 + Math.random() * 20);
+          running--;
+          return { v: (body as { v: number }).v * 2 };
+        },
+      });
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => bus.request(rpcSubject('calc', 'double'), { v: i })));
+      expect(answers).toEqual(Array.from({ length: 100 }, (_, i) => ({ v: i * 2 })));
+      expect(most).toBeGreaterThan(1);
+    });
+
+    it.skipIf(!caps.replicasShareRequests)('shares one service between two serving replicas', async () => {
+      const [a, b, client] = await Promise.all([h.newBus(), h.newBus(), h.newBus()]);
+      await a.serve('shared', { who: async () => 'a' });
+      await b.serve('shared', { who: async () => 'b' });
+      const got = await Promise.all(Array.from({ length: 50 }, () => client.request(rpcSubject('shared', 'who'), {})));
+      expect(got).toHaveLength(50);
+      expect(got.filter((x) => x === 'a').length).toBeGreaterThan(0);
+      expect(got.filter((x) => x === 'b').length).toBeGreaterThan(0);
+      expect(got.filter((x) => x !== 'a' && x !== 'b')).toEqual([]);
+    });
+
+    // ---- durable consumers ----
+
+    it('delivers every event once per durable consumer, in position order, across replicas', async () => {
+      const bus = await h.newBus();
+      const store = await source('order', bus);
+      const before = await Promise.all([append(store, 'o-1', [ev('t.a.v1'), ev('t.b.v1')]), append(store, 'o-2', [ev('t.a.v1')])]);
+      // Two replicas of one consumer, each in its own process, plus a second consumer.
+      const replica2 = await h.newBus();
+      await replica2.attachSource(store);
+      await consume(bus, store, 'order-1');
+      await consume(replica2, store, 'order-1');
+      await consume(bus, store, 'order-2');
+      const later = [];
+      for (let i = 0; i < 5; i++) later.push(...(await append(store, `o-${i % 3}`, [ev('t.c.v1', i), ev('t.d.v1', i)])));
+      later.push(...(await Promise.all([append(store, 'o-7', [ev('t.e.v1')]), append(store, 'o-8', [ev('t.e.v1')])])).flat());
+      const all = [...before.flat(), ...later].sort((x, y) => x.position - y.position);
+      expect(all).toHaveLength(15);
+      for (const durable of ['order-1', 'order-2']) {
+        const rows = await until(`${durable} to apply 15`, () => applied(durable), (r) => r.length >= 15);
+        expect(rows.map((r) => r.event_id)).toEqual(all.map((e) => e.id));
+      }
+      await sleep(300);
+      expect(await appliedIds('order-1')).toHaveLength(15);
+    });
+
+    it('redelivers an event whose handler failed, and applies it exactly once', async () => {
+      const bus = await h.newBus();
+      const store = await source('retry', bus);
+      const events = await append(store, 'r-1', [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1'), ev('t.d.v1')]);
+      const target = events[1]!;
+      const attempts = new Map<string, number>();
+      const inner = record('retry');
+      await consume(bus, store, 'retry', async (e) => {
+        const k = (attempts.get(e.id) ?? 0) + 1;
+        attempts.set(e.id, k);
+        if (e.id === target.id && k === 1) throw new Error('transient');
+        await inner(e);
+      });
+      const rows = await until('all four applied', () => appliedIds('retry'), (r) => r.length >= 4);
+      expect(rows).toEqual(events.map((e) => e.id));
+      expect(attempts.get(target.id)).toBe(2);
+      expect(attempts.get(events[2]!.id)).toBe(1); // nothing overtook the failed one
+    });
+
+    it('resumes a restarted consumer where it left off: nothing replayed, nothing lost', async () => {
+      const first = await h.newBus();
+      const store = await source('restart', first);
+      const a = await append(store, 'rs-1', [ev('t.a.v1'), ev('t.a.v1'), ev('t.a.v1')]);
+      const sub = await consume(first, store, 'restart');
+      await until('the first three', () => appliedIds('restart'), (r) => r.length >= 3);
+      await sub.stop();
+      await first.close();
+      // Down for a while: the source goes on (its own process, its own bus).
+      const writer = await h.newBus();
+      await writer.attachSource(store);
+      const b = await append(store, 'rs-1', [ev('t.b.v1'), ev('t.b.v1')]);
+      const c = await append(store, 'rs-2', [ev('t.c.v1')]);
+      await sleep(300);
+      expect(await appliedIds('restart')).toEqual(a.map((e) => e.id));
+      const second = await h.newBus();
+      await second.attachSource(store);
+      const seen: string[] = [];
+      const inner = record('restart');
+      await consume(second, store, 'restart', async (e) => {
+        seen.push(e.id);
+        await inner(e);
+      });
+      const rows = await until('all six', () => appliedIds('restart'), (r) => r.length >= 6);
+      expect(rows).toEqual([...a, ...b, ...c].map((e) => e.id));
+      await sleep(300);
+      expect(await appliedIds('restart')).toHaveLength(6);
+      expect(seen.filter((id) => a.some((e) => e.id === id))).toEqual([]); // did not even see the old ones again
+    });
+
+    it('passes only the wanted types to a handler, and moves on past the others', async () => {
+      const bus = await h.newBus();
+      const store = await source('types', bus);
+      const seen: string[] = [];
+      const inner = record('types');
+      await consume(
+        bus,
+        store,
+        'types',
+        async (e) => {
+          seen.push(e.type);
+          await inner(e);
+        },
+        ['t.keep.v1', 't.also.v1'],
+      );
+      const events = await append(store, 'ty-1', [ev('t.drop.v1'), ev('t.keep.v1'), ev('t.drop.v1'), ev('t.also.v1'), ev('t.drop.v1')]);
+      const last = await append(store, 'ty-2', [ev('t.drop.v1'), ev('t.keep.v1')]);
+      const wanted = [...events, ...last].filter((e) => e.type !== 't.drop.v1');
+      const rows = await until('three wanted events', () => appliedIds('types'), (r) => r.length >= 3);
+      expect(rows).toEqual(wanted.map((e) => e.id));
+      await sleep(200);
+      expect(seen).toEqual(['t.keep.v1', 't.also.v1', 't.keep.v1']);
+    });
+
+    // ---- followers ----
+
+    it('lets every process follow all events from the first, then live, with a type filter', async () => {
+      const bus = await h.newBus();
+      const store = await source('follow', bus);
+      const past = await append(store, 'f-1', [ev('t.a.v1'), ev('t.b.v1'), ev('t.a.v1')]);
+      const p1: StoredEvent[] = [];
+      const p2: StoredEvent[] = [];
+      const onlyB: string[] = [];
+      const procs = [await h.newBus(), await h.newBus()];
+      for (const p of procs) await p.attachSource(store);
+      await procs[0]!.follow({ source: store.source, handler: async (e) => void p1.push(e) });
+      await procs[1]!.follow({ source: store.source, handler: async (e) => void p2.push(e) });
+      await procs[1]!.follow({ source: store.source, types: ['t.b.v1'], handler: async (e) => void onlyB.push(e.id) });
+      await until('the past', async () => [p1.length, p2.length], ([x, y]) => x! >= 3 && y! >= 3);
+      const live = await append(store, 'f-2', [ev('t.b.v1'), ev('t.c.v1')]);
+      const all = [...past, ...live];
+      await until('live events', async () => [p1.length, p2.length], ([x, y]) => x! >= 5 && y! >= 5);
+      await sleep(200);
+      for (const got of [p1, p2]) {
+        expect(got.map((e) => e.id)).toEqual(all.map((e) => e.id));
+        expect(got[0]).toEqual(past[0]); // the whole envelope travels
+      }
+      expect(onlyB).toEqual(all.filter((e) => e.type === 't.b.v1').map((e) => e.id));
+    });
+
+    it('retries a failing follower handler on the same event', async () => {
+      const bus = await h.newBus();
+      const store = await source('followretry', bus);
+      const events = await append(store, 'fr-1', [ev('t.a.v1'), ev('t.b.v1')]);
+      const got: string[] = [];
+      let failed = false;
+      await bus.follow({
+        source: store.source,
+        handler: async (e) => {
+          if (!failed) {
+            failed = true;
+            throw new Error('transient');
+          }
+          got.push(e.id);
+        },
+      });
+      await until('both', async () => got.length, (k) => k >= 2);
+      expect(got).toEqual(events.map((e) => e.id));
+    });
+
+    it('waits for a source that starts after its consumer and follower', async () => {
+      const schema = `src_${++n}_late`;
+      const consumerBus = await h.newBus();
+      const followed: string[] = [];
+      await consumerBus.follow({ source: schema, handler: async (e) => void followed.push(e.id) });
+      await consumerBus.consume({
+        source: schema,
+        durable: 'late',
+        checkpoint: () => consumerCheckpoint(db(), CONSUMER, 'late', schema),
+        handler: record('late'),
+      });
+      await sleep(500);
+      const sourceBus = await h.newBus();
+      const store = await source('late', sourceBus).catch(() => null);
+      expect(store).toBeNull(); // (schema already taken by name above: use it directly)
+      await migrate(db(), schema, eventStoreMigrations);
+      const late = new EventStore(db(), schema);
+      await sourceBus.attachSource(late);
+      await consumerBus.attachSource(late); // the memory bus reads a source's store in-process
+      const events = await append(late, 'l-1', [ev('t.a.v1'), ev('t.b.v1')]);
+      const rows = await until('late events', () => appliedIds('late'), (r) => r.length >= 2);
+      expect(rows).toEqual(events.map((e) => e.id));
+      await until('late follow', async () => followed.length, (k) => k >= 2);
+      expect(followed).toEqual(events.map((e) => e.id));
+    });
+
+    // ---- the log's edges ----
+
+    it.skipIf(!caps.concurrentTransactions)('does not skip a lower position whose transaction commits later', async () => {
+      const bus = await h.newBus();
+      const store = await source('xmin', bus);
+      await consume(bus, store, 'xmin');
+      const appended = gate();
+      const commit = gate();
+      let low: StoredEvent | undefined;
+      const slow = db()
+        .transaction()
+        .execute(async (trx) => {
+          [low] = await store.append(trx, 'x-slow', -1, [ev('t.slow.v1')]);
+          appended.open();
+          await commit.wait;
+        });
+      await appended.wait;
+      const [high] = await append(store, 'x-fast', [ev('t.fast.v1')]);
+      expect(high!.position).toBeGreaterThan(low!.position);
+      await sleep(1_000); // several relay ticks: were `high` let through now, `low` would later count as applied
+      expect(await appliedIds('xmin')).toEqual([]);
+      commit.open();
+      await slow;
+      store.notify();
+      const rows = await until('both', () => appliedIds('xmin'), (r) => r.length >= 2);
+      expect(rows).toEqual([low!.id, high!.id]);
+    });
+
+    it('does not apply twice when the relay publishes the same events again', async () => {
+      const bus = await h.newBus();
+      const store = await source('replay', bus);
+      const events = await append(store, 'rp-1', [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1')]);
+      events.push(...(await append(store, 'rp-2', [ev('t.d.v1')])));
+      await consume(bus, store, 'replay');
+      await until('all four', () => appliedIds('replay'), (r) => r.length >= 4);
+      // A relay that crashed before saving its checkpoint starts again from the beginning.
+      await sql`update ${sql.raw(store.source)}.relay_checkpoints set position = 0`.execute(db());
+      store.notify();
+      const head = events.at(-1)!.position;
+      const relayAt = async () =>
+        Number((await sql<{ p: number | null }>`select max(position) as p from ${sql.raw(store.source)}.relay_checkpoints`.execute(db())).rows[0]?.p ?? head);
+      await until('the relay to publish again', relayAt, (p) => p >= head);
+      // The bus kept one copy (JetStream dedupes by event id): a new follower sees each event once.
+      const follower = await h.newBus();
+      await follower.attachSource(store);
+      const followed: string[] = [];
+      await follower.follow({ source: store.source, handler: async (e) => void followed.push(e.id) });
+      await until('the follower', async () => followed.length, (k) => k >= 4);
+      if (h.republish) await h.republish(bus, events); // past the duplicate window: the consumer must dedupe itself
+      const next = await append(store, 'rp-3', [ev('t.e.v1')]);
+      const rows = await until('the next event', () => appliedIds('replay'), (r) => r.includes(next[0]!.id));
+      expect(rows).toEqual([...events, ...next].map((e) => e.id));
+      await sleep(200);
+      expect(followed.slice(0, 4)).toEqual(events.map((e) => e.id));
+      expect(followed.filter((id) => id === events[0]!.id).length).toBe(h.republish ? 2 : 1);
+    });
+
+    it('stops a subscription only after the event in hand is done', async () => {
+      const bus = await h.newBus();
+      const store = await source('stop', bus);
+      const started = gate();
+      const finish = gate();
+      let finished = false;
+      const inner = record('stop');
+      const sub: Subscription = await consume(bus, store, 'stop', async (e) => {
+        started.open();
+        await finish.wait;
+        await inner(e);
+        finished = true;
+      });
+      await append(store, 's-1', [ev('t.a.v1')]);
+      await started.wait;
+      let stopped = false;
+      const stopping = sub.stop().then(() => (stopped = true));
+      await sleep(100);
+      expect(stopped).toBe(false);
+      finish.open();
+      await stopping;
+      expect(finished).toBe(true);
+      expect(await appliedIds('stop')).toHaveLength(1);
+    });
+  });
+}
+
+const quiet = () => createLogger('bus-contract', process.env.LOG_LEVEL ?? 'silent');
+
+busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, handlerErrorAsFailure: false }, async () => {
+  const database = await openPGlite('memory://');
+  const buses: Bus[] = [];
+  return {
+    database,
+    newBus: async () => {
+      const b = new MemoryBus();
+      buses.push(b);
+      return b;
+    },
+    close: async () => {
+      await Promise.allSettled(buses.map((b) => b.close()));
+      await database.close();
+    },
+  };
+});
+
+const backends = await resolveBackends();
+if (backends.postgresUrl) {
+  const baseUrl = backends.postgresUrl;
+  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true, handlerErrorAsFailure: true }, async () => {
+    const nats = await startNatsServer();
+    const tdb = await createTestDatabase(baseUrl);
+    const database = await openPostgres(tdb.url, { application: 'bindery-contract' });
+    const buses: Bus[] = [];
+    return {
+      database,
+      newBus: async () => {
+        const b = await connectNatsBus(nats.url, { name: `contract-${buses.length}`, logger: quiet() });
+        buses.push(b);
+        return b;
+      },
+      republish: (bus, events) => (bus as NatsBus).publishBatch(events.map((e) => ({ ...e, id: randomUUID() }))),
+      close: async () => {
+        await Promise.allSettled(buses.map((b) => b.close()));
+        await database.close();
+        await tdb.drop();
+        await nats.stop();
+      },
+    };
+  });
+} else {
+  describe.skip('Bus contract: JetStream bus (no PostgreSQL: see [test backends] above)', () => {
+    it('needs PostgreSQL', () => undefined);
+  });
+}

@@ -1,0 +1,200 @@
+// One contract for the event store, run against each database it must work on: PGlite and PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import type { NewEvent, StoredEvent } from '@bindery/contracts';
+import { openPGlite, openPostgres, migrate, type Database } from '../../platform/src/db';
+import { applyOnce, ConcurrencyError, consumerCheckpoint, EventStore, eventStoreMigrations, type ExpectedVersion } from '../../platform/src/event-store';
+import { createTestDatabase, resolveBackends } from '../support/backends';
+
+interface StoreCaps {
+  /** more than one connection: transactions really overlap (PGlite runs them one after another) */
+  concurrentTransactions: boolean;
+}
+
+const SCHEMA = 'evs';
+const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A deferred: lets a test hold a transaction open at a chosen point. */
+function gate<T = void>() {
+  let open!: (v: T) => void;
+  const wait = new Promise<T>((r) => (open = r));
+  return { open, wait };
+}
+
+function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<Database>) {
+  describe(`EventStore contract: ${name}`, () => {
+    let database: Database;
+    let store: EventStore;
+    const db = () => database.db;
+    const append = (streamId: string, expected: ExpectedVersion, events: NewEvent[]) =>
+      db().transaction().execute((trx) => store.append(trx, streamId, expected, events));
+    /** readAll honours the oldest running transaction of the whole server: wait out strangers' ones. */
+    async function readAllEventually(after: number, count: number): Promise<StoredEvent[]> {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const got = await store.readAll(after);
+        if (got.length >= count || Date.now() > deadline) return got;
+        await sleep(50);
+      }
+    }
+
+    beforeAll(async () => {
+      database = await open();
+      await migrate(db(), SCHEMA, eventStoreMigrations);
+      store = new EventStore(db(), SCHEMA);
+    });
+    afterAll(async () => {
+      await database?.close();
+    });
+
+    it('appends to a new stream with expected version -1, numbering versions from 0', async () => {
+      const out = await append('new-1', -1, [ev('t.a.v1', { n: 1 }), ev('t.b.v1', { n: 2 })]);
+      expect(out.map((e) => [e.streamId, e.version, e.type, e.source])).toEqual([
+        ['new-1', 0, 't.a.v1', SCHEMA],
+        ['new-1', 1, 't.b.v1', SCHEMA],
+      ]);
+      expect(out[1]!.position).toBeGreaterThan(out[0]!.position);
+      expect(out[0]!.data).toEqual({ n: 1 });
+      expect(out[0]!.id).not.toBe(out[1]!.id);
+    });
+
+    it('rejects an append with the wrong expected version with ConcurrencyError', async () => {
+      await append('wrong-1', -1, [ev('t.a.v1')]);
+      const e = await append('wrong-1', 5, [ev('t.a.v1')]).catch((x: unknown) => x);
+      expect(e).toBeInstanceOf(ConcurrencyError);
+      expect(e).toMatchObject({ streamId: 'wrong-1', expected: 5, actual: 0 });
+      await expect(append('wrong-1', -1, [ev('t.a.v1')])).rejects.toBeInstanceOf(ConcurrencyError);
+      expect(await store.readStream(db(), 'wrong-1')).toHaveLength(1);
+    });
+
+    it('lets exactly one of two concurrent appends with the same expected version win', async () => {
+      let results: PromiseSettledResult<unknown>[];
+      if (caps.concurrentTransactions) {
+        // Interleave for real: the first holds its uncommitted insert while the second tries the same version.
+        const inserted = gate();
+        const commit = gate();
+        const first = db()
+          .transaction()
+          .execute(async (trx) => {
+            await store.append(trx, 'race-1', -1, [ev('t.first.v1')]);
+            inserted.open();
+            await commit.wait;
+          });
+        await inserted.wait;
+        let secondSettled = false;
+        const second = append('race-1', -1, [ev('t.second.v1')]).finally(() => (secondSettled = true));
+        await sleep(200);
+        expect(secondSettled).toBe(false); // blocked on the first transaction's row
+        commit.open();
+        results = await Promise.allSettled([first, second]);
+      } else {
+        results = await Promise.allSettled([append('race-1', -1, [ev('t.first.v1')]), append('race-1', -1, [ev('t.second.v1')])]);
+      }
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(lost).toHaveLength(1);
+      expect(lost[0]!.reason).toBeInstanceOf(ConcurrencyError);
+      expect(await store.readStream(db(), 'race-1')).toHaveLength(1);
+    });
+
+    it('reads a stream in version order', async () => {
+      await append('order-1', -1, [ev('t.a.v1', 0)]);
+      await append('other-1', -1, [ev('t.x.v1')]);
+      await append('order-1', 0, [ev('t.a.v1', 1), ev('t.a.v1', 2)]);
+      await append('order-1', 'any', [ev('t.a.v1', 3)]);
+      const s = await store.readStream(db(), 'order-1');
+      expect(s.map((e) => e.version)).toEqual([0, 1, 2, 3]);
+      expect(s.map((e) => e.data)).toEqual([0, 1, 2, 3]);
+      expect(s.every((e) => e.streamId === 'order-1')).toBe(true);
+    });
+
+    it('reads the whole log in position order, after a position and up to a limit', async () => {
+      const start = await store.headPosition();
+      const a = await append('all-1', -1, [ev('t.a.v1'), ev('t.b.v1')]);
+      const b = await append('all-2', -1, [ev('t.c.v1')]);
+      const c = await append('all-1', 1, [ev('t.d.v1')]);
+      const ids = [...a, ...b, ...c].map((e) => e.id);
+      const all = await readAllEventually(start, 4);
+      expect(all.map((e) => e.id)).toEqual(ids);
+      const positions = all.map((e) => e.position);
+      expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+      expect((await store.readAll(a[1]!.position)).map((e) => e.id)).toEqual(ids.slice(2));
+      expect((await store.readAll(start, 2)).map((e) => e.id)).toEqual(ids.slice(0, 2));
+      expect(await store.readAll(c[0]!.position)).toEqual([]);
+      expect(await store.headPosition()).toBe(c[0]!.position);
+    });
+
+    it.skipIf(!caps.concurrentTransactions)('never reads an uncommitted transaction, nor skips its lower position once it commits', async () => {
+      const start = await store.headPosition();
+      const appended = gate<StoredEvent>();
+      const commit = gate();
+      const slow = db()
+        .transaction()
+        .execute(async (trx) => {
+          const [e] = await store.append(trx, 'slow-1', -1, [ev('t.slow.v1')]);
+          appended.open(e!);
+          await commit.wait;
+        });
+      const low = await appended.wait;
+      const [high] = await append('fast-1', -1, [ev('t.fast.v1')]);
+      expect(high!.position).toBeGreaterThan(low.position);
+      // The committed higher position stays hidden too: a reader that took it would move past `low` for good.
+      const during = await store.readAll(start);
+      expect(during.map((e) => e.id)).not.toContain(low.id);
+      expect(during.map((e) => e.id)).not.toContain(high!.id);
+      commit.open();
+      await slow;
+      const after = await readAllEventually(start, 2);
+      expect(after.map((e) => e.id)).toEqual([low.id, high!.id]);
+    });
+
+    it('applies an event once per consumer: positions at or below the checkpoint are skipped', async () => {
+      const [e1, e2, e3] = await append('once-1', -1, [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1')]);
+      const effects: number[] = [];
+      const apply = (e: StoredEvent) => applyOnce(db(), SCHEMA, 'c-once', e, async () => void effects.push(e.position));
+      expect(await apply(e2!)).toBe(true);
+      expect(await apply(e2!)).toBe(false);
+      expect(await apply(e1!)).toBe(false);
+      // a failing effect moves nothing
+      await expect(applyOnce(db(), SCHEMA, 'c-once', e3!, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-once', SCHEMA)).toBe(e2!.position);
+      expect(await apply(e3!)).toBe(true);
+      expect(effects).toEqual([e2!.position, e3!.position]);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-once', SCHEMA)).toBe(e3!.position);
+      // checkpoints are per consumer
+      expect(await applyOnce(db(), SCHEMA, 'c-other', e1!, async () => undefined)).toBe(true);
+    });
+
+    it('runs migrations idempotently', async () => {
+      const before = await store.headPosition();
+      await migrate(db(), SCHEMA, eventStoreMigrations);
+      await Promise.all([migrate(db(), SCHEMA, eventStoreMigrations), migrate(db(), SCHEMA, eventStoreMigrations)]);
+      const rows = await sql<{ name: string }>`select name from ${sql.raw(SCHEMA)}.schema_migrations order by name`.execute(db());
+      expect(rows.rows.map((r) => r.name)).toEqual(eventStoreMigrations.map((m) => m.name));
+      expect(await store.headPosition()).toBe(before);
+    });
+  });
+}
+
+eventStoreContract('PGlite (memory://)', { concurrentTransactions: false }, () => openPGlite('memory://'));
+
+const backends = await resolveBackends();
+if (backends.postgresUrl) {
+  const baseUrl = backends.postgresUrl;
+  eventStoreContract('PostgreSQL', { concurrentTransactions: true }, async () => {
+    const tdb = await createTestDatabase(baseUrl);
+    const database = await openPostgres(tdb.url, { application: 'bindery-contract' });
+    return {
+      ...database,
+      close: async () => {
+        await database.close();
+        await tdb.drop();
+      },
+    };
+  });
+} else {
+  describe.skip('EventStore contract: PostgreSQL (no server: see [test backends] above)', () => {
+    it('needs PostgreSQL', () => undefined);
+  });
+}

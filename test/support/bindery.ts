@@ -1,0 +1,140 @@
+// Starts Bindery as real processes for end-to-end tests:
+//   embedded    — one `pnpm start` process (PGlite in a temp DATA_DIR, in-memory bus)
+//   distributed — identity and gateway as separate processes on a fresh Postgres database and a private nats-server
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase, resolveBackends, startNatsServer } from './backends';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export type Mode = 'embedded' | 'distributed';
+
+export interface Proc {
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM and wait for exit */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+export function spawnBindery(entry: 'main' | 'service', env: Record<string, string>, readyPattern: RegExp): Promise<{ proc: Proc; match: RegExpMatchArray }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const proc: Proc = {
+    child,
+    output: () => out,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 20000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+  return new Promise((resolveP, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`bindery ${entry} did not start in time:\n${out}`));
+    }, 60000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(readyPattern);
+      if (m) {
+        clearTimeout(timer);
+        resolveP({ proc, match: m });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`bindery ${entry} exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+}
+
+export interface Bindery {
+  mode: Mode;
+  url: string;
+  /** stop every process and remove what the run created */
+  stop(): Promise<void>;
+  /** stop and start the processes again on the same data */
+  restart(): Promise<void>;
+  /** environment the processes run with (DATABASE_URL, NATS_URL, JWT_SECRET, DATA_DIR …) */
+  env: Record<string, string>;
+  procs: Proc[];
+}
+
+const SECRET = 'test-secret-test-secret-test-secret-0123456789';
+
+export async function startBindery(mode: Mode, extraEnv: Record<string, string> = {}): Promise<Bindery> {
+  if (mode === 'embedded') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bindery-e2e-'));
+    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
+    const start = async () => {
+      const { proc, match } = await spawnBindery('main', env, /Bindery is running at (http:\/\/\S+)/);
+      return { proc, url: match[1]! };
+    };
+    let cur = await start();
+    const b: Bindery = {
+      mode,
+      url: cur.url,
+      env,
+      procs: [cur.proc],
+      async stop() {
+        await cur.proc.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+      async restart() {
+        await cur.proc.stop();
+        cur = await start();
+        b.url = cur.url;
+        b.procs = [cur.proc];
+      },
+    };
+    return b;
+  }
+
+  const backends = await resolveBackends();
+  if (!backends.postgresUrl) throw new Error('distributed mode needs Postgres: none was found');
+  const db = await createTestDatabase(backends.postgresUrl);
+  const nats = await startNatsServer();
+  const env = { DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
+  const start = async () => {
+    const identity = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/);
+    const gateway = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+    return { procs: [identity.proc, gateway.proc], url: gateway.match[1]! };
+  };
+  let cur = await start();
+  const b: Bindery = {
+    mode,
+    url: cur.url,
+    env,
+    procs: cur.procs,
+    async stop() {
+      await Promise.all(cur.procs.map((p) => p.stop()));
+      await nats.stop();
+      await db.drop();
+    },
+    async restart() {
+      await Promise.all(cur.procs.map((p) => p.stop()));
+      cur = await start();
+      b.url = cur.url;
+      b.procs = cur.procs;
+    },
+  };
+  return b;
+}
+
+/** The modes this machine can run: distributed only when Postgres answers (nats-server is started privately). */
+export async function availableModes(): Promise<Mode[]> {
+  const b = await resolveBackends();
+  return b.postgresUrl ? ['embedded', 'distributed'] : ['embedded'];
+}

@@ -1,0 +1,46 @@
+// A small HTTP client for end-to-end tests: JSON or form bodies, bearer or cookie auth.
+export interface Res {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  cookies: string[];
+}
+
+export interface Req {
+  body?: unknown;
+  form?: Record<string, string>;
+  raw?: string;
+  contentType?: string;
+  token?: string;
+  cookie?: string;
+  headers?: Record<string, string>;
+}
+
+export function client(base: string) {
+  return async function call(method: string, path: string, r: Req = {}): Promise<Res> {
+    const headers: Record<string, string> = { ...(r.headers ?? {}) };
+    let body: string | undefined;
+    if (r.form) {
+      body = new URLSearchParams(r.form).toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    } else if (r.raw !== undefined) {
+      body = r.raw;
+      headers['content-type'] = r.contentType ?? 'application/json';
+    } else if (r.body !== undefined) {
+      body = JSON.stringify(r.body);
+      headers['content-type'] = 'application/json';
+    }
+    if (r.token) headers.authorization = `Bearer ${r.token}`;
+    if (r.cookie) headers.cookie = r.cookie;
+    const res = await fetch(base + path, { method, headers, body });
+    const text = await res.text();
+    let json: unknown = undefined;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, text, json, cookies: res.headers.getSetCookie() };
+  };
+}
