@@ -25,6 +25,8 @@ export const Messages = {
   emailTaken: 'email already taken',
   failedToCheckUsers: 'failed to check existing users',
   failedToHashPassword: 'failed to hash password',
+  // used by the reading service, which creates the default collections when a user registers
+  failedToCreateDefaultCollections: 'failed to create default collections',
   failedToGenerateToken: 'failed to generate token',
   failedToGenerateRefreshToken: 'failed to generate refresh token',
   failedToLoadProfile: 'failed to load profile',

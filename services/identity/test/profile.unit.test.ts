@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { decideProfileUpdate, parseField, parseProfile, type ProfileFacts } from '../src/domain/update-profile';
+import { fold, type UserState } from '../src/domain/user';
+import { userRegistered } from '../src/domain/register';
+
+const ID = '00000000-0000-4000-8000-0000000000aa';
+const OTHER = '00000000-0000-4000-8000-0000000000bb';
+const ADMIN = '00000000-0000-4000-8000-0000000000cc';
+const user = (role: 'user' | 'admin' = 'user'): UserState =>
+  fold(ID, [userRegistered(ID, { email: 'u@example.com', username: 'user1', password: 'x', first_name: 'Ann', last_name: 'Lee', role }, role, null)]);
+const facts = (f: Partial<ProfileFacts> = {}): ProfileFacts => ({ adminCount: 2, usernameOwner: null, emailOwner: null, ...f });
+const parse = (raw: Record<string, unknown>) => {
+  const r = parseProfile(raw);
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+};
+
+describe('decideProfileUpdate', () => {
+  it('applies role only by id', () => {
+    expect(decideProfileUpdate(user(), parse({ role: 'admin' }), false, ID, facts()).events).toEqual([]);
+    expect(decideProfileUpdate(user(), parse({ role: 'admin' }), true, ADMIN, facts()).events).toEqual([
+      { type: 'identity.role-changed.v1', data: { user_id: ID, role: 'admin', previous_role: 'user', changed_by: ADMIN } },
+    ]);
+  });
+  it('refuses to demote the last admin', () => {
+    expect(decideProfileUpdate(user('admin'), parse({ role: 'user' }), true, ADMIN, facts({ adminCount: 1 }))).toEqual({
+      events: [], error: { code: 'last_admin', message: 'cannot demote the last admin' },
+    });
+  });
+  it('keeps groups decided before a failure (role, then username conflict)', () => {
+    const d = decideProfileUpdate(user(), parse({ role: 'admin', username: 'taken' }), true, ADMIN, facts({ usernameOwner: OTHER }));
+    expect(d.error).toEqual({ code: 'conflict', message: 'username already taken' });
+    expect(d.events.map((e) => e.type)).toEqual(['identity.role-changed.v1']);
+  });
+  it('a bad timezone keeps the username change before it', () => {
+    const d = decideProfileUpdate(user(), parse({ username: 'newname', timezone: 'Mars/Olympus' }), false, ID, facts());
+    expect(d.error).toEqual({ code: 'invalid_timezone', message: 'Invalid timezone' });
+    expect(d.events).toEqual([{ type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { username: 'newname' }, changed_by: ID } }]);
+  });
+  it('an email taken by another account is 409 after timezone applied', () => {
+    const d = decideProfileUpdate(user(), parse({ timezone: 'Europe/Berlin', email: 'x@example.com' }), false, ID, facts({ emailOwner: OTHER }));
+    expect(d.error).toEqual({ code: 'conflict', message: 'email already taken' });
+    expect(d.events).toEqual([{ type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { timezone: 'Europe/Berlin' }, changed_by: ID } }]);
+  });
+  it('one name given writes both; the omitted one becomes unset', () => {
+    const d = decideProfileUpdate(user(), parse({ first_name: 'Anna' }), false, ID, facts());
+    expect(d.events[0]!.data).toMatchObject({ changes: { first_name: 'Anna', last_name: '' } });
+  });
+  it('empty strings count as absent', () => {
+    expect(decideProfileUpdate(user(), parse({ username: '', email: '', theme: '', first_name: '', last_name: '' }), false, ID, facts())).toEqual({ events: [], error: null });
+  });
+  it('own username (any case) is not a conflict', () => {
+    expect(decideProfileUpdate(user(), parse({ username: 'USER1' }), false, ID, facts({ usernameOwner: ID })).error).toBeNull();
+  });
+});
+
+describe('parseProfile / parseField', () => {
+  it('role must be user or admin (update wording)', () => {
+    expect(parseProfile({ role: 'root' })).toEqual({ ok: false, error: { code: 'invalid_role', message: "invalid role. must be 'admin' or 'user'" } });
+  });
+  it('names are at most 100 characters', () => {
+    expect(parseProfile({ last_name: 'x'.repeat(101) })).toEqual({ ok: false, error: { code: 'validation', message: 'last_name must be at most 100 characters' } });
+  });
+  it('setters require their field', () => {
+    expect(parseField('theme', {})).toEqual({ ok: false, error: { code: 'validation', message: 'theme is required' } });
+    expect(parseField('username', { username: 'ab' })).toEqual({ ok: false, error: { code: 'validation', message: 'username must be between 3 and 50 characters' } });
+    expect(parseField('email', { email: 'bad' })).toEqual({ ok: false, error: { code: 'validation', message: 'email must be a valid email address' } });
+    expect(parseField('email', { email: ' ok@example.com ' })).toEqual({ ok: true, value: 'ok@example.com' });
+  });
+});

@@ -1,0 +1,64 @@
+// The load generator in its own process: runs one autocannon job per IPC message and answers with a summary.
+import autocannon from 'autocannon';
+
+export interface Job {
+  url: string;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  /** seconds */
+  duration: number;
+}
+
+export interface Measured {
+  /** successful (2xx) responses per second over the measured window */
+  rps: number;
+  p50: number;
+  p99: number;
+  avg: number;
+  max: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+  statusCodes: Record<string, number>;
+}
+
+async function run(job: Job): Promise<Measured> {
+  const r = await autocannon({
+    url: job.url,
+    method: job.method,
+    connections: job.connections,
+    pipelining: 1,
+    duration: job.duration,
+    timeout: 10,
+    ...(job.headers ? { headers: job.headers } : {}),
+    ...(job.body !== undefined ? { body: job.body } : {}),
+  });
+  const codes: Record<string, number> = {};
+  for (const [c, s] of Object.entries(r.statusCodeStats ?? {})) codes[c] = s.count;
+  return {
+    rps: r['2xx'] / r.duration,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    avg: r.latency.average,
+    max: r.latency.max,
+    ok: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    seconds: r.duration,
+    statusCodes: codes,
+  };
+}
+
+process.on('message', (m: { id: number; job: Job }) => {
+  run(m.job).then(
+    (result) => process.send!({ id: m.id, result }),
+    (e: unknown) => process.send!({ id: m.id, error: e instanceof Error ? e.message : String(e) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
+process.send!({ ready: true });
