@@ -132,7 +132,7 @@ export class EventStore {
       .selectFrom('events')
       .selectAll()
       .where('global_position', '>', after)
-      .where(sql<boolean>`true`)
+      .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
       .orderBy('global_position')
       .limit(limit)
       .execute()) as Row[];

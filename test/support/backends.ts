@@ -123,19 +123,23 @@ export async function createTestDatabase(baseUrl: string): Promise<{ url: string
 }
 
 const children = new Set<ChildProcess>();
-process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+process.once('exit', () => children.forEach((c) => c.stdin?.destroy()));
 
 /** A private nats-server with JetStream on a random port and its own store dir. */
 export async function startNatsServer(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'bindery-nats-'));
-  const child = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', dir, '--ports_file_dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // A shell keeps the server on a leash: when our end of its stdin closes (stop(), or this process
+  // dying without running exit handlers, as a killed test worker does) it stops the server.
+  const leash = '"$0" "$@" & pid=$!; read -r _; kill $pid 2>/dev/null; wait $pid; rm -rf "$NATS_DIR"';
+  const args = ['-a', '127.0.0.1', '-p', '-1', '-js', '-sd', dir, '--ports_file_dir', dir];
+  const child = spawn('/bin/sh', ['-c', leash, NATS_SERVER, ...args], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, NATS_DIR: dir } });
   children.add(child);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4_000)));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
+      child.stdin!.end();
       const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
       await exited;
       clearTimeout(t);

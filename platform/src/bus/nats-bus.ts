@@ -30,6 +30,9 @@ const ACK_WAIT_MS = 30_000;
 // A long handler tells the server it is still working, so the event is not handed to another replica.
 const WORKING_EVERY_MS = 10_000;
 const WRONG_LAST_MSG_ID = 10070;
+// Pull requests last this long, with server heartbeats every half: after a server restart a
+// consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
+const PULL_EXPIRES_MS = 10_000;
 
 const backoff = (attempt: number, cap = 5_000) => Math.min(100 * 2 ** Math.min(attempt, 16), cap);
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
@@ -126,24 +129,27 @@ export class NatsBus implements Bus {
     const inbox: JsMsg[] = [];
     let messages: ConsumerMessages | undefined;
     const done = (async () => {
-      const consumer = await this.untilOk(`consumer ${name} on ${stream}`, ctl.signal, async () => {
-        await this.ensureDurable(stream, name, opts.source);
-        return this.js.consumers.get(stream, name);
-      });
       // Everything at or below the consumer's own checkpoint is already applied: ack it unseen.
-      const floor = consumer && (await this.untilOk(`checkpoint of ${name}`, ctl.signal, () => opts.checkpoint()));
-      if (!consumer || floor === undefined) return;
-      messages = await consumer.consume({
-        max_messages: 16,
-        // Callback mode keeps undelivered messages in our hands, so stop() can give them back at once.
-        callback: (m) => {
-          if (ctl.signal.aborted) m.nak();
-          else {
-            inbox.push(m);
-            wake.wake();
-          }
-        },
+      const floor = await this.untilOk(`checkpoint of ${name}`, ctl.signal, () => opts.checkpoint());
+      if (floor === undefined) return;
+      messages = await this.untilOk(`consumer ${name} on ${stream}`, ctl.signal, async () => {
+        await this.ensureDurable(stream, name, opts.source);
+        const consumer = await this.js.consumers.get(stream, name);
+        return consumer.consume({
+          max_messages: 16,
+          expires: PULL_EXPIRES_MS,
+          // Callback mode keeps undelivered messages in our hands, so stop() can give them back at once.
+          callback: (m) => {
+            if (ctl.signal.aborted) m.nak();
+            else {
+              inbox.push(m);
+              wake.wake();
+            }
+          },
+        });
       });
+      if (!messages) return;
+      void this.recreateWhenLost(messages, stream, name, opts.source);
       while (!ctl.signal.aborted) {
         const m = inbox.shift();
         if (m) await this.deliverDurable(m, opts, floor);
@@ -185,6 +191,19 @@ export class NatsBus implements Bus {
     }
   }
 
+  /** Pulling goes on by name after the consumer is deleted (a stream restored, an operator's slip): create it again. */
+  private async recreateWhenLost(messages: ConsumerMessages, stream: string, name: string, source: string): Promise<void> {
+    try {
+      for await (const s of messages.status()) {
+        if (s.type !== 'consumer_not_found' && s.type !== 'consumer_deleted') continue;
+        this.log.warn({ consumer: name, stream, notice: s.type }, 'durable consumer lost; creating it again');
+        await this.ensureDurable(stream, name, source).catch((e) => this.log.warn({ err: e, consumer: name }, 'could not create the consumer yet'));
+      }
+    } catch {
+      /* the status feed ends with the subscription */
+    }
+  }
+
   private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number): Promise<void> {
     const ev = this.parse(m);
     if (!ev) return m.term('not a stored event');
@@ -209,11 +228,11 @@ export class NatsBus implements Bus {
     const ctl = new AbortController();
     let messages: ConsumerMessages | undefined;
     const done = (async () => {
-      const consumer = await this.untilOk(`follower on ${stream}`, ctl.signal, () =>
-        this.js.consumers.get(stream, { filter_subjects: streamSubjects(opts.source), deliver_policy: DeliverPolicy.All }),
-      );
-      if (!consumer) return;
-      messages = await consumer.consume({ max_messages: 256 });
+      messages = await this.untilOk(`follower on ${stream}`, ctl.signal, async () => {
+        const consumer = await this.js.consumers.get(stream, { filter_subjects: streamSubjects(opts.source), deliver_policy: DeliverPolicy.All });
+        return consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
+      });
+      if (!messages) return;
       if (ctl.signal.aborted) return messages.stop();
       for await (const m of messages) {
         if (ctl.signal.aborted) break;
