@@ -16,8 +16,6 @@ interface BusCaps {
   replicasShareRequests: boolean;
   /** the stores' database runs transactions side by side (PGlite runs them one after another) */
   concurrentTransactions: boolean;
-  /** a throwing rpc handler answers `{ok:false,error:{code:'internal'}}`; otherwise request() rethrows */
-  handlerErrorAsFailure: boolean;
 }
 
 interface BusHarness {
@@ -116,8 +114,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const bus = await h.newBus();
       await bus.serve('thrower', { go: async () => Promise.reject(new Error('boom')) });
       const call = bus.request(rpcSubject('thrower', 'go'), {});
-      if (caps.handlerErrorAsFailure) await expect(call).resolves.toEqual({ ok: false, error: { code: 'internal', message: 'boom' } });
-      else await expect(call).rejects.toThrow('boom');
+      await expect(call).resolves.toEqual({ ok: false, error: { code: 'internal', message: 'boom' } });
     });
 
     it('rejects a request nobody serves with RpcUnavailableError', async () => {
@@ -413,7 +410,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
 
 const quiet = () => createLogger('bus-contract', process.env.LOG_LEVEL ?? 'silent');
 
-busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, handlerErrorAsFailure: false }, async () => {
+busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false }, async () => {
   const database = await openPGlite('memory://');
   const buses: Bus[] = [];
   return {
@@ -433,7 +430,7 @@ busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurr
 const backends = await resolveBackends();
 if (backends.postgresUrl) {
   const baseUrl = backends.postgresUrl;
-  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true, handlerErrorAsFailure: true }, async () => {
+  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true }, async () => {
     const nats = await startNatsServer();
     const tdb = await createTestDatabase(baseUrl);
     const database = await openPostgres(tdb.url, { application: 'bindery-contract' });

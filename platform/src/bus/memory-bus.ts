@@ -1,6 +1,6 @@
 // Embedded mode's bus. Events are read straight from the sources' event stores, so delivery
 // survives a restart exactly as the stores do: a consumer resumes from the checkpoint it saved.
-import type { StoredEvent } from '@bindery/contracts';
+import { err, fail, type StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
 import { Wake } from './wake';
 import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
@@ -100,7 +100,11 @@ export class MemoryBus implements Bus {
     const h = this.handlers.get(subject);
     if (!h || this.closed) throw new RpcUnavailableError(subject, 'no responders');
     // Copy across the boundary as the wire would: no shared objects between services.
-    const p = h(JSON.parse(JSON.stringify(body ?? null))).then((r) => (r === undefined ? null : JSON.parse(JSON.stringify(r))));
+    // A handler that throws answers with the internal failure, exactly as the NATS adapter does.
+    const p = h(JSON.parse(JSON.stringify(body ?? null))).then(
+      (r) => (r === undefined ? null : JSON.parse(JSON.stringify(r))),
+      (e: unknown) => err(fail('internal', e instanceof Error ? e.message : String(e))),
+    );
     this.inflight.add(p);
     try {
       return await p;

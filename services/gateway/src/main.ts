@@ -47,7 +47,14 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         ready: () => !stopping,
         async stop() {
           stopping = true;
-          await app.close(); // stops accepting, lets in-flight requests finish
+          // Stop accepting and let in-flight requests finish. A keep-alive connection that goes idle
+          // after its last response would hold the close until its timeout, so keep closing idle ones.
+          const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+          try {
+            await app.close();
+          } finally {
+            clearInterval(sweep);
+          }
           await view.stop();
         },
       };

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import argon2 from 'argon2';
 import { ConcurrencyError, EventStore, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
 import { err, fail, Messages, type Failure, type Identity, type Result } from '@bindery/contracts';
+import { Compile } from 'typebox/compile';
+import { Identity as Contracts } from '@bindery/contracts';
 import { fold, streamOf, type Ev, type UserState } from '../domain/user';
 import { resolveSettings, type Settings } from '../domain/settings';
 import { isUuid } from '../domain/validate';
@@ -49,6 +51,7 @@ export class Ctx {
   /** Appends to a user's stream and keeps the users table in step, in the caller's transaction. */
   async appendUser(trx: Trx, user: Pick<UserState, 'id' | 'version'>, events: Ev[]): Promise<void> {
     if (events.length === 0) return;
+    for (const e of events) assertEvent(e);
     await this.store.append(trx, streamOf(user.id), user.version, events);
     for (const e of events) await users.project(trx, e);
     this.invalidateSetup();
@@ -123,3 +126,11 @@ export class Ctx {
 }
 
 export const internal = (message: string): Failure => fail('internal', message);
+
+const checks = new Map(Object.entries(Contracts.IdentityEvents).map(([type, schema]) => [type, Compile(schema)]));
+
+/** An event that does not match its published schema is a bug here, never something to publish. */
+export function assertEvent(e: Ev): void {
+  const check = checks.get(e.type);
+  if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
+}
