@@ -18,13 +18,13 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { err, eventStreamName, eventSubject, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
 import { createLogger, type Logger } from '../logger';
+import { Relay } from './nats-relay';
 import { Wake } from './wake';
+import { backoff, pause } from './retry';
 import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
 
 export type BusLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
-const RELAY = 'jetstream';
-const RELAY_TICK_MS = 250;
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const ACK_WAIT_MS = 30_000;
 // A long handler tells the server it is still working, so the event is not handed to another replica.
@@ -34,25 +34,10 @@ const WRONG_LAST_MSG_ID = 10070;
 // consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
 const PULL_EXPIRES_MS = 10_000;
 
-const backoff = (attempt: number, cap = 5_000) => Math.min(100 * 2 ** Math.min(attempt, 16), cap);
 const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const streamSubjects = (source: string) => `bindery.evt.${source}.>`;
 /** A consumer name may not hold `.`, `*`, `>`, whitespace or path separators. */
 const consumerName = (durable: string) => durable.replace(/[^A-Za-z0-9_-]/g, '_');
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 export class NatsBus implements Bus {
   readonly kind = 'nats' as const;
@@ -343,54 +328,6 @@ export class NatsBus implements Bus {
       if (!this.nc.isClosed()) await this.nc.drain().catch((e) => this.log.warn({ err: e }, 'nats drain failed'));
     })();
     return this.closing;
-  }
-}
-
-/** Runs a store's outbox relay until stopped: on append, on a fallback tick, and with backoff on errors. */
-class Relay {
-  private readonly wake = new Wake();
-  private readonly ctl = new AbortController();
-  private readonly off: () => void;
-  private readonly done: Promise<void>;
-
-  constructor(
-    private readonly store: EventStore,
-    private readonly bus: NatsBus,
-    private readonly log: BusLogger,
-  ) {
-    this.off = store.onAppend(() => this.wake.wake());
-    this.done = this.run();
-  }
-
-  private async run(): Promise<void> {
-    let streamReady = true;
-    for (let failures = 0; !this.ctl.signal.aborted; ) {
-      try {
-        if (!streamReady) await this.bus.ensureStream(this.store.source);
-        streamReady = true;
-        const n = await this.store.relayOnce(RELAY, this.bus.publishBatch);
-        failures = 0;
-        if (n === 0) await this.wake.wait(RELAY_TICK_MS);
-      } catch (e) {
-        // NATS or the database is away: keep the checkpoint, back off, try again (the stream may be gone too).
-        streamReady = false;
-        this.log.warn({ err: e, source: this.store.source, attempt: ++failures }, 'outbox relay failed; retrying');
-        await pause(backoff(failures), this.ctl.signal);
-      }
-    }
-  }
-
-  /** Lets the batch in hand finish, then flushes what is committed by now. */
-  async stop(): Promise<void> {
-    this.ctl.abort();
-    this.off();
-    this.wake.wake();
-    await this.done;
-    try {
-      for (let i = 0; i < 100 && (await this.store.relayOnce(RELAY, this.bus.publishBatch)) > 0; i++);
-    } catch (e) {
-      this.log.warn({ err: e, source: this.store.source }, 'final relay flush failed; the next start publishes the rest');
-    }
   }
 }
 

@@ -1,0 +1,66 @@
+// A service's outbox relay to JetStream: publishes the store's log from its checkpoint, in order.
+import type { StoredEvent } from '@bindery/contracts';
+import type { EventStore } from '../event-store';
+import type { Logger } from '../logger';
+import { Wake } from './wake';
+import { backoff, pause } from './retry';
+
+const RELAY = 'jetstream';
+const RELAY_TICK_MS = 250;
+
+export interface RelayTarget {
+  ensureStream(source: string): Promise<void>;
+  /** resolves once JetStream acknowledged every event of the batch */
+  publishBatch(events: StoredEvent[]): Promise<void>;
+}
+
+type BusLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+/** Runs a store's outbox relay until stopped: on append, on a fallback tick, and with backoff on errors. */
+export class Relay {
+  private readonly wake = new Wake();
+  private readonly ctl = new AbortController();
+  private readonly off: () => void;
+  private readonly done: Promise<void>;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly bus: RelayTarget,
+    private readonly log: BusLogger,
+  ) {
+    this.off = store.onAppend(() => this.wake.wake());
+    this.done = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let streamReady = true;
+    for (let failures = 0; !this.ctl.signal.aborted; ) {
+      try {
+        if (!streamReady) await this.bus.ensureStream(this.store.source);
+        streamReady = true;
+        const n = await this.store.relayOnce(RELAY, this.bus.publishBatch);
+        failures = 0;
+        if (n === 0) await this.wake.wait(RELAY_TICK_MS);
+      } catch (e) {
+        // NATS or the database is away: keep the checkpoint, back off, try again (the stream may be gone too).
+        streamReady = false;
+        this.log.warn({ err: e, source: this.store.source, attempt: ++failures }, 'outbox relay failed; retrying');
+        await pause(backoff(failures), this.ctl.signal);
+      }
+    }
+  }
+
+  /** Lets the batch in hand finish, then flushes what is committed by now. */
+  async stop(): Promise<void> {
+    this.ctl.abort();
+    this.off();
+    this.wake.wake();
+    await this.done;
+    try {
+      for (let i = 0; i < 100 && (await this.store.relayOnce(RELAY, this.bus.publishBatch)) > 0; i++);
+    } catch (e) {
+      this.log.warn({ err: e, source: this.store.source }, 'final relay flush failed; the next start publishes the rest');
+    }
+  }
+}
+
