@@ -109,10 +109,22 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
   const env = { DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
   const start = async () => {
     const identity = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/);
-    const gateway = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
-    return { procs: [identity.proc, gateway.proc], url: gateway.match[1]! };
+    try {
+      const gateway = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+      return { procs: [identity.proc, gateway.proc], url: gateway.match[1]! };
+    } catch (e) {
+      await identity.proc.stop();
+      throw e;
+    }
   };
-  let cur = await start();
+  let cur: Awaited<ReturnType<typeof start>>;
+  try {
+    cur = await start();
+  } catch (e) {
+    await nats.stop();
+    await db.drop();
+    throw e;
+  }
   const b: Bindery = {
     mode,
     url: cur.url,

@@ -6,7 +6,7 @@ import { fail, Messages } from '@bindery/contracts';
 import type { Bus, Logger } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { identityClient } from './http/rpc';
-import { sendFailure } from './http/reply';
+import { isFragment, sendFailure } from './http/reply';
 import { authRoutes } from './routes/auth';
 import { systemRoutes } from './routes/system';
 import type { AuthView } from './projections/auth-view';
@@ -36,8 +36,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler((e: FastifyError, req, reply) => {
-    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, fail('payload_too_large', Messages.payloadTooLarge));
-    if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+    // Body errors on routes whose failures are fragments (register, login) are fragments too.
+    const frag = isFragment(req) && req.routeOptions.config?.fragmentErrors === true;
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, fail('payload_too_large', Messages.payloadTooLarge), frag);
+    if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest), frag);
     req.log.error({ err: e, url: req.url }, 'request failed');
     return sendFailure(reply, fail('internal', Messages.internal));
   });

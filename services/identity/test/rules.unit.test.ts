@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decidePasswordChange, parsePasswordChange } from '../src/domain/change-password';
+import { decidePasswordChange, parsePasswordChange, sessionCutoff } from '../src/domain/change-password';
 import { decideDelete } from '../src/domain/delete-user';
 import { parseMaxDevices } from '../src/domain/max-devices';
 import { activeLock, afterFailure, remainingMinutes } from '../src/domain/login-lock';
@@ -24,6 +24,10 @@ describe('password change', () => {
     expect(decidePasswordChange(input, false)).toEqual({ ok: false, error: { code: 'current_password_incorrect', message: 'current password is incorrect' } });
     expect(decidePasswordChange(input, true)).toEqual({ ok: false, error: { code: 'password_mismatch', message: 'passwords do not match' } });
     expect(decidePasswordChange({ ...input, confirm_password: 'passw0rd-x' }, 'skipped')).toEqual({ ok: true, value: true });
+  });
+  it('an admin reset cuts sessions at the next whole second, so same-second logins after it stay valid', () => {
+    expect(sessionCutoff(new Date('2026-01-01T00:00:00.400Z')).toISOString()).toBe('2026-01-01T00:00:01.000Z');
+    expect(sessionCutoff(new Date('2026-01-01T00:00:00.000Z')).toISOString()).toBe('2026-01-01T00:00:01.000Z');
   });
 });
 

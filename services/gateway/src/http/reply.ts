@@ -3,6 +3,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf, type Failure, type Result } from '@bindery/contracts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** failures of this route are HTML fragments for HX-Request calls, body errors included */
+    fragmentErrors?: boolean;
+  }
+}
+
 export const isFragment = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';
 
 export const escapeHtml = (s: string): string =>

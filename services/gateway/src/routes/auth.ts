@@ -4,6 +4,7 @@ import { fail, Messages, type Identity } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { escapeHtml, isFragment, sendFailure, sendFragment, sendResult } from '../http/reply';
+import { checkTarget } from '../http/target';
 import { clearSessionCookie, setSessionCookie, type CookiePolicy } from '../http/session-cookie';
 
 export interface AuthDeps {
@@ -39,10 +40,11 @@ function localPath(v: unknown): string {
 
 export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDeps): void {
   const user = { onRequest: auth.requireUser };
+  const byId = { onRequest: [auth.requireUser, checkTarget] };
   const userId = (req: FastifyRequest) => (req.params as { user_id?: string }).user_id;
   const signedIn = (reply: FastifyReply, a: Identity.AuthResult) => setSessionCookie(reply, a.session.access_token, a.session.expires_in, cookie);
 
-  app.post('/api/auth/register', { onRequest: auth.optionalUser }, async (req, reply) => {
+  app.post('/api/auth/register', { onRequest: auth.optionalUser, config: { fragmentErrors: true } }, async (req, reply) => {
     const frag = isFragment(req);
     const input = bodyOf(req);
     if (!input) return sendFailure(reply, invalid(), frag);
@@ -54,7 +56,7 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
     return reply.code(201).send(authResponse(a));
   });
 
-  app.post('/api/auth/login', async (req, reply) => {
+  app.post('/api/auth/login', { config: { fragmentErrors: true } }, async (req, reply) => {
     const frag = isFragment(req);
     const input = bodyOf(req);
     if (!input) return sendFailure(reply, invalid(), frag);
@@ -97,7 +99,7 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
     return sendResult(reply, await call('profile-update', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input }));
   };
   app.put('/api/auth/profile', user, updateProfile);
-  app.put('/api/auth/profile/:user_id', user, updateProfile);
+  app.put('/api/auth/profile/:user_id', byId, updateProfile);
 
   for (const field of ['theme', 'username', 'email'] as const) {
     app.put(`/api/auth/${field}`, user, async (req, reply) => {
@@ -114,7 +116,7 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
     return sendResult(reply, await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input }));
   };
   app.put('/api/auth/password', user, changePassword);
-  app.put('/api/auth/password/:user_id', user, changePassword);
+  app.put('/api/auth/password/:user_id', byId, changePassword);
 
   const deleteUser = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = userId(req);
@@ -123,8 +125,9 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
     if (id === undefined || id.toLowerCase() === req.caller!.user_id) clearSessionCookie(reply, cookie);
     return reply.send(r.value);
   };
-  app.delete('/api/auth/profile', user, deleteUser);
-  app.delete('/api/auth/profile/:user_id', user, deleteUser);
+  // delete-user errors are fragments for HX-Request calls
+  app.delete('/api/auth/profile', { ...user, config: { fragmentErrors: true } }, deleteUser);
+  app.delete('/api/auth/profile/:user_id', { ...byId, config: { fragmentErrors: true } }, deleteUser);
 
   app.get('/api/auth/users', { onRequest: auth.requireAdmin }, async (req, reply) => sendResult(reply, await call('users-list', { caller: req.caller! })));
 

@@ -24,3 +24,13 @@ export function decidePasswordChange(input: PasswordInput, currentMatches: boole
   if (input.new_password !== input.confirm_password) return err(fail('password_mismatch', Messages.passwordMismatch));
   return ok(true);
 }
+
+/**
+ * When an admin reset ends the target's sessions: the first whole second after `now`. Access
+ * tokens carry a whole-second `iat`, so with the new password committed at or after this instant,
+ * every token issued before the reset has `iat` below it and every token issued after has not.
+ * (Cutting at `now` itself would also refuse a login made with the new password in the same second.)
+ */
+export function sessionCutoff(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000);
+}

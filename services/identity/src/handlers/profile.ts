@@ -2,7 +2,7 @@
 import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
 import { isUniqueViolation } from '@bindery/platform';
 import { decideProfileUpdate, parseField, parseProfile } from '../domain/update-profile';
-import { decidePasswordChange, parsePasswordChange } from '../domain/change-password';
+import { decidePasswordChange, parsePasswordChange, sessionCutoff } from '../domain/change-password';
 import { decideDelete } from '../domain/delete-user';
 import * as users from '../store/users';
 import * as sessions from '../store/sessions';
@@ -87,16 +87,18 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   } catch {
     return err(internal(Messages.failedToHashPassword));
   }
+  // An admin resetting someone else's password ends that user's sessions everywhere: tokens
+  // issued before the cutoff. The new password takes effect only from the cutoff on (at most 1 s).
+  const resetOther = !selfMode && id !== req.caller.user_id;
+  const cutoff = resetOther ? sessionCutoff(ctx.rt.now()) : null;
+  if (cutoff) await new Promise((r) => setTimeout(r, Math.max(0, cutoff.getTime() - ctx.rt.now().getTime())));
   return ctx.tx(async (trx) => {
     const user = await ctx.loadUser(trx, id);
     if (!user.exists || user.deleted) return err(internal(Messages.userNotFound));
-    const now = ctx.rt.now();
-    // An admin resetting someone else's password ends that user's sessions everywhere.
-    const resetOther = !selfMode && id !== req.caller.user_id;
     await users.setPasswordHash(trx, id, hash);
-    if (resetOther) await sessions.revokeAllForUser(trx, id, now);
+    if (cutoff) await sessions.revokeAllForUser(trx, id, ctx.rt.now());
     await ctx.appendUser(trx, user, [
-      { type: 'identity.password-changed.v1', data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: resetOther ? now.toISOString() : null } },
+      { type: 'identity.password-changed.v1', data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: cutoff ? cutoff.toISOString() : null } },
     ]);
     return ok({ message: 'password updated successfully' });
   });
