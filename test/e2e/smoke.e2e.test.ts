@@ -12,6 +12,16 @@ for (const mode of await availableModes()) {
       await b?.stop();
     });
 
+    it('answers liveness and readiness', async () => {
+      const http = client(b.url);
+      const live = await http('GET', '/healthz');
+      expect(live.status).toBe(200);
+      expect(live.json).toEqual({ status: 'ok' });
+      const ready = await http('GET', '/readyz');
+      expect(ready.status).toBe(200);
+      expect(ready.json).toEqual({ status: 'ready' });
+    });
+
     it('registers the first account as admin and reads its profile with the token', async () => {
       const http = client(b.url);
       const r = await http('POST', '/api/auth/register', { body: { email: 'first@example.com', username: 'first', password: 'passw0rd-one', role: 'user' } });
