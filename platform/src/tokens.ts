@@ -1,6 +1,8 @@
 // Session tokens: HS256 JWTs with the algorithm pinned on verification.
 import { SignJWT, jwtVerify, errors } from 'jose';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, webcrypto } from 'node:crypto';
+
+type CryptoKey = webcrypto.CryptoKey;
 
 export interface AccessClaims {
   jti: string;
@@ -26,7 +28,7 @@ export async function signAccessToken(
   return { token, claims };
 }
 
-export async function verifyAccessToken(key: Uint8Array, token: string): Promise<AccessClaims | null> {
+export async function verifyAccessToken(key: Uint8Array | CryptoKey, token: string): Promise<AccessClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
     const p = payload as Partial<AccessClaims>;
@@ -35,5 +37,34 @@ export async function verifyAccessToken(key: Uint8Array, token: string): Promise
   } catch (e) {
     if (e instanceof errors.JOSEError) return null;
     throw e;
+  }
+}
+
+/**
+ * Verifies access tokens for a gateway: the HS256 key is imported once, and a token already
+ * verified is recognised by its exact text until it expires, so a client reusing its token costs
+ * one map lookup. The algorithm stays pinned; a changed byte is a different token.
+ */
+export class TokenVerifier {
+  private readonly key: Promise<CryptoKey>;
+  private readonly seen = new Map<string, AccessClaims>();
+
+  constructor(secret: Uint8Array, private readonly max = 10_000, private readonly nowMs: () => number = Date.now) {
+    this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  }
+
+  async verify(token: string): Promise<AccessClaims | null> {
+    const hit = this.seen.get(token);
+    if (hit) {
+      if (hit.exp * 1000 > this.nowMs()) return hit;
+      this.seen.delete(token);
+      return null;
+    }
+    const claims = await verifyAccessToken(await this.key, token);
+    if (claims) {
+      if (this.seen.size >= this.max) this.seen.delete(this.seen.keys().next().value!);
+      this.seen.set(token, claims);
+    }
+    return claims;
   }
 }

@@ -23,6 +23,19 @@ describe.skipIf(!distributed)('identity replicas (distributed)', () => {
     await b?.stop();
   });
 
+  it('a profile change made through one replica is what every replica serves next', async () => {
+    const http = client(b.url);
+    const u = await http('POST', '/api/auth/register', { body: { email: 'rep@example.com', username: 'rep-one', password: 'passw0rd-rep' } });
+    const token = u.json.access_token;
+    // warm both replicas' caches
+    for (let i = 0; i < 6; i++) expect((await http('GET', '/api/auth/profile', { token })).json.username).toBe('rep-one');
+    expect((await http('PUT', '/api/auth/username', { token, body: { username: 'rep-two' } })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    const seen = new Set<string>();
+    for (let i = 0; i < 10; i++) seen.add((await http('GET', '/api/auth/profile', { token })).json.username);
+    expect([...seen]).toEqual(['rep-two']);
+  });
+
   it('the lock counts failures handled by either replica and holds after one replica stops', async () => {
     const http = client(b.url);
     const login = `nobody-${randomUUID().slice(0, 8)}`;

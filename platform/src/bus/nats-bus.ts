@@ -343,6 +343,8 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
     servers: url.split(',').map((s) => s.trim()),
     ...(opts.name ? { name: opts.name } : {}),
     maxReconnectAttempts: -1,
+    // errors become RpcUnavailableError; stack traces captured per request are never shown
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const s of nc.status()) {

@@ -11,6 +11,12 @@ export const identityService: ServiceModule = {
     await migrate(rt.db, SCHEMA, migrations);
     const ctx = new Ctx(rt);
     await rt.bus.attachSource(ctx.store);
+    // Other replicas' changes reach this replica's profile cache through identity's own stream.
+    const follower = await rt.bus.follow({
+      source: 'identity',
+      types: ['identity.profile-changed.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.max-devices-changed.v1'],
+      handler: async (ev) => ctx.profiles.invalidate((ev.data as { user_id: string }).user_id),
+    });
     await rt.bus.serve('identity', endpoints(ctx));
     const prune = setInterval(() => void pruneExpired(rt.db, rt.now()).catch((e) => rt.log.warn({ err: e }, 'refresh token prune failed')), 3600_000);
     prune.unref();
@@ -21,6 +27,7 @@ export const identityService: ServiceModule = {
       async stop() {
         ready = false;
         clearInterval(prune);
+        await follower.stop();
       },
     };
   },

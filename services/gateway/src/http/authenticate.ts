@@ -2,7 +2,7 @@
 // against the auth view (deleted accounts and revoked sessions are refused; the role is current).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, type Identity } from '@bindery/contracts';
-import { verifyAccessToken } from '@bindery/platform';
+import { TokenVerifier } from '@bindery/platform';
 import type { AuthView } from '../projections/auth-view';
 import { sendFailure } from './reply';
 
@@ -23,11 +23,12 @@ export function tokenOf(req: FastifyRequest): string | null {
 }
 
 export function authenticator(key: Uint8Array, view: AuthView) {
+  const tokens = new TokenVerifier(key);
   /** Resolves the caller, or null when no usable token came with the request. */
   const resolve = async (req: FastifyRequest): Promise<Identity.Caller | 'invalid' | null> => {
     const token = tokenOf(req);
     if (!token) return null;
-    const claims = await verifyAccessToken(key, token);
+    const claims = await tokens.verify(token);
     if (!claims) return 'invalid';
     const v = await view.check(claims);
     if (!v.ok) return 'invalid';

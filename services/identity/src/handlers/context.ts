@@ -12,12 +12,16 @@ import * as users from '../store/users';
 import * as sessions from '../store/sessions';
 import { storedSettings } from '../store/settings';
 import { SCHEMA } from '../store/migrations';
+import { ProfileCache } from './profile-cache';
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
 const ARGON = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
 export class Ctx {
   readonly store: EventStore;
+  readonly profiles = new ProfileCache();
+  /** users changed by each open transaction, to drop from the cache once it commits */
+  private touched = new WeakMap<Trx, Set<string>>();
   private setupCache: { value: Identity.SetupStatus; at: number } | null = null;
 
   constructor(readonly rt: Runtime) {
@@ -28,7 +32,13 @@ export class Ctx {
   async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const out = await this.rt.db.transaction().execute(fn);
+        let changed: Set<string> | undefined;
+        const out = await this.rt.db.transaction().execute(async (trx) => {
+          const r = await fn(trx);
+          changed = this.touched.get(trx);
+          return r;
+        });
+        changed?.forEach((id) => this.profiles.invalidate(id));
         this.store.notify();
         return out;
       } catch (e) {
@@ -53,6 +63,8 @@ export class Ctx {
     if (events.length === 0) return;
     for (const e of events) assertEvent(e);
     await this.store.append(trx, streamOf(user.id), user.version, events);
+    const set = this.touched.get(trx) ?? new Set<string>();
+    this.touched.set(trx, set.add(user.id));
     for (const e of events) await users.project(trx, e);
     this.invalidateSetup();
   }

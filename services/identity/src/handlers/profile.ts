@@ -12,9 +12,12 @@ type Msg = { message: string };
 const notFound = () => err(fail('user_not_found', Messages.userNotFound));
 
 export async function getProfile(ctx: Ctx, req: Identity.IdentityRequest<'profile-get'>): Promise<Result<Identity.UserProfile>> {
-  const u = await users.findById(ctx.rt.db, req.caller.user_id);
-  if (!u) return notFound();
-  return ok(users.toProfile(u, true));
+  const id = req.caller.user_id;
+  const p = await ctx.profiles.get(id, async () => {
+    const u = await users.findById(ctx.rt.db, id);
+    return u ? users.toProfile(u, true) : undefined;
+  });
+  return p ? ok(p) : notFound();
 }
 
 export async function updateProfile(ctx: Ctx, req: Identity.IdentityRequest<'profile-update'>): Promise<Result<Msg>> {

@@ -1,0 +1,238 @@
+// Where the time of GET /api/auth/profile goes. Not part of `pnpm bench` (it would blow the time
+// budget); run `pnpm exec tsx test/bench/diag.ts [jwt] [nats] [cpu] [cpu-embedded]` (all but
+// cpu-embedded when no argument is given; about 1.5 min).
+//   jwt           token verification cost in-process: jose as Bindery calls it (a Uint8Array key)
+//                 against jose with a key imported once, a KeyObject, and a bare node:crypto HMAC
+//   nats          request/reply alone on a private nats-server, no handler work and no database:
+//                 Bindery's NatsBus both ends, a plain queue subscription, and a requester with
+//                 noAsyncTraces; responder and requester in their own processes
+//   cpu           a distributed Bindery under profile load (50 connections, 10 s), profiled with the
+//                 V8 sampler over the load window only (cpu-profiler.mjs, preloaded): self time per
+//                 package and the top functions of gateway and identity; then identity's query
+//                 alone against Postgres (kysely + pg)
+//   cpu-embedded  the same for the single embedded process
+import { spawn } from 'node:child_process';
+import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jwtVerify, SignJWT } from 'jose';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { startNatsServer } from '../support/backends';
+import { ROOT, startBindery, type Mode } from '../support/bindery';
+import { BENCH, children, coresUsed, fmt, prepare, snapshot, spawnTs, startLoadGen, table } from './lib';
+
+const DEADLINE_MS = 5 * 60_000;
+
+// ---- jwt ------------------------------------------------------------------------------------
+
+async function rate(label: string, seconds: number, concurrency: number, op: () => Promise<unknown>): Promise<string[]> {
+  const end = performance.now() + seconds * 1000;
+  let n = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        await op();
+        n++;
+      }
+    }),
+  );
+  const s = (performance.now() - t0) / 1000;
+  return [label, fmt(n / s, 0), fmt((s * 1e6) / n, 1)];
+}
+
+async function jwt(): Promise<void> {
+  const secret = 'test-secret-test-secret-test-secret-0123456789';
+  const raw = new TextEncoder().encode(secret);
+  const token = await new SignJWT({ jti: 'a', user_id: 'b', user_role: 'user', user_email: 'e', user_username: 'u' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(raw);
+  const imported = await crypto.subtle.importKey('raw', raw, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const keyObject = createSecretKey(raw);
+  const opts = { algorithms: ['HS256'] };
+  const [h, p, sig] = token.split('.') as [string, string, string];
+  const expected = Buffer.from(sig, 'base64url');
+  const hmac = async () => {
+    const mac = createHmac('sha256', raw).update(`${h}.${p}`).digest();
+    if (!timingSafeEqual(mac, expected)) throw new Error('bad');
+    return JSON.parse(Buffer.from(p, 'base64url').toString());
+  };
+  const rows = [['verification (50 concurrent loops, 1.5 s each)', 'verifies/s', 'µs each']];
+  rows.push(await rate('jose jwtVerify, Uint8Array key (as Bindery does)', 1.5, 50, () => jwtVerify(token, raw, opts)));
+  rows.push(await rate('jose jwtVerify, CryptoKey imported once', 1.5, 50, () => jwtVerify(token, imported, opts)));
+  rows.push(await rate('jose jwtVerify, KeyObject (createSecretKey)', 1.5, 50, () => jwtVerify(token, keyObject, opts)));
+  rows.push(await rate('node:crypto createHmac + JSON.parse', 1.5, 50, hmac));
+  console.log('\n' + table(rows));
+}
+
+// ---- nats -----------------------------------------------------------------------------------
+
+async function nats(): Promise<void> {
+  const rows = [['NATS request/reply, 50 concurrent loops, 5 s', 'req/s', 'p50 ms', 'p99 ms', 'cores: requester / responder / nats-server', 'requester µs/req']];
+  const variants = [
+    { serve: 'bus', load: 'bus', label: "NatsBus.request → NatsBus.serve (Bindery's path)" },
+    { serve: 'plain', load: 'bus', label: 'NatsBus.request → plain queue subscription' },
+    { serve: 'bus', load: 'notraces', label: 'nc.request with noAsyncTraces → NatsBus.serve' },
+  ] as const;
+  for (const v of variants) {
+    const server = await startNatsServer();
+    const echo = await spawnTs(join(BENCH, 'nats-echo.ts'), ['serve', server.url, v.serve], /echo serving()/);
+    try {
+      const load = spawn(process.execPath, ['--import', 'tsx', join(BENCH, 'nats-echo.ts'), 'load', server.url, '50', '5', v.load], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      children.add(load);
+      const exited = new Promise<void>((r) => load.once('exit', () => r()));
+      let out = '';
+      load.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((r) => setTimeout(r, 1500)); // its start-up (tsx, connect) stays out of the window
+      const a = snapshot();
+      const t0 = performance.now();
+      const kill = setTimeout(() => load.kill('SIGKILL'), 40_000);
+      await exited;
+      clearTimeout(kill);
+      const j = JSON.parse(/^\{.*\}$/m.exec(out)?.[0] ?? '{}') as { rps?: number; p50?: number; p99?: number; cores?: number };
+      const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([[echo.child.pid!, 'responder']]), databases: [] });
+      cores.requester = Math.round((j.cores ?? NaN) * 100) / 100;
+      rows.push([
+        v.label,
+        fmt(j.rps ?? NaN, 0), fmt(j.p50 ?? NaN, 2), fmt(j.p99 ?? NaN, 2),
+        `${cores.requester ?? 0} / ${cores.responder ?? 0} / ${cores['nats-server'] ?? 0}`,
+        fmt(((j.cores ?? NaN) / (j.rps ?? NaN)) * 1e6, 0),
+      ]);
+    } finally {
+      await echo.stop();
+      await server.stop();
+    }
+  }
+  console.log('(requester cores: its own cpuUsage over the loop; responder and nats-server: /proc over about the same 5 s, other processes on the machine excluded)');
+  console.log('\n' + table(rows));
+}
+
+// ---- cpu ------------------------------------------------------------------------------------
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function packageOf(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native)';
+  const pnpm = /node_modules\/\.pnpm\/([^/]+)\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pnpm) return pnpm[2]!;
+  const own = /\/work\/main\/([^/]+(?:\/[^/]+)?)\/src\//.exec(url) ?? /\/(services\/[^/]+|platform|contracts|embedded)\/src\//.exec(url);
+  if (own) return `bindery ${own[1]}`;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
+  return url.replace(/^file:\/\//, '');
+}
+
+/** Self time per package and per function, idle excluded. */
+function analyse(file: string) {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
+  const pkg = new Map<string, number>();
+  const fn = new Map<string, number>();
+  let total = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    const dt = p.timeDeltas[i + 1] ?? 0;
+    const cf = byId.get(p.samples[i]!)!;
+    if (cf.functionName === '(idle)') continue;
+    total += dt;
+    const k = packageOf(cf.url, cf.functionName);
+    pkg.set(k, (pkg.get(k) ?? 0) + dt);
+    const f = `${cf.functionName || '(anonymous)'} ${cf.url ? cf.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '') + ':' + (cf.lineNumber + 1) : ''}`;
+    fn.set(f, (fn.get(f) ?? 0) + dt);
+  }
+  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, `${fmt((v / total) * 100, 1)}%`, fmt(v / 1000, 0)]);
+  return { busyMs: total / 1000, seconds: (p.endTime - p.startTime) / 1e6, samples: p.samples.length, packages: top(pkg, 14), functions: top(fn, 22) };
+}
+
+async function cpu(mode: Mode): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bindery-cpuprof-'));
+  // --cpu-prof is refused in NODE_OPTIONS: a preloaded module profiles between two SIGUSR2s instead
+  const nodeOptions = [process.env.NODE_OPTIONS ?? '', `--import ${join(BENCH, 'cpu-profiler.mjs')}`].join(' ').trim();
+  try {
+    await profiled(mode, dir, nodeOptions);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function profiled(mode: Mode, dir: string, nodeOptions: string): Promise<void> {
+  const b = await startBindery(mode, { LOG_LEVEL: 'warn', NODE_OPTIONS: nodeOptions, BENCH_CPU_PROF_DIR: dir });
+  b.procs.forEach((p) => children.add(p.child));
+  const gen = await startLoadGen();
+  const signal = () => b.procs.forEach((p) => p.child.kill('SIGUSR2'));
+  const names = new Map<number, string>();
+  try {
+    const p = await prepare(b);
+    p.roles.pids.forEach((role, pid) => names.set(pid, role));
+    const job = { url: `${p.url}/api/auth/profile`, method: 'GET' as const, headers: { authorization: `Bearer ${p.token}` }, connections: 50, duration: 10 };
+    await gen.run({ ...job, duration: 2 });
+    signal(); // start profiling
+    const a = snapshot();
+    const t0 = performance.now();
+    const m = await gen.run(job);
+    signal(); // stop and write
+    await waitFor(() => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).length >= b.procs.length, 15_000);
+    const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([...p.roles.pids, [gen.pid, 'loadgen']]), databases: p.roles.databases });
+    console.log(`\nprofile load (${mode}, profiler on): ${fmt(m.rps, 0)} req/s, p99 ${fmt(m.p99, 1)} ms; cores ${JSON.stringify(cores)}`);
+    if (mode === 'distributed') await dbAlone(b.env.DATABASE_URL!, JSON.parse(Buffer.from(p.token.split('.')[1]!, 'base64url').toString()).user_id as string);
+  } finally {
+    await gen.stop();
+    await b.stop();
+  }
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
+    const pid = Number(f.split('.')[0]);
+    const role = names.get(pid) ?? `pid ${pid}`;
+    const r = analyse(join(dir, f));
+    console.log(`\n== ${role}: ${fmt(r.busyMs / 1000 / r.seconds, 2)} cores of main-thread time over the ${fmt(r.seconds, 1)} s profile (${r.samples} samples)`);
+    console.log(table([['self time by package', 'share', 'ms'], ...r.packages]));
+    console.log(table([['self time by function', 'share', 'ms'], ...r.functions]));
+  }
+}
+
+/** The identity query of profile-get alone: kysely + pg pool (10 connections), 50 concurrent loops, 5 s. */
+async function dbAlone(url: string, userId: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) }); // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    const a = snapshot();
+    const t0 = performance.now();
+    const row = await rate('identity.users by id (kysely + pg, pool 10)', 5, 50, () => db.withSchema('identity').selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst());
+    const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([[process.pid, 'client']]), databases: [new URL(url).pathname.slice(1)] });
+    console.log('\n' + table([['query alone, 50 concurrent, 5 s', 'queries/s', 'µs each (wall / n)'], row]));
+    console.log(`cores: client ${cores.client ?? cores.orchestrator ?? 0}, postgres ${cores.postgres ?? 0}`);
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function waitFor(ok: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+const deadline = setTimeout(() => {
+  console.error(`diag: gave up after ${DEADLINE_MS / 1000} s`);
+  process.exit(1);
+}, DEADLINE_MS);
+const args = process.argv.slice(2);
+const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' : args.includes(x));
+try {
+  if (want('jwt')) await jwt();
+  if (want('nats')) await nats();
+  if (want('cpu')) await cpu('distributed');
+  if (want('cpu-embedded')) await cpu('embedded');
+  clearTimeout(deadline);
+} catch (e) {
+  console.error(e);
+  process.exit(1);
+}
