@@ -4,6 +4,7 @@ import { Ctx } from './handlers/context';
 import { endpoints } from './handlers/rpc';
 import { migrations, SCHEMA } from './store/migrations';
 import { pruneExpired } from './store/sessions';
+import { prune as pruneAttempts } from './store/login-attempts';
 
 export const identityService: ServiceModule = {
   name: 'identity',
@@ -18,7 +19,10 @@ export const identityService: ServiceModule = {
       handler: async (ev) => ctx.profiles.invalidate((ev.data as { user_id: string }).user_id),
     });
     await rt.bus.serve('identity', endpoints(ctx));
-    const prune = setInterval(() => void pruneExpired(rt.db, rt.now()).catch((e) => rt.log.warn({ err: e }, 'refresh token prune failed')), 3600_000);
+    const prune = setInterval(
+      () => void Promise.all([pruneExpired(rt.db, rt.now()), pruneAttempts(rt.db, rt.now())]).catch((e) => rt.log.warn({ err: e }, 'prune failed')),
+      3600_000,
+    );
     prune.unref();
     let ready = true;
     return {

@@ -35,7 +35,8 @@ export function authResponse(a: Identity.AuthResult) {
 
 /** A fragment's redirect target: a local path only, never another origin. */
 function localPath(v: unknown): string {
-  return typeof v === 'string' && /^\/(?![/\\])[^\s]*$/.test(v) ? v : '/dashboard';
+  // visible ASCII only: it goes into a header, and `//host` or `/\\host` would leave the site
+  return typeof v === 'string' && v.length <= 2048 && /^\/(?![/\\])[\x21-\x7e]*$/.test(v) ? v : '/dashboard';
 }
 
 export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDeps): void {

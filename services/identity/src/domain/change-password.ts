@@ -26,10 +26,10 @@ export function decidePasswordChange(input: PasswordInput, currentMatches: boole
 }
 
 /**
- * When an admin reset ends the target's sessions: the first whole second after `now`. Access
- * tokens carry a whole-second `iat`, so with the new password committed at or after this instant,
- * every token issued before the reset has `iat` below it and every token issued after has not.
- * (Cutting at `now` itself would also refuse a login made with the new password in the same second.)
+ * When an admin reset ends the target's sessions: the first whole second after `now`, taken once
+ * the reset holds the credentials row. Access tokens carry a whole-second `iat`, so every token
+ * issued before the reset has `iat` below it; a login with the new password inside that second
+ * waits for the cutoff before its token is signed (see `untilValid` in handlers/auth.ts).
  */
 export function sessionCutoff(now: Date): Date {
   return new Date(Math.floor(now.getTime() / 1000) * 1000 + 1000);

@@ -1,7 +1,7 @@
 // RegisterUser: the spec's register rules 2-6, in their order.
 import { err, fail, Messages, ok, type Result } from '@bindery/contracts';
 import { DEFAULT_MAX_DEVICES, DEFAULT_THEME, DEFAULT_TIMEZONE, type Ev, type Role } from './user';
-import { emailProblem, invalidRequest, passwordProblem, readStrings, usernameProblem, validation } from './validate';
+import { emailProblem, invalidRequest, length, NAME_MAX, passwordProblem, readStrings, usernameProblem, validation } from './validate';
 
 export interface RegisterInput {
   email: string;
@@ -22,7 +22,7 @@ export function parseRegister(raw: Record<string, unknown>): Result<RegisterInpu
   if (username === '') return err(fail('username_blank', Messages.usernameBlank));
   const again = usernameProblem(username);
   if (again) return err(validation(again));
-  if (f.first_name.length > 100 || f.last_name.length > 100) return err(validation(`${f.first_name.length > 100 ? 'first_name' : 'last_name'} must be at most 100 characters`));
+  for (const k of ['first_name', 'last_name'] as const) if (length(f[k].trim()) > NAME_MAX) return err(validation(`${k} must be at most ${NAME_MAX} characters`));
   return ok({ ...f, email: f.email.trim(), username, first_name: f.first_name.trim(), last_name: f.last_name.trim(), role: f.role.trim().toLowerCase() });
 }
 

@@ -9,6 +9,10 @@ export const USERNAME_MAX = 50;
 export const NAME_MAX = 100;
 export const THEME_MAX = 50;
 export const EMAIL_MAX = 254;
+/** a login string is an e-mail or a username; anything longer cannot match an account */
+export const LOGIN_MAX = 320;
+/** a stored password has at most 128 code points; longer input is refused before hashing */
+export const LOGIN_PASSWORD_MAX = 1024;
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]{2,}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -4,7 +4,7 @@ import { isUniqueViolation } from '@bindery/platform';
 import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
 import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
 import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
-import { readStrings, invalidRequest, validation } from '../domain/validate';
+import { readStrings, invalidRequest, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
 import { initialUser } from '../domain/user';
 import * as users from '../store/users';
 import * as attempts from '../store/login-attempts';
@@ -54,6 +54,8 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
   if (!f) return err(invalidRequest());
   if (f.login === '') return err(validation('login is required'));
   if (f.password === '') return err(validation('password is required'));
+  if (f.login.length > LOGIN_MAX) return err(validation(`login must be at most ${LOGIN_MAX} characters`));
+  if (f.password.length > LOGIN_PASSWORD_MAX) return err(validation(`password must be at most ${LOGIN_PASSWORD_MAX} characters`));
   const key = f.login;
   const now = ctx.rt.now();
   const lock = activeLock(await attempts.read(ctx.rt.db, key), now);
@@ -77,7 +79,14 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
       return err(fail('invalid_credentials', Messages.invalidCredentials));
     });
   }
+  await untilValid(ctx, user!.sessions_valid_after);
   return ctx.tx(async (trx) => {
+    // Parallel guesses may have locked the login while this one was being verified: the lock wins.
+    const t = ctx.rt.now();
+    const held = activeLock(await attempts.lockRow(trx, key), t);
+    if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
+    // A password reset (or a deletion) committed since the check above makes the old password worthless.
+    if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
     await attempts.clear(trx, key);
     return ok(await ctx.issueSession(trx, user!, settings));
   });
@@ -86,7 +95,12 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
 export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>): Promise<Result<Identity.AuthResult>> {
   if (req.refresh_token === '') return err(validation('refresh_token is required'));
   const settings = await ctx.settings();
+  const known = await sessions.ownerOf(ctx.rt.db, req.refresh_token);
+  if (known) await untilValid(ctx, await users.sessionsValidAfter(ctx.rt.db, known));
   return ctx.tx(async (trx) => {
+    // Credentials first, then the token row: the same order as a password reset, so the two serialise.
+    const owner = await sessions.ownerOf(trx, req.refresh_token);
+    if (owner) await users.lockCredentials(trx, owner);
     const r = await sessions.redeem(trx, req.refresh_token, ctx.rt.now());
     if (!r.ok) return err(fail('unauthorized', Messages.invalidRefreshToken));
     const u = await users.findById(trx, r.userId);
@@ -108,4 +122,13 @@ export async function logout(ctx: Ctx, req: Identity.IdentityRequest<'logout'>):
     }
   });
   return ok({ message: 'logged out successfully' });
+}
+
+/**
+ * Right after an admin reset, tokens carrying an `iat` in the reset's second would be refused
+ * with the old ones (`iat` has whole seconds): wait out that second (at most 1 s) before issuing.
+ */
+async function untilValid(ctx: Ctx, validAfter: Date | null): Promise<void> {
+  const wait = validAfter ? validAfter.getTime() - ctx.rt.now().getTime() : 0;
+  if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, 1500)));
 }

@@ -39,10 +39,12 @@ export class Ctx {
           return r;
         });
         changed?.forEach((id) => this.profiles.invalidate(id));
+        if (changed?.size) this.invalidateSetup();
         this.store.notify();
         return out;
       } catch (e) {
-        if (e instanceof ConcurrencyError && attempt < 5) continue;
+        // a concurrent append, or Postgres breaking a deadlock / serialisation conflict: run it again
+        if ((e instanceof ConcurrencyError || isRetryable(e)) && attempt < 5) continue;
         throw e;
       }
     }
@@ -66,7 +68,6 @@ export class Ctx {
     const set = this.touched.get(trx) ?? new Set<string>();
     this.touched.set(trx, set.add(user.id));
     for (const e of events) await users.project(trx, e);
-    this.invalidateSetup();
   }
 
   async settings(q: Trx | Runtime['db'] = this.rt.db): Promise<Settings> {
@@ -146,3 +147,8 @@ export function assertEvent(e: Ev): void {
   const check = checks.get(e.type);
   if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
 }
+
+const isRetryable = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+};

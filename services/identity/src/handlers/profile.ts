@@ -90,16 +90,18 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   } catch {
     return err(internal(Messages.failedToHashPassword));
   }
-  // An admin resetting someone else's password ends that user's sessions everywhere: tokens
-  // issued before the cutoff. The new password takes effect only from the cutoff on (at most 1 s).
+  // An admin resetting someone else's password ends that user's sessions everywhere. The cutoff is
+  // taken once the credentials row is ours, so a login that raced the reset has an earlier `iat`.
   const resetOther = !selfMode && id !== req.caller.user_id;
-  const cutoff = resetOther ? sessionCutoff(ctx.rt.now()) : null;
-  if (cutoff) await new Promise((r) => setTimeout(r, Math.max(0, cutoff.getTime() - ctx.rt.now().getTime())));
   return ctx.tx(async (trx) => {
     const user = await ctx.loadUser(trx, id);
     if (!user.exists || user.deleted) return err(internal(Messages.userNotFound));
     await users.setPasswordHash(trx, id, hash);
-    if (cutoff) await sessions.revokeAllForUser(trx, id, ctx.rt.now());
+    const now = ctx.rt.now();
+    const cutoff = resetOther ? sessionCutoff(now) : null;
+    if (cutoff) await users.setSessionsValidAfter(trx, id, cutoff);
+    // every refresh token of the user: a stolen one must not outlive a password change
+    await sessions.revokeAllForUser(trx, id, now);
     await ctx.appendUser(trx, user, [
       { type: 'identity.password-changed.v1', data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: cutoff ? cutoff.toISOString() : null } },
     ]);

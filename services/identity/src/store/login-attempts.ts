@@ -27,3 +27,12 @@ export async function write(q: DbOrTrx, login: string, row: AttemptRow): Promise
 export async function clear(q: DbOrTrx, login: string): Promise<void> {
   await t(q).deleteFrom('login_attempts').where('login', '=', login).execute();
 }
+
+/** Forgets counters that can no longer matter: no lock in force and no failure within a day. */
+export async function prune(q: DbOrTrx, now: Date): Promise<void> {
+  const dayAgo = new Date(now.getTime() - 86_400_000);
+  await t(q)
+    .deleteFrom('login_attempts')
+    .where((eb) => eb.and([eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]), eb.or([eb('first_failed_at', 'is', null), eb('first_failed_at', '<', dayAgo)])]))
+    .execute();
+}

@@ -53,4 +53,11 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    name: 'identity-002',
+    async up(trx, s) {
+      // tokens issued before this instant are refused: set by an admin password reset
+      await execScript(trx, `alter table ${s}.credentials add column sessions_valid_after timestamptz`);
+    },
+  },
 ];

@@ -55,3 +55,8 @@ export async function revokeAllForUser(q: DbOrTrx, userId: string, now: Date): P
 export async function pruneExpired(q: DbOrTrx, now: Date): Promise<void> {
   await t(q).deleteFrom('refresh_tokens').where('expires_at', '<', sql<Date>`${now}::timestamptz - interval '1 day'`).execute();
 }
+
+export async function ownerOf(q: DbOrTrx, token: string): Promise<string | null> {
+  const r = await t(q).selectFrom('refresh_tokens').select('user_id').where('token_hash', '=', hash(token)).executeTakeFirst();
+  return (r?.user_id as string | undefined) ?? null;
+}

@@ -27,17 +27,17 @@ export async function findById(q: DbOrTrx, id: string): Promise<UserRow | undefi
 }
 
 /** Login by e-mail or username, both case-insensitive. */
-export async function findByLogin(q: DbOrTrx, login: string): Promise<(UserRow & { password_hash: string }) | undefined> {
+export async function findByLogin(q: DbOrTrx, login: string): Promise<(UserRow & { password_hash: string; sessions_valid_after: Date | null }) | undefined> {
   const l = login.trim().toLowerCase();
   return (await t(q)
     .selectFrom('users')
     .innerJoin('credentials', 'credentials.user_id', 'users.id')
     .selectAll('users')
-    .select('credentials.password_hash')
+    .select(['credentials.password_hash', 'credentials.sessions_valid_after'])
     .where((eb) => eb.or([eb(sql`lower(email)`, '=', l), eb(sql`lower(username)`, '=', l)]))
     .orderBy(sql`lower(email) = ${l}`, 'desc')
     .limit(1)
-    .executeTakeFirst()) as (UserRow & { password_hash: string }) | undefined;
+    .executeTakeFirst()) as (UserRow & { password_hash: string; sessions_valid_after: Date | null }) | undefined;
 }
 
 export async function ownerOf(q: DbOrTrx, field: 'email' | 'username', value: string): Promise<string | null> {
@@ -119,3 +119,19 @@ export const toRecord = (u: UserRow): Identity.UserRecord => ({
   created_at: toIso(u.created_at),
   updated_at: toIso(u.updated_at),
 });
+
+/** The stored hash, share-locked until the transaction ends (a reset or a deletion waits for it). */
+export async function lockCredentials(q: DbOrTrx, id: string): Promise<string | undefined> {
+  const r = await t(q).selectFrom('credentials').select('password_hash').where('user_id', '=', id).forShare().executeTakeFirst();
+  return r?.password_hash as string | undefined;
+}
+
+/** When sessions of this user start to count again after an admin reset (null: always). */
+export async function sessionsValidAfter(q: DbOrTrx, id: string): Promise<Date | null> {
+  const r = await t(q).selectFrom('credentials').select('sessions_valid_after').where('user_id', '=', id).executeTakeFirst();
+  return r?.sessions_valid_after ? new Date(r.sessions_valid_after as Date) : null;
+}
+
+export async function setSessionsValidAfter(q: DbOrTrx, id: string, at: Date): Promise<void> {
+  await t(q).updateTable('credentials').set({ sessions_valid_after: at }).where('user_id', '=', id).execute();
+}
