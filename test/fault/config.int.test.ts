@@ -1,0 +1,30 @@
+// A bad configuration value stops the process at start, with a message naming the variable.
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { ROOT } from '../support/bindery';
+
+const run = (entry: string, env: Record<string, string>) =>
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded/src', entry)], {
+    cwd: ROOT, env: { ...process.env, DATA_DIR: '/nonexistent-bindery-config-test', ...env }, encoding: 'utf8', timeout: 60000,
+  });
+
+describe('configuration errors stop the process', () => {
+  it.each([
+    [{ PORT: 'eighty' }, 'invalid configuration: PORT must be a number, got "eighty"'],
+    [{ PORT: '70000' }, 'invalid configuration: PORT must be between 0 and 65535, got "70000"'],
+    [{ COOKIE_SECURE: 'yes' }, 'invalid configuration: COOKIE_SECURE must be true or false, got "yes"'],
+    [{ JWT_SECRET: 'too-short' }, 'invalid configuration: JWT_SECRET must be at least 32 characters'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, 'invalid configuration: NATS_URL is required in distributed mode'],
+  ])('%o', (env, message) => {
+    const r = run('main.ts', env as Record<string, string>);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('a distributed service refuses to start without DATABASE_URL and NATS_URL', () => {
+    const r = run('service.ts', { BINDERY_SERVICES: 'identity' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('invalid configuration: DATABASE_URL and NATS_URL are required for a distributed service');
+  });
+});
