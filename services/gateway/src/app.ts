@@ -1,5 +1,6 @@
 // The HTTP surface: fastify with the body parsers, one error mapper, and the route groups.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { fail, Messages } from '@bindery/contracts';
@@ -10,6 +11,30 @@ import { isFragment, sendFailure } from './http/reply';
 import { authRoutes } from './routes/auth';
 import { systemRoutes } from './routes/system';
 import type { AuthView } from './projections/auth-view';
+
+const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+const DRAIN_MAX_MS = 5000;
+
+/** Discards what is left of a request body, up to a size and time bound; past either, gives up. */
+function drain(raw: IncomingMessage, maxBytes: number, maxMs: number): Promise<void> {
+  const declared = Number(raw.headers['content-length'] ?? NaN);
+  if (raw.readableEnded || raw.destroyed || (Number.isFinite(declared) && declared > maxBytes)) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', done).off('close', done).off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) done();
+    };
+    const timer = setTimeout(done, maxMs);
+    raw.on('data', onData).once('end', done).once('close', done).once('error', done);
+    raw.resume();
+  });
+}
 
 export interface AppOptions {
   bus: Bus;
@@ -38,7 +63,15 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler((e: FastifyError, req, reply) => {
     // Body errors on routes whose failures are fragments (register, login) are fragments too.
     const frag = isFragment(req) && req.routeOptions.config?.fragmentErrors === true;
-    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendFailure(reply, fail('payload_too_large', Messages.payloadTooLarge), frag);
+    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // Read the rest of a moderately oversized body first: answering while the client still
+      // writes makes Node close the connection, and the client sees a broken pipe, not the 413.
+      return drain(req.raw, DRAIN_MAX_BYTES, DRAIN_MAX_MS).then(() => {
+        // fastify marks parse failures `connection: close` in case more data follows; none does now
+        if (req.raw.readableEnded) reply.removeHeader('connection');
+        return sendFailure(reply, fail('payload_too_large', Messages.payloadTooLarge), frag);
+      });
+    }
     if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest), frag);
     req.log.error({ err: e, url: req.url }, 'request failed');
     return sendFailure(reply, fail('internal', Messages.internal));
