@@ -39,6 +39,18 @@ export const Messages = {
   payloadTooLarge: 'request body too large',
   unsupportedMediaType: 'unsupported content type',
   internal: 'internal server error',
+  // Catalog (libraries, media items, files, duplicate content): the spec shows no texts here.
+  invalidLibraryId: 'invalid library id',
+  libraryNotFound: 'library not found',
+  libraryHasNoFolders: 'library has no folders',
+  invalidMediaItemId: 'invalid media item id',
+  mediaItemNotFound: 'media item not found',
+  coverNotFound: 'cover not found',
+  fileNotFound: 'file not found',
+  invalidConflictId: 'invalid hash conflict id',
+  hashConflictNotFound: 'hash conflict not found',
+  hashConflictAlreadyResolved: 'hash conflict already resolved',
+  pathOutsideAllowed: 'path is outside the allowed folders',
 } as const;
 
 export const accountLockedMessage = (minutes: number) => `Account locked. Try again in ${minutes} minutes`;

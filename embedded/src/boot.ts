@@ -1,6 +1,6 @@
 // Starts a set of Bindery services in this process: embedded (PGlite + in-memory bus) or
 // distributed (Postgres + NATS). The only code that knows every service.
-import { join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
   BaseConfig, connectNatsBus, createLogger, hostProcess, loadConfig, MemoryBus, openPGlite, openPostgres, tokenKey, tokenSecret,
@@ -8,6 +8,7 @@ import {
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
+import { catalogService } from '@bindery/catalog';
 
 export const Config = Type.Object({
   ...BaseConfig.properties,
@@ -15,7 +16,13 @@ export const Config = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
-  BINDERY_SERVICES: Type.String({ default: 'identity,gateway', pattern: '^(identity|gateway)(,(identity|gateway))*$' }),
+  BINDERY_SERVICES: Type.String({ default: 'identity,catalog,gateway', pattern: '^(identity|catalog|gateway)(,(identity|catalog|gateway))*$' }),
+  /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
+  LIBRARY_ROOTS: Type.String({ default: '/', minLength: 1 }),
+  SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
+  SCAN_RECONCILE_SECONDS: Type.Integer({ minimum: 10, maximum: 604800, default: 900 }),
+  SCAN_ON_STARTUP: Type.Boolean({ default: true }),
+  SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
 });
 export type Config = Type.Static<typeof Config>;
 
@@ -59,8 +66,17 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     dataDir,
   };
   let url: string | null = null;
+  const roots = cfg.LIBRARY_ROOTS.split(delimiter).filter((r) => r !== '');
+  if (roots.some((r) => !isAbsolute(r))) throw new Error('invalid configuration: LIBRARY_ROOTS must be absolute paths separated by ' + JSON.stringify(delimiter));
   const modules: Record<string, ServiceModule> = {
     identity: identityService,
+    catalog: catalogService({
+      roots: roots.map((r) => resolve(r)),
+      watch: cfg.SCAN_WATCH,
+      reconcileSeconds: cfg.SCAN_RECONCILE_SECONDS,
+      scanOnStartup: cfg.SCAN_ON_STARTUP,
+      scanConcurrency: cfg.SCAN_CONCURRENCY,
+    }),
     gateway: gatewayService({
       port: cfg.PORT, host: cfg.HOST, cookieSecure: cfg.COOKIE_SECURE, bodyLimit: cfg.BODY_LIMIT_BYTES,
       onListen: (u) => {

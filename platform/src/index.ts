@@ -9,3 +9,4 @@ export { MemoryBus } from './bus/memory-bus';
 export { Wake } from './bus/wake';
 export { NatsBus, connectNatsBus } from './bus/nats-bus';
 export * from './host';
+export * from './fs-safe';

@@ -1,6 +1,6 @@
 // Starts Bindery as real processes for end-to-end tests:
 //   embedded    — one `pnpm start` process (PGlite in a temp DATA_DIR, in-memory bus)
-//   distributed — identity and gateway as separate processes on a fresh Postgres database and a private nats-server
+//   distributed — identity, catalog and gateway as separate processes on a fresh Postgres database and a private nats-server
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,12 +108,17 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
   const nats = await startNatsServer();
   const env = { DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
   const start = async () => {
-    const identity = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/);
+    const started = await Promise.allSettled([
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'catalog' }, /bindery catalog started/),
+    ]);
+    const procs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.proc] : []));
     try {
+      for (const s of started) if (s.status === 'rejected') throw s.reason;
       const gateway = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
-      return { procs: [identity.proc, gateway.proc], url: gateway.match[1]! };
+      return { procs: [...procs, gateway.proc], url: gateway.match[1]! };
     } catch (e) {
-      await identity.proc.stop();
+      await Promise.all(procs.map((p) => p.stop()));
       throw e;
     }
   };

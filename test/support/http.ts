@@ -5,6 +5,8 @@ export interface Res {
   text: string;
   json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   cookies: string[];
+  /** the raw body bytes */
+  bytes: Buffer;
 }
 
 export interface Req {
@@ -34,13 +36,14 @@ export function client(base: string) {
     if (r.token) headers.authorization = `Bearer ${r.token}`;
     if (r.cookie) headers.cookie = r.cookie;
     const res = await fetch(base + path, { method, headers, body });
-    const text = await res.text();
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const text = bytes.toString('utf8');
     let json: unknown = undefined;
     try {
       json = JSON.parse(text);
     } catch {
       /* not JSON */
     }
-    return { status: res.status, headers: res.headers, text, json, cookies: res.headers.getSetCookie() };
+    return { status: res.status, headers: res.headers, text, json, cookies: res.headers.getSetCookie(), bytes };
   };
 }

@@ -6,10 +6,14 @@ import formbody from '@fastify/formbody';
 import { fail, Messages } from '@bindery/contracts';
 import type { Bus, Logger } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
-import { identityClient } from './http/rpc';
+import { catalogClient, identityClient, optionalClient } from './http/rpc';
 import { isFragment, sendFailure } from './http/reply';
 import { authRoutes } from './routes/auth';
 import { systemRoutes } from './routes/system';
+import { libraryRoutes } from './routes/libraries';
+import { mediaItemRoutes } from './routes/media-items';
+import { uploadsRoutes } from './routes/uploads';
+import type { LibraryView } from './projections/libraries';
 import type { AuthView } from './projections/auth-view';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
@@ -40,6 +44,7 @@ export interface AppOptions {
   bus: Bus;
   log: Logger;
   view: AuthView;
+  libraries: LibraryView;
   tokenKey: Uint8Array;
   cookieSecure: boolean;
   rpcTimeoutMs: number;
@@ -85,5 +90,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const auth = authenticator(o.tokenKey, o.view);
   authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure } });
   systemRoutes(app, { call, auth });
+  const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs);
+  libraryRoutes(app, { catalog, identity: call, auth });
+  mediaItemRoutes(app, { catalog, identity: call, auth }, optionalClient(o.bus, o.rpcTimeoutMs));
+  uploadsRoutes(app, { requireUser: auth.requireUser, folders: (id) => o.libraries.folders(id) });
   return app;
 }

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
+import { LibraryView } from './projections/libraries';
 import { migrations, SCHEMA } from './projections/migrations';
 
 export interface GatewayOptions {
@@ -21,11 +22,14 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
       await migrate(rt.db, SCHEMA, migrations);
       const view = new AuthView(rt.db);
       await view.start(rt.bus);
+      const libraries = new LibraryView(rt.db);
+      await libraries.start(rt.bus);
       let stopping = false;
       const app = await buildApp({
         bus: rt.bus,
         log: rt.log,
         view,
+        libraries,
         tokenKey: rt.tokenKey,
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
@@ -56,6 +60,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
             clearInterval(sweep);
           }
           await view.stop();
+          await libraries.stop();
         },
       };
     },

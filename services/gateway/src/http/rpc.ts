@@ -1,21 +1,42 @@
 // Request/reply to services; a missing or silent service becomes 503, never a crash.
-import { fail, Messages, type Identity, type Result } from '@bindery/contracts';
+import { fail, Messages, rpcSubject, type Catalog, type Identity, type Result } from '@bindery/contracts';
 import { RpcUnavailableError, type Bus, type Logger } from '@bindery/platform';
-import { rpcSubject } from '@bindery/contracts';
 
 export type CallIdentity = <K extends Identity.IdentityOp>(op: K, body: Identity.IdentityRequest<K>) => Promise<Result<unknown>>;
+export type CallCatalog = <K extends Catalog.CatalogOp>(op: K, body: Catalog.CatalogRequest<K>) => Promise<Result<unknown>>;
+/** A call to a service that may not be deployed yet: null when nobody answers. */
+export type CallOptional = (service: string, op: string, body: unknown) => Promise<Result<unknown> | null>;
 
-export function identityClient(bus: Bus, log: Logger, timeoutMs: number): CallIdentity {
-  return async (op, body) => {
+function client(bus: Bus, log: Logger, timeoutMs: number, service: string) {
+  return async (op: string, body: unknown): Promise<Result<unknown>> => {
     try {
-      const r = (await bus.request(rpcSubject('identity', op), body, timeoutMs)) as Result<unknown> | null;
+      const r = (await bus.request(rpcSubject(service, op), body, timeoutMs)) as Result<unknown> | null;
       if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
       return r;
     } catch (e) {
       if (e instanceof RpcUnavailableError) {
-        log.warn({ op, err: e.message }, 'identity unavailable');
+        log.warn({ service, op, err: e.message }, `${service} unavailable`);
         return { ok: false, error: fail('service_unavailable', Messages.serviceUnavailable) };
       }
+      throw e;
+    }
+  };
+}
+
+export function identityClient(bus: Bus, log: Logger, timeoutMs: number): CallIdentity {
+  return client(bus, log, timeoutMs, 'identity') as CallIdentity;
+}
+
+export function catalogClient(bus: Bus, log: Logger, timeoutMs: number): CallCatalog {
+  return client(bus, log, timeoutMs, 'catalog') as CallCatalog;
+}
+
+export function optionalClient(bus: Bus, timeoutMs: number): CallOptional {
+  return async (service, op, body) => {
+    try {
+      return (await bus.request(rpcSubject(service, op), body, timeoutMs)) as Result<unknown>;
+    } catch (e) {
+      if (e instanceof RpcUnavailableError) return null;
       throw e;
     }
   };

@@ -23,3 +23,11 @@ export const migrations: Migration[] = [
     },
   },
 ];
+
+migrations.push({
+  name: 'gateway-002',
+  async up(trx, s) {
+    // library folders, for serving files without asking the catalog
+    await execScript(trx, `create table ${s}.libraries (id uuid primary key, folders jsonb not null)`);
+  },
+});

@@ -1,0 +1,124 @@
+// What the catalog tells the rest of Bindery: libraries, media items (as full snapshots, so any
+// read model can be rebuilt from the log alone), duplicate-content conflicts and scan progress.
+import Type from 'typebox';
+
+const Uuid = Type.String({ format: 'uuid' });
+const Nullable = <T extends Type.TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+export const BookFormat = Type.Union([Type.Literal('epub'), Type.Literal('pdf'), Type.Literal('cbz'), Type.Literal('cbr'), Type.Literal('cb7'), Type.Literal('mobi'), Type.Literal('azw3'), Type.Literal('fb2')]);
+export type BookFormatName = 'epub' | 'pdf' | 'cbz' | 'cbr' | 'cb7' | 'mobi' | 'azw3' | 'fb2';
+
+export const Library = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  folders: Type.Array(Type.String()),
+  watch: Type.Boolean(),
+  created_by_admin: Nullable(Uuid),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  last_scan_at: Nullable(Type.String()),
+  item_count: Type.Integer(),
+});
+export type Library = Type.Static<typeof Library>;
+
+export const Contributor = Type.Object({ name: Type.String(), role: Type.String() });
+export type Contributor = Type.Static<typeof Contributor>;
+
+export const MediaFormat = Type.Object({
+  format: Type.String(),
+  file_path: Type.String(),
+  size: Type.Integer(),
+  sha256: Nullable(Type.String()),
+  partial_md5: Nullable(Type.String()),
+  modified_at: Nullable(Type.String()),
+  file_url: Type.String(),
+});
+export type MediaFormat = Type.Static<typeof MediaFormat>;
+
+export const MediaItem = Type.Object({
+  id: Uuid,
+  library_id: Uuid,
+  file_path: Nullable(Type.String()),
+  title: Type.String(),
+  sort_title: Type.String(),
+  authors: Type.Array(Type.String()),
+  contributors: Type.Array(Contributor),
+  series: Nullable(Type.String()),
+  series_index: Nullable(Type.Number()),
+  language: Nullable(Type.String()),
+  publisher: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  isbn: Nullable(Type.String()),
+  identifiers: Type.Record(Type.String(), Type.String()),
+  tags: Type.Array(Type.String()),
+  year: Nullable(Type.Integer()),
+  page_count: Nullable(Type.Integer()),
+  reading_direction: Nullable(Type.String()),
+  /** the primary format's SHA-256 (the first format found), null for an item without a file */
+  sha256: Nullable(Type.String()),
+  partial_md5: Nullable(Type.String()),
+  /** every SHA-256 this item's files have had, current ones first: devices may still know an old one */
+  known_sha256: Type.Array(Type.String()),
+  formats: Type.Array(MediaFormat),
+  file_url: Nullable(Type.String()),
+  cover_url: Nullable(Type.String()),
+  thumbnail_url: Nullable(Type.String()),
+  added_by_admin: Nullable(Uuid),
+  source: Type.Union([Type.Literal('scan'), Type.Literal('api')]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type MediaItem = Type.Static<typeof MediaItem>;
+
+const ScanCounts = {
+  files_seen: Type.Integer(),
+  added: Type.Integer(),
+  updated: Type.Integer(),
+  relinked: Type.Integer(),
+  removed: Type.Integer(),
+  unchanged: Type.Integer(),
+  errors: Type.Integer(),
+};
+
+export const ScanReason = Type.Union([Type.Literal('manual'), Type.Literal('startup'), Type.Literal('watch'), Type.Literal('reconcile'), Type.Literal('library-changed')]);
+
+export const CatalogEvents = {
+  'catalog.library-created.v1': Type.Object({ library: Library, by: Nullable(Uuid) }),
+  'catalog.library-updated.v1': Type.Object({ library: Library, by: Nullable(Uuid) }),
+  'catalog.library-deleted.v1': Type.Object({ library_id: Uuid, by: Nullable(Uuid) }),
+  'catalog.media-item-added.v1': Type.Object({ item: MediaItem }),
+  'catalog.media-item-updated.v1': Type.Object({
+    item: MediaItem,
+    cause: Type.Union([Type.Literal('scan'), Type.Literal('edit'), Type.Literal('relink'), Type.Literal('restored'), Type.Literal('owner')]),
+  }),
+  'catalog.media-item-removed.v1': Type.Object({
+    item_id: Uuid,
+    library_id: Uuid,
+    reason: Type.Union([Type.Literal('deleted'), Type.Literal('missing'), Type.Literal('duplicate'), Type.Literal('library-deleted')]),
+    sha256: Type.Array(Type.String()),
+  }),
+  'catalog.hash-conflict-opened.v1': Type.Object({ conflict_id: Uuid, sha256: Type.String(), item_ids: Type.Array(Uuid) }),
+  /** reading data of the removed items is to be merged into the kept one */
+  'catalog.hash-conflict-resolved.v1': Type.Object({
+    conflict_id: Uuid,
+    kept_item_id: Uuid,
+    removed_item_ids: Type.Array(Uuid),
+    resolved_by: Uuid,
+  }),
+  'catalog.hash-conflict-dismissed.v1': Type.Object({ conflict_id: Uuid, item_ids: Type.Array(Uuid), resolved_by: Uuid }),
+  'catalog.scan-started.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, reason: ScanReason }),
+  'catalog.scan-progress.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, ...ScanCounts }),
+  'catalog.scan-finished.v1': Type.Object({
+    scan_id: Uuid,
+    library_id: Uuid,
+    status: Type.Union([Type.Literal('completed'), Type.Literal('failed')]),
+    error: Nullable(Type.String()),
+    duration_ms: Type.Integer(),
+    ...ScanCounts,
+  }),
+} as const;
+
+export type CatalogEventType = keyof typeof CatalogEvents;
+export type CatalogEvent = {
+  [K in CatalogEventType]: { type: K; data: Type.Static<(typeof CatalogEvents)[K]> };
+}[CatalogEventType];

@@ -1,0 +1,42 @@
+// Request/reply messages the gateway sends to the catalog. Bodies and query strings travel raw:
+// the catalog validates them and answers with the exact messages.
+import Type from 'typebox';
+import { Caller } from '../identity/rpc';
+
+const Input = Type.Record(Type.String(), Type.Unknown());
+const Query = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
+
+export const CatalogRequests = {
+  'library-list': Type.Object({ caller: Caller }),
+  'library-get': Type.Object({ caller: Caller, id: Type.String() }),
+  'library-create': Type.Object({ caller: Caller, input: Input }),
+  'library-update': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
+  'library-delete': Type.Object({ caller: Caller, id: Type.String() }),
+  /** folders of a library, for file serving (gateway's cache miss) */
+  'library-folders': Type.Object({ id: Type.String() }),
+  browse: Type.Object({ caller: Caller, path: Type.Optional(Type.String()) }),
+  'scan-start': Type.Object({ caller: Caller, input: Input }),
+  'scan-status': Type.Object({ caller: Caller }),
+  'scan-issues': Type.Object({ caller: Caller, query: Query }),
+  'item-list': Type.Object({ caller: Caller, query: Query }),
+  'item-get': Type.Object({ caller: Caller, id: Type.String() }),
+  'item-create': Type.Object({ caller: Caller, input: Input }),
+  'item-update': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
+  'item-delete': Type.Object({ caller: Caller, id: Type.String() }),
+  'items-bulk-delete': Type.Object({ caller: Caller, input: Input }),
+  'items-bulk-update': Type.Object({ caller: Caller, input: Input }),
+  'item-cover': Type.Object({ caller: Caller, id: Type.String(), kind: Type.Union([Type.Literal('cover'), Type.Literal('thumbnail')]) }),
+  search: Type.Object({ caller: Caller, query: Query }),
+  'conflicts-list': Type.Object({ caller: Caller }),
+  'conflict-resolve': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
+} as const;
+
+export type CatalogOp = keyof typeof CatalogRequests;
+export type CatalogRequest<K extends CatalogOp> = Type.Static<(typeof CatalogRequests)[K]>;
+
+export interface CoverFile {
+  content_type: string;
+  etag: string;
+  data_base64: string;
+}
+export type { Caller } from '../identity/rpc';

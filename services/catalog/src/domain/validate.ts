@@ -1,0 +1,194 @@
+// Validation of request bodies and query strings, with the messages clients see.
+import { err, fail, Messages, type Failure, type Result } from '@bindery/contracts';
+import type { Catalog } from '@bindery/contracts';
+import { cleanText, normalizeContributors, normalizeList } from './normalize';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+
+export const invalid = (message: string): Failure => fail('validation', message);
+const bad = <T>(message: string): Result<T> => err(invalid(message));
+
+export const LIMITS = {
+  title: 1000,
+  name: 200,
+  text: 500,
+  description: 100_000,
+  listEntries: 500,
+  listEntry: 200,
+  folders: 32,
+  folderPath: 4096,
+  bulkIds: 1000,
+} as const;
+
+/** A library-relative path: forward slashes, no empty, `.` or `..` segment, not absolute, no NUL. */
+export function isSafeRelPath(p: string): boolean {
+  if (p === '' || p.length > 4096 || p.includes('\0') || p.includes('\\')) return false;
+  if (p.startsWith('/') || /^[a-zA-Z]:/.test(p)) return false;
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+export interface ItemFields {
+  title?: string;
+  contributors?: Catalog.Contributor[];
+  tags?: string[];
+  series?: string | null;
+  series_index?: number | null;
+  language?: string | null;
+  publisher?: string | null;
+  description?: string | null;
+  isbn?: string | null;
+  year?: number | null;
+  page_count?: number | null;
+  reading_direction?: 'ltr' | 'rtl' | null;
+}
+
+function optText(input: Record<string, unknown>, key: string, max: number): Result<string | null | undefined> {
+  if (!(key in input)) return { ok: true, value: undefined };
+  const v = input[key];
+  if (v === null) return { ok: true, value: null };
+  if (typeof v !== 'string') return bad(`${key} must be a string`);
+  const c = cleanText(v);
+  if (c.length > max) return bad(`${key} must be at most ${max} characters`);
+  return { ok: true, value: c === '' ? null : c };
+}
+
+function stringList(v: unknown, key: string): Result<string[]> {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return bad(`${key} must be a list of strings`);
+  if (v.length > LIMITS.listEntries) return bad(`${key} must have at most ${LIMITS.listEntries} entries`);
+  if (v.some((x: string) => x.length > LIMITS.listEntry)) return bad(`each of ${key} must be at most ${LIMITS.listEntry} characters`);
+  return { ok: true, value: v as string[] };
+}
+
+function contributorList(v: unknown, key: string, role: string): Result<Catalog.Contributor[]> {
+  if (!Array.isArray(v)) return bad(`${key} must be a list`);
+  if (v.length > LIMITS.listEntries) return bad(`${key} must have at most ${LIMITS.listEntries} entries`);
+  const out: Catalog.Contributor[] = [];
+  for (const x of v) {
+    if (typeof x === 'string') out.push({ name: x, role });
+    else if (x && typeof x === 'object' && typeof (x as { name?: unknown }).name === 'string') {
+      const r = (x as { role?: unknown }).role;
+      if (r !== undefined && typeof r !== 'string') return bad(`${key} roles must be strings`);
+      out.push({ name: (x as { name: string }).name, role: typeof r === 'string' && r.trim() ? r : role });
+    } else return bad(`${key} must be a list of names or {name, role} objects`);
+    if (out[out.length - 1]!.name.length > LIMITS.listEntry) return bad(`each of ${key} must be at most ${LIMITS.listEntry} characters`);
+  }
+  return { ok: true, value: out };
+}
+
+function optInt(input: Record<string, unknown>, key: string, min: number, max: number): Result<number | null | undefined> {
+  if (!(key in input)) return { ok: true, value: undefined };
+  const v = input[key];
+  if (v === null) return { ok: true, value: null };
+  const n = typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) return bad(`${key} must be an integer between ${min} and ${max}`);
+  return { ok: true, value: n };
+}
+
+/** The editable metadata of an item; `requireTitle` for create. Tags and contributors come back normalised. */
+export function parseItemFields(input: Record<string, unknown>, requireTitle: boolean): Result<ItemFields> {
+  const out: ItemFields = {};
+  if ('title' in input || requireTitle) {
+    const t = input.title;
+    if (typeof t !== 'string' || cleanText(t) === '') return bad('title is required');
+    if (cleanText(t).length > LIMITS.title) return bad(`title must be at most ${LIMITS.title} characters`);
+    out.title = cleanText(t);
+  }
+  let contributors: Catalog.Contributor[] | undefined;
+  if ('contributors' in input) {
+    const r = contributorList(input.contributors, 'contributors', 'author');
+    if (!r.ok) return r;
+    contributors = r.value;
+  }
+  if ('authors' in input) {
+    const r = contributorList(input.authors, 'authors', 'author');
+    if (!r.ok) return r;
+    // authors replace the author role only; other roles given as contributors stay
+    contributors = [...r.value, ...(contributors ?? []).filter((c) => c.role !== 'author')];
+  }
+  if (contributors) out.contributors = normalizeContributors(contributors);
+  for (const key of ['tags', 'genres'] as const) {
+    if (key in input) {
+      const r = stringList(input[key], key);
+      if (!r.ok) return r;
+      out.tags = normalizeList([...(out.tags ?? []), ...r.value]);
+    }
+  }
+  for (const [key, max] of [['series', LIMITS.text], ['language', 35], ['publisher', LIMITS.text], ['description', LIMITS.description], ['isbn', 20]] as const) {
+    const r = optText(input, key, max);
+    if (!r.ok) return r;
+    if (r.value !== undefined) out[key] = r.value;
+  }
+  if ('series_index' in input) {
+    const v = input.series_index;
+    const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+    if (n !== null && (typeof n !== 'number' || !Number.isFinite(n) || n < -1e6 || n > 1e6)) return bad('series_index must be a number');
+    out.series_index = n as number | null;
+  }
+  const year = optInt(input, 'year', 0, 9999);
+  if (!year.ok) return year;
+  if (year.value !== undefined) out.year = year.value;
+  const pages = optInt(input, 'page_count', 0, 1_000_000);
+  if (!pages.ok) return pages;
+  if (pages.value !== undefined) out.page_count = pages.value;
+  if ('reading_direction' in input) {
+    const v = input.reading_direction;
+    if (v !== null && v !== 'ltr' && v !== 'rtl') return bad("reading_direction must be 'ltr', 'rtl' or null");
+    out.reading_direction = v as 'ltr' | 'rtl' | null;
+  }
+  return { ok: true, value: out };
+}
+
+/** One query-string value: the last one when a parameter is repeated. */
+export function q1(query: Record<string, string | string[]>, key: string): string | undefined {
+  const v = query[key];
+  if (Array.isArray(v)) return v[v.length - 1];
+  return v;
+}
+
+export function parseLimit(raw: string | undefined, def = 50, max = 1000): Result<number> {
+  if (raw === undefined || raw === '') return { ok: true, value: def };
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) return bad(`limit must be an integer between 1 and ${max}`);
+  return { ok: true, value: Number(raw) };
+}
+
+export function parseOffset(raw: string | undefined): Result<number> {
+  if (raw === undefined || raw === '') return { ok: true, value: 0 };
+  if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000) return bad('offset must be a non-negative integer');
+  return { ok: true, value: Number(raw) };
+}
+
+export function parseLibraryIdParam(raw: string | undefined): Result<string | undefined> {
+  if (raw === undefined || raw === '') return { ok: true, value: undefined };
+  if (!isUuid(raw)) return err(fail('validation', Messages.invalidLibraryId));
+  return { ok: true, value: raw.toLowerCase() };
+}
+
+export function parseBool(raw: string | undefined, key: string): Result<boolean | undefined> {
+  if (raw === undefined || raw === '') return { ok: true, value: undefined };
+  const v = raw.toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return { ok: true, value: true };
+  if (v === 'false' || v === '0' || v === 'no') return { ok: true, value: false };
+  return bad(`${key} must be true or false`);
+}
+
+/** Sort orders of the item list: a field, `-` in front for descending. */
+export const SORTS = {
+  title: 'sort_title',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  series: 'series',
+  year: 'year',
+  author: 'author',
+} as const;
+export type SortKey = keyof typeof SORTS;
+
+export function parseSort(raw: string | undefined): Result<{ key: SortKey; desc: boolean }> {
+  if (raw === undefined || raw === '') return { ok: true, value: { key: 'title', desc: false } };
+  const m = /^(-?)([a-z_]+)(?:[:,](asc|desc))?$/.exec(raw.trim().toLowerCase());
+  const key = m?.[2] === 'added' ? 'created_at' : m?.[2];
+  if (!m || !key || !(key in SORTS)) {
+    return bad(`invalid sort. must be one of: ${Object.keys(SORTS).join(', ')} (prefix - or suffix :desc for descending)`);
+  }
+  return { ok: true, value: { key: key as SortKey, desc: m[1] === '-' || m[3] === 'desc' } };
+}

@@ -1,0 +1,44 @@
+// CBZ: a zip of page images, perhaps with a ComicInfo.xml at its root.
+import { parseComicInfo, type ComicInfo } from './comic-info';
+import { comicLayout, isComicInfoName } from './comic';
+import { sniffImage } from './images';
+import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
+import type { Extracted } from './types';
+import { decodeXml } from './xml';
+import { openZip, type ZipArchive } from './zip';
+
+export async function extractCbz(path: string): Promise<Extracted> {
+  const zip = await openZip(path, 'CBZ');
+  try {
+    const layout = comicLayout(zip.entries.map((e) => e.fileName), await comicInfo(zip));
+    let cover: Buffer | null = null;
+    for (const name of layout.coverCandidates) {
+      cover = await readImage(zip, name);
+      if (cover) break;
+    }
+    return { metadata: layout.metadata, cover };
+  } finally {
+    zip.close();
+  }
+}
+
+async function comicInfo(zip: ZipArchive): Promise<ComicInfo | null> {
+  const entry = zip.entries.find((e) => isComicInfoName(e.fileName));
+  if (!entry) return null;
+  try {
+    return parseComicInfo(decodeXml(await zip.read(entry, MAX_XML_BYTES)));
+  } catch {
+    return null; // Unreadable ComicInfo: the pages alone still make the book.
+  }
+}
+
+async function readImage(zip: ZipArchive, name: string): Promise<Buffer | null> {
+  const entry = zip.find(name);
+  if (!entry) return null;
+  try {
+    const bytes = await zip.read(entry, MAX_COVER_BYTES);
+    return sniffImage(bytes) ? bytes : null;
+  } catch {
+    return null;
+  }
+}

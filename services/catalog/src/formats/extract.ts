@@ -1,0 +1,42 @@
+// extract(): one entry point over the format readers. Comic archives are routed by their magic
+// bytes, since a .cbr that is really a zip (or the reverse) is common in the wild.
+import { toBookError } from './book-error';
+import { extractCb7, is7z } from './cb7';
+import { extractCbr, isRar } from './cbr';
+import { extractCbz } from './cbz';
+import { extractEpub } from './epub';
+import { extractFb2 } from './fb2';
+import { readHead } from './file-bytes';
+import { extractMobi } from './mobi';
+import { extractPdf } from './pdf';
+import type { BookFormat, Extracted } from './types';
+
+const LABELS: Record<BookFormat, string> = {
+  epub: 'EPUB', pdf: 'PDF', cbz: 'CBZ', cbr: 'CBR', cb7: 'CB7', mobi: 'MOBI', azw3: 'AZW3', fb2: 'FB2',
+};
+
+/** Metadata and cover bytes of one book. Anything wrong with the file is a BookError. */
+export async function extract(path: string, format: BookFormat): Promise<Extracted> {
+  try {
+    switch (format) {
+      case 'epub': return await extractEpub(path);
+      case 'pdf': return await extractPdf(path);
+      case 'cbz': case 'cbr': case 'cb7': return await extractComic(path, format);
+      case 'mobi': return await extractMobi(path, 'MOBI');
+      case 'azw3': return await extractMobi(path, 'AZW3');
+      case 'fb2': return await extractFb2(path);
+    }
+  } catch (e) {
+    throw toBookError(e, LABELS[format] ?? 'book');
+  }
+}
+
+async function extractComic(path: string, format: 'cbz' | 'cbr' | 'cb7'): Promise<Extracted> {
+  const head = await readHead(path, 8, LABELS[format]);
+  if (isRar(head)) return extractCbr(path);
+  if (is7z(head)) return extractCb7(path);
+  if (Buffer.from(head.subarray(0, 2)).toString('latin1') === 'PK') return extractCbz(path);
+  if (format === 'cbr') return extractCbr(path);
+  if (format === 'cb7') return extractCb7(path);
+  return extractCbz(path);
+}

@@ -1,0 +1,54 @@
+// Content identity of a book file: SHA-256 for the catalog, and KOReader's partial MD5 so
+// KOReader sync (which names documents by it) can find the book.
+import { createHash } from 'node:crypto';
+import { open, type FileHandle } from 'node:fs/promises';
+
+export interface FileHashes {
+  sha256: string;
+  partial_md5: string;
+  size: number;
+}
+
+const READ_CHUNK = 1024 * 1024;
+const SAMPLE = 1024;
+
+/** File-system errors (ENOENT, EACCES, …) are thrown as they are: they say nothing about the book. */
+export async function hashFile(path: string): Promise<FileHashes> {
+  const fh = await open(path, 'r');
+  try {
+    const partial_md5 = await partialMd5(fh);
+    const sha = createHash('sha256');
+    let size = 0;
+    for await (const chunk of fh.createReadStream({ start: 0, highWaterMark: READ_CHUNK, autoClose: false })) {
+      sha.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
+    }
+    return { sha256: sha.digest('hex'), partial_md5, size };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** KOReader's util.partialMD5: 1 KiB samples at 1024 << (2*i) for i = -1..10, stopping at the first
+ * empty read. For i = -1 LuaJIT's bit.lshift(1024, -2) masks the shift to 30 and wraps to 0. */
+export async function partialMd5(fh: FileHandle): Promise<string> {
+  const md5 = createHash('md5');
+  const buf = Buffer.allocUnsafe(SAMPLE);
+  for (let i = -1; i <= 10; i++) {
+    const offset = i < 0 ? 0 : SAMPLE * 4 ** i;
+    const n = await readFully(fh, buf, offset);
+    if (n === 0) break;
+    md5.update(buf.subarray(0, n));
+  }
+  return md5.digest('hex');
+}
+
+async function readFully(fh: FileHandle, buf: Buffer, position: number): Promise<number> {
+  let filled = 0;
+  while (filled < buf.length) {
+    const { bytesRead } = await fh.read(buf, filled, buf.length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled;
+}

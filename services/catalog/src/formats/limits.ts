@@ -1,0 +1,16 @@
+// Bounds on what one book may make us read, so a hostile or broken file costs little.
+
+const MiB = 1024 * 1024;
+
+export const MAX_ARCHIVE_ENTRIES = 20_000;
+/** container.xml, OPF, ComicInfo.xml, a cover XHTML page. */
+export const MAX_XML_BYTES = 4 * MiB;
+export const MAX_COVER_BYTES = 40 * MiB;
+/** FB2 is one XML document with its images inline, so it is read whole. */
+export const MAX_FB2_BYTES = 64 * MiB;
+/** PDF (pdf.js) and CBR (node-unrar-js) need the whole file in memory. */
+export const MAX_BUFFERED_BOOK_BYTES = 512 * MiB;
+/** MOBI record 0 holds the headers and EXTH metadata; real ones are a few KiB. */
+export const MAX_MOBI_HEADER_RECORD_BYTES = 4 * MiB;
+export const PDF_TIMEOUT_MS = 60_000;
+export const PDF_RENDER_TIMEOUT_MS = 20_000;

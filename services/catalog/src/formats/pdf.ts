@@ -1,0 +1,50 @@
+// PDF: metadata and page count through pdf.js (via unpdf), which needs the file's bytes in memory.
+import { getResolvedPDFJS } from 'unpdf';
+import { BookError } from './book-error';
+import { readWholeFile } from './file-bytes';
+import { MAX_BUFFERED_BOOK_BYTES, PDF_TIMEOUT_MS } from './limits';
+import { renderFirstPage } from './pdf-cover';
+import { pdfMetadata, type XmpLookup } from './pdf-metadata';
+import { withTimeout } from './timeout';
+import type { BookMetadata, Extracted } from './types';
+
+export async function extractPdf(path: string): Promise<Extracted> {
+  const bytes = await readWholeFile(path, MAX_BUFFERED_BOOK_BYTES, 'PDF');
+  // The header may follow some junk, but only within the first KiB.
+  if (!Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-')) throw new BookError('not a valid PDF: missing %PDF header');
+  const metadata = await readMetadata(bytes);
+  return { metadata, cover: await renderFirstPage(path) };
+}
+
+async function readMetadata(bytes: Uint8Array): Promise<BookMetadata> {
+  const pdfjs = await getResolvedPDFJS();
+  const task = pdfjs.getDocument({
+    data: bytes,
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    enableXfa: false,
+    stopAtErrors: false,
+  });
+  try {
+    return await withTimeout(
+      (async () => {
+        const doc = await task.promise;
+        const { info, metadata } = await doc.getMetadata();
+        return pdfMetadata((info ?? {}) as Record<string, unknown>, (metadata ?? null) as XmpLookup | null, doc.numPages);
+      })(),
+      PDF_TIMEOUT_MS,
+      'not a valid PDF: timed out reading it',
+    );
+  } catch (e) {
+    if (e instanceof BookError) throw e;
+    const name = (e as { name?: unknown } | null)?.name;
+    if (name === 'PasswordException') throw new BookError('cannot read PDF: password protected', { cause: e });
+    const message = e instanceof Error ? e.message : String(e);
+    throw new BookError(`not a valid PDF: ${message.split('\n')[0]?.slice(0, 100) || 'unreadable'}`, { cause: e });
+  } finally {
+    // Destroying the loading task also destroys the document and frees pdf.js's memory.
+    await task.destroy().catch(() => {});
+  }
+}

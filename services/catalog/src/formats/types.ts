@@ -1,0 +1,39 @@
+// The shapes the format layer hands to the catalog: what a book says about itself.
+
+export type BookFormat = 'epub' | 'pdf' | 'cbz' | 'cbr' | 'cb7' | 'mobi' | 'azw3' | 'fb2';
+
+/** Roles are lower-case: author, editor, translator, illustrator, writer, penciller, inker,
+ * colorist, letterer, cover_artist, narrator, contributor. */
+export interface Contributor {
+  name: string;
+  role: string;
+}
+
+export interface BookMetadata {
+  title: string | null;
+  contributors: Contributor[];
+  series: string | null;
+  series_index: number | null;
+  language: string | null;
+  publisher: string | null;
+  description: string | null;
+  /** Scheme (lower-case) to value, e.g. { isbn: '9781234567897', uuid: '…', calibre: '…' }. */
+  identifiers: Record<string, string>;
+  isbn: string | null;
+  subjects: string[];
+  year: number | null;
+  page_count: number | null;
+  reading_direction: 'ltr' | 'rtl' | null;
+}
+
+export interface Extracted {
+  metadata: BookMetadata;
+  cover: Buffer | null;
+}
+
+export function emptyMetadata(): BookMetadata {
+  return {
+    title: null, contributors: [], series: null, series_index: null, language: null, publisher: null,
+    description: null, identifiers: {}, isbn: null, subjects: [], year: null, page_count: null, reading_direction: null,
+  };
+}

@@ -1,0 +1,114 @@
+// Bounded ZIP reading for EPUB, CBZ and zipped FB2: the central directory is listed once (capped
+// entry count) and only the few entries we need are inflated, each with a byte cap that is
+// enforced on the inflated stream itself, not on the size the archive declares.
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { BookError } from './book-error';
+import { MAX_ARCHIVE_ENTRIES } from './limits';
+
+export interface ZipArchive {
+  /** File entries (directories left out), in central-directory order. */
+  entries: Entry[];
+  /** Exact name first, then Unicode-normalised, then case-insensitive. */
+  find(name: string): Entry | null;
+  read(entry: Entry, cap: number): Promise<Buffer>;
+  close(): void;
+}
+
+export async function openZip(path: string, label: string): Promise<ZipArchive> {
+  let zip: ZipFile;
+  try {
+    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
+  } catch (e) {
+    throw zipError(e, label);
+  }
+  // A late error (say, closing the descriptor) must not become an unhandled 'error' event.
+  zip.on('error', () => {});
+  try {
+    if (zip.entryCount > MAX_ARCHIVE_ENTRIES) throw new BookError(`not a valid ${label}: too many entries in archive (${zip.entryCount})`);
+    const entries = await listEntries(zip, label);
+    return archive(zip, entries, label);
+  } catch (e) {
+    zip.close();
+    throw e;
+  }
+}
+
+function listEntries(zip: ZipFile, label: string): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: Entry[] = [];
+    const done = (err: unknown): void => {
+      zip.removeListener('entry', onEntry);
+      zip.removeListener('end', onEnd);
+      zip.removeListener('error', onError);
+      if (err) reject(zipError(err, label));
+      else resolve(entries);
+    };
+    const onEntry = (entry: Entry): void => {
+      if (!entry.fileName.endsWith('/')) entries.push(entry);
+      zip.readEntry();
+    };
+    const onEnd = (): void => done(null);
+    const onError = (err: unknown): void => done(err ?? new Error('unreadable archive'));
+    zip.on('entry', onEntry);
+    zip.once('end', onEnd);
+    zip.once('error', onError);
+    zip.readEntry();
+  });
+}
+
+function archive(zip: ZipFile, entries: Entry[], label: string): ZipArchive {
+  const exact = new Map<string, Entry>();
+  const loose = new Map<string, Entry>();
+  for (const e of entries) {
+    if (!exact.has(e.fileName)) exact.set(e.fileName, e);
+    const k = looseKey(e.fileName);
+    if (!loose.has(k)) loose.set(k, e);
+  }
+  return {
+    entries,
+    find: (name) => exact.get(name) ?? exact.get(name.normalize('NFC')) ?? exact.get(name.normalize('NFD')) ?? loose.get(looseKey(name)) ?? null,
+    read: (entry, cap) => readEntry(zip, entry, cap, label),
+    close: () => zip.close(),
+  };
+}
+
+function looseKey(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string): Promise<Buffer> {
+  const where = `${label} entry ${entry.fileName}`;
+  if (entry.isEncrypted()) throw new BookError(`cannot read ${where}: encrypted`);
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw new BookError(`cannot read ${where}: unsupported compression`);
+  if (entry.uncompressedSize > cap) throw new BookError(`cannot read ${where}: larger than ${cap} bytes`);
+  // Never more than both the cap and the declared size; yauzl also checks the declared size.
+  const limit = Math.min(cap, entry.uncompressedSize);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    const stream = await zip.openReadStreamPromise(entry);
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > limit) {
+        stream.destroy();
+        throw new BookError(`cannot read ${where}: inflates past its declared size`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (e) {
+    if (e instanceof BookError) throw e;
+    throw new BookError(`cannot read ${where}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+  return Buffer.concat(chunks, total);
+}
+
+function zipError(e: unknown, label: string): BookError {
+  if (e instanceof BookError) return e;
+  const code = (e as { code?: unknown } | null)?.code;
+  if (code === 'ENOENT') return new BookError(`cannot read ${label}: file not found`, { cause: e });
+  if (code === 'EACCES' || code === 'EPERM') return new BookError(`cannot read ${label}: permission denied`, { cause: e });
+  if (code === 'EISDIR') return new BookError(`cannot read ${label}: is a directory`, { cause: e });
+  const msg = e instanceof Error ? e.message : String(e);
+  if (/end of central directory record signature not found/iu.test(msg)) return new BookError(`not a valid ${label}: not a zip archive or truncated`, { cause: e });
+  return new BookError(`not a valid ${label}: broken zip archive (${msg.split('\n')[0]?.slice(0, 100)})`, { cause: e });
+}

@@ -1,0 +1,68 @@
+// What every catalog handler shares: the runtime, the event store, options and the transaction helper.
+import { sql } from 'kysely';
+import { Compile } from 'typebox/compile';
+import { ConcurrencyError, EventStore, type Runtime, type Trx } from '@bindery/platform';
+import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
+import { SCHEMA } from '../store/migrations';
+
+export interface CatalogOptions {
+  /** folders the browser may show and libraries may use (absolute) */
+  roots: string[];
+  /** where covers and thumbnails are written */
+  coverDir: string;
+  watch: 'auto' | 'native' | 'poll' | 'off';
+  reconcileSeconds: number;
+  scanOnStartup: boolean;
+  /** files hashed and read at once during a scan */
+  scanConcurrency: number;
+}
+
+export type CatalogEventIn = Catalog.CatalogEvent;
+
+const checks = new Map(Object.entries(Catalog.CatalogEvents).map(([type, schema]) => [type, Compile(schema)]));
+
+export class Ctx {
+  readonly store: EventStore;
+  /** set by main: asks the scheduler to look at the scan queue now */
+  kick: () => void = () => undefined;
+
+  constructor(readonly rt: Runtime, readonly opts: CatalogOptions) {
+    this.store = new EventStore(rt.db, SCHEMA);
+  }
+
+  /** Runs a command in one transaction, retrying on a concurrent append or a deadlock, then wakes the relay. */
+  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const out = await this.rt.db.transaction().execute(fn);
+        this.store.notify();
+        return out;
+      } catch (e) {
+        if ((e instanceof ConcurrencyError || isRetryable(e)) && attempt < 5) continue;
+        throw e;
+      }
+    }
+  }
+
+  /** Appends events to a stream in the caller's transaction; each must match its contract schema. */
+  async emit(trx: Trx, streamId: string, events: CatalogEventIn[]): Promise<void> {
+    for (const e of events) {
+      const check = checks.get(e.type);
+      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema: ${JSON.stringify([...(check?.Errors(e.data) ?? [])].slice(0, 3))}`);
+    }
+    await this.store.append(trx, streamId, 'any', events);
+  }
+
+  /** Serialises changes to one library's items (scans, creates, deletes, conflict resolution). */
+  async lockLibrary(trx: Trx, libraryId: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${'bindery.catalog.library.' + libraryId}))`.execute(trx);
+  }
+}
+
+export const requireAdmin = (caller: { role: string }): Failure | null =>
+  caller.role === 'admin' ? null : fail('admin_required', Messages.adminRequired);
+
+const isRetryable = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+};

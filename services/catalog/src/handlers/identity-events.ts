@@ -1,0 +1,47 @@
+// Reactions to identity's events: a deleted admin's libraries and items go to the successor
+// admin; the scan poll interval follows the system setting.
+import type { Identity, StoredEvent } from '@bindery/contracts';
+import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bindery/platform';
+import { SCHEMA } from '../store/migrations';
+import type { Ctx } from './context';
+import { emitUpdated } from '../scanner/scan-library';
+
+export const CONSUMER = 'catalog-identity';
+const TYPES = ['identity.user-deleted.v1', 'identity.settings-changed.v1'] as const;
+
+export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void): Promise<Subscription> {
+  return bus.consume({
+    source: 'identity',
+    durable: CONSUMER,
+    types: TYPES,
+    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, CONSUMER, 'identity'),
+    handler: async (ev: StoredEvent) => {
+      let settingsChanged = false;
+      await applyOnce(ctx.rt.db, SCHEMA, CONSUMER, ev, async (trx) => {
+        const e = ev as unknown as Identity.IdentityEvent;
+        const t = trx.withSchema(SCHEMA);
+        if (e.type === 'identity.user-deleted.v1') {
+          const successor = e.data.successor_admin_id;
+          await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).execute();
+          const items = await t.updateTable('media_items').set({ added_by_admin: successor }).where('added_by_admin', '=', e.data.user_id).returning('id').execute();
+          for (const i of items) await emitUpdated(ctx, trx, i.id as string, 'owner');
+        } else if (e.type === 'identity.settings-changed.v1') {
+          for (const [key, value] of Object.entries(e.data.changes)) {
+            await t.insertInto('settings').values({ key, value: JSON.stringify(value) }).onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(value) })).execute();
+            settingsChanged ||= key === 'scan_poll_interval_seconds';
+          }
+        }
+      });
+      ctx.store.notify();
+      if (settingsChanged) onSettings();
+    },
+  });
+}
+
+export const DEFAULT_POLL_SECONDS = 60;
+
+export async function pollIntervalSeconds(ctx: Ctx): Promise<number> {
+  const r = await ctx.rt.db.withSchema(SCHEMA).selectFrom('settings').select('value').where('key', '=', 'scan_poll_interval_seconds').executeTakeFirst();
+  const v = Number(r?.value);
+  return Number.isInteger(v) && v >= 1 && v <= 3600 ? v : DEFAULT_POLL_SECONDS;
+}

@@ -1,0 +1,269 @@
+// Media item commands and queries.
+import { randomUUID } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { authorsOf, groupTitle, normalizeList, sortTitle } from '../domain/normalize';
+import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, type ItemFields } from '../domain/validate';
+import { findLibrary } from '../store/libraries';
+import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemRow } from '../store/items';
+import { SCHEMA } from '../store/migrations';
+import { emitUpdated } from '../scanner/scan-library';
+import { removeItem } from './conflicts';
+import { requireAdmin, type Ctx } from './context';
+
+type Caller = Catalog.Caller;
+type Query = Record<string, string | string[]>;
+
+const notFound = () => err(fail('not_found', Messages.mediaItemNotFound));
+const badId = () => err(fail('validation', Messages.invalidMediaItemId));
+
+export async function listItems(ctx: Ctx, req: { caller: Caller; query: Query }): Promise<Result<{ data: Catalog.MediaItem[] }>> {
+  const lib = parseLibraryIdParam(q1(req.query, 'library_id'));
+  if (!lib.ok) return lib;
+  const limit = parseLimit(q1(req.query, 'limit'));
+  if (!limit.ok) return limit;
+  const offset = parseOffset(q1(req.query, 'offset'));
+  if (!offset.ok) return offset;
+  const sort = parseSort(q1(req.query, 'sort'));
+  if (!sort.ok) return sort;
+  const db = ctx.rt.db;
+  let s = db.withSchema(SCHEMA).selectFrom('media_items').selectAll().where('state', '=', 'active');
+  if (lib.value) s = s.where('library_id', '=', lib.value);
+  const dir = sort.value.desc ? sql`desc` : sql`asc`;
+  const nulls = sql`nulls last`;
+  switch (sort.value.key) {
+    case 'title':
+      s = s.orderBy(sql`sort_title ${dir}`);
+      break;
+    case 'created_at':
+    case 'updated_at':
+      s = s.orderBy(sql`${sql.ref(sort.value.key)} ${dir}`);
+      break;
+    case 'series':
+      s = s.orderBy(sql`lower(series) ${dir} ${nulls}`).orderBy(sql`series_index ${dir} ${nulls}`);
+      break;
+    case 'year':
+      s = s.orderBy(sql`year ${dir} ${nulls}`);
+      break;
+    case 'author':
+      s = s.orderBy(sql`lower(authors->>0) ${dir} ${nulls}`);
+      break;
+  }
+  s = s.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value);
+  return ok({ data: await publicOf(db, (await s.execute()) as ItemRow[]) });
+}
+
+export async function getItem(ctx: Ctx, req: { caller: Caller; id: string }): Promise<Result<Catalog.MediaItem>> {
+  if (!isUuid(req.id)) return badId();
+  const row = await findItem(ctx.rt.db, req.id.toLowerCase());
+  if (!row) return notFound();
+  return ok((await publicOf(ctx.rt.db, [row]))[0]!);
+}
+
+/** Columns an edit sets, search columns included. */
+function editColumns(f: ItemFields): Partial<ItemRow> {
+  const out: Partial<ItemRow> = {};
+  if (f.title !== undefined) Object.assign(out, { title: f.title, sort_title: sortTitle(f.title) });
+  if (f.contributors !== undefined) Object.assign(out, { contributors: f.contributors, authors: authorsOf(f.contributors) });
+  if (f.tags !== undefined) out.tags = f.tags;
+  for (const k of ['series', 'series_index', 'language', 'publisher', 'description', 'isbn', 'year', 'page_count', 'reading_direction'] as const) {
+    if (f[k] !== undefined) (out as Record<string, unknown>)[k] = f[k];
+  }
+  return out;
+}
+
+const searchFields = (i: Catalog.MediaItem) => ({
+  title: i.title,
+  sort_title: i.sort_title,
+  authors: i.authors,
+  contributors: i.contributors,
+  tags: i.tags,
+  series: i.series,
+  series_index: i.series_index,
+  language: i.language,
+  publisher: i.publisher,
+  year: i.year,
+});
+
+export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<string, unknown> }): Promise<Result<Catalog.MediaItem>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const libId = req.input.library_id;
+  if (libId === undefined || libId === null || libId === '') return err(invalid('library_id is required'));
+  if (!isUuid(libId)) return err(fail('validation', Messages.invalidLibraryId));
+  const lib = await findLibrary(ctx.rt.db, libId.toLowerCase());
+  if (!lib) return err(fail('not_found', Messages.libraryNotFound));
+  if (lib.folders.length === 0) return err(fail('validation', Messages.libraryHasNoFolders));
+  const fields = parseItemFields(req.input, true);
+  if (!fields.ok) return fields;
+  let filePath: string | null = null;
+  if (req.input.file_path !== undefined && req.input.file_path !== null) {
+    if (typeof req.input.file_path !== 'string' || !isSafeRelPath(req.input.file_path)) return err(invalid('file_path must be a relative path inside the library'));
+    filePath = req.input.file_path;
+  }
+  const id = randomUUID();
+  const cols = editColumns(fields.value);
+  const item = await ctx.tx(async (trx) => {
+    await insertItem(trx, {
+      id,
+      library_id: lib.id,
+      source: 'api',
+      file_path: filePath,
+      group_dir: null,
+      group_title: groupTitle(cols.title!),
+      title: cols.title!,
+      sort_title: cols.sort_title!,
+      contributors: cols.contributors ?? [],
+      authors: cols.authors ?? [],
+      series: cols.series ?? null,
+      series_index: cols.series_index ?? null,
+      language: cols.language ?? null,
+      publisher: cols.publisher ?? null,
+      description: cols.description ?? null,
+      isbn: cols.isbn ?? null,
+      identifiers: {},
+      tags: cols.tags ?? [],
+      year: cols.year ?? null,
+      page_count: cols.page_count ?? null,
+      reading_direction: cols.reading_direction ?? null,
+      cover_key: null,
+      added_by_admin: req.caller.user_id,
+    });
+    const snap = (await snapshot(trx, id))!;
+    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: snap } }]);
+    return snap;
+  });
+  return ok(item);
+}
+
+export async function updateItemCmd(ctx: Ctx, req: { caller: Caller; id: string; input: Record<string, unknown> }): Promise<Result<unknown>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  if (!isUuid(req.id)) return badId();
+  const fields = parseItemFields(req.input, false);
+  if (!fields.ok) return fields;
+  const id = req.id.toLowerCase();
+  return ctx.tx(async (trx): Promise<Result<unknown>> => {
+    const row = await findItem(trx, id, { lock: true });
+    if (!row) return notFound();
+    const cols = editColumns(fields.value);
+    if (Object.keys(cols).length > 0) {
+      if (cols.title) cols.group_title = groupTitle(cols.title);
+      await updateItem(trx, id, cols);
+      await emitUpdated(ctx, trx, id, 'edit');
+    }
+    const item = (await snapshot(trx, id))!;
+    return ok({ ...item, search_fields: searchFields(item) });
+  });
+}
+
+export async function deleteItem(ctx: Ctx, req: { caller: Caller; id: string }): Promise<Result<{ message: string }>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  if (!isUuid(req.id)) return badId();
+  const id = req.id.toLowerCase();
+  return ctx.tx(async (trx): Promise<Result<{ message: string }>> => {
+    const row = await findItem(trx, id, { lock: true });
+    if (!row) return notFound();
+    await ctx.lockLibrary(trx, row.library_id);
+    await removeItem(ctx, trx, id, 'deleted');
+    return ok({ message: 'media item deleted' });
+  });
+}
+
+function parseIds(input: Record<string, unknown>): Result<string[]> {
+  const ids = input.ids ?? input.media_item_ids;
+  if (!Array.isArray(ids) || ids.length === 0) return err(invalid('ids must be a non-empty list of media item ids'));
+  if (ids.length > LIMITS.bulkIds) return err(invalid(`at most ${LIMITS.bulkIds} ids per request`));
+  return ok(ids.map((x) => (typeof x === 'string' ? x : String(x))));
+}
+
+interface BulkReport {
+  message: string;
+  succeeded: string[];
+  failed: { id: string; error: string }[];
+}
+
+const report = (verb: string, succeeded: string[], failed: BulkReport['failed']): BulkReport => ({
+  message: failed.length === 0 ? `${succeeded.length} media items ${verb}` : `${succeeded.length} media items ${verb}, ${failed.length} failed`,
+  succeeded,
+  failed,
+});
+
+export async function bulkDelete(ctx: Ctx, req: { caller: Caller; input: Record<string, unknown> }): Promise<Result<BulkReport>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const ids = parseIds(req.input);
+  if (!ids.ok) return ids;
+  const done: string[] = [];
+  const failed: BulkReport['failed'] = [];
+  for (const raw of [...new Set(ids.value)]) {
+    const r = await deleteItem(ctx, { caller: req.caller, id: raw });
+    if (r.ok) done.push(raw.toLowerCase());
+    else failed.push({ id: raw, error: r.error.message });
+  }
+  return ok(report('deleted', done, failed));
+}
+
+export async function bulkUpdate(ctx: Ctx, req: { caller: Caller; input: Record<string, unknown> }): Promise<Result<BulkReport>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const ids = parseIds(req.input);
+  if (!ids.ok) return ids;
+  const changes = req.input.changes ?? req.input.updates;
+  if (!changes || typeof changes !== 'object' || Array.isArray(changes)) return err(invalid('changes must be an object'));
+  const c = changes as Record<string, unknown>;
+  const fields = parseItemFields(c, false);
+  if (!fields.ok) return fields;
+  const addRemove: Record<'add_tags' | 'remove_tags', string[]> = { add_tags: [], remove_tags: [] };
+  for (const k of ['add_tags', 'remove_tags'] as const) {
+    if (!(k in c)) continue;
+    const v = c[k];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.length > LIMITS.listEntry) || v.length > LIMITS.listEntries) return err(invalid(`${k} must be a list of strings`));
+    addRemove[k] = normalizeList(v as string[]);
+  }
+  const cols = editColumns(fields.value);
+  if (Object.keys(cols).length === 0 && addRemove.add_tags.length === 0 && addRemove.remove_tags.length === 0) return err(invalid('changes has no field to update'));
+  const done: string[] = [];
+  const failed: BulkReport['failed'] = [];
+  for (const raw of [...new Set(ids.value)]) {
+    if (!isUuid(raw)) {
+      failed.push({ id: raw, error: Messages.invalidMediaItemId });
+      continue;
+    }
+    const id = raw.toLowerCase();
+    const found = await ctx.tx(async (trx: Trx) => {
+      const row = await findItem(trx, id, { lock: true });
+      if (!row) return false;
+      const mine = { ...cols };
+      if (addRemove.add_tags.length || addRemove.remove_tags.length) {
+        const drop = new Set(addRemove.remove_tags.map((x) => x.toLocaleLowerCase('und')));
+        mine.tags = normalizeList([...(mine.tags ?? row.tags), ...addRemove.add_tags]).filter((x) => !drop.has(x.toLocaleLowerCase('und')));
+      }
+      if (mine.title) mine.group_title = groupTitle(mine.title);
+      await updateItem(trx, id, mine);
+      await emitUpdated(ctx, trx, id, 'edit');
+      return true;
+    });
+    if (found) done.push(id);
+    else failed.push({ id: raw, error: Messages.mediaItemNotFound });
+  }
+  return ok(report('updated', done, failed));
+}
+
+export async function itemCover(ctx: Ctx, req: { caller: Caller; id: string; kind: 'cover' | 'thumbnail' }): Promise<Result<Catalog.CoverFile>> {
+  if (!isUuid(req.id)) return badId();
+  const row = await findItem(ctx.rt.db, req.id.toLowerCase());
+  if (!row) return notFound();
+  if (!row.cover_key) return err(fail('not_found', Messages.coverNotFound));
+  const file = join(ctx.opts.coverDir, row.cover_key.slice(0, 2), `${row.cover_key}${req.kind === 'thumbnail' ? '-thumb' : ''}.jpg`);
+  try {
+    const [data, st] = await Promise.all([readFile(file), stat(file)]);
+    return ok({ content_type: 'image/jpeg', etag: `"${row.cover_key.slice(0, 16)}-${req.kind[0]}-${st.size}"`, data_base64: data.toString('base64') });
+  } catch {
+    return err(fail('not_found', Messages.coverNotFound));
+  }
+}

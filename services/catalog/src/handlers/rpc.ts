@@ -1,0 +1,49 @@
+// The request/reply endpoints: each request is checked against its contract schema, then handled.
+import { Compile } from 'typebox/compile';
+import { Catalog, err, fail, Messages, type Result } from '@bindery/contracts';
+import type { RpcHandler } from '@bindery/platform';
+import * as libraries from './libraries';
+import * as items from './items';
+import * as scans from './scans';
+import * as conflicts from './conflicts';
+import { search } from './search';
+import type { Ctx } from './context';
+
+type Handlers = { [K in Catalog.CatalogOp]: (ctx: Ctx, req: Catalog.CatalogRequest<K>) => Promise<Result<unknown>> };
+
+const handlers: Handlers = {
+  'library-list': libraries.listLibraries,
+  'library-get': libraries.getLibrary,
+  'library-create': libraries.createLibrary,
+  'library-update': libraries.updateLibrary,
+  'library-delete': libraries.deleteLibrary,
+  'library-folders': libraries.libraryFolders,
+  browse: libraries.browse,
+  'scan-start': scans.startScan,
+  'scan-status': scans.scanStatus,
+  'scan-issues': scans.scanIssues,
+  'item-list': items.listItems,
+  'item-get': items.getItem,
+  'item-create': items.createItem,
+  'item-update': items.updateItemCmd,
+  'item-delete': items.deleteItem,
+  'items-bulk-delete': items.bulkDelete,
+  'items-bulk-update': items.bulkUpdate,
+  'item-cover': items.itemCover,
+  search,
+  'conflicts-list': conflicts.listConflicts,
+  'conflict-resolve': conflicts.resolveConflict,
+};
+
+export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
+  const out: Record<string, RpcHandler> = {};
+  for (const op of Object.keys(handlers) as Catalog.CatalogOp[]) {
+    const check = Compile(Catalog.CatalogRequests[op]);
+    const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
+    out[op] = async (body) => {
+      if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
+      return h(ctx, body);
+    };
+  }
+  return out;
+}

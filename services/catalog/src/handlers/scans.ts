@@ -1,0 +1,111 @@
+// The scan queue: requests become rows the scanner leader picks up, so a request made on any
+// replica (or before a restart) is not lost; status and the files a scan could not read.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
+import { toIso, type DbOrTrx, type Trx } from '@bindery/platform';
+import { isUuid, parseBool, parseLibraryIdParam, parseLimit, q1 } from '../domain/validate';
+import { allLibraries, findLibrary } from '../store/libraries';
+import { SCHEMA } from '../store/migrations';
+import { requireAdmin, type Ctx } from './context';
+
+export type ScanReason = 'manual' | 'startup' | 'watch' | 'reconcile' | 'library-changed';
+
+export interface ScanRow {
+  id: string;
+  library_id: string;
+  reason: ScanReason;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  full_rehash: boolean;
+  requested_by: string | null;
+  requested_at: Date | string;
+  started_at: Date | string | null;
+  finished_at: Date | string | null;
+  counts: Record<string, number>;
+  error: string | null;
+}
+
+/** Queues a scan of a library unless one is already waiting; returns the waiting or new scan's id. */
+export async function requestScan(ctx: Ctx, trx: Trx, libraryId: string, reason: ScanReason, by: string | null, full = false): Promise<string> {
+  const t = trx.withSchema(SCHEMA);
+  await ctx.lockLibrary(trx, libraryId);
+  const waiting = await t.selectFrom('scans').select(['id', 'full_rehash']).where('library_id', '=', libraryId).where('status', '=', 'queued').executeTakeFirst();
+  if (waiting) {
+    if (full && !waiting.full_rehash) await t.updateTable('scans').set({ full_rehash: true }).where('id', '=', waiting.id).execute();
+    return waiting.id as string;
+  }
+  const id = randomUUID();
+  await t.insertInto('scans').values({ id, library_id: libraryId, reason, status: 'queued', full_rehash: full, requested_by: by }).execute();
+  return id;
+}
+
+export const publicScan = (r: ScanRow) => ({
+  id: r.id,
+  library_id: r.library_id,
+  reason: r.reason,
+  status: r.status,
+  full_rehash: r.full_rehash,
+  requested_at: toIso(r.requested_at),
+  started_at: r.started_at ? toIso(r.started_at) : null,
+  finished_at: r.finished_at ? toIso(r.finished_at) : null,
+  counts: r.counts,
+  error: r.error,
+});
+
+export async function startScan(ctx: Ctx, req: { caller: Catalog.Caller; input: Record<string, unknown> }): Promise<Result<unknown>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const raw = req.input.library_id;
+  if (raw !== undefined && raw !== null && !isUuid(raw)) return err(fail('validation', Messages.invalidLibraryId));
+  const full = parseBool(req.input.full === undefined ? undefined : String(req.input.full), 'full');
+  if (!full.ok) return full;
+  const libs = raw ? [await findLibrary(ctx.rt.db, (raw as string).toLowerCase())] : await allLibraries(ctx.rt.db);
+  if (libs.some((l) => l === undefined)) return err(fail('not_found', Messages.libraryNotFound));
+  const scans: { id: string; library_id: string }[] = [];
+  for (const lib of libs) {
+    if (!lib || lib.folders.length === 0) continue;
+    const id = await ctx.tx((trx) => requestScan(ctx, trx, lib.id, 'manual', req.caller.user_id, full.value ?? false));
+    scans.push({ id, library_id: lib.id });
+  }
+  if (raw && scans.length === 0) return err(fail('validation', Messages.libraryHasNoFolders));
+  ctx.kick();
+  return ok({ message: 'scan queued', scans });
+}
+
+export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<unknown>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const rows = (await ctx.rt.db.withSchema(SCHEMA).selectFrom('scans').selectAll().orderBy('requested_at', 'desc').limit(100).execute()) as ScanRow[];
+  return ok({
+    scanning: rows.some((r) => r.status === 'running'),
+    queued: rows.filter((r) => r.status === 'queued').length,
+    scans: rows.map(publicScan),
+  });
+}
+
+export async function scanIssues(ctx: Ctx, req: { caller: Catalog.Caller; query: Record<string, string | string[]> }): Promise<Result<unknown>> {
+  const denied = requireAdmin(req.caller);
+  if (denied) return err(denied);
+  const lib = parseLibraryIdParam(q1(req.query, 'library_id'));
+  if (!lib.ok) return lib;
+  const limit = parseLimit(q1(req.query, 'limit'), 100, 1000);
+  if (!limit.ok) return limit;
+  let s = ctx.rt.db.withSchema(SCHEMA).selectFrom('file_issues').selectAll().orderBy('library_id').orderBy('rel_path').limit(limit.value);
+  if (lib.value) s = s.where('library_id', '=', lib.value);
+  const rows = await s.execute();
+  return ok({
+    data: rows.map((r) => ({ library_id: r.library_id, file_path: r.rel_path, format: r.format, size: Number(r.size), error: r.error, seen_at: toIso(r.seen_at) })),
+  });
+}
+
+export async function runningScans(q: DbOrTrx): Promise<ScanRow[]> {
+  return (await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'running').execute()) as ScanRow[];
+}
+
+export async function nextQueued(q: DbOrTrx): Promise<ScanRow | undefined> {
+  return (await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'queued').orderBy('requested_at').limit(1).executeTakeFirst()) as ScanRow | undefined;
+}
+
+export async function pruneScans(q: DbOrTrx): Promise<void> {
+  await q.withSchema(SCHEMA).deleteFrom('scans').where('status', 'in', ['completed', 'failed']).where('finished_at', '<', sql<Date>`now() - interval '30 days'`).execute();
+}

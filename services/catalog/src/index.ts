@@ -1,0 +1,1 @@
+export { catalogService, type CatalogOptions } from './main';

@@ -1,0 +1,80 @@
+// Walks a library's folders: every book file once, with its size and modification time.
+// Hidden entries are skipped; a symlink is followed only when its target stays inside the folder.
+import { opendir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isInside } from '@bindery/platform';
+import { formatOf, type BookFormat } from '../formats/index';
+
+export interface FoundFile {
+  root: string;
+  rel: string;
+  abs: string;
+  format: BookFormat;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface CrawlProblem {
+  rel: string;
+  root: string;
+  error: string;
+}
+
+export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProblem) => void): AsyncGenerator<FoundFile> {
+  for (const root of roots) {
+    let realRoot: string;
+    try {
+      realRoot = await realpath(root);
+    } catch (e) {
+      onProblem({ root, rel: '', error: `folder is not readable: ${(e as Error).message}` });
+      continue;
+    }
+    const stack: string[] = [''];
+    const visited = new Set<string>([realRoot]);
+    while (stack.length > 0) {
+      const relDir = stack.pop()!;
+      let dir;
+      try {
+        dir = await opendir(join(root, relDir), { bufferSize: 64 });
+      } catch (e) {
+        onProblem({ root, rel: relDir, error: `folder is not readable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+        continue;
+      }
+      const subdirs: string[] = [];
+      try {
+        for await (const ent of dir) {
+          if (ent.name.startsWith('.')) continue;
+          const rel = relDir === '' ? ent.name : `${relDir}/${ent.name}`;
+          const abs = join(root, rel);
+          let isDir = ent.isDirectory();
+          let isFile = ent.isFile();
+          if (ent.isSymbolicLink()) {
+            const real = await realpath(abs).catch(() => null);
+            if (!real || !isInside(realRoot, real)) continue;
+            const st = await stat(real).catch(() => null);
+            if (!st) continue;
+            isDir = st.isDirectory();
+            isFile = st.isFile();
+            if (isDir) {
+              if (visited.has(real)) continue; // a loop
+              visited.add(real);
+            }
+          }
+          if (isDir) subdirs.push(rel);
+          else if (isFile) {
+            const format = formatOf(ent.name);
+            if (!format) continue;
+            const st = await stat(abs).catch(() => null);
+            if (!st || !st.isFile()) continue;
+            yield { root, rel, abs, format, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+          }
+        }
+      } catch (e) {
+        onProblem({ root, rel: relDir, error: `folder could not be read: ${(e as Error).message}` });
+      }
+      // depth-first, in name order
+      subdirs.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+      stack.push(...subdirs);
+    }
+  }
+}

@@ -1,0 +1,392 @@
+// One scan of one library: walk the folders, skip what did not change (size + mtime), hash and
+// read the rest, and write the outcome batch by batch, each batch one transaction.
+// A book keeps its id when its file is rewritten in place (same path) or moved (same SHA-256).
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import type { Trx } from '@bindery/platform';
+import { BookError, extract, hashFile, writeCovers, type Extracted, type FileHashes } from '../formats/index';
+import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
+import { findLibrary } from '../store/libraries';
+import { findItem, insertItem, rememberHash, snapshot, updateItem, type FormatRow, type ItemRow } from '../store/items';
+import { SCHEMA } from '../store/migrations';
+import type { Ctx } from '../handlers/context';
+import { detectConflicts } from '../handlers/conflicts';
+import { crawl, type FoundFile } from './crawl';
+
+export interface ScanCounts {
+  files_seen: number;
+  added: number;
+  updated: number;
+  relinked: number;
+  removed: number;
+  unchanged: number;
+  errors: number;
+}
+
+const BATCH = 64;
+
+type Known = FormatRow & { item_state: string };
+
+interface Job {
+  file: FoundFile;
+  known?: Known;
+  hashes?: FileHashes;
+  extracted?: Extracted;
+  coverKey?: string | null;
+  error?: string;
+  /** decided before reading metadata */
+  kind?: 'touch' | 'rewrite' | 'relink' | 'restore' | 'excluded' | 'new';
+  relinkTo?: Known;
+  restoreItem?: string;
+}
+
+export interface ScanTarget {
+  id: string;
+  library_id: string;
+  full_rehash: boolean;
+}
+
+export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts) => Promise<void>): Promise<ScanCounts> {
+  const db = ctx.rt.db;
+  const t = db.withSchema(SCHEMA);
+  const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0 };
+  const lib = await findLibrary(db, scan.library_id);
+  if (!lib) throw new Error('library not found');
+
+  const known = new Map<string, Known>();
+  for (const r of (await t
+    .selectFrom('media_formats as f')
+    .innerJoin('media_items as i', 'i.id', 'f.item_id')
+    .selectAll('f')
+    .select('i.state as item_state')
+    .where('f.library_id', '=', lib.id)
+    .execute()) as Known[]) known.set(r.rel_path, r);
+  const excluded = new Map<string, { sha256: string | null; size: number; mtime_ms: number }>();
+  for (const r of await t.selectFrom('excluded_files').selectAll().where('library_id', '=', lib.id).execute()) {
+    excluded.set(r.rel_path as string, { sha256: r.sha256 as string | null, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+  }
+  const issues = new Map<string, { size: number; mtime_ms: number }>();
+  for (const r of await t.selectFrom('file_issues').select(['rel_path', 'size', 'mtime_ms']).where('library_id', '=', lib.id).execute()) {
+    issues.set(r.rel_path as string, { size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+  }
+
+  // 1. Walk: note every path, keep the files that need reading.
+  const seen = new Set<string>();
+  const pending: Job[] = [];
+  const back: Known[] = [];
+  const problems: string[] = [];
+  for await (const f of crawl(lib.folders, (p) => problems.push(`${p.root}/${p.rel}: ${p.error}`))) {
+    counts.files_seen++;
+    if (seen.has(f.rel)) continue; // the same relative path in an earlier folder wins
+    seen.add(f.rel);
+    const k = known.get(f.rel);
+    const same = (x: { size: number; mtime_ms: number }) => Number(x.size) === f.size && Number(x.mtime_ms) === f.mtimeMs;
+    if (k && same(k) && !scan.full_rehash) {
+      if (!k.present || k.item_state !== 'active') back.push(k);
+      else counts.unchanged++;
+      continue;
+    }
+    const ex = excluded.get(f.rel);
+    if (ex && same(ex)) continue;
+    const iss = issues.get(f.rel);
+    if (!k && iss && same(iss) && !scan.full_rehash) {
+      counts.errors++;
+      continue;
+    }
+    pending.push({ file: f, known: k });
+  }
+  if (problems.length > 0) ctx.rt.log.warn({ library: lib.id, problems: problems.slice(0, 20) }, 'scan could not read some folders');
+
+  // Known files not found this time: moved (relinked by hash below) or gone.
+  const unseenBySha = new Map<string, Known[]>();
+  for (const k of known.values()) {
+    if (seen.has(k.rel_path) || !k.present || !k.sha256) continue;
+    unseenBySha.set(k.sha256, [...(unseenBySha.get(k.sha256) ?? []), k]);
+  }
+
+  // 2. Read and write in batches.
+  let lastProgress = Date.now();
+  for (let i = 0; i < pending.length; i += BATCH) {
+    const batch = pending.slice(i, i + BATCH);
+    await pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, lib.id, job, excluded, unseenBySha));
+    await ctx.tx(async (trx) => {
+      await ctx.lockLibrary(trx, lib.id);
+      for (const job of batch) await apply(ctx, trx, lib.id, job, counts);
+    });
+    if (Date.now() - lastProgress >= 1000) {
+      lastProgress = Date.now();
+      await onProgress(counts);
+    }
+  }
+
+  // 3. Files back where they were, and files gone.
+  const gone = [...unseenBySha.values()].flat();
+  if (back.length > 0 || gone.length > 0) {
+    for (let i = 0; i < Math.max(back.length, gone.length); i += BATCH) {
+      await ctx.tx(async (trx) => {
+        await ctx.lockLibrary(trx, lib.id);
+        for (const k of back.slice(i, i + BATCH)) {
+          await trx.withSchema(SCHEMA).updateTable('media_formats').set({ present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
+          if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
+          else counts.unchanged++;
+        }
+        for (const k of gone.slice(i, i + BATCH)) {
+          if (await markGone(ctx, trx, k)) counts.removed++;
+        }
+      });
+    }
+  }
+  // Paths with no book file now (deleted or unreadable): forget their old problems.
+  const staleIssues = [...issues.keys()].filter((p) => !seen.has(p));
+  for (let i = 0; i < staleIssues.length; i += 500) {
+    await t.deleteFrom('file_issues').where('library_id', '=', lib.id).where('rel_path', 'in', staleIssues.slice(i, i + 500)).execute();
+  }
+
+  await ctx.tx((trx) => detectConflicts(ctx, trx));
+  return counts;
+}
+
+/** Hashes a file and reads its metadata when the outcome needs it. Runs outside any transaction. */
+async function prepare(ctx: Ctx, libraryId: string, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>): Promise<void> {
+  const f = job.file;
+  try {
+    job.hashes = await hashFile(f.abs);
+  } catch (e) {
+    job.error = `file could not be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+    return;
+  }
+  const sha = job.hashes.sha256;
+  if (job.known) {
+    job.kind = job.known.sha256 === sha ? 'touch' : 'rewrite';
+  } else if (excluded.get(f.rel)?.sha256 === sha) {
+    job.kind = 'excluded';
+  } else {
+    const moved = unseenBySha.get(sha);
+    const pick = moved?.find((k) => k.format === f.format) ?? moved?.[0];
+    if (pick) {
+      moved!.splice(moved!.indexOf(pick), 1);
+      if (moved!.length === 0) unseenBySha.delete(sha);
+      job.kind = 'relink';
+      job.relinkTo = pick;
+      return;
+    }
+    // a book that went missing earlier, now back at another path
+    const prev = await ctx.rt.db.withSchema(SCHEMA)
+      .selectFrom('format_hashes as h')
+      .innerJoin('media_items as i', 'i.id', 'h.item_id')
+      .select('i.id')
+      .where('h.sha256', '=', sha)
+      .where('i.library_id', '=', libraryId)
+      .where('i.state', '=', 'missing')
+      .limit(1)
+      .executeTakeFirst();
+    if (prev) {
+      job.kind = 'restore';
+      job.restoreItem = prev.id as string;
+      return;
+    }
+    job.kind = 'new';
+  }
+  if (job.kind === 'touch' || job.kind === 'excluded') return;
+  try {
+    job.extracted = await extract(f.abs, f.format);
+  } catch (e) {
+    job.error = e instanceof BookError ? e.message : `file could not be read: ${(e as Error).message}`;
+    return;
+  }
+  job.coverKey = null;
+  if (job.extracted.cover) {
+    try {
+      await writeCovers(job.extracted.cover, join(ctx.opts.coverDir, sha.slice(0, 2)), sha);
+      job.coverKey = sha;
+    } catch (e) {
+      ctx.rt.log.debug({ file: f.rel, err: e instanceof Error ? e.message : String(e) }, 'cover not usable');
+    }
+    job.extracted.cover = null; // do not hold image bytes past this point
+  }
+}
+
+function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): Partial<ItemRow> {
+  const m = x.metadata;
+  const title = (m.title && cleanText(m.title)) || titleFromFileName(baseName(file.rel));
+  const contributors = normalizeContributors(m.contributors);
+  return {
+    title,
+    sort_title: sortTitle(title),
+    group_dir: posixDirname(file.rel),
+    group_title: groupTitle(title),
+    contributors,
+    authors: authorsOf(contributors),
+    series: m.series ? cleanText(m.series) : null,
+    series_index: m.series_index,
+    language: m.language,
+    publisher: m.publisher,
+    description: m.description,
+    isbn: m.isbn,
+    identifiers: m.identifiers,
+    tags: normalizeList(m.subjects),
+    year: m.year,
+    page_count: m.page_count,
+    reading_direction: m.reading_direction,
+    cover_key: coverKey,
+  };
+}
+
+async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: ScanCounts): Promise<void> {
+  const t = trx.withSchema(SCHEMA);
+  const f = job.file;
+  if (job.error) {
+    counts.errors++;
+    await t.insertInto('file_issues')
+      .values({ library_id: libraryId, rel_path: f.rel, format: f.format, size: f.size, mtime_ms: f.mtimeMs, error: job.error })
+      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ size: f.size, mtime_ms: f.mtimeMs, error: job.error!, seen_at: new Date() }))
+      .execute();
+    // a known file that became unreadable keeps its item; only its stat is refreshed so it is not retried every scan
+    if (job.known) await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs }).where('id', '=', job.known.id).execute();
+    return;
+  }
+  await t.deleteFrom('file_issues').where('library_id', '=', libraryId).where('rel_path', '=', f.rel).execute();
+  const h = job.hashes!;
+  switch (job.kind) {
+    case 'excluded':
+      await t.updateTable('excluded_files').set({ size: f.size, mtime_ms: f.mtimeMs }).where('library_id', '=', libraryId).where('rel_path', '=', f.rel).execute();
+      return;
+    case 'touch': {
+      const k = job.known!;
+      await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
+      if (!k.present || k.item_state !== 'active') {
+        if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
+      } else counts.unchanged++;
+      return;
+    }
+    case 'rewrite': {
+      const k = job.known!;
+      await t.updateTable('media_formats')
+        .set({ size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true, updated_at: new Date() })
+        .where('id', '=', k.id).execute();
+      await rememberHash(trx, k.item_id, f.format, h.sha256, h.partial_md5);
+      const item = await findItem(trx, k.item_id, { includeMissing: true, lock: true });
+      if (!item) return;
+      const primary = await t.selectFrom('media_formats').select('id').where('item_id', '=', item.id).where('present', '=', true).orderBy('id').limit(1).executeTakeFirst();
+      const changes: Partial<ItemRow> = { state: 'active', missing_since: null } as Partial<ItemRow>;
+      // API edits win over file metadata only for items made through the API
+      if (primary?.id === k.id && item.source === 'scan') Object.assign(changes, metadataFields(f, job.extracted!, job.coverKey ?? null));
+      await updateItem(trx, item.id, changes);
+      await emitUpdated(ctx, trx, item.id, 'scan');
+      counts.updated++;
+      return;
+    }
+    case 'relink': {
+      const k = job.relinkTo!;
+      await t.updateTable('media_formats')
+        .set({ rel_path: f.rel, size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() })
+        .where('id', '=', k.id).execute();
+      await updateItem(trx, k.item_id, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) } as Partial<ItemRow>);
+      await emitUpdated(ctx, trx, k.item_id, 'relink');
+      counts.relinked++;
+      return;
+    }
+    case 'restore': {
+      await insertFormat(trx, job.restoreItem!, libraryId, f, h);
+      await updateItem(trx, job.restoreItem!, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) } as Partial<ItemRow>);
+      await emitUpdated(ctx, trx, job.restoreItem!, 'restored');
+      counts.relinked++;
+      return;
+    }
+    case 'new': {
+      const fields = metadataFields(f, job.extracted!, job.coverKey ?? null);
+      // another format of a book already here: same folder, same title, no file of this format yet
+      const sibling = await t
+        .selectFrom('media_items as i')
+        .select(['i.id', 'i.authors'])
+        .where('i.library_id', '=', libraryId)
+        .where('i.state', '=', 'active')
+        .where('i.source', '=', 'scan')
+        .where('i.group_dir', '=', fields.group_dir!)
+        .where('i.group_title', '=', fields.group_title!)
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('media_formats as f').select('f.id').whereRef('f.item_id', '=', 'i.id').where('f.format', '=', f.format).where('f.present', '=', true))))
+        .forUpdate()
+        .execute();
+      const mine = new Set((fields.authors ?? []).map((a) => a.toLowerCase()));
+      const match = sibling.find((s) => {
+        const theirs = (s.authors as string[]).map((a) => a.toLowerCase());
+        return mine.size === 0 || theirs.length === 0 || theirs.some((a) => mine.has(a));
+      });
+      if (match) {
+        await insertFormat(trx, match.id as string, libraryId, f, h);
+        await emitUpdated(ctx, trx, match.id as string, 'scan');
+        counts.updated++;
+        return;
+      }
+      const id = randomUUID();
+      await insertItem(trx, {
+        ...(fields as Required<typeof fields>),
+        id,
+        library_id: libraryId,
+        source: 'scan',
+        file_path: f.rel,
+        added_by_admin: null,
+      } as Parameters<typeof insertItem>[1]);
+      await insertFormat(trx, id, libraryId, f, h);
+      const snap = await snapshot(trx, id);
+      await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: snap! } }]);
+      counts.added++;
+      return;
+    }
+  }
+}
+
+async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
+  await trx.withSchema(SCHEMA).insertInto('media_formats')
+    .values({ item_id: itemId, library_id: libraryId, rel_path: f.rel, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true })
+    .onConflict((oc) => oc.constraint('media_formats_path_key').doUpdateSet({ item_id: itemId, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true }))
+    .execute();
+  await rememberHash(trx, itemId, f.format, h.sha256, h.partial_md5);
+}
+
+export async function emitUpdated(ctx: Ctx, trx: Trx, itemId: string, cause: 'scan' | 'edit' | 'relink' | 'restored' | 'owner'): Promise<void> {
+  const snap = await snapshot(trx, itemId);
+  if (snap) await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }]);
+}
+
+/** An item whose file is back: active again, same id. True when it had been missing. */
+async function reactivate(ctx: Ctx, trx: Trx, itemId: string): Promise<boolean> {
+  const item = await findItem(trx, itemId, { includeMissing: true, lock: true });
+  if (!item || item.state === 'active') return false;
+  await updateItem(trx, itemId, { state: 'active', missing_since: null } as Partial<ItemRow>);
+  await emitUpdated(ctx, trx, itemId, 'restored');
+  return true;
+}
+
+/** A file no longer on disk: the format is marked absent; an item with no file left goes missing. */
+async function markGone(ctx: Ctx, trx: Trx, k: Known): Promise<boolean> {
+  const t = trx.withSchema(SCHEMA);
+  await t.updateTable('media_formats').set({ present: false, updated_at: new Date() }).where('id', '=', k.id).execute();
+  const item = await findItem(trx, k.item_id, { lock: true });
+  if (!item) return false;
+  const left = await t.selectFrom('media_formats').select(sql<number>`count(*)::int`.as('n')).where('item_id', '=', item.id).where('present', '=', true).executeTakeFirst();
+  if (Number(left?.n ?? 0) > 0) {
+    await emitUpdated(ctx, trx, item.id, 'scan');
+    return false;
+  }
+  await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() } as unknown as Partial<ItemRow>);
+  const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', item.id).execute();
+  await ctx.emit(trx, `item-${item.id}`, [{
+    type: 'catalog.media-item-removed.v1',
+    data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256 as string) },
+  }]);
+  return true;
+}
+
+async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const x = items[next++]!;
+      await fn(x);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
+}
+

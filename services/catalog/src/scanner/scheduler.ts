@@ -1,0 +1,217 @@
+// The scanner's driver. One replica holds the scanner lease (always the only one in embedded
+// mode); it runs queued scans one at a time, watches library folders, queues a scan at start-up
+// and a reconcile crawl now and then. Requests made anywhere are rows in the scan queue.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Ctx } from '../handlers/context';
+import { detectConflicts } from '../handlers/conflicts';
+import { pollIntervalSeconds } from '../handlers/identity-events';
+import { nextQueued, publicScan, requestScan, pruneScans, type ScanRow } from '../handlers/scans';
+import { allLibraries } from '../store/libraries';
+import { SCHEMA } from '../store/migrations';
+import { scanLibrary, type ScanCounts } from './scan-library';
+import type { WatchFn, WatchHandle } from './watcher';
+
+const LEASE_SECONDS = 30;
+const DEBOUNCE_MS = 1000;
+
+export class Scheduler {
+  private readonly me = randomUUID();
+  private leader = false;
+  private stopping = false;
+  private wake: (() => void) | null = null;
+  private loop: Promise<void> | null = null;
+  private watchers = new Map<string, { sig: string; handle: WatchHandle; polling: boolean }>();
+  private debounce = new Map<string, NodeJS.Timeout>();
+  private timers: NodeJS.Timeout[] = [];
+  private lastReconcile = Date.now();
+  private lastWatchSync = 0;
+  private forcePolling = new Set<string>();
+
+  constructor(private ctx: Ctx, private watchFn: WatchFn) {}
+
+  start(): void {
+    this.loop = this.run().catch((e) => this.ctx.rt.log.error({ err: e }, 'scanner stopped'));
+  }
+
+  kick(): void {
+    this.wake?.();
+  }
+
+  /** The poll interval changed: polling watchers start again with it. */
+  settingsChanged(): void {
+    for (const [id, w] of this.watchers) if (w.polling) this.watchers.set(id, { ...w, sig: 'stale' });
+    this.lastWatchSync = 0;
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.kick();
+    await this.loop;
+    for (const t of this.debounce.values()) clearTimeout(t);
+    for (const t of this.timers) clearTimeout(t);
+    await Promise.all([...this.watchers.values()].map((w) => w.handle.close().catch(() => undefined)));
+    this.watchers.clear();
+    if (this.leader && this.ctx.rt.mode === 'distributed') {
+      await this.ctx.rt.db.withSchema(SCHEMA).deleteFrom('leases').where('name', '=', 'scanner').where('owner', '=', this.me).execute().catch(() => undefined);
+    }
+  }
+
+  private async takeLease(): Promise<boolean> {
+    if (this.ctx.rt.mode === 'embedded') return true;
+    const r = await sql<{ owner: string }>`
+      insert into ${sql.table(`${SCHEMA}.leases`)} (name, owner, expires_at)
+      values ('scanner', ${this.me}, now() + make_interval(secs => ${LEASE_SECONDS}))
+      on conflict (name) do update set owner = excluded.owner, expires_at = excluded.expires_at
+      where ${sql.table(`${SCHEMA}.leases`)}.owner = excluded.owner or ${sql.table(`${SCHEMA}.leases`)}.expires_at < now()
+      returning owner`.execute(this.ctx.rt.db);
+    return r.rows.length > 0;
+  }
+
+  private async run(): Promise<void> {
+    let lastLease = 0;
+    while (!this.stopping) {
+      try {
+        if (Date.now() - lastLease > (this.leader ? 10_000 : 5_000)) {
+          const was = this.leader;
+          this.leader = await this.takeLease();
+          lastLease = Date.now();
+          if (this.leader && !was) await this.becomeLeader();
+          if (!this.leader && was) await this.closeWatchers();
+        }
+        if (this.leader) {
+          if (Date.now() - this.lastWatchSync > 5000) await this.syncWatchers();
+          if (Date.now() - this.lastReconcile > this.ctx.opts.reconcileSeconds * 1000) await this.reconcile();
+          const next = await nextQueued(this.ctx.rt.db);
+          if (next) {
+            await this.runScan(next);
+            continue;
+          }
+        }
+      } catch (e) {
+        this.ctx.rt.log.error({ err: e }, 'scanner step failed');
+      }
+      await this.sleep(1000);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async becomeLeader(): Promise<void> {
+    const db = this.ctx.rt.db;
+    this.ctx.rt.log.info('scanner: this replica runs the scans');
+    // scans cut short by a stop or a crash run again; what they committed stays committed
+    await db.withSchema(SCHEMA).updateTable('scans').set({ status: 'queued', started_at: null }).where('status', '=', 'running').execute();
+    await this.ctx.tx((trx) => detectConflicts(this.ctx, trx));
+    await pruneScans(db);
+    const setting = await db.withSchema(SCHEMA).selectFrom('settings').select('value').where('key', '=', 'scan_on_startup').executeTakeFirst();
+    const onStartup = this.ctx.opts.scanOnStartup && (setting ? setting.value !== false : true);
+    if (onStartup) {
+      for (const lib of await allLibraries(db)) {
+        if (lib.folders.length > 0) await this.ctx.tx((trx) => requestScan(this.ctx, trx, lib.id, 'startup', null));
+      }
+    }
+    this.lastReconcile = Date.now();
+    await this.syncWatchers();
+  }
+
+  private async reconcile(): Promise<void> {
+    this.lastReconcile = Date.now();
+    for (const lib of await allLibraries(this.ctx.rt.db)) {
+      if (lib.folders.length > 0) await this.ctx.tx((trx) => requestScan(this.ctx, trx, lib.id, 'reconcile', null));
+    }
+  }
+
+  private async syncWatchers(): Promise<void> {
+    this.lastWatchSync = Date.now();
+    const mode = this.ctx.opts.watch;
+    const libs = mode === 'off' ? [] : (await allLibraries(this.ctx.rt.db)).filter((l) => l.watch && l.folders.length > 0);
+    const pollMs = (await pollIntervalSeconds(this.ctx)) * 1000;
+    const wanted = new Map(libs.map((l) => [l.id, l]));
+    for (const [id, w] of this.watchers) {
+      const lib = wanted.get(id);
+      if (!lib || w.sig !== JSON.stringify(lib.folders)) {
+        this.watchers.delete(id);
+        await w.handle.close().catch(() => undefined);
+      }
+    }
+    for (const lib of libs) {
+      if (this.watchers.has(lib.id)) continue;
+      const polling = mode === 'poll' || this.forcePolling.has(lib.id);
+      const handle = this.watchFn(lib.folders, { polling, intervalMs: pollMs }, () => this.changed(lib.id), (e) => {
+        // native watching failed (inotify limits, an unsupported mount): poll this library instead
+        this.ctx.rt.log.warn({ library: lib.id, err: e.message }, 'watching failed; polling instead');
+        if (mode === 'auto' && !polling) {
+          this.forcePolling.add(lib.id);
+          const w = this.watchers.get(lib.id);
+          if (w) this.watchers.set(lib.id, { ...w, sig: 'stale' });
+          this.lastWatchSync = 0;
+        }
+      });
+      this.watchers.set(lib.id, { sig: JSON.stringify(lib.folders), handle, polling });
+    }
+  }
+
+  private async closeWatchers(): Promise<void> {
+    await Promise.all([...this.watchers.values()].map((w) => w.handle.close().catch(() => undefined)));
+    this.watchers.clear();
+  }
+
+  /** Something changed under a library's folders: scan it once things settle. */
+  private changed(libraryId: string): void {
+    if (this.stopping) return;
+    clearTimeout(this.debounce.get(libraryId));
+    this.debounce.set(libraryId, setTimeout(() => {
+      this.debounce.delete(libraryId);
+      void this.ctx.tx((trx) => requestScan(this.ctx, trx, libraryId, 'watch', null))
+        .then(() => this.kick())
+        .catch((e) => this.ctx.rt.log.warn({ err: e, library: libraryId }, 'could not queue a scan'));
+    }, DEBOUNCE_MS));
+  }
+
+  private async runScan(row: ScanRow): Promise<void> {
+    const ctx = this.ctx;
+    const t = ctx.rt.db.withSchema(SCHEMA);
+    const claimed = await ctx.tx(async (trx) => {
+      const r = await trx.withSchema(SCHEMA).updateTable('scans').set({ status: 'running', started_at: new Date() }).where('id', '=', row.id).where('status', '=', 'queued').returning('id').execute();
+      if (r.length === 0) return false;
+      await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
+      return true;
+    });
+    if (!claimed) return;
+    const started = Date.now();
+    let counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0 };
+    let error: string | null = null;
+    try {
+      counts = await scanLibrary(ctx, row, async (c) => {
+        await t.updateTable('scans').set({ counts: JSON.stringify(c) }).where('id', '=', row.id).execute();
+        await ctx.tx((trx) => ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-progress.v1', data: { scan_id: row.id, library_id: row.library_id, ...c } }]));
+      });
+    } catch (e) {
+      error = (e as Error).message;
+      ctx.rt.log.error({ err: e, library: row.library_id }, 'scan failed');
+    }
+    const status = error ? 'failed' : 'completed';
+    await ctx.tx(async (trx) => {
+      const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
+      if (!lib) return; // deleted while scanning: its scan rows went with it
+      await trx.withSchema(SCHEMA).updateTable('scans').set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error }).where('id', '=', row.id).execute();
+      if (!error) await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
+      await ctx.emit(trx, `scan-${row.id}`, [{
+        type: 'catalog.scan-finished.v1',
+        data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
+      }]);
+    });
+    ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
+  }
+}

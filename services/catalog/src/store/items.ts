@@ -1,0 +1,180 @@
+// The media item tables: rows in, public records out.
+import { sql } from 'kysely';
+import type { Catalog } from '@bindery/contracts';
+import { toIso, type DbOrTrx } from '@bindery/platform';
+import { fileUrl } from '../domain/normalize';
+import { SCHEMA } from './migrations';
+
+export interface ItemRow {
+  id: string;
+  library_id: string;
+  state: 'active' | 'missing';
+  source: 'scan' | 'api';
+  file_path: string | null;
+  group_dir: string | null;
+  group_title: string | null;
+  title: string;
+  sort_title: string;
+  contributors: Catalog.Contributor[];
+  authors: string[];
+  series: string | null;
+  series_index: number | null;
+  language: string | null;
+  publisher: string | null;
+  description: string | null;
+  isbn: string | null;
+  identifiers: Record<string, string>;
+  tags: string[];
+  year: number | null;
+  page_count: number | null;
+  reading_direction: string | null;
+  cover_key: string | null;
+  added_by_admin: string | null;
+  version: number;
+  missing_since?: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export interface FormatRow {
+  id: number;
+  item_id: string;
+  library_id: string;
+  rel_path: string;
+  format: string;
+  size: number;
+  mtime_ms: number;
+  sha256: string | null;
+  partial_md5: string | null;
+  present: boolean;
+}
+
+const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+
+/** Columns written as JSON. */
+export const jsonCols = (r: Partial<ItemRow>): Record<string, unknown> => {
+  const out: Record<string, unknown> = { ...r };
+  for (const k of ['contributors', 'authors', 'identifiers', 'tags'] as const) if (k in r) out[k] = JSON.stringify(r[k]);
+  return out;
+};
+
+export async function findItem(q: DbOrTrx, id: string, opts: { lock?: boolean; includeMissing?: boolean } = {}): Promise<ItemRow | undefined> {
+  let s = t(q).selectFrom('media_items').selectAll().where('id', '=', id);
+  if (!opts.includeMissing) s = s.where('state', '=', 'active');
+  if (opts.lock) s = s.forUpdate();
+  return (await s.executeTakeFirst()) as ItemRow | undefined;
+}
+
+export async function formatsOf(q: DbOrTrx, itemIds: readonly string[]): Promise<FormatRow[]> {
+  if (itemIds.length === 0) return [];
+  return (await t(q).selectFrom('media_formats').selectAll().where('item_id', 'in', itemIds).orderBy('id').execute()) as FormatRow[];
+}
+
+async function hashesOf(q: DbOrTrx, itemIds: readonly string[]): Promise<{ item_id: string; sha256: string }[]> {
+  if (itemIds.length === 0) return [];
+  return (await t(q)
+    .selectFrom('format_hashes')
+    .select(['item_id', 'sha256'])
+    .where('item_id', 'in', itemIds)
+    .orderBy('last_seen', 'desc')
+    .execute()) as { item_id: string; sha256: string }[];
+}
+
+export function toPublic(r: ItemRow, formats: FormatRow[], history: string[]): Catalog.MediaItem {
+  const present = formats.filter((f) => f.present);
+  const primary = present[0] ?? null;
+  const current = present.map((f) => f.sha256).filter((h): h is string => h !== null);
+  const known = [...new Set([...current, ...history])];
+  const cover = r.cover_key ? `/api/media-items/${r.id}/cover` : null;
+  return {
+    id: r.id,
+    library_id: r.library_id,
+    file_path: primary?.rel_path ?? r.file_path,
+    title: r.title,
+    sort_title: r.sort_title,
+    authors: r.authors,
+    contributors: r.contributors,
+    series: r.series,
+    series_index: r.series_index === null ? null : Number(r.series_index),
+    language: r.language,
+    publisher: r.publisher,
+    description: r.description,
+    isbn: r.isbn,
+    identifiers: r.identifiers,
+    tags: r.tags,
+    year: r.year,
+    page_count: r.page_count,
+    reading_direction: r.reading_direction,
+    sha256: primary?.sha256 ?? null,
+    partial_md5: primary?.partial_md5 ?? null,
+    known_sha256: known,
+    formats: present.map((f) => ({
+      format: f.format,
+      file_path: f.rel_path,
+      size: Number(f.size),
+      sha256: f.sha256,
+      partial_md5: f.partial_md5,
+      modified_at: new Date(Number(f.mtime_ms)).toISOString(),
+      file_url: fileUrl(r.library_id, f.rel_path),
+    })),
+    file_url: primary ? fileUrl(r.library_id, primary.rel_path) : r.file_path ? fileUrl(r.library_id, r.file_path) : null,
+    cover_url: cover,
+    thumbnail_url: cover ? `/api/media-items/${r.id}/thumbnail` : null,
+    added_by_admin: r.added_by_admin,
+    source: r.source,
+    created_at: toIso(r.created_at),
+    updated_at: toIso(r.updated_at),
+  };
+}
+
+/** Public records of rows already read, in their order, with formats and hash history attached. */
+export async function publicOf(q: DbOrTrx, rows: ItemRow[]): Promise<Catalog.MediaItem[]> {
+  const ids = rows.map((r) => r.id);
+  const [formats, hashes] = await Promise.all([formatsOf(q, ids), hashesOf(q, ids)]);
+  const fBy = new Map<string, FormatRow[]>();
+  for (const f of formats) fBy.set(f.item_id, [...(fBy.get(f.item_id) ?? []), f]);
+  const hBy = new Map<string, string[]>();
+  for (const h of hashes) hBy.set(h.item_id, [...(hBy.get(h.item_id) ?? []), h.sha256]);
+  return rows.map((r) => toPublic(r, fBy.get(r.id) ?? [], hBy.get(r.id) ?? []));
+}
+
+export async function snapshot(q: DbOrTrx, id: string): Promise<Catalog.MediaItem | null> {
+  const row = await findItem(q, id, { includeMissing: true });
+  if (!row) return null;
+  return (await publicOf(q, [row]))[0]!;
+}
+
+export async function insertItem(q: DbOrTrx, row: Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state'> & { created_at?: Date }): Promise<void> {
+  await t(q).insertInto('media_items').values(jsonCols(row as Partial<ItemRow>)).execute();
+}
+
+export async function updateItem(q: DbOrTrx, id: string, changes: Partial<ItemRow>): Promise<void> {
+  await t(q)
+    .updateTable('media_items')
+    .set({ ...jsonCols(changes), updated_at: sql`now()`, version: sql`version + 1` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Remembers a hash a file of this item has had (kept when the file is rewritten or moved). */
+export async function rememberHash(q: DbOrTrx, itemId: string, format: string, sha256: string, partialMd5: string | null): Promise<void> {
+  await t(q)
+    .insertInto('format_hashes')
+    .values({ item_id: itemId, sha256, partial_md5: partialMd5, format })
+    .onConflict((oc) => oc.columns(['item_id', 'sha256']).doUpdateSet({ last_seen: sql`now()` }))
+    .execute();
+}
+
+export async function countActive(q: DbOrTrx, libraryIds: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (libraryIds.length === 0) return out;
+  const rows = await t(q)
+    .selectFrom('media_items')
+    .select(['library_id', sql<number>`count(*)::int`.as('n')])
+    .where('library_id', 'in', libraryIds)
+    .where('state', '=', 'active')
+    .groupBy('library_id')
+    .execute();
+  for (const r of rows) out.set(r.library_id as string, Number(r.n));
+  return out;
+}

@@ -1,0 +1,54 @@
+// The library table.
+import type { Catalog } from '@bindery/contracts';
+import { toIso, type DbOrTrx } from '@bindery/platform';
+import { countActive } from './items';
+import { SCHEMA } from './migrations';
+
+export interface LibraryRow {
+  id: string;
+  name: string;
+  folders: string[];
+  watch: boolean;
+  created_by_admin: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+  last_scan_at: Date | string | null;
+  version: number;
+}
+
+const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+
+export async function findLibrary(q: DbOrTrx, id: string, lock = false): Promise<LibraryRow | undefined> {
+  let s = t(q).selectFrom('libraries').selectAll().where('id', '=', id);
+  if (lock) s = s.forUpdate();
+  return (await s.executeTakeFirst()) as LibraryRow | undefined;
+}
+
+export async function allLibraries(q: DbOrTrx): Promise<LibraryRow[]> {
+  return (await t(q).selectFrom('libraries').selectAll().orderBy('name').orderBy('id').execute()) as LibraryRow[];
+}
+
+export async function nameTaken(q: DbOrTrx, name: string, exceptId?: string): Promise<boolean> {
+  let s = t(q).selectFrom('libraries').select('id').where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase());
+  if (exceptId) s = s.where('id', '!=', exceptId);
+  return (await s.executeTakeFirst()) !== undefined;
+}
+
+export function toPublicLibrary(r: LibraryRow, itemCount: number): Catalog.Library {
+  return {
+    id: r.id,
+    name: r.name,
+    folders: r.folders,
+    watch: r.watch,
+    created_by_admin: r.created_by_admin,
+    created_at: toIso(r.created_at),
+    updated_at: toIso(r.updated_at),
+    last_scan_at: r.last_scan_at ? toIso(r.last_scan_at) : null,
+    item_count: itemCount,
+  };
+}
+
+export async function publicLibraries(q: DbOrTrx, rows: LibraryRow[]): Promise<Catalog.Library[]> {
+  const counts = await countActive(q, rows.map((r) => r.id));
+  return rows.map((r) => toPublicLibrary(r, counts.get(r.id) ?? 0));
+}

@@ -1,0 +1,137 @@
+import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+
+export const SCHEMA = 'catalog';
+
+export const migrations: Migration[] = [
+  ...eventStoreMigrations,
+  {
+    name: 'catalog-001',
+    async up(trx, s) {
+      // fuzzy search; a trusted extension since PostgreSQL 13 (the database owner may create it)
+      await execScript(trx, 'create extension if not exists pg_trgm');
+      await execScript(trx, `
+        create table ${s}.libraries (
+          id uuid primary key,
+          name text not null,
+          folders jsonb not null default '[]',
+          watch boolean not null default true,
+          created_by_admin uuid,
+          created_at timestamptz not null default now(),
+          updated_at timestamptz not null default now(),
+          last_scan_at timestamptz,
+          version integer not null default 0
+        );
+        create unique index libraries_name_key on ${s}.libraries (lower(name));
+        create table ${s}.media_items (
+          id uuid primary key,
+          library_id uuid not null references ${s}.libraries(id) on delete cascade,
+          state text not null default 'active' check (state in ('active','missing')),
+          source text not null check (source in ('scan','api')),
+          file_path text,
+          group_dir text,
+          group_title text,
+          title text not null,
+          sort_title text not null,
+          contributors jsonb not null default '[]',
+          authors jsonb not null default '[]',
+          series text,
+          series_index double precision,
+          language text,
+          publisher text,
+          description text,
+          isbn text,
+          identifiers jsonb not null default '{}',
+          tags jsonb not null default '[]',
+          year integer,
+          page_count integer,
+          reading_direction text,
+          cover_key text,
+          added_by_admin uuid,
+          version integer not null default 0,
+          missing_since timestamptz,
+          created_at timestamptz not null default now(),
+          updated_at timestamptz not null default now()
+        );
+        create index media_items_library_idx on ${s}.media_items (library_id, state, sort_title);
+        create index media_items_group_idx on ${s}.media_items (library_id, group_dir, group_title);
+        create index media_items_title_trgm on ${s}.media_items using gin (lower(title) gin_trgm_ops);
+        create table ${s}.media_formats (
+          id bigserial primary key,
+          item_id uuid not null references ${s}.media_items(id) on delete cascade,
+          library_id uuid not null,
+          rel_path text not null,
+          format text not null,
+          size bigint not null,
+          mtime_ms bigint not null,
+          sha256 text,
+          partial_md5 text,
+          present boolean not null default true,
+          created_at timestamptz not null default now(),
+          updated_at timestamptz not null default now(),
+          constraint media_formats_path_key unique (library_id, rel_path)
+        );
+        create index media_formats_item_idx on ${s}.media_formats (item_id);
+        create index media_formats_sha_idx on ${s}.media_formats (sha256);
+        create index media_formats_md5_idx on ${s}.media_formats (partial_md5);
+        create table ${s}.format_hashes (
+          item_id uuid not null references ${s}.media_items(id) on delete cascade,
+          sha256 text not null,
+          partial_md5 text,
+          format text not null,
+          first_seen timestamptz not null default now(),
+          last_seen timestamptz not null default now(),
+          primary key (item_id, sha256)
+        );
+        create index format_hashes_sha_idx on ${s}.format_hashes (sha256);
+        create table ${s}.excluded_files (
+          library_id uuid not null references ${s}.libraries(id) on delete cascade,
+          rel_path text not null,
+          sha256 text,
+          size bigint not null,
+          mtime_ms bigint not null,
+          excluded_at timestamptz not null default now(),
+          primary key (library_id, rel_path)
+        );
+        create table ${s}.file_issues (
+          library_id uuid not null references ${s}.libraries(id) on delete cascade,
+          rel_path text not null,
+          format text,
+          size bigint not null,
+          mtime_ms bigint not null,
+          error text not null,
+          seen_at timestamptz not null default now(),
+          primary key (library_id, rel_path)
+        );
+        create table ${s}.hash_conflicts (
+          id uuid primary key,
+          sha256 text not null,
+          status text not null check (status in ('pending','resolved','dismissed')),
+          item_ids jsonb not null,
+          kept_item_id uuid,
+          resolved_by uuid,
+          created_at timestamptz not null default now(),
+          resolved_at timestamptz
+        );
+        create unique index hash_conflicts_pending_key on ${s}.hash_conflicts (sha256) where status = 'pending';
+        create index hash_conflicts_sha_idx on ${s}.hash_conflicts (sha256, status);
+        create table ${s}.scans (
+          id uuid primary key,
+          library_id uuid not null references ${s}.libraries(id) on delete cascade,
+          reason text not null,
+          status text not null check (status in ('queued','running','completed','failed')),
+          full_rehash boolean not null default false,
+          requested_by uuid,
+          requested_at timestamptz not null default now(),
+          started_at timestamptz,
+          finished_at timestamptz,
+          counts jsonb not null default '{}',
+          error text
+        );
+        create index scans_status_idx on ${s}.scans (status, requested_at);
+        create index scans_library_idx on ${s}.scans (library_id, requested_at);
+        create table ${s}.leases (name text primary key, owner text not null, expires_at timestamptz not null);
+        create table ${s}.settings (key text primary key, value jsonb not null);
+      `);
+    },
+  },
+];

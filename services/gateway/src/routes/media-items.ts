@@ -1,0 +1,74 @@
+// /api/media-items/* and /api/admin/hash-conflicts/*, by request/reply to the catalog.
+// `/api/media-items/<id>/download` is deliberately not registered: files are served under /uploads.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fail, Messages, type Catalog } from '@bindery/contracts';
+import type { CallOptional } from '../http/rpc';
+import { sendFailure, sendResult } from '../http/reply';
+import { bodyOf } from './auth';
+import { queryOf, type CatalogDeps } from './libraries';
+
+const id = (req: FastifyRequest) => (req.params as { id: string }).id;
+
+export type Usage = { progress: number; highlights: number; bookmarks: number; notes: number; collections: number };
+const NO_USAGE: Usage = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
+
+export function mediaItemRoutes(app: FastifyInstance, { catalog, auth }: CatalogDeps, optional: CallOptional): void {
+  const user = { onRequest: auth.requireUser };
+  const admin = { onRequest: auth.requireAdmin };
+  const invalid = () => fail('invalid_request', Messages.invalidRequest);
+
+  app.get('/api/media-items', user, async (req, reply) => sendResult(reply, await catalog('item-list', { caller: req.caller!, query: queryOf(req) })));
+  app.get('/api/media-items/search', user, async (req, reply) => sendResult(reply, await catalog('search', { caller: req.caller!, query: queryOf(req) })));
+  app.post('/api/media-items', admin, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return sendFailure(reply, invalid());
+    return sendResult(reply, await catalog('item-create', { caller: req.caller!, input }), 201);
+  });
+  app.post('/api/media-items/bulk-delete', admin, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return sendFailure(reply, invalid());
+    return sendResult(reply, await catalog('items-bulk-delete', { caller: req.caller!, input }));
+  });
+  app.post('/api/media-items/bulk-update', admin, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return sendFailure(reply, invalid());
+    return sendResult(reply, await catalog('items-bulk-update', { caller: req.caller!, input }));
+  });
+  app.get('/api/media-items/:id', user, async (req, reply) => sendResult(reply, await catalog('item-get', { caller: req.caller!, id: id(req) })));
+  for (const method of ['put', 'patch'] as const) {
+    app[method]('/api/media-items/:id', admin, async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input) return sendFailure(reply, invalid());
+      return sendResult(reply, await catalog('item-update', { caller: req.caller!, id: id(req), input }));
+    });
+  }
+  app.delete('/api/media-items/:id', admin, async (req, reply) => sendResult(reply, await catalog('item-delete', { caller: req.caller!, id: id(req) })));
+  for (const kind of ['cover', 'thumbnail'] as const) {
+    app.get(`/api/media-items/:id/${kind}`, user, async (req, reply) => {
+      const r = await catalog('item-cover', { caller: req.caller!, id: id(req), kind });
+      if (!r.ok) return sendFailure(reply, r.error);
+      const c = r.value as Catalog.CoverFile;
+      reply.header('ETag', c.etag).header('Cache-Control', 'private, max-age=86400');
+      if (req.headers['if-none-match'] === c.etag) return reply.code(304).send();
+      return reply.type(c.content_type).send(Buffer.from(c.data_base64, 'base64'));
+    });
+  }
+
+  app.get('/api/admin/hash-conflicts', admin, async (req, reply) => {
+    const r = await catalog('conflicts-list', { caller: req.caller! });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const groups = (r.value as { data: { items: Catalog.MediaItem[] }[] }).data;
+    const ids = groups.flatMap((g) => g.items.map((i) => i.id));
+    // usage counts come from the reading service; until it is deployed, nothing uses these items
+    const usage = ids.length ? await optional('reading', 'usage-counts', { item_ids: ids }) : null;
+    const counts = usage?.ok ? ((usage.value as { counts: Record<string, Usage> }).counts ?? {}) : {};
+    return reply.send({
+      data: groups.map((g) => ({ ...g, items: g.items.map((i) => ({ ...i, usage: { ...NO_USAGE, ...(counts[i.id] ?? {}) } })) })),
+    });
+  });
+  app.post('/api/admin/hash-conflicts/:id/resolve', admin, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return sendFailure(reply, invalid());
+    return sendResult(reply, await catalog('conflict-resolve', { caller: req.caller!, id: id(req), input }));
+  });
+}
