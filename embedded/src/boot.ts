@@ -20,7 +20,7 @@ export const Config = Type.Object({
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
   LIBRARY_ROOTS: Type.String({ default: '/', minLength: 1 }),
   SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
-  SCAN_RECONCILE_SECONDS: Type.Integer({ minimum: 10, maximum: 604800, default: 900 }),
+  SCAN_RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
   SCAN_ON_STARTUP: Type.Boolean({ default: true }),
   SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
 });

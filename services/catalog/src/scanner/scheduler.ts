@@ -34,7 +34,9 @@ export class Scheduler {
     this.loop = this.run().catch((e) => this.ctx.rt.log.error({ err: e }, 'scanner stopped'));
   }
 
+  /** Something changed (a scan was queued, a library was created or changed): look now. */
   kick(): void {
+    this.lastWatchSync = 0;
     this.wake?.();
   }
 
@@ -159,6 +161,8 @@ export class Scheduler {
         }
       });
       this.watchers.set(lib.id, { sig: JSON.stringify(lib.folders), handle, polling });
+      // what changed before the watcher was in place is found by one more (cheap) scan
+      await this.ctx.tx((trx) => requestScan(this.ctx, trx, lib.id, 'watch', null));
     }
   }
 
