@@ -23,6 +23,7 @@ export const Config = Type.Object({
   SCAN_RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
   SCAN_ON_STARTUP: Type.Boolean({ default: true }),
   SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
+  SCAN_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
 });
 export type Config = Type.Static<typeof Config>;
 
@@ -76,6 +77,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       reconcileSeconds: cfg.SCAN_RECONCILE_SECONDS,
       scanOnStartup: cfg.SCAN_ON_STARTUP,
       scanConcurrency: cfg.SCAN_CONCURRENCY,
+      scanBatch: cfg.SCAN_BATCH_SIZE,
     }),
     gateway: gatewayService({
       port: cfg.PORT, host: cfg.HOST, cookieSecure: cfg.COOKIE_SECURE, bodyLimit: cfg.BODY_LIMIT_BYTES,

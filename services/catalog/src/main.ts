@@ -22,6 +22,7 @@ export function catalogService(opts: Partial<CatalogOptions> & { watchFn?: Watch
         reconcileSeconds: opts.reconcileSeconds ?? 900,
         scanOnStartup: opts.scanOnStartup ?? true,
         scanConcurrency: opts.scanConcurrency ?? 4,
+        scanBatch: opts.scanBatch ?? 64,
       });
       await rt.bus.attachSource(ctx.store);
       const scheduler = new Scheduler(ctx, opts.watchFn ?? chokidarWatch);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BookError, extract, formatOf, writeCovers } from '../src/formats';
+import { findPdftoppm } from '../src/formats/pdf-cover';
 
 const BOOKS = '/work/shared/peers/samples/books';
 
@@ -81,6 +82,17 @@ describe('sample books from the manifest', () => {
     expect(await hasCover('Une Bibliothèque perdue.epub')).toBe(false);
     expect(await hasCover('静かな川.mobi')).toBe(true);
     expect(await hasCover('Straße der Ölmühle.azw3')).toBe(false);
+  });
+
+  it('renders page 1 of a PDF as its cover when pdftoppm is installed', async () => {
+    const { cover } = await extract(onDisk('Naïve Café Résumé.pdf'), 'pdf');
+    if (!(await findPdftoppm())) {
+      expect(cover).toBeNull();
+      return;
+    }
+    const meta = await sharp(cover!).metadata();
+    expect(meta.format).toBe('jpeg');
+    expect(Math.max(meta.width, meta.height)).toBe(600);
   });
 
   it('turns an EPUB cover into a cover and a thumbnail JPEG of the right sizes', async () => {

@@ -24,12 +24,8 @@ export async function extractCbr(path: string): Promise<Extracted> {
     const sizes = listFiles(rar);
     const infoName = [...sizes.keys()].find(isComicInfoName);
     const infoBytes = infoName ? extractOne(rar, infoName, sizes, MAX_XML_BYTES) : null;
-    let info = null;
-    try {
-      info = infoBytes ? parseComicInfo(decodeXml(infoBytes)) : null;
-    } catch {
-      // A broken ComicInfo.xml is ignored; the pages still make the book.
-    }
+    // A broken ComicInfo.xml is ignored (parseComicInfo gives null); the pages still make the book.
+    const info = infoBytes ? parseComicInfo(decodeXml(infoBytes)) : null;
     const layout = comicLayout([...sizes.keys()], info);
     let cover: Buffer | null = null;
     for (const name of layout.coverCandidates) {

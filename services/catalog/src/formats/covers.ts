@@ -27,7 +27,7 @@ export async function writeCovers(image: Buffer, dir: string, key: string): Prom
 async function render(image: Buffer): Promise<[Buffer, Buffer]> {
   try {
     // EXIF orientation applied, transparency flattened onto white (JPEG has no alpha).
-    const base = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).rotate().flatten({ background: '#ffffff' });
+    const base = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).autoOrient().flatten({ background: '#ffffff' });
     return await Promise.all([
       base.clone().resize({ width: COVER_MAX_SIDE, height: COVER_MAX_SIDE, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 82 }).toBuffer(),
       base.clone().resize({ width: THUMB_WIDTH }).jpeg({ quality: 78 }).toBuffer(),

@@ -1,6 +1,7 @@
 // extract(): one entry point over the format readers. Comic archives are routed by their magic
 // bytes, since a .cbr that is really a zip (or the reverse) is common in the wild.
-import { toBookError } from './book-error';
+import { stat } from 'node:fs/promises';
+import { BookError, toBookError } from './book-error';
 import { extractCb7, is7z } from './cb7';
 import { extractCbr, isRar } from './cbr';
 import { extractCbz } from './cbz';
@@ -17,7 +18,10 @@ const LABELS: Record<BookFormat, string> = {
 
 /** Metadata and cover bytes of one book. Anything wrong with the file is a BookError. */
 export async function extract(path: string, format: BookFormat): Promise<Extracted> {
+  const label = LABELS[format] ?? 'book';
   try {
+    // Opening a FIFO would block for ever, and a device could be read without end.
+    if (!(await stat(path)).isFile()) throw new BookError(`cannot read ${label}: not a regular file`);
     switch (format) {
       case 'epub': return await extractEpub(path);
       case 'pdf': return await extractPdf(path);
@@ -25,9 +29,10 @@ export async function extract(path: string, format: BookFormat): Promise<Extract
       case 'mobi': return await extractMobi(path, 'MOBI');
       case 'azw3': return await extractMobi(path, 'AZW3');
       case 'fb2': return await extractFb2(path);
+      default: throw new BookError(`unsupported format: ${String(format)}`);
     }
   } catch (e) {
-    throw toBookError(e, LABELS[format] ?? 'book');
+    throw toBookError(e, label);
   }
 }
 

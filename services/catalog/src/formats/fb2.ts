@@ -1,5 +1,5 @@
-// FictionBook 2: one XML document, images inline as base64 <binary> elements. Read whole (it has
-// to be parsed whole), bounded; a zipped FB2 (.fb2.zip) is unpacked from its single .fb2 entry.
+// FictionBook 2: one XML document, images inline as base64 <binary> elements. Read whole, bounded;
+// a zipped FB2 (.fb2.zip) is unpacked from its .fb2 entry.
 import { BookError } from './book-error';
 import { readHead, readWholeFile } from './file-bytes';
 import { sniffImage } from './images';
@@ -12,15 +12,55 @@ import { openZip } from './zip';
 export async function extractFb2(path: string): Promise<Extracted> {
   const head = await readHead(path, 4, 'FB2');
   const bytes = Buffer.from(head).toString('latin1') === 'PK\x03\x04' ? await unzipFb2(path) : await readWholeFile(path, MAX_FB2_BYTES, 'FB2');
-  let root: XmlElement | null;
-  try {
-    root = parseXml(decodeXml(bytes));
-  } catch (e) {
-    throw new BookError('not a valid FB2: unreadable XML', { cause: e });
+  const text = decodeXml(bytes);
+  if (rootName(text)?.replace(/^.*:/u, '').toLowerCase() !== 'fictionbook') throw new BookError('not a valid FB2: no FictionBook root element');
+  // Only <description> is parsed: building a tree of a whole novel costs seconds and a gigabyte.
+  const description = descriptionOf(text);
+  const coverId = attr(child(child(child(description, 'title-info'), 'coverpage'), 'image'), 'href')?.trim();
+  return { metadata: fb2Metadata(description), cover: coverId?.startsWith('#') ? binary(text, coverId.slice(1)) : null };
+}
+
+/** The document element's name, found by skipping the prolog (declaration, comments, doctype). */
+function rootName(text: string): string | null {
+  let i = 0;
+  for (;;) {
+    i = text.indexOf('<', i);
+    if (i < 0 || i > 65_536) return null;
+    const skipTo = text.startsWith('<?', i) ? '?>' : text.startsWith('<!--', i) ? '-->' : text.startsWith('<!', i) ? '>' : null;
+    if (skipTo === null) return /^<([\w.:-]+)/u.exec(text.slice(i, i + 256))?.[1] ?? null;
+    const end = text.indexOf(skipTo, i + 2);
+    if (end < 0) return null;
+    i = end + skipTo.length;
   }
-  if (root?.name !== 'fictionbook') throw new BookError('not a valid FB2: no FictionBook root element');
-  const description = child(root, 'description');
-  return { metadata: fb2Metadata(description), cover: coverOf(root, child(child(description, 'title-info'), 'coverpage')) };
+}
+
+function descriptionOf(text: string): XmlElement | null {
+  const open = /<(?:[\w.-]+:)?description[\s>]/u.exec(text);
+  if (!open) return null;
+  const close = /<\/(?:[\w.-]+:)?description\s*>/gu;
+  close.lastIndex = open.index;
+  const end = close.exec(text);
+  if (!end) throw new BookError('not a valid FB2: unterminated description');
+  try {
+    return parseXml(text.slice(open.index, end.index + end[0].length));
+  } catch (e) {
+    throw new BookError('not a valid FB2: unreadable description', { cause: e });
+  }
+}
+
+/** The base64 content of <binary id="…">, decoded, if it is an image within the cover cap. */
+function binary(text: string, id: string): Buffer | null {
+  const tag = /<(?:[\w.-]+:)?binary\b([^>]*)>/gu;
+  for (let m = tag.exec(text); m; m = tag.exec(text)) {
+    const idAttr = /\bid\s*=\s*(?:"([^"]*)"|'([^']*)')/u.exec(m[1] ?? '');
+    if ((idAttr?.[1] ?? idAttr?.[2])?.trim() !== id) continue;
+    const start = m.index + m[0].length;
+    const end = text.indexOf('<', start);
+    if (end < 0 || end - start > (MAX_COVER_BYTES * 4) / 3 + 65_536) return null;
+    const bytes = Buffer.from(text.slice(start, end).replace(/\s+/gu, ''), 'base64');
+    return sniffImage(bytes) ? bytes : null;
+  }
+  return null;
 }
 
 async function unzipFb2(path: string): Promise<Uint8Array> {
@@ -69,16 +109,4 @@ function personName(p: XmlElement): string | null {
   const part = (tag: string): string => clean(textOf(child(p, tag))) ?? '';
   const full = clean([part('first-name'), part('middle-name'), part('last-name')].join(' '));
   return full ?? clean(part('nickname'));
-}
-
-/** <coverpage><image l:href="#id"/></coverpage> points at <binary id="id"> (base64). */
-function coverOf(root: XmlElement, coverpage: XmlElement | null): Buffer | null {
-  const href = attr(child(coverpage, 'image'), 'href')?.trim();
-  if (!href?.startsWith('#')) return null;
-  const binary = elements(root, 'binary').find((b) => attr(b, 'id')?.trim() === href.slice(1));
-  if (!binary) return null;
-  const base64 = textOf(binary);
-  if (base64.length > (MAX_COVER_BYTES * 4) / 3 + 4096) return null;
-  const bytes = Buffer.from(base64.replace(/\s+/gu, ''), 'base64');
-  return sniffImage(bytes) ? bytes : null;
 }

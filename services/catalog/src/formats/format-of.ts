@@ -16,7 +16,9 @@ const BY_EXTENSION: Record<string, BookFormat> = {
 };
 
 /** By extension, case-insensitive; `.kepub.epub` is EPUB and `.fb2.zip` is FB2. Hidden files
- * (a leading '.', which covers macOS AppleDouble `._x.epub` companions) are never books. */
+ * (a leading '.', which covers macOS AppleDouble `._x.epub` companions) are never books. Only the
+ * last path segment is looked at: skipping hidden folders is the scanner's call, since a library
+ * root may itself sit under one. */
 export function formatOf(fileName: string): BookFormat | null {
   const base = fileName.slice(Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\')) + 1);
   if (base === '' || base.startsWith('.')) return null;

@@ -1,7 +1,7 @@
 // Content identity of a book file: SHA-256 for the catalog, and KOReader's partial MD5 so
 // KOReader sync (which names documents by it) can find the book.
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 
 export interface FileHashes {
   sha256: string;
@@ -14,6 +14,8 @@ const SAMPLE = 1024;
 
 /** File-system errors (ENOENT, EACCES, …) are thrown as they are: they say nothing about the book. */
 export async function hashFile(path: string): Promise<FileHashes> {
+  // Opening a FIFO would block for ever, and a device could be read without end.
+  if (!(await stat(path)).isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTFILE' });
   const fh = await open(path, 'r');
   try {
     const partial_md5 = await partialMd5(fh);

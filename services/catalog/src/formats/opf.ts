@@ -128,7 +128,8 @@ function identifiersOf(els: XmlElement[], refines: Map<string, Refinement[]>): R
     const typed = refined(refines, e, 'identifier-type');
     if (!scheme && typed) scheme = ONIX_ID_TYPES[typed.value] ?? (clean(typed.value)?.toLowerCase() || null);
     const prefixed = /^(?:urn:)?(isbn|uuid|doi|issn|calibre|asin|mobi-asin|amazon|google|goodreads)\s*:\s*(.+)$/iu.exec(value);
-    if (prefixed?.[1] && prefixed[2] && (!scheme || scheme === prefixed[1].toLowerCase())) {
+    // The value's own prefix beats a generic scheme: opf:scheme="URI" on "urn:uuid:…" is a UUID.
+    if (prefixed?.[1] && prefixed[2] && (!scheme || scheme === 'uri' || scheme === 'urn' || scheme === prefixed[1].toLowerCase())) {
       scheme = prefixed[1].toLowerCase();
       value = prefixed[2].trim();
     }

@@ -1,7 +1,7 @@
 // PDF: metadata and page count through pdf.js (via unpdf), which needs the file's bytes in memory.
 import { getResolvedPDFJS } from 'unpdf';
 import { BookError } from './book-error';
-import { readWholeFile } from './file-bytes';
+import { readHead, readWholeFile } from './file-bytes';
 import { MAX_BUFFERED_BOOK_BYTES, PDF_TIMEOUT_MS } from './limits';
 import { renderFirstPage } from './pdf-cover';
 import { pdfMetadata, type XmpLookup } from './pdf-metadata';
@@ -9,10 +9,11 @@ import { withTimeout } from './timeout';
 import type { BookMetadata, Extracted } from './types';
 
 export async function extractPdf(path: string): Promise<Extracted> {
-  const bytes = await readWholeFile(path, MAX_BUFFERED_BOOK_BYTES, 'PDF');
-  // The header may follow some junk, but only within the first KiB.
-  if (!Buffer.from(bytes.subarray(0, 1024)).includes('%PDF-')) throw new BookError('not a valid PDF: missing %PDF header');
-  const metadata = await readMetadata(bytes);
+  // The header may follow some junk, but only within the first KiB; checked before reading it all.
+  const head = await readHead(path, 1024, 'PDF');
+  if (head.length === 0) throw new BookError('not a valid PDF: empty file');
+  if (!Buffer.from(head).includes('%PDF-')) throw new BookError('not a valid PDF: missing %PDF header');
+  const metadata = await readMetadata(await readWholeFile(path, MAX_BUFFERED_BOOK_BYTES, 'PDF'));
   return { metadata, cover: await renderFirstPage(path) };
 }
 

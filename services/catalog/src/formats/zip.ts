@@ -2,7 +2,7 @@
 // entry count) and only the few entries we need are inflated, each with a byte cap that is
 // enforced on the inflated stream itself, not on the size the archive declares.
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { BookError } from './book-error';
+import { BookError, toBookError } from './book-error';
 import { MAX_ARCHIVE_ENTRIES } from './limits';
 
 export interface ZipArchive {
@@ -77,11 +77,11 @@ function looseKey(name: string): string {
 }
 
 async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string): Promise<Buffer> {
-  const where = `${label} entry ${entry.fileName}`;
-  if (entry.isEncrypted()) throw new BookError(`cannot read ${where}: encrypted`);
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw new BookError(`cannot read ${where}: unsupported compression`);
-  if (entry.uncompressedSize > cap) throw new BookError(`cannot read ${where}: larger than ${cap} bytes`);
-  // Never more than both the cap and the declared size; yauzl also checks the declared size.
+  const fail = (why: string, cause?: unknown): BookError => new BookError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
+  if (entry.isEncrypted()) throw fail('is encrypted');
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail('uses an unsupported compression method');
+  if (entry.uncompressedSize > cap) throw fail(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
+  // Never more than both the cap and the declared size; yauzl checks the declared size as well.
   const limit = Math.min(cap, entry.uncompressedSize);
   const chunks: Buffer[] = [];
   let total = 0;
@@ -91,24 +91,23 @@ async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string)
       total += (chunk as Buffer).length;
       if (total > limit) {
         stream.destroy();
-        throw new BookError(`cannot read ${where}: inflates past its declared size`);
+        throw fail('inflates past its declared size');
       }
       chunks.push(chunk as Buffer);
     }
   } catch (e) {
     if (e instanceof BookError) throw e;
-    throw new BookError(`cannot read ${where}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    const msg = e instanceof Error ? e.message : String(e);
+    if (/too many bytes in the stream/iu.test(msg)) throw fail('inflates past its declared size', e);
+    throw fail(`is corrupt (${msg.split('\n')[0]?.slice(0, 80)})`, e);
   }
   return Buffer.concat(chunks, total);
 }
 
 function zipError(e: unknown, label: string): BookError {
   if (e instanceof BookError) return e;
-  const code = (e as { code?: unknown } | null)?.code;
-  if (code === 'ENOENT') return new BookError(`cannot read ${label}: file not found`, { cause: e });
-  if (code === 'EACCES' || code === 'EPERM') return new BookError(`cannot read ${label}: permission denied`, { cause: e });
-  if (code === 'EISDIR') return new BookError(`cannot read ${label}: is a directory`, { cause: e });
   const msg = e instanceof Error ? e.message : String(e);
   if (/end of central directory record signature not found/iu.test(msg)) return new BookError(`not a valid ${label}: not a zip archive or truncated`, { cause: e });
+  if (typeof (e as { code?: unknown } | null)?.code === 'string') return toBookError(e, label);
   return new BookError(`not a valid ${label}: broken zip archive (${msg.split('\n')[0]?.slice(0, 100)})`, { cause: e });
 }

@@ -15,6 +15,8 @@ export interface CatalogOptions {
   scanOnStartup: boolean;
   /** files hashed and read at once during a scan */
   scanConcurrency: number;
+  /** files written per transaction during a scan */
+  scanBatch: number;
 }
 
 export type CatalogEventIn = Catalog.CatalogEvent;

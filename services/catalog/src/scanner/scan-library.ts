@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import type { Trx } from '@bindery/platform';
+import { crashPoint, type Trx } from '@bindery/platform';
 import { BookError, extract, hashFile, writeCovers, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
@@ -24,7 +24,6 @@ export interface ScanCounts {
   errors: number;
 }
 
-const BATCH = 64;
 
 type Known = FormatRow & { item_state: string };
 
@@ -107,6 +106,7 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
 
   // 2. Read and write in batches.
   let lastProgress = Date.now();
+  const BATCH = ctx.opts.scanBatch;
   for (let i = 0; i < pending.length; i += BATCH) {
     const batch = pending.slice(i, i + BATCH);
     await pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, lib.id, job, excluded, unseenBySha));
@@ -114,6 +114,7 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
       await ctx.lockLibrary(trx, lib.id);
       for (const job of batch) await apply(ctx, trx, lib.id, job, counts);
     });
+    crashPoint('scan-after-batch');
     if (Date.now() - lastProgress >= 1000) {
       lastProgress = Date.now();
       await onProgress(counts);
