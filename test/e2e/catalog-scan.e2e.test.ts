@@ -111,6 +111,17 @@ describe.each(modes)('scanner and files (%s)', (mode) => {
     expect(sha(c.bytes)).toBe(cbz.sha256);
   });
 
+  it('serves every file by the URL in its record, whatever its name (NFD, emoji, &, spaces)', async () => {
+    const odd = books.filter((b) => /NFD|emoji|[&<>"]/.test(b.note + b.path));
+    expect(odd.length).toBeGreaterThanOrEqual(2);
+    for (const b of odd) {
+      const f = byPath(list, b.path).formats.find((x: { file_path: string }) => x.file_path === b.path);
+      const r = await call('GET', f.file_url, { token: user.token });
+      expect(r.status, b.path).toBe(200);
+      expect(sha(r.bytes)).toBe(b.sha256);
+    }
+  });
+
   it('never serves a byte outside the library folders', async () => {
     for (const p of ['../etc/passwd', '..%2f..%2fetc%2fpasswd', '%2e%2e/%2e%2e/etc/passwd', 'corrupt/../../x', '%00', 'nothing-here.epub']) {
       const r = await call('GET', `/uploads/library-${lib.id}/${p}`, { token: user.token });
