@@ -9,6 +9,8 @@ const COVER_MAX_SIDE = 1200;
 const THUMB_WIDTH = 300;
 /** Decompression-bomb guard: a 100-megapixel cover is already absurd. */
 const MAX_INPUT_PIXELS = 100_000_000;
+/** Covers travel base64-encoded in one bus reply (NATS' default max payload is 1 MiB). */
+export const COVER_MAX_BYTES = 512 * 1024;
 
 /** Writes `<dir>/<key>.jpg` (longest side at most 1200 px) and `<dir>/<key>-thumb.jpg` (300 px wide),
  * each atomically (temp file in `dir`, then rename). Returns the names relative to `dir`.
@@ -28,10 +30,16 @@ async function render(image: Buffer): Promise<[Buffer, Buffer]> {
   try {
     // EXIF orientation applied, transparency flattened onto white (JPEG has no alpha).
     const base = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).autoOrient().flatten({ background: '#ffffff' });
-    return await Promise.all([
-      base.clone().resize({ width: COVER_MAX_SIDE, height: COVER_MAX_SIDE, fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 82 }).toBuffer(),
-      base.clone().resize({ width: THUMB_WIDTH }).jpeg({ quality: 78 }).toBuffer(),
-    ]);
+    const cover = (side: number, quality: number) =>
+      base.clone().resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer();
+    const [first, thumb] = await Promise.all([cover(COVER_MAX_SIDE, 82), base.clone().resize({ width: THUMB_WIDTH }).jpeg({ quality: 78 }).toBuffer()]);
+    // a noisy or huge picture can stay large as JPEG: smaller and softer until it fits
+    let out = first;
+    for (const [side, quality] of [[1000, 72], [800, 65], [600, 60]] as const) {
+      if (out.length <= COVER_MAX_BYTES) break;
+      out = await cover(side, quality);
+    }
+    return [out, thumb];
   } catch (e) {
     throw new BookError('unreadable cover image', { cause: e });
   }
