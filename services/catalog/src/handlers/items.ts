@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
-import { authorsOf, groupTitle, normalizeList, sortTitle } from '../domain/normalize';
+import { authorsOf, groupTitle, normalizeContributors, normalizeList, sortTitle } from '../domain/normalize';
 import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, type ItemFields } from '../domain/validate';
 import { findLibrary } from '../store/libraries';
 import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemRow } from '../store/items';
@@ -73,6 +73,16 @@ function editColumns(f: ItemFields): Partial<ItemRow> {
     if (f[k] !== undefined) (out as Record<string, unknown>)[k] = f[k];
   }
   return out;
+}
+
+/**
+ * `authors` given without `contributors` replaces the author roles only: the item's other
+ * contributors (translators, pencillers, editors …) stay, as they do within one request.
+ */
+function keepOtherRoles(input: Record<string, unknown>, cols: Partial<ItemRow>, row: ItemRow): Partial<ItemRow> {
+  if (!('authors' in input) || 'contributors' in input || !cols.contributors) return cols;
+  const contributors = normalizeContributors([...cols.contributors, ...row.contributors.filter((c) => c.role !== 'author' && c.role !== 'writer')]);
+  return { ...cols, contributors, authors: authorsOf(contributors) };
 }
 
 const searchFields = (i: Catalog.MediaItem) => ({
@@ -149,7 +159,7 @@ export async function updateItemCmd(ctx: Ctx, req: { caller: Caller; id: string;
   return ctx.tx(async (trx): Promise<Result<unknown>> => {
     const row = await findItem(trx, id, { lock: true });
     if (!row) return notFound();
-    const cols = editColumns(fields.value);
+    const cols = keepOtherRoles(req.input, editColumns(fields.value), row);
     if (Object.keys(cols).length > 0) {
       if (cols.title) cols.group_title = groupTitle(cols.title);
       await updateItem(trx, id, cols);
@@ -238,7 +248,7 @@ export async function bulkUpdate(ctx: Ctx, req: { caller: Caller; input: Record<
     const found = await ctx.tx(async (trx: Trx) => {
       const row = await findItem(trx, id, { lock: true });
       if (!row) return false;
-      const mine = { ...cols };
+      const mine = keepOtherRoles(c, { ...cols }, row);
       if (addRemove.add_tags.length || addRemove.remove_tags.length) {
         const drop = new Set(addRemove.remove_tags.map((x) => x.toLocaleLowerCase('und')));
         mine.tags = normalizeList([...(mine.tags ?? row.tags), ...addRemove.add_tags]).filter((x) => !drop.has(x.toLocaleLowerCase('und')));

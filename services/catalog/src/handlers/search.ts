@@ -43,7 +43,8 @@ export async function search(ctx: Ctx, req: { caller: Catalog.Caller; query: Que
   const conds: RawBuilder<boolean>[] = [sql<boolean>`state = 'active'`];
   if (lib.value) conds.push(sql<boolean>`library_id = ${lib.value}`);
   const text = cleanText(q1(q, 'q') ?? '');
-  let rank: RawBuilder<unknown> = sql`0`;
+  // only with free text: a bare `0` in ORDER BY would be read as a column position
+  let rank: RawBuilder<unknown> | null = null;
   if (text !== '') {
     const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
     conds.push(sql<boolean>`(
@@ -88,8 +89,10 @@ export async function search(ctx: Ctx, req: { caller: Catalog.Caller; query: Que
   const where = sql<boolean>`${sql.join(conds, sql` and `)}`;
   const db = ctx.rt.db;
   const base = db.withSchema(SCHEMA).selectFrom('media_items');
+  let page = base.selectAll().where(where);
+  if (rank) page = page.orderBy(sql`${rank} desc`);
   const [rows, total] = await Promise.all([
-    base.selectAll().where(where).orderBy(sql`${rank} desc`).orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value).execute(),
+    page.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value).execute(),
     base.select(sql<number>`count(*)::int`.as('n')).where(where).executeTakeFirst(),
   ]);
   const out: Record<string, unknown> = { data: await publicOf(db, rows as ItemRow[]), total: Number(total?.n ?? 0), limit: limit.value, offset: offset.value };
