@@ -12,8 +12,6 @@ export const CatalogRequests = {
   'library-create': Type.Object({ caller: Caller, input: Input }),
   'library-update': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
   'library-delete': Type.Object({ caller: Caller, id: Type.String() }),
-  /** folders of a library, for file serving (gateway's cache miss) */
-  'library-folders': Type.Object({ id: Type.String() }),
   browse: Type.Object({ caller: Caller, path: Type.Optional(Type.String()) }),
   'scan-start': Type.Object({ caller: Caller, input: Input }),
   'scan-status': Type.Object({ caller: Caller }),

@@ -26,12 +26,6 @@ export async function getLibrary(ctx: Ctx, req: { caller: Caller; id: string }):
   return ok((await publicLibraries(ctx.rt.db, [row]))[0]!);
 }
 
-export async function libraryFolders(ctx: Ctx, req: { id: string }): Promise<Result<{ folders: string[] } | null>> {
-  if (!isUuid(req.id)) return ok(null);
-  const row = await findLibrary(ctx.rt.db, req.id.toLowerCase());
-  return ok(row ? { folders: row.folders } : null);
-}
-
 /** Folders: absolute, existing, readable directories inside the allowed roots, none inside another. */
 async function parseFolders(ctx: Ctx, v: unknown): Promise<Result<string[]>> {
   if (!Array.isArray(v) || v.some((f) => typeof f !== 'string')) return err(invalid('folders must be a list of absolute paths'));

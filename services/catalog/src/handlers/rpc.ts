@@ -17,7 +17,6 @@ const handlers: Handlers = {
   'library-create': libraries.createLibrary,
   'library-update': libraries.updateLibrary,
   'library-delete': libraries.deleteLibrary,
-  'library-folders': libraries.libraryFolders,
   browse: libraries.browse,
   'scan-start': scans.startScan,
   'scan-status': scans.scanStatus,
