@@ -17,14 +17,19 @@ const LABELS: Record<BookFormat, string> = {
 };
 
 /** Metadata and cover bytes of one book. Anything wrong with the file is a BookError. */
-export async function extract(path: string, format: BookFormat): Promise<Extracted> {
+export interface ExtractOptions {
+  /** render a PDF's first page as its cover (a child process); off during scans, covers come later */
+  renderPdfCover?: boolean;
+}
+
+export async function extract(path: string, format: BookFormat, opts: ExtractOptions = {}): Promise<Extracted> {
   const label = LABELS[format] ?? 'book';
   try {
     // Opening a FIFO would block for ever, and a device could be read without end.
     if (!(await stat(path)).isFile()) throw new BookError(`cannot read ${label}: not a regular file`);
     switch (format) {
       case 'epub': return await extractEpub(path);
-      case 'pdf': return await extractPdf(path);
+      case 'pdf': return await extractPdf(path, opts.renderPdfCover ?? true);
       case 'cbz': case 'cbr': case 'cb7': return await extractComic(path, format);
       case 'mobi': return await extractMobi(path, 'MOBI');
       case 'azw3': return await extractMobi(path, 'AZW3');

@@ -11,13 +11,25 @@ export interface FileHashes {
 
 const READ_CHUNK = 1024 * 1024;
 const SAMPLE = 1024;
+/** Files up to this size are read in one go: per-file stream overhead dominates for small books. */
+const WHOLE_FILE_MAX = 4 * 1024 * 1024;
 
 /** File-system errors (ENOENT, EACCES, …) are thrown as they are: they say nothing about the book. */
 export async function hashFile(path: string): Promise<FileHashes> {
   // Opening a FIFO would block for ever, and a device could be read without end.
-  if (!(await stat(path)).isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTFILE' });
+  const st = await stat(path);
+  if (!st.isFile()) throw Object.assign(new Error(`not a regular file: ${path}`), { code: 'ENOTFILE' });
   const fh = await open(path, 'r');
   try {
+    if (st.size <= WHOLE_FILE_MAX) {
+      const buf = Buffer.allocUnsafe(st.size + 1);
+      const n = await readFully(fh, buf, 0);
+      // the file grew since stat: hash it the streamed way
+      if (n <= st.size) {
+        const bytes = buf.subarray(0, n);
+        return { sha256: createHash('sha256').update(bytes).digest('hex'), partial_md5: partialMd5Of(bytes), size: n };
+      }
+    }
     const partial_md5 = await partialMd5(fh);
     const sha = createHash('sha256');
     let size = 0;
@@ -41,6 +53,17 @@ export async function partialMd5(fh: FileHandle): Promise<string> {
     const n = await readFully(fh, buf, offset);
     if (n === 0) break;
     md5.update(buf.subarray(0, n));
+  }
+  return md5.digest('hex');
+}
+
+/** The same samples, taken from bytes already in memory. */
+export function partialMd5Of(bytes: Buffer): string {
+  const md5 = createHash('md5');
+  for (let i = -1; i <= 10; i++) {
+    const offset = i < 0 ? 0 : SAMPLE * 4 ** i;
+    if (offset >= bytes.length) break;
+    md5.update(bytes.subarray(offset, offset + SAMPLE));
   }
   return md5.digest('hex');
 }

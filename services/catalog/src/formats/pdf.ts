@@ -3,17 +3,18 @@ import { getResolvedPDFJS } from 'unpdf';
 import { BookError } from './book-error';
 import { readHead, readWholeFile } from './file-bytes';
 import { MAX_BUFFERED_BOOK_BYTES, PDF_TIMEOUT_MS } from './limits';
-import { renderFirstPage } from './pdf-cover';
+import { findPdftoppm, renderFirstPage } from './pdf-cover';
 import { pdfMetadata, type XmpLookup } from './pdf-metadata';
 import { withTimeout } from './timeout';
 import type { BookMetadata, Extracted } from './types';
 
-export async function extractPdf(path: string): Promise<Extracted> {
+export async function extractPdf(path: string, render = true): Promise<Extracted> {
   // The header may follow some junk, but only within the first KiB; checked before reading it all.
   const head = await readHead(path, 1024, 'PDF');
   if (head.length === 0) throw new BookError('not a valid PDF: empty file');
   if (!Buffer.from(head).includes('%PDF-')) throw new BookError('not a valid PDF: missing %PDF header');
   const metadata = await readMetadata(await readWholeFile(path, MAX_BUFFERED_BOOK_BYTES, 'PDF'));
+  if (!render) return { metadata, cover: null, coverLater: (await findPdftoppm()) !== null };
   return { metadata, cover: await renderFirstPage(path) };
 }
 

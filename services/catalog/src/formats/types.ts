@@ -29,6 +29,8 @@ export interface BookMetadata {
 export interface Extracted {
   metadata: BookMetadata;
   cover: Buffer | null;
+  /** no cover bytes now, but one can be made later (a PDF page, rendered when asked to) */
+  coverLater?: boolean;
 }
 
 export function emptyMetadata(): BookMetadata {

@@ -11,6 +11,7 @@ import { findLibrary } from '../store/libraries';
 import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemRow } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import { emitUpdated } from '../scanner/scan-library';
+import { coverFile, ensureCover } from '../scanner/covers';
 import { removeItem } from './conflicts';
 import { requireAdmin, type Ctx } from './context';
 
@@ -269,7 +270,9 @@ export async function itemCover(ctx: Ctx, req: { caller: Caller; id: string; kin
   const row = await findItem(ctx.rt.db, req.id.toLowerCase());
   if (!row) return notFound();
   if (!row.cover_key) return err(fail('not_found', Messages.coverNotFound));
-  const file = join(ctx.opts.coverDir, row.cover_key.slice(0, 2), `${row.cover_key}${req.kind === 'thumbnail' ? '-thumb' : ''}.jpg`);
+  const file = coverFile(ctx, row.cover_key, req.kind);
+  // not rendered yet (covers are made after a scan): make it now
+  if (!row.cover_ready && !(await ensureCover(ctx, row.id))) return err(fail('not_found', Messages.coverNotFound));
   try {
     const [data, st] = await Promise.all([readFile(file), stat(file)]);
     return ok({ content_type: 'image/jpeg', etag: `"${row.cover_key.slice(0, 16)}-${req.kind[0]}-${st.size}"`, data_base64: data.toString('base64') });

@@ -2,13 +2,12 @@
 // read the rest, and write the outcome batch by batch, each batch one transaction.
 // A book keeps its id when its file is rewritten in place (same path) or moved (same SHA-256).
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { crashPoint, type Trx } from '@bindery/platform';
-import { BookError, extract, hashFile, writeCovers, type Extracted, type FileHashes } from '../formats/index';
+import { BookError, extract, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
-import { findItem, insertItem, rememberHash, snapshot, updateItem, type FormatRow, type ItemRow } from '../store/items';
+import { findItem, insertItem, rememberHash, snapshot, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
@@ -107,14 +106,26 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   // 2. Read and write in batches.
   let lastProgress = Date.now();
   const BATCH = ctx.opts.scanBatch;
-  for (let i = 0; i < pending.length; i += BATCH) {
-    const batch = pending.slice(i, i + BATCH);
-    await pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, lib.id, job, excluded, unseenBySha));
-    await ctx.tx(async (trx) => {
-      await ctx.lockLibrary(trx, lib.id);
-      for (const job of batch) await apply(ctx, trx, lib.id, job, counts);
-    });
+  const batches: Job[][] = [];
+  for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
+  const prepareAll = (batch: Job[]) => pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, lib.id, job, excluded, unseenBySha));
+  // reading the next batch overlaps writing this one
+  let next = batches.length > 0 ? prepareAll(batches[0]!) : null;
+  for (let b = 0; b < batches.length; b++) {
+    await next;
+    const batch = batches[b]!;
+    next = b + 1 < batches.length ? prepareAll(batches[b + 1]!) : null;
+    try {
+      await ctx.tx(async (trx) => {
+        await ctx.lockLibrary(trx, lib.id);
+        for (const job of batch) await apply(ctx, trx, lib.id, job, counts);
+      });
+    } catch (e) {
+      await next?.catch(() => undefined);
+      throw e;
+    }
     crashPoint('scan-after-batch');
+    batches[b] = [];
     if (Date.now() - lastProgress >= 1000) {
       lastProgress = Date.now();
       await onProgress(counts);
@@ -191,21 +202,14 @@ async function prepare(ctx: Ctx, libraryId: string, job: Job, excluded: Map<stri
   }
   if (job.kind === 'touch' || job.kind === 'excluded') return;
   try {
-    job.extracted = await extract(f.abs, f.format);
+    job.extracted = await extract(f.abs, f.format, { renderPdfCover: false });
   } catch (e) {
     job.error = e instanceof BookError ? e.message : `file could not be read: ${(e as Error).message}`;
     return;
   }
-  job.coverKey = null;
-  if (job.extracted.cover) {
-    try {
-      await writeCovers(job.extracted.cover, join(ctx.opts.coverDir, sha.slice(0, 2)), sha);
-      job.coverKey = sha;
-    } catch (e) {
-      ctx.rt.log.debug({ file: f.rel, err: e instanceof Error ? e.message : String(e) }, 'cover not usable');
-    }
-    job.extracted.cover = null; // do not hold image bytes past this point
-  }
+  // the cover files themselves are made after the scan (scanner/covers.ts)
+  job.coverKey = job.extracted.cover || job.extracted.coverLater ? sha : null;
+  job.extracted.cover = null;
 }
 
 function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): Partial<ItemRow> {
@@ -231,6 +235,7 @@ function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null):
     page_count: m.page_count,
     reading_direction: m.reading_direction,
     cover_key: coverKey,
+    cover_ready: false,
   };
 }
 
@@ -321,8 +326,11 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
         return;
       }
       const id = randomUUID();
+      const now = new Date();
       await insertItem(trx, {
         ...(fields as Required<typeof fields>),
+        created_at: now,
+        updated_at: now,
         id,
         library_id: libraryId,
         source: 'scan',
@@ -330,8 +338,13 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
         added_by_admin: null,
       } as Parameters<typeof insertItem>[1]);
       await insertFormat(trx, id, libraryId, f, h);
-      const snap = await snapshot(trx, id);
-      await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: snap! } }]);
+      // the record as just written, without reading it back
+      const snap = toPublic(
+        { ...(fields as ItemRow), id, library_id: libraryId, state: 'active', source: 'scan', file_path: f.rel, added_by_admin: null, version: 0, created_at: now, updated_at: now },
+        [{ id: 0, item_id: id, library_id: libraryId, rel_path: f.rel, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true }],
+        [h.sha256],
+      );
+      await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: snap } }]);
       counts.added++;
       return;
     }

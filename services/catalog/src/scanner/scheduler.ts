@@ -11,6 +11,7 @@ import { allLibraries } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
 import { scanLibrary, type ScanCounts } from './scan-library';
 import type { WatchFn, WatchHandle } from './watcher';
+import { renderMissingCovers } from './covers';
 
 const LEASE_SECONDS = 30;
 const DEBOUNCE_MS = 1000;
@@ -27,6 +28,8 @@ export class Scheduler {
   private lastReconcile = Date.now();
   private lastWatchSync = 0;
   private forcePolling = new Set<string>();
+  private covers: Promise<void> | null = null;
+  private coversAgain = false;
 
   constructor(private ctx: Ctx, private watchFn: WatchFn) {}
 
@@ -51,6 +54,7 @@ export class Scheduler {
     this.stopping = true;
     this.kick();
     await this.loop;
+    await this.covers;
     for (const t of this.debounce.values()) clearTimeout(t);
     for (const t of this.timers) clearTimeout(t);
     await Promise.all([...this.watchers.values()].map((w) => w.handle.close().catch(() => undefined)));
@@ -125,6 +129,26 @@ export class Scheduler {
     }
     this.lastReconcile = Date.now();
     await this.syncWatchers();
+    this.renderCovers();
+  }
+
+  /** Renders missing covers in the background; a call while it runs makes it go round once more. */
+  private renderCovers(): void {
+    if (this.covers) {
+      this.coversAgain = true;
+      return;
+    }
+    this.covers = (async () => {
+      do {
+        this.coversAgain = false;
+        const n = await renderMissingCovers(this.ctx, () => this.stopping);
+        if (n > 0) this.ctx.rt.log.info({ covers: n }, 'covers rendered');
+      } while (this.coversAgain && !this.stopping);
+    })()
+      .catch((e) => this.ctx.rt.log.warn({ err: e }, 'cover rendering failed'))
+      .finally(() => {
+        this.covers = null;
+      });
   }
 
   private async reconcile(): Promise<void> {
@@ -217,5 +241,6 @@ export class Scheduler {
       }]);
     });
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
+    if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
 }

@@ -29,6 +29,7 @@ export interface ItemRow {
   page_count: number | null;
   reading_direction: string | null;
   cover_key: string | null;
+  cover_ready?: boolean;
   added_by_admin: string | null;
   version: number;
   missing_since?: Date | string | null;
@@ -144,7 +145,7 @@ export async function snapshot(q: DbOrTrx, id: string): Promise<Catalog.MediaIte
   return (await publicOf(q, [row]))[0]!;
 }
 
-export async function insertItem(q: DbOrTrx, row: Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state'> & { created_at?: Date }): Promise<void> {
+export async function insertItem(q: DbOrTrx, row: Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state'> & { created_at?: Date; updated_at?: Date }): Promise<void> {
   await t(q).insertInto('media_items').values(jsonCols(row as Partial<ItemRow>)).execute();
 }
 

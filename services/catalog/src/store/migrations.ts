@@ -134,4 +134,12 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  {
+    name: 'catalog-002',
+    async up(trx, s) {
+      // covers are made after the scan (or on first request); this marks the ones on disk
+      await execScript(trx, `alter table ${s}.media_items add column cover_ready boolean not null default false`);
+      await execScript(trx, `create index media_items_cover_todo_idx on ${s}.media_items (updated_at) where cover_key is not null and not cover_ready`);
+    },
+  },
 ];

@@ -1,0 +1,87 @@
+// Covers and thumbnails are made after a scan, not during it: a scan records that a book has a
+// cover (its key is the file's SHA-256), and this worker renders the files, a few at a time,
+// or at once when a client asks for a cover that is not on disk yet.
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resolveInside } from '@bindery/platform';
+import { extract, writeCovers, type BookFormat } from '../formats/index';
+import { findLibrary } from '../store/libraries';
+import { SCHEMA } from '../store/migrations';
+import type { Ctx } from '../handlers/context';
+import { emitUpdated } from './scan-library';
+
+export const coverFile = (ctx: Ctx, key: string, kind: 'cover' | 'thumbnail') =>
+  join(ctx.opts.coverDir, key.slice(0, 2), `${key}${kind === 'thumbnail' ? '-thumb' : ''}.jpg`);
+
+const exists = (p: string) => access(p).then(() => true, () => false);
+
+/**
+ * Makes the cover files of one item when they are missing. True when they exist afterwards; an
+ * item whose book turns out to have no usable cover loses its cover key (and says so in an event).
+ */
+export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
+  const db = ctx.rt.db.withSchema(SCHEMA);
+  const item = await db.selectFrom('media_items').select(['id', 'library_id', 'cover_key', 'cover_ready']).where('id', '=', itemId).executeTakeFirst();
+  if (!item?.cover_key) return false;
+  const key = item.cover_key as string;
+  if (await exists(coverFile(ctx, key, 'thumbnail'))) {
+    if (!item.cover_ready) await db.updateTable('media_items').set({ cover_ready: true }).where('id', '=', itemId).execute();
+    return true;
+  }
+  const lib = await findLibrary(ctx.rt.db, item.library_id as string);
+  const fmt = await db.selectFrom('media_formats').select(['rel_path', 'format', 'sha256']).where('item_id', '=', itemId).where('present', '=', true).where('sha256', '=', key).limit(1).executeTakeFirst();
+  let made = false;
+  if (lib && fmt) {
+    const file = await resolveInside(lib.folders, fmt.rel_path as string);
+    if (file) {
+      try {
+        const x = await extract(file.abs, fmt.format as BookFormat, { renderPdfCover: true });
+        if (x.cover) {
+          await writeCovers(x.cover, join(ctx.opts.coverDir, key.slice(0, 2)), key);
+          made = true;
+        }
+      } catch (e) {
+        ctx.rt.log.debug({ item: itemId, err: e instanceof Error ? e.message : String(e) }, 'no usable cover');
+      }
+    }
+  }
+  if (made) {
+    await db.updateTable('media_items').set({ cover_ready: true }).where('id', '=', itemId).execute();
+    return true;
+  }
+  // the file changed, went away, or its picture cannot be decoded: no cover for now
+  {
+    await ctx.tx(async (trx) => {
+      const r = await trx.withSchema(SCHEMA).updateTable('media_items').set({ cover_key: null, cover_ready: false }).where('id', '=', itemId).where('cover_key', '=', key).returning('id').execute();
+      if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'scan');
+    });
+  }
+  return false;
+}
+
+/** Renders every missing cover, oldest first, until none is left or `stopping()` says so. */
+export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const todo = await ctx.rt.db.withSchema(SCHEMA)
+      .selectFrom('media_items')
+      .select('id')
+      .where('cover_key', 'is not', null)
+      .where('cover_ready', '=', false)
+      .where('state', '=', 'active')
+      .orderBy('updated_at')
+      .limit(32)
+      .execute();
+    if (todo.length === 0) return done;
+    let progressed = false;
+    for (const t of todo) {
+      if (stopping()) return done;
+      const before = Date.now();
+      if (await ensureCover(ctx, t.id as string)) done++;
+      progressed = true;
+      // leave room for requests and scans on small machines
+      await new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));
+    }
+    if (!progressed) return done;
+  }
+}
