@@ -118,6 +118,30 @@ export class EventStore {
     }
   }
 
+  /**
+   * Starts many streams in one statement (a scan adding hundreds of items). Every stream must be
+   * new: one that already exists fails the whole append with a ConcurrencyError.
+   */
+  async appendNewStreams(trx: Trx, streams: { streamId: string; events: NewEvent[] }[]): Promise<void> {
+    const rows = streams.flatMap((s) =>
+      s.events.map((e, i) => ({
+        stream_id: s.streamId,
+        stream_version: i,
+        event_id: randomUUID(),
+        type: e.type,
+        data: JSON.stringify(e.data),
+        metadata: JSON.stringify(e.metadata ?? {}),
+      })),
+    );
+    if (rows.length === 0) return;
+    try {
+      await this.t(trx).insertInto('events').values(rows).execute();
+    } catch (e) {
+      if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(rows[0]!.stream_id, -1, 0);
+      throw e;
+    }
+  }
+
   async readStream(q: DbOrTrx, streamId: string): Promise<StoredEvent[]> {
     const rows = (await this.t(q).selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute()) as Row[];
     return rows.map((r) => this.toStored(r));

@@ -7,7 +7,7 @@ import { crashPoint, type Trx } from '@bindery/platform';
 import { BookError, extract, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
-import { findItem, insertItem, rememberHash, snapshot, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
+import { findItem, jsonCols, rememberHash, snapshot, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
@@ -118,7 +118,9 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
     try {
       await ctx.tx(async (trx) => {
         await ctx.lockLibrary(trx, lib.id);
-        for (const job of batch) await apply(ctx, trx, lib.id, job, counts);
+        const fresh = batch.filter((j) => !j.error && j.kind === 'new');
+        for (const job of batch) if (!fresh.includes(job)) await apply(ctx, trx, lib.id, job, counts);
+        await addNew(ctx, trx, lib.id, fresh, counts);
       });
     } catch (e) {
       await next?.catch(() => undefined);
@@ -300,55 +302,81 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
       counts.relinked++;
       return;
     }
-    case 'new': {
-      const fields = metadataFields(f, job.extracted!, job.coverKey ?? null);
-      // another format of a book already here: same folder, same title, no file of this format yet
-      const sibling = await t
-        .selectFrom('media_items as i')
-        .select(['i.id', 'i.authors'])
-        .where('i.library_id', '=', libraryId)
-        .where('i.state', '=', 'active')
-        .where('i.source', '=', 'scan')
-        .where('i.group_dir', '=', fields.group_dir!)
-        .where('i.group_title', '=', fields.group_title!)
-        .where((eb) => eb.not(eb.exists(eb.selectFrom('media_formats as f').select('f.id').whereRef('f.item_id', '=', 'i.id').where('f.format', '=', f.format).where('f.present', '=', true))))
-        .forUpdate()
-        .execute();
-      const mine = new Set((fields.authors ?? []).map((a) => a.toLowerCase()));
-      const match = sibling.find((s) => {
-        const theirs = (s.authors as string[]).map((a) => a.toLowerCase());
-        return mine.size === 0 || theirs.length === 0 || theirs.some((a) => mine.has(a));
-      });
-      if (match) {
-        await insertFormat(trx, match.id as string, libraryId, f, h);
-        await emitUpdated(ctx, trx, match.id as string, 'scan');
-        counts.updated++;
-        return;
-      }
-      const id = randomUUID();
-      const now = new Date();
-      await insertItem(trx, {
-        ...(fields as Required<typeof fields>),
-        created_at: now,
-        updated_at: now,
-        id,
-        library_id: libraryId,
-        source: 'scan',
-        file_path: f.rel,
-        added_by_admin: null,
-      } as Parameters<typeof insertItem>[1]);
-      await insertFormat(trx, id, libraryId, f, h);
-      // the record as just written, without reading it back
-      const snap = toPublic(
-        { ...(fields as ItemRow), id, library_id: libraryId, state: 'active', source: 'scan', file_path: f.rel, added_by_admin: null, version: 0, created_at: now, updated_at: now },
-        [{ id: 0, item_id: id, library_id: libraryId, rel_path: f.rel, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true }],
-        [h.sha256],
-      );
-      await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: snap } }]);
-      counts.added++;
+    case 'new':
+      // written together with the rest of the batch's new files: addNew()
+      await addNew(ctx, trx, libraryId, [job], counts);
       return;
+  }
+}
+
+/**
+ * The batch's new files in a few statements: another format of a book already here (same folder,
+ * same title, no file of this format yet, overlapping or absent authors) joins that item;
+ * anything else is a new item. Decided in memory against one query for the folders involved.
+ */
+async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts: ScanCounts): Promise<void> {
+  if (jobs.length === 0) return;
+  const t = trx.withSchema(SCHEMA);
+  const fields = jobs.map((j) => metadataFields(j.file, j.extracted!, j.coverKey ?? null));
+  const dirs = [...new Set(fields.map((f) => f.group_dir!))];
+  interface Candidate { id: string; authors: string[]; formats: Set<string>; fresh: boolean }
+  const byKey = new Map<string, Candidate[]>();
+  const keyOf = (dir: string, title: string) => `${dir}\u0000${title}`;
+  const existing = await t.selectFrom('media_items').select(['id', 'authors', 'group_dir', 'group_title'])
+    .where('library_id', '=', libraryId).where('state', '=', 'active').where('source', '=', 'scan').where('group_dir', 'in', dirs).execute();
+  if (existing.length > 0) {
+    const present = await t.selectFrom('media_formats').select(['item_id', 'format']).where('item_id', 'in', existing.map((e) => e.id as string)).where('present', '=', true).execute();
+    for (const e of existing) {
+      const c: Candidate = { id: e.id as string, authors: e.authors as string[], formats: new Set(present.filter((p) => p.item_id === e.id).map((p) => p.format as string)), fresh: false };
+      const k = keyOf(e.group_dir as string, e.group_title as string);
+      byKey.set(k, [...(byKey.get(k) ?? []), c]);
     }
   }
+  const now = new Date();
+  const items: (ItemRow & { cover_ready: boolean })[] = [];
+  const formats: FormatRow[] = [];
+  const joined = new Set<string>();
+  jobs.forEach((job, i) => {
+    const f = fields[i]!;
+    const k = keyOf(f.group_dir!, f.group_title!);
+    const mine = new Set((f.authors ?? []).map((a) => a.toLowerCase()));
+    const match = (byKey.get(k) ?? []).find((c) => !c.formats.has(job.file.format) && (mine.size === 0 || c.authors.length === 0 || c.authors.some((a) => mine.has(a.toLowerCase()))));
+    let itemId: string;
+    if (match) {
+      itemId = match.id;
+      match.formats.add(job.file.format);
+      if (!match.fresh) joined.add(match.id);
+      counts.updated++;
+    } else {
+      itemId = randomUUID();
+      items.push({ ...(f as ItemRow & { cover_ready: boolean }), id: itemId, library_id: libraryId, state: 'active', source: 'scan', file_path: job.file.rel, added_by_admin: null, version: 0, created_at: now, updated_at: now });
+      byKey.set(k, [...(byKey.get(k) ?? []), { id: itemId, authors: f.authors ?? [], formats: new Set([job.file.format]), fresh: true }]);
+      counts.added++;
+    }
+    const h = job.hashes!;
+    formats.push({ id: 0, item_id: itemId, library_id: libraryId, rel_path: job.file.rel, format: job.file.format, size: job.file.size, mtime_ms: job.file.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true });
+  });
+  if (items.length > 0) {
+    await t.insertInto('media_items').values(items.map(({ state: _s, version: _v, ...r }) => jsonCols(r as Partial<ItemRow>))).execute();
+  }
+  await t.insertInto('media_formats')
+    .values(formats.map(({ id: _id, ...r }) => r))
+    .onConflict((oc) => oc.constraint('media_formats_path_key').doUpdateSet((eb) => ({
+      item_id: eb.ref('excluded.item_id'), format: eb.ref('excluded.format'), size: eb.ref('excluded.size'), mtime_ms: eb.ref('excluded.mtime_ms'),
+      sha256: eb.ref('excluded.sha256'), partial_md5: eb.ref('excluded.partial_md5'), present: true,
+    })))
+    .execute();
+  const hashes = new Map<string, { item_id: string; sha256: string; partial_md5: string | null; format: string }>();
+  for (const f of formats) hashes.set(`${f.item_id}/${f.sha256}`, { item_id: f.item_id, sha256: f.sha256!, partial_md5: f.partial_md5, format: f.format });
+  await t.insertInto('format_hashes').values([...hashes.values()])
+    .onConflict((oc) => oc.columns(['item_id', 'sha256']).doUpdateSet({ last_seen: sql`now()` }))
+    .execute();
+  // new items' events carry the records as just written, without reading them back
+  await ctx.emitNew(trx, items.map((row) => {
+    const own = formats.filter((f) => f.item_id === row.id);
+    return { streamId: `item-${row.id}`, events: [{ type: 'catalog.media-item-added.v1' as const, data: { item: toPublic(row, own, own.map((f) => f.sha256!)) } }] };
+  }));
+  for (const id of joined) await emitUpdated(ctx, trx, id, 'scan');
 }
 
 async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
