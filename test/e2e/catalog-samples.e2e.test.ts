@@ -1,13 +1,15 @@
 // PDF, MOBI, AZW3, CBZ (manga) and EPUB samples made by real tools, in a library with two folders:
 // metadata from each format's own header, and the SHA-256 and KOReader document id of every file
 // equal to the reference values computed with KOReader's own code.
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes } from '../support/bindery';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { byPath, copyOf, createLibrary, emptyDir, FIXTURE, items, manifest, SAMPLES, settled } from './catalog-helpers';
 import { ROOT } from '../support/bindery';
+import { writeFileSync } from 'node:fs';
+import { buildMobi } from '../../services/catalog/test/fixtures/books';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -79,5 +81,23 @@ describe.each(modes)('sample books in a two-folder library (%s)', (mode) => {
   it('lists every unreadable sample as an issue', async () => {
     const r = await call('GET', `/api/scanner/issues?library_id=${lib.id}`, { token: admin.token });
     expect(r.json.data.map((i: { file_path: string }) => i.file_path).sort()).toEqual(samples.filter((s) => s.kind === 'corrupt').map((s) => s.path).sort());
+  });
+
+  it('makes one item of several formats of one book, and keeps other authors\' same-titled books apart', async () => {
+    const dir = emptyDir();
+    const title = extra.title.trim();
+    copyFileSync(join(FIXTURE, extra.path), join(dir, 'book.epub'));
+    writeFileSync(join(dir, 'book.mobi'), buildMobi({ fullName: title, exth: [[100, extra.authors[0]!]] }));
+    writeFileSync(join(dir, 'other.mobi'), buildMobi({ fullName: title, exth: [[100, 'Somebody Else Entirely']] }));
+    mkdirSync(join(dir, 'elsewhere'));
+    writeFileSync(join(dir, 'elsewhere', 'book.mobi'), buildMobi({ fullName: title, exth: [[100, extra.authors[0]!]] }));
+    const l = await createLibrary(call, admin.token, { name: 'Formats', folders: [dir], watch: false });
+    await settled(call, admin.token, l.id);
+    const got = await items(call, admin.token, l.id);
+    expect(got).toHaveLength(3);
+    const both = byPath(got, 'book.epub');
+    expect(both.formats.map((f: { format: string; file_path: string }) => [f.format, f.file_path]).sort()).toEqual([['epub', 'book.epub'], ['mobi', 'book.mobi']]);
+    expect(byPath(got, 'other.mobi').id).not.toBe(both.id);
+    expect(byPath(got, 'elsewhere/book.mobi').id).not.toBe(both.id);
   });
 });
