@@ -13,6 +13,9 @@ const READ_CHUNK = 1024 * 1024;
 const SAMPLE = 1024;
 /** Files up to this size are read in one go: per-file stream overhead dominates for small books. */
 const WHOLE_FILE_MAX = 4 * 1024 * 1024;
+/** Read buffers kept for the next file: a fresh 4 MiB allocation per small book costs more than its hash. */
+const spare: Buffer[] = [];
+const SPARE_MAX = 8;
 
 /** File-system errors (ENOENT, EACCES, …) are thrown as they are: they say nothing about the book. */
 export async function hashFile(path: string): Promise<FileHashes> {
@@ -22,12 +25,16 @@ export async function hashFile(path: string): Promise<FileHashes> {
   const fh = await open(path, 'r');
   try {
     if (st.size <= WHOLE_FILE_MAX) {
-      const buf = Buffer.allocUnsafe(st.size + 1);
-      const n = await readFully(fh, buf, 0);
-      // the file grew since stat: hash it the streamed way
-      if (n <= st.size) {
-        const bytes = buf.subarray(0, n);
-        return { sha256: createHash('sha256').update(bytes).digest('hex'), partial_md5: partialMd5Of(bytes), size: n };
+      const buf = spare.pop() ?? Buffer.allocUnsafe(WHOLE_FILE_MAX + 1);
+      try {
+        const n = await readFully(fh, buf.subarray(0, st.size + 1), 0);
+        // the file grew since stat: hash it the streamed way
+        if (n <= st.size) {
+          const bytes = buf.subarray(0, n);
+          return { sha256: createHash('sha256').update(bytes).digest('hex'), partial_md5: partialMd5Of(bytes), size: n };
+        }
+      } finally {
+        if (spare.length < SPARE_MAX) spare.push(buf);
       }
     }
     const partial_md5 = await partialMd5(fh);
