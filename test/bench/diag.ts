@@ -21,7 +21,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { startNatsServer } from '../support/backends';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
-import { BENCH, children, coresUsed, fmt, prepare, snapshot, spawnTs, startLoadGen, table } from './lib';
+import { BENCH, children, coresUsed, fmt, packageOf, prepare, snapshot, spawnTs, startLoadGen, table, type CpuProfile } from './lib';
 
 const DEADLINE_MS = 5 * 60_000;
 
@@ -112,24 +112,6 @@ async function nats(): Promise<void> {
 }
 
 // ---- cpu ------------------------------------------------------------------------------------
-
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
-
-function packageOf(url: string, fn: string): string {
-  if (!url) return fn.startsWith('(') ? fn : '(native)';
-  const pnpm = /node_modules\/\.pnpm\/([^/]+)\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-  if (pnpm) return pnpm[2]!;
-  const own = /\/work\/main\/([^/]+(?:\/[^/]+)?)\/src\//.exec(url) ?? /\/(services\/[^/]+|platform|contracts|embedded)\/src\//.exec(url);
-  if (own) return `bindery ${own[1]}`;
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
-  return url.replace(/^file:\/\//, '');
-}
 
 /** Self time per package and per function, idle excluded. */
 function analyse(file: string) {

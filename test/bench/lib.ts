@@ -275,3 +275,44 @@ export function table(lines: string[][]): string {
   const widths = lines[0]!.map((_, i) => Math.max(...lines.map((l) => (l[i] ?? '').length)));
   return lines.map((l, i) => l.map((c, j) => (j === 0 || i === 0 ? c.padEnd(widths[j]!) : c.padStart(widths[j]!))).join('  ')).join('\n');
 }
+
+export interface CallFrame {
+  functionName: string;
+  url: string;
+  lineNumber: number;
+}
+
+/** A V8 CPU profile as `--cpu-prof` / cpu-profiler.mjs write it. */
+export interface CpuProfile {
+  nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Which package (or Bindery module) a profiled function belongs to. */
+export function packageOf(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native)';
+  const pnpm = /node_modules\/\.pnpm\/([^/]+)\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+  if (pnpm) return pnpm[2]!;
+  const own = /\/(services\/[^/]+|platform|contracts|embedded)\/src\/(?:([^/]+)\/)?/.exec(url);
+  if (own) return `bindery ${own[1]}${own[2] && own[1]!.startsWith('services/') ? `/${own[2]}` : ''}`;
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
+  return url.replace(/^file:\/\//, '');
+}
+
+/** Runs a benchmark's main, giving up (and so SIGKILLing every child, see the exit hook) after `ms`. */
+export async function runWithDeadline(name: string, ms: number, main: () => Promise<void>): Promise<void> {
+  const deadline = setTimeout(() => {
+    console.error(`${name}: gave up after ${Math.round(ms / 1000)} s`);
+    process.exit(1);
+  }, ms);
+  try {
+    await main();
+    clearTimeout(deadline);
+  } catch (e) {
+    console.error(e);
+    process.exit(1);
+  }
+}

@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableModes, startBindery, type Mode } from '../support/bindery';
 import type { Job, Measured } from './load-worker';
-import { BENCH, children, coresUsed, fmt, machine, median, prepare, snapshot, startLoadGen, startRef, table, waitForQuiet, type LoadGen, type Roles } from './lib';
+import { BENCH, children, coresUsed, fmt, machine, median, prepare, runWithDeadline, snapshot, startLoadGen, startRef, table, waitForQuiet, type LoadGen, type Roles } from './lib';
 
 const num = (name: string, dflt: number) => {
   const v = Number(process.env[name] ?? dflt);
@@ -196,14 +196,4 @@ async function main(): Promise<void> {
   }
 }
 
-const deadline = setTimeout(() => {
-  console.error(`bench: gave up after ${RUN_DEADLINE_MS / 1000} s`);
-  process.exit(1); // the exit hooks SIGKILL every child (Bindery processes, nats-server)
-}, RUN_DEADLINE_MS);
-try {
-  await main();
-  clearTimeout(deadline);
-} catch (e) {
-  console.error(e);
-  process.exit(1);
-}
+await runWithDeadline('bench', RUN_DEADLINE_MS, main);

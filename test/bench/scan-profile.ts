@@ -2,30 +2,7 @@
 // per package, per function, and per nearest catalog function on the stack (so time inside sharp,
 // yauzl or kysely counts towards the scanner step that called it, e.g. extract or apply).
 import { readFileSync } from 'node:fs';
-import { fmt } from './lib';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-interface CpuProfile {
-  nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
-
-function packageOf(url: string, fn: string): string {
-  if (!url) return fn.startsWith('(') ? fn : '(native)';
-  const pnpm = /node_modules\/\.pnpm\/([^/]+)\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-  if (pnpm) return pnpm[2]!;
-  const own = /\/(services\/[^/]+|platform|contracts|embedded)\/src\/(?:([^/]+)\/)?/.exec(url);
-  if (own) return `bindery ${own[1]}${own[2] && own[1]!.startsWith('services/') ? `/${own[2]}` : ''}`;
-  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`;
-  return url.replace(/^file:\/\//, '');
-}
+import { fmt, packageOf, type CallFrame, type CpuProfile } from './lib';
 
 /** name and file (line numbers only for library code: the tsx-compiled sources report line 1) */
 const where = (cf: CallFrame) => {

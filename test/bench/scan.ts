@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/bindery';
-import { coresUsed, fmt, machine, median, snapshot, table, waitForQuiet, type Roles } from './lib';
+import { coresUsed, fmt, machine, median, runWithDeadline, snapshot, table, waitForQuiet, type Roles } from './lib';
 import { calibreImport, type CalibreImport } from './scan-calibre';
 import { describeCorpus, ensureCorpus, fingerprint, type Corpus } from './scan-corpus';
 import { compareHashing, type HashVariant } from './scan-hash';
@@ -269,14 +269,4 @@ async function main(): Promise<void> {
   }
 }
 
-const deadline = setTimeout(() => {
-  console.error(`bench:scan: gave up after ${CFG.deadlineMinutes} min`);
-  process.exit(1); // the exit hook in lib.ts SIGKILLs every child
-}, CFG.deadlineMinutes * 60_000);
-try {
-  await main();
-  clearTimeout(deadline);
-} catch (e) {
-  console.error(e);
-  process.exit(1);
-}
+await runWithDeadline('bench:scan', CFG.deadlineMinutes * 60_000, main);
