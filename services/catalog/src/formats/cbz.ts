@@ -7,8 +7,8 @@ import type { Extracted } from './types';
 import { decodeXml } from './xml';
 import { openZip, type ZipArchive } from './zip';
 
-export async function extractCbz(path: string): Promise<Extracted> {
-  const zip = await openZip(path, 'CBZ');
+export async function extractCbz(path: string, bytes?: Buffer): Promise<Extracted> {
+  const zip = await openZip(path, 'CBZ', bytes);
   try {
     const layout = comicLayout(zip.entries.map((e) => e.fileName), await comicInfo(zip));
     let cover: Buffer | null = null;

@@ -8,8 +8,8 @@ import { decodeXml, elements, parseXml, type XmlElement } from './xml';
 import { openZip, type ZipArchive } from './zip';
 import { dirOf, resolveHref } from './zip-path';
 
-export async function extractEpub(path: string): Promise<Extracted> {
-  const zip = await openZip(path, 'EPUB');
+export async function extractEpub(path: string, bytes?: Buffer): Promise<Extracted> {
+  const zip = await openZip(path, 'EPUB', bytes);
   try {
     const containerEntry = zip.find('META-INF/container.xml');
     if (!containerEntry) throw new BookError('not a valid EPUB: missing META-INF/container.xml');

@@ -20,6 +20,8 @@ const LABELS: Record<BookFormat, string> = {
 export interface ExtractOptions {
   /** render a PDF's first page as its cover (a child process); off during scans, covers come later */
   renderPdfCover?: boolean;
+  /** the file's bytes, already read by the caller (zip-based formats then skip reading it again) */
+  bytes?: Buffer;
 }
 
 export async function extract(path: string, format: BookFormat, opts: ExtractOptions = {}): Promise<Extracted> {
@@ -28,9 +30,9 @@ export async function extract(path: string, format: BookFormat, opts: ExtractOpt
     // Opening a FIFO would block for ever, and a device could be read without end.
     if (!(await stat(path)).isFile()) throw new BookError(`cannot read ${label}: not a regular file`);
     switch (format) {
-      case 'epub': return await extractEpub(path);
+      case 'epub': return await extractEpub(path, opts.bytes);
       case 'pdf': return await extractPdf(path, opts.renderPdfCover ?? true);
-      case 'cbz': case 'cbr': case 'cb7': return await extractComic(path, format);
+      case 'cbz': case 'cbr': case 'cb7': return await extractComic(path, format, opts.bytes);
       case 'mobi': return await extractMobi(path, 'MOBI');
       case 'azw3': return await extractMobi(path, 'AZW3');
       case 'fb2': return await extractFb2(path);
@@ -41,12 +43,12 @@ export async function extract(path: string, format: BookFormat, opts: ExtractOpt
   }
 }
 
-async function extractComic(path: string, format: 'cbz' | 'cbr' | 'cb7'): Promise<Extracted> {
+async function extractComic(path: string, format: 'cbz' | 'cbr' | 'cb7', bytes?: Buffer): Promise<Extracted> {
   const head = await readHead(path, 8, LABELS[format]);
   if (isRar(head)) return extractCbr(path);
   if (is7z(head)) return extractCb7(path);
-  if (Buffer.from(head.subarray(0, 2)).toString('latin1') === 'PK') return extractCbz(path);
+  if (Buffer.from(head.subarray(0, 2)).toString('latin1') === 'PK') return extractCbz(path, bytes);
   if (format === 'cbr') return extractCbr(path);
   if (format === 'cb7') return extractCb7(path);
-  return extractCbz(path);
+  return extractCbz(path, bytes);
 }

@@ -64,6 +64,11 @@ export async function partialMd5(fh: FileHandle): Promise<string> {
   return md5.digest('hex');
 }
 
+/** Both ids of a file already in memory. */
+export function hashBytes(bytes: Buffer): FileHashes {
+  return { sha256: createHash('sha256').update(bytes).digest('hex'), partial_md5: partialMd5Of(bytes), size: bytes.length };
+}
+
 /** The same samples, taken from bytes already in memory. */
 export function partialMd5Of(bytes: Buffer): string {
   const md5 = createHash('md5');

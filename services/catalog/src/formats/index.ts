@@ -2,6 +2,6 @@
 export type { BookFormat, BookMetadata, Contributor, Extracted } from './types';
 export { BookError } from './book-error';
 export { formatOf } from './format-of';
-export { hashFile, type FileHashes } from './hash-file';
+export { hashBytes, hashFile, type FileHashes } from './hash-file';
 export { extract } from './extract';
 export { writeCovers } from './covers';

@@ -14,10 +14,12 @@ export interface ZipArchive {
   close(): void;
 }
 
-export async function openZip(path: string, label: string): Promise<ZipArchive> {
+/** `bytes`: the whole file, when the caller has already read it (small books during a scan). */
+export async function openZip(path: string, label: string, bytes?: Buffer): Promise<ZipArchive> {
   let zip: ZipFile;
   try {
-    zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
+    const opts = { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false };
+    zip = bytes ? await yauzl.fromBufferPromise(bytes, opts) : await yauzl.openPromise(path, opts);
   } catch (e) {
     throw zipError(e, label);
   }

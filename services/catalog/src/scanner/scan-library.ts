@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { crashPoint, type Trx } from '@bindery/platform';
-import { BookError, extract, hashFile, type Extracted, type FileHashes } from '../formats/index';
+import { readFile } from 'node:fs/promises';
+import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
 import { findItem, jsonCols, rememberHash, snapshot, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
@@ -25,6 +26,9 @@ export interface ScanCounts {
 
 
 type Known = FormatRow & { item_state: string };
+
+/** books up to this size are read whole once per scan (memory: scan concurrency × this) */
+const SMALL_BOOK = 4 * 1024 * 1024;
 
 interface Job {
   file: FoundFile;
@@ -164,8 +168,13 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
 /** Hashes a file and reads its metadata when the outcome needs it. Runs outside any transaction. */
 async function prepare(ctx: Ctx, libraryId: string, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>): Promise<void> {
   const f = job.file;
+  // a small zip-based book is read once: the same bytes are hashed and then unzipped
+  let bytes: Buffer | undefined;
   try {
-    job.hashes = await hashFile(f.abs);
+    if (f.size <= SMALL_BOOK && (f.format === 'epub' || f.format === 'cbz')) {
+      bytes = await readFile(f.abs);
+      job.hashes = hashBytes(bytes);
+    } else job.hashes = await hashFile(f.abs);
   } catch (e) {
     job.error = `file could not be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
     return;
@@ -204,7 +213,7 @@ async function prepare(ctx: Ctx, libraryId: string, job: Job, excluded: Map<stri
   }
   if (job.kind === 'touch' || job.kind === 'excluded') return;
   try {
-    job.extracted = await extract(f.abs, f.format, { renderPdfCover: false });
+    job.extracted = await extract(f.abs, f.format, { renderPdfCover: false, bytes });
   } catch (e) {
     job.error = e instanceof BookError ? e.message : `file could not be read: ${(e as Error).message}`;
     return;
