@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { BookError } from './book-error';
 
+// Every cover is decoded once: libvips' operation cache would only hold memory, growing with the library.
+sharp.cache(false);
+
 const COVER_MAX_SIDE = 1200;
 const THUMB_WIDTH = 300;
 /** Decompression-bomb guard: a 100-megapixel cover is already absurd. */
