@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import {
-  api, instances, eventually, expectError as err, expectMessage, fragment, login, NO_SUCH_ID, PASSWORD, register, tokenCookie, uniq, userRecord, type Account, type Call,
+  api, instances, eventually, expectError as err, expectMessage, fragment, login, NO_SUCH_ID, PASSWORD, register, tokenCookie, userRecord, type Account, type Call,
 } from './helpers';
 
 const UPDATED = 'password updated successfully';

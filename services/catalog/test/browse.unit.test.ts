@@ -3,6 +3,7 @@ import { chmod, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { browse, BrowseMessages, MAX_ENTRIES, type BrowseResult } from '../src/handlers/browse';
+import { asUnprivileged } from '../../../platform/test/support/unprivileged';
 
 let base: string;
 let root: string;
@@ -145,18 +146,3 @@ describe('browse', () => {
     }
   });
 });
-
-/**
- * Runs fn without root's permission override: mode 000 means nothing to root. Only the
- * effective uid changes (the saved uid stays 0), so root comes back afterwards; vitest runs each
- * test file in its own process, so no other test sees the switch.
- */
-async function asUnprivileged<T>(fn: () => Promise<T>): Promise<T> {
-  if (process.getuid?.() !== 0 || !process.seteuid) return fn();
-  process.seteuid(65534);
-  try {
-    return await fn();
-  } finally {
-    process.seteuid(0);
-  }
-}

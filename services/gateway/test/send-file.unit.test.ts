@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { DEFAULT_CACHE_CONTROL, sendFile } from '../src/files/send';
+import { asUnprivileged } from '../../../platform/test/support/unprivileged';
 
 let dir: string;
 let app: FastifyInstance;
@@ -282,18 +283,3 @@ describe('sendFile over a socket', () => {
     expect(got).toBe(4 * 1024 * 1024);
   });
 });
-
-/**
- * Runs fn without root's permission override: mode 000 means nothing to root. Only the
- * effective uid changes (the saved uid stays 0), so root comes back afterwards; vitest runs each
- * test file in its own process, so no other test sees the switch.
- */
-async function asUnprivileged<T>(fn: () => Promise<T>): Promise<T> {
-  if (process.getuid?.() !== 0 || !process.seteuid) return fn();
-  process.seteuid(65534);
-  try {
-    return await fn();
-  } finally {
-    process.seteuid(0);
-  }
-}

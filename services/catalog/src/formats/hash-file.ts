@@ -2,6 +2,7 @@
 // KOReader sync (which names documents by it) can find the book.
 import { createHash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { readAt } from './file-bytes';
 
 export interface FileHashes {
   sha256: string;
@@ -27,7 +28,7 @@ export async function hashFile(path: string): Promise<FileHashes> {
     if (st.size <= WHOLE_FILE_MAX) {
       const buf = spare.pop() ?? Buffer.allocUnsafe(WHOLE_FILE_MAX + 1);
       try {
-        const n = await readFully(fh, buf.subarray(0, st.size + 1), 0);
+        const n = await readAt(fh, buf.subarray(0, st.size + 1), 0);
         // the file grew since stat: hash it the streamed way
         if (n <= st.size) {
           const bytes = buf.subarray(0, n);
@@ -57,7 +58,7 @@ export async function partialMd5(fh: FileHandle): Promise<string> {
   const buf = Buffer.allocUnsafe(SAMPLE);
   for (let i = -1; i <= 10; i++) {
     const offset = i < 0 ? 0 : SAMPLE * 4 ** i;
-    const n = await readFully(fh, buf, offset);
+    const n = await readAt(fh, buf, offset);
     if (n === 0) break;
     md5.update(buf.subarray(0, n));
   }
@@ -78,14 +79,4 @@ export function partialMd5Of(bytes: Buffer): string {
     md5.update(bytes.subarray(offset, offset + SAMPLE));
   }
   return md5.digest('hex');
-}
-
-async function readFully(fh: FileHandle, buf: Buffer, position: number): Promise<number> {
-  let filled = 0;
-  while (filled < buf.length) {
-    const { bytesRead } = await fh.read(buf, filled, buf.length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return filled;
 }

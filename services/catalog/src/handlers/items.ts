@@ -1,7 +1,6 @@
 // Media item commands and queries.
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';

@@ -68,6 +68,12 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   for (const r of await t.selectFrom('excluded_files').selectAll().where('library_id', '=', lib.id).execute()) {
     excluded.set(r.rel_path as string, { sha256: r.sha256 as string | null, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
   }
+  // every hash of the items that went missing earlier: a file with one of them brings its item back
+  const missingBySha = new Map<string, string>();
+  for (const r of await t.selectFrom('format_hashes as h').innerJoin('media_items as i', 'i.id', 'h.item_id')
+    .select(['h.sha256', 'i.id']).where('i.library_id', '=', lib.id).where('i.state', '=', 'missing').orderBy('i.id').execute()) {
+    if (!missingBySha.has(r.sha256 as string)) missingBySha.set(r.sha256 as string, r.id as string);
+  }
   const issues = new Map<string, { size: number; mtime_ms: number }>();
   for (const r of await t.selectFrom('file_issues').select(['rel_path', 'size', 'mtime_ms']).where('library_id', '=', lib.id).execute()) {
     issues.set(r.rel_path as string, { size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
@@ -112,7 +118,7 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
-  const prepareAll = (batch: Job[]) => pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, lib.id, job, excluded, unseenBySha));
+  const prepareAll = (batch: Job[]) => pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, job, excluded, unseenBySha, missingBySha));
   // reading the next batch overlaps writing this one
   let next = batches.length > 0 ? prepareAll(batches[0]!) : null;
   for (let b = 0; b < batches.length; b++) {
@@ -122,9 +128,9 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
     try {
       await ctx.tx(async (trx) => {
         await ctx.lockLibrary(trx, lib.id);
-        const fresh = batch.filter((j) => !j.error && j.kind === 'new');
-        for (const job of batch) if (!fresh.includes(job)) await apply(ctx, trx, lib.id, job, counts);
-        await addNew(ctx, trx, lib.id, fresh, counts);
+        const isNew = (j: Job) => !j.error && j.kind === 'new';
+        for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts);
+        await addNew(ctx, trx, lib.id, batch.filter(isNew), counts);
       });
     } catch (e) {
       await next?.catch(() => undefined);
@@ -166,7 +172,7 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
 }
 
 /** Hashes a file and reads its metadata when the outcome needs it. Runs outside any transaction. */
-async function prepare(ctx: Ctx, libraryId: string, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>): Promise<void> {
+async function prepare(ctx: Ctx, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>, missingBySha: Map<string, string>): Promise<void> {
   const f = job.file;
   // a small zip-based book is read once: the same bytes are hashed and then unzipped
   let bytes: Buffer | undefined;
@@ -195,18 +201,10 @@ async function prepare(ctx: Ctx, libraryId: string, job: Job, excluded: Map<stri
       return;
     }
     // a book that went missing earlier, now back at another path
-    const prev = await ctx.rt.db.withSchema(SCHEMA)
-      .selectFrom('format_hashes as h')
-      .innerJoin('media_items as i', 'i.id', 'h.item_id')
-      .select('i.id')
-      .where('h.sha256', '=', sha)
-      .where('i.library_id', '=', libraryId)
-      .where('i.state', '=', 'missing')
-      .limit(1)
-      .executeTakeFirst();
+    const prev = missingBySha.get(sha);
     if (prev) {
       job.kind = 'restore';
-      job.restoreItem = prev.id as string;
+      job.restoreItem = prev;
       return;
     }
     job.kind = 'new';
@@ -312,9 +310,9 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
       return;
     }
     case 'new':
-      // written together with the rest of the batch's new files: addNew()
-      await addNew(ctx, trx, libraryId, [job], counts);
-      return;
+    case undefined:
+      // new files are written together, per batch, by addNew()
+      throw new Error(`apply() was given a ${job.kind ?? 'unprepared'} file: ${f.rel}`);
   }
 }
 

@@ -31,10 +31,8 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth }:
   app.get('/api/libraries/scan-settings', admin, async (req, reply) => {
     const r = await identity('settings-get', { caller: req.caller! });
     if (!r.ok) return sendFailure(reply, r.error);
-    const entries = (r.value as { settings?: Identity.SettingEntry[] } | Identity.SettingEntry[]);
-    const list = Array.isArray(entries) ? entries : entries.settings ?? [];
-    const e = list.find((x) => x.key === 'scan_poll_interval_seconds');
-    return reply.send({ scan_poll_interval_seconds: e?.value ?? 60 });
+    const e = (r.value as { settings: Identity.SettingEntry[] }).settings.find((x) => x.key === 'scan_poll_interval_seconds');
+    return reply.send({ scan_poll_interval_seconds: e?.value });
   });
   app.put('/api/libraries/scan-settings', admin, async (req, reply) => {
     const input = bodyOf(req);
