@@ -3,7 +3,7 @@
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
-  BaseConfig, connectNatsBus, createLogger, hostProcess, loadConfig, MemoryBus, openPGlite, openPostgres, tokenKey, tokenSecret,
+  BaseConfig, connectNatsBus, trackingWrites, createLogger, hostProcess, loadConfig, MemoryBus, openPGlite, openPostgres, tokenKey, tokenSecret,
   type Bus, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
@@ -59,7 +59,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const rt: Runtime = {
     mode: distributed ? 'distributed' : 'embedded',
     db: database.db,
-    bus,
+    bus: trackingWrites(bus),
     log,
     now: () => new Date(),
     tokenKey: tokenKey(secret),

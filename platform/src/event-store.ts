@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import { assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx } from './db';
+import { notePosition } from './write-position';
 
 export class ConcurrencyError extends Error {
   readonly kind = 'concurrency';
@@ -110,6 +111,7 @@ export class EventStore {
     }));
     try {
       const inserted = (await this.t(trx).insertInto('events').values(rows).returningAll().execute()) as Row[];
+      for (const r of inserted) notePosition(Number(r.global_position));
       return inserted.map((r) => this.toStored(r));
     } catch (e) {
       // a concurrent writer took the version between our read and insert
@@ -135,7 +137,8 @@ export class EventStore {
     );
     if (rows.length === 0) return;
     try {
-      await this.t(trx).insertInto('events').values(rows).execute();
+      const inserted = await this.t(trx).insertInto('events').values(rows).returning('global_position').execute();
+      for (const r of inserted) notePosition(Number(r.global_position));
     } catch (e) {
       if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(rows[0]!.stream_id, -1, 0);
       throw e;

@@ -10,3 +10,4 @@ export { Wake } from './bus/wake';
 export { NatsBus, connectNatsBus } from './bus/nats-bus';
 export * from './host';
 export * from './fs-safe';
+export * from './write-position';

@@ -27,6 +27,8 @@ const LIMIT = 'limit must be an integer between 1 and 1000';
 const SORT = 'invalid sort. must be one of: title, created_at, updated_at, series, year, author (prefix - or suffix :desc for descending)';
 const INTERVAL = 'scan_poll_interval_seconds must be an integer between 1 and 3600';
 const browser = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+/** A library as a non-admin sees it: without its server folders. */
+const pathless = (l: Record<string, unknown>) => Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'folders'));
 
 describe.each(modes)('catalog API (%s)', (mode) => {
   let call: Call;
@@ -71,10 +73,14 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       });
       const s = await settled(call, admin.token, corpus.id);
       expect(s.status).toBe('completed');
-      const r = await call('GET', lib(corpus.id), { token: user.token });
+      const r = await call('GET', lib(corpus.id), { token: admin.token });
       expect(r.status, r.text).toBe(200);
       expect(r.json).toEqual({ ...corpus, item_count: readable.length, last_scan_at: expect.stringMatching(ISO) });
       corpus = r.json;
+      // a user sees the library but not where it lives on the server
+      const u = await call('GET', lib(corpus.id), { token: user.token });
+      expect(u.status, u.text).toBe(200);
+      expect(u.json).toEqual(pathless(corpus));
 
       // names are cleaned, unique case-insensitively; watch defaults to true; no folders is allowed
       shelf = await createLibrary(call, admin.token, { name: '  Spare   Shelf ', folders: [] });
@@ -88,8 +94,10 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       expect(r.status, r.text).toBe(200);
       expect(Array.isArray(r.json)).toBe(true);
       expect(r.json.map((l: { name: string }) => l.name)).toEqual(['Corpus', 'Spare Shelf']);
-      expect(r.json[0]).toEqual(corpus);
-      expect(r.json[1]).toEqual(shelf);
+      expect(r.json[0]).toEqual(pathless(corpus));
+      expect(r.json[1]).toEqual(pathless(shelf));
+      const a = await call('GET', '/api/libraries', { token: admin.token });
+      expect(a.json).toEqual([corpus, shelf]);
       const v = await call('GET', '/api/libraries/visibility', { token: user.token });
       expect(v.status, v.text).toBe(200);
       expect(v.json).toEqual(r.json);

@@ -68,6 +68,14 @@ export const SessionRevoked = Type.Object({
   expires_at: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** Which libraries a user may see; admins see every library whatever this says. */
+export const LibraryAccessChanged = Type.Object({
+  user_id: Uuid,
+  all_libraries: Type.Boolean(),
+  library_ids: Type.Array(Uuid),
+  changed_by: Uuid,
+});
+
 export const IdentityEvents = {
   'identity.user-registered.v1': UserRegistered,
   'identity.profile-changed.v1': ProfileChanged,
@@ -78,6 +86,7 @@ export const IdentityEvents = {
   'identity.settings-changed.v1': SettingsChanged,
   'identity.config-changed.v1': ConfigChanged,
   'identity.session-revoked.v1': SessionRevoked,
+  'identity.library-access-changed.v1': LibraryAccessChanged,
 } as const;
 
 export type IdentityEventType = keyof typeof IdentityEvents;

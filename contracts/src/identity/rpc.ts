@@ -69,6 +69,8 @@ export const IdentityRequests = {
   'user-delete': Type.Object({ caller: Caller, target_id: TargetId }),
   'users-list': Type.Object({ caller: Caller }),
   'max-devices-set': Type.Object({ caller: Caller, target_id: Type.String(), input: Input }),
+  /** input: `all_libraries` and/or `library_ids` (the gateway has checked the ids name libraries) */
+  'library-access-set': Type.Object({ caller: Caller, target_id: Type.String(), input: Input }),
   'settings-get': Type.Object({ caller: Caller }),
   'settings-put': Type.Object({ caller: Caller, input: Input }),
   'config-get': Type.Object({ caller: Caller }),

@@ -13,8 +13,10 @@ import { systemRoutes } from './routes/system';
 import { libraryRoutes } from './routes/libraries';
 import { mediaItemRoutes } from './routes/media-items';
 import { uploadsRoutes } from './routes/uploads';
-import type { LibraryView } from './projections/libraries';
 import type { AuthView } from './projections/auth-view';
+import type { Reads } from './read-model/reads';
+import { readAdminRoutes } from './routes/read-admin';
+import { profileRoutes } from './routes/profile';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
@@ -44,7 +46,9 @@ export interface AppOptions {
   bus: Bus;
   log: Logger;
   view: AuthView;
-  libraries: LibraryView;
+  reads: Reads;
+  /** how long a write waits for the read models to show it before answering anyway */
+  readYourWritesMs?: number;
   tokenKey: Uint8Array;
   cookieSecure: boolean;
   rpcTimeoutMs: number;
@@ -86,13 +90,27 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => ((await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' })));
 
-  const call = identityClient(o.bus, o.log, o.rpcTimeoutMs);
+  // read your writes: a write's answer waits, bounded, until the read models have applied it
+  const ryw = o.readYourWritesMs ?? 5000;
+  const afterWrite = async (source: string, position: number) => {
+    if (!(await o.reads.models.waitFor(source, position, ryw))) o.log.warn({ source, position }, 'read models lag behind a write');
+  };
+  const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
   authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure } });
+  profileRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });
-  const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs);
-  libraryRoutes(app, { catalog, identity: call, auth });
-  mediaItemRoutes(app, { catalog, identity: call, auth }, optionalClient(o.bus, o.rpcTimeoutMs));
-  uploadsRoutes(app, { requireUser: auth.requireUser, folders: (id) => o.libraries.folders(id) });
+  const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
+  libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
+  mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
+  readAdminRoutes(app, { identity: call, auth, reads: o.reads });
+  uploadsRoutes(app, {
+    requireUser: auth.requireUser,
+    folders: async (req, id) => {
+      const c = await o.reads.context(req.caller!);
+      return (await o.reads.catalog.library(c.access, true, id)).ok ? o.reads.catalog.folders(id) : null;
+    },
+    catalogued: async (req, id, rel) => (await o.reads.catalog.fileItem((await o.reads.context(req.caller!)).access, id, rel)) !== null,
+  });
   return app;
 }

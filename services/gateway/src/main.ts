@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
-import { LibraryView } from './projections/libraries';
+import { ReadModels } from './read-model/read-model';
+import { Reads } from './read-model/reads';
 import { migrations, SCHEMA } from './projections/migrations';
 
 export interface GatewayOptions {
@@ -22,14 +23,15 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
       await migrate(rt.db, SCHEMA, migrations);
       const view = new AuthView(rt.db);
       await view.start(rt.bus);
-      const libraries = new LibraryView(rt.db);
-      await libraries.start(rt.bus);
+      const models = new ReadModels(rt.db, rt.bus, rt.log, rt.mode === 'embedded');
+      await models.start();
+      const reads = new Reads(rt.db, models);
       let stopping = false;
       const app = await buildApp({
         bus: rt.bus,
         log: rt.log,
         view,
-        libraries,
+        reads,
         tokenKey: rt.tokenKey,
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
@@ -60,7 +62,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
             clearInterval(sweep);
           }
           await view.stop();
-          await libraries.stop();
+          await models.stop();
         },
       };
     },

@@ -38,6 +38,7 @@ beforeAll(async () => {
   await symlink('book.epub', path.join(lib, 'alias.epub'));
   await writeFile(path.join(lib2, 'secret.epub'), 'secret of lib2');
   await writeFile(path.join(base, 'secret.txt'), 'secret outside');
+  await writeFile(path.join(lib, 'uncatalogued.epub'), 'not in the catalogue');
 
   const libraries = new Map<string, string[]>([
     [A, [lib]],
@@ -50,10 +51,12 @@ beforeAll(async () => {
   };
   uploadsRoutes(app, {
     requireUser,
-    folders: async (id) => {
+    folders: async (_req, id) => {
       asked.push(id);
       return libraries.get(id) ?? null;
     },
+    // the catalogue check answers yes except for one name: the path rules below are the second line
+    catalogued: async (_req, _id, rel) => rel !== 'uncatalogued.epub',
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
 });
@@ -73,6 +76,12 @@ describe('GET /uploads/library-<id>/<path>', () => {
       expect(r.statusCode, url).toBe(401);
       expect(r.json()).toEqual({ error: 'authentication required' });
     }
+  });
+
+  it('serves nothing the catalogue does not list, even when the file is there', async () => {
+    const r = await get(`/uploads/library-${A}/uncatalogued.epub`);
+    expect(r.statusCode).toBe(404);
+    expect(r.json()).toEqual(fileNotFound);
   });
 
   it('serves a file with its type and the uploads cache policy', async () => {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { toIso, type DbOrTrx, type Trx } from '@bindery/platform';
+import { notePosition, toIso, type DbOrTrx, type Trx } from '@bindery/platform';
 import { isUuid, parseBool, parseLibraryIdParam, parseLimit, q1 } from '../domain/validate';
 import { allLibraries, findLibrary } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
@@ -76,6 +76,9 @@ export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Pro
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   const rows = (await ctx.rt.db.withSchema(SCHEMA).selectFrom('scans').selectAll().orderBy('requested_at', 'desc').limit(100).execute()) as ScanRow[];
+  // a client that sees a scan finished then reads the lists: the gateway first lets its read
+  // models reach what the log holds now, as after a write
+  notePosition(await ctx.store.headPosition());
   return ok({
     scanning: rows.some((r) => r.status === 'running'),
     queued: rows.filter((r) => r.status === 'queued').length,

@@ -1,17 +1,21 @@
 // Request/reply to services; a missing or silent service becomes 503, never a crash.
 import { fail, Messages, rpcSubject, type Catalog, type Identity, type Result } from '@bindery/contracts';
-import { RpcUnavailableError, type Bus, type Logger } from '@bindery/platform';
+import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
 
 export type CallIdentity = <K extends Identity.IdentityOp>(op: K, body: Identity.IdentityRequest<K>) => Promise<Result<unknown>>;
 export type CallCatalog = <K extends Catalog.CatalogOp>(op: K, body: Catalog.CatalogRequest<K>) => Promise<Result<unknown>>;
 /** A call to a service that may not be deployed yet: null when nobody answers. */
 export type CallOptional = (service: string, op: string, body: unknown) => Promise<Result<unknown> | null>;
 
-function client(bus: Bus, log: Logger, timeoutMs: number, service: string) {
+/** Runs after a write that appended events, with the source and log position it reached. */
+export type AfterWrite = (source: string, position: number) => Promise<void>;
+
+function client(bus: Bus, log: Logger, timeoutMs: number, service: string, afterWrite?: AfterWrite) {
   return async (op: string, body: unknown): Promise<Result<unknown>> => {
     try {
-      const r = (await bus.request(rpcSubject(service, op), body, timeoutMs)) as Result<unknown> | null;
+      const r = (await bus.request(rpcSubject(service, op), body, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
       if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
+      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position);
       return r;
     } catch (e) {
       if (e instanceof RpcUnavailableError) {
@@ -23,12 +27,12 @@ function client(bus: Bus, log: Logger, timeoutMs: number, service: string) {
   };
 }
 
-export function identityClient(bus: Bus, log: Logger, timeoutMs: number): CallIdentity {
-  return client(bus, log, timeoutMs, 'identity') as CallIdentity;
+export function identityClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite): CallIdentity {
+  return client(bus, log, timeoutMs, 'identity', afterWrite) as CallIdentity;
 }
 
-export function catalogClient(bus: Bus, log: Logger, timeoutMs: number): CallCatalog {
-  return client(bus, log, timeoutMs, 'catalog') as CallCatalog;
+export function catalogClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite): CallCatalog {
+  return client(bus, log, timeoutMs, 'catalog', afterWrite) as CallCatalog;
 }
 
 export function optionalClient(bus: Bus, timeoutMs: number): CallOptional {

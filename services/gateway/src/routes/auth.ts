@@ -91,7 +91,7 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
     return sendResult(reply, r);
   });
 
-  app.get('/api/auth/profile', user, async (req, reply) => sendResult(reply, await call('profile-get', { caller: req.caller! })));
+  // GET /api/auth/profile is served from the read model: routes/profile.ts
 
   const updateProfile = async (req: FastifyRequest, reply: FastifyReply) => {
     const input = bodyOf(req);

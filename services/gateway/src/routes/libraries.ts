@@ -1,27 +1,34 @@
 // /api/libraries/*, /api/scanner/*: libraries and the scanner, by request/reply to the catalog.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, type Identity } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallCatalog, CallIdentity } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
+import type { Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
 
 export interface CatalogDeps {
   catalog: CallCatalog;
   identity: CallIdentity;
   auth: Auth;
+  reads: Reads;
 }
 
 const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 export const queryOf = (req: FastifyRequest) => (req.query ?? {}) as Record<string, string | string[]>;
 
-export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth }: CatalogDeps): void {
+export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, reads }: CatalogDeps): void {
   const user = { onRequest: auth.requireUser };
   const admin = { onRequest: auth.requireAdmin };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
 
-  app.get('/api/libraries', user, async (req, reply) => sendResult(reply, await catalog('library-list', { caller: req.caller! })));
-  app.get('/api/libraries/visibility', user, async (req, reply) => sendResult(reply, await catalog('library-list', { caller: req.caller! })));
+  // The libraries the caller may see, from the read model; server paths only for admins.
+  const visibleLibraries = async (req: FastifyRequest, reply: FastifyReply) => {
+    const c = await reads.context(req.caller!);
+    return reply.send(await reads.catalog.libraries(c.access, req.caller!.role === 'admin'));
+  };
+  app.get('/api/libraries', user, visibleLibraries);
+  app.get('/api/libraries/visibility', user, visibleLibraries);
   app.get('/api/libraries/browse', admin, async (req, reply) => {
     const path = queryOf(req).path;
     return sendResult(reply, await catalog('browse', { caller: req.caller!, ...(typeof path === 'string' && path !== '' ? { path } : {}) }));
@@ -47,7 +54,10 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth }:
     return reply.send({ scan_poll_interval_seconds: v, message: 'scan settings updated' });
   });
 
-  app.get('/api/libraries/:id', user, async (req, reply) => sendResult(reply, await catalog('library-get', { caller: req.caller!, id: id(req) })));
+  app.get('/api/libraries/:id', user, async (req, reply) => {
+    const c = await reads.context(req.caller!);
+    return sendResult(reply, await reads.catalog.library(c.access, req.caller!.role === 'admin', id(req)));
+  });
   app.post('/api/libraries', admin, async (req, reply) => {
     const input = bodyOf(req);
     if (!input) return sendFailure(reply, invalid());

@@ -1,9 +1,10 @@
 // /api/media-items/* and /api/admin/hash-conflicts/*, by request/reply to the catalog.
 // `/api/media-items/<id>/download` is deliberately not registered: files are served under /uploads.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fail, Messages, type Catalog } from '@bindery/contracts';
+import { Catalog, fail, Messages } from '@bindery/contracts';
 import type { CallOptional } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
+import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf, type CatalogDeps } from './libraries';
 
@@ -12,13 +13,22 @@ const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 export type Usage = { progress: number; highlights: number; bookmarks: number; notes: number; collections: number };
 const NO_USAGE: Usage = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
 
-export function mediaItemRoutes(app: FastifyInstance, { catalog, auth }: CatalogDeps, optional: CallOptional): void {
+export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: CatalogDeps, optional: CallOptional): void {
   const user = { onRequest: auth.requireUser };
   const admin = { onRequest: auth.requireAdmin };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
 
-  app.get('/api/media-items', user, async (req, reply) => sendResult(reply, await catalog('item-list', { caller: req.caller!, query: queryOf(req) })));
-  app.get('/api/media-items/search', user, async (req, reply) => sendResult(reply, await catalog('search', { caller: req.caller!, query: queryOf(req) })));
+  // Reads come from the gateway's read models, cached by the positions they reflect.
+  app.get('/api/media-items', user, async (req, reply) => {
+    const c = await reads.context(req.caller!);
+    const r = await reads.cached(`list|${c.key}|${req.url}`, () => reads.catalog.list(c.access, queryOf(req)));
+    return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
+  });
+  app.get('/api/media-items/search', user, async (req, reply) => {
+    const c = await reads.context(req.caller!);
+    const r = await reads.cached(`search|${c.key}|${req.url}`, () => reads.catalog.search(c.access, queryOf(req)));
+    return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
+  });
   app.post('/api/media-items', admin, async (req, reply) => {
     const input = bodyOf(req);
     if (!input) return sendFailure(reply, invalid());
@@ -34,7 +44,11 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth }: Catalog
     if (!input) return sendFailure(reply, invalid());
     return sendResult(reply, await catalog('items-bulk-update', { caller: req.caller!, input }));
   });
-  app.get('/api/media-items/:id', user, async (req, reply) => sendResult(reply, await catalog('item-get', { caller: req.caller!, id: id(req) })));
+  app.get('/api/media-items/:id', user, async (req, reply) => {
+    const c = await reads.context(req.caller!);
+    const r = await reads.cached(`item|${c.key}|${id(req)}`, () => reads.catalog.item(c.access, id(req)));
+    return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
+  });
   for (const method of ['put', 'patch'] as const) {
     app[method]('/api/media-items/:id', admin, async (req, reply) => {
       const input = bodyOf(req);
@@ -45,6 +59,9 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth }: Catalog
   app.delete('/api/media-items/:id', admin, async (req, reply) => sendResult(reply, await catalog('item-delete', { caller: req.caller!, id: id(req) })));
   for (const kind of ['cover', 'thumbnail'] as const) {
     app.get(`/api/media-items/:id/${kind}`, user, async (req, reply) => {
+      // a cover of an item the caller can't see is as absent as the item
+      const ctx = await reads.context(req.caller!);
+      if (Catalog.isUuid(id(req)) && !(await reads.catalog.itemLibrary(ctx.access, id(req)))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
       const r = await catalog('item-cover', { caller: req.caller!, id: id(req), kind });
       if (!r.ok) return sendFailure(reply, r.error);
       const c = r.value as Catalog.CoverFile;

@@ -1,5 +1,5 @@
-// GET /uploads/library-<library_id>/<relative_file_path>: book files and covers from a library's
-// folders, for any signed-in user. The path is judged by platform's resolveInside, on real paths.
+// GET /uploads/library-<library_id>/<relative_file_path>: the files of catalogued items, for a
+// signed-in user who may see the library. The path is judged again by resolveInside, on real paths.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
@@ -9,8 +9,10 @@ import { sendFailure } from '../http/reply';
 export interface UploadsDeps {
   /** Sends the 401 itself when there is no usable session. */
   requireUser: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-  /** A library's folders, or null when there is no such library. */
-  folders(libraryId: string): Promise<string[] | null>;
+  /** A library's folders, or null when there is no such library or the caller may not see it. */
+  folders(req: FastifyRequest, libraryId: string): Promise<string[] | null>;
+  /** Whether the file belongs to a catalogued item the caller may see: nothing else is served. */
+  catalogued(req: FastifyRequest, libraryId: string, relPath: string): Promise<boolean>;
 }
 
 export const UPLOADS_CACHE_CONTROL = 'private, max-age=3600';
@@ -24,8 +26,10 @@ export function uploadsRoutes(app: FastifyInstance, deps: UploadsDeps): void {
   app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', { onRequest: deps.requireUser }, async (req, reply) => {
     const { libraryId, '*': relPath } = req.params;
     if (!UUID.test(libraryId)) return sendFailure(reply, fileNotFound());
-    const folders = await deps.folders(libraryId.toLowerCase());
+    const folders = await deps.folders(req, libraryId.toLowerCase());
     if (folders === null) return sendFailure(reply, fail('not_found', Messages.libraryNotFound));
+    // dot-files, stray files and anything the scanner did not catalogue are never served
+    if (!(await deps.catalogued(req, libraryId.toLowerCase(), relPath))) return sendFailure(reply, fileNotFound());
     // fastify has percent-decoded the wildcard once; decoding again would turn a file really
     // named `%2e%2e` into `..`, so the decoded text is taken as the path.
     const found = await resolveInside(folders, relPath);

@@ -30,6 +30,10 @@ export const SETTINGS = {
     type: 'integer', default: 15, min: 1, max: 1440, requires_restart: false, category: 'security', group: 'Login protection',
     description: 'How long a login name stays locked, and the window in which failures count.',
   },
+  new_users_see_all_libraries: {
+    type: 'boolean', default: true, min: null, max: null, requires_restart: false, category: 'security', group: 'Library access',
+    description: 'A new account sees every library (on) or none until an admin grants some (off). Admins always see every library.',
+  },
 } as const satisfies Record<string, Def>;
 
 export type SettingKey = keyof typeof SETTINGS;

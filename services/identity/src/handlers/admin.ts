@@ -1,6 +1,7 @@
 // Admin operations: user listing, max devices, system settings and configuration, setup status.
 import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
 import { parseMaxDevices } from '../domain/max-devices';
+import { parseLibraryAccess, type LibraryAccess } from '../domain/library-access';
 import { parseConfigPut, parseSettingsPut, settingEntries } from '../domain/settings';
 import { isUuid } from '../domain/validate';
 import * as users from '../store/users';
@@ -72,4 +73,20 @@ export async function putConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-
 
 export async function setupStatus(ctx: Ctx): Promise<Result<Identity.SetupStatus>> {
   return ok(await ctx.setupStatus());
+}
+
+/** Grants or revokes libraries for a user; the event is what every read surface filters by. */
+export async function setLibraryAccess(ctx: Ctx, req: Identity.IdentityRequest<'library-access-set'>): Promise<Result<{ message: string; user_id: string } & LibraryAccess>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  if (!isUuid(req.target_id)) return err(fail('invalid_user_id', Messages.invalidUserId));
+  const parsed = parseLibraryAccess(req.input);
+  if (!parsed.ok) return parsed;
+  const id = req.target_id.toLowerCase();
+  return ctx.tx(async (trx) => {
+    const user = await ctx.loadUser(trx, id);
+    if (!user.exists || user.deleted) return err(fail('user_not_found', Messages.userNotFound));
+    await ctx.appendUser(trx, user, [{ type: 'identity.library-access-changed.v1', data: { user_id: id, ...parsed.value, changed_by: req.caller.user_id } }]);
+    return ok({ message: 'library access updated', user_id: id, ...parsed.value });
+  });
 }

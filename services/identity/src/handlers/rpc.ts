@@ -21,6 +21,7 @@ const handlers: Handlers = {
   'user-delete': profile.deleteUser,
   'users-list': admin.listUsers,
   'max-devices-set': admin.setMaxDevices,
+  'library-access-set': admin.setLibraryAccess,
   'settings-get': admin.getSettings,
   'settings-put': admin.putSettings,
   'config-get': admin.getConfig,

@@ -1,0 +1,60 @@
+// Who sees what: the libraries a caller may see, and their profile, from the identity projection.
+// Every read surface asks `access()` and filters by it (docs/decisions.md, "Library access").
+import { LRUCache } from 'lru-cache';
+import type { Identity } from '@bindery/contracts';
+import type { Db } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import { identityTables } from './tables';
+
+/** Every library, or only the listed ones (possibly none). */
+export type Access = { all: true } | { all: false; ids: string[] };
+
+const T = identityTables();
+const ALL: Access = { all: true };
+
+interface UserFacts {
+  access: Access;
+  profile: string | null;
+}
+
+export class IdentityView {
+  /** keyed by the identity projection's position, so a change is seen on the very next request */
+  private cache = new LRUCache<string, UserFacts>({ max: 20_000 });
+
+  constructor(private db: Db) {}
+
+  private async facts(userId: string, identityPosition: number): Promise<UserFacts> {
+    const key = `${identityPosition}|${userId}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const row = await this.db.withSchema(SCHEMA).selectFrom(T.users).select(['profile', 'all_libraries', 'library_ids']).where('id', '=', userId).executeTakeFirst();
+    const facts: UserFacts = row
+      ? {
+          access: row.all_libraries ? ALL : { all: false, ids: [...(row.library_ids as string[])].sort() },
+          profile: JSON.stringify(row.profile as Identity.UserProfile),
+        }
+      : { access: { all: false, ids: [] }, profile: null };
+    this.cache.set(key, facts);
+    return facts;
+  }
+
+  /** Admins see every library; a user what was granted; an unknown user nothing. */
+  async access(caller: Identity.Caller, identityPosition: number): Promise<Access> {
+    if (caller.role === 'admin') return ALL;
+    return (await this.facts(caller.user_id, identityPosition)).access;
+  }
+
+  /** The profile JSON as GET /api/auth/profile answers it, or null when there is no such user. */
+  async profile(userId: string, identityPosition: number): Promise<string | null> {
+    return (await this.facts(userId, identityPosition)).profile;
+  }
+
+  async grants(userId: string): Promise<{ all_libraries: boolean; library_ids: string[] } | null> {
+    const row = await this.db.withSchema(SCHEMA).selectFrom(T.users).select(['all_libraries', 'library_ids', 'role']).where('id', '=', userId).executeTakeFirst();
+    if (!row) return null;
+    return { all_libraries: Boolean(row.all_libraries), library_ids: row.library_ids as string[] };
+  }
+}
+
+/** A short stable text of an access, for cache keys. */
+export const accessKey = (a: Access): string => (a.all ? '*' : a.ids.join(','));

@@ -1,0 +1,92 @@
+// Folds the catalog's events into the gateway's catalog tables: libraries, items with their public
+// JSON rendered once, and the files each item owns (what /uploads may serve).
+import type { Catalog, StoredEvent } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import { catalogTables } from './tables';
+
+type Tables = ReturnType<typeof catalogTables>;
+
+const lower = (s: string | null | undefined) => (s ? s.toLowerCase() : null);
+
+function itemRow(item: Catalog.MediaItem) {
+  return {
+    id: item.id,
+    library_id: item.library_id,
+    sort_title: item.sort_title,
+    title: item.title,
+    series: item.series,
+    series_index: item.series_index,
+    year: item.year,
+    first_author: lower(item.authors[0]),
+    authors: JSON.stringify(item.authors),
+    tags: JSON.stringify(item.tags),
+    language: item.language,
+    publisher: item.publisher,
+    isbn: item.isbn,
+    formats: JSON.stringify([...new Set(item.formats.map((f) => f.format.toLowerCase()))]),
+    has_cover: item.cover_url !== null,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+    doc: JSON.stringify(item),
+  };
+}
+
+/** The files an item may be downloaded by: every present format, and its own path. */
+function filesOf(item: Catalog.MediaItem): string[] {
+  const paths = new Set(item.formats.map((f) => f.file_path));
+  if (item.file_path) paths.add(item.file_path);
+  return [...paths];
+}
+
+async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<void> {
+  const s = trx.withSchema(SCHEMA);
+  const row = itemRow(item);
+  const { id: _id, ...changes } = row;
+  await s.insertInto(t.items).values(row).onConflict((oc) => oc.column('id').doUpdateSet(changes)).execute();
+  await s.deleteFrom(t.files).where('item_id', '=', item.id).execute();
+  const files = filesOf(item);
+  if (files.length) {
+    await s
+      .insertInto(t.files)
+      .values(files.map((rel_path) => ({ library_id: item.library_id, rel_path, item_id: item.id })))
+      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ item_id: item.id }))
+      .execute();
+  }
+}
+
+async function removeItem(trx: Trx, t: Tables, id: string): Promise<void> {
+  const s = trx.withSchema(SCHEMA);
+  await s.deleteFrom(t.files).where('item_id', '=', id).execute();
+  await s.deleteFrom(t.items).where('id', '=', id).execute();
+}
+
+/** Applies one catalog event; events it has no use for change nothing. */
+export async function projectCatalog(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+  const t = catalogTables(suffix);
+  const s = trx.withSchema(SCHEMA);
+  const e = ev as unknown as Catalog.CatalogEvent;
+  switch (e.type) {
+    case 'catalog.library-created.v1':
+    case 'catalog.library-updated.v1': {
+      const lib = e.data.library;
+      const doc = JSON.stringify(lib);
+      await s.insertInto(t.libraries).values({ id: lib.id, name: lib.name, doc }).onConflict((oc) => oc.column('id').doUpdateSet({ name: lib.name, doc })).execute();
+      return;
+    }
+    case 'catalog.library-deleted.v1':
+      await s.deleteFrom(t.files).where('library_id', '=', e.data.library_id).execute();
+      await s.deleteFrom(t.items).where('library_id', '=', e.data.library_id).execute();
+      await s.deleteFrom(t.libraries).where('id', '=', e.data.library_id).execute();
+      return;
+    case 'catalog.media-item-added.v1':
+    case 'catalog.media-item-updated.v1':
+      await putItem(trx, t, e.data.item);
+      return;
+    case 'catalog.media-item-removed.v1':
+      await removeItem(trx, t, e.data.item_id);
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,249 @@
+// Reads of the catalog from the gateway's own tables: the item list, one item, search with its
+// filters and autocomplete, libraries. Every read takes the caller's library access and sees only
+// what it allows. Items are stored as their rendered public JSON and pages are joined from it.
+import { sql, type RawBuilder } from 'kysely';
+import {
+  Catalog, err, fail, Messages, ok, type Result,
+} from '@bindery/contracts';
+import type { Db } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import { catalogTables } from './tables';
+import type { Access } from './access';
+
+const T = catalogTables();
+const table = (name: string) => sql.table(`${SCHEMA}.${name}`);
+
+const {
+  checkSearchLengths, cleanText, filterValue, isUuid, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE,
+} = Catalog;
+type Query = Catalog.Query;
+type Filter = { exact: boolean; value: string };
+
+const fuzzy = (col: RawBuilder<unknown>, v: string) =>
+  sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
+const exactly = (col: RawBuilder<unknown>, v: string) => sql<boolean>`lower(${col}) = lower(${v})`;
+const match = (col: RawBuilder<unknown>, f: Filter) => (f.exact ? exactly(col, f.value) : fuzzy(col, f.value));
+const anyOf = (jsonCol: string, f: Filter) =>
+  sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where ${match(sql`x.v`, f)})`;
+
+/** The libraries condition of an access: nothing, or `library_id` in the granted set. */
+function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
+  if (access.all) return sql<boolean>`true`;
+  if (access.ids.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
+}
+
+const page = (docs: string[]) => `{"data":[${docs.join(',')}]}`;
+
+export class CatalogView {
+  constructor(private db: Db) {}
+
+  /** `{data:[...]}` of items, sorted, optionally of one library. */
+  async list(access: Access, q: Query): Promise<Result<string>> {
+    const lib = parseLibraryIdParam(q1(q, 'library_id'));
+    if (!lib.ok) return lib;
+    const limit = parseLimit(q1(q, 'limit'));
+    if (!limit.ok) return limit;
+    const offset = parseOffset(q1(q, 'offset'));
+    if (!offset.ok) return offset;
+    const sort = parseSort(q1(q, 'sort'));
+    if (!sort.ok) return sort;
+    let s = this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where(visible(access));
+    if (lib.value) s = s.where('library_id', '=', lib.value);
+    const dir = sort.value.desc ? sql`desc` : sql`asc`;
+    const nulls = sql`nulls last`;
+    switch (sort.value.key) {
+      case 'title':
+        s = s.orderBy(sql`sort_title ${dir}`);
+        break;
+      case 'created_at':
+      case 'updated_at':
+        s = s.orderBy(sql`${sql.ref(sort.value.key)} ${dir}`);
+        break;
+      case 'series':
+        s = s.orderBy(sql`lower(series) ${dir} ${nulls}`).orderBy(sql`series_index ${dir} ${nulls}`);
+        break;
+      case 'year':
+        s = s.orderBy(sql`year ${dir} ${nulls}`);
+        break;
+      case 'author':
+        s = s.orderBy(sql`first_author ${dir} ${nulls}`);
+        break;
+    }
+    const rows = await s.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value).execute();
+    return ok(page(rows.map((r) => r.doc as string)));
+  }
+
+  async item(access: Access, id: string): Promise<Result<string>> {
+    if (!isUuid(id)) return err(fail('validation', Messages.invalidMediaItemId));
+    const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where('id', '=', id.toLowerCase()).where(visible(access)).executeTakeFirst();
+    // an item in a library the caller can't see does not exist for them
+    return row ? ok(row.doc as string) : err(fail('not_found', Messages.mediaItemNotFound));
+  }
+
+  /** The item's library, for writes the gateway forwards (null: not there or not visible). */
+  async itemLibrary(access: Access, id: string): Promise<string | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('library_id').where('id', '=', id.toLowerCase()).where(visible(access)).executeTakeFirst();
+    return row ? (row.library_id as string) : null;
+  }
+
+  async search(access: Access, q: Query): Promise<Result<string>> {
+    const lib = parseLibraryIdParam(q1(q, 'library_id'));
+    if (!lib.ok) return lib;
+    const limit = parseLimit(q1(q, 'limit'));
+    if (!limit.ok) return limit;
+    const offset = parseOffset(q1(q, 'offset'));
+    if (!offset.ok) return offset;
+    const lengths = checkSearchLengths(q);
+    if (!lengths.ok) return lengths;
+    const conds: RawBuilder<boolean>[] = [visible(access)];
+    if (lib.value) conds.push(sql<boolean>`library_id = ${lib.value}`);
+    const text = cleanText(q1(q, 'q') ?? '');
+    let rank: RawBuilder<unknown> | null = null;
+    if (text !== '') {
+      const like = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      conds.push(sql<boolean>`(
+        lower(title) like ${like} or ${fuzzy(sql`title`, text)}
+        or exists (select 1 from jsonb_array_elements_text(authors) as a(v) where lower(a.v) like ${like} or ${fuzzy(sql`a.v`, text)})
+        or lower(coalesce(series, '')) like ${like}
+        or exists (select 1 from jsonb_array_elements_text(tags) as g(v) where lower(g.v) like ${like})
+        or isbn = ${text.replace(/[^0-9Xx]/g, '').toUpperCase()}
+      )`);
+      rank = sql`greatest(similarity(lower(title), lower(${text})), word_similarity(lower(${text}), lower(title)))`;
+    }
+    const author = q1(q, 'author_filter');
+    if (author) conds.push(anyOf('authors', filterValue(author)));
+    const series = q1(q, 'series_filter');
+    if (series) conds.push(match(sql`coalesce(series, '')`, filterValue(series)));
+    for (const k of ['genre_filter', 'tags_filter']) {
+      const v = q1(q, k);
+      if (v) conds.push(anyOf('tags', filterValue(v)));
+    }
+    const language = q1(q, 'language_filter');
+    if (language) conds.push(match(sql`coalesce(language, '')`, filterValue(language)));
+    const publisher = q1(q, 'publisher_filter');
+    if (publisher) conds.push(match(sql`coalesce(publisher, '')`, filterValue(publisher)));
+    const year = q1(q, 'year');
+    if (year !== undefined && year !== '') {
+      if (!/^\d{1,4}$/.test(year)) return err(fail('validation', YEAR_MESSAGE));
+      conds.push(sql<boolean>`year = ${Number(year)}`);
+    }
+    const format = q1(q, 'format');
+    if (format) conds.push(sql<boolean>`formats ? ${format.toLowerCase()}`);
+    const bools: [string, RawBuilder<boolean>][] = [
+      ['has_cover', sql<boolean>`has_cover`],
+      ['has_series', sql<boolean>`series is not null`],
+      ['has_isbn', sql<boolean>`isbn is not null`],
+      ['has_file', sql<boolean>`jsonb_array_length(formats) > 0`],
+    ];
+    for (const [k, cond] of bools) {
+      const b = parseBool(q1(q, k), k);
+      if (!b.ok) return b;
+      if (b.value !== undefined) conds.push(b.value ? cond : sql<boolean>`not (${cond})`);
+    }
+    const where = sql<boolean>`${sql.join(conds, sql` and `)}`;
+    const base = this.db.withSchema(SCHEMA).selectFrom(T.items);
+    let rowsQ = base.select('doc').where(where);
+    if (rank) rowsQ = rowsQ.orderBy(sql`${rank} desc`);
+    const [rows, total] = await Promise.all([
+      rowsQ.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value).execute(),
+      base.select(sql<number>`count(*)::int`.as('n')).where(where).executeTakeFirst(),
+    ]);
+    let out = `{"data":[${rows.map((r) => r.doc as string).join(',')}],"total":${Number(total?.n ?? 0)},"limit":${limit.value},"offset":${offset.value}`;
+    const suggestions = await this.autocomplete(access, q, lib.value);
+    if (suggestions) out += `,"suggestions":${JSON.stringify(suggestions)}`;
+    return ok(out + '}');
+  }
+
+  /** Values of one field that start with, contain or resemble what was typed, most used first. */
+  private async autocomplete(access: Access, q: Query, libraryId: string | undefined): Promise<Record<string, string[]> | null> {
+    const fields: [string, RawBuilder<unknown>][] = [
+      ['authors', sql`jsonb_array_elements_text(authors)`],
+      ['genres', sql`jsonb_array_elements_text(tags)`],
+      ['series', sql`series`],
+      ['languages', sql`language`],
+    ];
+    let out: Record<string, string[]> | null = null;
+    for (const [key, expr] of fields) {
+      const raw = q1(q, key);
+      if (raw === undefined) continue;
+      const v = cleanText(raw).toLowerCase();
+      const prefix = `${v.replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+      const lib = libraryId ? sql`and library_id = ${libraryId}` : sql``;
+      const r = await sql<{ value: string }>`
+        select value from (
+          select ${expr} as value from ${table(T.items)} where ${visible(access)} ${lib}
+        ) s
+        where value is not null and value <> '' and (${v} = '' or lower(value) like ${prefix} or lower(value) like ${'% ' + prefix} or ${fuzzy(sql`value`, v)})
+        group by value
+        order by (lower(value) like ${prefix}) desc, count(*) desc, value
+        limit 10`.execute(this.db);
+      out ??= {};
+      out[key] = r.rows.map((x) => x.value);
+    }
+    return out;
+  }
+
+  /** Library records the caller may see; folders (server paths) only for admins. */
+  async libraries(access: Access, admin: boolean): Promise<Catalog.Library[]> {
+    const rows = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select(['id', 'doc']).where(visible(access, 'id')).orderBy('name').orderBy('id').execute();
+    const counts = await this.counts(rows.map((r) => r.id as string));
+    return rows.map((r) => this.libraryOut(r.doc as Catalog.Library, counts.get(r.id as string) ?? 0, admin));
+  }
+
+  async library(access: Access, admin: boolean, id: string): Promise<Result<Catalog.Library>> {
+    if (!isUuid(id)) return err(fail('validation', Messages.invalidLibraryId));
+    const lid = id.toLowerCase();
+    const row = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select('doc').where('id', '=', lid).where(visible(access, 'id')).executeTakeFirst();
+    if (!row) return err(fail('not_found', Messages.libraryNotFound));
+    const counts = await this.counts([lid]);
+    return ok(this.libraryOut(row.doc as Catalog.Library, counts.get(lid) ?? 0, admin));
+  }
+
+  /** Whether a library exists at all (for grants). */
+  async libraryIds(): Promise<Set<string>> {
+    const rows = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select('id').execute();
+    return new Set(rows.map((r) => r.id as string));
+  }
+
+  private libraryOut(doc: Catalog.Library, itemCount: number, admin: boolean): Catalog.Library {
+    const lib = { ...doc, item_count: itemCount };
+    if (admin) return lib;
+    const { folders: _f, ...rest } = lib;
+    return rest as Catalog.Library;
+  }
+
+  private async counts(ids: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const rows = await this.db
+      .withSchema(SCHEMA)
+      .selectFrom(T.items)
+      .select(['library_id', sql<number>`count(*)::int`.as('n')])
+      .where('library_id', 'in', ids)
+      .groupBy('library_id')
+      .execute();
+    for (const r of rows) out.set(r.library_id as string, Number(r.n));
+    return out;
+  }
+
+  /** The item a library file belongs to, if the caller may see it: only catalogued files are served. */
+  async fileItem(access: Access, libraryId: string, relPath: string): Promise<string | null> {
+    const row = await this.db
+      .withSchema(SCHEMA)
+      .selectFrom(T.files)
+      .select('item_id')
+      .where('library_id', '=', libraryId)
+      .where('rel_path', '=', relPath)
+      .where(visible(access))
+      .executeTakeFirst();
+    return row ? (row.item_id as string) : null;
+  }
+
+  /** A library's folders (admin-only data), or null when the library does not exist. */
+  async folders(libraryId: string): Promise<string[] | null> {
+    const row = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select('doc').where('id', '=', libraryId).executeTakeFirst();
+    return row ? (row.doc as Catalog.Library).folders : null;
+  }
+}

@@ -1,0 +1,78 @@
+// Folds identity's events into the gateway's user table: the profile as GET /api/auth/profile shows
+// it, the role, and which libraries the user may see.
+import type { Identity, StoredEvent } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import { identityTables } from './tables';
+
+/** The setting that decides what a new account sees until an admin grants more. */
+export const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
+
+function profileOf(d: { user_id: string; email: string; username: string; first_name: string; last_name: string; role: Identity.Role; theme: string }): Identity.UserProfile {
+  return {
+    id: d.user_id,
+    email: d.email,
+    username: d.username,
+    first_name: d.first_name,
+    last_name: d.last_name,
+    role: d.role,
+    ...(d.theme !== '' ? { theme: d.theme } : {}),
+  };
+}
+
+export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+  const t = identityTables(suffix);
+  const s = trx.withSchema(SCHEMA);
+  const e = ev as unknown as Identity.IdentityEvent;
+  const load = async (id: string) => s.selectFrom(t.users).selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  switch (e.type) {
+    case 'identity.user-registered.v1': {
+      const setting = await s.selectFrom(t.settings).select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst();
+      const all = setting?.value !== false;
+      const profile = JSON.stringify(profileOf(e.data));
+      await s
+        .insertInto(t.users)
+        .values({ id: e.data.user_id, role: e.data.role, profile, all_libraries: all, library_ids: '[]' })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      return;
+    }
+    case 'identity.profile-changed.v1': {
+      const row = await load(e.data.user_id);
+      if (!row) return;
+      const p = { ...(row.profile as Identity.UserProfile) } as Record<string, unknown>;
+      for (const [k, v] of Object.entries(e.data.changes)) {
+        if (v === undefined || k === 'timezone') continue;
+        if (k === 'theme' && v === '') delete p.theme;
+        else p[k] = v;
+      }
+      await s.updateTable(t.users).set({ profile: JSON.stringify(p) }).where('id', '=', e.data.user_id).execute();
+      return;
+    }
+    case 'identity.role-changed.v1': {
+      const row = await load(e.data.user_id);
+      if (!row) return;
+      const p = { ...(row.profile as Identity.UserProfile), role: e.data.role };
+      await s.updateTable(t.users).set({ role: e.data.role, profile: JSON.stringify(p) }).where('id', '=', e.data.user_id).execute();
+      return;
+    }
+    case 'identity.user-deleted.v1':
+      await s.deleteFrom(t.users).where('id', '=', e.data.user_id).execute();
+      return;
+    case 'identity.settings-changed.v1':
+      for (const [key, value] of Object.entries(e.data.changes)) {
+        const v = JSON.stringify(value);
+        await s.insertInto(t.settings).values({ key, value: v }).onConflict((oc) => oc.column('key').doUpdateSet({ value: v })).execute();
+      }
+      return;
+    case 'identity.library-access-changed.v1':
+      await s
+        .updateTable(t.users)
+        .set({ all_libraries: e.data.all_libraries, library_ids: JSON.stringify(e.data.library_ids) })
+        .where('id', '=', e.data.user_id)
+        .execute();
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,44 @@
+// What a read route needs: the caller's library access and the positions its answer depends on,
+// the views, and a cache of rendered answers keyed by those positions (a change is a new key).
+import { LRUCache } from 'lru-cache';
+import type { FastifyReply } from 'fastify';
+import type { Identity, Result } from '@bindery/contracts';
+import type { Db } from '@bindery/platform';
+import { accessKey, IdentityView, type Access } from './access';
+import { CatalogView } from './catalog-view';
+import type { ReadModels } from './read-model';
+
+export interface ReadContext {
+  positions: Record<string, number>;
+  access: Access;
+  /** cache-key prefix: what the answer depends on */
+  key: string;
+}
+
+export class Reads {
+  readonly catalog: CatalogView;
+  readonly identity: IdentityView;
+  private pages = new LRUCache<string, string>({ max: 5000, maxSize: 24 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 });
+
+  constructor(db: Db, readonly models: ReadModels) {
+    this.catalog = new CatalogView(db);
+    this.identity = new IdentityView(db);
+  }
+
+  async context(caller: Identity.Caller): Promise<ReadContext> {
+    const positions = await this.models.positions();
+    const access = await this.identity.access(caller, positions.identity ?? 0);
+    return { positions, access, key: `${positions.catalog ?? 0}|${accessKey(access)}|${caller.role}` };
+  }
+
+  /** A rendered answer from the cache, or rendered by `render` and kept. */
+  async cached(key: string, render: () => Promise<Result<string>>): Promise<Result<string>> {
+    const hit = this.pages.get(key);
+    if (hit !== undefined) return { ok: true, value: hit };
+    const r = await render();
+    if (r.ok) this.pages.set(key, r.value);
+    return r;
+  }
+}
+
+export const sendJson = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('application/json; charset=utf-8').send(body);

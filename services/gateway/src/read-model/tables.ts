@@ -1,0 +1,102 @@
+// The read models' tables. Each projection's tables can exist twice: the live set, and a `_next`
+// set that a rebuild fills from the log while the live one keeps serving; the switch renames them.
+// Indexes are left unnamed so PostgreSQL picks names that never collide across the two sets.
+import { sql } from 'kysely';
+import { execScript, type DbOrTrx, type Trx } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+
+export interface Projection {
+  name: 'catalog' | 'identity';
+  /** bus source whose whole log it folds */
+  source: string;
+  /** durable consumer name; also the key of its checkpoint */
+  consumer: string;
+  /** bump when the tables or the fold change: a start with another version rebuilds */
+  version: number;
+  tables: readonly string[];
+  create(trx: Trx, suffix: string): Promise<void>;
+}
+
+export const catalogTables = (suffix = '') => ({ libraries: `cv_libraries${suffix}`, items: `cv_items${suffix}`, files: `cv_files${suffix}` });
+export const identityTables = (suffix = '') => ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}` });
+
+export const CATALOG: Projection = {
+  name: 'catalog',
+  source: 'catalog',
+  consumer: 'gateway-catalog-view',
+  version: 1,
+  tables: Object.values(catalogTables()),
+  async create(trx, x) {
+    const t = catalogTables(x);
+    await execScript(trx, `
+      create table ${SCHEMA}.${t.libraries} (
+        id uuid primary key,
+        name text not null,
+        doc jsonb not null
+      );
+      create table ${SCHEMA}.${t.items} (
+        id uuid primary key,
+        library_id uuid not null,
+        sort_title text not null,
+        title text not null,
+        series text,
+        series_index double precision,
+        year integer,
+        first_author text,
+        authors jsonb not null,
+        tags jsonb not null,
+        language text,
+        publisher text,
+        isbn text,
+        formats jsonb not null,
+        has_cover boolean not null,
+        created_at timestamptz not null,
+        updated_at timestamptz not null,
+        doc text not null
+      );
+      create index on ${SCHEMA}.${t.items} (sort_title, id);
+      create index on ${SCHEMA}.${t.items} (library_id, sort_title, id);
+      create index on ${SCHEMA}.${t.items} (created_at);
+      create index on ${SCHEMA}.${t.items} (updated_at);
+      create table ${SCHEMA}.${t.files} (
+        library_id uuid not null,
+        rel_path text not null,
+        item_id uuid not null,
+        primary key (library_id, rel_path)
+      );
+      create index on ${SCHEMA}.${t.files} (item_id);
+    `);
+  },
+};
+
+export const IDENTITY: Projection = {
+  name: 'identity',
+  source: 'identity',
+  consumer: 'gateway-identity-view',
+  version: 1,
+  tables: Object.values(identityTables()),
+  async create(trx, x) {
+    const t = identityTables(x);
+    await execScript(trx, `
+      create table ${SCHEMA}.${t.users} (
+        id uuid primary key,
+        role text not null,
+        profile jsonb not null,
+        all_libraries boolean not null,
+        library_ids jsonb not null default '[]'
+      );
+      create table ${SCHEMA}.${t.settings} (key text primary key, value jsonb not null);
+    `);
+  },
+};
+
+export const PROJECTIONS = [CATALOG, IDENTITY] as const;
+
+/** Which version of each projection's tables is live (created on first start). */
+export async function ensureStateTable(q: DbOrTrx): Promise<void> {
+  await sql`create table if not exists ${sql.table(`${SCHEMA}.projection_state`)} (name text primary key, version integer not null, rebuilt_at timestamptz not null default now())`.execute(q);
+}
+
+export async function dropTables(trx: Trx, p: Projection, suffix: string): Promise<void> {
+  for (const name of p.tables) await sql`drop table if exists ${sql.table(`${SCHEMA}.${name}${suffix}`)}`.execute(trx);
+}
