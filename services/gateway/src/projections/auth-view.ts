@@ -2,6 +2,7 @@
 // sessions revoked by logout or by an admin password reset. Rebuilt from identity's events by a
 // durable consumer; each replica reads it through a short-lived cache.
 import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import type { StoredEvent } from '@bindery/contracts';
 import type { Identity } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, type Subscription, type Trx } from '@bindery/platform';
@@ -26,11 +27,12 @@ interface UserFacts {
 export type Verdict = { ok: true; role: Identity.Role } | { ok: false };
 
 export class AuthView {
-  private users = new Map<string, { at: number; facts: UserFacts | null }>();
-  private revoked = new Map<string, { at: number; revoked: boolean }>();
+  // short-lived: another replica's consumer may have applied a change this one has not heard of
+  private users = new LRUCache<string, { facts: UserFacts | null }>({ max: 50_000, ttl: CACHE_MS, ttlAutopurge: false });
+  private revoked = new LRUCache<string, { revoked: boolean }>({ max: 50_000, ttl: CACHE_MS, ttlAutopurge: false });
   private sub: Subscription | null = null;
 
-  constructor(private db: Db, private now: () => number = Date.now) {}
+  constructor(private db: Db) {}
 
   async start(bus: Bus): Promise<void> {
     this.sub = await bus.consume({
@@ -94,23 +96,18 @@ export class AuthView {
 
   private async userFacts(id: string): Promise<UserFacts | null> {
     const hit = this.users.get(id);
-    if (hit && this.now() - hit.at < CACHE_MS) return hit.facts;
+    if (hit) return hit.facts;
     const row = await this.db.withSchema(SCHEMA).selectFrom('auth_users').selectAll().where('user_id', '=', id).executeTakeFirst();
     const facts = row ? { role: row.role as Identity.Role, deleted: Boolean(row.deleted), validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null } : null;
-    this.remember(this.users, id, { at: this.now(), facts });
+    this.users.set(id, { facts });
     return facts;
   }
 
   private async isRevoked(jti: string): Promise<boolean> {
     const hit = this.revoked.get(jti);
-    if (hit && this.now() - hit.at < CACHE_MS) return hit.revoked;
+    if (hit) return hit.revoked;
     const row = await this.db.withSchema(SCHEMA).selectFrom('revoked_tokens').select('jti').where('jti', '=', jti).executeTakeFirst();
-    this.remember(this.revoked, jti, { at: this.now(), revoked: !!row });
+    this.revoked.set(jti, { revoked: !!row });
     return !!row;
-  }
-
-  private remember<V>(m: Map<string, V>, k: string, v: V): void {
-    if (m.size > 50_000) m.clear();
-    m.set(k, v);
   }
 }
