@@ -1,6 +1,6 @@
 // Folds the catalog's events into the gateway's catalog tables: libraries, items with their public
 // JSON rendered once, and the files each item owns (what /uploads may serve).
-import type { Catalog, StoredEvent } from '@bindery/contracts';
+import { Catalog, type StoredEvent } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
@@ -8,6 +8,17 @@ import { catalogTables } from './tables';
 type Tables = ReturnType<typeof catalogTables>;
 
 const lower = (s: string | null | undefined) => (s ? s.toLowerCase() : null);
+
+// Events come back from jsonb with their keys reordered; the public JSON keeps the schema's order.
+const ITEM_KEYS = Object.keys(Catalog.MediaItem.properties);
+const FORMAT_KEYS = Object.keys(Catalog.MediaFormat.properties);
+const ordered = <T extends object>(o: T, keys: readonly string[]): T => {
+  const out: Record<string, unknown> = {};
+  for (const k of keys) if (k in o) out[k] = (o as Record<string, unknown>)[k];
+  for (const [k, v] of Object.entries(o)) if (!(k in out)) out[k] = v;
+  return out as T;
+};
+const render = (item: Catalog.MediaItem) => JSON.stringify(ordered({ ...item, formats: item.formats.map((f) => ordered(f, FORMAT_KEYS)) }, ITEM_KEYS));
 
 function itemRow(item: Catalog.MediaItem) {
   return {
@@ -28,7 +39,7 @@ function itemRow(item: Catalog.MediaItem) {
     has_cover: item.cover_url !== null,
     created_at: item.created_at,
     updated_at: item.updated_at,
-    doc: JSON.stringify(item),
+    doc: render(item),
   };
 }
 

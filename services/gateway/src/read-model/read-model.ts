@@ -40,9 +40,8 @@ export class ReadModels {
     private log: Logger,
     /** true when this process holds the only consumer of each projection (embedded mode) */
     private soleConsumer: boolean,
+    readonly projections: readonly Projection[] = [CATALOG, IDENTITY],
   ) {}
-
-  readonly projections: readonly Projection[] = [CATALOG, IDENTITY];
 
   async start(): Promise<void> {
     await ensureStateTable(this.db);

@@ -18,7 +18,8 @@ export interface ReadContext {
 export class Reads {
   readonly catalog: CatalogView;
   readonly identity: IdentityView;
-  private pages = new LRUCache<string, string>({ max: 5000, maxSize: 24 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 });
+  // kept encoded: a page is sent many times and encoded once
+  private pages = new LRUCache<string, Buffer>({ max: 5000, maxSize: 24 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 });
 
   constructor(db: Db, readonly models: ReadModels) {
     this.catalog = new CatalogView(db);
@@ -32,13 +33,15 @@ export class Reads {
   }
 
   /** A rendered answer from the cache, or rendered by `render` and kept. */
-  async cached(key: string, render: () => Promise<Result<string>>): Promise<Result<string>> {
+  async cached(key: string, render: () => Promise<Result<string>>): Promise<Result<Buffer>> {
     const hit = this.pages.get(key);
     if (hit !== undefined) return { ok: true, value: hit };
     const r = await render();
-    if (r.ok) this.pages.set(key, r.value);
-    return r;
+    if (!r.ok) return r;
+    const body = Buffer.from(r.value);
+    this.pages.set(key, body);
+    return { ok: true, value: body };
   }
 }
 
-export const sendJson = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('application/json; charset=utf-8').send(body);
+export const sendJson = (reply: FastifyReply, body: string | Buffer, status = 200) => reply.code(status).type('application/json; charset=utf-8').send(body);
