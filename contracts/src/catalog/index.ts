@@ -1,2 +1,3 @@
 export * from './events';
 export * from './rpc';
+export * from './transient';

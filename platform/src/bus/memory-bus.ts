@@ -3,7 +3,7 @@
 import { err, fail, type StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
 import { Wake } from './wake';
-import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
+import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription, type TransientHandler } from './types';
 
 const POLL_MS = 500;
 const BATCH = 200;
@@ -119,4 +119,43 @@ export class MemoryBus implements Bus {
     await Promise.allSettled([...this.inflight]);
     await Promise.all([...this.subs].map((s) => s.stop()));
   }
+
+  // ---- transient messages: this process only, delivered after the caller moves on ----------
+
+  private listeners = new Set<{ pattern: string[]; handler: TransientHandler }>();
+
+  notify(subject: string, data: unknown): void {
+    if (this.closed) return;
+    const tokens = subject.split('.');
+    const body = JSON.stringify(data ?? null);
+    for (const l of this.listeners) {
+      if (!subjectMatches(l.pattern, tokens)) continue;
+      setImmediate(() => {
+        if (!this.listeners.has(l)) return;
+        // a listener's failure is its own: the sender and the other listeners go on
+        void Promise.resolve()
+          .then(() => l.handler(JSON.parse(body), subject))
+          .catch(() => undefined);
+      });
+    }
+  }
+
+  async listen(subject: string, handler: TransientHandler): Promise<Subscription> {
+    const l = { pattern: subject.split('.'), handler };
+    this.listeners.add(l);
+    return {
+      stop: async () => {
+        this.listeners.delete(l);
+      },
+    };
+  }
+}
+
+/** NATS subject matching: `*` is any one token, a final `>` is one or more. */
+function subjectMatches(pattern: string[], tokens: string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '>') return i === pattern.length - 1 && tokens.length > i;
+    if (i >= tokens.length || (pattern[i] !== '*' && pattern[i] !== tokens[i])) return false;
+  }
+  return pattern.length === tokens.length;
 }

@@ -21,7 +21,7 @@ import { createLogger, type Logger } from '../logger';
 import { Relay } from './nats-relay';
 import { Wake } from './wake';
 import { backoff, pause } from './retry';
-import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
+import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription, type TransientHandler } from './types';
 
 export type BusLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -328,6 +328,41 @@ export class NatsBus implements Bus {
       if (!this.nc.isClosed()) await this.nc.drain().catch((e) => this.log.warn({ err: e }, 'nats drain failed'));
     })();
     return this.closing;
+  }
+
+  // ---- transient messages: NATS core publish/subscribe, no JetStream ------------------------
+
+  notify(subject: string, data: unknown): void {
+    if (this.closing || this.nc.isClosed()) return;
+    try {
+      this.nc.publish(subject, JSON.stringify(data ?? null));
+    } catch (e) {
+      this.log.debug({ err: e, subject }, 'transient message dropped');
+    }
+  }
+
+  async listen(subject: string, handler: TransientHandler): Promise<Subscription> {
+    // no queue group: every listening instance receives every message
+    const sub = this.nc.subscribe(subject, {
+      callback: (e, msg) => {
+        if (e) return this.log.warn({ err: e, subject }, 'transient subscription failed');
+        let data: unknown;
+        try {
+          data = msg.data.length ? msg.json() : null;
+        } catch (err) {
+          return this.log.warn({ err, subject: msg.subject }, 'unreadable transient message');
+        }
+        void Promise.resolve()
+          .then(() => handler(data, msg.subject))
+          .catch((err: unknown) => this.log.warn({ err, subject: msg.subject }, 'transient handler failed'));
+      },
+    });
+    await this.nc.flush();
+    return {
+      stop: async () => {
+        if (!sub.isClosed()) sub.unsubscribe();
+      },
+    };
   }
 }
 

@@ -1,4 +1,5 @@
-// The bus port: events (durable and follow-from-start delivery) and request/reply.
+// The bus port: events (durable and follow-from-start delivery), request/reply, and transient
+// messages that are never stored.
 import type { StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
 
@@ -35,6 +36,9 @@ export class RpcUnavailableError extends Error {
   }
 }
 
+/** Receives a transient message: its body (a copy, as the wire gives it) and the subject it came on. */
+export type TransientHandler = (data: unknown, subject: string) => void | Promise<void>;
+
 export interface Bus {
   readonly kind: 'memory' | 'nats';
   /** Makes a service's event store a source: the NATS bus runs its outbox relay; the memory bus reads it directly. */
@@ -48,4 +52,15 @@ export interface Bus {
   request(subject: string, body: unknown, timeoutMs?: number): Promise<unknown>;
   /** Drain: stop serving and consuming, finish what is in flight, flush the relay. */
   close(): Promise<void>;
+  /**
+   * Publishes a transient message (scan progress, presence): at most once, to whoever listens
+   * now, never stored or replayed. Fire and forget: a closed or unreachable bus drops it.
+   */
+  notify(subject: string, data: unknown): void;
+  /**
+   * Receives transient messages on `subject` (`*` matches one token, `>` the rest). Every
+   * listening instance gets each message; nothing sent before or while not listening arrives.
+   * Resolves once the subscription is in place.
+   */
+  listen(subject: string, handler: TransientHandler): Promise<Subscription>;
 }
