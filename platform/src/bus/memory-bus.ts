@@ -3,7 +3,7 @@
 import { err, fail, type StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
 import { Wake } from './wake';
-import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription, type TransientHandler } from './types';
+import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
 
 const POLL_MS = 500;
 const BATCH = 200;
@@ -122,25 +122,26 @@ export class MemoryBus implements Bus {
 
   // ---- transient messages: this process only, delivered after the caller moves on ----------
 
-  private listeners = new Set<{ pattern: string[]; handler: TransientHandler }>();
+  private listeners = new Set<{ pattern: string[]; handler: Parameters<Bus['listen']>[1] }>();
 
   notify(subject: string, data: unknown): void {
     if (this.closed) return;
     const tokens = subject.split('.');
-    const body = JSON.stringify(data ?? null);
+    let body: string | undefined;
     for (const l of this.listeners) {
       if (!subjectMatches(l.pattern, tokens)) continue;
+      body ??= JSON.stringify(data ?? null);
       setImmediate(() => {
         if (!this.listeners.has(l)) return;
         // a listener's failure is its own: the sender and the other listeners go on
         void Promise.resolve()
-          .then(() => l.handler(JSON.parse(body), subject))
+          .then(() => l.handler(JSON.parse(body!), subject))
           .catch(() => undefined);
       });
     }
   }
 
-  async listen(subject: string, handler: TransientHandler): Promise<Subscription> {
+  async listen(subject: string, handler: Parameters<Bus['listen']>[1]): Promise<Subscription> {
     const l = { pattern: subject.split('.'), handler };
     this.listeners.add(l);
     return {

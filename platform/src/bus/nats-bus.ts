@@ -21,7 +21,7 @@ import { createLogger, type Logger } from '../logger';
 import { Relay } from './nats-relay';
 import { Wake } from './wake';
 import { backoff, pause } from './retry';
-import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription, type TransientHandler } from './types';
+import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
 
 export type BusLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 
@@ -341,7 +341,7 @@ export class NatsBus implements Bus {
     }
   }
 
-  async listen(subject: string, handler: TransientHandler): Promise<Subscription> {
+  async listen(subject: string, handler: Parameters<Bus['listen']>[1]): Promise<Subscription> {
     // no queue group: every listening instance receives every message
     const sub = this.nc.subscribe(subject, {
       callback: (e, msg) => {

@@ -1,5 +1,4 @@
-// The bus port: events (durable and follow-from-start delivery), request/reply, and transient
-// messages that are never stored.
+// The bus port: events (durable and follow-from-start delivery) and request/reply.
 import type { StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
 
@@ -36,9 +35,6 @@ export class RpcUnavailableError extends Error {
   }
 }
 
-/** Receives a transient message: its body (a copy, as the wire gives it) and the subject it came on. */
-export type TransientHandler = (data: unknown, subject: string) => void | Promise<void>;
-
 export interface Bus {
   readonly kind: 'memory' | 'nats';
   /** Makes a service's event store a source: the NATS bus runs its outbox relay; the memory bus reads it directly. */
@@ -64,3 +60,6 @@ export interface Bus {
    */
   listen(subject: string, handler: TransientHandler): Promise<Subscription>;
 }
+
+/** Receives a transient message: its body (a copy, as the wire gives it) and the subject it came on. */
+export type TransientHandler = (data: unknown, subject: string) => void | Promise<void>;
