@@ -145,6 +145,44 @@ export class EventStore {
     }
   }
 
+  /**
+   * Appends to many streams, new or not, without a version check, in a few statements (a
+   * library's deletion removing each of its thousands of items). A concurrent append to one of
+   * them fails the whole call with a ConcurrencyError, to be retried.
+   */
+  async appendToStreams(trx: Trx, streams: { streamId: string; events: NewEvent[] }[], chunk = 1000): Promise<void> {
+    for (let i = 0; i < streams.length; i += chunk) {
+      const part = streams.slice(i, i + chunk);
+      const heads = new Map<string, number>();
+      for (const r of await this.t(trx)
+        .selectFrom('events')
+        .select(['stream_id', sql<number>`max(stream_version)`.as('v')])
+        .where('stream_id', 'in', part.map((s) => s.streamId))
+        .groupBy('stream_id')
+        .execute()) heads.set(r.stream_id as string, Number(r.v));
+      const rows = part.flatMap((s) =>
+        s.events.map((e, k) => ({
+          stream_id: s.streamId,
+          stream_version: (heads.get(s.streamId) ?? -1) + 1 + k,
+          event_id: randomUUID(),
+          type: e.type,
+          data: JSON.stringify(e.data),
+          metadata: JSON.stringify(e.metadata ?? {}),
+        })),
+      );
+      if (rows.length === 0) continue;
+      try {
+        await this.t(trx).insertInto('events').values(rows).execute();
+      } catch (e) {
+        if (isUniqueViolation(e, 'events_stream_version_key')) {
+          const head = heads.get(rows[0]!.stream_id) ?? -1;
+          throw new ConcurrencyError(rows[0]!.stream_id, head, head + 1);
+        }
+        throw e;
+      }
+    }
+  }
+
   async readStream(q: DbOrTrx, streamId: string): Promise<StoredEvent[]> {
     const rows = (await this.t(q).selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute()) as Row[];
     return rows.map((r) => this.toStored(r));

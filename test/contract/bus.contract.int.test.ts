@@ -16,6 +16,8 @@ interface BusCaps {
   replicasShareRequests: boolean;
   /** the stores' database runs transactions side by side (PGlite runs them one after another) */
   concurrentTransactions: boolean;
+  /** a transient message reaches listeners on other bus instances (other processes) */
+  transientAcrossInstances: boolean;
 }
 
 interface BusHarness {
@@ -381,6 +383,45 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       expect(await appliedIds('replay')).toHaveLength(5);
     });
 
+    // ---- transient messages ----
+
+    it('delivers a transient message to every listener now, never stores it, and stops on stop()', async () => {
+      const sender = await h.newBus();
+      const store = await source('transient', sender);
+      const subject = `bindery.transient.test${n}.progress`;
+      // a message nobody listens to is gone: a listener that starts later never gets it
+      sender.notify(subject, { step: 0 });
+      await sleep(100);
+      const a: unknown[] = [];
+      const b: unknown[] = [];
+      const wild: string[] = [];
+      const others = caps.transientAcrossInstances ? [await h.newBus(), await h.newBus()] : [sender, sender];
+      const subA = await others[0]!.listen(subject, (d) => void a.push(d));
+      await others[1]!.listen(subject, (d) => void b.push(d));
+      await others[1]!.listen(`bindery.transient.test${n}.*`, (_d, subj) => void wild.push(subj));
+      await sender.listen(subject, () => {
+        throw new Error('a failing listener harms no one');
+      });
+      const sent = { scan_id: 's-1', files_seen: 3, nested: { list: [1, 'x'] } };
+      sender.notify(subject, sent);
+      sent.files_seen = 99; // the receiver has a copy, as the wire gives it
+      sender.notify(subject, { step: 2 });
+      sender.notify(`bindery.transient.test${n}.other`, { step: 3 });
+      await until('both listeners', async () => [a.length, b.length], ([x, y]) => x! >= 2 && y! >= 2);
+      await until('the wildcard listener', async () => wild.length, (k) => k >= 3);
+      await sleep(200);
+      for (const got of [a, b]) expect(got).toEqual([{ scan_id: 's-1', files_seen: 3, nested: { list: [1, 'x'] } }, { step: 2 }]);
+      expect(wild).toEqual([subject, subject, `bindery.transient.test${n}.other`]);
+      await subA.stop();
+      sender.notify(subject, { step: 4 });
+      await until('the listener still subscribed', async () => b.length, (k) => k >= 3);
+      await sleep(200);
+      expect(a).toHaveLength(2);
+      expect(b.at(-1)).toEqual({ step: 4 });
+      // nothing of it went into the log
+      expect(await store.readAll(0)).toEqual([]);
+    });
+
     it('stops a subscription only after the event in hand is done', async () => {
       const bus = await h.newBus();
       const store = await source('stop', bus);
@@ -410,7 +451,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
 
 const quiet = () => createLogger('bus-contract', process.env.LOG_LEVEL ?? 'silent');
 
-busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false }, async () => {
+busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, transientAcrossInstances: false }, async () => {
   const database = await openPGlite('memory://');
   const buses: Bus[] = [];
   return {
@@ -430,7 +471,7 @@ busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurr
 const backends = await resolveBackends();
 if (backends.postgresUrl) {
   const baseUrl = backends.postgresUrl;
-  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true }, async () => {
+  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true, transientAcrossInstances: true }, async () => {
     const nats = await startNatsServer();
     const tdb = await createTestDatabase(baseUrl);
     const database = await openPostgres(tdb.url, { application: 'bindery-contract' });

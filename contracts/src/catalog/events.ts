@@ -1,5 +1,6 @@
 // What the catalog tells the rest of Bindery: libraries, media items (as full snapshots, so any
-// read model can be rebuilt from the log alone), duplicate-content conflicts and scan progress.
+// read model can be rebuilt from the log alone), duplicate-content conflicts, file issues and
+// scans. Scan progress is transient and travels outside the log (see transient.ts).
 import Type from 'typebox';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -70,7 +71,18 @@ export const MediaItem = Type.Object({
 });
 export type MediaItem = Type.Static<typeof MediaItem>;
 
-const ScanCounts = {
+/** a file the scanner could not read, as `GET /api/scanner/issues` lists it */
+export const FileIssue = Type.Object({
+  library_id: Uuid,
+  file_path: Type.String(),
+  format: Nullable(Type.String()),
+  size: Type.Integer(),
+  error: Type.String(),
+  seen_at: Type.String(),
+});
+export type FileIssue = Type.Static<typeof FileIssue>;
+
+export const ScanCounts = {
   files_seen: Type.Integer(),
   added: Type.Integer(),
   updated: Type.Integer(),
@@ -89,7 +101,14 @@ export const CatalogEvents = {
   'catalog.media-item-added.v1': Type.Object({ item: MediaItem }),
   'catalog.media-item-updated.v1': Type.Object({
     item: MediaItem,
-    cause: Type.Union([Type.Literal('scan'), Type.Literal('edit'), Type.Literal('relink'), Type.Literal('restored'), Type.Literal('owner')]),
+    /**
+     * scan: metadata read again from a file; edit: an admin's change; relink: a file moved;
+     * restored: a missing book is back; owner: its admin was reassigned; file: file facts only
+     * (size, time, a format present or absent); cover: its cover turned out unusable
+     */
+    cause: Type.Union([
+      Type.Literal('scan'), Type.Literal('edit'), Type.Literal('relink'), Type.Literal('restored'), Type.Literal('owner'), Type.Literal('file'), Type.Literal('cover'),
+    ]),
   }),
   'catalog.media-item-removed.v1': Type.Object({
     item_id: Uuid,
@@ -106,8 +125,11 @@ export const CatalogEvents = {
     resolved_by: Uuid,
   }),
   'catalog.hash-conflict-dismissed.v1': Type.Object({ conflict_id: Uuid, item_ids: Type.Array(Uuid), resolved_by: Uuid }),
+  /** a file the scanner could not read (a new problem, or the same path again with another size, time or error) */
+  'catalog.file-issue-recorded.v1': Type.Object({ issue: FileIssue }),
+  /** these paths have no problem any more (read fine, or gone); a library's deletion drops its issues without this */
+  'catalog.file-issues-cleared.v1': Type.Object({ library_id: Uuid, file_paths: Type.Array(Type.String()) }),
   'catalog.scan-started.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, reason: ScanReason }),
-  'catalog.scan-progress.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, ...ScanCounts }),
   'catalog.scan-finished.v1': Type.Object({
     scan_id: Uuid,
     library_id: Uuid,

@@ -1,3 +1,4 @@
 export * from './events';
 export * from './rpc';
 export * from './query';
+export * from './transient';

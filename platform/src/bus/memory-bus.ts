@@ -119,4 +119,44 @@ export class MemoryBus implements Bus {
     await Promise.allSettled([...this.inflight]);
     await Promise.all([...this.subs].map((s) => s.stop()));
   }
+
+  // ---- transient messages: this process only, delivered after the caller moves on ----------
+
+  private listeners = new Set<{ pattern: string[]; handler: Parameters<Bus['listen']>[1] }>();
+
+  notify(subject: string, data: unknown): void {
+    if (this.closed) return;
+    const tokens = subject.split('.');
+    let body: string | undefined;
+    for (const l of this.listeners) {
+      if (!subjectMatches(l.pattern, tokens)) continue;
+      body ??= JSON.stringify(data ?? null);
+      setImmediate(() => {
+        if (!this.listeners.has(l)) return;
+        // a listener's failure is its own: the sender and the other listeners go on
+        void Promise.resolve()
+          .then(() => l.handler(JSON.parse(body!), subject))
+          .catch(() => undefined);
+      });
+    }
+  }
+
+  async listen(subject: string, handler: Parameters<Bus['listen']>[1]): Promise<Subscription> {
+    const l = { pattern: subject.split('.'), handler };
+    this.listeners.add(l);
+    return {
+      stop: async () => {
+        this.listeners.delete(l);
+      },
+    };
+  }
+}
+
+/** NATS subject matching: `*` is any one token, a final `>` is one or more. */
+function subjectMatches(pattern: string[], tokens: string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '>') return i === pattern.length - 1 && tokens.length > i;
+    if (i >= tokens.length || (pattern[i] !== '*' && pattern[i] !== tokens[i])) return false;
+  }
+  return pattern.length === tokens.length;
 }

@@ -329,6 +329,41 @@ export class NatsBus implements Bus {
     })();
     return this.closing;
   }
+
+  // ---- transient messages: NATS core publish/subscribe, no JetStream ------------------------
+
+  notify(subject: string, data: unknown): void {
+    if (this.closing || this.nc.isClosed()) return;
+    try {
+      this.nc.publish(subject, JSON.stringify(data ?? null));
+    } catch (e) {
+      this.log.debug({ err: e, subject }, 'transient message dropped');
+    }
+  }
+
+  async listen(subject: string, handler: Parameters<Bus['listen']>[1]): Promise<Subscription> {
+    // no queue group: every listening instance receives every message
+    const sub = this.nc.subscribe(subject, {
+      callback: (e, msg) => {
+        if (e) return this.log.warn({ err: e, subject }, 'transient subscription failed');
+        let data: unknown;
+        try {
+          data = msg.data.length ? msg.json() : null;
+        } catch (err) {
+          return this.log.warn({ err, subject: msg.subject }, 'unreadable transient message');
+        }
+        void Promise.resolve()
+          .then(() => handler(data, msg.subject))
+          .catch((err: unknown) => this.log.warn({ err, subject: msg.subject }, 'transient handler failed'));
+      },
+    });
+    await this.nc.flush();
+    return {
+      stop: async () => {
+        if (!sub.isClosed()) sub.unsubscribe();
+      },
+    };
+  }
 }
 
 export interface NatsBusOptions {

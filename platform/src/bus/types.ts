@@ -48,4 +48,18 @@ export interface Bus {
   request(subject: string, body: unknown, timeoutMs?: number): Promise<unknown>;
   /** Drain: stop serving and consuming, finish what is in flight, flush the relay. */
   close(): Promise<void>;
+  /**
+   * Publishes a transient message (scan progress, presence): at most once, to whoever listens
+   * now, never stored or replayed. Fire and forget: a closed or unreachable bus drops it.
+   */
+  notify(subject: string, data: unknown): void;
+  /**
+   * Receives transient messages on `subject` (`*` matches one token, `>` the rest). Every
+   * listening instance gets each message; nothing sent before or while not listening arrives.
+   * Resolves once the subscription is in place.
+   */
+  listen(subject: string, handler: TransientHandler): Promise<Subscription>;
 }
+
+/** Receives a transient message: its body (a copy, as the wire gives it) and the subject it came on. */
+export type TransientHandler = (data: unknown, subject: string) => void | Promise<void>;

@@ -64,6 +64,15 @@ export class Ctx {
     await this.store.appendNewStreams(trx, entries);
   }
 
+  /** Appends to many existing streams at once, no version check (a library's items on its deletion). */
+  async emitMany(trx: Trx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
+    for (const e of entries.flatMap((x) => x.events)) {
+      const check = checks.get(e.type);
+      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
+    }
+    await this.store.appendToStreams(trx, entries);
+  }
+
   /** Serialises changes to one library's items (scans, creates, deletes, conflict resolution). */
   async lockLibrary(trx: Trx, libraryId: string): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtext(${'bindery.catalog.library.' + libraryId}))`.execute(trx);

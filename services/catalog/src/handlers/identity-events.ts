@@ -5,6 +5,7 @@ import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bin
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from './context';
 import { emitUpdated } from '../scanner/scan-library';
+import { emitLibraryUpdated } from './libraries';
 
 export const CONSUMER = 'catalog-identity';
 const TYPES = ['identity.user-deleted.v1', 'identity.settings-changed.v1'] as const;
@@ -22,7 +23,8 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void
         const t = trx.withSchema(SCHEMA);
         if (e.type === 'identity.user-deleted.v1') {
           const successor = e.data.successor_admin_id;
-          await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).execute();
+          const libs = await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).returning('id').execute();
+          for (const l of libs) await emitLibraryUpdated(ctx, trx, l.id as string, null);
           const items = await t.updateTable('media_items').set({ added_by_admin: successor }).where('added_by_admin', '=', e.data.user_id).returning('id').execute();
           for (const i of items) await emitUpdated(ctx, trx, i.id as string, 'owner');
         } else if (e.type === 'identity.settings-changed.v1') {

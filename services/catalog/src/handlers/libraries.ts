@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { checkFolder, isInside } from '@bindery/platform';
+import { checkFolder, isInside, type Trx } from '@bindery/platform';
 import { realpath } from 'node:fs/promises';
 import { cleanText } from '../domain/normalize';
 import { invalid, isUuid, LIMITS } from '../domain/validate';
@@ -114,9 +114,7 @@ export async function updateLibrary(ctx: Ctx, req: { caller: Caller; id: string;
     await trx.withSchema(SCHEMA).updateTable('libraries')
       .set({ ...changes, ...(changes.folders ? { folders: JSON.stringify(changes.folders) } : {}), updated_at: new Date(), version: cur.version + 1 })
       .where('id', '=', id).execute();
-    const row = (await findLibrary(trx, id))!;
-    const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
-    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by: req.caller.user_id } }]);
+    const lib = (await emitLibraryUpdated(ctx, trx, id, req.caller.user_id))!;
     if (foldersChanged) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
     return ok(lib);
   });
@@ -133,13 +131,43 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
     await ctx.lockLibrary(trx, id);
     const cur = await findLibrary(trx, id, true);
     if (!cur) return err(fail('not_found', Messages.libraryNotFound));
-    // Items, formats and scan history go with it (cascade); files on disk are never touched.
+    // Items, formats, file issues and scan history go with it (cascade); files on disk are never
+    // touched. Each item leaves by its own event first, so item read models need no library logic.
+    await emitLibraryItemsRemoved(ctx, trx, id);
     await trx.withSchema(SCHEMA).deleteFrom('libraries').where('id', '=', id).execute();
     await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }]);
     return ok({ message: 'library deleted' });
   });
   ctx.kick();
   return out;
+}
+
+/** The library as it is now, in a `library-updated` event; null when it is gone. */
+export async function emitLibraryUpdated(ctx: Ctx, trx: Trx, id: string, by: string | null): Promise<Catalog.Library | null> {
+  const row = await findLibrary(trx, id, true);
+  if (!row) return null;
+  const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
+  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }]);
+  return lib;
+}
+
+/** One `media-item-removed` (reason `library-deleted`) per item of the library, missing ones too. */
+async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): Promise<void> {
+  const t = trx.withSchema(SCHEMA);
+  const items = await t.selectFrom('media_items').select('id').where('library_id', '=', libraryId).orderBy('id').execute();
+  if (items.length === 0) return;
+  const hashes = new Map<string, string[]>();
+  for (const h of await t.selectFrom('format_hashes as h').innerJoin('media_items as i', 'i.id', 'h.item_id')
+    .select(['h.item_id', 'h.sha256']).where('i.library_id', '=', libraryId).orderBy('h.last_seen', 'desc').execute()) {
+    hashes.set(h.item_id as string, [...(hashes.get(h.item_id as string) ?? []), h.sha256 as string]);
+  }
+  await ctx.emitMany(trx, items.map((i) => ({
+    streamId: `item-${i.id as string}`,
+    events: [{
+      type: 'catalog.media-item-removed.v1' as const,
+      data: { item_id: i.id as string, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id as string) ?? [] },
+    }],
+  })));
 }
 
 export async function browse(ctx: Ctx, req: { caller: Caller; path?: string }): Promise<Result<unknown>> {

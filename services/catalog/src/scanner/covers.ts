@@ -17,7 +17,9 @@ const exists = (p: string) => access(p).then(() => true, () => false);
 
 /**
  * Makes the cover files of one item when they are missing. True when they exist afterwards; an
- * item whose book turns out to have no usable cover loses its cover key (and says so in an event).
+ * item whose book turns out to have no usable cover loses its cover key (and says so in an event,
+ * cause `cover`). A cover becoming ready changes nothing a reader sees (`cover_url` is set from
+ * the scan on), so that emits nothing: the files are a cache of the book's picture.
  */
 export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
   const db = ctx.rt.db.withSchema(SCHEMA);
@@ -53,7 +55,7 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
   {
     await ctx.tx(async (trx) => {
       const r = await trx.withSchema(SCHEMA).updateTable('media_items').set({ cover_key: null, cover_ready: false }).where('id', '=', itemId).where('cover_key', '=', key).returning('id').execute();
-      if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'scan');
+      if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'cover');
     });
   }
   return false;

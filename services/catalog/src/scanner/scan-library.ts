@@ -8,11 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
-import { findItem, jsonCols, rememberHash, snapshot, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
+import type { Catalog } from '@bindery/contracts';
+import { findItem, jsonCols, publicOf, rememberHash, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
 import { crawl, type FoundFile } from './crawl';
+import { clearIssues, recordIssue } from './issues';
 
 export interface ScanCounts {
   files_seen: number;
@@ -153,7 +155,11 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
         for (const k of back.slice(i, i + BATCH)) {
           await trx.withSchema(SCHEMA).updateTable('media_formats').set({ present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
           if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
-          else counts.unchanged++;
+          else {
+            // an active item with one more format present again
+            if (!k.present) await emitUpdated(ctx, trx, k.item_id, 'file');
+            counts.unchanged++;
+          }
         }
         for (const k of gone.slice(i, i + BATCH)) {
           if (await markGone(ctx, trx, k)) counts.removed++;
@@ -164,7 +170,7 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   // Paths with no book file now (deleted or unreadable): forget their old problems.
   const staleIssues = [...issues.keys()].filter((p) => !seen.has(p));
   for (let i = 0; i < staleIssues.length; i += 500) {
-    await t.deleteFrom('file_issues').where('library_id', '=', lib.id).where('rel_path', 'in', staleIssues.slice(i, i + 500)).execute();
+    await ctx.tx((trx) => clearIssues(ctx, trx, lib.id, staleIssues.slice(i, i + 500)));
   }
 
   await ctx.tx((trx) => detectConflicts(ctx, trx));
@@ -253,15 +259,15 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
   const f = job.file;
   if (job.error) {
     counts.errors++;
-    await t.insertInto('file_issues')
-      .values({ library_id: libraryId, rel_path: f.rel, format: f.format, size: f.size, mtime_ms: f.mtimeMs, error: job.error })
-      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ size: f.size, mtime_ms: f.mtimeMs, error: job.error!, seen_at: new Date() }))
-      .execute();
+    await recordIssue(ctx, trx, libraryId, f, job.error);
     // a known file that became unreadable keeps its item; only its stat is refreshed so it is not retried every scan
-    if (job.known) await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs }).where('id', '=', job.known.id).execute();
+    if (job.known) {
+      await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs }).where('id', '=', job.known.id).execute();
+      if (job.known.present && statChanged(job.known, f)) await emitUpdated(ctx, trx, job.known.item_id, 'file');
+    }
     return;
   }
-  await t.deleteFrom('file_issues').where('library_id', '=', libraryId).where('rel_path', '=', f.rel).execute();
+  await clearIssues(ctx, trx, libraryId, [f.rel]);
   const h = job.hashes!;
   switch (job.kind) {
     case 'excluded':
@@ -272,7 +278,12 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
       await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
       if (!k.present || k.item_state !== 'active') {
         if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
-      } else counts.unchanged++;
+        else await emitUpdated(ctx, trx, k.item_id, 'file');
+      } else {
+        // same bytes, new size or time on disk (a touch, a copy with a new time): the record shows both
+        if (statChanged(k, f)) await emitUpdated(ctx, trx, k.item_id, 'file');
+        counts.unchanged++;
+      }
       return;
     }
     case 'rewrite': {
@@ -394,10 +405,21 @@ async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: Foun
   await rememberHash(trx, itemId, f.format, h.sha256, h.partial_md5);
 }
 
-export async function emitUpdated(ctx: Ctx, trx: Trx, itemId: string, cause: 'scan' | 'edit' | 'relink' | 'restored' | 'owner'): Promise<void> {
-  const snap = await snapshot(trx, itemId);
-  if (snap) await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }]);
+export type UpdateCause = Extract<Catalog.CatalogEvent, { type: 'catalog.media-item-updated.v1' }>['data']['cause'];
+
+/**
+ * The item as it is now, in an `updated` event. Its row is locked first, so a concurrent change
+ * to the same item commits either before this snapshot or after it with a later event. A missing
+ * item is not in any reader's view (its `removed` event said so): nothing is emitted for it.
+ */
+export async function emitUpdated(ctx: Ctx, trx: Trx, itemId: string, cause: UpdateCause): Promise<void> {
+  const row = await findItem(trx, itemId, { lock: true });
+  if (!row) return;
+  const snap = (await publicOf(trx, [row]))[0]!;
+  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }]);
 }
+
+const statChanged = (k: { size: number; mtime_ms: number }, f: FoundFile) => Number(k.size) !== f.size || Number(k.mtime_ms) !== f.mtimeMs;
 
 /** An item whose file is back: active again, same id. True when it had been missing. */
 async function reactivate(ctx: Ctx, trx: Trx, itemId: string): Promise<boolean> {
@@ -416,7 +438,7 @@ async function markGone(ctx: Ctx, trx: Trx, k: Known): Promise<boolean> {
   if (!item) return false;
   const left = await t.selectFrom('media_formats').select(sql<number>`count(*)::int`.as('n')).where('item_id', '=', item.id).where('present', '=', true).executeTakeFirst();
   if (Number(left?.n ?? 0) > 0) {
-    await emitUpdated(ctx, trx, item.id, 'scan');
+    await emitUpdated(ctx, trx, item.id, 'file');
     return false;
   }
   await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() } as unknown as Partial<ItemRow>);

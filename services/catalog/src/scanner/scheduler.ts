@@ -3,7 +3,9 @@
 // and a reconcile crawl now and then. Requests made anywhere are rows in the scan queue.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { Catalog } from '@bindery/contracts';
 import type { Ctx } from '../handlers/context';
+import { emitLibraryUpdated } from '../handlers/libraries';
 import { detectConflicts } from '../handlers/conflicts';
 import { pollIntervalSeconds } from '../handlers/identity-events';
 import { nextQueued, publicScan, requestScan, pruneScans, type ScanRow } from '../handlers/scans';
@@ -223,7 +225,8 @@ export class Scheduler {
     try {
       counts = await scanLibrary(ctx, row, async (c) => {
         await t.updateTable('scans').set({ counts: JSON.stringify(c) }).where('id', '=', row.id).execute();
-        await ctx.tx((trx) => ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-progress.v1', data: { scan_id: row.id, library_id: row.library_id, ...c } }]));
+        // progress is transient: it goes to whoever listens now, never into the log
+        ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...c } satisfies Catalog.ScanProgress);
       });
     } catch (e) {
       error = (e as Error).message;
@@ -234,12 +237,16 @@ export class Scheduler {
       const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
       if (!lib) return; // deleted while scanning: its scan rows went with it
       await trx.withSchema(SCHEMA).updateTable('scans').set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error }).where('id', '=', row.id).execute();
-      if (!error) await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
+      if (!error) {
+        await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
+        await emitLibraryUpdated(ctx, trx, row.library_id, null);
+      }
       await ctx.emit(trx, `scan-${row.id}`, [{
         type: 'catalog.scan-finished.v1',
         data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
       }]);
     });
+    ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...counts } satisfies Catalog.ScanProgress);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
