@@ -50,8 +50,19 @@ function filesOf(item: Catalog.MediaItem): string[] {
   return [...paths];
 }
 
+/** The values fuzzy filters look through, by field. */
+function termsOf(item: Catalog.MediaItem): { field: string; value: string }[] {
+  const out: { field: string; value: string }[] = [];
+  for (const a of item.authors) out.push({ field: 'author', value: a });
+  for (const g of item.tags) out.push({ field: 'tag', value: g });
+  for (const [field, v] of [['series', item.series], ['language', item.language], ['publisher', item.publisher]] as const) if (v) out.push({ field, value: v });
+  return out;
+}
+
 async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<void> {
   const s = trx.withSchema(SCHEMA);
+  const terms = termsOf(item);
+  if (terms.length) await s.insertInto(t.terms).values(terms).onConflict((oc) => oc.columns(['field', 'value']).doNothing()).execute();
   const row = itemRow(item);
   const { id: _id, ...changes } = row;
   await s.insertInto(t.items).values(row).onConflict((oc) => oc.column('id').doUpdateSet(changes)).execute();

@@ -22,9 +22,17 @@ type Filter = { exact: boolean; value: string };
 const fuzzy = (col: RawBuilder<unknown>, v: string) =>
   sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
 const exactly = (col: RawBuilder<unknown>, v: string) => sql<boolean>`lower(${col}) = lower(${v})`;
-const match = (col: RawBuilder<unknown>, f: Filter) => (f.exact ? exactly(col, f.value) : fuzzy(col, f.value));
-const anyOf = (jsonCol: string, f: Filter) =>
-  sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where ${match(sql`x.v`, f)})`;
+/** Lower-cased known values of a field that resemble v: computed once per query, not per item. */
+const similarTerms = (field: string, v: string) =>
+  sql`array(select lower(value) from ${table(T.terms)} where field = ${field} and ${fuzzy(sql`value`, v)})`;
+/** A list column holds a value matching the filter. */
+const anyOf = (jsonCol: string, field: string, f: Filter) =>
+  f.exact
+    ? sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where ${exactly(sql`x.v`, f.value)})`
+    : sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where lower(x.v) = any(${similarTerms(field, f.value)}))`;
+/** A text column matches the filter. */
+const columnMatch = (col: string, field: string, f: Filter) =>
+  f.exact ? exactly(sql`coalesce(${sql.ref(col)}, '')`, f.value) : sql<boolean>`lower(${sql.ref(col)}) = any(${similarTerms(field, f.value)})`;
 
 /** The libraries condition of an access: nothing, or `library_id` in the granted set. */
 function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
@@ -113,17 +121,17 @@ export class CatalogView {
       rank = sql`greatest(similarity(lower(title), lower(${text})), word_similarity(lower(${text}), lower(title)))`;
     }
     const author = q1(q, 'author_filter');
-    if (author) conds.push(anyOf('authors', filterValue(author)));
+    if (author) conds.push(anyOf('authors', 'author', filterValue(author)));
     const series = q1(q, 'series_filter');
-    if (series) conds.push(match(sql`coalesce(series, '')`, filterValue(series)));
+    if (series) conds.push(columnMatch('series', 'series', filterValue(series)));
     for (const k of ['genre_filter', 'tags_filter']) {
       const v = q1(q, k);
-      if (v) conds.push(anyOf('tags', filterValue(v)));
+      if (v) conds.push(anyOf('tags', 'tag', filterValue(v)));
     }
     const language = q1(q, 'language_filter');
-    if (language) conds.push(match(sql`coalesce(language, '')`, filterValue(language)));
+    if (language) conds.push(columnMatch('language', 'language', filterValue(language)));
     const publisher = q1(q, 'publisher_filter');
-    if (publisher) conds.push(match(sql`coalesce(publisher, '')`, filterValue(publisher)));
+    if (publisher) conds.push(columnMatch('publisher', 'publisher', filterValue(publisher)));
     const year = q1(q, 'year');
     if (year !== undefined && year !== '') {
       if (!/^\d{1,4}$/.test(year)) return err(fail('validation', YEAR_MESSAGE));

@@ -17,14 +17,14 @@ export interface Projection {
   create(trx: Trx, suffix: string): Promise<void>;
 }
 
-export const catalogTables = (suffix = '') => ({ libraries: `cv_libraries${suffix}`, items: `cv_items${suffix}`, files: `cv_files${suffix}` });
+export const catalogTables = (suffix = '') => ({ libraries: `cv_libraries${suffix}`, items: `cv_items${suffix}`, files: `cv_files${suffix}`, terms: `cv_terms${suffix}` });
 export const identityTables = (suffix = '') => ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}` });
 
 export const CATALOG: Projection = {
   name: 'catalog',
   source: 'catalog',
   consumer: 'gateway-catalog-view',
-  version: 1,
+  version: 2,
   tables: Object.values(catalogTables()),
   async create(trx, x) {
     const t = catalogTables(x);
@@ -65,6 +65,13 @@ export const CATALOG: Projection = {
         primary key (library_id, rel_path)
       );
       create index on ${SCHEMA}.${t.files} (item_id);
+      -- every distinct author, tag, series, language and publisher ever seen: a fuzzy filter matches
+      -- these few values first, then items by plain equality (stale values match no item)
+      create table ${SCHEMA}.${t.terms} (
+        field text not null,
+        value text not null,
+        primary key (field, value)
+      );
     `);
   },
 };
