@@ -1,6 +1,10 @@
-// Backoff and abortable pauses for the NATS adapter's retry loops.
+// Backoff and abortable pauses for the buses' retry loops.
+import type { RetryPolicy } from './types';
 
 export const backoff = (attempt: number, cap = 5_000) => Math.min(100 * 2 ** Math.min(attempt, 16), cap);
+
+/** The wait after failed try number `attempt` (1-based) of an event handler. */
+export const retryDelay = (p: RetryPolicy, attempt: number) => Math.min(p.baseMs * 2 ** Math.min(Math.max(attempt - 1, 0), 20), p.maxMs);
 
 /** Resolves after `ms`, or at once when `signal` aborts. */
 export function pause(ms: number, signal?: AbortSignal): Promise<void> {
@@ -15,4 +19,3 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
-

@@ -1,6 +1,5 @@
 // The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
-import { sql } from 'kysely';
-import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { migrate, parkingBus, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
 import { LibraryView } from './projections/libraries';
@@ -20,10 +19,12 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
     name: 'gateway',
     async start(rt: Runtime): Promise<RunningService> {
       await migrate(rt.db, SCHEMA, migrations);
+      const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
+      rt.metrics.watchParking(parking);
       const view = new AuthView(rt.db);
-      await view.start(rt.bus);
+      await view.start(parkingBus(rt.bus, parking));
       const libraries = new LibraryView(rt.db);
-      await libraries.start(rt.bus);
+      await libraries.start(parkingBus(rt.bus, parking));
       let stopping = false;
       const app = await buildApp({
         bus: rt.bus,
@@ -34,15 +35,10 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
         bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-        ready: async () => {
-          if (stopping) return false;
-          try {
-            await sql`select 1`.execute(rt.db);
-            return true;
-          } catch {
-            return false;
-          }
-        },
+        metrics: rt.metrics,
+        parking,
+        // the process's readiness: its database, its bus and its consumers, not just `select 1`
+        ready: async () => !stopping && (await rt.probes.check()).ready,
       });
       const address = await app.listen({ port: opts.port, host: opts.host });
       opts.onListen?.(address);

@@ -241,6 +241,7 @@ export class Scheduler {
       }]);
     });
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
+    ctx.rt.metrics.scanFinished(status, (Date.now() - started) / 1000, counts);
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
 }
