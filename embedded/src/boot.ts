@@ -3,7 +3,7 @@
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
-  BaseConfig, connectNatsBus, createLogger, hostProcess, loadConfig, MemoryBus, Metrics, openPGlite, openPostgres, Probes, startOpsServer, tokenKey, tokenSecret,
+  BaseConfig, connectNatsBus, createLogger, hostProcess, loadConfig, MemoryBus, Metrics, openPGlite, openPostgres, Probes, startOpsServer, stuckAfterMs, tokenKey, tokenSecret,
   type Bus, type OpsServer, type RetryPolicy, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
@@ -28,7 +28,7 @@ export const Config = Type.Object({
   OPS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
   OPS_HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   /** tries of a failing event handler before the event is parked, and the backoff between them */
-  EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 8 }),
+  EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   EVENT_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 200 }),
   EVENT_RETRY_MAX_MS: Type.Integer({ minimum: 1, maximum: 3600000, default: 30000 }),
 });
@@ -64,7 +64,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     bus = new MemoryBus({ logger: log, metrics, retry });
   }
   metrics.watchBus(() => bus.status());
-  const probes = new Probes(database.db, bus);
+  const probes = new Probes(database.db, bus, stuckAfterMs(retry));
   log.info({ mode: distributed ? 'distributed' : 'embedded', services: names, database: database.kind, bus: bus.kind }, 'starting');
 
   const rt: Runtime = {

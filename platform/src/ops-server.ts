@@ -4,14 +4,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Db } from './db';
-import type { Bus } from './bus/types';
+import { DEFAULT_RETRY, type Bus, type RetryPolicy } from './bus/types';
+import { retryBudgetMs } from './bus/retry';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { RunningService } from './runtime';
 
 const DB_TIMEOUT_MS = 2_000;
-/** A consumer on the same event for this long is stuck: retries are bounded well below it, so something hangs. */
-export const STUCK_AFTER_MS = 120_000;
+/**
+ * A consumer on the same event for longer than its whole retry budget plus a minute (at least two
+ * minutes) is stuck: a handler hangs, or the event cannot even be parked.
+ */
+export const stuckAfterMs = (retry: RetryPolicy = DEFAULT_RETRY) => Math.max(120_000, retryBudgetMs(retry) + 60_000);
 
 export interface Readiness {
   ready: boolean;
@@ -25,7 +29,7 @@ export class Probes {
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
-    private readonly stuckAfterMs = STUCK_AFTER_MS,
+    private readonly stuckMs: number = stuckAfterMs(),
   ) {}
 
   track(services: RunningService[]): void {
@@ -41,7 +45,7 @@ export class Probes {
     const now = Date.now();
     const bad = status.consumers.flatMap((c) => {
       if (!c.running) return [`${c.name} stopped`];
-      if (c.busySince !== null && now - c.busySince > this.stuckAfterMs) return [`${c.name} stuck for ${Math.round((now - c.busySince) / 1000)} s`];
+      if (c.busySince !== null && now - c.busySince > this.stuckMs) return [`${c.name} stuck for ${Math.round((now - c.busySince) / 1000)} s`];
       return [];
     });
     const consumers = bad.length ? bad.join(', ') : 'ok';

@@ -34,7 +34,8 @@ export interface RetryPolicy {
   maxMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 8, baseMs: 200, maxMs: 30_000 };
+/** 10 tries over about 80 s: long enough to ride out a database failover, short enough to notice. */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 10, baseMs: 200, maxMs: 30_000 };
 
 /** What readiness and /metrics read from a bus. */
 export interface BusStatus {
