@@ -225,20 +225,23 @@ export class NatsBus implements Bus {
     if (ev.position > floor && (!opts.types || opts.types.includes(ev.type))) {
       // The server counts deliveries, so the tries of one event add up across replicas and restarts.
       const attempt = m.info.deliveryCount;
-      state.busySince ??= Date.now();
+      // Busy only while the handler runs: between tries the event may go to another replica, and
+      // a replica that no longer holds it must not look stuck.
+      state.busySince = Date.now();
       const beat = setInterval(() => m.working(), WORKING_EVERY_MS);
       try {
         await opts.handler(ev);
       } catch (e) {
         clearInterval(beat);
+        state.busySince = null;
         if (!(await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, opts.durable, opts.parking, ev, e, attempt))) {
           return m.nak(retryDelay(this.retry, attempt));
         }
       } finally {
         clearInterval(beat);
+        state.busySince = null;
       }
     }
-    state.busySince = null;
     // ackAck: the next event reaches a replica only once the server has this ack.
     await m.ackAck().catch((e) => this.log.warn({ err: e, event: ev.id }, 'ack not confirmed; the event may come again'));
   }
