@@ -383,7 +383,7 @@ export class NatsBus implements Bus {
       done?.(rpcOutcomeOf(reply));
       return reply;
     } catch (e) {
-      const unavailable = e instanceof NoRespondersError || e instanceof RequestError || e instanceof TimeoutError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError;
+      const unavailable = e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders()) || e instanceof TimeoutError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError;
       done?.(unavailable ? 'unavailable' : 'error');
       if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) throw new RpcUnavailableError(subject, 'no responders');
       if (e instanceof TimeoutError) throw new RpcUnavailableError(subject, `no reply within ${timeoutMs} ms`);
