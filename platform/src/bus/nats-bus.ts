@@ -38,6 +38,8 @@ const WRONG_LAST_MSG_ID = 10070;
 // Pull requests last this long, with server heartbeats every half: after a server restart a
 // consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
 const PULL_EXPIRES_MS = 10_000;
+/** bytes a request-id header takes at most on the wire (`NATS/1.0`, the name, a 128-character id) */
+const HEADER_ROOM = 256;
 
 const streamSubjects = (source: string) => `bindery.evt.${source}.>`;
 /** A consumer name may not hold `.`, `*`, `>`, whitespace or path separators. */
@@ -374,11 +376,15 @@ export class NatsBus implements Bus {
 
   async request(subject: string, body: unknown, timeoutMs = 10_000): Promise<unknown> {
     const done = this.metrics?.rpcTimer('client', subject);
+    const data = JSON.stringify(body ?? null);
     const requestId = currentRequestId();
-    const h = requestId ? headers() : undefined;
+    // Headers count against the server's max_payload: a body the gateway accepted must not fail
+    // for want of room for its request id, so a body that close to the limit goes without it.
+    const room = (this.nc.info?.max_payload ?? Infinity) - HEADER_ROOM;
+    const h = requestId && Buffer.byteLength(data) <= room ? headers() : undefined;
     h?.set(REQUEST_ID_HEADER, requestId!);
     try {
-      const m = await this.nc.request(subject, JSON.stringify(body ?? null), { timeout: timeoutMs, ...(h ? { headers: h } : {}) });
+      const m = await this.nc.request(subject, data, { timeout: timeoutMs, ...(h ? { headers: h } : {}) });
       const reply = m.data.length ? m.json() : null;
       done?.(rpcOutcomeOf(reply));
       return reply;
