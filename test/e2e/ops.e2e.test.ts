@@ -173,12 +173,15 @@ for (const mode of await availableModes()) {
       const finished = await scan(call, adminToken, lib.id);
       expect(finished.status).toBe('completed');
       expect((await call('GET', `/api/libraries/${lib.id}`, { token: adminToken })).status).toBe(200);
+      expect((await call('GET', '/api/no-such-route-q7z')).status).toBe(404);
 
       const gw = await metrics('gateway');
       expect(sample(gw, 'bindery_http_request_duration_seconds_count', { method: 'POST', route: '/api/auth/register', status: '201' })).toBeGreaterThanOrEqual(1);
       // labelled by route pattern, never by the raw URL
       expect(sample(gw, 'bindery_http_request_duration_seconds_count', { method: 'GET', route: '/api/libraries/:id', status: '200' })).toBeGreaterThanOrEqual(1);
       expect(gw).not.toContain(lib.id);
+      expect(sample(gw, 'bindery_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
+      expect(gw).not.toContain('no-such-route-q7z');
       expect(sample(gw, 'bindery_rpc_duration_seconds_count', { side: 'client', subject: 'bindery.rpc.identity.register', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
 
       const id = await metrics('identity');
