@@ -3,8 +3,8 @@
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
-  BaseConfig, connectNatsBus, trackingWrites, createLogger, hostProcess, loadConfig, MemoryBus, openPGlite, openPostgres, tokenKey, tokenSecret,
-  type Bus, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
+  BaseConfig, connectNatsBus, trackingWrites, createLogger, hostProcess, loadConfig, MemoryBus, Metrics, openPGlite, openPostgres, Probes, startOpsServer, stuckAfterMs, tokenKey, tokenSecret,
+  type Bus, type OpsServer, type RetryPolicy, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
@@ -24,6 +24,13 @@ export const Config = Type.Object({
   SCAN_ON_STARTUP: Type.Boolean({ default: true }),
   SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
   SCAN_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+  /** the ops listener (/healthz, /readyz, /metrics) of this process; 0 turns it off */
+  OPS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
+  OPS_HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
+  /** tries of a failing event handler before the event is parked, and the backoff between them */
+  EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
+  EVENT_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 200 }),
+  EVENT_RETRY_MAX_MS: Type.Integer({ minimum: 1, maximum: 3600000, default: 30000 }),
 });
 export type Config = Type.Static<typeof Config>;
 
@@ -47,13 +54,17 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
 
   let database: Database;
   let bus: Bus;
+  const metrics = new Metrics();
+  const retry: RetryPolicy = { attempts: cfg.EVENT_RETRY_ATTEMPTS, baseMs: cfg.EVENT_RETRY_BASE_MS, maxMs: cfg.EVENT_RETRY_MAX_MS };
   if (distributed) {
     database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
-    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log });
+    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, metrics, retry });
   } else {
     database = await openPGlite(join(dataDir, 'db'));
-    bus = new MemoryBus();
+    bus = new MemoryBus({ logger: log, metrics, retry });
   }
+  metrics.watchBus(() => bus.status());
+  const probes = new Probes(database.db, bus, stuckAfterMs(retry));
   log.info({ mode: distributed ? 'distributed' : 'embedded', services: names, database: database.kind, bus: bus.kind }, 'starting');
 
   const rt: Runtime = {
@@ -65,6 +76,8 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     tokenKey: tokenKey(secret),
     rpcTimeoutMs: cfg.RPC_TIMEOUT_MS,
     dataDir,
+    metrics,
+    probes,
   };
   let url: string | null = null;
   const roots = cfg.LIBRARY_ROOTS.split(delimiter).filter((r) => r !== '');
@@ -88,8 +101,17 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     }),
   };
   const running: RunningService[] = [];
-  for (const n of names) running.push(await modules[n]!.start(rt));
+  // Probes answer from the start: /healthz while services migrate and catch up, /readyz 503 until they run.
+  const ops: OpsServer | null = cfg.OPS_PORT ? await startOpsServer({ port: cfg.OPS_PORT, host: cfg.OPS_HOST, probes, metrics, log }) : null;
+  try {
+    for (const n of names) running.push(await modules[n]!.start(rt));
+  } catch (e) {
+    await ops?.close();
+    throw e;
+  }
+  probes.track(running);
   const host = hostProcess(log, running, async () => {
+    await ops?.close();
     await bus.close();
     await database.close();
   }, cfg.SHUTDOWN_TIMEOUT_MS);

@@ -46,6 +46,29 @@ export const eventStoreMigrations: Migration[] = [
         );`);
     },
   },
+  {
+    // Events a consumer set aside after its handler kept failing (see parking.ts). The checkpoint
+    // moves past a parked event; a replay applies it through applyOnce, which knows it by this row.
+    name: 'event-store-002-parked-events',
+    async up(trx, schema) {
+      await execScript(trx, `
+        create table ${schema}.parked_events (
+          id bigserial primary key,
+          consumer text not null,
+          source text not null,
+          position bigint not null,
+          event_id uuid not null,
+          event_type text not null,
+          event jsonb not null,
+          error text not null,
+          attempts integer not null,
+          parked_at timestamptz not null default now(),
+          replayed_at timestamptz,
+          constraint parked_events_consumer_event_key unique (consumer, event_id)
+        );
+        create index parked_events_pending on ${schema}.parked_events (consumer) where replayed_at is null;`);
+    },
+  },
 ];
 
 type Row = {
@@ -204,6 +227,12 @@ export class EventStore {
     return rows.map((r) => this.toStored(r));
   }
 
+  /** Where the named relay has published up to. */
+  async relayPosition(name: string): Promise<number> {
+    const cp = await this.t(this.db).selectFrom('relay_checkpoints').select('position').where('name', '=', name).executeTakeFirst();
+    return Number(cp?.position ?? 0);
+  }
+
   async headPosition(): Promise<number> {
     const r = await this.t(this.db).selectFrom('events').select(sql<number | null>`max(global_position)`.as('p')).executeTakeFirst();
     return Number(r?.p ?? 0);
@@ -251,6 +280,8 @@ export class EventStore {
  * Applies an event at most once for a consumer: the checkpoint (source position) moves in the
  * same transaction as the effect, and anything at or below it is skipped. Positions arrive in
  * order from both buses, so a redelivery or a republish after a crash is recognised here.
+ * The one exception below the checkpoint is an event parked for this consumer and not yet
+ * replayed: it applies once, and its parked row is marked replayed in the same transaction.
  */
 export async function applyOnce(
   db: Db,
@@ -268,7 +299,19 @@ export async function applyOnce(
       .where('source', '=', event.source)
       .forUpdate()
       .executeTakeFirst();
-    if (cp && Number(cp.position) >= event.position) return false;
+    if (cp && Number(cp.position) >= event.position) {
+      const parked = await s
+        .updateTable('parked_events')
+        .set({ replayed_at: sql`now()` })
+        .where('consumer', '=', consumer)
+        .where('event_id', '=', event.id)
+        .where('replayed_at', 'is', null)
+        .returning('id')
+        .executeTakeFirst();
+      if (!parked) return false;
+      await effect(trx);
+      return true;
+    }
     await effect(trx);
     await s
       .insertInto('consumer_checkpoints')

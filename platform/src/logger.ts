@@ -1,12 +1,44 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 
 export type { Logger };
+
+/** What a unit of work carries from the HTTP request that caused it: the gateway sets it, the bus passes it on. */
+export interface RequestContext {
+  requestId: string;
+}
+
+const requestContext = new AsyncLocalStorage<RequestContext>();
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}
+
+/** Runs `fn` with `requestId` attached to every log line it writes (and every request it sends over the bus). */
+export function withRequestId<T>(requestId: string | undefined, fn: () => T): T {
+  return requestId ? requestContext.run({ requestId }, fn) : fn();
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/** A caller's request id when it is a sane token; a new one otherwise (never echo control bytes or megabytes). */
+export function acceptRequestId(given: unknown): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
 
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
   const pretty = process.stdout.isTTY && process.env.NODE_ENV !== 'production';
   return pino({
     name,
     level,
+    // Every logger, and every child of it, stamps the current request id: handler code need not pass it around.
+    mixin: () => {
+      const id = requestContext.getStore()?.requestId;
+      return id ? { requestId: id } : {};
+    },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss' } } } : {}),
   });
 }

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { Db } from './db';
 import type { Bus } from './bus/types';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+import type { Probes } from './ops-server';
 
 export interface Runtime {
   mode: 'embedded' | 'distributed';
@@ -16,6 +18,10 @@ export interface Runtime {
   tokenKey: Uint8Array;
   rpcTimeoutMs: number;
   dataDir: string;
+  /** the process's Prometheus registry and its instruments */
+  metrics: Metrics;
+  /** the process's readiness (database, bus, services, consumers) */
+  probes: Probes;
 }
 
 export interface RunningService {

@@ -1,6 +1,7 @@
 // Session tokens: HS256 JWTs with the algorithm pinned on verification.
 import { SignJWT, jwtVerify, errors } from 'jose';
 import { randomUUID, webcrypto } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 type CryptoKey = webcrypto.CryptoKey;
 
@@ -42,29 +43,29 @@ export async function verifyAccessToken(key: Uint8Array | CryptoKey, token: stri
 
 /**
  * Verifies access tokens for a gateway: the HS256 key is imported once, and a token already
- * verified is recognised by its exact text until it expires, so a client reusing its token costs
- * one map lookup. The algorithm stays pinned; a changed byte is a different token.
+ * verified is recognised by its exact text until it expires (an LRU bounded at `max` tokens), so
+ * a client reusing its token costs one lookup. The algorithm stays pinned; a changed byte is a
+ * different token.
  */
 export class TokenVerifier {
   private readonly key: Promise<CryptoKey>;
-  private readonly seen = new Map<string, AccessClaims>();
+  private readonly seen: LRUCache<string, AccessClaims>;
 
-  constructor(secret: Uint8Array, private readonly max = 10_000, private readonly nowMs: () => number = Date.now) {
+  constructor(secret: Uint8Array, max = 10_000, private readonly nowMs: () => number = Date.now) {
     this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+    // ttlResolution 0: the expiry check reads the clock each time (an injected clock included).
+    this.seen = new LRUCache({ max, ttlResolution: 0, perf: { now: nowMs } });
   }
 
   async verify(token: string): Promise<AccessClaims | null> {
     const hit = this.seen.get(token);
-    if (hit) {
-      if (hit.exp * 1000 > this.nowMs()) return hit;
-      this.seen.delete(token);
-      return null;
-    }
+    if (hit) return hit;
     const claims = await verifyAccessToken(await this.key, token);
-    if (claims) {
-      if (this.seen.size >= this.max) this.seen.delete(this.seen.keys().next().value!);
-      this.seen.set(token, claims);
-    }
+    if (!claims) return null;
+    // expiry by this verifier's clock too, so a cached token and a fresh one end at the same moment
+    const ttl = claims.exp * 1000 - this.nowMs();
+    if (ttl <= 0) return null;
+    this.seen.set(token, claims, { ttl });
     return claims;
   }
 }

@@ -8,7 +8,10 @@ import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations } from 
 import { createLogger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';
 import { connectNatsBus, NatsBus } from '../../platform/src/bus/nats-bus';
-import { RpcUnavailableError, type Bus, type Subscription } from '../../platform/src/bus/types';
+import { RpcUnavailableError, type Bus, type RetryPolicy, type Subscription } from '../../platform/src/bus/types';
+import type { BusLogger } from '../../platform/src/bus/failures';
+import { Metrics } from '../../platform/src/metrics';
+import { ParkingLot } from '../../platform/src/parking';
 import { createTestDatabase, resolveBackends, startNatsServer } from '../support/backends';
 
 interface BusCaps {
@@ -499,6 +502,216 @@ if (backends.postgresUrl) {
   });
 } else {
   describe.skip('Bus contract: JetStream bus (no PostgreSQL: see [test backends] above)', () => {
+    it('needs PostgreSQL', () => undefined);
+  });
+}
+
+// ---- poisoned events: bounded retries, parking, replay (issue 8, must-fix 4) ----
+
+interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  msg: string;
+  [k: string]: unknown;
+}
+
+/** A logger that keeps what the bus says, so a test can show a failure is never silent. */
+function capture(): { log: BusLogger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at = (level: LogLine['level']) => (obj: unknown, msg?: string) => void lines.push({ ...(typeof obj === 'object' ? (obj as object) : {}), level, msg: msg ?? String(obj) });
+  return { log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as BusLogger, lines };
+}
+
+interface ParkingHarness {
+  database: Database;
+  newBus(opts: { retry: RetryPolicy; logger: BusLogger; metrics?: Metrics }): Promise<Bus>;
+  close(): Promise<void>;
+}
+
+const RETRY: RetryPolicy = { attempts: 3, baseMs: 20, maxMs: 100 };
+
+function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
+  describe(`Bus contract, poisoned events: ${name}`, () => {
+    let h: ParkingHarness;
+    let n = 0;
+    const SERVICE = 'parksvc';
+    const db = (): Db => h.database.db;
+
+    beforeAll(async () => {
+      h = await open();
+      await migrate(db(), SERVICE, consumerMigrations);
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    async function source(bus: Bus): Promise<EventStore> {
+      const schema = `psrc_${++n}`;
+      await migrate(db(), schema, eventStoreMigrations);
+      const store = new EventStore(db(), schema);
+      await bus.attachSource(store);
+      return store;
+    }
+    async function append(store: EventStore, events: NewEvent[]): Promise<StoredEvent[]> {
+      const out = await db().transaction().execute((trx) => store.append(trx, 'p-1', 'any', events));
+      store.notify();
+      return out;
+    }
+    const applied = async (durable: string) =>
+      (await db().withSchema(SERVICE).selectFrom('applied').select(['event_id']).where('consumer', '=', durable).orderBy('seq').execute()).map((r) => r.event_id as string);
+
+    /** A consumer whose handler throws on `poison` until `fixed` is set; every try is counted. */
+    function poisoned(durable: string, poison: () => string | undefined) {
+      const tries = new Map<string, number>();
+      const state = { fixed: false, tries };
+      const handler = async (e: StoredEvent) => {
+        tries.set(e.id, (tries.get(e.id) ?? 0) + 1);
+        await applyOnce(db(), SERVICE, durable, e, async (trx) => {
+          if (e.id === poison() && !state.fixed) throw new Error(`cannot apply ${e.type}`);
+          await trx.withSchema(SERVICE).insertInto('applied').values({ consumer: durable, event_id: e.id, position: e.position, type: e.type }).execute();
+        });
+      };
+      return { state, handler };
+    }
+
+    it('parks an event after N failed tries, logs and counts it, and applies the events after it', async () => {
+      const { log, lines } = capture();
+      const metrics = new Metrics();
+      const lot = new ParkingLot(db(), SERVICE);
+      metrics.watchParking(lot);
+      const bus = await h.newBus({ retry: RETRY, logger: log, metrics });
+      const store = await source(bus);
+      let poison: string | undefined;
+      const c = poisoned('park-1', () => poison);
+      const sub = await bus.consume({ source: store.source, durable: 'park-1', checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-1', store.source), handler: c.handler, parking: lot });
+      const events = await append(store, [ev('t.a.v1'), ev('t.poison.v1'), ev('t.c.v1'), ev('t.d.v1')]);
+      poison = events[1]!.id;
+
+      const rows = await until('the three good events applied', () => applied('park-1'), (r) => r.length >= 3);
+      expect(rows).toEqual([events[0]!.id, events[2]!.id, events[3]!.id]);
+      expect(c.state.tries.get(poison)).toBe(RETRY.attempts);
+      expect(c.state.tries.get(events[2]!.id)).toBe(1);
+
+      const parked = await lot.list();
+      expect(parked).toHaveLength(1);
+      expect(parked[0]).toMatchObject({ service: SERVICE, consumer: 'park-1', source: store.source, event_id: poison, event_type: 't.poison.v1', position: events[1]!.position, error: 'cannot apply t.poison.v1', attempts: RETRY.attempts });
+      expect(parked[0]!.id).toMatch(new RegExp(`^${SERVICE}-\\d+$`));
+      // the checkpoint is past the parked event, so a restart does not start over at it
+      expect(await consumerCheckpoint(db(), SERVICE, 'park-1', store.source)).toBe(events[3]!.position);
+
+      const warned = lines.filter((l) => l.level === 'warn' && l.event === poison);
+      expect(warned.map((l) => l.attempt)).toEqual([1, 2]);
+      const parkedLine = lines.filter((l) => l.level === 'error' && l.event === poison);
+      expect(parkedLine).toHaveLength(1);
+      expect(parkedLine[0]!.msg).toContain('event parked after repeated failures');
+      const text = (await metrics.text()).body;
+      expect(text).toContain('bindery_events_parked_total{consumer="park-1"} 1');
+      expect(text).toContain('bindery_parked_events{consumer="park-1"} 1');
+      expect(text).toContain(`bindery_event_handler_failures_total{consumer="park-1"} ${RETRY.attempts}`);
+      await sub.stop();
+    });
+
+    it('replays a parked event once its cause is fixed, and applies nothing twice', async () => {
+      const { log } = capture();
+      const lot = new ParkingLot(db(), SERVICE);
+      const bus = await h.newBus({ retry: RETRY, logger: log });
+      const store = await source(bus);
+      let poison: string | undefined;
+      const c = poisoned('park-2', () => poison);
+      const consume = (b: Bus, l: ParkingLot) =>
+        b.consume({ source: store.source, durable: 'park-2', checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-2', store.source), handler: c.handler, parking: l });
+      const sub = await consume(bus, lot);
+      const events = await append(store, [ev('t.poison.v1'), ev('t.b.v1')]);
+      poison = events[0]!.id;
+      await until('the good event applied', () => applied('park-2'), (r) => r.length >= 1);
+      const mine = async () => (await lot.list()).filter((p) => p.consumer === 'park-2');
+      const [parked] = await until('the poison parked', mine, (r) => r.length === 1);
+
+      // Still broken: the replay fails, says why, and the event stays parked.
+      expect(await lot.replay(parked!.id)).toEqual({ ok: false, error: { code: 'conflict', message: 'replay failed: cannot apply t.poison.v1' } });
+      expect((await mine()).map((p) => p.id)).toEqual([parked!.id]);
+
+      c.state.fixed = true;
+      expect(await lot.replay(parked!.id)).toEqual({ ok: true, value: { id: parked!.id, replayed: true } });
+      expect(await applied('park-2')).toEqual([events[1]!.id, events[0]!.id]);
+      expect(await mine()).toEqual([]);
+      expect(await lot.replay(parked!.id)).toEqual({ ok: false, error: { code: 'conflict', message: 'parked event already replayed' } });
+      expect(await lot.replay(`${SERVICE}-999999`)).toEqual({ ok: false, error: { code: 'not_found', message: 'parked event not found' } });
+      expect(await lot.replay('other-1')).toEqual({ ok: false, error: { code: 'invalid_request', message: 'invalid parked event id' } });
+
+      // A restarted consumer (another process) resumes after both: nothing comes again.
+      await sub.stop();
+      const again = await h.newBus({ retry: RETRY, logger: log });
+      await again.attachSource(store);
+      const lot2 = new ParkingLot(db(), SERVICE);
+      await consume(again, lot2);
+      const later = await append(store, [ev('t.e.v1')]);
+      await until('the later event applied', () => applied('park-2'), (r) => r.length >= 3);
+      await sleep(300);
+      expect(await applied('park-2')).toEqual([events[1]!.id, events[0]!.id, later[0]!.id]);
+    });
+
+    it('reports its durable consumers with their lag, and keeps retrying loudly when it has nowhere to park', async () => {
+      const { log, lines } = capture();
+      const bus = await h.newBus({ retry: RETRY, logger: log });
+      const store = await source(bus);
+      let poison: string | undefined;
+      const c = poisoned('park-3', () => poison);
+      await bus.consume({ source: store.source, durable: 'park-3', checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-3', store.source), handler: c.handler });
+      const events = await append(store, [ev('t.poison.v1'), ev('t.b.v1')]);
+      poison = events[0]!.id;
+      await until('past the retry budget', async () => c.state.tries.get(poison!) ?? 0, (t) => t > RETRY.attempts);
+      expect(await applied('park-3')).toEqual([]);
+      expect(lines.some((l) => l.level === 'error' && l.event === poison && String(l.msg).includes('no parking'))).toBe(true);
+      const status = bus.status();
+      expect(status.connected).toBe(true);
+      const me = status.consumers.find((s) => s.name === 'park-3')!;
+      expect(me).toMatchObject({ kind: 'durable', source: store.source, running: true });
+      expect(await me.lag()).toBe(2);
+    });
+  });
+}
+
+parkingContract('in-memory bus over PGlite', async () => {
+  const database = await openPGlite('memory://');
+  const buses: Bus[] = [];
+  return {
+    database,
+    newBus: async (opts) => {
+      const b = new MemoryBus(opts);
+      buses.push(b);
+      return b;
+    },
+    close: async () => {
+      await Promise.allSettled(buses.map((b) => b.close()));
+      await database.close();
+    },
+  };
+});
+
+if (backends.postgresUrl) {
+  const baseUrl = backends.postgresUrl;
+  parkingContract('JetStream bus (private nats-server, PostgreSQL)', async () => {
+    const nats = await startNatsServer();
+    const tdb = await createTestDatabase(baseUrl);
+    const database = await openPostgres(tdb.url, { application: 'bindery-contract-parking' });
+    const buses: Bus[] = [];
+    return {
+      database,
+      newBus: async (opts) => {
+        const b = await connectNatsBus(nats.url, { name: `parking-${buses.length}`, ...opts });
+        buses.push(b);
+        return b;
+      },
+      close: async () => {
+        await Promise.allSettled(buses.map((b) => b.close()));
+        await database.close();
+        await tdb.drop();
+        await nats.stop();
+      },
+    };
+  });
+} else {
+  describe.skip('Bus contract, poisoned events: JetStream bus (no PostgreSQL: see [test backends] above)', () => {
     it('needs PostgreSQL', () => undefined);
   });
 }

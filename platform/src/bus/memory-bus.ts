@@ -2,11 +2,33 @@
 // survives a restart exactly as the stores do: a consumer resumes from the checkpoint it saved.
 import { err, fail, type StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
+import { createLogger, currentRequestId, withRequestId } from '../logger';
+import { rpcOutcomeOf, type Metrics } from '../metrics';
 import { Wake } from './wake';
-import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
+import { handlerFailed, type BusLogger } from './failures';
+import { pause, retryDelay } from './retry';
+import {
+  DEFAULT_RETRY, RpcUnavailableError,
+  type Bus, type BusStatus, type ConsumeOptions, type ConsumerStatus, type FollowOptions, type Parking, type RetryPolicy, type RpcHandler, type Subscription,
+} from './types';
 
 const POLL_MS = 500;
 const BATCH = 200;
+
+export interface MemoryBusOptions {
+  logger?: BusLogger;
+  metrics?: Metrics;
+  retry?: RetryPolicy;
+}
+
+interface Loop {
+  sourceName: string;
+  start: () => Promise<number>;
+  types: readonly string[] | undefined;
+  handler: (e: StoredEvent) => Promise<void>;
+  /** durable consumers retry a bounded number of times, then park; followers retry until it applies */
+  durable?: { name: string; parking?: Parking };
+}
 
 export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
@@ -14,8 +36,18 @@ export class MemoryBus implements Bus {
   private sourceWaiters = new Map<string, Set<() => void>>();
   private handlers = new Map<string, RpcHandler>();
   private subs = new Set<Subscription>();
+  private consumers = new Set<ConsumerStatus>();
   private inflight = new Set<Promise<unknown>>();
   private closed = false;
+  private readonly log: BusLogger;
+  private readonly metrics?: Metrics;
+  private readonly retry: RetryPolicy;
+
+  constructor(opts: MemoryBusOptions = {}) {
+    this.log = opts.logger ?? createLogger('bus');
+    this.metrics = opts.metrics;
+    this.retry = opts.retry ?? DEFAULT_RETRY;
+  }
 
   async attachSource(store: EventStore): Promise<void> {
     this.sources.set(store.source, store);
@@ -33,63 +65,102 @@ export class MemoryBus implements Bus {
     }
   }
 
-  private loop(sourceName: string, start: () => Promise<number>, types: readonly string[] | undefined, handler: (e: StoredEvent) => Promise<void>): Subscription {
+  private loop({ sourceName, start, types, handler, durable }: Loop): Subscription {
     const wake = new Wake();
-    let running = true;
+    const ctl = new AbortController();
     let set = this.sourceWaiters.get(sourceName);
     if (!set) this.sourceWaiters.set(sourceName, (set = new Set()));
     const w = () => wake.wake();
     set.add(w);
+    const name = durable?.name ?? `follow:${sourceName}`;
+    let pos = 0;
+    const state: ConsumerStatus = {
+      name,
+      kind: durable ? 'durable' : 'follower',
+      source: sourceName,
+      running: true,
+      busySince: null,
+      lag: async () => {
+        const store = this.sources.get(sourceName);
+        return store ? Math.max(0, (await store.headPosition()) - pos) : null;
+      },
+    };
+    if (durable) durable.parking?.attach(durable.name, handler);
+    const deps = { log: this.log, retry: this.retry, metrics: this.metrics };
     const done = (async () => {
       const store = await this.source(sourceName);
-      let pos = await start();
-      while (running) {
+      pos = await start();
+      while (!ctl.signal.aborted) {
         let batch: StoredEvent[];
         try {
           batch = await store.readAll(pos, BATCH);
         } catch {
-          if (!running) break;
+          if (ctl.signal.aborted) break;
           await wake.wait(POLL_MS);
           continue;
         }
         for (const ev of batch) {
-          if (!running) break;
+          if (ctl.signal.aborted) break;
           if (!types || types.includes(ev.type)) {
-            // At-least-once: retry the same event until its handler succeeds.
-            for (let attempt = 0; running; attempt++) {
+            // At-least-once: retry the same event with backoff; a durable consumer parks it after
+            // its last try and goes on, a follower (a read model that may not skip) keeps trying.
+            state.busySince = Date.now();
+            for (let attempt = 1; !ctl.signal.aborted; attempt++) {
               try {
                 await handler(ev);
                 break;
-              } catch {
-                await wake.wait(Math.min(50 * 2 ** attempt, 2000));
+              } catch (e) {
+                if (await handlerFailed(deps, name, durable?.parking, ev, e, attempt)) break;
+                await pause(retryDelay(this.retry, attempt), ctl.signal);
               }
             }
-            if (!running) break;
+            state.busySince = null;
+            if (ctl.signal.aborted) break;
           }
           pos = ev.position;
         }
-        if (batch.length < BATCH && running) await wake.wait(POLL_MS);
+        if (batch.length < BATCH && !ctl.signal.aborted) await wake.wait(POLL_MS);
       }
-    })();
+    })().catch((e) => {
+      state.running = false;
+      this.log.error({ err: e, consumer: name }, 'event consumer stopped on an error');
+    });
     const sub: Subscription = {
       stop: async () => {
-        running = false;
+        ctl.abort();
         set!.delete(w);
         wake.wake();
-        await done.catch(() => undefined);
+        await done;
         this.subs.delete(sub);
+        this.consumers.delete(state);
       },
     };
     this.subs.add(sub);
+    this.consumers.add(state);
     return sub;
   }
 
   async consume(opts: ConsumeOptions): Promise<Subscription> {
-    return this.loop(opts.source, opts.checkpoint, opts.types, opts.handler);
+    return this.loop({
+      sourceName: opts.source,
+      start: opts.checkpoint,
+      types: opts.types,
+      handler: opts.handler,
+      durable: { name: opts.durable, ...(opts.parking ? { parking: opts.parking } : {}) },
+    });
   }
 
   async follow(opts: FollowOptions): Promise<Subscription> {
-    return this.loop(opts.source, async () => 0, opts.types, opts.handler);
+    return this.loop({ sourceName: opts.source, start: async () => 0, types: opts.types, handler: opts.handler });
+  }
+
+  status(): BusStatus {
+    return {
+      connected: !this.closed,
+      consumers: [...this.consumers],
+      // events are read straight from the stores: nothing waits to be published
+      relayLag: async () => [...this.sources.keys()].map((source) => ({ source, lag: 0 })),
+    };
   }
 
   async serve(service: string, handlers: Record<string, RpcHandler>): Promise<void> {
@@ -98,16 +169,33 @@ export class MemoryBus implements Bus {
 
   async request(subject: string, body: unknown): Promise<unknown> {
     const h = this.handlers.get(subject);
-    if (!h || this.closed) throw new RpcUnavailableError(subject, 'no responders');
+    if (!h || this.closed) {
+      this.metrics?.rpcTimer('client', subject)('unavailable');
+      throw new RpcUnavailableError(subject, 'no responders');
+    }
     // Copy across the boundary as the wire would: no shared objects between services.
     // A handler that throws answers with the internal failure, exactly as the NATS adapter does.
-    const p = h(JSON.parse(JSON.stringify(body ?? null))).then(
-      (r) => (r === undefined ? null : JSON.parse(JSON.stringify(r))),
-      (e: unknown) => err(fail('internal', e instanceof Error ? e.message : String(e))),
+    // The request id travels as the NATS header would: the handler runs in a context holding only it.
+    const requestId = currentRequestId();
+    const client = this.metrics?.rpcTimer('client', subject);
+    const server = this.metrics?.rpcTimer('server', subject);
+    const p = withRequestId(requestId, () => h(JSON.parse(JSON.stringify(body ?? null)))).then(
+      (r) => {
+        server?.(rpcOutcomeOf(r));
+        return r === undefined ? null : JSON.parse(JSON.stringify(r));
+      },
+      (e: unknown) => {
+        server?.('error');
+        withRequestId(requestId, () => this.log.error({ err: e, subject }, 'rpc handler threw'));
+        return err(fail('internal', e instanceof Error ? e.message : String(e)));
+      },
     );
     this.inflight.add(p);
     try {
-      return await p;
+      const reply = await p;
+      client?.(rpcOutcomeOf(reply));
+      withRequestId(requestId, () => this.log.debug({ subject }, 'rpc handled'));
+      return reply;
     } finally {
       this.inflight.delete(p);
     }

@@ -1,6 +1,6 @@
 // Distributed mode's bus. Each source service's events live in one JetStream stream, fed by the
 // service's outbox relay; request/reply runs as NATS micro services whose replicas share a queue group.
-import { connect, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
 import {
   jetstreamManager,
   AckPolicy,
@@ -17,13 +17,18 @@ import {
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { err, eventStreamName, eventSubject, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
 import type { EventStore } from '../event-store';
-import { createLogger, type Logger } from '../logger';
-import { Relay } from './nats-relay';
+import { createLogger, currentRequestId, REQUEST_ID_HEADER, withRequestId } from '../logger';
+import { rpcOutcomeOf, type Metrics } from '../metrics';
+import { Relay, RELAY } from './nats-relay';
 import { Wake } from './wake';
-import { backoff, pause } from './retry';
-import { RpcUnavailableError, type Bus, type ConsumeOptions, type FollowOptions, type RpcHandler, type Subscription } from './types';
+import { backoff, pause, retryDelay } from './retry';
+import { handlerFailed, messageOf, type BusLogger } from './failures';
+import {
+  DEFAULT_RETRY, RpcUnavailableError,
+  type Bus, type BusStatus, type ConsumeOptions, type ConsumerStatus, type FollowOptions, type RetryPolicy, type RpcHandler, type Subscription,
+} from './types';
 
-export type BusLogger = Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+export type { BusLogger };
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 const ACK_WAIT_MS = 30_000;
@@ -33,8 +38,9 @@ const WRONG_LAST_MSG_ID = 10070;
 // Pull requests last this long, with server heartbeats every half: after a server restart a
 // consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
 const PULL_EXPIRES_MS = 10_000;
+/** bytes a request-id header takes at most on the wire (`NATS/1.0`, the name, a 128-character id) */
+const HEADER_ROOM = 256;
 
-const messageOf = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const streamSubjects = (source: string) => `bindery.evt.${source}.>`;
 /** A consumer name may not hold `.`, `*`, `>`, whitespace or path separators. */
 const consumerName = (durable: string) => durable.replace(/[^A-Za-z0-9_-]/g, '_');
@@ -46,12 +52,17 @@ export class NatsBus implements Bus {
   private rpcInflight = new Set<Promise<void>>();
   private subs = new Set<Subscription>();
   private relays = new Map<string, Relay>();
+  private consumers = new Set<ConsumerStatus>();
   private closing: Promise<void> | null = null;
+  /** false between a disconnect and the reconnect */
+  connected = true;
 
   constructor(
     readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly log: BusLogger,
+    private readonly metrics?: Metrics,
+    private readonly retry: RetryPolicy = DEFAULT_RETRY,
   ) {
     this.js = jsm.jetstream();
   }
@@ -113,6 +124,18 @@ export class NatsBus implements Bus {
     const wake = new Wake();
     const inbox: JsMsg[] = [];
     let messages: ConsumerMessages | undefined;
+    const state: ConsumerStatus = {
+      name: opts.durable,
+      kind: 'durable',
+      source: opts.source,
+      running: true,
+      busySince: null,
+      lag: async () => {
+        const info = await this.jsm.consumers.info(stream, name);
+        return info.num_pending + info.num_ack_pending;
+      },
+    };
+    opts.parking?.attach(opts.durable, opts.handler);
     const done = (async () => {
       // Everything at or below the consumer's own checkpoint is already applied: ack it unseen.
       const floor = await this.untilOk(`checkpoint of ${name}`, ctl.signal, () => opts.checkpoint());
@@ -137,10 +160,13 @@ export class NatsBus implements Bus {
       void this.recreateWhenLost(messages, stream, name, opts.source);
       while (!ctl.signal.aborted) {
         const m = inbox.shift();
-        if (m) await this.deliverDurable(m, opts, floor);
+        if (m) await this.deliverDurable(m, opts, floor, state);
         else await wake.wait(1_000);
       }
-    })().catch((e) => this.log.error({ err: e, consumer: name }, 'event consumer stopped on an error'));
+    })().catch((e) => {
+      state.running = false;
+      this.log.error({ err: e, consumer: name }, 'event consumer stopped on an error');
+    });
     const sub: Subscription = {
       stop: async () => {
         ctl.abort();
@@ -149,13 +175,19 @@ export class NatsBus implements Bus {
         await messages?.close();
         for (const m of inbox.splice(0)) m.nak();
         this.subs.delete(sub);
+        this.consumers.delete(state);
       },
     };
     this.subs.add(sub);
+    this.consumers.add(state);
     return sub;
   }
 
-  /** One durable pull consumer shared by the replicas; max_ack_pending 1 keeps position order across them. */
+  /**
+   * One durable pull consumer shared by the replicas; max_ack_pending 1 keeps position order across
+   * them. Redelivery stays unbounded on the server: the bus itself parks an event after its last
+   * try, so nothing is ever dropped unrecorded.
+   */
   private async ensureDurable(stream: string, name: string, source: string): Promise<void> {
     const cfg = {
       durable_name: name,
@@ -189,19 +221,27 @@ export class NatsBus implements Bus {
     }
   }
 
-  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number): Promise<void> {
+  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus): Promise<void> {
     const ev = this.parse(m);
     if (!ev) return m.term('not a stored event');
     if (ev.position > floor && (!opts.types || opts.types.includes(ev.type))) {
+      // The server counts deliveries, so the tries of one event add up across replicas and restarts.
+      const attempt = m.info.deliveryCount;
+      // Busy only while the handler runs: between tries the event may go to another replica, and
+      // a replica that no longer holds it must not look stuck.
+      state.busySince = Date.now();
       const beat = setInterval(() => m.working(), WORKING_EVERY_MS);
       try {
         await opts.handler(ev);
       } catch (e) {
-        const delay = backoff(m.info.deliveryCount - 1, 10_000);
-        this.log.warn({ err: e, event: ev.id, type: ev.type, attempt: m.info.deliveryCount, retryInMs: delay }, 'event handler failed');
-        return m.nak(delay);
+        clearInterval(beat);
+        state.busySince = null;
+        if (!(await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, opts.durable, opts.parking, ev, e, attempt))) {
+          return m.nak(retryDelay(this.retry, attempt));
+        }
       } finally {
         clearInterval(beat);
+        state.busySince = null;
       }
     }
     // ackAck: the next event reaches a replica only once the server has this ack.
@@ -212,6 +252,7 @@ export class NatsBus implements Bus {
     const stream = eventStreamName(opts.source);
     const ctl = new AbortController();
     let messages: ConsumerMessages | undefined;
+    const state: ConsumerStatus = { name: `follow:${opts.source}`, kind: 'follower', source: opts.source, running: true, busySince: null, lag: async () => null };
     const done = (async () => {
       messages = await this.untilOk(`follower on ${stream}`, ctl.signal, async () => {
         const consumer = await this.js.consumers.get(stream, { filter_subjects: streamSubjects(opts.source), deliver_policy: DeliverPolicy.All });
@@ -223,28 +264,49 @@ export class NatsBus implements Bus {
         if (ctl.signal.aborted) break;
         const ev = this.parse(m);
         if (!ev || (opts.types && !opts.types.includes(ev.type))) continue;
-        // A read model must not skip an event: retry this one until it applies.
-        for (let attempt = 0; !ctl.signal.aborted; attempt++) {
+        // A read model must not skip an event: retry this one until it applies (loudly, past the retry budget).
+        state.busySince = Date.now();
+        for (let attempt = 1; !ctl.signal.aborted; attempt++) {
           try {
             await opts.handler(ev);
             break;
           } catch (e) {
-            this.log.warn({ err: e, event: ev.id, type: ev.type, attempt: attempt + 1 }, 'follower handler failed');
-            await pause(backoff(attempt), ctl.signal);
+            await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, state.name, undefined, ev, e, attempt);
+            await pause(retryDelay(this.retry, attempt), ctl.signal);
           }
         }
+        state.busySince = null;
       }
-    })().catch((e) => this.log.error({ err: e, stream }, 'event follower stopped on an error'));
+    })().catch((e) => {
+      state.running = false;
+      this.log.error({ err: e, stream }, 'event follower stopped on an error');
+    });
     const sub: Subscription = {
       stop: async () => {
         ctl.abort();
         messages?.stop();
         await done;
         this.subs.delete(sub);
+        this.consumers.delete(state);
       },
     };
     this.subs.add(sub);
+    this.consumers.add(state);
     return sub;
+  }
+
+  status(): BusStatus {
+    return {
+      connected: this.connected && !this.nc.isClosed() && this.closing === null,
+      consumers: [...this.consumers],
+      relayLag: async () =>
+        Promise.all(
+          [...this.relays.keys()].map(async (source) => {
+            const store = this.relays.get(source)!.store;
+            return { source, lag: Math.max(0, (await store.headPosition()) - (await store.relayPosition(RELAY))) };
+          }),
+        ),
+    };
   }
 
   private parse(m: JsMsg): StoredEvent | null {
@@ -292,23 +354,43 @@ export class NatsBus implements Bus {
     await this.nc.flush();
   }
 
-  private async answer(subject: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
-    let reply: string;
-    try {
-      const result = await handler(msg.data.length ? msg.json() : null);
-      reply = JSON.stringify(result === undefined ? null : result);
-    } catch (e) {
-      this.log.error({ err: e, subject }, 'rpc handler threw');
-      reply = JSON.stringify(err(fail('internal', messageOf(e))));
-    }
-    msg.respond(reply);
+  private answer(subject: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
+    // The caller's request id arrives as a header: everything the handler logs carries it.
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+    return withRequestId(requestId, async () => {
+      const done = this.metrics?.rpcTimer('server', subject);
+      let reply: string;
+      try {
+        const result = await handler(msg.data.length ? msg.json() : null);
+        reply = JSON.stringify(result === undefined ? null : result);
+        done?.(rpcOutcomeOf(result));
+      } catch (e) {
+        done?.('error');
+        this.log.error({ err: e, subject }, 'rpc handler threw');
+        reply = JSON.stringify(err(fail('internal', messageOf(e))));
+      }
+      msg.respond(reply);
+      this.log.debug({ subject }, 'rpc handled');
+    });
   }
 
   async request(subject: string, body: unknown, timeoutMs = 10_000): Promise<unknown> {
+    const done = this.metrics?.rpcTimer('client', subject);
+    const data = JSON.stringify(body ?? null);
+    const requestId = currentRequestId();
+    // Headers count against the server's max_payload: a body the gateway accepted must not fail
+    // for want of room for its request id, so a body that close to the limit goes without it.
+    const room = (this.nc.info?.max_payload ?? Infinity) - HEADER_ROOM;
+    const h = requestId && Buffer.byteLength(data) <= room ? headers() : undefined;
+    h?.set(REQUEST_ID_HEADER, requestId!);
     try {
-      const m = await this.nc.request(subject, JSON.stringify(body ?? null), { timeout: timeoutMs });
-      return m.data.length ? m.json() : null;
+      const m = await this.nc.request(subject, data, { timeout: timeoutMs, ...(h ? { headers: h } : {}) });
+      const reply = m.data.length ? m.json() : null;
+      done?.(rpcOutcomeOf(reply));
+      return reply;
     } catch (e) {
+      const unavailable = e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders()) || e instanceof TimeoutError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError;
+      done?.(unavailable ? 'unavailable' : 'error');
       if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) throw new RpcUnavailableError(subject, 'no responders');
       if (e instanceof TimeoutError) throw new RpcUnavailableError(subject, `no reply within ${timeoutMs} ms`);
       if (e instanceof ClosedConnectionError || e instanceof DrainingConnectionError) throw new RpcUnavailableError(subject, 'bus closed');
@@ -370,6 +452,8 @@ export interface NatsBusOptions {
   /** connection name shown by the server */
   name?: string;
   logger?: BusLogger;
+  metrics?: Metrics;
+  retry?: RetryPolicy;
 }
 
 export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
@@ -381,15 +465,19 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
     // errors become RpcUnavailableError; stack traces captured per request are never shown
     noAsyncTraces: true,
   });
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') log.warn({ status: s.type }, `nats ${s.type}`);
-    }
-  })().catch(() => undefined);
+  let bus: NatsBus;
   try {
-    return new NatsBus(nc, await jetstreamManager(nc), log);
+    bus = new NatsBus(nc, await jetstreamManager(nc), log, opts.metrics, opts.retry);
   } catch (e) {
     await nc.close();
     throw e;
   }
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') log.warn({ status: s.type }, `nats ${s.type}`);
+      if (s.type === 'disconnect') bus.connected = false;
+      if (s.type === 'reconnect') bus.connected = true;
+    }
+  })().catch(() => undefined);
+  return bus;
 }

@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import { Wake } from './wake';
 import { backoff, pause } from './retry';
 
-const RELAY = 'jetstream';
+export const RELAY = 'jetstream';
 const RELAY_TICK_MS = 250;
 
 export interface RelayTarget {
@@ -24,7 +24,7 @@ export class Relay {
   private readonly done: Promise<void>;
 
   constructor(
-    private readonly store: EventStore,
+    readonly store: EventStore,
     private readonly bus: RelayTarget,
     private readonly log: BusLogger,
   ) {

@@ -14,6 +14,48 @@ export interface ConsumeOptions {
   /** the position this consumer last applied (its own store keeps it, with the effect) */
   checkpoint(): Promise<number>;
   handler: EventHandler;
+  /**
+   * Where an event goes when its handler fails `retry.attempts` times in a row; the consumer then
+   * moves on. Without one the bus keeps retrying (logged at error level, the consumer shows as stuck).
+   */
+  parking?: Parking;
+}
+
+/** A service's parked events: the bus parks into it and registers the handler replays run through. */
+export interface Parking {
+  park(consumer: string, event: StoredEvent, error: string, attempts: number): Promise<void>;
+  attach(consumer: string, handler: EventHandler): void;
+}
+
+/** Bounded retries of a failing event handler: `attempts` tries, waiting base·2^n (at most maxMs) between. */
+export interface RetryPolicy {
+  attempts: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+/** 10 tries over about 80 s: long enough to ride out a database failover, short enough to notice. */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 10, baseMs: 200, maxMs: 30_000 };
+
+/** What readiness and /metrics read from a bus. */
+export interface BusStatus {
+  connected: boolean;
+  consumers: ConsumerStatus[];
+  /** per attached source: events appended but not yet published (0 where the bus reads the store itself) */
+  relayLag(): Promise<{ source: string; lag: number }[]>;
+}
+
+export interface ConsumerStatus {
+  /** the durable name, or `follow:<source>` */
+  name: string;
+  kind: 'durable' | 'follower';
+  source: string;
+  /** false once its loop ended on an error */
+  running: boolean;
+  /** since when (ms epoch) the event in hand has been handled or retried; null when idle */
+  busySince: number | null;
+  /** events of the source not applied yet; null when unknown */
+  lag(): Promise<number | null>;
 }
 
 export interface FollowOptions {
@@ -43,6 +85,8 @@ export interface Bus {
   consume(opts: ConsumeOptions): Promise<Subscription>;
   /** Every instance gets every event from the first, then live: for per-process read models. */
   follow(opts: FollowOptions): Promise<Subscription>;
+  /** connection and consumer state, read by readiness and /metrics */
+  status(): BusStatus;
   /** Serves request/reply endpoints `rpc.<service>.<op>`; replicas share the load. */
   serve(service: string, handlers: Record<string, RpcHandler>): Promise<void>;
   request(subject: string, body: unknown, timeoutMs?: number): Promise<unknown>;

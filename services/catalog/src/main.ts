@@ -1,6 +1,6 @@
 // The catalog service: libraries, the scanner, media items, duplicate content and search.
 import { join } from 'node:path';
-import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { migrate, parkingBus, parkingEndpoints, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { Ctx, type CatalogOptions } from './handlers/context';
 import { endpoints } from './handlers/rpc';
 import { consumeIdentity } from './handlers/identity-events';
@@ -27,8 +27,10 @@ export function catalogService(opts: Partial<CatalogOptions> & { watchFn?: Watch
       await rt.bus.attachSource(ctx.store);
       const scheduler = new Scheduler(ctx, opts.watchFn ?? chokidarWatch);
       ctx.kick = () => scheduler.kick();
-      const identity = await consumeIdentity(ctx, rt.bus, () => scheduler.settingsChanged());
-      await rt.bus.serve('catalog', endpoints(ctx));
+      const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
+      rt.metrics.watchParking(parking);
+      const identity = await consumeIdentity(ctx, parkingBus(rt.bus, parking), () => scheduler.settingsChanged());
+      await rt.bus.serve('catalog', { ...endpoints(ctx), ...parkingEndpoints(parking) });
       scheduler.start();
       let ready = true;
       return {

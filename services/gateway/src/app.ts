@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import { fail, Messages } from '@bindery/contracts';
-import type { Bus, Logger } from '@bindery/platform';
+import type { Bus, Logger, Metrics, ParkingLot } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
 import { isFragment, sendFailure } from './http/reply';
@@ -13,6 +13,8 @@ import { systemRoutes } from './routes/system';
 import { libraryRoutes } from './routes/libraries';
 import { mediaItemRoutes } from './routes/media-items';
 import { uploadsRoutes } from './routes/uploads';
+import { adminOpsRoutes } from './routes/admin-ops';
+import { observeRequests } from './http/observe';
 import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
@@ -54,11 +56,15 @@ export interface AppOptions {
   rpcTimeoutMs: number;
   bodyLimit: number;
   ready(): Promise<boolean>;
+  metrics?: Metrics;
+  /** the gateway's parked events (its own consumers) */
+  parking?: ParkingLot;
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: o.log as FastifyBaseLogger, bodyLimit: o.bodyLimit, logController: new LogController({ disableRequestLogging: true }), trustProxy: true });
   app.decorateRequest('caller', null);
+  observeRequests(app, o.metrics);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: o.bodyLimit });
 
@@ -112,5 +118,6 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     },
     catalogued: async (req, id, rel) => (await o.reads.catalog.fileItem((await o.reads.context(req.caller!)).access, id, rel)) !== null,
   });
+  adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
   return app;
 }

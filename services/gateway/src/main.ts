@@ -1,6 +1,5 @@
 // The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
-import { sql } from 'kysely';
-import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { migrate, parkingBus, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
@@ -21,9 +20,11 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
     name: 'gateway',
     async start(rt: Runtime): Promise<RunningService> {
       await migrate(rt.db, SCHEMA, migrations);
+      const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
+      rt.metrics.watchParking(parking);
       const view = new AuthView(rt.db);
-      await view.start(rt.bus);
-      const models = new ReadModels(rt.db, rt.bus, rt.log, rt.mode === 'embedded');
+      await view.start(parkingBus(rt.bus, parking));
+      const models = new ReadModels(rt.db, parkingBus(rt.bus, parking), rt.log, rt.mode === 'embedded');
       await models.start();
       const reads = new Reads(rt.db, models);
       let stopping = false;
@@ -36,15 +37,10 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
         bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-        ready: async () => {
-          if (stopping) return false;
-          try {
-            await sql`select 1`.execute(rt.db);
-            return true;
-          } catch {
-            return false;
-          }
-        },
+        metrics: rt.metrics,
+        parking,
+        // the process's readiness: its database, its bus and its consumers, not just `select 1`
+        ready: async () => !stopping && (await rt.probes.check()).ready,
       });
       const address = await app.listen({ port: opts.port, host: opts.host });
       opts.onListen?.(address);

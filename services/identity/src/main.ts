@@ -1,5 +1,5 @@
 // The identity service: accounts, sessions, the login lock, system settings and configuration.
-import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { migrate, parkingEndpoints, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { Ctx } from './handlers/context';
 import { endpoints } from './handlers/rpc';
 import { migrations, SCHEMA } from './store/migrations';
@@ -11,6 +11,8 @@ export const identityService: ServiceModule = {
   async start(rt: Runtime): Promise<RunningService> {
     await migrate(rt.db, SCHEMA, migrations);
     const ctx = new Ctx(rt);
+    const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
+    rt.metrics.watchParking(parking);
     await rt.bus.attachSource(ctx.store);
     // Other replicas' changes reach this replica's profile cache through identity's own stream.
     const follower = await rt.bus.follow({
@@ -18,7 +20,7 @@ export const identityService: ServiceModule = {
       types: ['identity.profile-changed.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.max-devices-changed.v1'],
       handler: async (ev) => ctx.profiles.invalidate((ev.data as { user_id: string }).user_id),
     });
-    await rt.bus.serve('identity', endpoints(ctx));
+    await rt.bus.serve('identity', { ...endpoints(ctx), ...parkingEndpoints(parking) });
     const prune = setInterval(
       () => void Promise.all([pruneExpired(rt.db, rt.now()), pruneAttempts(rt.db, rt.now())]).catch((e) => rt.log.warn({ err: e }, 'prune failed')),
       3600_000,

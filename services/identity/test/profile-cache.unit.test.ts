@@ -28,10 +28,12 @@ describe('ProfileCache', () => {
     expect(await c.get('u1', async () => p('new'))).toEqual(p('new'));
   });
   it('expires entries after 30 seconds', async () => {
-    let now = 0;
+    let now = 1_700_000_000_000; // a real clock reading: lru-cache treats a start time of 0 as "no expiry"
     const c = new ProfileCache(() => now);
     await c.get('u1', async () => p('ann'));
-    now = 30_001;
+    now += 29_999;
+    expect(await c.get('u1', async () => p('bob'))).toEqual(p('ann'));
+    now += 2;
     expect(await c.get('u1', async () => p('bob'))).toEqual(p('bob'));
   });
   it('does not cache an unknown user', async () => {

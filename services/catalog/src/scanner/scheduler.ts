@@ -248,6 +248,7 @@ export class Scheduler {
     });
     ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...counts } satisfies Catalog.ScanProgress);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
+    ctx.rt.metrics.scanFinished(status, (Date.now() - started) / 1000, counts);
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
 }

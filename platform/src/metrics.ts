@@ -1,0 +1,138 @@
+// One Prometheus registry per process: what the ops listener's /metrics shows.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BusStatus } from './bus/types';
+
+export type RpcSide = 'client' | 'server';
+/** ok: a value; failed: the service answered with a failure; error: it threw; unavailable: nobody answered in time */
+export type RpcOutcome = 'ok' | 'failed' | 'error' | 'unavailable';
+
+/** Something that can count its parked events at scrape time (a service's parking lot). */
+export interface ParkedCounter {
+  pendingByConsumer(): Promise<{ consumer: string; count: number }[]>;
+}
+
+export interface ScanResult {
+  files_seen: number;
+  added: number;
+  updated: number;
+  relinked: number;
+  removed: number;
+  unchanged: number;
+  errors: number;
+}
+
+const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const SCAN_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  readonly rpcDuration: Histogram<'side' | 'subject' | 'outcome'>;
+  readonly handlerFailures: Counter<'consumer'>;
+  readonly eventsParked: Counter<'consumer'>;
+  readonly scans: Counter<'status'>;
+  readonly scanDuration: Histogram<'status'>;
+  readonly scanFiles: Counter<'result'>;
+  private buses = new Set<() => BusStatus>();
+  private lots = new Set<ParkedCounter>();
+
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.httpDuration = new Histogram({
+      name: 'bindery_http_request_duration_seconds',
+      help: 'HTTP requests served by the gateway, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.rpcDuration = new Histogram({
+      name: 'bindery_rpc_duration_seconds',
+      help: 'Request/reply calls over the bus: side=client as sent, side=server as handled',
+      labelNames: ['side', 'subject', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.handlerFailures = new Counter({ name: 'bindery_event_handler_failures_total', help: 'Event handler attempts that threw', labelNames: ['consumer'], registers });
+    this.eventsParked = new Counter({ name: 'bindery_events_parked_total', help: 'Events set aside after their handler kept failing', labelNames: ['consumer'], registers });
+    this.scans = new Counter({ name: 'bindery_scans_total', help: 'Library scans finished, by status', labelNames: ['status'], registers });
+    this.scanDuration = new Histogram({ name: 'bindery_scan_duration_seconds', help: 'Library scan durations', labelNames: ['status'], buckets: SCAN_BUCKETS, registers });
+    this.scanFiles = new Counter({ name: 'bindery_scan_files_total', help: 'Files looked at by scans, by what became of them', labelNames: ['result'], registers });
+
+    const buses = this.buses;
+    const lots = this.lots;
+    new Gauge({
+      name: 'bindery_outbox_relay_lag_events',
+      help: 'Events appended to a source but not yet published on the bus',
+      labelNames: ['source'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const status of buses) {
+          for (const r of await status().relayLag().catch(() => [])) this.set({ source: r.source }, r.lag);
+        }
+      },
+    });
+    new Gauge({
+      name: 'bindery_consumer_lag_events',
+      help: 'Events of the source a durable consumer has not applied yet',
+      labelNames: ['consumer', 'source'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const status of buses) {
+          for (const c of status().consumers) {
+            if (c.kind !== 'durable') continue;
+            const lag = await c.lag().catch(() => null);
+            if (lag !== null) this.set({ consumer: c.name, source: c.source }, lag);
+          }
+        }
+      },
+    });
+    new Gauge({
+      name: 'bindery_parked_events',
+      help: 'Parked events waiting for a replay, per consumer',
+      labelNames: ['consumer'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const lot of lots) {
+          for (const r of await lot.pendingByConsumer().catch(() => [])) this.set({ consumer: r.consumer }, r.count);
+        }
+      },
+    });
+  }
+
+  /** Relay and consumer lag are read from this bus at scrape time. */
+  watchBus(status: () => BusStatus): void {
+    this.buses.add(status);
+  }
+
+  watchParking(lot: ParkedCounter): void {
+    this.lots.add(lot);
+  }
+
+  /** Starts timing an RPC; the returned function records it with its outcome. */
+  rpcTimer(side: RpcSide, subject: string): (outcome: RpcOutcome) => void {
+    const end = this.rpcDuration.startTimer({ side, subject });
+    return (outcome) => void end({ outcome });
+  }
+
+  scanFinished(status: 'completed' | 'failed', seconds: number, counts: ScanResult): void {
+    this.scans.inc({ status });
+    this.scanDuration.observe({ status }, seconds);
+    for (const result of ['added', 'updated', 'relinked', 'removed', 'unchanged', 'errors'] as const) {
+      if (counts[result] > 0) this.scanFiles.inc({ result }, counts[result]);
+    }
+  }
+
+  /** Prometheus text exposition. */
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** How a reply to an RPC counts: a `{ ok: false }` result is a failure the service chose to answer. */
+export function rpcOutcomeOf(reply: unknown): RpcOutcome {
+  return reply !== null && typeof reply === 'object' && (reply as { ok?: unknown }).ok === false ? 'failed' : 'ok';
+}
