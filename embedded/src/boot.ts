@@ -8,7 +8,7 @@ import {
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
-import { catalogService } from '@bindery/catalog';
+import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 
 export const Config = Type.Object({
   ...BaseConfig.properties,
@@ -18,7 +18,7 @@ export const Config = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
   BINDERY_SERVICES: Type.String({ default: 'identity,catalog,gateway', pattern: '^(identity|catalog|gateway)(,(identity|catalog|gateway))*$' }),
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
-  LIBRARY_ROOTS: Type.String({ default: '/', minLength: 1 }),
+  LIBRARY_ROOTS: Type.String({ default: DEFAULT_LIBRARY_ROOTS.join(delimiter), minLength: 1 }),
   SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
   SCAN_RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
   SCAN_ON_STARTUP: Type.Boolean({ default: true }),

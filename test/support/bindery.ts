@@ -21,7 +21,8 @@ export interface Proc {
 export function spawnBindery(entry: 'main' | 'service', env: Record<string, string>, readyPattern: RegExp): Promise<{ proc: Proc; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test', ...env },
+    // libraries in tests live under the OS temp dir, which is no default root
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test', LIBRARY_ROOTS: process.env.LIBRARY_ROOTS ?? tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
