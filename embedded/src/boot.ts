@@ -24,6 +24,8 @@ export const Config = Type.Object({
   SCAN_ON_STARTUP: Type.Boolean({ default: true }),
   SCAN_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
   SCAN_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+  /** seconds the scanner lease lasts unrenewed; the holder renews it every third of that, scans included */
+  SCAN_LEASE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
 });
 export type Config = Type.Static<typeof Config>;
 
@@ -78,6 +80,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       scanOnStartup: cfg.SCAN_ON_STARTUP,
       scanConcurrency: cfg.SCAN_CONCURRENCY,
       scanBatch: cfg.SCAN_BATCH_SIZE,
+      leaseSeconds: cfg.SCAN_LEASE_SECONDS,
     }),
     gateway: gatewayService({
       port: cfg.PORT, host: cfg.HOST, cookieSecure: cfg.COOKIE_SECURE, bodyLimit: cfg.BODY_LIMIT_BYTES,

@@ -26,6 +26,7 @@ export function catalogService(opts: Partial<CatalogOptions> & { watchFn?: Watch
         scanOnStartup: opts.scanOnStartup ?? true,
         scanConcurrency: opts.scanConcurrency ?? 4,
         scanBatch: opts.scanBatch ?? 64,
+        leaseSeconds: opts.leaseSeconds ?? 30,
       });
       await rt.bus.attachSource(ctx.store);
       const scheduler = new Scheduler(ctx, opts.watchFn ?? chokidarWatch);

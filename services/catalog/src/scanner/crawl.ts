@@ -4,6 +4,7 @@ import { opendir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isInside } from '@bindery/platform';
 import { formatOf, type BookFormat } from '../formats/index';
+import { checkAborted, ScanStopped } from './scan-stopped';
 
 export interface FoundFile {
   root: string;
@@ -20,7 +21,8 @@ export interface CrawlProblem {
   error: string;
 }
 
-export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProblem) => void): AsyncGenerator<FoundFile> {
+/** `signal`: looked at per entry, so a stopped scan does not walk on through a large tree. */
+export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProblem) => void, signal?: AbortSignal): AsyncGenerator<FoundFile> {
   for (const root of roots) {
     let realRoot: string;
     try {
@@ -43,6 +45,7 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
       const subdirs: string[] = [];
       try {
         for await (const ent of dir) {
+          checkAborted(signal);
           if (ent.name.startsWith('.')) continue;
           const rel = relDir === '' ? ent.name : `${relDir}/${ent.name}`;
           const abs = join(root, rel);
@@ -70,6 +73,7 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
           }
         }
       } catch (e) {
+        if (e instanceof ScanStopped) throw e;
         onProblem({ root, rel: relDir, error: `folder could not be read: ${(e as Error).message}` });
       }
       // depth-first, in name order
