@@ -3,7 +3,7 @@
 import { createExtractorFromData, type Extractor } from 'node-unrar-js';
 import { BookError } from './book-error';
 import { parseComicInfo } from './comic-info';
-import { comicLayout, isComicInfoName } from './comic';
+import { checkDeclaredPages, comicLayout, isComicInfoName, type DeclaredPage } from './comic';
 import { readWholeFile } from './file-bytes';
 import { sniffImage } from './images';
 import { MAX_ARCHIVE_ENTRIES, MAX_BUFFERED_BOOK_BYTES, MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
@@ -46,12 +46,17 @@ export async function extractCbr(path: string): Promise<Extracted> {
  * archive handle only then. */
 function listFiles(rar: Extractor<Uint8Array>): Map<string, number> {
   const sizes = new Map<string, number>();
+  const declared: DeclaredPage[] = [];
   let count = 0;
   for (const h of rar.getFileList().fileHeaders) {
     count++;
-    if (!h.flags.directory && count <= MAX_ARCHIVE_ENTRIES) sizes.set(h.name.replace(/\\/gu, '/'), h.unpSize);
+    if (h.flags.directory || count > MAX_ARCHIVE_ENTRIES) continue;
+    const name = h.name.replace(/\\/gu, '/');
+    sizes.set(name, h.unpSize);
+    declared.push({ name, size: h.unpSize, packed: h.packSize });
   }
   if (count > MAX_ARCHIVE_ENTRIES) throw new BookError(`not a valid CBR: too many entries in archive (${count})`);
+  checkDeclaredPages(declared, 'CBR');
   return sizes;
 }
 
