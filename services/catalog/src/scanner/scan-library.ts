@@ -13,6 +13,7 @@ import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
 import { forbiddenFolder } from '../handlers/libraries';
+import { seriesFromPath } from '../domain/series-from-name';
 import { crawl, type FoundFile } from './crawl';
 import { checkAborted, ScanStopped } from './scan-stopped';
 
@@ -262,8 +263,11 @@ async function prepare(ctx: Ctx, job: Job, excluded: Map<string, { sha256: strin
 
 function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): Partial<ItemRow> {
   const m = x.metadata;
-  const title = (m.title && cleanText(m.title)) || titleFromFileName(baseName(file.rel));
   const contributors = normalizeContributors(m.contributors);
+  // what the file says always wins; its folder and file names fill in a series it does not name
+  const embeddedSeries = m.series ? cleanText(m.series) : '';
+  const named = embeddedSeries ? null : seriesFromPath(file.rel, authorsOf(contributors));
+  const title = (m.title && cleanText(m.title)) || (named?.title && cleanText(named.title)) || titleFromFileName(baseName(file.rel));
   return {
     title,
     sort_title: sortTitle(title),
@@ -271,15 +275,15 @@ function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null):
     group_title: groupTitle(title),
     contributors,
     authors: authorsOf(contributors),
-    series: m.series ? cleanText(m.series) : null,
-    series_index: m.series_index,
+    series: embeddedSeries || (named ? cleanText(named.series) : null),
+    series_index: embeddedSeries ? m.series_index : (named?.index ?? null),
     language: m.language,
     publisher: m.publisher,
     description: m.description,
     isbn: m.isbn,
     identifiers: m.identifiers,
     tags: normalizeList(m.subjects),
-    year: m.year,
+    year: m.year ?? named?.year ?? null,
     page_count: m.page_count,
     reading_direction: m.reading_direction,
     cover_key: coverKey,
