@@ -45,6 +45,9 @@ describe('seriesFromPath: a series', () => {
     ['Saga Vol. 2 - Homecoming.pdf', s('Saga', 2, { volume: 2, title: 'Homecoming' })],
     ['Sandman_001_(1989).cbz', s('Sandman', 1, { year: 1989 })],
     ['Series/Series 003.cbz', s('Series', 3)],
+    ['inbox/Copy of The Midnight Agency v1 #1.cbz', s('The Midnight Agency', 1, { volume: 1 })],
+    ['Saga 004 - Copy.cbz', s('Saga', 4)],
+    ['Saga 005 (1).cbz', s('Saga', 5)],
   ];
   for (const [path, want] of cases) it(path, () => expect(seriesFromPath(path)).toEqual(want));
 });

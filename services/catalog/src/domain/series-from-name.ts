@@ -50,6 +50,8 @@ const LEADING_WORD = new RegExp(String.raw`^(?:${VOLUME_WORD}|${NUMBER_WORD})\s*
 function stem(fileName: string): { text: string; year: number | null } {
   let s = fileName.replace(/\.kepub\.epub$/iu, '').replace(/\.[^.]{1,5}$/u, '');
   s = s.replace(/_/gu, ' ').replace(/^\s*\[[^\]]*\]\s*/u, ''); // a leading "[Group]" tag too
+  // what file managers add to a copy: "Copy of X", "X - Copy", "X (1)" (the last goes below)
+  s = s.replace(/^copy of\s+/iu, '').replace(/\s+-\s+copy(?:\s*\(\d+\))?$/iu, '');
   let year: number | null = null;
   // trailing groups: "(2011)", "(Digital)", "[Scanlator]", "(of 6)"
   for (;;) {
