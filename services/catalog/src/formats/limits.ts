@@ -14,8 +14,12 @@ export const MAX_PAGE_RATIO = 100;
 export const PAGE_RATIO_FROM_BYTES = 1 * MiB;
 /** FB2 is one XML document with its images inline, so it is read whole. */
 export const MAX_FB2_BYTES = 64 * MiB;
-/** PDF (pdf.js) and CBR (node-unrar-js) need the whole file in memory. */
-export const MAX_BUFFERED_BOOK_BYTES = 512 * MiB;
+/** pdf.js needs the whole file in memory (its range reader needs Node 22's iterator helpers),
+ * and holds about twice that while parsing: a PDF over this is catalogued from its names alone. */
+export const MAX_PDF_PARSE_BYTES = 128 * MiB;
+/** PDFs over this are parsed one at a time per process, so a scan's concurrency does not
+ * multiply the memory they take. */
+export const PDF_ONE_AT_A_TIME_BYTES = 16 * MiB;
 /** MOBI record 0 holds the headers and EXTH metadata; real ones are a few KiB. */
 export const MAX_MOBI_HEADER_RECORD_BYTES = 4 * MiB;
 export const PDF_TIMEOUT_MS = 60_000;
