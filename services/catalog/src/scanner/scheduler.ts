@@ -292,6 +292,9 @@ export class Scheduler {
       if (r.length === 0) return false;
       await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
       return true;
+    }).catch((e) => {
+      if (e instanceof ScanStopped) return false; // the lease went elsewhere before the scan began
+      throw e;
     });
     if (!claimed) return;
     const started = Date.now();
@@ -322,17 +325,23 @@ export class Scheduler {
     }
     if (stopped) return this.scanStopped(row, stopped, started);
     const status = error ? 'failed' : 'completed';
-    await ctx.tx(async (trx) => {
+    const recorded = await ctx.tx(async (trx): Promise<ScanStopped | null> => {
       await this.fence(trx);
       const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
-      if (!lib) return; // deleted while scanning: its scan rows went with it
+      if (!lib) return new ScanStopped('deleted'); // deleted as the scan ended: its scan rows went with it
       await trx.withSchema(SCHEMA).updateTable('scans').set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error }).where('id', '=', row.id).execute();
       if (!error) await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
       await ctx.emit(trx, `scan-${row.id}`, [{
         type: 'catalog.scan-finished.v1',
         data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
       }]);
+      return null;
+    }).catch((e) => {
+      // the lease went elsewhere as the scan ended: the new holder runs it again, finding it all done
+      if (e instanceof ScanStopped) return e;
+      throw e;
     });
+    if (recorded) return this.scanStopped(row, Object.assign(recorded, { counts: { ...counts } }), started);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
