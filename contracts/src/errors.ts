@@ -51,6 +51,9 @@ export const Messages = {
   hashConflictNotFound: 'hash conflict not found',
   hashConflictAlreadyResolved: 'hash conflict already resolved',
   pathOutsideAllowed: 'path is outside the allowed folders',
+  // Library folders that would expose the server's own files (docs/decisions.md).
+  folderIsSystem: 'folder is a system folder',
+  folderOverlapsDataDir: 'folder must not be, contain or lie inside the data directory',
 } as const;
 
 export const accountLockedMessage = (minutes: number) => `Account locked. Try again in ${minutes} minutes`;

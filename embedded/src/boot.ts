@@ -8,7 +8,7 @@ import {
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
-import { catalogService } from '@bindery/catalog';
+import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 
 export const Config = Type.Object({
   ...BaseConfig.properties,
@@ -18,7 +18,7 @@ export const Config = Type.Object({
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
   BINDERY_SERVICES: Type.String({ default: 'identity,catalog,gateway', pattern: '^(identity|catalog|gateway)(,(identity|catalog|gateway))*$' }),
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
-  LIBRARY_ROOTS: Type.String({ default: '/', minLength: 1 }),
+  LIBRARY_ROOTS: Type.String({ default: DEFAULT_LIBRARY_ROOTS.join(delimiter), minLength: 1 }),
   SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
   SCAN_RECONCILE_SECONDS: Type.Integer({ minimum: 1, maximum: 604800, default: 900 }),
   SCAN_ON_STARTUP: Type.Boolean({ default: true }),
@@ -31,6 +31,8 @@ export const Config = Type.Object({
   EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   EVENT_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 200 }),
   EVENT_RETRY_MAX_MS: Type.Integer({ minimum: 1, maximum: 3600000, default: 30000 }),
+  /** seconds the scanner lease lasts unrenewed; the holder renews it every third of that, scans included */
+  SCAN_LEASE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
 });
 export type Config = Type.Static<typeof Config>;
 
@@ -91,6 +93,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       scanOnStartup: cfg.SCAN_ON_STARTUP,
       scanConcurrency: cfg.SCAN_CONCURRENCY,
       scanBatch: cfg.SCAN_BATCH_SIZE,
+      leaseSeconds: cfg.SCAN_LEASE_SECONDS,
     }),
     gateway: gatewayService({
       port: cfg.PORT, host: cfg.HOST, cookieSecure: cfg.COOKIE_SECURE, bodyLimit: cfg.BODY_LIMIT_BYTES,

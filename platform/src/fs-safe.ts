@@ -98,3 +98,32 @@ export async function checkFolder(folder: string): Promise<FolderCheck> {
   if (!(await canList(real))) return { ok: false, reason: `folder is not readable: ${folder}` };
   return { ok: true, real };
 }
+
+/** Folders no library may be: the system's own (exact real paths). */
+const SYSTEM_FOLDERS = new Set([
+  '/', '/etc', '/proc', '/sys', '/dev', '/boot', '/root', '/run', '/var', '/var/lib', '/var/run', '/usr', '/usr/local',
+  '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt', '/snap', '/tmp', '/var/tmp',
+]);
+/** Trees no library may lie in: configuration, kernel and device files, never books. */
+const SYSTEM_TREES = ['/etc', '/proc', '/sys', '/dev', '/boot'];
+
+/** True when a real (canonical) path lies in a system tree (or is its top). */
+export function inSystemTree(real: string): boolean {
+  return SYSTEM_TREES.some((t) => isInside(t, real));
+}
+
+/** True when a real (canonical) path is a system folder or lies in a system tree. */
+export function isSystemFolder(real: string): boolean {
+  return SYSTEM_FOLDERS.has(real) || inSystemTree(real);
+}
+
+/** True when one real path is the other or lies inside it. */
+export function overlaps(a: string, b: string): boolean {
+  return isInside(a, b) || isInside(b, a);
+}
+
+/** The real path of a folder that may not exist yet (a data directory before its first write). */
+export async function realOrResolved(p: string): Promise<string> {
+  const abs = path.resolve(p);
+  return (await realOrNull(abs).catch(() => null)) ?? abs;
+}

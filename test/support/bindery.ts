@@ -21,8 +21,9 @@ export interface Proc {
 export function spawnBindery(entry: 'main' | 'service', env: Record<string, string>, readyPattern: RegExp): Promise<{ proc: Proc; match: RegExpMatchArray }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)], {
     cwd: ROOT,
-    // OPS_PORT 0: the ops listener is off unless a test asks for it (three processes share this host)
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test', OPS_PORT: '0', ...env },
+    // OPS_PORT 0: the ops listener is off unless a test asks for it (three processes share this host);
+    // libraries in tests live under the OS temp dir, which is no default root
+    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test', OPS_PORT: '0', LIBRARY_ROOTS: process.env.LIBRARY_ROOTS ?? tmpdir(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

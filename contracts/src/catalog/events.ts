@@ -133,7 +133,8 @@ export const CatalogEvents = {
   'catalog.scan-finished.v1': Type.Object({
     scan_id: Uuid,
     library_id: Uuid,
-    status: Type.Union([Type.Literal('completed'), Type.Literal('failed')]),
+    /** cancelled: its library was deleted while it ran */
+    status: Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('cancelled')]),
     error: Nullable(Type.String()),
     duration_ms: Type.Integer(),
     ...ScanCounts,

@@ -1,1 +1,1 @@
-export { catalogService, type CatalogOptions } from './main';
+export { catalogService, DEFAULT_LIBRARY_ROOTS, type CatalogOptions } from './main';

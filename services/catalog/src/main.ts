@@ -10,19 +10,23 @@ import { chokidarWatch, type WatchFn } from './scanner/watcher';
 
 export type { CatalogOptions };
 
+/** Where books usually live on a server; never `/`, whose every file a library could then expose. */
+export const DEFAULT_LIBRARY_ROOTS = ['/books', '/srv', '/mnt', '/media', '/home'];
+
 export function catalogService(opts: Partial<CatalogOptions> & { watchFn?: WatchFn } = {}): ServiceModule {
   return {
     name: 'catalog',
     async start(rt: Runtime): Promise<RunningService> {
       await migrate(rt.db, SCHEMA, migrations);
       const ctx = new Ctx(rt, {
-        roots: opts.roots ?? ['/'],
+        roots: opts.roots ?? DEFAULT_LIBRARY_ROOTS,
         coverDir: opts.coverDir ?? join(rt.dataDir, 'covers'),
         watch: opts.watch ?? 'auto',
         reconcileSeconds: opts.reconcileSeconds ?? 900,
         scanOnStartup: opts.scanOnStartup ?? true,
         scanConcurrency: opts.scanConcurrency ?? 4,
         scanBatch: opts.scanBatch ?? 64,
+        leaseSeconds: opts.leaseSeconds ?? 30,
       });
       await rt.bus.attachSource(ctx.store);
       const scheduler = new Scheduler(ctx, opts.watchFn ?? chokidarWatch);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BookError, extract, hashFile, writeCovers, type BookFormat, type Extracted } from '../src/formats';
+import { ArchiveLimitError } from '../src/formats/book-error';
 import { buildMobi, jpeg, lyingPng, makeEpub, png } from './fixtures/books';
 import { buildZip } from './fixtures/zip-writer';
 
@@ -192,16 +193,22 @@ describe('zip bombs', () => {
     expect(e.message).toBe('not a valid EPUB: content.opf inflates past its declared size');
   });
 
-  it('skips a cover page over the cap but still reads the comic', async () => {
-    const r = await bounded(() => extract(comic, 'cbz'));
-    expect(r.metadata.page_count).toBe(2);
-    expect(r.cover).toBeNull();
+  it('refuses a comic whose pages inflate like a bomb, without inflating them', async () => {
+    const e = await bounded(() => failure(comic, 'cbz'));
+    expect(e).toBeInstanceOf(ArchiveLimitError);
+    expect(e.message).toMatch(/^not a valid CBZ: 001\.jpg inflates \d+ times its size \(a zip bomb\)$/u);
   });
 
-  it('skips a cover page that lies about its size', async () => {
-    const r = await bounded(() => extract(comicLiar, 'cbz'));
-    expect(r.metadata.title).toBe('T');
-    expect(r.cover).toBeNull();
+  it('refuses a comic page declared over the page cap', async () => {
+    const big = zerosZip('big.cbz', ['001.jpg'], 64 * MiB + 1);
+    const e = await bounded(() => failure(big, 'cbz'));
+    expect(e.message).toBe('not a valid CBZ: 001.jpg is larger than 64 MiB');
+  });
+
+  it('refuses a comic whose cover page lies about its size', async () => {
+    const e = await bounded(() => failure(comicLiar, 'cbz'));
+    expect(e).toBeInstanceOf(ArchiveLimitError);
+    expect(e.message).toBe('not a valid CBZ: 001.jpg inflates past its declared size');
   });
 });
 
@@ -217,6 +224,8 @@ describe('CBZ', () => {
     ]));
     const r = await extract(path, 'cbz');
     expect(r.metadata.page_count).toBe(3);
+    expect(r.metadata.title).toBeNull(); // nothing from a document that is not well-formed
+    expect(r.metadata.series).toBeNull();
     expect(r.cover?.equals(first)).toBe(true);
   });
 

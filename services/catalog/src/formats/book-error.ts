@@ -5,6 +5,12 @@ export class BookError extends Error {
   override name = 'BookError';
 }
 
+/** An archive that would have us inflate more than our bounds (a zip bomb, a lying header):
+ * never tolerated like a merely broken page, so the file is listed as an issue. */
+export class ArchiveLimitError extends BookError {
+  override name = 'ArchiveLimitError';
+}
+
 const FS_MESSAGES: Record<string, string> = {
   ENOENT: 'file not found',
   EACCES: 'permission denied',

@@ -1,6 +1,7 @@
 // ComicInfo.xml (the ComicRack schema that CBZ/CBR tools write) to metadata.
 import { clean, htmlToText, normalizeIsbn, numberOf, splitList, unique, yearOf } from './text';
 import type { BookMetadata, Contributor } from './types';
+import { XMLValidator } from 'fast-xml-parser';
 import { attr, child, elements, parseXml, textOf } from './xml';
 
 export interface ComicInfo {
@@ -14,8 +15,10 @@ const ROLES: [tag: string, role: string][] = [
   ['letterer', 'letterer'], ['coverartist', 'cover_artist'], ['editor', 'editor'], ['translator', 'translator'],
 ];
 
-/** null when the text is not a ComicInfo document; a broken one must not fail the book. */
+/** null when the text is not a well-formed ComicInfo document; a broken one must not fail the
+ * book, nor lend it half-parsed fields (an unclosed <Title> swallowing the next tag's text). */
 export function parseComicInfo(text: string): ComicInfo | null {
+  if (XMLValidator.validate(text) !== true) return null;
   let root;
   try {
     root = parseXml(text);

@@ -2,7 +2,7 @@
 // entry count) and only the few entries we need are inflated, each with a byte cap that is
 // enforced on the inflated stream itself, not on the size the archive declares.
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { BookError, toBookError } from './book-error';
+import { ArchiveLimitError, BookError, toBookError } from './book-error';
 import { MAX_ARCHIVE_ENTRIES } from './limits';
 
 export interface ZipArchive {
@@ -80,9 +80,10 @@ function looseKey(name: string): string {
 
 async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string): Promise<Buffer> {
   const fail = (why: string, cause?: unknown): BookError => new BookError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
+  const tooBig = (why: string, cause?: unknown): BookError => new ArchiveLimitError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
   if (entry.isEncrypted()) throw fail('is encrypted');
   if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail('uses an unsupported compression method');
-  if (entry.uncompressedSize > cap) throw fail(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
+  if (entry.uncompressedSize > cap) throw tooBig(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
   // Never more than both the cap and the declared size; yauzl checks the declared size as well.
   const limit = Math.min(cap, entry.uncompressedSize);
   const chunks: Buffer[] = [];
@@ -93,14 +94,14 @@ async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string)
       total += (chunk as Buffer).length;
       if (total > limit) {
         stream.destroy();
-        throw fail('inflates past its declared size');
+        throw tooBig('inflates past its declared size');
       }
       chunks.push(chunk as Buffer);
     }
   } catch (e) {
     if (e instanceof BookError) throw e;
     const msg = e instanceof Error ? e.message : String(e);
-    if (/too many bytes in the stream/iu.test(msg)) throw fail('inflates past its declared size', e);
+    if (/too many bytes in the stream/iu.test(msg)) throw tooBig('inflates past its declared size', e);
     throw fail(`is corrupt (${msg.split('\n')[0]?.slice(0, 80)})`, e);
   }
   return Buffer.concat(chunks, total);

@@ -7,6 +7,8 @@
 //   leads out is left out (it could not be opened anyway), so every entry shown can be browsed.
 // - With nested roots (say '/' and '/data') the outermost one wins: '/data' then has parent '/'.
 // - Missing roots are left out of the roots listing; unlistable ones are shown, readable false.
+// - Folders that could never hold a library (`hidden`: system trees, the data directory) are left
+//   out of listings, and asking for one answers as if it were outside the roots.
 import type { Dirent } from 'node:fs';
 import { opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -81,7 +83,10 @@ function outermost(roots: Root[], real: string): Root | undefined {
 /** `real` expressed under the root's configured name. */
 const shownPath = (root: Root, real: string): string => (real === root.real ? root.shown : path.posix.join(root.shown, path.posix.relative(root.real, real)));
 
-export async function browse(roots: readonly string[], requested: string | undefined): Promise<BrowseResult | BrowseError> {
+/** Judges a real path: true when it must not be shown. */
+export type Hidden = (real: string) => boolean;
+
+export async function browse(roots: readonly string[], requested: string | undefined, hidden: Hidden = () => false): Promise<BrowseResult | BrowseError> {
   const allowed = await realRoots(roots);
   if (requested === undefined || requested === '') return listRoots(allowed);
   if (!path.posix.isAbsolute(requested)) return { error: BrowseMessages.notAbsolute };
@@ -100,13 +105,13 @@ export async function browse(roots: readonly string[], requested: string | undef
     return { error: code === 'EACCES' || code === 'EPERM' ? BrowseMessages.unreadable : BrowseMessages.missing };
   }
   const root = outermost(allowed, real);
-  if (!root) return { error: BrowseMessages.outside };
+  if (!root || hidden(real)) return { error: BrowseMessages.outside };
   const st = await stat(real).catch(() => null);
   if (!st) return { error: BrowseMessages.missing };
   if (!st.isDirectory()) return { error: BrowseMessages.notDirectory };
 
   const shown = shownPath(root, real);
-  const listed = await listDir(real, shown, allowed);
+  const listed = await listDir(real, shown, allowed, hidden);
   if (!listed) return { error: BrowseMessages.unreadable };
   return { path: shown, parent: real === root.real ? null : path.posix.dirname(shown), ...listed };
 }
@@ -131,7 +136,7 @@ async function listRoots(allowed: Root[]): Promise<BrowseResult> {
  * The browsable subfolders of `real`, or null when it cannot be listed. Names are gathered first
  * (files are skipped without a syscall), sorted, then checked in order until the cap is reached.
  */
-async function listDir(real: string, shown: string, allowed: Root[]): Promise<{ entries: BrowseEntry[]; truncated: boolean } | null> {
+async function listDir(real: string, shown: string, allowed: Root[], hidden: Hidden): Promise<{ entries: BrowseEntry[]; truncated: boolean } | null> {
   const candidates: Dirent[] = [];
   try {
     for await (const d of await opendir(real, { bufferSize: 256 })) {
@@ -145,7 +150,7 @@ async function listDir(real: string, shown: string, allowed: Root[]): Promise<{ 
   const entries: BrowseEntry[] = [];
   for (let i = 0; i < candidates.length; i += CHECKS_AT_ONCE) {
     const batch = candidates.slice(i, i + CHECKS_AT_ONCE);
-    const checked = await Promise.all(batch.map((d) => entryOf(d, real, shown, allowed)));
+    const checked = await Promise.all(batch.map((d) => entryOf(d, real, shown, allowed, hidden)));
     for (const e of checked) {
       if (!e) continue;
       if (entries.length === MAX_ENTRIES) return { entries, truncated: true };
@@ -155,12 +160,13 @@ async function listDir(real: string, shown: string, allowed: Root[]): Promise<{ 
   return { entries, truncated: false };
 }
 
-async function entryOf(d: Dirent, dir: string, shown: string, allowed: Root[]): Promise<BrowseEntry | null> {
+async function entryOf(d: Dirent, dir: string, shown: string, allowed: Root[], hidden: Hidden): Promise<BrowseEntry | null> {
   let target = path.posix.join(dir, d.name);
   if (d.isSymbolicLink()) {
     const t = await realpath(target).catch(() => null);
     if (!t || !allowed.some((r) => isInside(r.real, t)) || !(await stat(t).catch(() => null))?.isDirectory()) return null;
     target = t;
   }
+  if (hidden(target)) return null;
   return { name: d.name, path: path.posix.join(shown, d.name), readable: await canList(target) };
 }

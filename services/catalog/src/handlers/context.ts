@@ -17,6 +17,8 @@ export interface CatalogOptions {
   scanConcurrency: number;
   /** files written per transaction during a scan */
   scanBatch: number;
+  /** how long the scanner lease lasts unrenewed (distributed mode); renewed every third of it */
+  leaseSeconds: number;
 }
 
 export type CatalogEventIn = Catalog.CatalogEvent;

@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { checkFolder, isInside, type Trx } from '@bindery/platform';
+import { checkFolder, inSystemTree, isInside, isSystemFolder, overlaps, realOrResolved, type Trx } from '@bindery/platform';
 import { realpath } from 'node:fs/promises';
 import { cleanText } from '../domain/normalize';
 import { invalid, isUuid, LIMITS } from '../domain/validate';
@@ -26,6 +26,16 @@ export async function getLibrary(ctx: Ctx, req: { caller: Caller; id: string }):
   return ok((await publicLibraries(ctx.rt.db, [row]))[0]!);
 }
 
+/**
+ * Why a folder (its real path) may not hold a library, or null: a system folder, or one that is,
+ * holds or lies inside the data directory (the token secret, the database, covers).
+ */
+export async function forbiddenFolder(ctx: Ctx, real: string): Promise<string | null> {
+  if (isSystemFolder(real)) return Messages.folderIsSystem;
+  if (overlaps(await realOrResolved(ctx.rt.dataDir), real)) return Messages.folderOverlapsDataDir;
+  return null;
+}
+
 /** Folders: absolute, existing, readable directories inside the allowed roots, none inside another. */
 async function parseFolders(ctx: Ctx, v: unknown): Promise<Result<string[]>> {
   if (!Array.isArray(v) || v.some((f) => typeof f !== 'string')) return err(invalid('folders must be a list of absolute paths'));
@@ -37,6 +47,8 @@ async function parseFolders(ctx: Ctx, v: unknown): Promise<Result<string[]>> {
     const c = await checkFolder(raw);
     if (!c.ok) return err(invalid(c.reason));
     if (!realRoots.some((r) => isInside(r, c.real))) return err(invalid(`${Messages.pathOutsideAllowed}: ${raw}`));
+    const forbidden = await forbiddenFolder(ctx, c.real);
+    if (forbidden) return err(invalid(`${forbidden}: ${raw}`));
     const given = resolvePath(raw);
     if (out.some((o) => o.real === c.real)) continue;
     const nested = out.find((o) => isInside(o.real, c.real) || isInside(c.real, o.real));
@@ -173,7 +185,9 @@ async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): P
 export async function browse(ctx: Ctx, req: { caller: Caller; path?: string }): Promise<Result<unknown>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
-  const r = await browseFolders(ctx.opts.roots, req.path);
+  const dataDir = await realOrResolved(ctx.rt.dataDir);
+  // what could never hold a library, nor lead to one, is not offered: system trees and the data directory
+  const r = await browseFolders(ctx.opts.roots, req.path, (real) => inSystemTree(real) || isInside(dataDir, real));
   if ('error' in r) return err(invalid(r.error));
   return ok(r);
 }

@@ -1,9 +1,11 @@
 // Walks a library's folders: every book file once, with its size and modification time.
-// Hidden entries are skipped; a symlink is followed only when its target stays inside the folder.
+// Hidden entries are skipped; a symlink is followed only when its target stays inside the folder
+// and is not a folder the walk is already inside (a loop).
 import { opendir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isInside } from '@bindery/platform';
 import { formatOf, type BookFormat } from '../formats/index';
+import { checkAborted } from './scan-stopped';
 
 export interface FoundFile {
   root: string;
@@ -20,7 +22,8 @@ export interface CrawlProblem {
   error: string;
 }
 
-export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProblem) => void): AsyncGenerator<FoundFile> {
+/** `signal`: looked at per entry, so a stopped scan does not walk on through a large tree. */
+export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProblem) => void, signal?: AbortSignal): AsyncGenerator<FoundFile> {
   for (const root of roots) {
     let realRoot: string;
     try {
@@ -29,10 +32,11 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
       onProblem({ root, rel: '', error: `folder is not readable: ${(e as Error).message}` });
       continue;
     }
-    const stack: string[] = [''];
+    // each folder to walk, with its real path, so a link back up the tree is seen as a loop
+    const stack: { rel: string; real: string }[] = [{ rel: '', real: realRoot }];
     const visited = new Set<string>([realRoot]);
     while (stack.length > 0) {
-      const relDir = stack.pop()!;
+      const { rel: relDir, real: realDir } = stack.pop()!;
       let dir;
       try {
         dir = await opendir(join(root, relDir), { bufferSize: 64 });
@@ -40,27 +44,30 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
         onProblem({ root, rel: relDir, error: `folder is not readable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
         continue;
       }
-      const subdirs: string[] = [];
+      const subdirs: { rel: string; real: string }[] = [];
       try {
         for await (const ent of dir) {
+          checkAborted(signal);
           if (ent.name.startsWith('.')) continue;
           const rel = relDir === '' ? ent.name : `${relDir}/${ent.name}`;
           const abs = join(root, rel);
           let isDir = ent.isDirectory();
           let isFile = ent.isFile();
+          let real = join(realDir, ent.name);
           if (ent.isSymbolicLink()) {
-            const real = await realpath(abs).catch(() => null);
-            if (!real || !isInside(realRoot, real)) continue;
-            const st = await stat(real).catch(() => null);
+            const target = await realpath(abs).catch(() => null);
+            if (!target || !isInside(realRoot, target)) continue;
+            const st = await stat(target).catch(() => null);
             if (!st) continue;
             isDir = st.isDirectory();
             isFile = st.isFile();
             if (isDir) {
-              if (visited.has(real)) continue; // a loop
-              visited.add(real);
+              if (visited.has(target) || isInside(target, realDir)) continue; // a loop
+              visited.add(target);
             }
+            real = target;
           }
-          if (isDir) subdirs.push(rel);
+          if (isDir) subdirs.push({ rel, real });
           else if (isFile) {
             const format = formatOf(ent.name);
             if (!format) continue;
@@ -70,10 +77,11 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
           }
         }
       } catch (e) {
+        if (signal?.aborted) throw e;
         onProblem({ root, rel: relDir, error: `folder could not be read: ${(e as Error).message}` });
       }
       // depth-first, in name order
-      subdirs.sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+      subdirs.sort((a, b) => (a.rel < b.rel ? 1 : a.rel > b.rel ? -1 : 0));
       stack.push(...subdirs);
     }
   }

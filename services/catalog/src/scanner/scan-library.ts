@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { crashPoint, type Trx } from '@bindery/platform';
-import { readFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
@@ -13,8 +13,11 @@ import { findItem, jsonCols, publicOf, rememberHash, toPublic, updateItem, type 
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
+import { forbiddenFolder } from '../handlers/libraries';
+import { seriesFromPath } from '../domain/series-from-name';
 import { crawl, type FoundFile } from './crawl';
 import { clearIssues, recordIssue } from './issues';
+import { checkAborted, ScanStopped } from './scan-stopped';
 
 export interface ScanCounts {
   files_seen: number;
@@ -51,12 +54,30 @@ export interface ScanTarget {
   full_rehash: boolean;
 }
 
-export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts) => Promise<void>): Promise<ScanCounts> {
+/** How a running scan is stopped: the signal is looked at per file, `check` runs in every write. */
+export interface ScanGuard {
+  signal?: AbortSignal;
+  /** throws (a ScanStopped) when this scan may write no more: the lease is lost, the library gone */
+  check?: (trx: Trx) => Promise<void>;
+}
+
+export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts) => Promise<void>, guard: ScanGuard = {}): Promise<ScanCounts> {
+  const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0 };
+  try {
+    return await scanSteps(ctx, scan, onProgress, guard, counts);
+  } catch (e) {
+    if (e instanceof ScanStopped) e.counts = { ...counts };
+    throw e;
+  }
+}
+
+async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts) => Promise<void>, guard: ScanGuard, counts: ScanCounts): Promise<ScanCounts> {
+  const { signal } = guard;
+  const check = guard.check ?? (async () => undefined);
   const db = ctx.rt.db;
   const t = db.withSchema(SCHEMA);
-  const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0 };
   const lib = await findLibrary(db, scan.library_id);
-  if (!lib) throw new Error('library not found');
+  if (!lib) throw new ScanStopped('deleted');
 
   const known = new Map<string, Known>();
   for (const r of (await t
@@ -86,7 +107,16 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   const pending: Job[] = [];
   const back: Known[] = [];
   const problems: string[] = [];
-  for await (const f of crawl(lib.folders, (p) => problems.push(`${p.root}/${p.rel}: ${p.error}`))) {
+  // a folder accepted before the folder rule existed is not walked (the rule: handlers/libraries.ts)
+  const folders: string[] = [];
+  for (const folder of lib.folders) {
+    const real = await realpath(folder).catch(() => null);
+    const forbidden = real ? await forbiddenFolder(ctx, real) : null;
+    if (forbidden) problems.push(`${folder}: ${forbidden}`);
+    else folders.push(folder);
+  }
+  for await (const f of crawl(folders, (p) => problems.push(`${p.root}/${p.rel}: ${p.error}`), signal)) {
+    checkAborted(signal);
     counts.files_seen++;
     if (seen.has(f.rel)) continue; // the same relative path in an earlier folder wins
     seen.add(f.rel);
@@ -120,7 +150,9 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
-  const prepareAll = (batch: Job[]) => pool(batch, ctx.opts.scanConcurrency, (job) => prepare(ctx, job, excluded, unseenBySha, missingBySha));
+  const prepareAll = (batch: Job[]) => pool(batch, ctx.opts.scanConcurrency, async (job) => {
+    if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
+  });
   // reading the next batch overlaps writing this one
   let next = batches.length > 0 ? prepareAll(batches[0]!) : null;
   for (let b = 0; b < batches.length; b++) {
@@ -128,8 +160,10 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
     const batch = batches[b]!;
     next = b + 1 < batches.length ? prepareAll(batches[b + 1]!) : null;
     try {
+      checkAborted(signal);
       await ctx.tx(async (trx) => {
         await ctx.lockLibrary(trx, lib.id);
+        await check(trx);
         const isNew = (j: Job) => !j.error && j.kind === 'new';
         for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts);
         await addNew(ctx, trx, lib.id, batch.filter(isNew), counts);
@@ -150,8 +184,10 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
   const gone = [...unseenBySha.values()].flat();
   if (back.length > 0 || gone.length > 0) {
     for (let i = 0; i < Math.max(back.length, gone.length); i += BATCH) {
+      checkAborted(signal);
       await ctx.tx(async (trx) => {
         await ctx.lockLibrary(trx, lib.id);
+        await check(trx);
         for (const k of back.slice(i, i + BATCH)) {
           await trx.withSchema(SCHEMA).updateTable('media_formats').set({ present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
           if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
@@ -167,13 +203,17 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
       });
     }
   }
+  checkAborted(signal);
   // Paths with no book file now (deleted or unreadable): forget their old problems.
   const staleIssues = [...issues.keys()].filter((p) => !seen.has(p));
   for (let i = 0; i < staleIssues.length; i += 500) {
     await ctx.tx((trx) => clearIssues(ctx, trx, lib.id, staleIssues.slice(i, i + 500)));
   }
 
-  await ctx.tx((trx) => detectConflicts(ctx, trx));
+  await ctx.tx(async (trx) => {
+    await check(trx);
+    await detectConflicts(ctx, trx);
+  });
   return counts;
 }
 
@@ -229,8 +269,11 @@ async function prepare(ctx: Ctx, job: Job, excluded: Map<string, { sha256: strin
 
 function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): Partial<ItemRow> {
   const m = x.metadata;
-  const title = (m.title && cleanText(m.title)) || titleFromFileName(baseName(file.rel));
   const contributors = normalizeContributors(m.contributors);
+  // what the file says always wins; its folder and file names fill in a series it does not name
+  const embeddedSeries = m.series ? cleanText(m.series) : '';
+  const named = embeddedSeries ? null : seriesFromPath(file.rel, authorsOf(contributors));
+  const title = (m.title && cleanText(m.title)) || (named?.title && cleanText(named.title)) || titleFromFileName(baseName(file.rel));
   return {
     title,
     sort_title: sortTitle(title),
@@ -238,15 +281,15 @@ function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null):
     group_title: groupTitle(title),
     contributors,
     authors: authorsOf(contributors),
-    series: m.series ? cleanText(m.series) : null,
-    series_index: m.series_index,
+    series: embeddedSeries || (named ? cleanText(named.series) : null),
+    series_index: embeddedSeries ? m.series_index : (named?.index ?? null),
     language: m.language,
     publisher: m.publisher,
     description: m.description,
     isbn: m.isbn,
     identifiers: m.identifiers,
     tags: normalizeList(m.subjects),
-    year: m.year,
+    year: m.year ?? named?.year ?? null,
     page_count: m.page_count,
     reading_direction: m.reading_direction,
     cover_key: coverKey,

@@ -11,12 +11,15 @@ import { pollIntervalSeconds } from '../handlers/identity-events';
 import { nextQueued, publicScan, requestScan, pruneScans, type ScanRow } from '../handlers/scans';
 import { allLibraries } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
+import type { Trx } from '@bindery/platform';
 import { scanLibrary, type ScanCounts } from './scan-library';
+import { ScanStopped } from './scan-stopped';
 import type { WatchFn, WatchHandle } from './watcher';
 import { renderMissingCovers } from './covers';
 
-const LEASE_SECONDS = 30;
 const DEBOUNCE_MS = 1000;
+/** How often a running scan looks whether its library still exists (a delete on any replica). */
+const LIBRARY_CHECK_MS = 1000;
 
 export class Scheduler {
   private readonly me = randomUUID();
@@ -32,6 +35,12 @@ export class Scheduler {
   private forcePolling = new Set<string>();
   private covers: Promise<void> | null = null;
   private coversAgain = false;
+  /** renews the lease while this replica holds it, during scans too */
+  private heartbeat: NodeJS.Timeout | null = null;
+  private beating = false;
+  private lostLease = false;
+  /** the scan running now, so a lost lease, a deleted library or a stop can cut it short */
+  private current: AbortController | null = null;
 
   constructor(private ctx: Ctx, private watchFn: WatchFn) {}
 
@@ -54,6 +63,9 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // a scan cut short stays 'running'; the next leader queues it again (becomeLeader)
+    this.current?.abort(new ScanStopped('stopping'));
+    this.stopHeartbeat();
     this.kick();
     await this.loop;
     await this.covers;
@@ -70,23 +82,80 @@ export class Scheduler {
     if (this.ctx.rt.mode === 'embedded') return true;
     const r = await sql<{ owner: string }>`
       insert into ${sql.table(`${SCHEMA}.leases`)} (name, owner, expires_at)
-      values ('scanner', ${this.me}, now() + make_interval(secs => ${LEASE_SECONDS}))
+      values ('scanner', ${this.me}, now() + make_interval(secs => ${this.ctx.opts.leaseSeconds}))
       on conflict (name) do update set owner = excluded.owner, expires_at = excluded.expires_at
       where ${sql.table(`${SCHEMA}.leases`)}.owner = excluded.owner or ${sql.table(`${SCHEMA}.leases`)}.expires_at < now()
       returning owner`.execute(this.ctx.rt.db);
     return r.rows.length > 0;
   }
 
+  /**
+   * Renews the lease a few times per lease period, on its own timer, so a scan longer than the
+   * lease keeps it. A renewal that finds another owner ends this replica's turn at once.
+   */
+  private startHeartbeat(): void {
+    if (this.ctx.rt.mode === 'embedded' || this.heartbeat) return;
+    const beat = async () => {
+      if (this.beating || !this.leader || this.stopping) return;
+      this.beating = true;
+      try {
+        if (!(await this.takeLease())) this.loseLease();
+      } catch (e) {
+        // the database is away: the lease may run out, and the fence in each write stops us then
+        this.ctx.rt.log.warn({ err: e }, 'scanner lease could not be renewed');
+      } finally {
+        this.beating = false;
+      }
+    };
+    this.heartbeat = setInterval(() => void beat(), Math.max(200, (this.ctx.opts.leaseSeconds * 1000) / 3));
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  private loseLease(): void {
+    if (!this.leader) return;
+    this.leader = false;
+    this.lostLease = true;
+    this.stopHeartbeat();
+    this.current?.abort(new ScanStopped('lease'));
+    this.ctx.rt.log.warn('scanner: lease lost; another replica runs the scans now');
+    this.kick();
+  }
+
+  /**
+   * Fencing: every write of a scan checks, in its own transaction, that this replica still holds
+   * the lease, and holds the lease row (FOR SHARE) until it commits, so a takeover waits for the
+   * write and no write follows a takeover.
+   */
+  private async fence(trx: Trx): Promise<void> {
+    if (this.ctx.rt.mode === 'embedded') return;
+    const r = await sql<{ owner: string }>`select owner from ${sql.table(`${SCHEMA}.leases`)} where name = 'scanner' for share`.execute(trx);
+    if (r.rows[0]?.owner !== this.me) {
+      this.loseLease();
+      throw new ScanStopped('lease');
+    }
+  }
+
   private async run(): Promise<void> {
-    let lastLease = 0;
+    let lastTry = 0;
+    // a replica without the lease tries for it twice per lease period (at most every 5 s)
+    const retryMs = Math.min(5000, (this.ctx.opts.leaseSeconds * 1000) / 2);
     while (!this.stopping) {
       try {
-        if (Date.now() - lastLease > (this.leader ? 10_000 : 5_000)) {
-          const was = this.leader;
-          this.leader = await this.takeLease();
-          lastLease = Date.now();
-          if (this.leader && !was) await this.becomeLeader();
-          if (!this.leader && was) await this.closeWatchers();
+        if (this.lostLease) {
+          this.lostLease = false;
+          await this.closeWatchers();
+        }
+        if (!this.leader && Date.now() - lastTry > retryMs) {
+          lastTry = Date.now();
+          if (await this.takeLease()) {
+            this.leader = true;
+            this.startHeartbeat();
+            await this.becomeLeader();
+          }
         }
         if (this.leader) {
           if (Date.now() - this.lastWatchSync > 5000) await this.syncWatchers();
@@ -209,33 +278,60 @@ export class Scheduler {
     }, DEBOUNCE_MS));
   }
 
+  /** Inside a scan's write: this replica still holds the lease, and the library still exists. */
+  private async guard(trx: Trx, libraryId: string): Promise<void> {
+    await this.fence(trx);
+    const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', libraryId).executeTakeFirst();
+    if (!lib) throw new ScanStopped('deleted');
+  }
+
   private async runScan(row: ScanRow): Promise<void> {
     const ctx = this.ctx;
     const t = ctx.rt.db.withSchema(SCHEMA);
     const claimed = await ctx.tx(async (trx) => {
+      await this.fence(trx);
       const r = await trx.withSchema(SCHEMA).updateTable('scans').set({ status: 'running', started_at: new Date() }).where('id', '=', row.id).where('status', '=', 'queued').returning('id').execute();
       if (r.length === 0) return false;
       await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
       return true;
+    }).catch((e) => {
+      if (e instanceof ScanStopped) return false; // the lease went elsewhere before the scan began
+      throw e;
     });
     if (!claimed) return;
     const started = Date.now();
     let counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0 };
     let error: string | null = null;
+    const controller = new AbortController();
+    this.current = controller;
+    const watchdog = setInterval(() => {
+      void t.selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst()
+        .then((lib) => { if (!lib) controller.abort(new ScanStopped('deleted')); })
+        .catch(() => undefined);
+    }, LIBRARY_CHECK_MS);
+    let stopped: ScanStopped | null = null;
     try {
       counts = await scanLibrary(ctx, row, async (c) => {
         await t.updateTable('scans').set({ counts: JSON.stringify(c) }).where('id', '=', row.id).execute();
         // progress is transient: it goes to whoever listens now, never into the log
         ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...c } satisfies Catalog.ScanProgress);
-      });
+      }, { signal: controller.signal, check: (trx) => this.guard(trx, row.library_id) });
     } catch (e) {
-      error = (e as Error).message;
-      ctx.rt.log.error({ err: e, library: row.library_id }, 'scan failed');
+      if (e instanceof ScanStopped) stopped = e;
+      else {
+        error = (e as Error).message;
+        ctx.rt.log.error({ err: e, library: row.library_id }, 'scan failed');
+      }
+    } finally {
+      clearInterval(watchdog);
+      this.current = null;
     }
+    if (stopped) return this.scanStopped(row, stopped, started);
     const status = error ? 'failed' : 'completed';
-    await ctx.tx(async (trx) => {
+    const recorded = await ctx.tx(async (trx): Promise<ScanStopped | null> => {
+      await this.fence(trx);
       const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
-      if (!lib) return; // deleted while scanning: its scan rows went with it
+      if (!lib) return new ScanStopped('deleted'); // deleted as the scan ended: its scan rows went with it
       await trx.withSchema(SCHEMA).updateTable('scans').set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error }).where('id', '=', row.id).execute();
       if (!error) {
         await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
@@ -245,10 +341,35 @@ export class Scheduler {
         type: 'catalog.scan-finished.v1',
         data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
       }]);
+      return null;
+    }).catch((e) => {
+      // the lease went elsewhere as the scan ended: the new holder runs it again, finding it all done
+      if (e instanceof ScanStopped) return e;
+      throw e;
     });
+    if (recorded) return this.scanStopped(row, Object.assign(recorded, { counts: { ...counts } }), started);
     ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...counts } satisfies Catalog.ScanProgress);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
     ctx.rt.metrics.scanFinished(status, (Date.now() - started) / 1000, counts);
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
+  }
+
+  /**
+   * A scan cut short writes nothing more. Its library deleted: the scan ends 'cancelled' (its row
+   * went with the library). The lease lost or the process stopping: the row stays 'running' and
+   * the next leader queues it again.
+   */
+  private async scanStopped(row: ScanRow, stopped: ScanStopped, started: number): Promise<void> {
+    const log = this.ctx.rt.log;
+    if (stopped.reason !== 'deleted') {
+      log.warn({ scan: row.id, library: row.library_id, reason: stopped.reason }, 'scan stopped; it runs again on the replica that holds the scanner lease');
+      return;
+    }
+    const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0, ...stopped.counts };
+    await this.ctx.tx((trx) => this.ctx.emit(trx, `scan-${row.id}`, [{
+      type: 'catalog.scan-finished.v1',
+      data: { scan_id: row.id, library_id: row.library_id, status: 'cancelled', error: stopped.message, duration_ms: Date.now() - started, ...counts },
+    }])).catch((e) => log.warn({ err: e, scan: row.id }, 'could not record the cancelled scan'));
+    log.info({ scan: row.id, library: row.library_id, ms: Date.now() - started }, 'scan cancelled: library deleted');
   }
 }

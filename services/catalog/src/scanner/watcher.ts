@@ -1,5 +1,10 @@
 // File-system watching behind a small interface: chokidar with native events, or chokidar's
 // polling where events are not delivered (network mounts, or when native watching fails).
+// Symlinks are never followed: one that leads out of the library would have us watch (and
+// loop through) anything on the server, and one that stays inside points at a folder that is
+// watched already. Any change makes the whole library be scanned, and the scan follows links
+// that stay inside.
+import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { watch as chokidar, type FSWatcher } from 'chokidar';
 
@@ -9,11 +14,19 @@ export interface WatchHandle {
 
 export type WatchFn = (folders: string[], opts: { polling: boolean; intervalMs: number }, onChange: () => void, onError: (e: Error) => void) => WatchHandle;
 
-export const chokidarWatch: WatchFn = (folders, opts, onChange, onError) => {
+export const chokidarWatch: WatchFn = (given, opts, onChange, onError) => {
+  // a library folder that is itself a symlink is watched at its target
+  const folders = given.map((f) => {
+    try {
+      return realpathSync(f);
+    } catch {
+      return f;
+    }
+  });
   const w: FSWatcher = chokidar(folders, {
     ignoreInitial: true,
     persistent: true,
-    followSymlinks: true,
+    followSymlinks: false,
     ignorePermissionErrors: true,
     ignored: (p: string) => basename(p).startsWith('.') && !folders.includes(p),
     // a file still being copied is reported once its size has been stable for a moment
