@@ -11,6 +11,10 @@ export interface GatewayOptions {
   host: string;
   cookieSecure: boolean;
   bodyLimit?: number;
+  /** fastify's `trustProxy` (default false: the socket's address is the client's) */
+  trustProxy?: boolean | string | number;
+  /** requests per client address and window, for login and register each (null: no limit) */
+  authRateLimit?: { max: number; windowMs: number } | null;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -34,6 +38,8 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
         bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+        trustProxy: opts.trustProxy ?? false,
+        authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
         ready: async () => {
           if (stopping) return false;
           try {
