@@ -52,11 +52,10 @@ export function findBadText(value: unknown, root = ''): BadText | null {
   return null;
 }
 
-/** Parsed JSON, form and query values only: a Buffer or a stream is not text to walk. */
+/** Parsed JSON, form and query values (a query parser's prototype-less records too); not a Buffer or a stream. */
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object') return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+  if (v === null || typeof v !== 'object' || ArrayBuffer.isView(v)) return false;
+  return Object.prototype.toString.call(v) === '[object Object]' && typeof (v as { pipe?: unknown }).pipe !== 'function';
 }
 
 function bad(field: string, fault: TextFault): BadText {
