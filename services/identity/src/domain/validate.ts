@@ -40,7 +40,8 @@ const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066
 export function usernameProblem(u: string): string | null {
   if (u === '') return 'username is required';
   // a name that reads as another one (or hides its characters) cannot tell accounts apart
-  if (UNSEEN.test(u)) return Messages.usernameCharacters;
+  // (surrounding whitespace, tabs included, is trimmed away at registration, not refused)
+  if (UNSEEN.test(u.trim())) return Messages.usernameCharacters;
   const n = length(u);
   if (n < USERNAME_MIN || n > USERNAME_MAX) return `username must be between ${USERNAME_MIN} and ${USERNAME_MAX} characters`;
   return null;
