@@ -2,6 +2,8 @@
 // surrogates, deep JSON, malformed URLs and requests fastify refuses itself. Each is a 400 (404 for
 // a path) with `{error}`, nothing is stored, and no database or bus error leaks through.
 import { connect } from 'node:net';
+import { connect as natsConnect } from '@nats-io/transport-node';
+import { rpcSubject } from '@bindery/contracts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import { api, expectError as err, instances, login, PASSWORD, register, uniq, userRecord, type Account, type Call } from './helpers';
@@ -143,6 +145,22 @@ for (const mode of modes) {
       expect(r.status, r.text).toBe(200);
       expect((await call('GET', '/api/healthz')).status).toBe(404);
       expect((await call('GET', '/healthz')).status).toBe(200);
+    });
+
+    it.runIf(mode === 'distributed')('identity refuses the same text from a caller on the bus, and bidi usernames too', async () => {
+      const nc = await natsConnect({ servers: b.env.NATS_URL! });
+      try {
+        const ask = async (op: string, body: unknown) => (await nc.request(rpcSubject('identity', op), JSON.stringify(body), { timeout: 10_000 })).json();
+        const n = uniq('bus');
+        const input = (username: string) => ({ email: `${n}@example.com`, username, password: PASSWORD });
+        expect(await ask('register', { caller: null, input: input(`${n}${NUL}`) })).toEqual({ ok: false, error: { code: 'validation', message: ctl('username') } });
+        expect(await ask('register', { caller: null, input: input(`${n}\ud800`) })).toEqual({ ok: false, error: { code: 'validation', message: unicode('username') } });
+        expect(await ask('register', { caller: null, input: input(`${n}\u202e`) })).toEqual({ ok: false, error: { code: 'validation', message: USERNAME_CHARS } });
+        expect(await ask('login', { input: { login: `x${NUL}`, password: PASSWORD } })).toEqual({ ok: false, error: { code: 'validation', message: ctl('login') } });
+        expect(await ask('max-devices-set', { caller: { user_id: admin.id, role: 'admin' }, target_id: user.id, input: { max_devices: '5' } })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'invalid request' } });
+      } finally {
+        await nc.close();
+      }
     });
 
     it("fastify's own errors are {error} bodies: malformed URLs, content types, broken requests", async () => {
