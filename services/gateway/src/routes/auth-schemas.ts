@@ -17,6 +17,6 @@ export const PasswordBody = textFields('current_password', 'new_password', 'conf
 /** a JSON number (identity checks it is an integer in range); a string is not one, `"5"` included */
 export const MaxDevicesBody = Type.Object({ max_devices: Type.Optional(Type.Union([Type.Number(), Type.Null()])) });
 /** settings and config: any object; identity checks each key and value */
-export const ObjectBody = Type.Object({});
+export const ObjectBody = Type.Record(Type.String(), Type.Unknown());
 
 export const UserIdParams = Type.Object({ user_id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }) });

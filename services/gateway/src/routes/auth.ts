@@ -1,5 +1,6 @@
 // /api/auth/*: accounts and sessions, by request/reply to identity.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fail, Messages, type Identity } from '@bindery/contracts';
 import { FieldBody, LoginBody, MaxDevicesBody, PasswordBody, ProfileBody, RefreshBody, RegisterBody, UserIdParams } from './auth-schemas';
 import type { Auth } from '../http/authenticate';
@@ -49,7 +50,8 @@ async function formIntegers(req: FastifyRequest) {
   if (typeof b.max_devices === 'string' && /^\s*-?\d{1,9}\s*$/.test(b.max_devices)) b.max_devices = Number(b.max_devices);
 }
 
-export function authRoutes(app: FastifyInstance, { call, auth, cookie, rateLimited = false }: AuthDeps): void {
+export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false }: AuthDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const user = { onRequest: auth.requireUser };
   const byId = { onRequest: [auth.requireUser, checkTarget], schema: { params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
   const limited = rateLimited ? { rateLimit: {} } : {};
@@ -60,7 +62,7 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie, rateLimit
 
   app.post('/api/auth/register', { onRequest: auth.optionalUser, schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
-    const r = await call('register', { caller: req.caller, input: input(req) });
+    const r = await call('register', { caller: req.caller, input: req.body });
     if (!r.ok) return sendFailure(reply, r.error, frag);
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
@@ -70,20 +72,20 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie, rateLimit
 
   app.post('/api/auth/login', { schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
-    const r = await call('login', { input: input(req) });
+    const r = await call('login', { input: req.body });
     // The 401 stays JSON even for fragment requests.
     if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
     if (frag) {
-      const to = localPath(input(req).redirect);
+      const to = localPath((req.body as { redirect?: unknown }).redirect);
       return sendFragment(reply, 200, `<div class="alert alert-success" role="status">Signed in. <a href="${escapeHtml(to)}">Continue</a></div>`, to);
     }
     return reply.code(200).send(authResponse(a));
   });
 
   app.post('/api/auth/refresh', { schema: { body: RefreshBody } }, async (req, reply) => {
-    const r = await call('refresh', { refresh_token: (input(req).refresh_token as string | undefined) ?? '' });
+    const r = await call('refresh', { refresh_token: req.body.refresh_token ?? '' });
     if (!r.ok) return sendFailure(reply, r.error);
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
@@ -109,7 +111,7 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie, rateLimit
 
   for (const field of ['theme', 'username', 'email'] as const) {
     app.put(`/api/auth/${field}`, { ...user, schema: { body: FieldBody[field] } }, async (req, reply) =>
-      sendResult(reply, await call('field-set', { caller: req.caller!, field, input: input(req) })));
+      sendResult(reply, await call('field-set', { caller: req.caller!, field, input: req.body })));
   }
 
   const changePassword = async (req: FastifyRequest, reply: FastifyReply) => {
