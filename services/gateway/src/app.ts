@@ -1,4 +1,5 @@
-// The HTTP surface: fastify with the body parsers, one error mapper, and the route groups.
+// The HTTP surface: fastify with the body parsers, the input guard every route passes, the login and
+// register rate limit, one error mapper, and the route groups.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
