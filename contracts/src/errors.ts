@@ -54,7 +54,21 @@ export const Messages = {
   // Library folders that would expose the server's own files (docs/decisions.md).
   folderIsSystem: 'folder is a system folder',
   folderOverlapsDataDir: 'folder must not be, contain or lie inside the data directory',
+  // Hostile input and account hardening (docs/decisions.md).
+  bodyTooDeep: 'request body is nested too deeply',
+  malformedUrl: 'malformed URL',
+  badRequest: 'bad request',
+  requestTimeout: 'request timeout',
+  headersTooLarge: 'request headers too large',
+  usernameCharacters: 'username must not contain control or bidirectional formatting characters',
+  crossSiteRefused: 'cookie-authenticated requests must be JSON or carry the X-Requested-With header',
 } as const;
+
+/** A string with NUL or another control character (tab, line feed and carriage return are allowed). */
+export const controlCharacterMessage = (field: string) => `${field} must not contain control characters`;
+/** A string with a lone UTF-16 surrogate: no UTF-8 store can hold it. */
+export const malformedTextMessage = (field: string) => `${field} must be valid Unicode text`;
+export const rateLimitedMessage = (seconds: number) => `too many requests: try again in ${seconds} seconds`;
 
 export const accountLockedMessage = (minutes: number) => `Account locked. Try again in ${minutes} minutes`;
 export const tooManyAttemptsMessage = (minutes: number) => `Too many failed attempts. Account locked for ${minutes} minutes`;
@@ -81,6 +95,7 @@ export type ErrorCode =
   | 'not_found'
   | 'conflict'
   | 'login_locked'
+  | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'internal'
@@ -127,6 +142,7 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'unsupported_media_type':
       return 415;
     case 'login_locked':
+    case 'rate_limited':
       return 429;
     case 'internal':
       return 500;

@@ -1,4 +1,5 @@
 export * from './errors';
+export * from './text';
 export * from './events';
 export * as Identity from './identity/index';
 export * as Catalog from './catalog/index';

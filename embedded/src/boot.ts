@@ -16,6 +16,11 @@ export const Config = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
+  /** whose X-Forwarded-For to believe: `false`, `true`, a hop count, or addresses/CIDRs separated by commas */
+  TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|\\d{1,2}|[0-9a-fA-F.:/]+(,\\s*[0-9a-fA-F.:/]+)*)$' }),
+  /** login and register requests per client address per window, each; 0 turns the limit off */
+  AUTH_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
+  AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
   BINDERY_SERVICES: Type.String({ default: 'identity,catalog,gateway', pattern: '^(identity|catalog|gateway)(,(identity|catalog|gateway))*$' }),
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
   LIBRARY_ROOTS: Type.String({ default: DEFAULT_LIBRARY_ROOTS.join(delimiter), minLength: 1 }),
@@ -35,6 +40,11 @@ export const Config = Type.Object({
   SCAN_LEASE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
 });
 export type Config = Type.Static<typeof Config>;
+
+function trustProxy(v: string): boolean | string | number {
+  if (v === 'true' || v === 'false') return v === 'true';
+  return /^\d+$/.test(v) ? Number(v) : v;
+}
 
 export interface Started {
   url: string | null;
@@ -97,6 +107,8 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     }),
     gateway: gatewayService({
       port: cfg.PORT, host: cfg.HOST, cookieSecure: cfg.COOKIE_SECURE, bodyLimit: cfg.BODY_LIMIT_BYTES,
+      trustProxy: trustProxy(cfg.TRUST_PROXY),
+      authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
       onListen: (u) => {
         url = u;
         onListen?.(u);

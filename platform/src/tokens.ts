@@ -29,11 +29,15 @@ export async function signAccessToken(
   return { token, claims };
 }
 
-export async function verifyAccessToken(key: Uint8Array | CryptoKey, token: string): Promise<AccessClaims | null> {
+/** Clocks of the processes that sign and verify may differ by this much; a later `iat` is forged. */
+export const CLOCK_SKEW_SECONDS = 60;
+
+export async function verifyAccessToken(key: Uint8Array | CryptoKey, token: string, nowMs: number = Date.now()): Promise<AccessClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: new Date(nowMs) });
     const p = payload as Partial<AccessClaims>;
     if (typeof p.jti !== 'string' || typeof p.user_id !== 'string' || (p.user_role !== 'user' && p.user_role !== 'admin') || typeof p.exp !== 'number' || typeof p.iat !== 'number') return null;
+    if (p.iat > Math.floor(nowMs / 1000) + CLOCK_SKEW_SECONDS) return null;
     return p as AccessClaims;
   } catch (e) {
     if (e instanceof errors.JOSEError) return null;
@@ -60,7 +64,7 @@ export class TokenVerifier {
   async verify(token: string): Promise<AccessClaims | null> {
     const hit = this.seen.get(token);
     if (hit) return hit;
-    const claims = await verifyAccessToken(await this.key, token);
+    const claims = await verifyAccessToken(await this.key, token, this.nowMs());
     if (!claims) return null;
     // expiry by this verifier's clock too, so a cached token and a fresh one end at the same moment
     const ttl = claims.exp * 1000 - this.nowMs();

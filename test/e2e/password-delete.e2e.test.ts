@@ -69,7 +69,7 @@ for (const mode of modes) {
         err(await login(call, u.username, NEW), 401, 'invalid credentials');
       });
 
-      it('by id: 403 for a non-admin before id and body checks, 400 invalid user id, 500 user not found for an unknown id', async () => {
+      it('by id: 403 for a non-admin before id and body checks, 400 invalid user id, 404 user not found for an unknown id', async () => {
         const u = await register(call);
         const v = await register(call);
         const body = { new_password: NEW, confirm_password: NEW };
@@ -79,7 +79,7 @@ for (const mode of modes) {
         err(await call('PUT', `/api/auth/password/${v.id}`, { token: u.token, raw: '{"new_password"' }), 403, 'admin access required');
         err(await pw(admin.token, body, 'nope'), 400, 'invalid user id');
         err(await pw(admin.token, body, `${v.id}0`), 400, 'invalid user id');
-        err(await pw(admin.token, body, NO_SUCH_ID), 500, 'user not found');
+        err(await pw(admin.token, body, NO_SUCH_ID), 404, 'user not found');
         expect((await login(call, v.username, PASSWORD)).status).toBe(200);
       });
 

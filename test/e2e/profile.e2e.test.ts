@@ -102,9 +102,11 @@ for (const mode of modes) {
       expect(await profile(u.token)).toEqual(before);
     });
 
-    it('ignores role in self mode, for a user and for the only admin', async () => {
+    it('ignores role in self mode when it changes nothing or the caller is the admin; a user asking for admin is 403', async () => {
       const u = await register(call);
-      expectMessage(await put(u.token, { role: 'admin', theme: 'dark' }), UPDATED);
+      err(await put(u.token, { role: 'admin', theme: 'dark' }), 403, 'admin access required');
+      expect(await profile(u.token)).toMatchObject({ role: 'user', theme: 'tokyo-night' });
+      expectMessage(await put(u.token, { role: 'user', theme: 'dark' }), UPDATED);
       expect(await profile(u.token)).toMatchObject({ role: 'user', theme: 'dark' });
       err(await call('GET', '/api/auth/users', { token: u.token }), 403, 'admin access required');
       expectMessage(await put(admin.token, { role: 'user' }), UPDATED);

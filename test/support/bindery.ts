@@ -75,11 +75,13 @@ export interface Bindery {
 }
 
 const SECRET = 'test-secret-test-secret-test-secret-0123456789';
+/** The suites register and log in hundreds of accounts from 127.0.0.1; rate-limit.e2e starts its own low limit. */
+const TEST_LIMITS = { AUTH_RATE_LIMIT_MAX: '1000000' };
 
 export async function startBindery(mode: Mode, extraEnv: Record<string, string> = {}): Promise<Bindery> {
   if (mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'bindery-e2e-'));
-    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
+    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...extraEnv };
     const start = async () => {
       const { proc, match } = await spawnBindery('main', env, /Bindery is running at (http:\/\/\S+)/);
       return { proc, url: match[1]! };
@@ -108,7 +110,7 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
   if (!backends.postgresUrl) throw new Error('distributed mode needs Postgres: none was found');
   const db = await createTestDatabase(backends.postgresUrl);
   const nats = await startNatsServer();
-  const env = { DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1', ...extraEnv };
+  const env = { DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...extraEnv };
   const start = async () => {
     const started = await Promise.allSettled([
       spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/),

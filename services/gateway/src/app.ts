@@ -1,13 +1,19 @@
-// The HTTP surface: fastify with the body parsers, one error mapper, and the route groups.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
-import type { IncomingMessage } from 'node:http';
+// The HTTP surface: fastify with the body parsers, the input guard every route passes, the login and
+// register rate limit, one error mapper, and the route groups.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import { fail, Messages } from '@bindery/contracts';
+import rateLimit from '@fastify/rate-limit';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import { fail, Messages, rateLimitedMessage } from '@bindery/contracts';
 import type { Bus, Logger, Metrics, ParkingLot } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
-import { isFragment, sendFailure } from './http/reply';
+import { sendFailure } from './http/reply';
+import { clientErrorHandler, errorHandler, frameworkErrors } from './http/errors';
+import { HttpFailure } from './http/failure';
+import { guardInput } from './http/input-guard';
+import { jsonBodyParser } from './http/json-body';
 import { authRoutes } from './routes/auth';
 import { systemRoutes } from './routes/system';
 import { libraryRoutes } from './routes/libraries';
@@ -20,30 +26,6 @@ import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
 
-const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
-const DRAIN_MAX_MS = 5000;
-
-/** Discards what is left of a request body, up to a size and time bound; past either, gives up. */
-function drain(raw: IncomingMessage, maxBytes: number, maxMs: number): Promise<void> {
-  const declared = Number(raw.headers['content-length'] ?? NaN);
-  if (raw.readableEnded || raw.destroyed || (Number.isFinite(declared) && declared > maxBytes)) return Promise.resolve();
-  return new Promise((resolve) => {
-    let seen = 0;
-    const done = () => {
-      clearTimeout(timer);
-      raw.off('data', onData).off('end', done).off('close', done).off('error', done);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      seen += chunk.length;
-      if (seen > maxBytes) done();
-    };
-    const timer = setTimeout(done, maxMs);
-    raw.on('data', onData).once('end', done).once('close', done).once('error', done);
-    raw.resume();
-  });
-}
-
 export interface AppOptions {
   bus: Bus;
   log: Logger;
@@ -55,6 +37,10 @@ export interface AppOptions {
   cookieSecure: boolean;
   rpcTimeoutMs: number;
   bodyLimit: number;
+  /** fastify's `trustProxy`: whose X-Forwarded-For to believe for the client address (false: none) */
+  trustProxy: boolean | string | number;
+  /** per client address, for login and register each; null turns the limit off */
+  authRateLimit: { max: number; windowMs: number } | null;
   ready(): Promise<boolean>;
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
@@ -62,35 +48,30 @@ export interface AppOptions {
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: o.log as FastifyBaseLogger, bodyLimit: o.bodyLimit, logController: new LogController({ disableRequestLogging: true }), trustProxy: true });
+  const app = Fastify({
+    loggerInstance: o.log as FastifyBaseLogger,
+    bodyLimit: o.bodyLimit,
+    logController: new LogController({ disableRequestLogging: true }),
+    // a hop count is a number at runtime; fastify's types only list strings and booleans
+    trustProxy: o.trustProxy as boolean | string,
+    frameworkErrors,
+    clientErrorHandler,
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('caller', null);
   observeRequests(app, o.metrics);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: o.bodyLimit });
-
-  // An empty JSON body counts as `{}`; malformed JSON and prototype poisoning are refused.
-  const strict = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: o.bodyLimit }, (req, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, {});
-    strict(req, body as string, done);
+  jsonBodyParser(app, o.bodyLimit);
+  // Routes opt in with `config.rateLimit`; counters are per gateway process, keyed by client address.
+  await app.register(rateLimit, {
+    global: false,
+    max: o.authRateLimit?.max ?? 1,
+    timeWindow: o.authRateLimit?.windowMs ?? 60_000,
+    errorResponseBuilder: (_req, c) => new HttpFailure(fail('rate_limited', rateLimitedMessage(Math.max(1, Math.ceil(c.ttl / 1000))))),
   });
-
-  app.setErrorHandler((e: FastifyError, req, reply) => {
-    // Body errors on routes whose failures are fragments (register, login) are fragments too.
-    const frag = isFragment(req) && req.routeOptions.config?.fragmentErrors === true;
-    if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // Read the rest of a moderately oversized body first: answering while the client still
-      // writes makes Node close the connection, and the client sees a broken pipe, not the 413.
-      return drain(req.raw, DRAIN_MAX_BYTES, DRAIN_MAX_MS).then(() => {
-        // fastify marks parse failures `connection: close` in case more data follows; none does now
-        if (req.raw.readableEnded) reply.removeHeader('connection');
-        return sendFailure(reply, fail('payload_too_large', Messages.payloadTooLarge), frag);
-      });
-    }
-    if (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest), frag);
-    req.log.error({ err: e, url: req.url }, 'request failed');
-    return sendFailure(reply, fail('internal', Messages.internal));
-  });
+  app.addHook('preValidation', guardInput);
+  app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((_req, reply) => sendFailure(reply, fail('not_found', Messages.notFound)));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -103,7 +84,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
-  authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure } });
+  authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure }, rateLimited: o.authRateLimit !== null });
   profileRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);

@@ -11,6 +11,10 @@ export interface GatewayOptions {
   host: string;
   cookieSecure: boolean;
   bodyLimit?: number;
+  /** fastify's `trustProxy` (default false: the socket's address is the client's) */
+  trustProxy?: boolean | string | number;
+  /** requests per client address and window, for login and register each (null: no limit) */
+  authRateLimit?: { max: number; windowMs: number } | null;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -41,6 +45,8 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         parking,
         // the process's readiness: its database, its bus and its consumers, not just `select 1`
         ready: async () => !stopping && (await rt.probes.check()).ready,
+        trustProxy: opts.trustProxy ?? false,
+        authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
       });
       const address = await app.listen({ port: opts.port, host: opts.host });
       opts.onListen?.(address);

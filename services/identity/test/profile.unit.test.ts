@@ -18,6 +18,10 @@ const parse = (raw: Record<string, unknown>) => {
 describe('decideProfileUpdate', () => {
   it('applies role only by id', () => {
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), false, ID, facts()).events).toEqual([]);
+    // self mode: a user asking for another role is refused; the same role, or an admin's, is ignored
+    expect(decideProfileUpdate(user(), parse({ role: 'admin', theme: 'x' }), false, ID, facts())).toEqual({ events: [], error: { code: 'admin_required', message: 'admin access required' } });
+    expect(decideProfileUpdate(user(), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
+    expect(decideProfileUpdate(user('admin'), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), true, ADMIN, facts()).events).toEqual([
       { type: 'identity.role-changed.v1', data: { user_id: ID, role: 'admin', previous_role: 'user', changed_by: ADMIN } },
     ]);

@@ -6,7 +6,7 @@ import { activeLock, afterFailure, remainingMinutes } from '../src/domain/login-
 import { parseConfigPut, parseSettingsPut, resolveSettings, settingEntries } from '../src/domain/settings';
 import { initialUser, fold } from '../src/domain/user';
 import { userRegistered } from '../src/domain/register';
-import { isTimezone } from '../src/domain/validate';
+import { isTimezone, usernameProblem } from '../src/domain/validate';
 
 const ID = '00000000-0000-4000-8000-000000000001';
 const A2 = '00000000-0000-4000-8000-000000000002';
@@ -53,7 +53,8 @@ describe('max devices', () => {
     expect(parseMaxDevices({ max_devices: 101 }).ok).toBe(false);
     expect(parseMaxDevices({ max_devices: 2.5 }).ok).toBe(false);
     expect(parseMaxDevices({ max_devices: 100 })).toEqual({ ok: true, value: 100 });
-    expect(parseMaxDevices({ max_devices: '7' })).toEqual({ ok: true, value: 7 });
+    // a string is the wrong JSON type; the gateway converts a form's digits before it calls
+    expect(parseMaxDevices({ max_devices: '7' })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'invalid request' } });
   });
 });
 
@@ -111,5 +112,14 @@ describe('timezones', () => {
   it('accepts IANA names and refuses others', () => {
     for (const tz of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Asia/Kolkata']) expect(isTimezone(tz)).toBe(true);
     for (const tz of ['Mars/Olympus', '+01:00', '', 'Europe/../etc/passwd', 'berlin']) expect(isTimezone(tz)).toBe(false);
+  });
+});
+
+describe('usernames', () => {
+  it('refuse control and bidirectional formatting characters inside, not surrounding whitespace', () => {
+    const refused = 'username must not contain control or bidirectional formatting characters';
+    for (const c of ['\u0001', '\t', '\u007f', '\u0085', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069']) expect(usernameProblem(`ab${c}cd`), JSON.stringify(c)).toBe(refused);
+    expect(usernameProblem(' \tname\t ')).toBeNull();
+    expect(usernameProblem('Zoë-ودود')).toBeNull();
   });
 });

@@ -1,10 +1,12 @@
 // Who is calling: a Bearer header or the `token` cookie, verified with HS256 pinned, then checked
 // against the auth view (deleted accounts and revoked sessions are refused; the role is current).
+// A cookie rides along on any request the browser makes, a cross-site form's too: an unsafe method
+// authenticated by the cookie alone must also show it came from a page of ours (see sameSiteProof).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, type Identity } from '@bindery/contracts';
 import { TokenVerifier } from '@bindery/platform';
 import type { AuthView } from '../projections/auth-view';
-import { sendFailure } from './reply';
+import { isFragment, sendFailure } from './reply';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,25 +15,45 @@ declare module 'fastify' {
 }
 
 export function tokenOf(req: FastifyRequest): string | null {
+  return credentialOf(req)?.token ?? null;
+}
+
+function credentialOf(req: FastifyRequest): { token: string; fromCookie: boolean } | null {
   const h = req.headers.authorization;
   if (h) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-    if (m) return m[1]!;
+    if (m) return { token: m[1]!, fromCookie: false };
   }
   const c = req.cookies?.token;
-  return c ? c : null;
+  return c ? { token: c, fromCookie: true } : null;
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * What a cross-site form or a no-cors fetch cannot send: a JSON content type or a custom header
+ * (`X-Requested-With`, htmx's `HX-Request`). Each forces a CORS preflight, which Bindery never grants.
+ */
+export function sameSiteProof(req: FastifyRequest): boolean {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json') return true;
+  const xrw = req.headers['x-requested-with'];
+  return (typeof xrw === 'string' && xrw.trim() !== '') || req.headers['hx-request'] === 'true';
+}
+
+const unprovenCookie = (req: FastifyRequest, fromCookie: boolean) => fromCookie && !SAFE_METHODS.has(req.method) && !sameSiteProof(req);
 
 export function authenticator(key: Uint8Array, view: AuthView) {
   const tokens = new TokenVerifier(key);
   /** Resolves the caller, or null when no usable token came with the request. */
-  const resolve = async (req: FastifyRequest): Promise<Identity.Caller | 'invalid' | null> => {
-    const token = tokenOf(req);
-    if (!token) return null;
-    const claims = await tokens.verify(token);
+  const resolve = async (req: FastifyRequest): Promise<Identity.Caller | 'invalid' | 'cross-site' | null> => {
+    const cred = credentialOf(req);
+    if (!cred) return null;
+    const claims = await tokens.verify(cred.token);
     if (!claims) return 'invalid';
     const v = await view.check(claims);
     if (!v.ok) return 'invalid';
+    if (unprovenCookie(req, cred.fromCookie)) return 'cross-site';
     return { user_id: claims.user_id, role: v.role, jti: claims.jti, exp: claims.exp };
   };
 
@@ -39,6 +61,7 @@ export function authenticator(key: Uint8Array, view: AuthView) {
     const c = await resolve(req);
     if (c === null) return sendFailure(reply, fail('unauthorized', Messages.unauthorized));
     if (c === 'invalid') return sendFailure(reply, fail('unauthorized', Messages.invalidToken));
+    if (c === 'cross-site') return sendFailure(reply, fail('forbidden', Messages.crossSiteRefused), isFragment(req) && req.routeOptions.config?.fragmentErrors === true);
     req.caller = c;
   };
 
@@ -48,10 +71,14 @@ export function authenticator(key: Uint8Array, view: AuthView) {
     if (req.caller?.role !== 'admin') return sendFailure(reply, fail('admin_required', Messages.adminRequired));
   };
 
-  /** For public routes that behave differently for an authenticated caller (register, logout). */
+  /**
+   * For public routes that behave differently for an authenticated caller (register, logout). An
+   * unproven cookie is not refused here, only not believed: the request counts as anonymous, so a
+   * cross-site form can neither create an admin through an admin's cookie nor end their session.
+   */
   const optionalUser = async (req: FastifyRequest) => {
     const c = await resolve(req);
-    req.caller = c && c !== 'invalid' ? c : null;
+    req.caller = c && c !== 'invalid' && c !== 'cross-site' ? c : null;
   };
 
   return { requireUser, requireAdmin, optionalUser };

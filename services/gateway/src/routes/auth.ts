@@ -1,6 +1,8 @@
 // /api/auth/*: accounts and sessions, by request/reply to identity.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fail, Messages, type Identity } from '@bindery/contracts';
+import { FieldBody, LoginBody, MaxDevicesBody, PasswordBody, ProfileBody, RefreshBody, RegisterBody, UserIdParams } from './auth-schemas';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { escapeHtml, isFragment, sendFailure, sendFragment, sendResult } from '../http/reply';
@@ -11,6 +13,8 @@ export interface AuthDeps {
   call: CallIdentity;
   auth: Auth;
   cookie: CookiePolicy;
+  /** login and register carry the per-client-address limit */
+  rateLimited?: boolean;
 }
 
 /** The body as a bound object; anything else (an array, a bare value) cannot be bound. */
@@ -21,7 +25,6 @@ export function bodyOf(req: FastifyRequest): Record<string, unknown> | null {
   return null;
 }
 
-const invalid = () => fail('invalid_request', Messages.invalidRequest);
 
 export function authResponse(a: Identity.AuthResult) {
   return {
@@ -39,17 +42,27 @@ function localPath(v: unknown): string {
   return typeof v === 'string' && v.length <= 2048 && /^\/(?![/\\])[\x21-\x7e]*$/.test(v) ? v : '/dashboard';
 }
 
-export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDeps): void {
+/** Forms carry every value as text: a form's digit string is the number a JSON client would send. */
+async function formIntegers(req: FastifyRequest) {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const b = req.body as Record<string, unknown> | undefined;
+  if (type !== 'application/x-www-form-urlencoded' || !b) return;
+  if (typeof b.max_devices === 'string' && /^\s*-?\d{1,9}\s*$/.test(b.max_devices)) b.max_devices = Number(b.max_devices);
+}
+
+export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false }: AuthDeps): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const user = { onRequest: auth.requireUser };
-  const byId = { onRequest: [auth.requireUser, checkTarget] };
+  const byId = { onRequest: [auth.requireUser, checkTarget], schema: { params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
+  const limited = rateLimited ? { rateLimit: {} } : {};
   const userId = (req: FastifyRequest) => (req.params as { user_id?: string }).user_id;
+  /** the body a route schema has bound: an object */
+  const input = (req: FastifyRequest) => req.body as Record<string, unknown>;
   const signedIn = (reply: FastifyReply, a: Identity.AuthResult) => setSessionCookie(reply, a.session.access_token, a.session.expires_in, cookie);
 
-  app.post('/api/auth/register', { onRequest: auth.optionalUser, config: { fragmentErrors: true } }, async (req, reply) => {
+  app.post('/api/auth/register', { onRequest: auth.optionalUser, schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid(), frag);
-    const r = await call('register', { caller: req.caller, input });
+    const r = await call('register', { caller: req.caller, input: req.body });
     if (!r.ok) return sendFailure(reply, r.error, frag);
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
@@ -57,26 +70,22 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
     return reply.code(201).send(authResponse(a));
   });
 
-  app.post('/api/auth/login', { config: { fragmentErrors: true } }, async (req, reply) => {
+  app.post('/api/auth/login', { schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid(), frag);
-    const r = await call('login', { input });
+    const r = await call('login', { input: req.body });
     // The 401 stays JSON even for fragment requests.
     if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
     if (frag) {
-      const to = localPath(input.redirect);
+      const to = localPath((req.body as { redirect?: unknown }).redirect);
       return sendFragment(reply, 200, `<div class="alert alert-success" role="status">Signed in. <a href="${escapeHtml(to)}">Continue</a></div>`, to);
     }
     return reply.code(200).send(authResponse(a));
   });
 
-  app.post('/api/auth/refresh', async (req, reply) => {
-    const input = bodyOf(req);
-    if (!input || (input.refresh_token !== undefined && typeof input.refresh_token !== 'string')) return sendFailure(reply, invalid());
-    const r = await call('refresh', { refresh_token: (input.refresh_token as string | undefined) ?? '' });
+  app.post('/api/auth/refresh', { schema: { body: RefreshBody } }, async (req, reply) => {
+    const r = await call('refresh', { refresh_token: req.body.refresh_token ?? '' });
     if (!r.ok) return sendFailure(reply, r.error);
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
@@ -94,30 +103,23 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
   // GET /api/auth/profile is served from the read model: routes/profile.ts
 
   const updateProfile = async (req: FastifyRequest, reply: FastifyReply) => {
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid());
     const id = userId(req);
-    return sendResult(reply, await call('profile-update', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input }));
+    return sendResult(reply, await call('profile-update', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) }));
   };
-  app.put('/api/auth/profile', user, updateProfile);
-  app.put('/api/auth/profile/:user_id', byId, updateProfile);
+  app.put('/api/auth/profile', { ...user, schema: { body: ProfileBody } }, updateProfile);
+  app.put('/api/auth/profile/:user_id', { ...byId, schema: { ...byId.schema, body: ProfileBody } }, updateProfile);
 
   for (const field of ['theme', 'username', 'email'] as const) {
-    app.put(`/api/auth/${field}`, user, async (req, reply) => {
-      const input = bodyOf(req);
-      if (!input) return sendFailure(reply, invalid());
-      return sendResult(reply, await call('field-set', { caller: req.caller!, field, input }));
-    });
+    app.put(`/api/auth/${field}`, { ...user, schema: { body: FieldBody[field] } }, async (req, reply) =>
+      sendResult(reply, await call('field-set', { caller: req.caller!, field, input: req.body })));
   }
 
   const changePassword = async (req: FastifyRequest, reply: FastifyReply) => {
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid());
     const id = userId(req);
-    return sendResult(reply, await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input }));
+    return sendResult(reply, await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) }));
   };
-  app.put('/api/auth/password', user, changePassword);
-  app.put('/api/auth/password/:user_id', byId, changePassword);
+  app.put('/api/auth/password', { ...user, schema: { body: PasswordBody } }, changePassword);
+  app.put('/api/auth/password/:user_id', { ...byId, schema: { ...byId.schema, body: PasswordBody } }, changePassword);
 
   const deleteUser = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = userId(req);
@@ -128,15 +130,14 @@ export function authRoutes(app: FastifyInstance, { call, auth, cookie }: AuthDep
   };
   // delete-user errors are fragments for HX-Request calls
   app.delete('/api/auth/profile', { ...user, config: { fragmentErrors: true } }, deleteUser);
-  app.delete('/api/auth/profile/:user_id', { ...byId, config: { fragmentErrors: true } }, deleteUser);
+  app.delete('/api/auth/profile/:user_id', { ...byId, config: { ...byId.config, fragmentErrors: true } }, deleteUser);
 
   app.get('/api/auth/users', { onRequest: auth.requireAdmin }, async (req, reply) => sendResult(reply, await call('users-list', { caller: req.caller! })));
 
-  const maxDevices = async (req: FastifyRequest, reply: FastifyReply) => {
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid());
-    return sendResult(reply, await call('max-devices-set', { caller: req.caller!, target_id: userId(req) ?? '', input }));
-  };
-  app.put('/api/auth/users/:user_id/max-devices', { onRequest: auth.requireAdmin }, maxDevices);
-  app.put('/api/auth/users//max-devices', { onRequest: auth.requireAdmin }, maxDevices);
+  // The body is checked before the id here (the spec's order for max-devices), so no params schema.
+  const maxDevices = async (req: FastifyRequest, reply: FastifyReply) =>
+    sendResult(reply, await call('max-devices-set', { caller: req.caller!, target_id: userId(req) ?? '', input: input(req) }));
+  const md = { onRequest: auth.requireAdmin, preValidation: formIntegers, schema: { body: MaxDevicesBody } };
+  app.put('/api/auth/users/:user_id/max-devices', md, maxDevices);
+  app.put('/api/auth/users//max-devices', md, maxDevices);
 }

@@ -34,8 +34,14 @@ export function passwordProblem(field: string, pw: string): string | null {
   return null;
 }
 
+/** control characters (C0, DEL, C1) and the bidirectional formatting marks, embeddings, overrides and isolates */
+const UNSEEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 export function usernameProblem(u: string): string | null {
   if (u === '') return 'username is required';
+  // a name that reads as another one (or hides its characters) cannot tell accounts apart
+  // (surrounding whitespace, tabs included, is trimmed away at registration, not refused)
+  if (UNSEEN.test(u.trim())) return Messages.usernameCharacters;
   const n = length(u);
   if (n < USERNAME_MIN || n > USERNAME_MAX) return `username must be between ${USERNAME_MIN} and ${USERNAME_MAX} characters`;
   return null;

@@ -115,6 +115,8 @@ export async function logout(ctx: Ctx, req: Identity.IdentityRequest<'logout'>):
   await ctx.tx(async (trx) => {
     if (req.refresh_token) await sessions.revokeByToken(trx, req.refresh_token, now);
     const c = req.caller;
+    // the session's refresh family ends with it, whether or not the client sent its refresh token
+    if (c?.jti) await sessions.revokeByAccessJti(trx, c.user_id, c.jti, now);
     if (c?.jti) {
       await ctx.store.append(trx, `sessions-${c.user_id}`, 'any', [
         { type: 'identity.session-revoked.v1', data: { user_id: c.user_id, jti: c.jti, expires_at: c.exp ? new Date(c.exp * 1000).toISOString() : null } },

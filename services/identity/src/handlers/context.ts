@@ -116,8 +116,8 @@ export class Ctx {
   async issueSession(trx: Trx, u: users.UserRow, settings: Settings, familyId?: string): Promise<Identity.AuthResult> {
     const ttl = settings.session_duration_seconds;
     const now = this.rt.now();
-    const { token } = await signAccessToken(this.rt.tokenKey, { user_id: u.id, user_role: u.role, user_email: u.email, user_username: u.username }, ttl, now);
-    const refresh = await sessions.issueRefreshToken(trx, u.id, ttl, now, familyId);
+    const { token, claims } = await signAccessToken(this.rt.tokenKey, { user_id: u.id, user_role: u.role, user_email: u.email, user_username: u.username }, ttl, now);
+    const refresh = await sessions.issueRefreshToken(trx, u.id, ttl, now, familyId, claims.jti);
     return {
       session: { access_token: token, refresh_token: refresh, token_type: 'Bearer', expires_in: ttl },
       user: users.toProfile(u, false),

@@ -80,7 +80,7 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   if (!parsed.ok) return parsed;
   const id = target.value.id;
   const currentHash = await users.passwordHash(ctx.rt.db, id);
-  if (currentHash === undefined) return err(internal(Messages.userNotFound));
+  if (currentHash === undefined) return notFound();
   const matches = selfMode ? await ctx.verify(currentHash, parsed.value.current_password) : 'skipped';
   const decided = decidePasswordChange(parsed.value, matches);
   if (!decided.ok) return decided;
@@ -95,7 +95,7 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   const resetOther = !selfMode && id !== req.caller.user_id;
   return ctx.tx(async (trx) => {
     const user = await ctx.loadUser(trx, id);
-    if (!user.exists || user.deleted) return err(internal(Messages.userNotFound));
+    if (!user.exists || user.deleted) return notFound();
     await users.setPasswordHash(trx, id, hash);
     const now = ctx.rt.now();
     const cutoff = resetOther ? sessionCutoff(now) : null;

@@ -1,6 +1,6 @@
 // The request/reply endpoints: each request is checked against its contract schema, then handled.
 import { Compile } from 'typebox/compile';
-import { err, Identity, Messages, fail, type Result } from '@bindery/contracts';
+import { err, findBadText, Identity, Messages, fail, type Result } from '@bindery/contracts';
 import type { RpcHandler } from '@bindery/platform';
 import * as auth from './auth';
 import * as profile from './profile';
@@ -36,6 +36,10 @@ export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
     const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
     out[op] = async (body) => {
       if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
+      // The gateway refuses such text at the door; a caller on the bus gets the same answer, and
+      // the database never sees a NUL or a lone surrogate.
+      const bad = findBadText((body as { input?: unknown }).input ?? body);
+      if (bad) return err(fail('validation', bad.message));
       return h(ctx, body);
     };
   }

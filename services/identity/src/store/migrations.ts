@@ -60,4 +60,14 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.credentials add column sessions_valid_after timestamptz`);
     },
   },
+  {
+    name: 'identity-003',
+    async up(trx, s) {
+      // the access token issued with each refresh token: logging out with it ends the family
+      await execScript(trx, `
+        alter table ${s}.refresh_tokens add column access_jti text;
+        create index refresh_tokens_access_jti_idx on ${s}.refresh_tokens (access_jti);
+      `);
+    },
+  },
 ];

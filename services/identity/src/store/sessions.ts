@@ -7,10 +7,10 @@ import { SCHEMA } from './migrations';
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function issueRefreshToken(q: DbOrTrx, userId: string, ttlSeconds: number, now: Date, familyId: string = randomUUID()): Promise<string> {
+export async function issueRefreshToken(q: DbOrTrx, userId: string, ttlSeconds: number, now: Date, familyId: string = randomUUID(), accessJti: string | null = null): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await t(q).insertInto('refresh_tokens').values({
-    token_hash: hash(token), user_id: userId, family_id: familyId, expires_at: new Date(now.getTime() + ttlSeconds * 1000),
+    token_hash: hash(token), user_id: userId, family_id: familyId, expires_at: new Date(now.getTime() + ttlSeconds * 1000), access_jti: accessJti,
   }).execute();
   return token;
 }
@@ -46,6 +46,12 @@ export async function revokeByToken(q: DbOrTrx, token: string, now: Date): Promi
   if (!row) return null;
   await revokeFamily(q, row.family_id as string, now);
   return row.user_id as string;
+}
+
+/** Revokes the family whose refresh token was issued with this access token (a logout by access token). */
+export async function revokeByAccessJti(q: DbOrTrx, userId: string, jti: string, now: Date): Promise<void> {
+  const row = await t(q).selectFrom('refresh_tokens').select('family_id').where('access_jti', '=', jti).where('user_id', '=', userId).executeTakeFirst();
+  if (row) await revokeFamily(q, row.family_id as string, now);
 }
 
 export async function revokeAllForUser(q: DbOrTrx, userId: string, now: Date): Promise<void> {
