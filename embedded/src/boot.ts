@@ -4,7 +4,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
   BaseConfig, connectNatsBus, createLogger, hostProcess, loadConfig, MemoryBus, openPGlite, openPostgres, tokenKey, tokenSecret,
-  type Bus, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
+  type Bus, type Database, type Host, type NatsBusOptions, type RunningService, type Runtime, type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
@@ -26,6 +26,15 @@ export const Config = Type.Object({
   SCAN_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
 });
 export type Config = Type.Static<typeof Config>;
+
+function natsAuth(cfg: Config): NatsBusOptions['auth'] {
+  if (cfg.NATS_CREDS) {
+    if (cfg.NATS_USER) throw new Error('invalid configuration: NATS_CREDS and NATS_USER are exclusive (one way to sign in to NATS)');
+    return { credsFile: cfg.NATS_CREDS };
+  }
+  if (!cfg.NATS_USER !== !cfg.NATS_PASSWORD) throw new Error(`invalid configuration: ${cfg.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER'} is required with ${cfg.NATS_USER ? 'NATS_USER' : 'NATS_PASSWORD'}`);
+  return cfg.NATS_USER ? { user: cfg.NATS_USER, pass: cfg.NATS_PASSWORD! } : undefined;
+}
 
 export interface Started {
   url: string | null;
@@ -49,9 +58,9 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   let bus: Bus;
   if (distributed) {
     database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
-    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log });
+    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, auth: natsAuth(cfg), streamReplicas: cfg.NATS_STREAM_REPLICAS });
   } else {
-    database = await openPGlite(join(dataDir, 'db'));
+    database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
     bus = new MemoryBus();
   }
   log.info({ mode: distributed ? 'distributed' : 'embedded', services: names, database: database.kind, bus: bus.kind }, 'starting');

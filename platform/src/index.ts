@@ -7,6 +7,6 @@ export * from './runtime';
 export * from './bus/types';
 export { MemoryBus } from './bus/memory-bus';
 export { Wake } from './bus/wake';
-export { NatsBus, connectNatsBus } from './bus/nats-bus';
+export { NatsBus, connectNatsBus, type NatsBusOptions } from './bus/nats-bus';
 export * from './host';
 export * from './fs-safe';

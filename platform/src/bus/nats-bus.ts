@@ -1,6 +1,7 @@
 // Distributed mode's bus. Each source service's events live in one JetStream stream, fed by the
 // service's outbox relay; request/reply runs as NATS micro services whose replicas share a queue group.
-import { connect, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
 import {
   jetstreamManager,
   AckPolicy,
@@ -52,6 +53,7 @@ export class NatsBus implements Bus {
     readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly log: BusLogger,
+    private readonly streamReplicas = 1,
   ) {
     this.js = jsm.jetstream();
   }
@@ -76,6 +78,7 @@ export class NatsBus implements Bus {
       max_bytes: -1,
       max_age: 0,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      num_replicas: this.streamReplicas,
     };
     try {
       await this.jsm.streams.add(cfg);
@@ -335,13 +338,21 @@ export interface NatsBusOptions {
   /** connection name shown by the server */
   name?: string;
   logger?: BusLogger;
+  /** this process's own NATS user: a user and password, or a .creds file (JWT and nkey seed) */
+  auth?: { user: string; pass: string } | { credsFile: string };
+  /** copies JetStream keeps of each event stream (3 on a 3-node cluster) */
+  streamReplicas?: number;
 }
 
 export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
   const log = opts.logger ?? createLogger('bus');
+  const auth = opts.auth;
   const nc = await connect({
     servers: url.split(',').map((s) => s.trim()),
     ...(opts.name ? { name: opts.name } : {}),
+    ...(auth && 'user' in auth ? { user: auth.user, pass: auth.pass } : {}),
+    // read on every (re)connect, so a rotated file is picked up without a restart
+    ...(auth && 'credsFile' in auth ? { authenticator: credsAuthenticator(() => readFileSync(auth.credsFile)) } : {}),
     maxReconnectAttempts: -1,
     // errors become RpcUnavailableError; stack traces captured per request are never shown
     noAsyncTraces: true,
@@ -352,7 +363,7 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
     }
   })().catch(() => undefined);
   try {
-    return new NatsBus(nc, await jetstreamManager(nc), log);
+    return new NatsBus(nc, await jetstreamManager(nc), log, opts.streamReplicas ?? 1);
   } catch (e) {
     await nc.close();
     throw e;
