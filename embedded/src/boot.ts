@@ -58,7 +58,8 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   let bus: Bus;
   if (distributed) {
     database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
-    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, auth: natsAuth(cfg), streamReplicas: cfg.NATS_STREAM_REPLICAS });
+    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, auth: natsAuth(cfg), streamReplicas: cfg.NATS_STREAM_REPLICAS,
+      inboxPrefix: `_INBOX.${names.join('_')}` });
   } else {
     database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
     bus = new MemoryBus();

@@ -342,6 +342,8 @@ export interface NatsBusOptions {
   auth?: { user: string; pass: string } | { credsFile: string };
   /** copies JetStream keeps of each event stream (3 on a 3-node cluster) */
   streamReplicas?: number;
+  /** reply subjects of this process (e.g. `_INBOX.catalog`), so NATS permissions keep other services' replies out of reach */
+  inboxPrefix?: string;
 }
 
 export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
@@ -350,6 +352,7 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
   const nc = await connect({
     servers: url.split(',').map((s) => s.trim()),
     ...(opts.name ? { name: opts.name } : {}),
+    ...(opts.inboxPrefix ? { inboxPrefix: opts.inboxPrefix } : {}),
     ...(auth && 'user' in auth ? { user: auth.user, pass: auth.pass } : {}),
     // read on every (re)connect, so a rotated file is picked up without a restart
     ...(auth && 'credsFile' in auth ? { authenticator: credsAuthenticator(() => readFileSync(auth.credsFile)) } : {}),
