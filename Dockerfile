@@ -18,8 +18,8 @@ COPY embedded/package.json embedded/
 COPY test/package.json test/
 RUN pnpm install --frozen-lockfile
 COPY . .
+# the app package alone: embedded/dist plus its production dependencies, nothing of the workspace
 RUN node embedded/build.mjs \
- # the app package alone: embedded/dist plus its production dependencies, nothing of the workspace
  && pnpm --filter @bindery/embedded deploy --prod --legacy /app
 
 # ---- run ---------------------------------------------------------------------------------------
