@@ -50,6 +50,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   if (distributed && !(cfg.DATABASE_URL && cfg.NATS_URL)) {
     throw new Error(`invalid configuration: ${cfg.DATABASE_URL ? 'NATS_URL' : 'DATABASE_URL'} is required in distributed mode (set both DATABASE_URL and NATS_URL, or neither for embedded mode)`);
   }
+  const natsAuthOpts = distributed ? natsAuth(cfg) : undefined;
   const dataDir = resolve(cfg.DATA_DIR);
   const secret = tokenSecret(cfg.JWT_SECRET, dataDir, !distributed);
   const names = cfg.BINDERY_SERVICES.split(',');
@@ -58,7 +59,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   let bus: Bus;
   if (distributed) {
     database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
-    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, auth: natsAuth(cfg), streamReplicas: cfg.NATS_STREAM_REPLICAS,
+    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, auth: natsAuthOpts, streamReplicas: cfg.NATS_STREAM_REPLICAS,
       inboxPrefix: `_INBOX.${names.join('_')}` });
   } else {
     database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
