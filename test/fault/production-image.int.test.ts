@@ -35,7 +35,7 @@ describe.skipIf(!isRoot)('the production output in a clean directory, as uid 655
     app = join(tmp, 'app');
     run(process.execPath, ['embedded/build.mjs']);
     // the Dockerfile's build stage does the same: production dependencies of the app package, and its dist
-    run('pnpm', ['--filter', '@bindery/embedded', 'deploy', '--prod', '--legacy', '--offline', app]);
+    run('pnpm', ['--filter', '@bindery/embedded', 'deploy', '--prod', '--legacy', '--prefer-offline', app]);
   }, 240_000);
   afterAll(async () => {
     if (child && child.exitCode === null) {
