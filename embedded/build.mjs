@@ -11,7 +11,13 @@ const here = import.meta.dirname;
 const root = join(here, '..');
 const out = join(here, 'dist');
 const stamp = join(out, '.inputs.json');
-const WORKSPACE = ['contracts', 'platform', 'services/identity', 'services/catalog', 'services/gateway', 'embedded'];
+// the workspace's packages (pnpm-workspace.yaml: `- dir` or `- dir/*`), but not the tests
+const WORKSPACE = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
+  .split('\n')
+  .map((l) => l.match(/^\s*-\s*['"]?([^'"\s]+)/)?.[1])
+  .filter((p) => p && p !== 'test')
+  .flatMap((p) => (p.endsWith('/*') ? readdirSync(join(root, p.slice(0, -2))).map((d) => `${p.slice(0, -2)}/${d}`) : [p]))
+  .filter((p) => existsSync(join(root, p, 'package.json')));
 const ENTRIES = ['main', 'service'];
 
 function newestInput() {
