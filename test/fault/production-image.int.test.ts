@@ -63,7 +63,7 @@ describe.skipIf(!isRoot)('the production output in a clean directory, as uid 655
       cwd: app,
       uid: NOBODY,
       gid: NOBODY,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', DATA_DIR: data, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production', DATA_DIR: data, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', OPS_PORT: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

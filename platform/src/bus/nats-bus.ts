@@ -48,12 +48,13 @@ export class NatsBus implements Bus {
   private subs = new Set<Subscription>();
   private relays = new Map<string, Relay>();
   private closing: Promise<void> | null = null;
+  /** copies JetStream keeps of each event stream (NATS_STREAM_REPLICAS; 3 on a 3-server cluster) */
+  streamReplicas = 1;
 
   constructor(
     readonly nc: NatsConnection,
     private readonly jsm: JetStreamManager,
     private readonly log: BusLogger,
-    private readonly streamReplicas = 1,
   ) {
     this.js = jsm.jetstream();
   }
@@ -366,7 +367,9 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
     }
   })().catch(() => undefined);
   try {
-    return new NatsBus(nc, await jetstreamManager(nc), log, opts.streamReplicas ?? 1);
+    const bus = new NatsBus(nc, await jetstreamManager(nc), log);
+    bus.streamReplicas = opts.streamReplicas ?? 1;
+    return bus;
   } catch (e) {
     await nc.close();
     throw e;
