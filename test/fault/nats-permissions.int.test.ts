@@ -24,6 +24,7 @@ const SERVICES = ['identity', 'catalog', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
 const passwords = Object.fromEntries(SERVICES.map((s) => [s, randomBytes(18).toString('base64url')])) as Record<Service, string>;
 const log = createLogger('test', 'silent');
+const backends = await resolveBackends();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** nats-server with the shipped accounts (users, permissions) on a random port and a private store. */
@@ -41,7 +42,7 @@ async function startConfiguredNats(): Promise<{ url: string; stderr(): string; s
     await exited;
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nats-server exited: ${stderr}`);
     const ports = (await readdir(dir)).find((f) => f.endsWith('.ports'));
@@ -78,7 +79,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
 
   beforeAll(async () => {
     nats = await startConfiguredNats();
-  });
+  }, 60_000);
   afterAll(async () => {
     await Promise.allSettled(buses.map((b) => b.close()));
     await nats?.stop();
@@ -156,8 +157,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
     }
   });
 
-  describe('the distributed system under these permissions', async () => {
-    const backends = await resolveBackends();
+  describe('the distributed system under these permissions', () => {
     const procs: Proc[] = [];
     let drop: (() => Promise<void>) | undefined;
     let url = '';
@@ -175,7 +175,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
       const gateway = await spawnBindery('service', as('gateway'), /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
       procs.push(gateway.proc);
       url = gateway.match[1]!;
-    });
+    }, 120_000);
     afterAll(async () => {
       await Promise.allSettled(procs.map((p) => p.stop()));
       await drop?.();
