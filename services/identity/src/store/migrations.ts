@@ -1,4 +1,5 @@
 import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { readerKeyMigration } from './reader-keys-migration';
 
 export const SCHEMA = 'identity';
 
@@ -60,4 +61,5 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.credentials add column sessions_valid_after timestamptz`);
     },
   },
+  readerKeyMigration,
 ];
