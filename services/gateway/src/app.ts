@@ -17,6 +17,8 @@ import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
+import { opdsRoutes } from './routes/opds';
+import { opdsKeyRoutes } from './routes/opds-keys';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
@@ -104,6 +106,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
+  opdsKeyRoutes(app, { auth, identity: call });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {
