@@ -8,14 +8,15 @@ import { promisify } from 'node:util';
 import { ROOT } from '../support/bindery';
 
 // fast-xml-parser is the catalog's dependency; resolved from there rather than added to the root
-const { XMLParser } = createRequire(join(ROOT, 'services/catalog/package.json'))('fast-xml-parser') as typeof import('fast-xml-parser');
+type Parser = { parse(xml: string): Record<string, any> };
+const { XMLParser } = createRequire(join(ROOT, 'services/catalog/package.json'))('fast-xml-parser') as { XMLParser: new (o: Record<string, unknown>) => Parser };
 
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '',
   removeNSPrefix: false,
   textNodeName: '#text',
-  isArray: (name) => ['entry', 'link', 'author', 'category', 'Url'].includes(name),
+  isArray: (name: string) => ['entry', 'link', 'author', 'category', 'Url'].includes(name),
   parseTagValue: false,
 });
 

@@ -12,8 +12,10 @@ import { sendFailure } from '../http/reply';
 
 export const REALM = 'Bindery';
 export const CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
-/** how long a verified Basic login or reader key is taken on trust before identity is asked again */
-export const VERIFIED_TTL_MS = 60_000;
+/** how long a verified Basic login is taken on trust before identity is asked again (argon2 is slow) */
+export const BASIC_TTL_MS = 60_000;
+/** a key check is one indexed lookup, so a revoked key stops working within seconds */
+export const KEY_TTL_MS = 5_000;
 
 type Verified = { user_id: string; role: Identity.Role };
 
@@ -30,7 +32,8 @@ export function parseBasic(header: string | undefined): { login: string; passwor
 export function readerAuth(auth: Auth, identity: CallIdentity) {
   const secret = randomBytes(32);
   const digest = (...parts: string[]) => createHmac('sha256', secret).update(parts.join('\0')).digest('base64url');
-  const verified = new LRUCache<string, Verified>({ max: 10_000, ttl: VERIFIED_TTL_MS });
+  const verified = new LRUCache<string, Verified>({ max: 10_000, ttl: BASIC_TTL_MS });
+  const keys = new LRUCache<string, Verified>({ max: 10_000, ttl: KEY_TTL_MS });
 
   const challenge = (reply: FastifyReply, f: Failure) => {
     if (f.code !== 'login_locked') reply.header('WWW-Authenticate', CHALLENGE);
@@ -39,11 +42,11 @@ export function readerAuth(auth: Auth, identity: CallIdentity) {
 
   async function byKey(key: string): Promise<Verified | Failure> {
     const k = digest('key', key);
-    const hit = verified.get(k);
+    const hit = keys.get(k);
     if (hit) return hit;
     const r = await identity('reader-key-verify', { key });
     if (!r.ok) return r.error.code === 'service_unavailable' ? r.error : fail('unauthorized', Messages.invalidToken);
-    verified.set(k, r.value as Verified);
+    keys.set(k, r.value as Verified);
     return r.value as Verified;
   }
 
