@@ -64,6 +64,7 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
     cpSync(FIXTURE, a, { recursive: true, preserveTimestamps: true });
     rmSync(join(a, 'comics'), { recursive: true });
     rmSync(join(a, 'manga'), { recursive: true });
+    rmSync(join(a, 'inbox/Copy of The Midnight Agency v1 #1.cbz')); // a comic kept only in Comics
     cpSync(join(FIXTURE, 'comics'), c, { recursive: true, preserveTimestamps: true });
     books = await createLibrary(call, admin.token, { name: 'Books', folders: [a], watch: false });
     comics = await createLibrary(call, admin.token, { name: 'Comics', folders: [c], watch: false });
@@ -308,6 +309,39 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
     expect(gone.status).toBe(200);
     expect(gone.json).toEqual({ message: 'opds key revoked' });
     await eventually(async () => expect((await call('GET', `/opds/key/${again.json.key}`)).status).toBe(401), 10_000);
+  });
+
+  it('streams comic pages (OPDS-PSE): 0-based, as many as pse:count, scaled to {maxWidth}', async () => {
+    const f = await feed(`/opds/libraries/${comics.id}`, asAdmin());
+    expect(f.entries.length).toBe(6);
+    for (const e of f.entries) {
+      const item = comicItems.find((i) => `urn:uuid:${i.id}` === e.id)!;
+      const pse = linkOf(e.links, 'http://vaemendis.net/opds-pse/stream') as Record<string, string> | undefined;
+      expect(item.page_count).toBeGreaterThan(0);
+      expect(pse).toEqual({ rel: 'http://vaemendis.net/opds-pse/stream', href: `/opds/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg', 'pse:count': String(item.page_count) });
+    }
+    const item = comicItems[0]!;
+    const page = (n: number | string, width = '{maxWidth}', who = asAdmin()) => call('GET', `/opds/pages/${item.id}/${n}?width=${encodeURIComponent(width)}`, who);
+    // every announced page is there and no more: the gateway counts pages as the catalog does
+    for (let n = 0; n < item.page_count; n++) {
+      const r = await page(n);
+      expect(r.status, `page ${n}`).toBe(200);
+      expect(['image/jpeg', 'image/png', 'image/gif']).toContain(r.headers.get('content-type'));
+    }
+    expectError(await page(item.page_count), 404, 'page not found');
+    const full = await page(0);
+    const small = await page(0, '40');
+    expect(small.status).toBe(200);
+    expect(small.headers.get('content-type')).toBe('image/jpeg');
+    expect(small.bytes.subarray(0, 3).toString('hex')).toBe('ffd8ff');
+    expect(small.bytes.length).toBeLessThan(full.bytes.length);
+    expectError(await page('x'), 400, 'page number must be a whole number from 0');
+    expectError(await page(0, '0'), 400, 'width must be a whole number from 1 to 10000');
+    // a reader without the library gets nothing of it
+    expectError(await page(0, '{maxWidth}', asReader()), 404, 'media item not found');
+    // books that are not comics have no stream link
+    const books1 = await feed(`/opds/libraries/${books.id}`, asAdmin());
+    expect(books1.entries.every((e) => !linkOf(e.links, 'http://vaemendis.net/opds-pse/stream'))).toBe(true);
   });
 
   describe('third-party checkers', () => {

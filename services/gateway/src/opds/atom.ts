@@ -13,6 +13,7 @@ export const NS = {
   dc: 'http://purl.org/dc/terms/',
   opds: 'http://opds-spec.org/2010/catalog',
   os: 'http://a9.com/-/spec/opensearch/1.1/',
+  pse: 'http://vaemendis.net/opds-pse/ns',
   xmlns: 'http://www.w3.org/2000/xmlns/',
 };
 
@@ -27,7 +28,11 @@ export const REL = {
   image: 'http://opds-spec.org/image',
   thumbnail: 'http://opds-spec.org/image/thumbnail',
   sortNew: 'http://opds-spec.org/sort/new',
+  pseStream: 'http://vaemendis.net/opds-pse/stream',
 };
+
+/** Formats whose pages the gateway streams (OPDS-PSE). */
+export const STREAMED_FORMATS = new Set(['cbz']);
 
 /** A name-based UUID (RFC 4122 version 5) in Bindery's own namespace: the same name, the same id. */
 export function nameUuid(name: string): string {
@@ -87,7 +92,8 @@ function head(h: FeedHead): XMLBuilder {
   const feed = doc.ele(NS.atom, 'feed')
     .att(NS.xmlns, 'xmlns:dc', NS.dc)
     .att(NS.xmlns, 'xmlns:opds', NS.opds)
-    .att(NS.xmlns, 'xmlns:opensearch', NS.os);
+    .att(NS.xmlns, 'xmlns:opensearch', NS.os)
+    .att(NS.xmlns, 'xmlns:pse', NS.pse);
   feed.ele(NS.atom, 'id').txt(`urn:uuid:${nameUuid(h.key)}`).up();
   feed.ele(NS.atom, 'title').txt(h.title).up();
   feed.ele(NS.atom, 'updated').txt(h.updated).up();
@@ -165,6 +171,12 @@ export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string)
     link(en, REL.thumbnail, `${base}/thumbnails/${item.id}`, 'image/jpeg');
   }
   if (item.series) link(en, 'related', `${base}/series/${segment(item.series)}`, TYPE.acquisition, { title: `Series: ${item.series}` });
+  // PSE: a URI template (0-based {pageNumber}, optional {maxWidth}); the count is the catalog's
+  const streamed = item.formats.find((f) => STREAMED_FORMATS.has(f.format.toLowerCase()));
+  if (streamed && item.page_count !== null && item.page_count > 0) {
+    en.ele(NS.atom, 'link', { rel: REL.pseStream, href: `${base}/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg' })
+      .att(NS.pse, 'pse:count', String(item.page_count)).up();
+  }
   for (const f of item.formats) {
     link(en, REL.acquisition, `${base}/uploads/library-${item.library_id}/${encodePath(f.file_path)}`, typeOfFormat(f), {
       length: String(f.size),

@@ -17,6 +17,8 @@ import { acquisitionFeed, nameUuid, navigationFeed, openSearchDescription, segme
 import { parsePaging, type Paging } from '../opds/paging';
 import { OpdsQueries, type ItemFilter } from '../opds/queries';
 import { readerAuth } from '../opds/reader-auth';
+import { cbzPage, showable } from '../opds/comic-pages';
+import { STREAMED_FORMATS } from '../opds/atom';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -29,6 +31,10 @@ export const OPDS_ROOT = '/opds';
 const FEED_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 const authorNotFound = 'author not found';
 const seriesNotFound = 'series not found';
+const PAGE_NOT_FOUND = 'page not found';
+const MAX_WIDTH = 10_000;
+const PAGE_NUMBER_MESSAGE = 'page number must be a whole number from 0';
+const WIDTH_MESSAGE = `width must be a whole number from 1 to ${MAX_WIDTH}`;
 
 type Query = Record<string, string | string[]>;
 const queryOf = (req: FastifyRequest) => (req.query ?? {}) as Query;
@@ -208,6 +214,36 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     const found = await resolveInside((await reads.catalog.folders(id)) ?? [], rel);
     if (!found) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
     return sendFile(req, reply, found.abs, { cacheControl: UPLOADS_CACHE_CONTROL, downloadName: path.posix.basename(rel) });
+  });
+
+  // OPDS-PSE: one page of a comic, 0-based, converted to JPEG and scaled when asked or needed.
+  // Reading progress from page fetches waits for the reading service (docs/decisions.md).
+  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string } }>('/pages/:id/:n', async (req, reply) => {
+    const { id, n } = req.params;
+    if (!/^\d{1,6}$/.test(n)) return sendFailure(reply, fail('validation', PAGE_NUMBER_MESSAGE));
+    const w = req.query.width;
+    // an app that does not fill {maxWidth} sends the template text: that means no limit
+    const width = w === undefined || w === '' || w === '{maxWidth}' ? null : /^\d{1,5}$/.test(w) && Number(w) >= 1 && Number(w) <= MAX_WIDTH ? Number(w) : NaN;
+    if (Number.isNaN(width)) return sendFailure(reply, fail('validation', WIDTH_MESSAGE));
+    const c = await reads.context(req.caller!);
+    const doc = await reads.catalog.item(c.access, id);
+    if (!doc.ok) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
+    const item = JSON.parse(doc.value) as Catalog.MediaItem;
+    const f = item.formats.find((x) => STREAMED_FORMATS.has(x.format.toLowerCase()));
+    if (!f) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+    const found = await resolveInside((await reads.catalog.folders(item.library_id)) ?? [], f.file_path);
+    if (!found) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
+    let out;
+    try {
+      const page = await cbzPage(found.abs, Number(n));
+      if (!page) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+      out = await showable(page, width);
+    } catch (e) {
+      // a broken archive or image is a missing page to the reader, and a warning here
+      req.log.warn({ err: e, item: item.id, page: n }, 'comic page unreadable');
+      return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+    }
+    return reply.header('Cache-Control', 'private, max-age=86400').type(out.type).send(out.data);
   });
 
   for (const [route, kind] of [['covers', 'cover'], ['thumbnails', 'thumbnail']] as const) {
