@@ -34,7 +34,7 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
   let comicItems: Record<string, any>[];
   const dirs: string[] = [];
   const asReader = (): { headers: Record<string, string> } => ({ headers: basic(reader.username, reader.password) });
-  const asAdmin = () => ({ headers: basic(admin.username, admin.password) });
+  const asAdmin = (): { headers: Record<string, string> } => ({ headers: basic(admin.username, admin.password) });
   const feed = async (path: string, who = asReader(), type = ACQ): Promise<Feed> => {
     const r = await call('GET', path, who);
     expect(r.status, `${path}: ${r.text}`).toBe(200);
