@@ -339,9 +339,13 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
     expectError(await page(0, '0'), 400, 'width must be a whole number from 1 to 10000');
     // a reader without the library gets nothing of it
     expectError(await page(0, '{maxWidth}', asReader()), 404, 'media item not found');
-    // books that are not comics have no stream link
-    const books1 = await feed(`/opds/libraries/${books.id}`, asAdmin());
-    expect(books1.entries.every((e) => !linkOf(e.links, 'http://vaemendis.net/opds-pse/stream'))).toBe(true);
+    // only CBZ items have a stream link
+    const all = await walk(`/opds/libraries/${books.id}?per_page=200`, asAdmin());
+    for (const e of all) {
+      const item = bookItems.find((i) => `urn:uuid:${i.id}` === e.id)!;
+      const cbz = item.formats.some((f: Record<string, string>) => f.format === 'cbz') && item.page_count > 0;
+      expect(Boolean(linkOf(e.links, 'http://vaemendis.net/opds-pse/stream')), item.title).toBe(cbz);
+    }
   });
 
   describe('third-party checkers', () => {
@@ -351,12 +355,27 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
     ];
 
     it.skipIf(validatorSkip !== null)(`every feed passes validate-opds.sh (RELAX NG)${validatorSkip ? ` [skipped: ${validatorSkip}]` : ''}`, async () => {
+      let streamed = 0;
       for (const p of paths()) {
         const r = await validateOpds(`${b.url}${p}`, `${reader.username}:${reader.password}`);
-        expect(r.out, p).toContain('RESULT: valid');
-        expect(r.code, `${p}\n${r.out}`).toBe(0);
         expect(r.out).toContain('opensearch: 2 Url element(s) with type and {searchTerms} template');
+        // An OPDS-PSE link is a URI template ({pageNumber}), which opds.rnc's URI pattern rejects:
+        // the only errors allowed are those hrefs, one per stream link (docs/decisions.md).
+        const pse = parseFeed((await call('GET', p, asReader())).text).entries.filter((e) => linkOf(e.links, 'http://vaemendis.net/opds-pse/stream')).length;
+        streamed += pse;
+        if (pse === 0) {
+          expect(r.out, p).toContain('RESULT: valid');
+          expect(r.code, `${p}\n${r.out}`).toBe(0);
+          continue;
+        }
+        const lines = r.out.split('\n');
+        expect(lines.filter((l) => l.startsWith('FAIL:')), `${p}\n${r.out}`).toEqual([`FAIL: feed: ${pse} RELAX NG errors (jing), first 40:`]);
+        const errors = lines.filter((l) => / error: /.test(l));
+        expect(errors.length, r.out).toBe(pse);
+        for (const e of errors) expect(e).toMatch(/error: value of attribute "href" is invalid$/);
       }
+      // the corpus's books library holds a CBZ (a corrupt-metadata one among the books), so both cases ran
+      expect(streamed).toBeGreaterThan(0);
     }, 180_000);
 
     it.skipIf(clientsSkip !== null)(`every feed is read by Readium's and NYPL's parsers${clientsSkip ? ` [skipped: ${clientsSkip}]` : ''}`, async () => {

@@ -19,6 +19,7 @@ import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
 import { opdsRoutes } from './routes/opds';
 import { opdsKeyRoutes } from './routes/opds-keys';
+import { liveChannel } from './routes/ws';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
@@ -108,6 +109,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
   opdsKeyRoutes(app, { auth, identity: call });
+  liveChannel(app, { auth, bus: o.bus, log: o.log });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {
