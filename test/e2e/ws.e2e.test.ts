@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableModes, ROOT, type Bindery } from '../support/bindery';
+import { availableModes, ROOT, spawnBindery, type Bindery } from '../support/bindery';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
 
@@ -67,6 +67,8 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
   let admin: Account;
   let reader: Account;
   let url: string;
+  /** a second gateway replica on the same database and bus (distributed), else the same one */
+  let otherUrl: string;
   const dirs: string[] = [];
 
   beforeAll(async () => {
@@ -75,6 +77,12 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     admin = await register(call);
     reader = await register(call);
     url = `${b.url.replace(/^http/, 'ws')}/api/ws`;
+    otherUrl = url;
+    if (mode === 'distributed') {
+      const g = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+      b.procs.push(g.proc);
+      otherUrl = `${g.match[1]!.replace(/^http/, 'ws')}/api/ws`;
+    }
   }, 240_000);
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -123,8 +131,9 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     c.s.close();
   });
 
-  it('delivers a scan live to a subscribed admin, and nothing to a user', async () => {
-    const watcher = await open(url, { authorization: `Bearer ${admin.token}` });
+  it('delivers a scan live to a subscribed admin on every replica, and nothing to a user', async () => {
+    // the scan is started through one gateway; the socket is held by another (distributed)
+    const watcher = await open(otherUrl, { authorization: `Bearer ${admin.token}` });
     await watcher.next((m) => m.type === 'ready');
     watcher.send({ type: 'subscribe', topics: ['scanner'] });
     expect(await watcher.next()).toEqual({ type: 'subscribed', topics: ['scanner'] });
