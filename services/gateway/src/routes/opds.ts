@@ -112,9 +112,11 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
   });
 
   /** A paged acquisition feed of the items one filter selects. */
-  async function itemsFeed(req: FastifyRequest, c: ReadContext, p: Paging, f: ItemFilter, title: string, up: string): Promise<Result<string>> {
+  async function itemsFeed(req: FastifyRequest, c: ReadContext, p: Paging, f: ItemFilter, title: string, up: string, emptyIs?: string): Promise<Result<string>> {
     const base = baseOf(req);
     const page = await queries.items(c.access, f, p.perPage, p.offset);
+    // a name with nothing the caller may see is as absent as a library they can't see
+    if (emptyIs !== undefined && page.total === 0) return { ok: false, error: fail('not_found', emptyIs) };
     const updated = page.items.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now();
     const key = `${f.by}/${'id' in f ? f.id : 'name' in f ? f.name : ''}`;
     const head: FeedHead = {
@@ -168,10 +170,7 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
       const name = req.params.name;
       const r = await cachedFeed(req, async (c) => {
         const f: ItemFilter = kind === 'authors' ? { by: 'author', name } : { by: 'series', name };
-        const feed = await itemsFeed(req, c, p.value, f, name, `${baseOf(req)}/${kind}`);
-        // nothing the caller may see by that name: as absent as a library they can't see
-        if (feed.ok && !feed.value.includes('<entry>') && p.value.page === 1) return { ok: false, error: fail('not_found', kind === 'authors' ? authorNotFound : seriesNotFound) };
-        return feed;
+        return itemsFeed(req, c, p.value, f, name, `${baseOf(req)}/${kind}`, kind === 'authors' ? authorNotFound : seriesNotFound);
       });
       return send(reply, r, TYPE.acquisition);
     });
