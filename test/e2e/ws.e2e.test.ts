@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableModes, ROOT, spawnBindery, type Bindery } from '../support/bindery';
+import { availableModes, ROOT, spawnBindery, startBindery, type Bindery } from '../support/bindery';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
 
@@ -17,14 +17,14 @@ type Socket = {
   close(): void;
   readyState: number;
 };
-const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (url: string, o?: { headers?: Record<string, string> }) => Socket;
+const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (url: string, o?: { headers?: Record<string, string>; autoPong?: boolean }) => Socket;
 
 const modes = await availableModes();
 const get = instances(modes);
 
 /** A socket with a queue of what it received, and a way to wait for the next matching message. */
-async function open(url: string, headers: Record<string, string> = {}) {
-  const s = new WS(url, { headers });
+async function open(url: string, headers: Record<string, string> = {}, autoPong = true) {
+  const s = new WS(url, { headers, autoPong });
   const got: Record<string, any>[] = [];
   const waiters: (() => void)[] = [];
   let closed: { code: number; reason: string } | null = null;
@@ -158,5 +158,29 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     expect((await user.next()).type).toBe('pong');
     watcher.s.close();
     user.s.close();
+  });
+});
+
+describe('live channel heartbeat (embedded, 300 ms)', () => {
+  let b: Bindery;
+  let token: string;
+  beforeAll(async () => {
+    b = await startBindery('embedded', { WS_HEARTBEAT_MS: '300' });
+    token = (await register(api(b))).token;
+  }, 240_000);
+  afterAll(async () => b?.stop());
+
+  it('closes a socket that stops answering pings, and keeps one that answers', async () => {
+    const url = `${b.url.replace(/^http/, 'ws')}/api/ws`;
+    const deaf = await open(url, { authorization: `Bearer ${token}` }, false);
+    const live = await open(url, { authorization: `Bearer ${token}` });
+    expect((await deaf.next()).type).toBe('ready');
+    expect((await live.next()).type).toBe('ready');
+    // unanswered ping at the first tick, terminated at the second (1006: no close frame)
+    expect((await deaf.closedWith())?.code).toBe(1006);
+    live.send({ type: 'ping' });
+    expect((await live.next()).type).toBe('pong');
+    expect(live.s.readyState).toBe(1);
+    live.s.close();
   });
 });
