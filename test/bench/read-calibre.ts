@@ -72,6 +72,8 @@ export async function calibreOpdsPage(base: string, booksDir: string, runs: numb
     console.log(`calibre: ${(await run(sh, ['import', booksDir, lib], env)).trim()}`);
   }
   const version = (await run('calibredb', ['--version'], env)).trim();
+  // before serving: calibredb refuses to open a library that calibre-server has open
+  const books = Number((await run('calibredb', ['list', '--library-path', lib, '--fields', 'id', '--for-machine'], env)).match(/"id"/g)?.length ?? 0);
   const port = await freePort();
   const pid = (await run(sh, ['serve', lib, String(port)], { ...env, MAX_OPDS_ITEMS: '30' })).trim().split('\n').pop()!;
   try {
@@ -80,7 +82,6 @@ export async function calibreOpdsPage(base: string, booksDir: string, runs: numb
     const feed = await res.text();
     if (res.status !== 200) throw new Error(`calibre's feed answered ${res.status}: ${feed.slice(0, 200)}`);
     const entriesOnPage = (feed.match(/<entry[\s>]/g) ?? []).length;
-    const books = Number((await run('calibredb', ['list', '--library-path', lib, '--fields', 'id', '--for-machine'], env)).match(/"id"/g)?.length ?? 0);
     const out = await run(sh, ['bench', url, String(runs)], env);
     const median = /median req\/s: ([\d.]+)/.exec(out);
     if (!median) throw new Error(`calibre.sh bench printed no median:\n${out}`);

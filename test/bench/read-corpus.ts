@@ -62,11 +62,11 @@ export async function ensureReadCorpus(base: string, items: number, realBooks: n
   return { dir, items, real, ...(realAbsent ? { realAbsent } : {}), gen, nextIndex: count };
 }
 
-/** Generated items [from, to) in a folder of their own: the second library that takes the first to `to` items. */
+/** Generated items [from, to) in a folder of their own, EPUBs without covers: the second library that grows the first. */
 export function ensureGrowth(base: string, seed: number, from: number, to: number): { dir: string; gen: GenSummary } {
   const dir = join(base, `grow-seed${seed}-${from}-${to}`);
   const t0 = performance.now();
-  const gen = ensureGenerated(dir, seed, from, to);
+  const gen = ensureGenerated(dir, seed, from, to, true);
   const took = (performance.now() - t0) / 1000;
   console.log(`growth ${dir}: ${gen.files} generated (${(gen.bytes / 1e6).toFixed(1)} MB${took > 1 ? `, made in ${took.toFixed(1)} s` : ', cached'})`);
   return { dir, gen };

@@ -1,10 +1,12 @@
-// Embedded Bindery under the read benchmark, started and restarted by hand on a fixed port and
-// DATA_DIR so the bench can time a start from the spawn to the first answer, and read the one
-// process's memory when it is idle. Shaped as scan-bindery's Instance, so its scan helpers apply.
+// Embedded Bindery under the read benchmark, started as `pnpm start` starts it and restarted by
+// hand on a fixed port and DATA_DIR, so the bench can time a start from the spawn to the first
+// answer and read the one process's memory when it is idle. Shaped as scan-bindery's Instance, so
+// its scan helpers apply.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnBindery, type Bindery, type Proc } from '../support/bindery';
+import { ROOT, type Bindery, type Proc } from '../support/bindery';
 import { client } from '../support/http';
 import { children } from './lib';
 import { freePort } from './read-calibre';
@@ -42,6 +44,56 @@ function cpuTicks(pid: number): number {
   const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
   return Number(f[11]) + Number(f[12]);
+}
+
+/**
+ * The command `pnpm start` runs, without pnpm in between (so the pid is Bindery's own): `tsx X`
+ * becomes `node --import tsx X`, `node …` stays as it is. The bench so follows the start script
+ * when embedded mode moves from the TypeScript loader to compiled JavaScript.
+ */
+export function startCommand(): { args: string[]; script: string } {
+  const script = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const words = script.trim().split(/\s+/);
+  if (words[0] === 'tsx' && words.length > 1) return { args: ['--import', 'tsx', ...words.slice(1)], script };
+  if (words[0] === 'node' && words.length > 1) return { args: words.slice(1), script };
+  throw new Error(`cannot run the start script without pnpm: ${script}`);
+}
+
+/** Spawns embedded Bindery as `pnpm start` would and resolves when it prints its URL. */
+function spawnEmbedded(env: Record<string, string>): Promise<Proc> {
+  const child = spawn(process.execPath, startCommand().args, { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const proc: Proc = {
+    child,
+    output: () => out,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`embedded Bindery did not start within 120 s:\n${out}`));
+    }, 120_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/Bindery is running at http:\/\/\S+/.test(out)) {
+        clearTimeout(timer);
+        resolve(proc);
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`embedded Bindery exited with ${code} before it was ready:\n${out}`));
+    });
+  });
 }
 
 export async function embeddedBench(): Promise<EmbeddedBench> {
@@ -103,11 +155,10 @@ export async function embeddedBench(): Promise<EmbeddedBench> {
 
   async function launch(): Promise<StartTiming> {
     const t0 = performance.now();
-    const spawned = spawnBindery('main', env, /Bindery is running at (http:\/\/\S+)/);
+    const spawned = spawnEmbedded(env);
     const readySeconds = await poll(t0, '/readyz', null, spawned);
     const listSeconds = inst.token ? await poll(t0, '/api/media-items?limit=50', inst.token, spawned) : null;
-    const s = await spawned;
-    proc = s.proc;
+    proc = await spawned;
     children.add(proc.child);
     b.procs = [proc];
     inst.catalogPid = proc.child.pid!;

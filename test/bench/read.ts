@@ -27,7 +27,7 @@ import { ROOT } from '../support/bindery';
 import { BENCH, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
 import { calibreAbsent, calibreOpdsPage, type CalibreOpds } from './read-calibre';
 import { ensureGrowth, ensureReadCorpus } from './read-corpus';
-import { embeddedBench } from './read-embedded';
+import { embeddedBench, startCommand } from './read-embedded';
 import { modeReads, type LoadCfg, type ReadGen } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { formatValue, TARGETS, verdicts, type MemoryResult, type ModeResult } from './read-report';
@@ -129,7 +129,8 @@ async function main(): Promise<void> {
     const refTarget = { url: ref.url, pid: ref.child.pid! };
 
     if (want('embedded') || want('memory')) {
-      console.log('\nembedded');
+      console.log(`\nembedded (as \`pnpm start\`: node ${startCommand().args.join(' ')})`);
+      result.embeddedStart = startCommand().script;
       const eb = await embeddedBench();
       const destroy = once(() => eb.destroy());
       stops.push(destroy);
@@ -179,7 +180,7 @@ async function main(): Promise<void> {
   // ---- report ------------------------------------------------------------------------------
   const rows = verdicts(calibre, want('calibre') ? absent : null, modes, memory);
   const lines = [['measurement', 'mode', 'measured', 'reference (same run)', 'ratio', 'target', '']];
-  for (const r of rows) lines.push([r.measurement, r.mode, formatValue(r), r.reference, r.ratio, r.target, r.verdict === 'absent' ? `absent: ${r.note}` : r.verdict]);
+  for (const r of rows) lines.push([r.measurement, r.mode, formatValue(r), r.reference, r.ratio, r.target, r.verdict === 'absent' ? `absent: ${(r.note ?? '').slice(0, 110)}` : r.verdict]);
   const failures = Object.entries(modes).flatMap(([k, x]) => Object.entries(x.reads?.summary ?? {}).filter(([, s]) => s.failures > 0).map(([r, s]) => `${k} ${r}: ${s.failures} failed`));
   const noisy = Object.entries(modes).flatMap(([k, x]) => Object.entries(x.reads?.summary ?? {}).filter(([, s]) => s.noisyRounds > 0).map(([r]) => `${k} ${r}`));
   const scans = Object.entries(modes).map(([k, x]) => `${k}: ${x.items} items scanned in ${fmt(x.scan?.wallSeconds ?? NaN, 1)} s, covers done at ${fmt(x.scan?.after?.settledSeconds ?? NaN, 1)} s${x.grown ? `; grown to ${x.grown.items} in ${fmt(x.grown.scan.wallSeconds, 1)} s` : ''}`);
