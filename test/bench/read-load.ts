@@ -32,7 +32,8 @@ export async function measure(gen: ReadGen, cfg: LoadCfg, roles: Roles, job: Rea
   if (cfg.warmup > 0) await gen.run({ ...job, duration: cfg.warmup });
   const a = snapshot();
   const t0 = performance.now();
-  const m = await gen.run(job);
+  // NaN (no response in the window) comes back over IPC as null
+  const m = Object.fromEntries(Object.entries(await gen.run(job)).map(([k, v]) => [k, v === null ? NaN : v])) as ReadMeasured;
   const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, all);
   const other = cores.other ?? 0;
   const noisy = other > cfg.noisyCores;

@@ -13,7 +13,8 @@
 //   memory       embedded: first start and restart times, idle RSS after a restart (empty and with
 //                the library), RSS after the scan (shares the embedded instance when both run)
 //   grow         after the reads, a second library takes each mode to BENCH_ITEMS_LARGE items
-//                (generated), and the list and author search are measured again (BENCH_100K=1 adds it)
+//                (generated), and the list and author search are measured again (BENCH_100K=1 adds it;
+//                BENCH_GROW_MODES limits it to some modes)
 //
 // Knobs: BENCH_QUICK=1 (1,000 items, 50 real, 5 s per measurement, 1 s warm-up, one calibre run;
 // growth to 10,000), BENCH_ITEMS (10000), BENCH_REAL_BOOKS (400), BENCH_ITEMS_LARGE (100000),
@@ -65,6 +66,7 @@ const CFG = {
 for (const s of CFG.steps) if (!STEPS.includes(s)) throw new Error(`BENCH_STEPS: unknown step ${s} (known: ${STEPS.join(', ')})`);
 if (CFG.realBooks >= CFG.items) throw new Error('BENCH_REAL_BOOKS must be below BENCH_ITEMS');
 const want = (s: Step) => CFG.steps.includes(s);
+const growModes = (process.env.BENCH_GROW_MODES ?? 'embedded,distributed').split(',').map((x) => x.trim());
 
 /** A stop that may be called both in order and again by the final clean-up. */
 function once(fn: () => Promise<void>): () => Promise<void> {
@@ -119,6 +121,16 @@ async function main(): Promise<void> {
   result.calibre = calibre ?? { absent };
 
   const stops: (() => Promise<void>)[] = [];
+  const errors: Record<string, string> = {};
+  /** A mode that fails is reported as failed; the others still run and the report is still written. */
+  const step = async (name: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (e) {
+      errors[name] = e instanceof Error ? (e.stack ?? e.message) : String(e);
+      console.error(`bench:read: ${name} failed: ${errors[name]}`);
+    }
+  };
   const modes: Record<string, ModeResult> = {};
   let memory: MemoryResult | null = null;
   try {
@@ -129,49 +141,53 @@ async function main(): Promise<void> {
     const refTarget = { url: ref.url, pid: ref.child.pid! };
 
     if (want('embedded') || want('memory')) {
-      console.log(`\nembedded (as \`pnpm start\`: node ${startCommand().args.join(' ')})`);
-      result.embeddedStart = startCommand().script;
-      const eb = await embeddedBench();
-      const destroy = once(() => eb.destroy());
-      stops.push(destroy);
-      const firstStart = await eb.start();
-      const firstIdle = await eb.idle(20);
-      console.log(`  first start: /readyz after ${fmt(firstStart.readySeconds, 2)} s; idle RSS ${firstIdle.rssMiB} MiB`);
-      const restartEmpty = await eb.restart();
-      const idleEmpty = await eb.idle(20);
-      console.log(`  restart (empty): /readyz after ${fmt(restartEmpty.readySeconds, 2)} s, list after ${fmt(restartEmpty.listSeconds ?? NaN, 2)} s; idle RSS ${idleEmpty.rssMiB} MiB`);
-      const { scan, items } = await scanned(eb.inst, corpus.dir, 'bench-read');
-      const afterScan = await eb.idle(30);
-      console.log(`  after the scan: RSS ${afterScan.rssMiB} MiB (VmHWM ${afterScan.hwmMiB})`);
-      memory = { firstStart, firstIdle, restartEmpty, idleEmpty, afterScan, items };
-      const mode: ModeResult = { items, scan, reads: null };
-      modes.embedded = mode;
-      if (want('embedded')) mode.reads = await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, items);
-      if (want('memory')) {
-        memory.restartFull = await eb.restart();
-        memory.idleFull = await eb.idle(30);
-        console.log(`  restart (${items} items): /readyz after ${fmt(memory.restartFull.readySeconds, 2)} s, list after ${fmt(memory.restartFull.listSeconds ?? NaN, 2)} s; idle RSS ${memory.idleFull.rssMiB} MiB`);
-      }
-      if (growth && want('embedded')) {
-        const g = await scanned(eb.inst, growth.dir, 'bench-read-growth');
-        mode.grown = { items: g.items, scan: g.scan, reads: await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, g.items, ['list', 'search_author']) };
-      }
-      await destroy();
+      await step('embedded', async () => {
+        console.log(`\nembedded (as \`pnpm start\`: node ${startCommand().args.join(' ')})`);
+        result.embeddedStart = startCommand().script;
+        const eb = await embeddedBench();
+        const destroy = once(() => eb.destroy());
+        stops.push(destroy);
+        const firstStart = await eb.start();
+        const firstIdle = await eb.idle(20);
+        console.log(`  first start: /readyz after ${fmt(firstStart.readySeconds, 2)} s; idle RSS ${firstIdle.rssMiB} MiB`);
+        const restartEmpty = await eb.restart();
+        const idleEmpty = await eb.idle(20);
+        console.log(`  restart (empty): /readyz after ${fmt(restartEmpty.readySeconds, 2)} s, list after ${fmt(restartEmpty.listSeconds ?? NaN, 2)} s; idle RSS ${idleEmpty.rssMiB} MiB`);
+        const { scan, items } = await scanned(eb.inst, corpus.dir, 'bench-read');
+        const afterScan = await eb.idle(30);
+        console.log(`  after the scan: RSS ${afterScan.rssMiB} MiB (VmHWM ${afterScan.hwmMiB})`);
+        memory = { firstStart, firstIdle, restartEmpty, idleEmpty, afterScan, items };
+        const mode: ModeResult = { items, scan, reads: null };
+        modes.embedded = mode;
+        if (want('embedded')) mode.reads = await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, items);
+        if (want('memory')) {
+          memory.restartFull = await eb.restart();
+          memory.idleFull = await eb.idle(30);
+          console.log(`  restart (${items} items): /readyz after ${fmt(memory.restartFull.readySeconds, 2)} s, list after ${fmt(memory.restartFull.listSeconds ?? NaN, 2)} s; idle RSS ${memory.idleFull.rssMiB} MiB`);
+        }
+        if (growth && want('embedded') && growModes.includes('embedded')) {
+          const g = await scanned(eb.inst, growth.dir, 'bench-read-growth');
+          mode.grown = { items: g.items, scan: g.scan, reads: await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, g.items, ['list', 'search_author']) };
+        }
+        await destroy();
+      });
     }
 
     if (want('distributed')) {
-      console.log('\ndistributed');
-      const inst = await startInstance('distributed');
-      const stop = once(() => inst.stop());
-      stops.push(stop);
-      const { scan, items } = await scanned(inst, corpus.dir, 'bench-read');
-      const mode: ModeResult = { items, scan, reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, items) };
-      modes.distributed = mode;
-      if (growth) {
-        const g = await scanned(inst, growth.dir, 'bench-read-growth');
-        mode.grown = { items: g.items, scan: g.scan, reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, g.items, ['list', 'search_author']) };
-      }
-      await stop();
+      await step('distributed', async () => {
+        console.log('\ndistributed');
+        const inst = await startInstance('distributed');
+        const stop = once(() => inst.stop());
+        stops.push(stop);
+        const { scan, items } = await scanned(inst, corpus.dir, 'bench-read');
+        const mode: ModeResult = { items, scan, reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, items) };
+        modes.distributed = mode;
+        if (growth && growModes.includes('distributed')) {
+          const g = await scanned(inst, growth.dir, 'bench-read-growth');
+          mode.grown = { items: g.items, scan: g.scan, reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, g.items, ['list', 'search_author']) };
+        }
+        await stop();
+      });
     }
   } finally {
     for (const s of stops.reverse()) await s().catch((e: unknown) => console.error('bench:read: stop failed:', e));
@@ -188,13 +204,14 @@ async function main(): Promise<void> {
   console.log(`\n${scans.join('\n')}`);
   if (noisy.length) console.log(`disturbed by other processes (> ${CFG.load.noisyCores} cores outside this run): ${noisy.join(', ')}`);
   if (failures.length) console.log(`FAILED REQUESTS: ${failures.join('; ')}`);
+  for (const [k, e] of Object.entries(errors)) console.log(`STEP FAILED: ${k}: ${e.split('\n')[0]}`);
   console.log('\n' + table(lines));
 
   const outDir = join(BENCH, 'results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, `read-${started.toISOString().replace(/[:.]/g, '-')}.json`);
   const summary = Object.fromEntries(Object.entries(modes).map(([k, x]) => [k, { items: x.items, scan: x.scan && brief(x.scan), reads: x.reads && { summary: x.reads.summary, profileVsBare: x.reads.profileVsBare, profileVsBareRounds: x.reads.profileVsBareRounds, queries: x.reads.queries }, grown: x.grown && { items: x.grown.items, scan: brief(x.grown.scan), summary: x.grown.reads.summary } }]));
-  writeFileSync(file, JSON.stringify({ ...result, wallSeconds, verdicts: rows, modes: summary, memory, failures, noisy, raw: Object.fromEntries(Object.entries(modes).map(([k, x]) => [k, { rows: x.reads?.rows, grownRows: x.grown?.reads.rows, rssSeries: x.scan?.rss.series }])) }, null, 2) + '\n');
+  writeFileSync(file, JSON.stringify({ ...result, wallSeconds, verdicts: rows, modes: summary, memory, failures, noisy, errors, raw: Object.fromEntries(Object.entries(modes).map(([k, x]) => [k, { rows: x.reads?.rows, grownRows: x.grown?.reads.rows, rssSeries: x.scan?.rss.series }])) }, null, 2) + '\n');
   console.log(`\nresults: ${file}`);
   console.log(`wall time ${wallSeconds} s`);
 }
