@@ -60,7 +60,7 @@ export function verdicts(calibre: CalibreOpds | null, calibreAbsent: string | nu
     if (!r) continue;
     const s = r.summary;
     const bare = s.bare;
-    if (bare && mode === Object.keys(modes)[0]) out.push({ measurement: 'bare fastify GET /ref', mode: 'reference', value: bare.rps, unit: 'req/s', reference: `p50 ${fmt(bare.p50, 1)} ms, p99 ${fmt(bare.p99, 1)} ms`, ratio: '', target: '', verdict: '' });
+    if (bare) out.push({ measurement: `bare fastify GET /ref (${mode} run)`, mode: 'reference', value: bare.rps, unit: 'req/s', reference: `p50 ${fmt(bare.p50, 1)} ms, p99 ${fmt(bare.p99, 1)} ms`, ratio: '', target: '', verdict: '' });
     if (s.list) {
       const ratio = calibre ? s.list.rps / calibre.rps : null;
       out.push({ measurement: 'list ?limit=50, req/s', mode, value: s.list.rps, unit: 'req/s', reference: calibre ? `calibre ${fmt(calibre.rps, 1)} req/s` : '', ratio: ratio === null ? '' : `${fmt(ratio, 1)}×`, target: `≥ ${T.listRps}`, verdict: v(s.list.rps >= T.listRps) });

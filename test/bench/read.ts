@@ -161,6 +161,7 @@ async function main(): Promise<void> {
         modes.embedded = mode;
         if (want('embedded')) mode.reads = await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, items);
         if (want('memory')) {
+          await eb.idle(60); // requests the load generator gave up on may still be running
           memory.restartFull = await eb.restart();
           memory.idleFull = await eb.idle(30);
           console.log(`  restart (${items} items): /readyz after ${fmt(memory.restartFull.readySeconds, 2)} s, list after ${fmt(memory.restartFull.listSeconds ?? NaN, 2)} s; idle RSS ${memory.idleFull.rssMiB} MiB`);
