@@ -21,6 +21,7 @@
 // BENCH_SEED (7), BENCH_DURATION (10), BENCH_WARMUP (2), BENCH_CONNECTIONS (16), BENCH_ROUNDS (1),
 // BENCH_QUIET_WAIT seconds per measurement (5), BENCH_CALIBRE_RUNS (3),
 // BENCH_READ_DIR (test/.tmp/bench-read: corpora and calibre's library, kept between runs),
+// BENCH_EMBEDDED_START (the embedded command, "node …" or "tsx …"; default the root start script),
 // BENCH_DEADLINE_MINUTES (90).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
