@@ -95,6 +95,8 @@ async function scanned(inst: Instance, folder: string, name: string): Promise<{ 
 const brief = (s: ScanMeasure) => ({ ...s, rss: { ...s.rss, series: [] }, threads: [] });
 
 async function main(): Promise<void> {
+  // the generated library lives under the bench folder, which is no default library root
+  process.env.LIBRARY_ROOTS ??= CFG.dir;
   const started = new Date();
   const m = machine();
   console.log(`bench:read on ${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, git ${m.git}`);
