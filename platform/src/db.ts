@@ -4,9 +4,9 @@ import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 
 // Kysely<any>: each service describes its own tables at the query site; the schema is per service.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each service types its own tables at the query site
 export type Db = Kysely<any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: as Db
 export type Trx = Transaction<any>;
 export type DbOrTrx = Db | Trx;
 

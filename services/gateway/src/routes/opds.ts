@@ -232,7 +232,7 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     if (!f) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
     const found = await resolveInside((await reads.catalog.folders(item.library_id)) ?? [], f.file_path);
     if (!found) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
-    let out;
+    let out: Awaited<ReturnType<typeof showable>>;
     try {
       const page = await cbzPage(found.abs, Number(n));
       if (!page) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
