@@ -1,9 +1,38 @@
-# One image for every Bindery service; BINDERY_SERVICES picks which ones a container runs.
-FROM node:20-bookworm-slim
+# One image for every Bindery process. `node dist/main.js` (the default) runs every service in one
+# process (embedded unless DATABASE_URL and NATS_URL are set); `node dist/service.js` with
+# BINDERY_SERVICES=identity|catalog|gateway is one distributed service.
+#   docker build -t bindery:0.1.0 .
+
+# ---- build: the workspace bundled (CI type-checks; tests are not in the context) ---------------
+FROM node:20.20.2-bookworm-slim AS build
 RUN npm install -g pnpm@10.34.9
-WORKDIR /app
-COPY . .
+WORKDIR /src
+# manifests first: the dependency layer is reused until one of them changes
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY contracts/package.json contracts/
+COPY platform/package.json platform/
+COPY services/identity/package.json services/identity/
+COPY services/catalog/package.json services/catalog/
+COPY services/gateway/package.json services/gateway/
+COPY embedded/package.json embedded/
+COPY test/package.json test/
 RUN pnpm install --frozen-lockfile
-ENV NODE_ENV=production DATA_DIR=/data
-EXPOSE 8080
-CMD ["node", "--import", "tsx", "embedded/src/service.ts"]
+COPY . .
+# the app package alone: embedded/dist plus its production dependencies, nothing of the workspace
+RUN node embedded/build.mjs \
+ && pnpm --filter @bindery/embedded deploy --prod --legacy /app
+
+# ---- run ---------------------------------------------------------------------------------------
+FROM node:20.20.2-bookworm-slim
+ENV NODE_ENV=production DATA_DIR=/data PORT=8080 OPS_PORT=9464
+WORKDIR /app
+# owned by root and read-only to the process; only DATA_DIR (a volume) is its own
+COPY --from=build /app /app
+RUN mkdir -p /data && chown 1000:1000 /data
+USER 1000:1000
+VOLUME ["/data"]
+EXPOSE 8080 9464
+# the ops listener (OPS_PORT) answers /healthz in every process, gateway or not
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.OPS_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main.js"]

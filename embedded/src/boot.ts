@@ -4,7 +4,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
   BaseConfig, connectNatsBus, trackingWrites, createLogger, hostProcess, loadConfig, MemoryBus, Metrics, openPGlite, openPostgres, Probes, startOpsServer, stuckAfterMs, tokenKey, tokenSecret,
-  type Bus, type OpsServer, type RetryPolicy, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
+  type Bus, type NatsBusOptions, type OpsServer, type RetryPolicy, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
@@ -46,6 +46,15 @@ function trustProxy(v: string): boolean | string | number {
   return /^\d+$/.test(v) ? Number(v) : v;
 }
 
+function natsAuth(cfg: Config): NatsBusOptions['auth'] {
+  if (cfg.NATS_CREDS) {
+    if (cfg.NATS_USER) throw new Error('invalid configuration: NATS_CREDS and NATS_USER are exclusive (one way to sign in to NATS)');
+    return { credsFile: cfg.NATS_CREDS };
+  }
+  if (!cfg.NATS_USER !== !cfg.NATS_PASSWORD) throw new Error(`invalid configuration: ${cfg.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER'} is required with ${cfg.NATS_USER ? 'NATS_USER' : 'NATS_PASSWORD'}`);
+  return cfg.NATS_USER ? { user: cfg.NATS_USER, pass: cfg.NATS_PASSWORD! } : undefined;
+}
+
 export interface Started {
   url: string | null;
   mode: Runtime['mode'];
@@ -60,6 +69,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   if (distributed && !(cfg.DATABASE_URL && cfg.NATS_URL)) {
     throw new Error(`invalid configuration: ${cfg.DATABASE_URL ? 'NATS_URL' : 'DATABASE_URL'} is required in distributed mode (set both DATABASE_URL and NATS_URL, or neither for embedded mode)`);
   }
+  const natsAuthOpts = distributed ? natsAuth(cfg) : undefined;
   const dataDir = resolve(cfg.DATA_DIR);
   const secret = tokenSecret(cfg.JWT_SECRET, dataDir, !distributed);
   const names = cfg.BINDERY_SERVICES.split(',');
@@ -70,9 +80,10 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const retry: RetryPolicy = { attempts: cfg.EVENT_RETRY_ATTEMPTS, baseMs: cfg.EVENT_RETRY_BASE_MS, maxMs: cfg.EVENT_RETRY_MAX_MS };
   if (distributed) {
     database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
-    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, metrics, retry });
+    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, metrics, retry, auth: natsAuthOpts, streamReplicas: cfg.NATS_STREAM_REPLICAS,
+      inboxPrefix: `_INBOX.${names.join('_')}` });
   } else {
-    database = await openPGlite(join(dataDir, 'db'));
+    database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
     bus = new MemoryBus({ logger: log, metrics, retry });
   }
   metrics.watchBus(() => bus.status());

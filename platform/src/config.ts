@@ -67,6 +67,14 @@ export const BaseConfig = Type.Object({
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
+  /** this process's NATS user (with NATS_PASSWORD), or NATS_CREDS: a .creds file (JWT + nkey seed) */
+  NATS_USER: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_PASSWORD: Type.Optional(Type.String({ minLength: 1 })),
+  NATS_CREDS: Type.Optional(Type.String({ minLength: 1 })),
+  /** copies of each event stream JetStream keeps (a clustered server: 3) */
+  NATS_STREAM_REPLICAS: Type.Integer({ minimum: 1, maximum: 5, default: 1 }),
+  /** PGlite's shared_buffers in embedded mode (Postgres units: kB, MB, GB) */
+  PGLITE_SHARED_BUFFERS: Type.String({ default: '32MB', pattern: '^[1-9][0-9]*(kB|MB|GB)$' }),
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   RPC_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120000, default: 10000 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 600000, default: 15000 }),

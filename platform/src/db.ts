@@ -4,9 +4,9 @@ import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 
 // Kysely<any>: each service describes its own tables at the query site; the schema is per service.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each service types its own tables at the query site
 export type Db = Kysely<any>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: as Db
 export type Trx = Transaction<any>;
 export type DbOrTrx = Db | Trx;
 
@@ -31,12 +31,22 @@ export async function openPostgres(url: string, opts: { max?: number; applicatio
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
 
-export async function openPGlite(dataDir: string): Promise<Database> {
+export interface PGliteTuning {
+  /** Postgres `shared_buffers` inside the WASM heap, e.g. `32MB` */
+  sharedBuffers?: string;
+}
+
+// PGlite's default shared_buffers (128MB) is allocated and touched in the WASM heap at start:
+// ~140 MB of an idle embedded process's RSS. Reads past the buffers come from the OS page cache.
+export const PGLITE_SHARED_BUFFERS = '32MB';
+
+export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGliteDialect } = await import('kysely-pglite-dialect');
   if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
-  const lite = await PGlite.create(dataDir, { extensions: { pg_trgm } });
+  const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${tuning.sharedBuffers ?? PGLITE_SHARED_BUFFERS}`];
+  const lite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams });
   await lite.exec('create extension if not exists pg_trgm');
   const db = new Kysely({ dialect: new PGliteDialect(lite) });
   return { db, kind: 'pglite', close: () => db.destroy() };

@@ -59,20 +59,20 @@ export function spawnTs(file: string, args: string[], ready: RegExp, env: Record
 
 export const startRef = () => spawnTs(join(BENCH, 'ref-server.ts'), [], /ref listening at (http:\/\/\S+)/);
 
-export interface LoadGen {
+export interface LoadGen<J extends Job = Job, M extends Measured = Measured> {
   pid: number;
-  run(job: Job): Promise<Measured>;
+  run(job: J): Promise<M>;
   stop(): Promise<void>;
 }
 
-/** autocannon in a forked process, one job at a time over IPC; a job may take its duration + 30 s. */
-export function startLoadGen(): Promise<LoadGen> {
-  const child = fork(join(BENCH, 'load-worker.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** autocannon in a forked process (`worker`), one job at a time over IPC; a job may take its duration + 30 s. */
+export function startLoadGen<J extends Job = Job, M extends Measured = Measured>(worker = join(BENCH, 'load-worker.ts')): Promise<LoadGen<J, M>> {
+  const child = fork(worker, [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   children.add(child);
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   let next = 0;
-  const pending = new Map<number, { resolve(m: Measured): void; reject(e: Error): void }>();
-  child.on('message', (m: { id?: number; result?: Measured; error?: string }) => {
+  const pending = new Map<number, { resolve(m: M): void; reject(e: Error): void }>();
+  child.on('message', (m: { id?: number; result?: M; error?: string }) => {
     if (m.id === undefined) return;
     const p = pending.get(m.id);
     pending.delete(m.id);
@@ -90,7 +90,7 @@ export function startLoadGen(): Promise<LoadGen> {
       resolve({
         pid: child.pid!,
         run: (job) =>
-          new Promise<Measured>((res, rej) => {
+          new Promise<M>((res, rej) => {
             const id = next++;
             const t = setTimeout(() => {
               pending.delete(id);

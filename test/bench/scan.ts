@@ -50,6 +50,8 @@ const CFG = {
 for (const s of CFG.steps) if (!STEPS.includes(s)) throw new Error(`BENCH_STEPS: unknown step ${s} (known: ${STEPS.join(', ')})`);
 const want = (s: Step) => CFG.steps.includes(s);
 const OUT = join(ROOT, 'test/.tmp/bench-scan');
+// the corpora live here, which is no default library root
+process.env.LIBRARY_ROOTS ??= OUT;
 
 /** Outside load (cores) while `fn` ran: processes of this run that outlive it do not count as outside. */
 async function withLoad<T>(roles: Roles, fn: () => Promise<T>): Promise<{ value: T; otherCores: number }> {

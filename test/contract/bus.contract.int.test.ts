@@ -7,7 +7,7 @@ import { migrate, openPGlite, openPostgres, type Database, type Db, type Migrati
 import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations } from '../../platform/src/event-store';
 import { createLogger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';
-import { connectNatsBus, NatsBus } from '../../platform/src/bus/nats-bus';
+import { connectNatsBus, type NatsBus } from '../../platform/src/bus/nats-bus';
 import { RpcUnavailableError, type Bus, type RetryPolicy, type Subscription } from '../../platform/src/bus/types';
 import type { BusLogger } from '../../platform/src/bus/failures';
 import { Metrics } from '../../platform/src/metrics';

@@ -1,7 +1,7 @@
 // PDF, MOBI, AZW3, CBZ (manga) and EPUB samples made by real tools, in a library with two folders:
 // metadata from each format's own header, and the SHA-256 and KOReader document id of every file
 // equal to the reference values computed with KOReader's own code.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes } from '../support/bindery';
@@ -14,18 +14,22 @@ import { buildMobi } from '../../services/catalog/test/fixtures/books';
 const modes = await availableModes();
 const get = instances(modes);
 
-const samples = readFileSync(join(SAMPLES, 'manifest.tsv'), 'utf8').trimEnd().split('\n').slice(1).map((l) => {
+// ../shared sits next to the repository (resolved from its root): without it this file skips.
+const GOLDEN = join(ROOT, '../shared/peers/samples/koreader-partial-md5.tsv');
+const HAVE_SAMPLES = existsSync(join(SAMPLES, 'manifest.tsv')) && existsSync(GOLDEN);
+if (!HAVE_SAMPLES) console.warn(`skipped: sample books need ${SAMPLES} and ${GOLDEN}, which are absent`);
+const samples = (HAVE_SAMPLES ? readFileSync(join(SAMPLES, 'manifest.tsv'), 'utf8') : 'header').trimEnd().split('\n').slice(1).map((l) => {
   const [path, kind, format, title, authors] = l.split('\t');
   return { path: path!, kind: kind!, format: format!, title: title!, authors: authors ? authors.split(' & ') : [] };
 });
 const golden = new Map(
-  readFileSync(join(ROOT, '../shared/peers/samples/koreader-partial-md5.tsv'), 'utf8').trimEnd().split('\n').slice(1)
+  (HAVE_SAMPLES ? readFileSync(GOLDEN, 'utf8') : 'header').trimEnd().split('\n').slice(1)
     .map((l) => l.split('\t')).filter((c) => c[0] === 'samples').map((c) => [c[1]!, { sha256: c[3]!, partial_md5: c[4]! }]),
 );
 const good = samples.filter((s) => s.kind === 'book');
 const extra = manifest(FIXTURE).find((r) => r.kind === 'book' && r.format === 'epub3')!;
 
-describe.each(modes)('sample books in a two-folder library (%s)', (mode) => {
+describe.skipIf(!HAVE_SAMPLES).each(modes)('sample books in a two-folder library (%s)', (mode) => {
   let call: Call;
   let admin: Account;
   let list: Record<string, any>[];

@@ -8,7 +8,7 @@ import {
 const UPDATED = 'password updated successfully';
 const NEW = 'n3w-passphrase';
 
-const modes = await availableModes();
+const modes = (await availableModes()).filter((m) => m === 'embedded'); // account rules: embedded tier; the bus is the distributed tier's (smoke, contract, fault, replicas)
 const instance = instances(modes);
 
 for (const mode of modes) {

@@ -8,7 +8,7 @@ import {
 
 const UPDATED = 'profile updated successfully';
 
-const modes = await availableModes();
+const modes = (await availableModes()).filter((m) => m === 'embedded'); // account rules: embedded tier; the bus is the distributed tier's (smoke, contract, fault, replicas)
 const instance = instances(modes);
 
 for (const mode of modes) {

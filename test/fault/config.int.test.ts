@@ -16,6 +16,10 @@ describe('configuration errors stop the process', () => {
     [{ COOKIE_SECURE: 'yes' }, 'invalid configuration: COOKIE_SECURE must be true or false, got "yes"'],
     [{ JWT_SECRET: 'too-short' }, 'invalid configuration: JWT_SECRET must be at least 32 characters'],
     [{ DATABASE_URL: 'postgres://127.0.0.1/x' }, 'invalid configuration: NATS_URL is required in distributed mode'],
+    [{ PGLITE_SHARED_BUFFERS: '128' }, 'invalid configuration: PGLITE_SHARED_BUFFERS must be matching ^[1-9][0-9]*(kB|MB|GB)$, got "128"'],
+    [{ NATS_STREAM_REPLICAS: '0' }, 'invalid configuration: NATS_STREAM_REPLICAS must be between 1 and 5, got "0"'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1:1/x', NATS_URL: 'nats://127.0.0.1:1', NATS_USER: 'catalog' }, 'invalid configuration: NATS_PASSWORD is required with NATS_USER'],
+    [{ DATABASE_URL: 'postgres://127.0.0.1:1/x', NATS_URL: 'nats://127.0.0.1:1', NATS_CREDS: '/x.creds', NATS_USER: 'catalog' }, 'invalid configuration: NATS_CREDS and NATS_USER are exclusive'],
   ])('%o', (env, message) => {
     const r = run('main.ts', env as Record<string, string>);
     expect(r.status).toBe(1);

@@ -154,8 +154,17 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
   return b;
 }
 
-/** The modes this machine can run: distributed only when Postgres answers (nats-server is started privately). */
+/**
+ * The modes this machine can run: distributed only when Postgres answers (nats-server is started
+ * privately). Under vitest, a test file that cannot run its distributed suites shows a skipped one
+ * that says why, instead of leaving them out silently.
+ */
 export async function availableModes(): Promise<Mode[]> {
   const b = await resolveBackends();
-  return b.postgresUrl ? ['embedded', 'distributed'] : ['embedded'];
+  if (b.postgresUrl) return ['embedded', 'distributed'];
+  if (process.env.VITEST) {
+    const { describe, it } = await import('vitest');
+    describe.skip(`distributed mode (${b.describe})`, () => it('needs PostgreSQL', () => undefined));
+  }
+  return ['embedded'];
 }

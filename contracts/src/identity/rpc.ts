@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { Role } from './events';
+import { ReaderAuthRequests } from './reader-auth';
 
 /** Who is calling, as the gateway authenticated them. Identity re-checks roles against its own state. */
 export const Caller = Type.Object({
@@ -76,6 +77,7 @@ export const IdentityRequests = {
   'config-get': Type.Object({ caller: Caller }),
   'config-put': Type.Object({ caller: Caller, input: Input }),
   'setup-status': Type.Object({}),
+  ...ReaderAuthRequests,
 } as const;
 
 export type IdentityOp = keyof typeof IdentityRequests;

@@ -69,7 +69,10 @@ export class MemoryBus implements Bus {
     const wake = new Wake();
     const ctl = new AbortController();
     let set = this.sourceWaiters.get(sourceName);
-    if (!set) this.sourceWaiters.set(sourceName, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.sourceWaiters.set(sourceName, set);
+    }
     const w = () => wake.wake();
     set.add(w);
     const name = durable?.name ?? `follow:${sourceName}`;

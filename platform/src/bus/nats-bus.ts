@@ -1,6 +1,7 @@
 // Distributed mode's bus. Each source service's events live in one JetStream stream, fed by the
 // service's outbox relay; request/reply runs as NATS micro services whose replicas share a queue group.
-import { connect, headers, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import { connect, credsAuthenticator, headers, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
 import {
   jetstreamManager,
   AckPolicy,
@@ -56,6 +57,8 @@ export class NatsBus implements Bus {
   private closing: Promise<void> | null = null;
   /** false between a disconnect and the reconnect */
   connected = true;
+  /** copies JetStream keeps of each event stream (NATS_STREAM_REPLICAS; 3 on a 3-server cluster) */
+  streamReplicas = 1;
 
   constructor(
     readonly nc: NatsConnection,
@@ -87,6 +90,7 @@ export class NatsBus implements Bus {
       max_bytes: -1,
       max_age: 0,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
+      num_replicas: this.streamReplicas,
     };
     try {
       await this.jsm.streams.add(cfg);
@@ -454,13 +458,24 @@ export interface NatsBusOptions {
   logger?: BusLogger;
   metrics?: Metrics;
   retry?: RetryPolicy;
+  /** this process's own NATS user: a user and password, or a .creds file (JWT and nkey seed) */
+  auth?: { user: string; pass: string } | { credsFile: string };
+  /** copies JetStream keeps of each event stream (3 on a 3-node cluster) */
+  streamReplicas?: number;
+  /** reply subjects of this process (e.g. `_INBOX.catalog`), so NATS permissions keep other services' replies out of reach */
+  inboxPrefix?: string;
 }
 
 export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
   const log = opts.logger ?? createLogger('bus');
+  const auth = opts.auth;
   const nc = await connect({
     servers: url.split(',').map((s) => s.trim()),
     ...(opts.name ? { name: opts.name } : {}),
+    ...(opts.inboxPrefix ? { inboxPrefix: opts.inboxPrefix } : {}),
+    ...(auth && 'user' in auth ? { user: auth.user, pass: auth.pass } : {}),
+    // read on every (re)connect, so a rotated file is picked up without a restart
+    ...(auth && 'credsFile' in auth ? { authenticator: credsAuthenticator(() => readFileSync(auth.credsFile)) } : {}),
     maxReconnectAttempts: -1,
     // errors become RpcUnavailableError; stack traces captured per request are never shown
     noAsyncTraces: true,
@@ -468,6 +483,7 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
   let bus: NatsBus;
   try {
     bus = new NatsBus(nc, await jetstreamManager(nc), log, opts.metrics, opts.retry);
+    bus.streamReplicas = opts.streamReplicas ?? 1;
   } catch (e) {
     await nc.close();
     throw e;

@@ -1,15 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashFile } from '../src/formats';
 
-const SAMPLES = '/work/shared/peers/samples';
+// ../shared sits next to the repository: resolved from the repo root; its tests skip when it is absent.
+const REPO = join(import.meta.dirname, '../../..');
+const SAMPLES = join(REPO, '../shared/peers/samples');
 const BOOKS = join(SAMPLES, 'books');
+const HAVE_SAMPLES = existsSync(join(SAMPLES, 'koreader-partial-md5.tsv'));
+if (!HAVE_SAMPLES) console.warn(`skipped: formats-hash needs ${BOOKS}, which is absent`);
 
 interface Row { set: string; path: string; size: number; sha256: string; partial_md5: string }
 
-const rows: Row[] = readFileSync(join(SAMPLES, 'koreader-partial-md5.tsv'), 'utf8')
+const rows: Row[] = (HAVE_SAMPLES ? readFileSync(join(SAMPLES, 'koreader-partial-md5.tsv'), 'utf8') : '')
   .split('\n').slice(1).filter((l) => l.trim() !== '')
   .map((l) => {
     const [set, path, size, sha256, partial_md5] = l.split('\t') as [string, string, string, string, string];
@@ -32,7 +36,7 @@ function pattern(size: number): Buffer {
   return b;
 }
 
-describe('hashFile against the KOReader golden values', () => {
+describe.skipIf(!HAVE_SAMPLES)('hashFile against the KOReader golden values (../shared/peers/samples)', () => {
   it('has both sets', () => {
     expect(rows.filter((r) => r.set === 'samples').length).toBe(16);
     expect(rows.filter((r) => r.set === 'synthetic').length).toBe(18);

@@ -9,7 +9,11 @@ import { ArchiveLimitError } from '../src/formats/book-error';
 import { buildMobi, jpeg, lyingPng, makeEpub, png } from './fixtures/books';
 import { buildZip } from './fixtures/zip-writer';
 
-const BOOKS = '/work/shared/peers/samples/books';
+// ../shared sits next to the repository: resolved from the repo root; its tests skip when it is absent.
+const REPO = join(import.meta.dirname, '../../..');
+const BOOKS = join(REPO, '../shared/peers/samples/books');
+const HAVE_SAMPLES = existsSync(BOOKS);
+if (!HAVE_SAMPLES) console.warn(`skipped: 4 tests of formats-robustness needs ${BOOKS}, which is absent`);
 const tmp = mkdtempSync(join(tmpdir(), 'bindery-formats-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -276,7 +280,7 @@ describe('MOBI', () => {
     expect(r.cover).toBeNull();
   });
 
-  it('rejects garbage, empty and truncated files', async () => {
+  it.skipIf(!HAVE_SAMPLES)('rejects garbage, empty and truncated files', async () => {
     const good = readFileSync(join(BOOKS, '静かな川.mobi'));
     expect((await failure(file('zero.mobi', ''), 'mobi')).message).toMatch(/^not a valid MOBI/u);
     expect((await failure(file('garbage.mobi', Buffer.alloc(500, 0x41)), 'mobi')).message).toBe('not a valid MOBI: not a Mobipocket file');
@@ -332,7 +336,7 @@ describe('FB2', () => {
 });
 
 describe('PDF', () => {
-  it('rejects a file without a PDF header, and a truncated PDF never hangs', async () => {
+  it.skipIf(!HAVE_SAMPLES)('rejects a file without a PDF header, and a truncated PDF never hangs', async () => {
     expect((await failure(file('text.pdf', 'hello'), 'pdf')).message).toBe('not a valid PDF: missing %PDF header');
     await failure(file('empty.pdf', ''), 'pdf');
     const good = readFileSync(join(BOOKS, 'The Forgotten Archive_ A Novel - Emil Wójcik.pdf'));
@@ -368,7 +372,7 @@ describe('writeCovers', () => {
 });
 
 describe('mutated samples', () => {
-  it('flipped, cut and spliced bytes give a result or a BookError, never anything else', async () => {
+  it.skipIf(!HAVE_SAMPLES)('flipped, cut and spliced bytes give a result or a BookError, never anything else', async () => {
     let seed = 20_240_601;
     const random = (n: number): number => {
       seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
@@ -392,7 +396,7 @@ describe('mutated samples', () => {
 });
 
 describe('resources', () => {
-  it('leaves no file descriptors open after good and bad books alike', async () => {
+  it.skipIf(!HAVE_SAMPLES)('leaves no file descriptors open after good and bad books alike', async () => {
     const before = openFds();
     for (let round = 0; round < 3; round++) {
       for (const name of readdirSync(BOOKS)) {

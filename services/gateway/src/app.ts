@@ -25,6 +25,9 @@ import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
+import { opdsRoutes } from './routes/opds';
+import { opdsKeyRoutes } from './routes/opds-keys';
+import { liveChannel } from './routes/ws';
 
 export interface AppOptions {
   bus: Bus;
@@ -91,6 +94,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
+  opdsKeyRoutes(app, { auth, identity: call });
+  liveChannel(app, { auth, bus: o.bus, log: o.log });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

@@ -42,7 +42,7 @@ const WITH_VOLUME = new RegExp(String.raw`^(?<series>.+?)\s+${VOLUME_WORD}\s*(?<
 /** "Series #12", "Series - Chapter 004", "Series - 012", "Series Issue 7", "Series 001" */
 const WITH_NUMBER = new RegExp(String.raw`^(?<series>.+?)(?:\s*#\s*|\s+-\s+(?:${NUMBER_WORD}\s*)?|\s+${ISSUE_WORD}\s*|\s+(?=0\d))(?<number>${NUMBER})(?:\s*[-:]\s*(?<title>.+))?$`, 'iu');
 /** "07 - Title", "01 Title", "1. Title", "003" (a folder gives the series) */
-const LEADING_NUMBER = new RegExp(String.raw`^(?<number>\d{1,3}(?:\.\d{1,2})?)(?:\s*[-–—.:)]\s*|\s+)(?<title>.*\S)?$|^(?<only>\d{1,3})$`, 'u');
+const LEADING_NUMBER = /^(?<number>\d{1,3}(?:\.\d{1,2})?)(?:\s*[-–—.:)]\s*|\s+)(?<title>.*\S)?$|^(?<only>\d{1,3})$/u;
 /** "Vol. 2", "Chapter 5 - Title", "#3" (a folder gives the series) */
 const LEADING_WORD = new RegExp(String.raw`^(?:${VOLUME_WORD}|${NUMBER_WORD})\s*(?<number>${NUMBER})(?:\s*[-:.]\s*(?<title>.+))?$`, 'iu');
 

@@ -19,7 +19,7 @@ const ROLES: [tag: string, role: string][] = [
  * book, nor lend it half-parsed fields (an unclosed <Title> swallowing the next tag's text). */
 export function parseComicInfo(text: string): ComicInfo | null {
   if (XMLValidator.validate(text) !== true) return null;
-  let root;
+  let root: ReturnType<typeof parseXml>;
   try {
     root = parseXml(text);
   } catch {

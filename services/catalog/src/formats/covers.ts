@@ -2,11 +2,17 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import { BookError } from './book-error';
 
-// Every cover is decoded once: libvips' operation cache would only hold memory, growing with the library.
-sharp.cache(false);
+// libvips is loaded with the first cover, not at start: ~17 MB an idle process does not need.
+let loaded: Promise<typeof Sharp> | undefined;
+const loadSharp = () =>
+  (loaded ??= import('sharp').then(({ default: sharp }) => {
+    // Every cover is decoded once: libvips' operation cache would only hold memory, growing with the library.
+    sharp.cache(false);
+    return sharp;
+  }));
 
 const COVER_MAX_SIDE = 1200;
 const THUMB_WIDTH = 300;
@@ -30,6 +36,7 @@ export async function writeCovers(image: Buffer, dir: string, key: string): Prom
 }
 
 async function render(image: Buffer): Promise<[Buffer, Buffer]> {
+  const sharp = await loadSharp();
   try {
     // EXIF orientation applied, transparency flattened onto white (JPEG has no alpha).
     const base = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).autoOrient().flatten({ background: '#ffffff' });

@@ -51,13 +51,10 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
     await db.updateTable('media_items').set({ cover_ready: true }).where('id', '=', itemId).execute();
     return true;
   }
-  // the file changed, went away, or its picture cannot be decoded: no cover for now
-  {
     await ctx.tx(async (trx) => {
       const r = await trx.withSchema(SCHEMA).updateTable('media_items').set({ cover_key: null, cover_ready: false }).where('id', '=', itemId).where('cover_key', '=', key).returning('id').execute();
       if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'cover');
     });
-  }
   return false;
 }
 

@@ -37,7 +37,7 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
     const visited = new Set<string>([realRoot]);
     while (stack.length > 0) {
       const { rel: relDir, real: realDir } = stack.pop()!;
-      let dir;
+      let dir: Awaited<ReturnType<typeof opendir>>;
       try {
         dir = await opendir(join(root, relDir), { bufferSize: 64 });
       } catch (e) {

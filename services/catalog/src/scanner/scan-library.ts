@@ -218,7 +218,7 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
 }
 
 /** Hashes a file and reads its metadata when the outcome needs it. Runs outside any transaction. */
-async function prepare(ctx: Ctx, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>, missingBySha: Map<string, string>): Promise<void> {
+async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>, missingBySha: Map<string, string>): Promise<void> {
   const f = job.file;
   // a small zip-based book is read once: the same bytes are hashed and then unzipped
   let bytes: Buffer | undefined;

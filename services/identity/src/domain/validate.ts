@@ -56,7 +56,7 @@ export function emailProblem(e: string): string | null {
 let zones: Set<string> | null = null;
 /** An IANA zone name as the runtime's tz database knows it (canonical names and links). */
 export function isTimezone(tz: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+)*$/.test(tz)) return false;
+  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(tz)) return false;
   zones ??= new Set(Intl.supportedValuesOf('timeZone'));
   if (zones.has(tz) || tz === 'UTC') return true;
   try {

@@ -5,6 +5,7 @@ import type { RpcHandler } from '@bindery/platform';
 import * as auth from './auth';
 import * as profile from './profile';
 import * as admin from './admin';
+import * as readerAuth from './reader-auth';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Identity.IdentityOp]: (ctx: Ctx, req: Identity.IdentityRequest<K>) => Promise<Result<unknown>> };
@@ -27,6 +28,7 @@ const handlers: Handlers = {
   'config-get': admin.getConfig,
   'config-put': admin.putConfig,
   'setup-status': admin.setupStatus,
+  ...readerAuth.handlers,
 };
 
 export function endpoints(ctx: Ctx): Record<string, RpcHandler> {

@@ -5,9 +5,8 @@ import { SCHEMA } from './migrations';
 
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const toRow = (r: Record<string, any> | undefined): AttemptRow | null =>
-  r ? { failures: Number(r.failures), first_failed_at: r.first_failed_at ? new Date(r.first_failed_at) : null, locked_until: r.locked_until ? new Date(r.locked_until) : null } : null;
+const toRow = (r: Record<string, unknown> | undefined): AttemptRow | null =>
+  r ? { failures: Number(r.failures), first_failed_at: r.first_failed_at ? new Date(r.first_failed_at as string | Date) : null, locked_until: r.locked_until ? new Date(r.locked_until as string | Date) : null } : null;
 
 export async function read(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
   return toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).executeTakeFirst());

@@ -1,4 +1,5 @@
 import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { readerKeyMigration } from './reader-keys-migration';
 
 export const SCHEMA = 'identity';
 
@@ -70,4 +71,5 @@ export const migrations: Migration[] = [
       `);
     },
   },
+  readerKeyMigration,
 ];

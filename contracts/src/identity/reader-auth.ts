@@ -1,0 +1,16 @@
+// Requests for reader-app credentials (OPDS): HTTP Basic checked as a login without a session,
+// and each user's reader key (kept hashed by identity) for apps that put a secret in the path.
+import Type from 'typebox';
+import { Role } from './events';
+
+// the same shape as rpc.ts's Caller, declared here because rpc.ts spreads this module at load time
+const Caller = Type.Object({ user_id: Type.String(), role: Role, jti: Type.Optional(Type.String()), exp: Type.Optional(Type.Integer()) });
+
+export const ReaderAuthRequests = {
+  /** input: `login`, `password`; answers `{user_id, role}` under the login lock rules */
+  'credentials-verify': Type.Object({ input: Type.Record(Type.String(), Type.Unknown()) }),
+  /** the caller's own key: `get` (whether one exists), `create` (answers it once), `revoke` */
+  'reader-key': Type.Object({ caller: Caller, action: Type.Union([Type.Literal('get'), Type.Literal('create'), Type.Literal('revoke')]) }),
+  /** answers `{user_id, role}` of the key's owner, or 401 */
+  'reader-key-verify': Type.Object({ key: Type.String({ maxLength: 256 }) }),
+} as const;

@@ -1,0 +1,111 @@
+// The production output: embedded/src/main.ts and service.ts bundled with the workspace packages
+// into embedded/dist/*.js. Every other package stays an import, resolved at run time from this
+// package's own dependencies (the image installs exactly those, production only).
+//   node embedded/build.mjs              build
+//   node embedded/build.mjs --if-stale   build only when an input is newer than the output
+import { build } from 'esbuild';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+
+const here = import.meta.dirname;
+const root = join(here, '..');
+const out = join(here, 'dist');
+const stamp = join(out, '.inputs.json');
+// the workspace's packages (pnpm-workspace.yaml: `- dir` or `- dir/*`), but not the tests
+const WORKSPACE = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
+  .split('\n')
+  .map((l) => l.match(/^\s*-\s*['"]?([^'"\s]+)/)?.[1])
+  .filter((p) => p && p !== 'test')
+  .flatMap((p) => (p.endsWith('/*') ? readdirSync(join(root, p.slice(0, -2))).map((d) => `${p.slice(0, -2)}/${d}`) : [p]))
+  .filter((p) => existsSync(join(root, p, 'package.json')));
+const ENTRIES = ['main', 'service'];
+
+function newestInput() {
+  let newest = 0;
+  const walk = (dir) => {
+    for (const d of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, d.name);
+      if (d.isDirectory()) walk(p);
+      else newest = Math.max(newest, statSync(p).mtimeMs);
+    }
+  };
+  for (const pkg of WORKSPACE) {
+    const src = join(root, pkg, 'src');
+    if (existsSync(src)) walk(src);
+    newest = Math.max(newest, statSync(join(root, pkg, 'package.json')).mtimeMs);
+  }
+  newest = Math.max(newest, statSync(join(here, 'build.mjs')).mtimeMs, statSync(join(root, 'pnpm-lock.yaml')).mtimeMs);
+  return newest;
+}
+
+function isFresh() {
+  if (!existsSync(stamp) || ENTRIES.some((e) => !existsSync(join(out, `${e}.js`)))) return false;
+  // A file added or removed changes the set of inputs without touching a newer mtime.
+  const { builtAt, inputs } = JSON.parse(readFileSync(stamp, 'utf8'));
+  if (inputs.some((f) => !existsSync(join(root, f)))) return false;
+  return newestInput() <= builtAt;
+}
+
+if (process.argv.includes('--if-stale') && isFresh()) process.exit(0);
+
+const started = Date.now();
+const own = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
+const externals = new Map();
+const externalise = {
+  name: 'bindery-externals',
+  setup(b) {
+    // Workspace packages (@bindery/*) and relative imports are bundled; every other bare import stays one.
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@bindery/') || args.path.startsWith('node:')) return undefined;
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      externals.set(name, args.importer);
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+rmSync(out, { recursive: true, force: true });
+const result = await build({
+  entryPoints: Object.fromEntries(ENTRIES.map((e) => [e, join(here, 'src', `${e}.ts`)])),
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [externalise],
+  banner: { js: '// Built by embedded/build.mjs from the TypeScript sources; do not edit.' },
+});
+
+// Each external must be a dependency of @bindery/embedded at the version the importing package pins,
+// or the image (which installs only these) would lack it or carry another version.
+const problems = [];
+for (const [name, importer] of externals) {
+  if (name.startsWith('@types/')) continue;
+  const pkgDir = findPackageDir(importer);
+  const declared = pkgDir ? readDeps(pkgDir)[name] : undefined;
+  const mine = own.dependencies?.[name];
+  if (!mine) problems.push(`${name} (imported by ${relative(root, importer)}) is not in embedded/package.json "dependencies"${declared ? `: add "${name}": "${declared}"` : ''}`);
+  else if (declared && declared !== mine) problems.push(`${name}: ${relative(root, pkgDir)} pins ${declared}, embedded/package.json pins ${mine}`);
+}
+if (problems.length) {
+  rmSync(out, { recursive: true, force: true });
+  console.error(`build failed:\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+
+const inputs = Object.keys(result.metafile.inputs).map((f) => relative(root, join(process.cwd(), f)));
+writeFileSync(stamp, JSON.stringify({ builtAt: started, inputs, externals: [...externals.keys()].sort() }, null, 1));
+console.error(`built embedded/dist (${ENTRIES.join(', ')}) in ${Date.now() - started} ms`);
+
+function findPackageDir(file) {
+  for (let d = dirname(file); d !== dirname(d); d = dirname(d)) if (existsSync(join(d, 'package.json'))) return d;
+  return null;
+}
+function readDeps(dir) {
+  const p = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  return { ...p.dependencies, ...p.devDependencies };
+}

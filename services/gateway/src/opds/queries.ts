@@ -1,0 +1,85 @@
+// The OPDS feeds' reads of the gateway's catalog tables: pages of items by library, author, series
+// or newest first, and authors and series grouped in SQL, each with its total. Every query is
+// filtered by the caller's library access the way read-model/catalog-view.ts filters.
+import { sql, type RawBuilder } from 'kysely';
+import type { Catalog } from '@bindery/contracts';
+import type { Db } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import { catalogTables } from '../read-model/tables';
+import type { Access } from '../read-model/access';
+
+const T = catalogTables();
+const items = sql.table(`${SCHEMA}.${T.items}`);
+
+/** The same condition as catalog-view.ts's: every library, the granted ones, or none. */
+export function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
+  if (access.all) return sql<boolean>`true`;
+  if (access.ids.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
+}
+
+export type ItemFilter =
+  | { by: 'library'; id: string }
+  | { by: 'recent' }
+  | { by: 'author'; name: string }
+  | { by: 'series'; name: string };
+
+export interface ItemPage {
+  items: Catalog.MediaItem[];
+  total: number;
+}
+
+export interface Group {
+  name: string;
+  count: number;
+}
+
+export class OpdsQueries {
+  constructor(private db: Db) {}
+
+  async items(access: Access, f: ItemFilter, limit: number, offset: number): Promise<ItemPage> {
+    const cond = sql<boolean>`${visible(access)} and ${this.condition(f)}`;
+    const order = f.by === 'recent'
+      ? sql`created_at desc, id`
+      : f.by === 'series'
+        ? sql`series_index asc nulls last, sort_title, id`
+        : sql`sort_title, id`;
+    const [rows, total] = await Promise.all([
+      sql<{ doc: string }>`select doc from ${items} where ${cond} order by ${order} limit ${limit} offset ${offset}`.execute(this.db),
+      sql<{ n: number }>`select count(*)::int as n from ${items} where ${cond}`.execute(this.db),
+    ]);
+    return { items: rows.rows.map((r) => JSON.parse(r.doc) as Catalog.MediaItem), total: Number(total.rows[0]?.n ?? 0) };
+  }
+
+  private condition(f: ItemFilter): RawBuilder<boolean> {
+    switch (f.by) {
+      case 'library':
+        return sql<boolean>`library_id = ${f.id}`;
+      case 'recent':
+        return sql<boolean>`true`;
+      case 'author':
+        return sql<boolean>`authors @> ${JSON.stringify([f.name])}::jsonb`;
+      case 'series':
+        return sql<boolean>`series = ${f.name}`;
+    }
+  }
+
+  /** One page of authors with their item counts, and how many authors there are. */
+  async authors(access: Access, limit: number, offset: number): Promise<{ groups: Group[]; total: number }> {
+    const from = sql`${items} cross join lateral jsonb_array_elements_text(authors) as a(v) where ${visible(access)} and a.v <> ''`;
+    return this.grouped(sql`a.v`, from, limit, offset);
+  }
+
+  async series(access: Access, limit: number, offset: number): Promise<{ groups: Group[]; total: number }> {
+    const from = sql`${items} where ${visible(access)} and series is not null and series <> ''`;
+    return this.grouped(sql`series`, from, limit, offset);
+  }
+
+  private async grouped(col: RawBuilder<unknown>, from: RawBuilder<unknown>, limit: number, offset: number) {
+    const [rows, total] = await Promise.all([
+      sql<{ name: string; n: number }>`select ${col} as name, count(*)::int as n from ${from} group by ${col} order by lower(${col}), ${col} limit ${limit} offset ${offset}`.execute(this.db),
+      sql<{ n: number }>`select count(distinct ${col})::int as n from ${from}`.execute(this.db),
+    ]);
+    return { groups: rows.rows.map((r) => ({ name: r.name, count: Number(r.n) })), total: Number(total.rows[0]?.n ?? 0) };
+  }
+}

@@ -1,0 +1,82 @@
+// Who is reading: a reader key in the path (`/opds/key/<key>/...`), the session cookie or Bearer
+// token, or HTTP Basic (what KOReader and most reader apps send). Basic is checked by identity
+// under the login lock rules; a success is remembered briefly under an HMAC of the credentials
+// (never the password), so an app fetching fifty covers does not run fifty password hashes.
+import { createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { fail, Messages, type Failure, type Identity } from '@bindery/contracts';
+import type { Auth } from '../http/authenticate';
+import type { CallIdentity } from '../http/rpc';
+import { sendFailure } from '../http/reply';
+
+export const REALM = 'Bindery';
+export const CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
+/** how long a verified Basic login is taken on trust before identity is asked again (argon2 is slow) */
+export const BASIC_TTL_MS = 60_000;
+/** a key check is one indexed lookup, so a revoked key stops working within seconds */
+export const KEY_TTL_MS = 5_000;
+
+type Verified = { user_id: string; role: Identity.Role };
+
+export function parseBasic(header: string | undefined): { login: string; password: string } | 'malformed' | null {
+  if (!header) return null;
+  const m = /^Basic\s+([A-Za-z0-9+/=_-]*)\s*$/i.exec(header);
+  if (!m) return /^Basic\b/i.test(header) ? 'malformed' : null;
+  const text = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (colon < 0) return 'malformed';
+  return { login: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+export function readerAuth(auth: Auth, identity: CallIdentity) {
+  const secret = randomBytes(32);
+  const digest = (...parts: string[]) => createHmac('sha256', secret).update(parts.join('\0')).digest('base64url');
+  const verified = new LRUCache<string, Verified>({ max: 10_000, ttl: BASIC_TTL_MS });
+  const keys = new LRUCache<string, Verified>({ max: 10_000, ttl: KEY_TTL_MS });
+
+  const challenge = (reply: FastifyReply, f: Failure) => {
+    if (f.code !== 'login_locked') reply.header('WWW-Authenticate', CHALLENGE);
+    return sendFailure(reply, f);
+  };
+
+  async function byKey(key: string): Promise<Verified | Failure> {
+    const k = digest('key', key);
+    const hit = keys.get(k);
+    if (hit) return hit;
+    const r = await identity('reader-key-verify', { key });
+    if (!r.ok) return r.error.code === 'service_unavailable' ? r.error : fail('unauthorized', Messages.invalidToken);
+    keys.set(k, r.value as Verified);
+    return r.value as Verified;
+  }
+
+  async function byBasic(login: string, password: string): Promise<Verified | Failure> {
+    const k = digest('basic', login, password);
+    const hit = verified.get(k);
+    if (hit) return hit;
+    const r = await identity('credentials-verify', { input: { login, password } });
+    if (!r.ok) return r.error;
+    verified.set(k, r.value as Verified);
+    return r.value as Verified;
+  }
+
+  /** onRequest hook of every OPDS route: sets `req.caller` or answers 401 with a Basic challenge. */
+  return async function requireReader(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const key = (req.params as { key?: string } | undefined)?.key;
+    if (key !== undefined) {
+      const v = await byKey(key);
+      // a wrong key is refused without a Basic challenge: a password would not help that URL
+      if ('code' in v) return sendFailure(reply, v);
+      req.caller = v;
+      return;
+    }
+    await auth.optionalUser(req);
+    if (req.caller) return;
+    const basic = parseBasic(req.headers.authorization);
+    if (basic === null) return challenge(reply, fail('unauthorized', Messages.unauthorized));
+    if (basic === 'malformed') return challenge(reply, fail('unauthorized', Messages.invalidCredentials));
+    const v = await byBasic(basic.login, basic.password);
+    if ('code' in v) return v.code === 'service_unavailable' ? sendFailure(reply, v) : challenge(reply, v.code === 'validation' ? fail('invalid_credentials', Messages.invalidCredentials) : v);
+    req.caller = v;
+  };
+}

@@ -1,0 +1,33 @@
+// /api/auth/opds-key: the caller's own reader key, for reader apps that drop credentials on image
+// and download requests. POST makes a new one (the old stops working) and shows it once, with the
+// catalog address that carries it; GET says whether one exists; DELETE revokes it.
+import type { FastifyInstance } from 'fastify';
+import type { Auth } from '../http/authenticate';
+import type { CallIdentity } from '../http/rpc';
+import { sendFailure } from '../http/reply';
+import { OPDS_ROOT } from './opds';
+
+interface KeyInfo {
+  exists: boolean;
+  created_at: string | null;
+  key?: string;
+}
+
+export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: Auth; identity: CallIdentity }): void {
+  const user = { onRequest: auth.requireUser };
+  app.get('/api/auth/opds-key', user, async (req, reply) => {
+    const r = await identity('reader-key', { caller: req.caller!, action: 'get' });
+    return r.ok ? reply.send(r.value) : sendFailure(reply, r.error);
+  });
+  app.post('/api/auth/opds-key', user, async (req, reply) => {
+    const r = await identity('reader-key', { caller: req.caller!, action: 'create' });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as KeyInfo;
+    const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
+    return reply.code(201).header('Cache-Control', 'no-store').send({ key: v.key, created_at: v.created_at, opds_path: path, opds_url: `${req.protocol}://${req.host}${path}` });
+  });
+  app.delete('/api/auth/opds-key', user, async (req, reply) => {
+    const r = await identity('reader-key', { caller: req.caller!, action: 'revoke' });
+    return r.ok ? reply.send({ message: 'opds key revoked' }) : sendFailure(reply, r.error);
+  });
+}

@@ -1,0 +1,132 @@
+// The live channel: GET /api/ws upgrades to a WebSocket. Authentication by the session cookie or a
+// Bearer header on the upgrade, or by a first message `{"type":"auth","token":"<jwt>"}` within 10 s.
+// Client messages: `auth`, `subscribe` `{topics:[...]}`, `unsubscribe`, `ping`. Server messages are
+// `{type, ...}` envelopes: `ready`, `subscribed`, `pong`, `event` `{topic, event, data}`, `error`.
+// Heartbeat: a WebSocket ping every 30 s; a socket that has not answered the previous one is closed.
+// docs/decisions.md, "OPDS and the live channel".
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import websocket, { type WebSocket } from '@fastify/websocket';
+import { Messages, type Identity } from '@bindery/contracts';
+import type { Auth } from '../http/authenticate';
+import type { Bus, Logger, Subscription } from '@bindery/platform';
+import { ADMIN_TOPICS, LiveHub, send, TOPICS, type Member, type Topic } from '../live/hub';
+import { listenScans } from '../live/scan-feed';
+
+export const WS_PATH = '/api/ws';
+export const HEARTBEAT_MS = 30_000;
+export const AUTH_TIMEOUT_MS = 10_000;
+/** a client message is small; anything bigger is refused by the server */
+const MAX_MESSAGE_BYTES = 16 * 1024;
+const CLOSE_POLICY = 1008;
+
+export interface WsDeps {
+  auth: Auth;
+  hub: LiveHub;
+  heartbeatMs?: number;
+}
+
+type ClientMessage = { type?: unknown; token?: unknown; topics?: unknown };
+
+export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
+  void app.register(async (sub) => {
+    await sub.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+    const beat = deps.heartbeatMs ?? HEARTBEAT_MS;
+    const alive = new WeakMap<WebSocket, boolean>();
+    const timer = setInterval(() => {
+      for (const s of sub.websocketServer.clients) {
+        if (alive.get(s) === false) {
+          s.terminate();
+          continue;
+        }
+        alive.set(s, false);
+        s.ping();
+      }
+    }, beat);
+    timer.unref();
+    sub.addHook('onClose', async () => clearInterval(timer));
+
+    // the upgrade carries the cookie or a Bearer header; without one, the first message must authenticate
+    sub.addHook('onRequest', async (req) => {
+      if (req.url.split('?', 1)[0] === WS_PATH) await deps.auth.optionalUser(req);
+    });
+
+    sub.get(WS_PATH, { websocket: true }, (socket, req) => {
+      alive.set(socket, true);
+      socket.on('pong', () => alive.set(socket, true));
+      let member: Member | null = null;
+      const reply = (msg: unknown) => (member ? send(member, JSON.stringify(msg), deps.hub) : socket.send(JSON.stringify(msg)));
+      const admit = (caller: Identity.Caller) => {
+        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set() };
+        deps.hub.add(member);
+        reply({ type: 'ready', user_id: caller.user_id, role: caller.role, topics: [...TOPICS], heartbeat_ms: beat });
+      };
+      socket.on('close', () => {
+        if (member) deps.hub.remove(member);
+      });
+      const deadline = setTimeout(() => {
+        if (!member) socket.close(CLOSE_POLICY, Messages.unauthorized);
+      }, AUTH_TIMEOUT_MS);
+      socket.on('close', () => clearTimeout(deadline));
+      if (req.caller) admit(req.caller);
+
+      socket.on('message', (raw: Buffer, isBinary: boolean) => {
+        void (async () => {
+          let msg: ClientMessage;
+          try {
+            msg = isBinary ? {} : (JSON.parse(raw.toString()) as ClientMessage);
+          } catch {
+            return reply({ type: 'error', error: 'invalid message' });
+          }
+          if (typeof msg !== 'object' || msg === null) return reply({ type: 'error', error: 'invalid message' });
+          switch (msg.type) {
+            case 'ping':
+              return reply({ type: 'pong', at: new Date().toISOString() });
+            case 'auth': {
+              if (member) return reply({ type: 'error', error: 'already authenticated' });
+              const caller = typeof msg.token === 'string' ? await callerOf(deps.auth, msg.token) : null;
+              if (!caller) {
+                reply({ type: 'error', error: Messages.invalidToken });
+                return socket.close(CLOSE_POLICY, Messages.invalidToken);
+              }
+              return admit(caller);
+            }
+            case 'subscribe':
+            case 'unsubscribe': {
+              if (!member) return reply({ type: 'error', error: Messages.unauthorized });
+              const topics = Array.isArray(msg.topics) ? msg.topics : null;
+              if (!topics || topics.length === 0 || !topics.every((t): t is Topic => TOPICS.includes(t as Topic))) {
+                return reply({ type: 'error', error: `topics must be a list of: ${TOPICS.join(', ')}` });
+              }
+              const m: Member = member;
+              if (msg.type === 'subscribe' && m.role !== 'admin' && topics.some((t) => ADMIN_TOPICS.has(t))) return reply({ type: 'error', error: Messages.adminRequired });
+              for (const t of topics) msg.type === 'subscribe' ? m.topics.add(t) : m.topics.delete(t);
+              return reply({ type: 'subscribed', topics: [...m.topics].sort() });
+            }
+            default:
+              return reply({ type: 'error', error: 'unknown message type' });
+          }
+        })();
+      });
+    });
+  });
+}
+
+/** A user JWT checked exactly like the HTTP routes check it (signature, revocation, current role). */
+async function callerOf(auth: Auth, token: string): Promise<Identity.Caller | null> {
+  const req = { headers: { authorization: `Bearer ${token}` }, cookies: {}, caller: null } as unknown as FastifyRequest;
+  await auth.optionalUser(req);
+  return req.caller;
+}
+
+/** The channel with its sources: registered from app.ts in one line. */
+export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger }): void {
+  const hub = new LiveHub();
+  wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS });
+  let scans: Subscription | null = null;
+  app.addHook('onReady', async () => {
+    scans = await listenScans(deps.bus, hub, deps.log);
+  });
+  app.addHook('onClose', async () => {
+    await scans?.stop();
+  });
+}

@@ -1,0 +1,86 @@
+// Credentials of reader apps: HTTP Basic checked like a login (same failure count and lock, no
+// session issued), and per-user reader keys for apps that cannot send credentials on every request.
+import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
+import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
+import { invalidRequest, readStrings, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
+import * as users from '../store/users';
+import * as attempts from '../store/login-attempts';
+import * as keys from '../store/reader-keys';
+import type { Ctx } from './context';
+
+export interface Verified {
+  user_id: string;
+  role: Identity.Role;
+}
+
+/** The login rules (lock first, a failure counts, success clears the count) without a session. */
+export async function verifyCredentials(ctx: Ctx, req: Identity.IdentityRequest<'credentials-verify'>): Promise<Result<Verified>> {
+  const f = readStrings(req.input, ['login', 'password'] as const);
+  if (!f) return err(invalidRequest());
+  if (f.login === '' || f.password === '') return err(fail('invalid_credentials', Messages.invalidCredentials));
+  if (f.login.length > LOGIN_MAX) return err(validation(`login must be at most ${LOGIN_MAX} characters`));
+  if (f.password.length > LOGIN_PASSWORD_MAX) return err(validation(`password must be at most ${LOGIN_PASSWORD_MAX} characters`));
+  const key = f.login;
+  const now = ctx.rt.now();
+  const lock = activeLock(await attempts.read(ctx.rt.db, key), now);
+  if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
+
+  const user = await users.findByLogin(ctx.rt.db, key);
+  let good = false;
+  if (user) good = await ctx.verify(user.password_hash, f.password);
+  else await ctx.burn(f.password);
+
+  const settings = await ctx.settings();
+  return ctx.tx(async (trx) => {
+    const t = ctx.rt.now();
+    const row = await attempts.lockRow(trx, key);
+    const held = activeLock(row, t);
+    if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
+    if (!good) {
+      const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
+      await attempts.write(trx, key, next);
+      if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
+      return err(fail('invalid_credentials', Messages.invalidCredentials));
+    }
+    if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
+    if (row) await attempts.clear(trx, key);
+    return ok({ user_id: user!.id, role: user!.role });
+  });
+}
+
+export interface ReaderKeyInfo {
+  exists: boolean;
+  created_at: string | null;
+  /** the key itself: only in the answer that created it */
+  key?: string;
+}
+
+/** The caller's own reader key: read whether one exists, make a new one, or revoke it. */
+export async function readerKey(ctx: Ctx, req: Identity.IdentityRequest<'reader-key'>): Promise<Result<ReaderKeyInfo>> {
+  const me = await users.findById(ctx.rt.db, req.caller.user_id);
+  if (!me) return err(fail('unauthorized', Messages.invalidToken));
+  switch (req.action) {
+    case 'get': {
+      const at = await keys.createdAt(ctx.rt.db, me.id);
+      return ok({ exists: at !== null, created_at: at?.toISOString() ?? null });
+    }
+    case 'create': {
+      const k = await keys.issue(ctx.rt.db, me.id, ctx.rt.now());
+      return ok({ exists: true, created_at: k.created_at.toISOString(), key: k.key });
+    }
+    case 'revoke':
+      await keys.revoke(ctx.rt.db, me.id);
+      return ok({ exists: false, created_at: null });
+  }
+}
+
+export async function verifyReaderKey(ctx: Ctx, req: Identity.IdentityRequest<'reader-key-verify'>): Promise<Result<Verified>> {
+  const o = req.key.length > 0 && req.key.length <= 128 ? await keys.owner(ctx.rt.db, req.key) : null;
+  return o ? ok(o) : err(fail('unauthorized', Messages.invalidToken));
+}
+
+export const handlers = {
+  'credentials-verify': verifyCredentials,
+  'reader-key': readerKey,
+  'reader-key-verify': verifyReaderKey,
+};

@@ -1,0 +1,134 @@
+// Reading OPDS documents in tests, and running the third-party checkers of ../shared/peers on
+// them: the RELAX NG validator (validate-opds.sh) and the two client parsers (opds-client-check.mjs).
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ROOT } from '../support/bindery';
+
+// fast-xml-parser is the catalog's dependency; resolved from there rather than added to the root
+type Parser = { parse(xml: string): Record<string, any> };
+const { XMLParser } = createRequire(join(ROOT, 'services/catalog/package.json'))('fast-xml-parser') as { XMLParser: new (o: Record<string, unknown>) => Parser };
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  removeNSPrefix: false,
+  textNodeName: '#text',
+  isArray: (name: string) => ['entry', 'link', 'author', 'category', 'Url'].includes(name),
+  parseTagValue: false,
+});
+
+export interface Link {
+  rel: string;
+  href: string;
+  type: string;
+  length?: string;
+  title?: string;
+}
+
+export interface Entry {
+  id: string;
+  title: string;
+  updated: string;
+  authors: string[];
+  links: Link[];
+  categories: string[];
+  summary?: string;
+  content?: string;
+}
+
+export interface Feed {
+  id: string;
+  title: string;
+  links: Link[];
+  entries: Entry[];
+  total?: number;
+  perPage?: number;
+  startIndex?: number;
+}
+
+const text = (v: unknown): string => (v === undefined ? '' : typeof v === 'object' && v !== null ? String((v as Record<string, unknown>)['#text'] ?? '') : String(v));
+
+export function parseFeed(xml: string): Feed {
+  const doc = parser.parse(xml);
+  const f = doc.feed;
+  if (!f) throw new Error(`not an Atom feed: ${xml.slice(0, 200)}`);
+  const num = (k: string) => (f[k] === undefined ? undefined : Number(text(f[k])));
+  return {
+    id: text(f.id),
+    title: text(f.title),
+    links: (f.link ?? []) as Link[],
+    entries: ((f.entry ?? []) as Record<string, any>[]).map((e) => ({
+      id: text(e.id),
+      title: text(e.title),
+      updated: text(e.updated),
+      authors: ((e.author ?? []) as Record<string, unknown>[]).map((a) => text(a.name)),
+      links: (e.link ?? []) as Link[],
+      categories: ((e.category ?? []) as Record<string, string>[]).map((c) => c.term!),
+      summary: e.summary === undefined ? undefined : text(e.summary),
+      content: e.content === undefined ? undefined : text(e.content),
+    })),
+    total: num('opensearch:totalResults'),
+    perPage: num('opensearch:itemsPerPage'),
+    startIndex: num('opensearch:startIndex'),
+  };
+}
+
+export function parseXml(xml: string): Record<string, any> {
+  return parser.parse(xml);
+}
+
+export const linkOf = (links: Link[], rel: string) => links.find((l) => l.rel === rel);
+
+export const basic = (login: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}` });
+
+const run = promisify(execFile);
+const PEERS = join(ROOT, '../shared/peers');
+const VALIDATOR = join(PEERS, 'validate-opds.sh');
+const CLIENTS = join(PEERS, 'opds-client-check.mjs');
+/** node_modules of ../shared/peers (`npm ci --ignore-scripts` there, or in a copy named by BINDERY_PEERS_NODE_MODULES) */
+const peerModules = process.env.BINDERY_PEERS_NODE_MODULES ?? join(PEERS, 'node_modules');
+
+/** Why the RELAX NG check can't run here, or null when it can. */
+export async function validatorMissing(): Promise<string | null> {
+  if (!existsSync(VALIDATOR)) return `${VALIDATOR} is absent`;
+  for (const tool of ['jing', 'xmllint', 'curl']) {
+    try {
+      await run('sh', ['-c', `command -v ${tool}`]);
+    } catch {
+      return `${tool} is not installed (apt-get install jing libxml2-utils curl)`;
+    }
+  }
+  return null;
+}
+
+export function clientsMissing(): string | null {
+  if (!existsSync(CLIENTS)) return `${CLIENTS} is absent`;
+  if (!existsSync(join(peerModules, 'r2-opds-js')) || !existsSync(join(peerModules, 'opds-feed-parser'))) {
+    return `the OPDS client parsers are not installed (npm ci --ignore-scripts in ../shared/peers, or set BINDERY_PEERS_NODE_MODULES)`;
+  }
+  return null;
+}
+
+export interface PeerRun {
+  code: number;
+  out: string;
+}
+
+async function runPeer(cmd: string, args: string[], env: Record<string, string>): Promise<PeerRun> {
+  try {
+    const r = await run(cmd, args, { env: { ...process.env, ...env }, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 });
+    return { code: 0, out: r.stdout + r.stderr };
+  } catch (e) {
+    const x = e as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof x.code === 'number' ? x.code : -1, out: `${x.stdout ?? ''}${x.stderr ?? ''}` };
+  }
+}
+
+/** validate-opds.sh on a live URL with HTTP Basic credentials (it follows the feed's search link). */
+export const validateOpds = (url: string, auth: string) => runPeer(VALIDATOR, [url], { CURL_AUTH: auth });
+
+/** opds-client-check.mjs on a live URL: Readium's and NYPL's parsers. */
+export const clientCheck = (url: string, auth: string) => runPeer(process.execPath, [CLIENTS, url, '--json'], { CURL_AUTH: auth, NODE_PATH: peerModules });
