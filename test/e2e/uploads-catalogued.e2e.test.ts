@@ -38,7 +38,7 @@ describe.each(modes)('uploads serve catalogued files only (%s)', (mode) => {
   it('serves the catalogued book and nothing else the folder holds, to users and admins alike', async () => {
     const list = await items(call, admin.token, lib.id);
     expect(list.map((i) => i.file_path)).toEqual(['Thomas Whitfield/the lowercase title.epub']);
-    const book = await call('GET', uploadUrl(lib.id, list[0].file_path), { token: user.token });
+    const book = await call('GET', uploadUrl(lib.id, list[0]!.file_path), { token: user.token });
     expect(book.status).toBe(200);
     expect(book.headers.get('content-type')).toBe('application/epub+zip');
     for (const token of [user.token, admin.token]) {
@@ -49,7 +49,7 @@ describe.each(modes)('uploads serve catalogued files only (%s)', (mode) => {
   });
 
   it('stops serving a file once its item is deleted', async () => {
-    const [only] = await items(call, admin.token, lib.id);
+    const only = (await items(call, admin.token, lib.id))[0]!;
     expect((await call('DELETE', `/api/media-items/${only.id}`, { token: admin.token })).status).toBe(200);
     expectError(await call('GET', uploadUrl(lib.id, only.file_path), { token: user.token }), 404, 'file not found');
   });
