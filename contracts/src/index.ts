@@ -2,3 +2,4 @@ export * from './errors';
 export * from './events';
 export * as Identity from './identity/index';
 export * as Catalog from './catalog/index';
+export * as Reading from './reading/index';

@@ -9,6 +9,7 @@ import {
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
 import { catalogService } from '@bindery/catalog';
+import { readingService } from '@bindery/reading';
 
 export const Config = Type.Object({
   ...BaseConfig.properties,
@@ -16,7 +17,7 @@ export const Config = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
-  BINDERY_SERVICES: Type.String({ default: 'identity,catalog,gateway', pattern: '^(identity|catalog|gateway)(,(identity|catalog|gateway))*$' }),
+  BINDERY_SERVICES: Type.String({ default: 'identity,catalog,reading,gateway', pattern: '^(identity|catalog|reading|gateway)(,(identity|catalog|reading|gateway))*$' }),
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
   LIBRARY_ROOTS: Type.String({ default: '/', minLength: 1 }),
   SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
@@ -71,6 +72,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   if (roots.some((r) => !isAbsolute(r))) throw new Error('invalid configuration: LIBRARY_ROOTS must be absolute paths separated by ' + JSON.stringify(delimiter));
   const modules: Record<string, ServiceModule> = {
     identity: identityService,
+    reading: readingService,
     catalog: catalogService({
       roots: roots.map((r) => resolve(r)),
       watch: cfg.SCAN_WATCH,

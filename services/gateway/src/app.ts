@@ -17,6 +17,8 @@ import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
+import { readingClient } from './http/reading-client';
+import { readingProgressRoutes } from './routes/reading-progress';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
@@ -104,6 +106,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
+  const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
+  readingProgressRoutes(app, reading);
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {
