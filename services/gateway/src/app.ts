@@ -19,6 +19,8 @@ import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
 import { readingClient } from './http/reading-client';
 import { readingProgressRoutes } from './routes/reading-progress';
+import { readingConflictRoutes } from './routes/reading-conflicts';
+import { readingAnnotationRoutes } from './routes/reading-annotations';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
@@ -108,6 +110,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
   readingProgressRoutes(app, reading);
+  readingConflictRoutes(app, reading);
+  readingAnnotationRoutes(app, reading);
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

@@ -4,6 +4,9 @@ import { err, fail, Messages, Reading, type Result } from '@bindery/contracts';
 import type { RpcHandler } from '@bindery/platform';
 import type { Ctx } from './context';
 import * as progress from './progress';
+import * as conflicts from './conflicts';
+import * as annotations from './annotations';
+import * as ratings from './ratings';
 import { usageCounts } from './usage';
 import type { Req } from './util';
 
@@ -15,6 +18,26 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'progress-delete': progress.deleteProgress,
   'progress-history': progress.history,
   'progress-item': progress.progressItem,
+  'conflicts-list': conflicts.listConflicts,
+  'conflict-get': conflicts.getConflict,
+  'conflict-resolve': conflicts.resolveConflict,
+  'conflict-delete': conflicts.deleteConflict,
+  'conflicts-bulk-resolve': conflicts.bulkResolve,
+  'conflicts-bulk-dismiss': conflicts.bulkDismiss,
+  'conflicts-dismiss-all': conflicts.dismissAll,
+  'annotations-list': annotations.listAnnotations,
+  'annotation-create': annotations.createAnnotation,
+  'annotation-get': annotations.getAnnotation,
+  'annotation-update': annotations.updateAnnotation,
+  'annotation-delete': annotations.deleteAnnotation,
+  'annotations-deleted': annotations.listDeleted,
+  'annotation-restore': annotations.restoreAnnotation,
+  'annotation-purge': annotations.purgeAnnotation,
+  'annotations-purge-all': annotations.purgeAll,
+  'rating-get': ratings.getRating,
+  'rating-create': ratings.createRating,
+  'rating-put': ratings.putRating,
+  'rating-delete': ratings.deleteRating,
 };
 
 export function endpoints(ctx: Ctx, extra: Partial<Record<string, Handler>> = {}): Record<string, RpcHandler> {
