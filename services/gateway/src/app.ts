@@ -21,6 +21,7 @@ import { readingClient } from './http/reading-client';
 import { readingProgressRoutes } from './routes/reading-progress';
 import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
+import { readingCollectionRoutes } from './routes/reading-collections';
 
 const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 const DRAIN_MAX_MS = 5000;
@@ -112,6 +113,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
+  readingCollectionRoutes(app, reading);
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

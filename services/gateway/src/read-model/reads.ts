@@ -20,7 +20,7 @@ export class Reads {
   readonly identity: IdentityView;
   private pages = new LRUCache<string, string>({ max: 5000, maxSize: 24 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 });
 
-  constructor(db: Db, readonly models: ReadModels) {
+  constructor(readonly db: Db, readonly models: ReadModels) {
     this.catalog = new CatalogView(db);
     this.identity = new IdentityView(db);
   }

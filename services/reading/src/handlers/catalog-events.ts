@@ -6,7 +6,7 @@ import type { Catalog, StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type Bus, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../store/migrations';
 import { moveItemData } from '../store/merge';
-import { t, type Ctx } from './context';
+import { logged, t, type Ctx } from './context';
 import { autoAssign } from './collections';
 
 export const CATALOG_CONSUMER = 'reading-catalog';
@@ -39,7 +39,7 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
     types: TYPES,
     checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, 'catalog'),
     handler: async (ev: StoredEvent) => {
-      await applyOnce(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, ev, (trx) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent));
+      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, ev, (trx) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent)));
       ctx.store.notify();
     },
   });

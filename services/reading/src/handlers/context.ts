@@ -53,3 +53,13 @@ const isRetryable = (e: unknown): boolean => {
 };
 
 export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
+
+/** A reaction that fails is retried by the bus; say why, or it retries in silence. */
+export async function logged<T>(ctx: Ctx, ev: { type: string; position: number }, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    ctx.rt.log.error({ err: e, type: ev.type, position: ev.position }, 'reading: reaction failed; it will be retried');
+    throw e;
+  }
+}

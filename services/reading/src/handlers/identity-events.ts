@@ -4,7 +4,7 @@ import type { Identity, StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bindery/platform';
 import { SCHEMA } from '../store/migrations';
 import { collectionOut, createSystemCollections } from '../store/collections';
-import { t, type Ctx } from './context';
+import { logged, t, type Ctx } from './context';
 
 export const IDENTITY_CONSUMER = 'reading-identity';
 const TYPES = ['identity.user-registered.v1', 'identity.user-deleted.v1'] as const;
@@ -16,7 +16,7 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
     types: TYPES,
     checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, 'identity'),
     handler: async (ev: StoredEvent) => {
-      await applyOnce(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, ev, async (trx) => {
+      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, ev, async (trx) => {
         const e = ev as unknown as Identity.IdentityEvent;
         if (e.type === 'identity.user-registered.v1') {
           const user = e.data.user_id;
@@ -27,7 +27,7 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
           await removeUser(trx, e.data.user_id);
           await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
         }
-      });
+      }));
       ctx.store.notify();
     },
   });

@@ -7,6 +7,9 @@ import * as progress from './progress';
 import * as conflicts from './conflicts';
 import * as annotations from './annotations';
 import * as ratings from './ratings';
+import * as collections from './collections';
+import * as filters from './filters';
+import * as dashboard from './dashboard';
 import { usageCounts } from './usage';
 import type { Req } from './util';
 
@@ -38,6 +41,24 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'rating-create': ratings.createRating,
   'rating-put': ratings.putRating,
   'rating-delete': ratings.deleteRating,
+  'collections-list': collections.listCollections,
+  'collection-get': collections.getCollection,
+  'collection-create': collections.createCollection,
+  'collection-update': collections.updateCollection,
+  'collection-delete': collections.deleteCollection,
+  'collection-items': collections.collectionItems,
+  'collection-add': collections.addItems,
+  'collection-remove': collections.removeItem,
+  'collection-restore-system': collections.restoreSystem,
+  'collection-preview': collections.preview,
+  'filters-list': filters.listFilters,
+  'filter-get': filters.getFilter,
+  'filter-create': filters.createFilter,
+  'filter-update': filters.updateFilter,
+  'filter-delete': filters.deleteFilter,
+  'dashboard-sections': dashboard.sections,
+  'dashboard-prefs-get': dashboard.getPrefs,
+  'dashboard-prefs-put': dashboard.putPrefs,
 };
 
 export function endpoints(ctx: Ctx, extra: Partial<Record<string, Handler>> = {}): Record<string, RpcHandler> {

@@ -1,0 +1,90 @@
+// Collections (/api/collections: system, custom, smart; items; preview; restore a system one), saved
+// filters (/api/saved-filters) and the dashboard (/api/dashboard/sections, /api/dashboard/preferences).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Catalog, fail, Messages, type Result } from '@bindery/contracts';
+import { sendFailure, sendResult } from '../http/reply';
+import { visibleItem } from '../http/reading-client';
+import { withItems, type Book } from '../read-model/reading-items';
+import { bodyOf } from './auth';
+import { queryOf } from './libraries';
+import { param, type ReadingDeps } from './reading-progress';
+
+export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
+  const user = { onRequest: auth.requireUser };
+  const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
+  const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+  const withBody = (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const input = bodyOf(req);
+      if (!input) return invalid(reply);
+      return sendResult(reply, await reading(req, op, { input, access: await access(req), query: queryOf(req), ...extra(req) }), status);
+    };
+  /** A page of member ids from reading, with each visible item's JSON. */
+  const books = async (req: FastifyRequest, reply: FastifyReply, r: Result<unknown>) => {
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as { data: Book[] };
+    return reply.send({ ...v, data: await withItems(reads.db, await access(req), v.data) });
+  };
+
+  app.get('/api/collections', user, async (req, reply) => sendResult(reply, await reading(req, 'collections-list', { access: await access(req) })));
+  app.post('/api/collections', user, withBody('collection-create', 201));
+  app.post('/api/collections/preview', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    return books(req, reply, await reading(req, 'collection-preview', { input, access: await access(req), query: queryOf(req) }));
+  });
+  app.post('/api/collections/system/restore', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    const r = await reading(req, 'collection-restore-system', { input });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const { restored, ...c } = r.value as { restored: boolean };
+    return reply.code(restored ? 201 : 200).send(c);
+  });
+  app.get('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-get', { id: param(req), access: await access(req) })));
+  for (const method of ['put', 'patch'] as const) app[method]('/api/collections/:id', user, withBody('collection-update', 200, (req) => ({ id: param(req) })));
+  app.delete('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })));
+  app.get('/api/collections/:id/items', user, async (req, reply) => books(req, reply, await reading(req, 'collection-items', { id: param(req), access: await access(req), query: queryOf(req) })));
+  app.post('/api/collections/:id/items', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    const ids = input.media_item_ids;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((i) => Catalog.isUuid(i))) return sendFailure(reply, fail('validation', 'media_item_ids must be a non-empty list of media item ids'));
+    // only items the caller may see can be added; the others are reported as not found
+    const a = await access(req);
+    const ok: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    for (const id of ids as string[]) ((await reads.catalog.itemLibrary(a, id)) ? ok.push(id.toLowerCase()) : failed.push({ id, error: Messages.mediaItemNotFound }));
+    if (ok.length === 0) {
+      const c = await reading(req, 'collection-get', { id: param(req) });
+      if (!c.ok) return sendFailure(reply, c.error);
+      return reply.send({ message: 'items added', added: [], failed });
+    }
+    const r = await reading(req, 'collection-add', { id: param(req), input: { media_item_ids: ok } });
+    if (!r.ok) return sendFailure(reply, r.error);
+    return reply.send({ ...(r.value as object), failed });
+  });
+  app.delete('/api/collections/:id/items/:item', user, async (req, reply) => {
+    const item = await visibleItem(reads, req, reply, param(req, 'item'));
+    if (!item) return reply;
+    return sendResult(reply, await reading(req, 'collection-remove', { id: param(req), item_id: item }));
+  });
+
+  app.get('/api/saved-filters', user, async (req, reply) => sendResult(reply, await reading(req, 'filters-list', { query: queryOf(req) })));
+  app.post('/api/saved-filters', user, withBody('filter-create', 201));
+  app.get('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-get', { id: param(req) })));
+  for (const method of ['put', 'patch'] as const) app[method]('/api/saved-filters/:id', user, withBody('filter-update', 200, (req) => ({ id: param(req) })));
+  app.delete('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })));
+
+  app.get('/api/dashboard/sections', user, async (req, reply) => {
+    const a = await access(req);
+    const r = await reading(req, 'dashboard-sections', { access: a, query: queryOf(req) });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as { sections: { books: Book[] }[] };
+    const sections = [];
+    for (const s of v.sections) sections.push({ ...s, books: await withItems(reads.db, a, s.books) });
+    return reply.send({ ...v, sections });
+  });
+  app.get('/api/dashboard/preferences', user, async (req, reply) => sendResult(reply, await reading(req, 'dashboard-prefs-get')));
+  app.put('/api/dashboard/preferences', user, withBody('dashboard-prefs-put'));
+}
