@@ -165,6 +165,14 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expectError(await call('PUT', '/api/dashboard/preferences', { token: reader.token, body: { hidden_collections: [NO_SUCH_ID] } }), 400, `collection not found: ${NO_SUCH_ID}`);
     expectError(await call('PUT', '/api/dashboard/preferences', { token: other.token, body: { hidden_collections: [system['continue-reading']!.id] } }), 400, `collection not found: ${system['continue-reading']!.id}`);
     expectError(await call('PUT', '/api/dashboard/preferences', { token: reader.token, body: { collection_order: 'x' } }), 400, 'collection_order must be a list of collection ids');
+    // a position written now shows on the very next dashboard read
+    expect((await put(call, reader.token, byTitle.Gamma!, { percentage: 0.2 })).json.status).toBe('saved');
+    const fresh = await call('GET', '/api/dashboard/sections', { token: reader.token });
+    expect(fresh.json.sections.find((x: { query_type: string }) => x.query_type === 'continue-reading').books.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([byTitle.Gamma, byTitle.Alpha]);
+    // the dashboard's projection rebuilt from the reading log answers the same
+    const rebuilt = await call('POST', '/api/admin/projections/reading/rebuild?wait=true', { token: s.admin.token });
+    expect(rebuilt.status, rebuilt.text).toBe(200);
+    expect((await call('GET', '/api/dashboard/sections', { token: reader.token })).json).toEqual(fresh.json);
     // the other user's dashboard has none of the reader's books or sections
     const theirs = await call('GET', '/api/dashboard/sections', { token: other.token });
     expect(theirs.json.sections.map((x: { name: string }) => x.name)).toEqual(SYSTEM.map((x) => x.name));

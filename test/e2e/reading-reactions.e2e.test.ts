@@ -85,6 +85,15 @@ describe.each(modes)('reading reactions (%s)', (mode) => {
     expect((await call('GET', `/api/media-items/${a.id}/rating`, { token: reader.token })).json.rating).toBe(4);
     expect((await call('GET', `/api/collections/${favourites}/items`, { token: reader.token })).json.data.map((x: { media_item_id: string }) => x.media_item_id)).toEqual([a.id]);
     expectError(await call('GET', `/api/media-items/${b.id}/progress`, { token: reader.token }), 404, 'media item not found');
+    // the dashboard, served from the gateway's projection of reading events, follows the merge
+    const d = await call('GET', '/api/dashboard/sections', { token: reader.token });
+    const cr = d.json.sections.find((x: { query_type: string }) => x.query_type === 'continue-reading');
+    expect(cr.books.map((x: { media_item_id: string; percentage: number }) => [x.media_item_id, x.percentage])).toEqual([[a.id, 0.6]]);
+    const custom = d.json.sections.find((x: { id: string }) => x.id === favourites);
+    expect(custom).toBeUndefined(); // not shown on the dashboard unless asked
+    expect((await call('PUT', `/api/collections/${favourites}`, { token: reader.token, body: { show_on_dashboard: true } })).status).toBe(200);
+    const again = await call('GET', '/api/dashboard/sections', { token: reader.token });
+    expect(again.json.sections.find((x: { id: string }) => x.id === favourites).books.map((x: { media_item_id: string }) => x.media_item_id)).toEqual([a.id]);
   });
 
   it('gives a removed book its reading data back when a file with its hash is catalogued again', async () => {

@@ -33,7 +33,7 @@ export const ReadingOps = [
   'collections-list', 'collection-get', 'collection-create', 'collection-update', 'collection-delete', 'collection-items',
   'collection-add', 'collection-remove', 'collection-restore-system', 'collection-preview',
   'filters-list', 'filter-get', 'filter-create', 'filter-update', 'filter-delete',
-  'dashboard-sections', 'dashboard-prefs-get', 'dashboard-prefs-put',
+  'dashboard-prefs-get', 'dashboard-prefs-put',
 ] as const;
 export type ReadingOp = (typeof ReadingOps)[number] | 'usage-counts';
 

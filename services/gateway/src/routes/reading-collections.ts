@@ -5,6 +5,7 @@ import { Catalog, fail, Messages, type Result } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { withItems, type Book } from '../read-model/reading-items';
+import { DashboardView } from '../read-model/dashboard-view';
 import { bodyOf } from './auth';
 import { queryOf } from './libraries';
 import { param, type ReadingDeps } from './reading-progress';
@@ -76,14 +77,14 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   for (const method of ['put', 'patch'] as const) app[method]('/api/saved-filters/:id', user, withBody('filter-update', 200, (req) => ({ id: param(req) })));
   app.delete('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })));
 
+  // served from the gateway's own tables (catalog and reading projections), no bus round trip
+  const dashboard = new DashboardView(reads.db);
   app.get('/api/dashboard/sections', user, async (req, reply) => {
-    const a = await access(req);
-    const r = await reading(req, 'dashboard-sections', { access: a, query: queryOf(req) });
-    if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as { sections: { books: Book[] }[] };
-    const sections = [];
-    for (const s of v.sections) sections.push({ ...s, books: await withItems(reads.db, a, s.books) });
-    return reply.send({ ...v, sections });
+    const raw = queryOf(req).limit;
+    const l = Array.isArray(raw) ? raw[0] : raw;
+    const limit = l === undefined || l === '' ? 20 : Number(l);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
+    return reply.send(await dashboard.sections(req.caller!.user_id, await access(req), limit));
   });
   app.get('/api/dashboard/preferences', user, async (req, reply) => sendResult(reply, await reading(req, 'dashboard-prefs-get')));
   app.put('/api/dashboard/preferences', user, withBody('dashboard-prefs-put'));

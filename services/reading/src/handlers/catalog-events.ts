@@ -65,8 +65,9 @@ async function apply(ctx: Ctx, trx: Trx, e: Catalog.CatalogEvent): Promise<void>
       await t(trx).updateTable('items').set({ removed_at: ctx.now() }).where('library_id', '=', e.data.library_id).where('removed_at', 'is', null).execute();
       return;
     case 'catalog.hash-conflict-resolved.v1': {
-      const users = await moveItemData(trx, e.data.removed_item_ids, e.data.kept_item_id, ctx.now(), 'merged');
-      await ctx.emit(trx, `item:${e.data.kept_item_id}`, [{ type: 'reading.items-merged.v1', data: { kept_item_id: e.data.kept_item_id, removed_item_ids: e.data.removed_item_ids, user_ids: users } }]);
+      const moved = await moveItemData(trx, e.data.removed_item_ids, e.data.kept_item_id, ctx.now(), 'merged');
+      await ctx.emit(trx, `item:${e.data.kept_item_id}`, [{ type: 'reading.items-merged.v1', data: { kept_item_id: e.data.kept_item_id, removed_item_ids: e.data.removed_item_ids, user_ids: moved.users } }]);
+      for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);
       return;
     }
     default:
@@ -89,8 +90,9 @@ async function restoreByHash(ctx: Ctx, trx: Trx, item: Catalog.MediaItem): Promi
       .execute();
     const oldIds = old.map((o) => o.item_id as string);
     if (oldIds.length === 0) continue;
-    const users = await moveItemData(trx, oldIds, item.id, ctx.now(), 'restored');
-    if (users.length) for (const from of oldIds) await ctx.emit(trx, `item:${item.id}`, [{ type: 'reading.item-data-restored.v1', data: { from_item_id: from, to_item_id: item.id, sha256: h, user_ids: users } }]);
+    const moved = await moveItemData(trx, oldIds, item.id, ctx.now(), 'restored');
+    if (moved.users.length) for (const from of oldIds) await ctx.emit(trx, `item:${item.id}`, [{ type: 'reading.item-data-restored.v1', data: { from_item_id: from, to_item_id: item.id, sha256: h, user_ids: moved.users } }]);
+    for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);
     return;
   }
 }

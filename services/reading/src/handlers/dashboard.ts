@@ -1,8 +1,6 @@
-// The dashboard: the caller's collections shown on it (hidden ones removed, their order applied),
-// each with its first books by media_item_id; and the preferences that hide and order them.
+// Dashboard preferences: which of the caller's collections the dashboard hides, and their order.
+// The sections themselves are served by the gateway from its projections.
 import { ok, type Result } from '@bindery/contracts';
-import { collectionOut } from '../store/collections';
-import { members, page } from './collections';
 import { t, type Ctx } from './context';
 import { bad, isUuid, no, type Req } from './util';
 
@@ -37,22 +35,4 @@ export async function putPrefs(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     await ctx.emit(trx, user, [{ type: 'reading.dashboard-preferences-changed.v1', data: { user_id: user, ...next } }]);
     return ok({ message: 'dashboard preferences updated', ...next });
   });
-}
-
-export async function sections(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const user = req.caller.user_id;
-  const p = page(req.query, 20);
-  if (!p.ok) return p;
-  const pr = await prefs(ctx, user);
-  const hidden = new Set(pr.hidden_collections);
-  const rows = (await t(ctx.rt.db).selectFrom('collections').selectAll().where('user_id', '=', user).where('show_on_dashboard', '=', true).orderBy('priority').orderBy('name').execute()).filter((r) => !hidden.has(r.id as string));
-  const rank = new Map(pr.collection_order.map((id, i) => [id, i]));
-  rows.sort((a, b) => (rank.get(a.id as string) ?? Infinity) - (rank.get(b.id as string) ?? Infinity));
-  const out = [];
-  for (const r of rows) {
-    const m = await members(ctx, user, req.access, r, p.value);
-    const c = collectionOut(r);
-    out.push({ id: c.id, name: c.name, query_type: c.query_type, is_system: c.is_system, color: c.color, icon: c.icon, priority: c.priority, total: m.total, books: m.data });
-  }
-  return ok({ sections: out, hidden_collections: pr.hidden_collections, collection_order: pr.collection_order });
 }

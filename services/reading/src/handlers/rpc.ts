@@ -56,7 +56,6 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'filter-create': filters.createFilter,
   'filter-update': filters.updateFilter,
   'filter-delete': filters.deleteFilter,
-  'dashboard-sections': dashboard.sections,
   'dashboard-prefs-get': dashboard.getPrefs,
   'dashboard-prefs-put': dashboard.putPrefs,
 };
