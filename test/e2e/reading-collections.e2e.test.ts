@@ -205,6 +205,15 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expectError(await call('PUT', `/api/saved-filters/${c.json.id}`, { token: other.token, body: { name: 'stolen' } }), 404, 'saved filter not found');
     expectError(await call('DELETE', `/api/saved-filters/${c.json.id}`, { token: other.token }), 404, 'saved filter not found');
     expect((await call('GET', '/api/saved-filters', { token: other.token })).json).toEqual({ data: [] });
+    // a saved filter that holds rules makes a dashboard section
+    const rulesFilter = await call('POST', '/api/saved-filters', { token: reader.token, body: { name: 'Gamma only', resource_type: 'collections', filter: { conditions: [{ field: 'title', op: 'equals', value: 'gamma' }] } } });
+    const section = await call('POST', '/api/collections', { token: reader.token, body: { name: 'From a filter', saved_filter_id: rulesFilter.json.id, show_on_dashboard: true } });
+    expect(section.status, section.text).toBe(201);
+    expect(section.json).toMatchObject({ is_smart: true, rules: { match: 'all', conditions: [{ field: 'title', op: 'equals', value: 'gamma' }] } });
+    const dash = await call('GET', '/api/dashboard/sections', { token: reader.token });
+    expect(dash.json.sections.find((x: { id: string }) => x.id === section.json.id).books.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([byTitle.Gamma]);
+    expectError(await call('POST', '/api/collections', { token: reader.token, body: { name: 'Bad', saved_filter_id: c.json.id } }), 400, 'the saved filter holds no collection rules ({match, conditions})');
+    expectError(await call('POST', '/api/collections', { token: other.token, body: { name: 'Stolen', saved_filter_id: rulesFilter.json.id } }), 404, 'saved filter not found');
     expect((await call('DELETE', `/api/saved-filters/${c.json.id}`, { token: reader.token })).json).toEqual({ message: 'saved filter deleted' });
     expectError(await call('GET', `/api/saved-filters/${c.json.id}`, { token: reader.token }), 404, 'saved filter not found');
   });

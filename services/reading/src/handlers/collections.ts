@@ -115,8 +115,23 @@ async function save(ctx: Ctx, trx: Trx, user: string, fn: () => Promise<Row>): P
   }
 }
 
+/** `saved_filter_id`: a dashboard section from a saved filter whose `filter` holds rules. */
+async function fromSavedFilter(ctx: Ctx, req: Req): Promise<Result<Record<string, unknown>>> {
+  const input = { ...(req.input ?? {}) };
+  const fid = input.saved_filter_id;
+  if (fid === undefined) return ok(input);
+  if (!isUuid(fid)) return no(bad(M.invalidSavedFilterId));
+  const f = await t(ctx.rt.db).selectFrom('saved_filters').select('filter').where('id', '=', fid.toLowerCase()).where('user_id', '=', req.caller.user_id).executeTakeFirst();
+  if (!f) return no(notFound(M.savedFilterNotFound));
+  if (!parseRules(f.filter).ok) return no(bad('the saved filter holds no collection rules ({match, conditions})'));
+  delete input.saved_filter_id;
+  return ok({ ...input, rules: f.filter });
+}
+
 export async function createCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const f = fields(req.input ?? {}, true, false);
+  const input = await fromSavedFilter(ctx, req);
+  if (!input.ok) return input;
+  const f = fields(input.value, true, false);
   if (!f.ok) return f;
   const user = req.caller.user_id;
   const now = ctx.now();
