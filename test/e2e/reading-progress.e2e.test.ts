@@ -130,6 +130,15 @@ describe.each(modes)('reading progress (%s)', (mode) => {
     expect((await call('PUT', `/api/auth/users/${other.id}/libraries`, { token: s.admin.token, body: { all_libraries: true } })).status).toBe(200);
   });
 
+  it('keeps positions and history across a restart', async () => {
+    const before = (await call('GET', `/api/media-items/${book}/progress`, { token: reader.token })).json;
+    const history = (await call('GET', `/api/progress/${book}/history`, { token: reader.token })).json;
+    await (await get(mode)).restart();
+    expect((await call('GET', `/api/media-items/${book}/progress`, { token: reader.token })).json).toEqual(before);
+    expect((await call('GET', `/api/progress/${book}/history`, { token: reader.token })).json).toEqual(history);
+    expect((await put(call, reader.token, book, { percentage: 0.63 })).json.progress.version).toBe(before.version + 1);
+  }, 180_000);
+
   it('removes a position; the history keeps it', async () => {
     const d = await call('DELETE', `/api/media-items/${book}/progress`, { token: reader.token });
     expect(d.status, d.text).toBe(200);
@@ -137,6 +146,6 @@ describe.each(modes)('reading progress (%s)', (mode) => {
     expectError(await call('GET', `/api/media-items/${book}/progress`, { token: reader.token }), 404, 'progress not found');
     const h = await call('GET', `/api/progress/${book}/history`, { token: reader.token });
     expect(h.json.data[0]).toMatchObject({ reason: 'deleted', percentage: 0 });
-    expect(h.json.data[1].percentage).toBe(0.62);
+    expect(h.json.data[1].percentage).toBe(0.63);
   });
 });
