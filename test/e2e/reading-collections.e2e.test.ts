@@ -124,6 +124,38 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expect(ids(await call('GET', `/api/collections/${smart.json.id}/items`, { token: reader.token }))).toEqual([byTitle['Saga Three']]);
   });
 
+  it('answers every field and operator of the rules, in the preview and on the dashboard', async () => {
+    const conditions = [
+      ...['title', 'author', 'series', 'tags', 'language', 'publisher'].flatMap((field) =>
+        ['contains', 'not_contains', 'equals', 'not_equals', 'starts_with', 'is_empty', 'is_not_empty'].map((op) => ({ field, op, value: 'sa' }))),
+      ...['year', 'rating', 'progress'].flatMap((field) => ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'].map((op) => ({ field, op, value: 1 }))),
+      ...['added_date', 'last_read_date'].flatMap((field) => [{ field, op: 'before', value: '2100-01-01' }, { field, op: 'after', value: '2000-01-01T00:00:00Z' }, { field, op: 'within_days', value: 7 }, { field, op: 'is_empty' }]),
+      { field: 'format', op: 'equals', value: 'epub' }, { field: 'format', op: 'not_equals', value: 'pdf' },
+      { field: 'library', op: 'equals', value: s.library.id }, { field: 'library', op: 'not_equals', value: s.library.id },
+      ...['unread', 'reading', 'finished'].map((value) => ({ field: 'read_status', op: 'equals', value })),
+    ];
+    expectError(await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions } } }), 400, 'rules.conditions must be a list of 1 to 50 conditions');
+    for (const c of conditions) {
+      const r = await call('POST', '/api/collections/preview?limit=100', { token: reader.token, body: { rules: { conditions: [c] } } });
+      expect(r.status, `${JSON.stringify(c)}: ${r.text}`).toBe(200);
+    }
+    // at most 50 conditions to a rule: the last 50 (every kind but the text fields)
+    const tail = conditions.slice(-50);
+    const some = await call('POST', '/api/collections/preview?limit=100', { token: reader.token, body: { rules: { match: 'any', conditions: tail } } });
+    expect(some.json.total).toBe(6);
+    // the dashboard compiles the same rules over its own tables
+    for (const [i, part] of [conditions.slice(0, 50), tail].entries()) {
+      const every = await call('POST', '/api/collections', { token: reader.token, body: { name: `Everything rule ${i}`, rules: { match: 'any', conditions: part }, show_on_dashboard: true } });
+      expect(every.status, every.text).toBe(201);
+      const preview = await call('POST', '/api/collections/preview?limit=100', { token: reader.token, body: { rules: { match: 'any', conditions: part } } });
+      const d = await call('GET', '/api/dashboard/sections?limit=100', { token: reader.token });
+      expect(d.status, d.text).toBe(200);
+      const section = d.json.sections.find((x: { id: string }) => x.id === every.json.id);
+      expect(section.books.map((b: { media_item_id: string }) => b.media_item_id).sort()).toEqual(preview.json.data.map((b: { media_item_id: string }) => b.media_item_id).sort());
+      expect((await call('DELETE', `/api/collections/${every.json.id}`, { token: reader.token })).status).toBe(200);
+    }
+  });
+
   it('adds newly catalogued items to collections with matching auto-assign rules', async () => {
     const c = await call('POST', '/api/collections', { token: reader.token, body: { name: 'Later', auto_assign: { conditions: [{ field: 'title', op: 'starts_with', value: 'later' }] } } });
     expect(c.status, c.text).toBe(201);
