@@ -40,6 +40,12 @@ describe.each(modes)('annotations and ratings (%s)', (mode) => {
     const note = await call('POST', `/api/media-items/${book}/notes`, { token: reader.token, body: { position: { page: 3 }, text: 'remember this', color: '#ABC' } });
     expect(note.status, note.text).toBe(201);
     expect(note.json.color).toBe('#aabbcc');
+    // a flat position, as KOReader writes annotations
+    const flat = await call('POST', `/api/media-items/${book}/bookmarks`, { token: reader.token, body: { pos0: '/body/DocFragment[3]/body/p[1]', page: 12, percentage: 0.3 } });
+    expect(flat.status, flat.text).toBe(201);
+    expect(flat.json.position).toEqual({ percentage: 0.3, page: 12, pos0: '/body/DocFragment[3]/body/p[1]' });
+    expect((await call('DELETE', `/api/bookmarks/${flat.json.id}`, { token: reader.token })).status).toBe(200);
+    expect((await call('DELETE', `/api/annotations/${flat.json.id}`, { token: reader.token })).status).toBe(200);
     const mark = await call('POST', `/api/media-items/${book}/bookmarks`, { token: reader.token, body: { position: { percentage: 0.1 } } });
     expect(mark.status, mark.text).toBe(201);
     expect(mark.json).toMatchObject({ type: 'bookmark', text: '' });

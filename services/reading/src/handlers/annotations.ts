@@ -6,6 +6,7 @@ import { t, type Ctx } from './context';
 import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
 type Row = Record<string, any>;
+const POSITION_KEYS = ['percentage', 'epubcfi', 'page', 'pos0', 'pos1', 'chapter'] as const;
 
 export function annotationOut(r: Row) {
   return {
@@ -28,8 +29,11 @@ const kindOf = (req: Req): Kind | null => (KINDS.includes(req.kind as Kind) ? (r
 /** Validates the fields of a create (all) or an update (only those given). */
 function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): Result<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
-  if (creating || input.position !== undefined) {
-    const p = parseAnnotationPosition(input.position);
+  // the position as an object, or flat as KOReader sends it (pos0, pos1, page, percentage)
+  const flat = Object.fromEntries(POSITION_KEYS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
+  const raw = input.position !== undefined ? input.position : Object.keys(flat).length ? flat : undefined;
+  if (creating || raw !== undefined) {
+    const p = parseAnnotationPosition(raw);
     if (!p.ok) return no(bad(p.message));
     out.position = JSON.stringify(p.value);
   }
