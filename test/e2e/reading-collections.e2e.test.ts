@@ -101,6 +101,10 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expectError(await call('DELETE', `/api/collections/${c.json.id}`, { token: other.token }), 404, 'collection not found');
     expect((await collections(other.token)).some((x) => x.id === c.json.id)).toBe(false);
     expectError(await call('GET', '/api/collections/nope', { token: reader.token }), 400, 'invalid collection id');
+    expectError(await call('GET', '/api/collections/nope/items', { token: reader.token }), 400, 'invalid collection id');
+    expectError(await call('GET', `/api/collections/${c.json.id}/items?limit=0`, { token: reader.token }), 400, 'limit must be a whole number from 1 to 1000');
+    expectError(await call('GET', `/api/collections/${c.json.id}/items?offset=-1`, { token: reader.token }), 400, 'offset must be a whole number of at least 0');
+    expect((await call('GET', `/api/collections/${c.json.id}/items?limit=1&offset=0`, { token: reader.token })).json).toMatchObject({ total: 1, limit: 1, offset: 0 });
     expectError(await call('GET', '/api/collections'), 401, 'authentication required');
     expect((await call('DELETE', `/api/collections/${c.json.id}`, { token: reader.token })).json).toEqual({ message: 'collection deleted' });
     expectError(await call('GET', `/api/collections/${c.json.id}`, { token: reader.token }), 404, 'collection not found');

@@ -32,12 +32,13 @@ function visible(access: Access): RawBuilder<boolean> {
 export class DashboardView {
   constructor(private db: Db) {}
 
-  private async books(user: string, access: Access, c: Record<string, any>, limit: number): Promise<{ total: number; books: Section['books'] }> {
+  /** A page of a collection's books for a user, by its rule, its conditions or its members. */
+  async books(user: string, access: Access, c: Record<string, any>, limit: number, offset = 0): Promise<{ total: number; books: Section['books'] }> {
     const sel = sql`select i.id, i.doc, p.percentage as pct, count(*) over () as total`;
     let q: RawBuilder<unknown>;
     const rule = c.is_system ? systemRule(c.query_type) : null;
     if (rule) {
-      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rule.where} order by ${rule.order} limit ${limit}`;
+      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rule.where} order by ${rule.order} limit ${limit} offset ${offset}`;
     } else if (c.is_system && c.query_type === 'continue-series') {
       q = sql`
         with started as (
@@ -49,17 +50,23 @@ export class DashboardView {
           where ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
           order by i.series, i.series_index, i.sort_title
         )
-        select id, doc, pct, count(*) over () as total from nextup order by last_read desc, id limit ${limit}`;
+        select id, doc, pct, count(*) over () as total from nextup order by last_read desc, id limit ${limit} offset ${offset}`;
     } else if (c.rules) {
-      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as Rules)} order by i.sort_title, i.id limit ${limit}`;
+      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as Rules)} order by i.sort_title, i.id limit ${limit} offset ${offset}`;
     } else {
-      q = sql`${sel} from ${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)} order by m.added_at, i.id limit ${limit}`;
+      q = sql`${sel} from ${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)} order by m.added_at, i.id limit ${limit} offset ${offset}`;
     }
     const rows = (await q.execute(this.db)).rows as { id: string; doc: string; pct: number | null; total: number }[];
     return {
       total: Number(rows[0]?.total ?? 0),
       books: rows.map((r) => ({ media_item_id: r.id, percentage: r.pct === null ? null : Number(r.pct), item: JSON.parse(r.doc) })),
     };
+  }
+
+  /** One of the user's collections, or null (another user's is null too). */
+  async collection(user: string, id: string): Promise<Record<string, any> | null> {
+    const r = await this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('id', '=', id).where('user_id', '=', user).executeTakeFirst();
+    return r ?? null;
   }
 
   async sections(user: string, access: Access, limit: number): Promise<{ sections: Section[]; hidden_collections: string[]; collection_order: string[] }> {

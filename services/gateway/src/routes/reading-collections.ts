@@ -1,7 +1,7 @@
 // Collections (/api/collections: system, custom, smart; items; preview; restore a system one), saved
 // filters (/api/saved-filters) and the dashboard (/api/dashboard/sections, /api/dashboard/preferences).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, type Result } from '@bindery/contracts';
+import { Catalog, fail, Messages, Reading, type Result } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { withItems, type Book } from '../read-model/reading-items';
@@ -10,8 +10,16 @@ import { bodyOf } from './auth';
 import { queryOf } from './libraries';
 import { param, type ReadingDeps } from './reading-progress';
 
+/** A whole-number query parameter, its default when absent, null when malformed. */
+function whole(raw: string | string[] | undefined, dflt: number): number | null {
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (v === undefined || v === '') return dflt;
+  return /^\d{1,9}$/.test(v) ? Number(v) : null;
+}
+
 export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
   const user = { onRequest: auth.requireUser };
+  const dashboard = new DashboardView(reads.db);
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
   const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
   const withBody = (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
@@ -45,7 +53,20 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   app.get('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-get', { id: param(req), access: await access(req) })));
   for (const method of ['put', 'patch'] as const) app[method]('/api/collections/:id', user, withBody('collection-update', 200, (req) => ({ id: param(req) })));
   app.delete('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })));
-  app.get('/api/collections/:id/items', user, async (req, reply) => books(req, reply, await reading(req, 'collection-items', { id: param(req), access: await access(req), query: queryOf(req) })));
+  // a collection's books, from the gateway's tables like the dashboard
+  app.get('/api/collections/:id/items', user, async (req, reply) => {
+    const id = param(req);
+    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
+    const q = queryOf(req);
+    const limit = whole(q.limit, 50);
+    const offset = whole(q.offset, 0);
+    if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
+    if (offset === null || offset < 0) return sendFailure(reply, fail('validation', 'offset must be a whole number of at least 0'));
+    const c = await dashboard.collection(req.caller!.user_id, id.toLowerCase());
+    if (!c) return sendFailure(reply, fail('not_found', Reading.ReadingMessages.collectionNotFound));
+    const b = await dashboard.books(req.caller!.user_id, await access(req), c, limit, offset);
+    return reply.send({ collection_id: c.id, data: b.books, total: b.total, limit, offset });
+  });
   app.post('/api/collections/:id/items', user, async (req, reply) => {
     const input = bodyOf(req);
     if (!input) return invalid(reply);
@@ -78,12 +99,9 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   app.delete('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })));
 
   // served from the gateway's own tables (catalog and reading projections), no bus round trip
-  const dashboard = new DashboardView(reads.db);
   app.get('/api/dashboard/sections', user, async (req, reply) => {
-    const raw = queryOf(req).limit;
-    const l = Array.isArray(raw) ? raw[0] : raw;
-    const limit = l === undefined || l === '' ? 20 : Number(l);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
+    const limit = whole(queryOf(req).limit, 20);
+    if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
     return reply.send(await dashboard.sections(req.caller!.user_id, await access(req), limit));
   });
   app.get('/api/dashboard/preferences', user, async (req, reply) => sendResult(reply, await reading(req, 'dashboard-prefs-get')));

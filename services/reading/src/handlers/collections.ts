@@ -50,15 +50,6 @@ export async function getCollection(ctx: Ctx, req: Req): Promise<Result<unknown>
   return ok({ ...collectionOut(c.value), item_count: (await members(ctx, req.caller.user_id, req.access, c.value, { limit: 1, offset: 0 })).total });
 }
 
-export async function collectionItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const c = await find(ctx.rt.db, req.caller.user_id, req.id);
-  if (!c.ok) return c;
-  const p = page(req.query);
-  if (!p.ok) return p;
-  const m = await members(ctx, req.caller.user_id, req.access, c.value, p.value);
-  return ok({ collection_id: c.value.id, ...m, limit: p.value.limit, offset: p.value.offset });
-}
-
 /** The editable fields; `creating` requires a name. System collections keep their name. */
 function fields(input: Record<string, unknown>, creating: boolean, system: boolean): Result<Record<string, unknown>> {
   const out: Record<string, unknown> = {};

@@ -46,7 +46,6 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'collection-create': collections.createCollection,
   'collection-update': collections.updateCollection,
   'collection-delete': collections.deleteCollection,
-  'collection-items': collections.collectionItems,
   'collection-add': collections.addItems,
   'collection-remove': collections.removeItem,
   'collection-restore-system': collections.restoreSystem,
