@@ -70,6 +70,9 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expect(ids(await items('not-started')).sort()).toEqual([byTitle.Gamma, byTitle['Saga Two'], byTitle['Saga Three']].sort());
     expect(ids(await items('continue-series'))).toEqual([byTitle['Saga Two']]);
     expect(ids(await items('recently-added')).sort()).toEqual(Object.values(byTitle).sort());
+    const counts = Object.fromEntries((await collections(reader.token)).map((c) => [c.query_type, c.item_count]));
+    expect(counts).toEqual({ 'continue-reading': 1, 'recently-added': 6, 'recently-read': 2, 'not-started': 3, 'continue-series': 1 });
+    expect((await call('GET', `/api/collections/${system['recently-read']!.id}`, { token: reader.token })).json).toMatchObject({ name: 'Recently Read', item_count: 2, is_system: true });
     // the other user has read nothing
     const theirs = Object.fromEntries((await collections(other.token)).map((c) => [c.query_type, c]));
     expect((await call('GET', `/api/collections/${theirs['continue-reading'].id}/items`, { token: other.token })).json.data).toEqual([]);

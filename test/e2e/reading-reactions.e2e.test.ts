@@ -83,12 +83,16 @@ describe.each(modes)('reading reactions (%s)', (mode) => {
     expect((await call('GET', `/api/media-items/${a.id}/bookmarks`, { token: reader.token })).json.data.length).toBe(1);
     expect((await call('GET', `/api/media-items/${a.id}/notes`, { token: reader.token })).json.data.length).toBe(1);
     expect((await call('GET', `/api/media-items/${a.id}/rating`, { token: reader.token })).json.rating).toBe(4);
-    expect((await call('GET', `/api/collections/${favourites}/items`, { token: reader.token })).json.data.map((x: { media_item_id: string }) => x.media_item_id)).toEqual([a.id]);
+    // the gateway's projection follows the reaction's events a moment later
+    await eventually(async () => expect((await call('GET', `/api/collections/${favourites}/items`, { token: reader.token })).json.data.map((x: { media_item_id: string }) => x.media_item_id)).toEqual([a.id]), 10_000);
     expectError(await call('GET', `/api/media-items/${b.id}/progress`, { token: reader.token }), 404, 'media item not found');
     // the dashboard, served from the gateway's projection of reading events, follows the merge
-    const d = await call('GET', '/api/dashboard/sections', { token: reader.token });
-    const cr = d.json.sections.find((x: { query_type: string }) => x.query_type === 'continue-reading');
-    expect(cr.books.map((x: { media_item_id: string; percentage: number }) => [x.media_item_id, x.percentage])).toEqual([[a.id, 0.6]]);
+    const d = await eventually(async () => {
+      const r = await call('GET', '/api/dashboard/sections', { token: reader.token });
+      const cr = r.json.sections.find((x: { query_type: string }) => x.query_type === 'continue-reading');
+      expect(cr.books.map((x: { media_item_id: string; percentage: number }) => [x.media_item_id, x.percentage])).toEqual([[a.id, 0.6]]);
+      return r;
+    }, 10_000);
     const custom = d.json.sections.find((x: { id: string }) => x.id === favourites);
     expect(custom).toBeUndefined(); // not shown on the dashboard unless asked
     expect((await call('PUT', `/api/collections/${favourites}`, { token: reader.token, body: { show_on_dashboard: true } })).status).toBe(200);

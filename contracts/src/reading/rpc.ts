@@ -30,7 +30,7 @@ export const ReadingOps = [
   'annotations-list', 'annotation-create', 'annotation-get', 'annotation-update', 'annotation-delete',
   'annotations-deleted', 'annotation-restore', 'annotation-purge', 'annotations-purge-all',
   'rating-get', 'rating-create', 'rating-put', 'rating-delete',
-  'collections-list', 'collection-get', 'collection-create', 'collection-update', 'collection-delete',
+  'collection-get', 'collection-create', 'collection-update', 'collection-delete',
   'collection-add', 'collection-remove', 'collection-restore-system', 'collection-preview',
   'filters-list', 'filter-get', 'filter-create', 'filter-update', 'filter-delete',
   'dashboard-prefs-get', 'dashboard-prefs-put',

@@ -69,6 +69,16 @@ export class DashboardView {
     return r ?? null;
   }
 
+  /** The user's collections as the reading service renders them, with how many books each holds for this caller. */
+  async collections(user: string, access: Access, id?: string): Promise<unknown[]> {
+    let q = this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('user_id', '=', user);
+    if (id) q = q.where('id', '=', id);
+    const rows = await q.orderBy('priority').orderBy('name').execute();
+    const out = [];
+    for (const r of rows) out.push({ ...(r.doc as object), item_count: (await this.books(user, access, r, 1)).total });
+    return out;
+  }
+
   async sections(user: string, access: Access, limit: number): Promise<{ sections: Section[]; hidden_collections: string[]; collection_order: string[] }> {
     const s = this.db.withSchema(SCHEMA);
     const prefs = await s.selectFrom(R.prefs).selectAll().where('user_id', '=', user).executeTakeFirst();

@@ -12,7 +12,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
   const s = trx.withSchema(SCHEMA);
   const e = ev as unknown as Reading.ReadingEvent;
   const putCollection = async (user: string, c: Collection) => {
-    const row = { user_id: user, name: c.name, query_type: c.query_type, is_system: c.is_system, priority: c.priority, color: c.color, icon: c.icon, show_on_dashboard: c.show_on_dashboard, rules: c.rules == null ? null : JSON.stringify(c.rules) };
+    const row = { user_id: user, name: c.name, query_type: c.query_type, is_system: c.is_system, priority: c.priority, color: c.color, icon: c.icon, show_on_dashboard: c.show_on_dashboard, rules: c.rules == null ? null : JSON.stringify(c.rules), doc: JSON.stringify(c) };
     await s.insertInto(t.collections).values({ id: c.id, ...row }).onConflict((oc) => oc.column('id').doUpdateSet(row)).execute();
   };
   switch (e.type) {

@@ -45,7 +45,8 @@ export const READING: Projection = {
         color text,
         icon text,
         show_on_dashboard boolean not null,
-        rules jsonb
+        rules jsonb,
+        doc jsonb not null
       );
       create index on ${SCHEMA}.${t.collections} (user_id);
       create table ${SCHEMA}.${t.members} (

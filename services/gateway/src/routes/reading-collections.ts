@@ -35,7 +35,7 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     return reply.send({ ...v, data: await withItems(reads.db, await access(req), v.data) });
   };
 
-  app.get('/api/collections', user, async (req, reply) => sendResult(reply, await reading(req, 'collections-list', { access: await access(req) })));
+  app.get('/api/collections', user, async (req, reply) => reply.send({ data: await dashboard.collections(req.caller!.user_id, await access(req)) }));
   app.post('/api/collections', user, withBody('collection-create', 201));
   app.post('/api/collections/preview', user, async (req, reply) => {
     const input = bodyOf(req);
@@ -50,7 +50,12 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     const { restored, ...c } = r.value as { restored: boolean };
     return reply.code(restored ? 201 : 200).send(c);
   });
-  app.get('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-get', { id: param(req), access: await access(req) })));
+  app.get('/api/collections/:id', user, async (req, reply) => {
+    const id = param(req);
+    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
+    const [c] = await dashboard.collections(req.caller!.user_id, await access(req), id.toLowerCase());
+    return c ? reply.send(c) : sendFailure(reply, fail('not_found', Reading.ReadingMessages.collectionNotFound));
+  });
   for (const method of ['put', 'patch'] as const) app[method]('/api/collections/:id', user, withBody('collection-update', 200, (req) => ({ id: param(req) })));
   app.delete('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })));
   // a collection's books, from the gateway's tables like the dashboard

@@ -36,14 +36,6 @@ export function members(ctx: Ctx, user: string, access: Access | undefined, c: R
   return customMembers(ctx.rt.db, user, access, c.id as string, p);
 }
 
-export async function listCollections(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const user = req.caller.user_id;
-  const rows = await t(ctx.rt.db).selectFrom('collections').selectAll().where('user_id', '=', user).orderBy('priority').orderBy('name').execute();
-  const data = [];
-  for (const r of rows) data.push({ ...collectionOut(r), item_count: (await members(ctx, user, req.access, r, { limit: 1, offset: 0 })).total });
-  return ok({ data });
-}
-
 export async function getCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const c = await find(ctx.rt.db, req.caller.user_id, req.id);
   if (!c.ok) return c;

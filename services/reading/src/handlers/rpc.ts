@@ -41,7 +41,6 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'rating-create': ratings.createRating,
   'rating-put': ratings.putRating,
   'rating-delete': ratings.deleteRating,
-  'collections-list': collections.listCollections,
   'collection-get': collections.getCollection,
   'collection-create': collections.createCollection,
   'collection-update': collections.updateCollection,
