@@ -46,7 +46,7 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
   for (const d of devs) await t(trx).insertInto('progress_devices').values({ user_id: d.user_id, item_id: to, device: d.device }).onConflict((oc) => oc.doNothing()).execute();
   await t(trx).deleteFrom('progress_devices').where('item_id', 'in', from).execute();
   const conflicts = await t(trx).updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', from).returning('user_id').execute();
-  conflicts.forEach((m) => users.add(m.user_id as string));
+  for (const m of conflicts) users.add(m.user_id as string);
   const notes = await t(trx).updateTable('annotations').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const a of notes) {
     users.add(a.user_id as string);
