@@ -3,3 +3,4 @@ export * from './text';
 export * from './events';
 export * as Identity from './identity/index';
 export * as Catalog from './catalog/index';
+export * as Reading from './reading/index';

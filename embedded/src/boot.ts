@@ -9,6 +9,7 @@ import {
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
 import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
+import { readingService } from '@bindery/reading';
 
 export const Config = Type.Object({
   ...BaseConfig.properties,
@@ -21,7 +22,7 @@ export const Config = Type.Object({
   /** login and register requests per client address per window, each; 0 turns the limit off */
   AUTH_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
-  BINDERY_SERVICES: Type.String({ default: 'identity,catalog,gateway', pattern: '^(identity|catalog|gateway)(,(identity|catalog|gateway))*$' }),
+  BINDERY_SERVICES: Type.String({ default: 'identity,catalog,reading,gateway', pattern: '^(identity|catalog|reading|gateway)(,(identity|catalog|reading|gateway))*$' }),
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
   LIBRARY_ROOTS: Type.String({ default: DEFAULT_LIBRARY_ROOTS.join(delimiter), minLength: 1 }),
   SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
@@ -107,6 +108,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   if (roots.some((r) => !isAbsolute(r))) throw new Error('invalid configuration: LIBRARY_ROOTS must be absolute paths separated by ' + JSON.stringify(delimiter));
   const modules: Record<string, ServiceModule> = {
     identity: identityService,
+    reading: readingService,
     catalog: catalogService({
       roots: roots.map((r) => resolve(r)),
       watch: cfg.SCAN_WATCH,

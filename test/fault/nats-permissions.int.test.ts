@@ -20,7 +20,7 @@ import { client } from '../support/http';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const ACCOUNTS = join(ROOT, 'infra/nats/bindery-accounts.conf');
-const SERVICES = ['identity', 'catalog', 'gateway'] as const;
+const SERVICES = ['identity', 'catalog', 'reading', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
 const passwords = Object.fromEntries(SERVICES.map((s) => [s, randomBytes(18).toString('base64url')])) as Record<Service, string>;
 const log = createLogger('test', 'silent');
@@ -32,7 +32,7 @@ async function startConfiguredNats(): Promise<{ url: string; stderr(): string; s
   const dir = await mkdtemp(join(tmpdir(), 'bindery-nats-auth-'));
   const config = join(dir, 'nats.conf');
   await writeFile(config, `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }\ninclude ${JSON.stringify(relative(dir, ACCOUNTS))}\n`);
-  const env = { ...process.env, NATS_IDENTITY_PASSWORD: passwords.identity, NATS_CATALOG_PASSWORD: passwords.catalog, NATS_GATEWAY_PASSWORD: passwords.gateway };
+  const env = { ...process.env, NATS_IDENTITY_PASSWORD: passwords.identity, NATS_CATALOG_PASSWORD: passwords.catalog, NATS_READING_PASSWORD: passwords.reading, NATS_GATEWAY_PASSWORD: passwords.gateway };
   const child: ChildProcess = spawn(NATS_SERVER, ['-c', config, '-a', '127.0.0.1', '-p', '-1', '--ports_file_dir', dir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -170,6 +170,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
       const started = await Promise.all([
         spawnBindery('service', as('identity'), /bindery identity started/),
         spawnBindery('service', as('catalog'), /bindery catalog started/),
+        spawnBindery('service', as('reading'), /bindery reading started/),
       ]);
       procs.push(...started.map((s) => s.proc));
       const gateway = await spawnBindery('service', as('gateway'), /bindery gateway started \(distributed\) at (http:\/\/\S+)/);

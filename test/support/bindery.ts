@@ -1,6 +1,6 @@
 // Starts Bindery as real processes for end-to-end tests:
 //   embedded    — one `pnpm start` process (PGlite in a temp DATA_DIR, in-memory bus)
-//   distributed — identity, catalog and gateway as separate processes on a fresh Postgres database and a private nats-server
+//   distributed — identity, catalog, reading and gateway as separate processes on a fresh Postgres database and a private nats-server
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +44,8 @@ export function spawnBindery(entry: 'main' | 'service', env: Record<string, stri
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`bindery ${entry} did not start in time:\n${out}`));
-    }, 60000);
+      // generous: the shared test machines start a process in 30 s or more under load
+    }, 150_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const m = out.match(readyPattern);
@@ -115,6 +116,7 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
     const started = await Promise.allSettled([
       spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/),
       spawnBindery('service', { ...env, BINDERY_SERVICES: 'catalog' }, /bindery catalog started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'reading' }, /bindery reading started/),
     ]);
     const procs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.proc] : []));
     try {

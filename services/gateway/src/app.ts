@@ -28,6 +28,12 @@ import { profileRoutes } from './routes/profile';
 import { opdsRoutes } from './routes/opds';
 import { opdsKeyRoutes } from './routes/opds-keys';
 import { liveChannel } from './routes/ws';
+import { readingClient } from './http/reading-client';
+import { readingProgressRoutes } from './routes/reading-progress';
+import { readingConflictRoutes } from './routes/reading-conflicts';
+import { readingAnnotationRoutes } from './routes/reading-annotations';
+import { readingCollectionRoutes } from './routes/reading-collections';
+
 
 export interface AppOptions {
   bus: Bus;
@@ -97,6 +103,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
   opdsKeyRoutes(app, { auth, identity: call });
   liveChannel(app, { auth, bus: o.bus, log: o.log });
+  const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
+  readingProgressRoutes(app, reading);
+  readingConflictRoutes(app, reading);
+  readingAnnotationRoutes(app, reading);
+  readingCollectionRoutes(app, reading);
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

@@ -8,12 +8,15 @@ import { applyOnce, consumerCheckpoint, type Bus, type Db, type Logger, type Sub
 import { SCHEMA } from '../projections/migrations';
 import { projectCatalog } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
+import { projectReading } from './reading-projector';
+import { READING } from './reading-tables';
 import { CATALOG, dropTables, ensureStateTable, IDENTITY, type Projection } from './tables';
 
 const NEXT = '_next';
 const FOLD: Record<Projection['name'], (trx: Trx, ev: StoredEvent, suffix?: string) => Promise<void>> = {
   catalog: projectCatalog,
   identity: projectIdentity,
+  reading: projectReading,
 };
 
 export interface ProjectionStatus {
@@ -40,7 +43,7 @@ export class ReadModels {
     private log: Logger,
     /** true when this process holds the only consumer of each projection (embedded mode) */
     private soleConsumer: boolean,
-    readonly projections: readonly Projection[] = [CATALOG, IDENTITY],
+    readonly projections: readonly Projection[] = [CATALOG, IDENTITY, READING],
   ) {}
 
   async start(): Promise<void> {

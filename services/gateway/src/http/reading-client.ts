@@ -1,0 +1,45 @@
+// Request/reply to the reading service, with read-your-writes like the other clients, and the
+// check every reading route makes first: the caller may see the item (else it does not exist).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Catalog, fail, Messages, rpcSubject, type Reading, type Result } from '@bindery/contracts';
+import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
+import type { Reads } from '../read-model/reads';
+import type { AfterWrite } from './rpc';
+import { sendFailure } from './reply';
+
+export type CallReading = (op: Reading.ReadingOp, body: Omit<Reading.ReadingRequest, 'caller'> & { caller?: Reading.ReadingRequest['caller'] }) => Promise<Result<unknown>>;
+
+export function readingClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite) {
+  return async (req: FastifyRequest, op: Reading.ReadingOp, body: Omit<Reading.ReadingRequest, 'caller'> = {}): Promise<Result<unknown>> => {
+    try {
+      const r = (await bus.request(rpcSubject('reading', op), { caller: req.caller!, ...body }, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
+      if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
+      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position);
+      return r;
+    } catch (e) {
+      if (e instanceof RpcUnavailableError) {
+        log.warn({ op, err: e.message }, 'reading unavailable');
+        return { ok: false, error: fail('service_unavailable', Messages.serviceUnavailable) };
+      }
+      throw e;
+    }
+  };
+}
+export type Reader = ReturnType<typeof readingClient>;
+
+/**
+ * The item id of the route, lower-cased, when the caller may see the item; otherwise the failure
+ * is sent (400 for a malformed id, 404 for an item that is absent or in a library they can't see).
+ */
+export async function visibleItem(reads: Reads, req: FastifyRequest, reply: FastifyReply, id: string): Promise<string | null> {
+  if (!Catalog.isUuid(id)) {
+    sendFailure(reply, fail('validation', Messages.invalidMediaItemId));
+    return null;
+  }
+  const c = await reads.context(req.caller!);
+  if (!(await reads.catalog.itemLibrary(c.access, id))) {
+    sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
+    return null;
+  }
+  return id.toLowerCase();
+}

@@ -1,0 +1,98 @@
+// GET /api/dashboard/sections from the gateway's tables: the user's collections shown on the
+// dashboard (hidden ones removed, their order applied) and each one's first books, joined from the
+// catalog projection (the item's JSON) and the reading projection (positions, ratings, members).
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import type { Access } from './access';
+import { readingTables } from './reading-tables';
+import { itemsOf, rulesSql, systemRule, type Rules } from './reading-rules';
+
+const R = readingTables();
+const tbl = (n: string) => sql.table(`${SCHEMA}.${n}`);
+
+interface Section {
+  id: string;
+  name: string;
+  query_type: string | null;
+  is_system: boolean;
+  color: string | null;
+  icon: string | null;
+  priority: number;
+  total: number;
+  books: { media_item_id: string; percentage: number | null; item: unknown }[];
+}
+
+function visible(access: Access): RawBuilder<boolean> {
+  if (access.all) return sql<boolean>`true`;
+  if (access.ids.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`i.library_id in (${sql.join(access.ids)})`;
+}
+
+export class DashboardView {
+  constructor(private db: Db) {}
+
+  /** A page of a collection's books for a user, by its rule, its conditions or its members. */
+  async books(user: string, access: Access, c: Record<string, any>, limit: number, offset = 0): Promise<{ total: number; books: Section['books'] }> {
+    const sel = sql`select i.id, i.doc, p.percentage as pct, count(*) over () as total`;
+    let q: RawBuilder<unknown>;
+    const rule = c.is_system ? systemRule(c.query_type) : null;
+    if (rule) {
+      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rule.where} order by ${rule.order} limit ${limit} offset ${offset}`;
+    } else if (c.is_system && c.query_type === 'continue-series') {
+      q = sql`
+        with started as (
+          select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
+          from ${itemsOf(user)} where ${visible(access)} and i.series is not null and p.percentage > 0 group by i.series
+        ), nextup as (
+          select distinct on (i.series) i.id, i.doc, p.percentage as pct, s.last_read
+          from ${itemsOf(user)} join started s on s.series = i.series
+          where ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
+          order by i.series, i.series_index, i.sort_title
+        )
+        select id, doc, pct, count(*) over () as total from nextup order by last_read desc, id limit ${limit} offset ${offset}`;
+    } else if (c.rules) {
+      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as Rules)} order by i.sort_title, i.id limit ${limit} offset ${offset}`;
+    } else {
+      q = sql`${sel} from ${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)} order by m.added_at, i.id limit ${limit} offset ${offset}`;
+    }
+    const rows = (await q.execute(this.db)).rows as { id: string; doc: string; pct: number | null; total: number }[];
+    return {
+      total: Number(rows[0]?.total ?? 0),
+      books: rows.map((r) => ({ media_item_id: r.id, percentage: r.pct === null ? null : Number(r.pct), item: JSON.parse(r.doc) })),
+    };
+  }
+
+  /** One of the user's collections, or null (another user's is null too). */
+  async collection(user: string, id: string): Promise<Record<string, any> | null> {
+    const r = await this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('id', '=', id).where('user_id', '=', user).executeTakeFirst();
+    return r ?? null;
+  }
+
+  /** The user's collections as the reading service renders them, with how many books each holds for this caller. */
+  async collections(user: string, access: Access, id?: string): Promise<unknown[]> {
+    let q = this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('user_id', '=', user);
+    if (id) q = q.where('id', '=', id);
+    const rows = await q.orderBy('priority').orderBy('name').execute();
+    const out = [];
+    for (const r of rows) out.push({ ...(r.doc as object), item_count: (await this.books(user, access, r, 1)).total });
+    return out;
+  }
+
+  async sections(user: string, access: Access, limit: number): Promise<{ sections: Section[]; hidden_collections: string[]; collection_order: string[] }> {
+    const s = this.db.withSchema(SCHEMA);
+    const prefs = await s.selectFrom(R.prefs).selectAll().where('user_id', '=', user).executeTakeFirst();
+    const hidden = (prefs?.hidden_collections as string[]) ?? [];
+    const order = (prefs?.collection_order as string[]) ?? [];
+    const rank = new Map(order.map((id, i) => [id, i]));
+    const rows = (await s.selectFrom(R.collections).selectAll().where('user_id', '=', user).where('show_on_dashboard', '=', true).orderBy('priority').orderBy('name').execute())
+      .filter((r) => !hidden.includes(r.id as string))
+      .sort((a, b) => (rank.get(a.id as string) ?? Infinity) - (rank.get(b.id as string) ?? Infinity));
+    const sections: Section[] = [];
+    for (const c of rows) {
+      const b = await this.books(user, access, c, limit);
+      sections.push({ id: c.id, name: c.name, query_type: c.query_type ?? null, is_system: Boolean(c.is_system), color: c.color ?? null, icon: c.icon ?? null, priority: Number(c.priority), ...b });
+    }
+    return { sections, hidden_collections: hidden, collection_order: order };
+  }
+}

@@ -1,0 +1,65 @@
+// The reading projection's tables: what the dashboard joins with the catalog projection — each
+// user's positions, ratings, collections with their members, and dashboard preferences.
+import { execScript } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import type { Projection } from './tables';
+
+export const readingTables = (suffix = '') => ({
+  progress: `rv_progress${suffix}`,
+  ratings: `rv_ratings${suffix}`,
+  collections: `rv_collections${suffix}`,
+  members: `rv_members${suffix}`,
+  prefs: `rv_prefs${suffix}`,
+});
+
+export const READING: Projection = {
+  name: 'reading',
+  source: 'reading',
+  consumer: 'gateway-reading-view',
+  version: 1,
+  tables: Object.values(readingTables()),
+  async create(trx, x) {
+    const t = readingTables(x);
+    await execScript(trx, `
+      create table ${SCHEMA}.${t.progress} (
+        user_id uuid not null,
+        item_id uuid not null,
+        percentage double precision not null,
+        updated_at timestamptz not null,
+        primary key (user_id, item_id)
+      );
+      create index on ${SCHEMA}.${t.progress} (user_id, updated_at);
+      create table ${SCHEMA}.${t.ratings} (
+        user_id uuid not null,
+        item_id uuid not null,
+        rating double precision not null,
+        primary key (user_id, item_id)
+      );
+      create table ${SCHEMA}.${t.collections} (
+        id uuid primary key,
+        user_id uuid not null,
+        name text not null,
+        query_type text,
+        is_system boolean not null,
+        priority integer not null,
+        color text,
+        icon text,
+        show_on_dashboard boolean not null,
+        rules jsonb,
+        doc jsonb not null
+      );
+      create index on ${SCHEMA}.${t.collections} (user_id);
+      create table ${SCHEMA}.${t.members} (
+        collection_id uuid not null,
+        item_id uuid not null,
+        added_at timestamptz not null,
+        primary key (collection_id, item_id)
+      );
+      create table ${SCHEMA}.${t.prefs} (
+        user_id uuid primary key,
+        hidden_collections jsonb not null,
+        collection_order jsonb not null
+      );
+    `);
+  },
+};

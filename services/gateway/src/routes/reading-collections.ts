@@ -1,0 +1,114 @@
+// Collections (/api/collections: system, custom, smart; items; preview; restore a system one), saved
+// filters (/api/saved-filters) and the dashboard (/api/dashboard/sections, /api/dashboard/preferences).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Catalog, fail, Messages, Reading, type Result } from '@bindery/contracts';
+import { sendFailure, sendResult } from '../http/reply';
+import { visibleItem } from '../http/reading-client';
+import { withItems, type Book } from '../read-model/reading-items';
+import { DashboardView } from '../read-model/dashboard-view';
+import { bodyOf } from './auth';
+import { queryOf } from './libraries';
+import { param, type ReadingDeps } from './reading-progress';
+
+/** A whole-number query parameter, its default when absent, null when malformed. */
+function whole(raw: string | string[] | undefined, dflt: number): number | null {
+  const v = Array.isArray(raw) ? raw[0] : raw;
+  if (v === undefined || v === '') return dflt;
+  return /^\d{1,9}$/.test(v) ? Number(v) : null;
+}
+
+export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
+  const user = { onRequest: auth.requireUser };
+  const dashboard = new DashboardView(reads.db);
+  const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
+  const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+  const withBody = (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
+    async (req: FastifyRequest, reply: FastifyReply) => {
+      const input = bodyOf(req);
+      if (!input) return invalid(reply);
+      return sendResult(reply, await reading(req, op, { input, access: await access(req), query: queryOf(req), ...extra(req) }), status);
+    };
+  /** A page of member ids from reading, with each visible item's JSON. */
+  const books = async (req: FastifyRequest, reply: FastifyReply, r: Result<unknown>) => {
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as { data: Book[] };
+    return reply.send({ ...v, data: await withItems(reads.db, await access(req), v.data) });
+  };
+
+  app.get('/api/collections', user, async (req, reply) => reply.send({ data: await dashboard.collections(req.caller!.user_id, await access(req)) }));
+  app.post('/api/collections', user, withBody('collection-create', 201));
+  app.post('/api/collections/preview', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    return books(req, reply, await reading(req, 'collection-preview', { input, access: await access(req), query: queryOf(req) }));
+  });
+  app.post('/api/collections/system/restore', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    const r = await reading(req, 'collection-restore-system', { input });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const { restored, ...c } = r.value as { restored: boolean };
+    return reply.code(restored ? 201 : 200).send(c);
+  });
+  app.get('/api/collections/:id', user, async (req, reply) => {
+    const id = param(req);
+    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
+    const [c] = await dashboard.collections(req.caller!.user_id, await access(req), id.toLowerCase());
+    return c ? reply.send(c) : sendFailure(reply, fail('not_found', Reading.ReadingMessages.collectionNotFound));
+  });
+  for (const method of ['put', 'patch'] as const) app[method]('/api/collections/:id', user, withBody('collection-update', 200, (req) => ({ id: param(req) })));
+  app.delete('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })));
+  // a collection's books, from the gateway's tables like the dashboard
+  app.get('/api/collections/:id/items', user, async (req, reply) => {
+    const id = param(req);
+    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
+    const q = queryOf(req);
+    const limit = whole(q.limit, 50);
+    const offset = whole(q.offset, 0);
+    if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
+    if (offset === null || offset < 0) return sendFailure(reply, fail('validation', 'offset must be a whole number of at least 0'));
+    const c = await dashboard.collection(req.caller!.user_id, id.toLowerCase());
+    if (!c) return sendFailure(reply, fail('not_found', Reading.ReadingMessages.collectionNotFound));
+    const b = await dashboard.books(req.caller!.user_id, await access(req), c, limit, offset);
+    return reply.send({ collection_id: c.id, data: b.books, total: b.total, limit, offset });
+  });
+  app.post('/api/collections/:id/items', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    const ids = input.media_item_ids;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((i) => Catalog.isUuid(i))) return sendFailure(reply, fail('validation', 'media_item_ids must be a non-empty list of media item ids'));
+    // only items the caller may see can be added; the others are reported as not found
+    const a = await access(req);
+    const ok: string[] = [];
+    const failed: { id: string; error: string }[] = [];
+    for (const id of ids as string[]) ((await reads.catalog.itemLibrary(a, id)) ? ok.push(id.toLowerCase()) : failed.push({ id, error: Messages.mediaItemNotFound }));
+    if (ok.length === 0) {
+      const c = await reading(req, 'collection-get', { id: param(req) });
+      if (!c.ok) return sendFailure(reply, c.error);
+      return reply.send({ message: 'items added', added: [], failed });
+    }
+    const r = await reading(req, 'collection-add', { id: param(req), input: { media_item_ids: ok } });
+    if (!r.ok) return sendFailure(reply, r.error);
+    return reply.send({ ...(r.value as object), failed });
+  });
+  app.delete('/api/collections/:id/items/:item', user, async (req, reply) => {
+    const item = await visibleItem(reads, req, reply, param(req, 'item'));
+    if (!item) return reply;
+    return sendResult(reply, await reading(req, 'collection-remove', { id: param(req), item_id: item }));
+  });
+
+  app.get('/api/saved-filters', user, async (req, reply) => sendResult(reply, await reading(req, 'filters-list', { query: queryOf(req) })));
+  app.post('/api/saved-filters', user, withBody('filter-create', 201));
+  app.get('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-get', { id: param(req) })));
+  for (const method of ['put', 'patch'] as const) app[method]('/api/saved-filters/:id', user, withBody('filter-update', 200, (req) => ({ id: param(req) })));
+  app.delete('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })));
+
+  // served from the gateway's own tables (catalog and reading projections), no bus round trip
+  app.get('/api/dashboard/sections', user, async (req, reply) => {
+    const limit = whole(queryOf(req).limit, 20);
+    if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
+    return reply.send(await dashboard.sections(req.caller!.user_id, await access(req), limit));
+  });
+  app.get('/api/dashboard/preferences', user, async (req, reply) => sendResult(reply, await reading(req, 'dashboard-prefs-get')));
+  app.put('/api/dashboard/preferences', user, withBody('dashboard-prefs-put'));
+}

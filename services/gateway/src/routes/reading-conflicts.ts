@@ -1,0 +1,56 @@
+// Progress conflicts: /api/progress-conflicts (list, get, resolve, delete, bulk resolve, bulk dismiss,
+// dismiss all). A conflict on a book the caller can no longer see is as absent as the book.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fail, Messages, Reading } from '@bindery/contracts';
+import { sendFailure, sendResult } from '../http/reply';
+import { bodyOf } from './auth';
+import { queryOf } from './libraries';
+import { param, type ReadingDeps } from './reading-progress';
+
+export function readingConflictRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
+  const user = { onRequest: auth.requireUser };
+  const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
+  const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+
+  /** The caller's conflict, when its book is visible to them; otherwise the failure is sent. */
+  const mine = async (req: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    const c = await reading(req, 'conflict-get', { id: param(req) });
+    if (!c.ok) {
+      sendFailure(reply, c.error);
+      return false;
+    }
+    const a = await access(req);
+    if (!(await reads.catalog.itemLibrary(a, (c.value as { media_item_id: string }).media_item_id))) {
+      sendFailure(reply, fail('not_found', Reading.ReadingMessages.conflictNotFound));
+      return false;
+    }
+    return true;
+  };
+
+  app.get('/api/progress-conflicts', user, async (req, reply) => sendResult(reply, await reading(req, 'conflicts-list', { access: await access(req), query: queryOf(req) })));
+  app.post('/api/progress-conflicts/bulk-resolve', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    return sendResult(reply, await reading(req, 'conflicts-bulk-resolve', { access: await access(req), input }));
+  });
+  app.post('/api/progress-conflicts/bulk-dismiss', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    return sendResult(reply, await reading(req, 'conflicts-bulk-dismiss', { access: await access(req), input }));
+  });
+  app.post('/api/progress-conflicts/dismiss-all', user, async (req, reply) => sendResult(reply, await reading(req, 'conflicts-dismiss-all', { access: await access(req) })));
+  app.get('/api/progress-conflicts/:id', user, async (req, reply) => {
+    if (!(await mine(req, reply))) return reply;
+    return sendResult(reply, await reading(req, 'conflict-get', { id: param(req) }));
+  });
+  app.post('/api/progress-conflicts/:id/resolve', user, async (req, reply) => {
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    if (!(await mine(req, reply))) return reply;
+    return sendResult(reply, await reading(req, 'conflict-resolve', { id: param(req), input }));
+  });
+  app.delete('/api/progress-conflicts/:id', user, async (req, reply) => {
+    if (!(await mine(req, reply))) return reply;
+    return sendResult(reply, await reading(req, 'conflict-delete', { id: param(req) }));
+  });
+}

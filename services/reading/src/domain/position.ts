@@ -1,0 +1,207 @@
+// One position, many notations: what a client submits is checked, normalised to one canonical form
+// (a fraction of the book, the CFI as EPUB CFI with its spine step, a page for fixed layout, and the
+// restore handles only when known), and every change made to it is reported as healed.
+import { Reading } from '@bindery/contracts';
+
+const M = Reading.ReadingMessages;
+
+export interface Position {
+  percentage: number;
+  context_text?: string;
+  epubcfi?: string;
+  /** index in the spine counting non-linear items (from the CFI's spine step) */
+  spine_index?: number;
+  page?: number;
+  page_count?: number;
+  anchor_href?: string;
+  css_selector?: string;
+  char_offset?: number;
+  /** a reader's own notation kept as sent (KOReader's XPointer) */
+  xpointer?: string;
+}
+
+export type Parsed = { ok: true; position: Position; healed: string[]; force: boolean } | { ok: false; message: string };
+
+const CONTEXT_MAX = 1000;
+/** a position at or below this fraction is "the first page" for the guard */
+export const FIRST_PAGE = 0.01;
+/** positions closer than this agree */
+export const AGREE = 0.01;
+
+const num = (v: unknown): number | undefined => {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+  return undefined;
+};
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/** Parses an EPUB CFI far enough to check it and find its spine step; a range collapses to its start. */
+export function parseCfi(raw: string): { cfi: string; spineIndex: number; healed: string[] } | null {
+  const healed: string[] = [];
+  let s = raw.trim();
+  const m = /^epubcfi\((.*)\)$/s.exec(s);
+  if (m) s = m[1]!;
+  else healed.push('epubcfi: added the epubcfi( ) wrapper');
+  // a range `parent,start,end`: a position is its start
+  const parts = splitTop(s, ',');
+  if (parts === null) return null;
+  if (parts.length === 3) {
+    s = parts[0]! + parts[1]!;
+    healed.push('epubcfi: a range was collapsed to its start');
+  } else if (parts.length !== 1) return null;
+  // steps: /N with optional [id], `!` indirection, terminal :offset with optional [assertion], ~ and @
+  const STEP = /^\/(\d+)(\[[^\]]*\])?/;
+  const TERMINAL = /^(?::\d+(?:\[[^\]]*\])?)?(?:~\d+(?:\.\d+)?)?(?:@\d+(?:\.\d+)?:\d+(?:\.\d+)?)?$/;
+  const steps: number[] = [];
+  let rest = s;
+  let indirections = 0;
+  while (rest.length) {
+    const st = STEP.exec(rest);
+    if (st) {
+      steps.push(Number(st[1]));
+      rest = rest.slice(st[0].length);
+      continue;
+    }
+    if (rest.startsWith('!')) {
+      indirections += 1;
+      rest = rest.slice(1);
+      if (indirections === 1 && steps.length !== 2) return null;
+      continue;
+    }
+    if (TERMINAL.test(rest)) break;
+    return null;
+  }
+  // /6 is the package's spine, the next step an itemref: always even, counting non-linear items
+  if (steps.length < 2 || steps[0] !== 6 || steps[1]! % 2 !== 0 || steps[1] === 0) return null;
+  return { cfi: `epubcfi(${s})`, spineIndex: steps[1]! / 2 - 1, healed };
+}
+
+function splitTop(s: string, sep: string): string[] | null {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '^' && i + 1 < s.length) {
+      cur += c + s[++i];
+      continue;
+    }
+    if (c === '[') depth++;
+    if (c === ']') depth--;
+    if (depth < 0) return null;
+    if (c === sep && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  if (depth !== 0) return null;
+  out.push(cur);
+  return out;
+}
+
+/**
+ * Checks and normalises a submitted position. `pageCount` is the catalog's page count of a
+ * fixed-layout book, when it knows one.
+ */
+export function parsePosition(input: Record<string, unknown>, pageCount: number | null = null): Parsed {
+  const healed: string[] = [];
+  const pos: Partial<Position> = {};
+  const str = (k: string, max: number): string | undefined | null => {
+    const v = input[k];
+    if (v === undefined || v === null || v === '') return undefined;
+    if (typeof v !== 'string' || v.length > max) return null;
+    return v;
+  };
+  const page = input.page === undefined || input.page === null ? undefined : num(input.page);
+  if (input.page !== undefined && input.page !== null && (page === undefined || !Number.isInteger(page) || page < 1)) return { ok: false, message: 'page must be a whole number of at least 1' };
+  const pc = input.page_count === undefined || input.page_count === null ? undefined : num(input.page_count);
+  if (pc !== undefined && (!Number.isInteger(pc) || pc < 1)) return { ok: false, message: 'page_count must be a whole number of at least 1' };
+  const pages = pc ?? pageCount ?? undefined;
+  if (page !== undefined) {
+    pos.page = page;
+    if (pages !== undefined) pos.page_count = pages;
+  }
+  const raw = input.percentage ?? input.progress;
+  let pct: number | undefined;
+  if (raw !== undefined && raw !== null && raw !== '') {
+    pct = num(raw);
+    if (pct === undefined || pct < 0 || pct > 100) return { ok: false, message: M.percentageRange };
+    if (pct > 1) {
+      pct = pct / 100;
+      healed.push('percentage: read as 0..100 and stored as a fraction');
+    }
+  }
+  if (page !== undefined && pages !== undefined) {
+    if (page > pages) return { ok: false, message: 'page must not be past page_count' };
+    const fromPage = pages === 1 ? 1 : (page - 1) / (pages - 1);
+    if (pct === undefined) pct = fromPage;
+    else if (Math.abs(pct - fromPage) > 0.005) {
+      healed.push(`percentage: ${round(pct)} disagreed with page ${page} of ${pages}; set from the page`);
+      pct = fromPage;
+    }
+  }
+  if (pct === undefined) return { ok: false, message: M.percentageRequired };
+  pos.percentage = round(pct);
+
+  const ctxText = str('context_text', 100_000);
+  if (ctxText === null) return { ok: false, message: 'context_text must be text' };
+  if (ctxText !== undefined) {
+    const clean = ctxText.replace(/\s+/g, ' ').trim();
+    const cut = clean.slice(0, CONTEXT_MAX);
+    if (cut !== ctxText) healed.push(clean.length > CONTEXT_MAX ? `context_text: whitespace collapsed and cut to ${CONTEXT_MAX} characters` : 'context_text: whitespace collapsed');
+    if (cut) pos.context_text = cut;
+  }
+  const cfiRaw = str('epubcfi', 4096);
+  if (cfiRaw === null) return { ok: false, message: M.invalidEpubcfi };
+  if (cfiRaw !== undefined) {
+    // KOReader sends its XPointer in the epubcfi field: keep it as its own notation
+    if (cfiRaw.startsWith('/body/')) {
+      pos.xpointer = cfiRaw;
+    } else {
+      const c = parseCfi(cfiRaw);
+      if (!c) return { ok: false, message: M.invalidEpubcfi };
+      pos.epubcfi = c.cfi;
+      pos.spine_index = c.spineIndex;
+      healed.push(...c.healed);
+    }
+  }
+  const xp = str('xpointer', 4096);
+  if (xp === null || (xp !== undefined && !xp.startsWith('/body/'))) return { ok: false, message: 'xpointer must start with /body/' };
+  if (xp) pos.xpointer = xp;
+  const href = str('anchor_href', 2048);
+  if (href === null) return { ok: false, message: 'anchor_href must be text' };
+  if (href) pos.anchor_href = href;
+  const sel = str('css_selector', 2048);
+  if (sel === null) return { ok: false, message: 'css_selector must be text' };
+  if (sel) pos.css_selector = sel;
+  if (input.char_offset !== undefined && input.char_offset !== null) {
+    const o = num(input.char_offset);
+    if (o === undefined || !Number.isInteger(o) || o < 0) return { ok: false, message: 'char_offset must be a whole number of at least 0' };
+    pos.char_offset = o;
+  }
+  const force = input.force === true || input.force === 'true';
+  return { ok: true, position: pos as Position, healed, force };
+}
+
+/** The guard: a first-page submission never overwrites a later position (unless forced). */
+export const guardKeeps = (current: number | null, incoming: number, force: boolean): boolean =>
+  !force && current !== null && incoming <= FIRST_PAGE && current > FIRST_PAGE;
+
+export interface Stored {
+  percentage: number;
+  device: string;
+  version: number;
+}
+
+/**
+ * When two devices disagree: a device's first position for a book already mid-read elsewhere, or a
+ * write based on an older version than the one stored by another device.
+ */
+export function conflictReason(current: Stored | null, incoming: { percentage: number; device: string; baseVersion?: number }, deviceKnown: boolean): 'first-push' | 'concurrent' | null {
+  if (!current || current.device === incoming.device) return null;
+  if (Math.abs(current.percentage - incoming.percentage) <= AGREE) return null;
+  const midRead = current.percentage > FIRST_PAGE && current.percentage < 1;
+  if (!deviceKnown && midRead) return 'first-push';
+  if (incoming.baseVersion !== undefined && incoming.baseVersion < current.version) return 'concurrent';
+  return null;
+}

@@ -1,0 +1,98 @@
+// Reactions to the catalog: the item facts collection rules need; a resolved hash conflict merges the
+// removed items' reading data into the kept one; a removed item's data waits, keyed by its SHA-256s,
+// and moves to a new item that brings one of those hashes back.
+import { sql } from 'kysely';
+import type { Catalog, StoredEvent } from '@bindery/contracts';
+import { applyOnce, consumerCheckpoint, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { SCHEMA } from '../store/migrations';
+import { moveItemData } from '../store/merge';
+import { logged, t, type Ctx } from './context';
+import { autoAssign } from './collections';
+
+export const CATALOG_CONSUMER = 'reading-catalog';
+const TYPES = ['catalog.media-item-added.v1', 'catalog.media-item-updated.v1', 'catalog.media-item-removed.v1', 'catalog.library-deleted.v1', 'catalog.hash-conflict-resolved.v1'] as const;
+
+function itemValues(i: Catalog.MediaItem) {
+  return {
+    library_id: i.library_id,
+    title: i.title,
+    sort_title: i.sort_title,
+    authors: JSON.stringify(i.authors),
+    tags: JSON.stringify(i.tags),
+    series: i.series,
+    series_index: i.series_index,
+    language: i.language,
+    publisher: i.publisher,
+    year: i.year,
+    page_count: i.page_count,
+    formats: JSON.stringify([...new Set(i.formats.map((f) => f.format.toLowerCase()))]),
+    sha256: JSON.stringify(i.known_sha256.length ? i.known_sha256 : i.sha256 ? [i.sha256] : []),
+    created_at: i.created_at,
+    removed_at: null,
+  };
+}
+
+export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> {
+  return bus.consume({
+    source: 'catalog',
+    durable: CATALOG_CONSUMER,
+    types: TYPES,
+    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, 'catalog'),
+    handler: async (ev: StoredEvent) => {
+      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, ev, (trx) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent)));
+      ctx.store.notify();
+    },
+  });
+}
+
+async function apply(ctx: Ctx, trx: Trx, e: Catalog.CatalogEvent): Promise<void> {
+  switch (e.type) {
+    case 'catalog.media-item-added.v1':
+    case 'catalog.media-item-updated.v1': {
+      const i = e.data.item;
+      const v = itemValues(i);
+      await t(trx).insertInto('items').values({ id: i.id, ...v }).onConflict((oc) => oc.column('id').doUpdateSet(v)).execute();
+      if (e.type === 'catalog.media-item-added.v1') {
+        await restoreByHash(ctx, trx, i);
+        await autoAssign(ctx, trx, i.id);
+      }
+      return;
+    }
+    case 'catalog.media-item-removed.v1':
+      await t(trx).updateTable('items').set({ removed_at: ctx.now() }).where('id', '=', e.data.item_id).execute();
+      return;
+    case 'catalog.library-deleted.v1':
+      await t(trx).updateTable('items').set({ removed_at: ctx.now() }).where('library_id', '=', e.data.library_id).where('removed_at', 'is', null).execute();
+      return;
+    case 'catalog.hash-conflict-resolved.v1': {
+      const moved = await moveItemData(trx, e.data.removed_item_ids, e.data.kept_item_id, ctx.now(), 'merged');
+      await ctx.emit(trx, `item:${e.data.kept_item_id}`, [{ type: 'reading.items-merged.v1', data: { kept_item_id: e.data.kept_item_id, removed_item_ids: e.data.removed_item_ids, user_ids: moved.users } }]);
+      for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** A new item whose file has the hash of a removed item's: that item's reading data comes back to it. */
+async function restoreByHash(ctx: Ctx, trx: Trx, item: Catalog.MediaItem): Promise<void> {
+  const hashes = item.known_sha256.length ? item.known_sha256 : item.sha256 ? [item.sha256] : [];
+  for (const h of hashes) {
+    const has = JSON.stringify([h]);
+    const old = await t(trx)
+      .selectFrom('items')
+      .select('id as item_id')
+      .where('id', '!=', item.id)
+      .where('removed_at', 'is not', null)
+      .where(sql<boolean>`sha256 @> ${has}::jsonb`)
+      .union(t(trx).selectFrom('progress').select('item_id').where('item_id', '!=', item.id).where(sql<boolean>`sha256 @> ${has}::jsonb`).where(sql<boolean>`item_id not in (select id from reading.items where removed_at is null)`))
+      .execute();
+    const oldIds = old.map((o) => o.item_id as string);
+    if (oldIds.length === 0) continue;
+    const moved = await moveItemData(trx, oldIds, item.id, ctx.now(), 'restored');
+    if (moved.users.length) for (const from of oldIds) await ctx.emit(trx, `item:${item.id}`, [{ type: 'reading.item-data-restored.v1', data: { from_item_id: from, to_item_id: item.id, sha256: h, user_ids: moved.users } }]);
+    for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);
+    return;
+  }
+}

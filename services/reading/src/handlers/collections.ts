@@ -1,0 +1,239 @@
+// Collections: the five system ones (rules of the spec's table; restorable), custom ones (add and
+// remove items, optionally auto-assign rules for newly scanned items) and smart ones (rules), with a
+// preview of rules before creating.
+import { ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { parseRules, type Rules } from '../domain/rules';
+import { systemCollection, SYSTEM_COLLECTIONS, type SystemQuery } from '../domain/system-collections';
+import { parseColor } from '../domain/annotation';
+import { collectionOut, insertSystem } from '../store/collections';
+import { customMembers, itemMatches, ruleMembers, systemMembers } from '../store/membership';
+import { t, type Ctx } from './context';
+import { bad, conflict, isUuid, M, newId, no, notFound, q1, text, type Access, type Req } from './util';
+import { isUniqueViolation } from '@bindery/platform';
+
+type Row = Record<string, any>;
+
+export async function find(q: Parameters<typeof t>[0], user: string, id: string | undefined): Promise<Result<Row>> {
+  if (!isUuid(id)) return no(bad(M.invalidCollectionId));
+  const r = await t(q).selectFrom('collections').selectAll().where('id', '=', id.toLowerCase()).where('user_id', '=', user).executeTakeFirst();
+  return r ? ok(r) : no(notFound(M.collectionNotFound));
+}
+
+export function page(query: Req['query'], dflt = 50): Result<{ limit: number; offset: number }> {
+  const l = q1(query, 'limit');
+  const o = q1(query, 'offset');
+  const limit = l === undefined || l === '' ? dflt : Number(l);
+  const offset = o === undefined || o === '' ? 0 : Number(o);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return no(bad('limit must be a whole number from 1 to 1000'));
+  if (!Number.isInteger(offset) || offset < 0) return no(bad('offset must be a whole number of at least 0'));
+  return ok({ limit, offset });
+}
+
+export function members(ctx: Ctx, user: string, access: Access | undefined, c: Row, p: { limit: number; offset: number }) {
+  if (c.is_system) return systemMembers(ctx.rt.db, user, access, c.query_type as SystemQuery, p);
+  if (c.rules) return ruleMembers(ctx.rt.db, user, access, c.rules as Rules, p);
+  return customMembers(ctx.rt.db, user, access, c.id as string, p);
+}
+
+export async function getCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const c = await find(ctx.rt.db, req.caller.user_id, req.id);
+  if (!c.ok) return c;
+  return ok({ ...collectionOut(c.value), item_count: (await members(ctx, req.caller.user_id, req.access, c.value, { limit: 1, offset: 0 })).total });
+}
+
+/** The editable fields; `creating` requires a name. System collections keep their name. */
+function fields(input: Record<string, unknown>, creating: boolean, system: boolean): Result<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const name = text(input, 'name', 100);
+  if (name === null) return no(bad('name must be text of at most 100 characters'));
+  if (name !== undefined || creating) {
+    if (!name?.trim()) return no(bad(M.collectionNameRequired));
+    if (system) return no(bad('the name of a system collection cannot change'));
+    out.name = name.trim();
+  }
+  const description = text(input, 'description', 2000);
+  if (description === null) return no(bad('description must be text of at most 2000 characters'));
+  if (description !== undefined) out.description = description;
+  if (input.color !== undefined) {
+    const c = parseColor(input.color);
+    if (c === null) return no(bad(M.colorHex));
+    out.color = c ?? null;
+  }
+  const icon = text(input, 'icon', 16);
+  if (icon === null) return no(bad('icon must be text of at most 16 characters'));
+  if (icon !== undefined) out.icon = icon || null;
+  if (input.priority !== undefined) {
+    const n = Number(input.priority);
+    if (!Number.isInteger(n) || n < 0 || n > 10000 || typeof input.priority === 'boolean') return no(bad('priority must be a whole number from 0 to 10000'));
+    out.priority = n;
+  }
+  if (input.show_on_dashboard !== undefined) {
+    if (typeof input.show_on_dashboard !== 'boolean') return no(bad('show_on_dashboard must be true or false'));
+    out.show_on_dashboard = input.show_on_dashboard;
+  }
+  for (const key of ['rules', 'auto_assign'] as const) {
+    if (input[key] === undefined) continue;
+    if (system) return no(bad(`a system collection has no ${key}`));
+    if (input[key] === null) {
+      out[key] = null;
+      continue;
+    }
+    const r = parseRules(input[key]);
+    if (!r.ok) return no(bad(key === 'auto_assign' ? r.message.replace(/^rules/, 'auto_assign') : r.message));
+    out[key] = JSON.stringify(r.value);
+  }
+  if (out.rules && out.auto_assign) return no(bad('a smart collection follows its rules; auto_assign is for custom collections'));
+  return ok(out);
+}
+
+async function save(ctx: Ctx, trx: Trx, user: string, fn: () => Promise<Row>): Promise<Result<Row>> {
+  try {
+    const row = await fn();
+    await ctx.emit(trx, user, [{ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(row) } }]);
+    return ok(row);
+  } catch (e) {
+    if (isUniqueViolation(e)) return no(conflict(M.collectionNameTaken));
+    throw e;
+  }
+}
+
+/** `saved_filter_id`: a dashboard section from a saved filter whose `filter` holds rules. */
+async function fromSavedFilter(ctx: Ctx, req: Req): Promise<Result<Record<string, unknown>>> {
+  const input = { ...(req.input ?? {}) };
+  const fid = input.saved_filter_id;
+  if (fid === undefined) return ok(input);
+  if (!isUuid(fid)) return no(bad(M.invalidSavedFilterId));
+  const f = await t(ctx.rt.db).selectFrom('saved_filters').select('filter').where('id', '=', fid.toLowerCase()).where('user_id', '=', req.caller.user_id).executeTakeFirst();
+  if (!f) return no(notFound(M.savedFilterNotFound));
+  if (!parseRules(f.filter).ok) return no(bad('the saved filter holds no collection rules ({match, conditions})'));
+  delete input.saved_filter_id;
+  return ok({ ...input, rules: f.filter });
+}
+
+export async function createCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const input = await fromSavedFilter(ctx, req);
+  if (!input.ok) return input;
+  const f = fields(input.value, true, false);
+  if (!f.ok) return f;
+  const user = req.caller.user_id;
+  const now = ctx.now();
+  try {
+    return await ctx.tx(async (trx) => {
+      const r = await save(ctx, trx, user, () =>
+        t(trx)
+          .insertInto('collections')
+          .values({ id: newId(), user_id: user, description: '', is_system: false, priority: 100, show_on_dashboard: false, ...f.value, created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
+      if (!r.ok) throw new NameTaken();
+      return ok(collectionOut(r.value));
+    });
+  } catch (e) {
+    if (e instanceof NameTaken || isUniqueViolation(e)) return no(conflict(M.collectionNameTaken));
+    throw e;
+  }
+}
+
+class NameTaken extends Error {}
+
+export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller.user_id;
+  try {
+    return await ctx.tx(async (trx) => {
+      const c = await find(trx, user, req.id);
+      if (!c.ok) return c;
+      const f = fields(req.input ?? {}, false, Boolean(c.value.is_system));
+      if (!f.ok) return f;
+      const r = await save(ctx, trx, user, () => t(trx).updateTable('collections').set({ ...f.value, updated_at: ctx.now() }).where('id', '=', c.value.id).returningAll().executeTakeFirstOrThrow());
+      if (!r.ok) throw new NameTaken();
+      return ok(collectionOut(r.value));
+    });
+  } catch (e) {
+    if (e instanceof NameTaken || isUniqueViolation(e)) return no(conflict(M.collectionNameTaken));
+    throw e;
+  }
+}
+
+export async function deleteCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    const c = await find(trx, user, req.id);
+    if (!c.ok) return c;
+    await t(trx).deleteFrom('collections').where('id', '=', c.value.id).execute();
+    await ctx.emit(trx, user, [{ type: 'reading.collection-deleted.v1', data: { user_id: user, collection_id: c.value.id } }]);
+    return ok({ message: 'collection deleted' });
+  });
+}
+
+/** Adds items to a custom collection; the gateway passes only items the caller may see. */
+export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const ids = req.input?.media_item_ids;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every(isUuid)) return no(bad('media_item_ids must be a non-empty list of media item ids'));
+  const user = req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    const c = await find(trx, user, req.id);
+    if (!c.ok) return c;
+    if (c.value.is_system) return no(bad(M.systemCollectionItems));
+    if (c.value.rules) return no(bad(M.smartCollectionItems));
+    const wanted = [...new Set(ids.map((i) => i.toLowerCase()))];
+    const added = await t(trx)
+      .insertInto('collection_items')
+      // in the order given: a millisecond apart, so the collection lists them as they were added
+      .values(wanted.map((item_id, i) => ({ collection_id: c.value.id, item_id, added_at: new Date(ctx.now().getTime() + i) })))
+      .onConflict((oc) => oc.doNothing())
+      .returning('item_id')
+      .execute();
+    if (added.length) await ctx.emit(trx, user, [{ type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id as string), removed: [] } }]);
+    return ok({ message: 'items added', added: added.map((a) => a.item_id) });
+  });
+}
+
+export async function removeItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    const c = await find(trx, user, req.id);
+    if (!c.ok) return c;
+    if (c.value.is_system) return no(bad(M.systemCollectionItems));
+    if (c.value.rules) return no(bad(M.smartCollectionItems));
+    const gone = await t(trx).deleteFrom('collection_items').where('collection_id', '=', c.value.id).where('item_id', '=', req.item_id!).returning('item_id').executeTakeFirst();
+    if (!gone) return no(notFound('media item not in this collection'));
+    await ctx.emit(trx, user, [{ type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: [], removed: [req.item_id!] } }]);
+    return ok({ message: 'item removed' });
+  });
+}
+
+/** Brings a system collection back as it was made (after a delete or edits). */
+export async function restoreSystem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const def = systemCollection(req.input?.query_type);
+  if (!def) return no(bad(`${M.unknownSystemCollection}: ${SYSTEM_COLLECTIONS.map((c) => c.query_type).join(', ')}`));
+  const user = req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    const now = ctx.now();
+    const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', def.query_type).executeTakeFirst();
+    const row = have
+      ? await t(trx).updateTable('collections').set({ priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now }).where('id', '=', have.id).returningAll().executeTakeFirstOrThrow()
+      : await insertSystem(trx, user, def, now);
+    await ctx.emit(trx, user, [{ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(row!) } }]);
+    return ok({ ...collectionOut(row!), restored: !have });
+  });
+}
+
+export async function preview(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const r = parseRules(req.input?.rules);
+  if (!r.ok) return no(bad(r.message));
+  const p = page(req.query);
+  if (!p.ok) return p;
+  return ok({ ...(await ruleMembers(ctx.rt.db, req.caller.user_id, req.access, r.value, p.value)), limit: p.value.limit, offset: p.value.offset });
+}
+
+/** A newly catalogued item joins every custom collection whose auto-assign rules it matches. */
+export async function autoAssign(ctx: Ctx, trx: Trx, itemId: string): Promise<void> {
+  const rows = await t(trx).selectFrom('collections').selectAll().where('auto_assign', 'is not', null).where('rules', 'is', null).execute();
+  for (const c of rows) {
+    if (!(await itemMatches(trx, c.user_id as string, itemId, c.auto_assign as Rules))) continue;
+    const added = await t(trx).insertInto('collection_items').values({ collection_id: c.id, item_id: itemId, added_at: ctx.now() }).onConflict((oc) => oc.doNothing()).returning('item_id').execute();
+    if (added.length) await ctx.emit(trx, c.user_id as string, [{ type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id as string, collection_id: c.id as string, added: [itemId], removed: [] } }]);
+  }
+}

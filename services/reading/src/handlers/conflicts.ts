@@ -1,0 +1,121 @@
+// Progress conflicts: two devices that disagree leave both positions here until the user picks one.
+// Resolving keeps the chosen position current; the other one goes into the history, never lost.
+import { ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import type { Position } from '../domain/position';
+import { t, type Ctx } from './context';
+import { conflictOut, savePosition } from './progress';
+import { bad, conflict, isUuid, M, no, notFound, q1, type Req } from './util';
+import { itemVisible } from './visible';
+
+type Row = Record<string, any>;
+const STATUSES = ['open', 'resolved', 'dismissed', 'all'];
+
+export async function listConflicts(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const status = q1(req.query, 'status') ?? 'open';
+  if (!STATUSES.includes(status)) return no(bad("status must be 'open', 'resolved', 'dismissed' or 'all'"));
+  let q = t(ctx.rt.db).selectFrom('conflicts').selectAll().where('user_id', '=', req.caller.user_id).where(itemVisible(req.access));
+  if (status !== 'all') q = q.where('status', '=', status);
+  const item = q1(req.query, 'media_item_id');
+  if (item !== undefined) {
+    if (!isUuid(item)) return no(bad('invalid media item id'));
+    q = q.where('item_id', '=', item.toLowerCase());
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id').limit(1000).execute();
+  return ok({ data: rows.map(conflictOut) });
+}
+
+async function find(q: Trx | Ctx['rt']['db'], req: Req, lock = false): Promise<Result<Row>> {
+  if (!isUuid(req.id)) return no(bad(M.invalidConflictId));
+  let s = t(q).selectFrom('conflicts').selectAll().where('id', '=', req.id.toLowerCase()).where('user_id', '=', req.caller.user_id);
+  if (lock) s = s.forUpdate();
+  const r = await s.executeTakeFirst();
+  return r ? ok(r) : no(notFound(M.conflictNotFound));
+}
+
+export async function getConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const r = await find(ctx.rt.db, req);
+  return r.ok ? ok(conflictOut(r.value)) : r;
+}
+
+/** Closes one open conflict in the caller's transaction: keep the current or the incoming position, or dismiss. */
+async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | 'dismissed'): Promise<Row> {
+  const user = c.user_id as string;
+  const item = c.item_id as string;
+  await ctx.lock(trx, `progress.${user}.${item}`);
+  const inc = c.incoming as Position & { client: string; device: string };
+  const { client, device, ...rest } = inc as Position & { client: string; device: string; submitted_at?: string; version?: number; updated_at?: string };
+  delete (rest as { submitted_at?: string }).submitted_at;
+  if (how === 'incoming') {
+    await savePosition(ctx, trx, user, item, { position: rest as Position, client, device }, 'conflict resolved: incoming kept');
+  } else {
+    // the position not chosen stays findable in the history
+    await t(trx).insertInto('progress_history').values({ user_id: user, item_id: item, percentage: inc.percentage, position: JSON.stringify(rest), client, device, reason: how === 'current' ? 'conflict resolved: not kept' : 'conflict dismissed', recorded_at: ctx.now() }).execute();
+  }
+  const status = how === 'dismissed' ? 'dismissed' : 'resolved';
+  const row = await t(trx).updateTable('conflicts').set({ status, resolution: how === 'dismissed' ? null : how, closed_at: ctx.now() }).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+  await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-closed.v1', data: { user_id: user, conflict: conflictOut(row) } }]);
+  return row;
+}
+
+const keepOf = (input: Record<string, unknown> | undefined): 'current' | 'incoming' | null => {
+  const k = input?.keep;
+  return k === 'current' || k === 'incoming' ? k : null;
+};
+
+export async function resolveConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const keep = keepOf(req.input);
+  if (!keep) return no(bad(M.keepChoice));
+  return ctx.tx(async (trx) => {
+    const c = await find(trx, req, true);
+    if (!c.ok) return c;
+    if (c.value.status !== 'open') return no(conflict(M.conflictClosed));
+    return ok(conflictOut(await close(ctx, trx, c.value, keep)));
+  });
+}
+
+export async function deleteConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const c = await find(trx, req, true);
+    if (!c.ok) return c;
+    if (c.value.status === 'open') await close(ctx, trx, c.value, 'dismissed');
+    await t(trx).deleteFrom('conflicts').where('id', '=', c.value.id).execute();
+    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.progress-conflict-deleted.v1', data: { user_id: req.caller.user_id, conflict_id: c.value.id } }]);
+    return ok({ message: 'progress conflict deleted' });
+  });
+}
+
+function idsOf(input: Record<string, unknown> | undefined): string[] | null {
+  const ids = input?.ids;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every(isUuid)) return null;
+  return [...new Set(ids.map((i) => i.toLowerCase()))];
+}
+
+/** Closes many: each open one of the caller's (and visible) is closed; others are reported as failed. */
+async function bulk(ctx: Ctx, req: Req, how: 'current' | 'incoming' | 'dismissed', ids: string[] | 'all'): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    let q = t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', req.caller.user_id).where('status', '=', 'open').where(itemVisible(req.access));
+    if (ids !== 'all') q = q.where('id', 'in', ids);
+    const rows = await q.orderBy('created_at').forUpdate().execute();
+    for (const r of rows) await close(ctx, trx, r, how);
+    const done = new Set(rows.map((r) => r.id as string));
+    const failed = ids === 'all' ? [] : ids.filter((i) => !done.has(i)).map((id) => ({ id, error: M.conflictNotFound }));
+    return ok({ message: how === 'dismissed' ? 'progress conflicts dismissed' : 'progress conflicts resolved', succeeded: rows.map((r) => r.id), failed });
+  });
+}
+
+export async function bulkResolve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const ids = idsOf(req.input);
+  if (!ids) return no(bad(M.idsRequired));
+  const keep = keepOf(req.input);
+  if (!keep) return no(bad(M.keepChoice));
+  return bulk(ctx, req, keep, ids);
+}
+
+export async function bulkDismiss(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const ids = idsOf(req.input);
+  if (!ids) return no(bad(M.idsRequired));
+  return bulk(ctx, req, 'dismissed', ids);
+}
+
+export const dismissAll = (ctx: Ctx, req: Req) => bulk(ctx, req, 'dismissed', 'all');

@@ -1,0 +1,87 @@
+// Saved filters per user: a name, the resource they filter (`resource_type`) and the filter itself.
+import { ok, type Result } from '@bindery/contracts';
+import { t, type Ctx } from './context';
+import { bad, iso, isUuid, M, newId, no, notFound, q1, text, type Req } from './util';
+
+type Row = Record<string, any>;
+const out = (r: Row) => ({ id: r.id, name: r.name, resource_type: r.resource_type, filter: r.filter, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+const RESOURCE = /^[a-z][a-z0-9_-]{0,49}$/;
+
+function fields(input: Record<string, unknown>, creating: boolean): Result<Record<string, unknown>> {
+  const o: Record<string, unknown> = {};
+  const name = text(input, 'name', 100);
+  if (name === null) return no(bad('name must be text of at most 100 characters'));
+  if (creating || name !== undefined) {
+    if (!name?.trim()) return no(bad('name is required'));
+    o.name = name.trim();
+  }
+  const rt = input.resource_type;
+  if (creating || rt !== undefined) {
+    if (rt === undefined || rt === null || rt === '') return no(bad(M.resourceTypeRequired));
+    if (typeof rt !== 'string' || !RESOURCE.test(rt)) return no(bad('resource_type must be a lower-case name like media_items'));
+    o.resource_type = rt;
+  }
+  const f = input.filter;
+  if (creating || f !== undefined) {
+    if (f === null || typeof f !== 'object') return no(bad('filter must be an object or a list'));
+    const s = JSON.stringify(f);
+    if (s.length > 65_536) return no(bad('filter must be at most 65536 characters of JSON'));
+    o.filter = s;
+  }
+  return ok(o);
+}
+
+async function find(q: Parameters<typeof t>[0], req: Req): Promise<Result<Row>> {
+  if (!isUuid(req.id)) return no(bad(M.invalidSavedFilterId));
+  const r = await t(q).selectFrom('saved_filters').selectAll().where('id', '=', req.id.toLowerCase()).where('user_id', '=', req.caller.user_id).executeTakeFirst();
+  return r ? ok(r) : no(notFound(M.savedFilterNotFound));
+}
+
+export async function listFilters(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  let q = t(ctx.rt.db).selectFrom('saved_filters').selectAll().where('user_id', '=', req.caller.user_id);
+  const rt = q1(req.query, 'resource_type');
+  if (rt !== undefined && rt !== '') {
+    if (!RESOURCE.test(rt)) return no(bad('resource_type must be a lower-case name like media_items'));
+    q = q.where('resource_type', '=', rt);
+  }
+  return ok({ data: (await q.orderBy('name').orderBy('id').execute()).map(out) });
+}
+
+export async function getFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const r = await find(ctx.rt.db, req);
+  return r.ok ? ok(out(r.value)) : r;
+}
+
+export async function createFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const f = fields(req.input ?? {}, true);
+  if (!f.ok) return f;
+  const user = req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    const now = ctx.now();
+    const row = await t(trx).insertInto('saved_filters').values({ id: newId(), user_id: user, ...f.value, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+    await ctx.emit(trx, user, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: user, filter: out(row) } }]);
+    return ok(out(row));
+  });
+}
+
+export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const cur = await find(trx, req);
+    if (!cur.ok) return cur;
+    const f = fields(req.input ?? {}, false);
+    if (!f.ok) return f;
+    const row = await t(trx).updateTable('saved_filters').set({ ...f.value, updated_at: ctx.now() }).where('id', '=', cur.value.id).returningAll().executeTakeFirstOrThrow();
+    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: req.caller.user_id, filter: out(row) } }]);
+    return ok(out(row));
+  });
+}
+
+export async function deleteFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const cur = await find(trx, req);
+    if (!cur.ok) return cur;
+    await t(trx).deleteFrom('saved_filters').where('id', '=', cur.value.id).execute();
+    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.saved-filter-deleted.v1', data: { user_id: req.caller.user_id, filter_id: cur.value.id } }]);
+    return ok({ message: 'saved filter deleted' });
+  });
+}

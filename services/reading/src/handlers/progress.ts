@@ -1,0 +1,161 @@
+// The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
+import { ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { conflictReason, guardKeeps, parsePosition, type Position } from '../domain/position';
+import { t, type Ctx } from './context';
+import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
+
+type Row = Record<string, any>;
+
+export function progressOut(r: Row) {
+  const p = r.position as Position;
+  return {
+    id: r.id,
+    media_item_id: r.item_id,
+    ...p,
+    percentage: Number(r.percentage),
+    finished: Number(r.percentage) >= 1,
+    client: r.client,
+    device: r.device,
+    version: Number(r.version),
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+export const positionOf = (r: Row) => ({ ...(r.position as Position), percentage: Number(r.percentage), client: r.client, device: r.device, version: Number(r.version), updated_at: iso(r.updated_at) });
+
+export async function getProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const r = await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
+  return r ? ok(progressOut(r)) : no(notFound(M.progressNotFound));
+}
+
+export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller.user_id;
+  const item = req.item_id!;
+  return ctx.tx(async (trx) => {
+    await ctx.lock(trx, `progress.${user}.${item}`);
+    const gone = await t(trx).deleteFrom('progress').where('user_id', '=', user).where('item_id', '=', item).returningAll().executeTakeFirst();
+    if (!gone) return no(notFound(M.progressNotFound));
+    // the history stays: it is the way back
+    await t(trx).insertInto('progress_history').values({ user_id: user, item_id: item, percentage: 0, position: JSON.stringify({ percentage: 0 }), client: gone.client, device: gone.device, reason: 'deleted', recorded_at: ctx.now() }).execute();
+    await ctx.emit(trx, user, [{ type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: item } }]);
+    return ok({ message: 'progress deleted' });
+  });
+}
+
+interface Incoming {
+  position: Position;
+  client: string;
+  device: string;
+}
+
+/** Stores a position as the current one, with a history entry; in the caller's transaction. */
+export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: string, inc: Incoming, reason: string): Promise<Row> {
+  const now = ctx.now();
+  const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
+  const hashes = await t(trx).selectFrom('items').select('sha256').where('id', '=', item).executeTakeFirst();
+  const { percentage, ...rest } = inc.position;
+  const values = {
+    percentage,
+    position: JSON.stringify(rest),
+    client: inc.client,
+    device: inc.device,
+    sha256: JSON.stringify(hashes?.sha256 ?? cur?.sha256 ?? []),
+    updated_at: now,
+  };
+  const row = cur
+    ? await t(trx).updateTable('progress').set({ ...values, version: Number(cur.version) + 1 }).where('id', '=', cur.id).returningAll().executeTakeFirstOrThrow()
+    : await t(trx).insertInto('progress').values({ id: newId(), user_id: user, item_id: item, version: 1, created_at: now, ...values }).returningAll().executeTakeFirstOrThrow();
+  await t(trx).insertInto('progress_history').values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now }).execute();
+  await t(trx).insertInto('progress_devices').values({ user_id: user, item_id: item, device: inc.device }).onConflict((oc) => oc.doNothing()).execute();
+  await ctx.emit(trx, user, [{ type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row) } }]);
+  return row;
+}
+
+export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const input = req.input ?? {};
+  const user = req.caller.user_id;
+  const item = req.item_id!;
+  const client = text(input, 'client', 50);
+  if (client === null) return no(bad('client must be text of at most 50 characters'));
+  const device = text(input, 'device', 100);
+  if (device === null) return no(bad('device must be text of at most 100 characters'));
+  let baseVersion: number | undefined;
+  if (input.version !== undefined && input.version !== null) {
+    baseVersion = Number(input.version);
+    if (!Number.isInteger(baseVersion) || baseVersion < 0) return no(bad('version must be a whole number'));
+  }
+  const meta = await t(ctx.rt.db).selectFrom('items').select('page_count').where('id', '=', item).executeTakeFirst();
+  const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count));
+  if (!parsed.ok) return no(bad(parsed.message));
+  const inc: Incoming = { position: parsed.position, client: client || 'web', device: device || client || 'web' };
+  const healed = [...parsed.healed];
+  return ctx.tx(async (trx) => {
+    await ctx.lock(trx, `progress.${user}.${item}`);
+    const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
+    const curPct = cur ? Number(cur.percentage) : null;
+    if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
+      healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
+      return ok({ status: 'kept', healed, progress: progressOut(cur!) });
+    }
+    const open = await t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('status', '=', 'open').executeTakeFirst();
+    const incoming = { ...inc.position, client: inc.client, device: inc.device, submitted_at: iso(ctx.now()) };
+    if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
+      // the disagreeing device keeps reading: its latest position is what the conflict offers
+      const c = await t(trx).updateTable('conflicts').set({ incoming: JSON.stringify(incoming) }).where('id', '=', open.id).returningAll().executeTakeFirstOrThrow();
+      await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+      return ok({ status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) });
+    }
+    const known = cur
+      ? Boolean(await t(trx).selectFrom('progress_devices').select('device').where('user_id', '=', user).where('item_id', '=', item).where('device', '=', inc.device).executeTakeFirst())
+      : true;
+    const reason = parsed.force ? null : conflictReason(cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null, { percentage: inc.position.percentage, device: inc.device, baseVersion }, known);
+    if (reason && cur) {
+      const c = await t(trx)
+        .insertInto('conflicts')
+        .values({ id: newId(), user_id: user, item_id: item, status: 'open', reason, current: JSON.stringify(positionOf(cur)), incoming: JSON.stringify(incoming), created_at: ctx.now() })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      // the device is known from now on: what it sends next is a normal write
+      await t(trx).insertInto('progress_devices').values({ user_id: user, item_id: item, device: inc.device }).onConflict((oc) => oc.doNothing()).execute();
+      await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+      return ok({ status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) });
+    }
+    const row = await savePosition(ctx, trx, user, item, inc, 'saved');
+    return ok({ status: 'saved', healed, progress: progressOut(row) });
+  });
+}
+
+export function conflictOut(r: Row) {
+  return {
+    id: r.id,
+    media_item_id: r.item_id,
+    status: r.status,
+    reason: r.reason,
+    current: r.current,
+    incoming: r.incoming,
+    resolution: r.resolution ?? null,
+    created_at: iso(r.created_at),
+    closed_at: iso(r.closed_at),
+  };
+}
+
+/** The item a history or conflict id belongs to: `<id>` is a media item id or a progress record id. */
+export async function progressItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const id = req.id!;
+  if (!isUuid(id)) return no(bad('invalid progress id'));
+  const byProgress = await t(ctx.rt.db).selectFrom('progress').select('item_id').where('id', '=', id).where('user_id', '=', req.caller.user_id).executeTakeFirst();
+  return ok({ media_item_id: byProgress ? byProgress.item_id : id.toLowerCase() });
+}
+
+export async function history(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller.user_id;
+  const item = req.item_id!;
+  const rows = await t(ctx.rt.db).selectFrom('progress_history').selectAll().where('user_id', '=', user).where('item_id', '=', item).orderBy('seq', 'desc').limit(1000).execute();
+  if (rows.length === 0) return no(notFound(M.progressNotFound));
+  return ok({
+    media_item_id: item,
+    data: rows.map((r) => ({ ...(r.position as Position), percentage: Number(r.percentage), client: r.client, device: r.device, reason: r.reason, recorded_at: iso(r.recorded_at) })),
+  });
+}

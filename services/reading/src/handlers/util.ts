@@ -1,0 +1,37 @@
+// Small pieces every reading handler uses: id checks, record shapes, failures.
+import { randomUUID } from 'node:crypto';
+import { err, fail, Reading, type Failure, type Result } from '@bindery/contracts';
+
+export const M = Reading.ReadingMessages;
+export type Req = Reading.ReadingRequest;
+export type Access = NonNullable<Req['access']>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+export const newId = () => randomUUID();
+
+export const bad = (message: string): Failure => fail('validation', message);
+export const notFound = (message: string): Failure => fail('not_found', message);
+export const conflict = (message: string): Failure => fail('conflict', message);
+export const no = <T = never>(f: Failure): Result<T> => err(f);
+
+export const iso = (v: unknown): string | null => (v === null || v === undefined ? null : (v instanceof Date ? v : new Date(String(v))).toISOString());
+
+/** A short text field: undefined when absent, null when of the wrong type or too long. */
+export function text(input: Record<string, unknown>, key: string, max: number): string | undefined | null {
+  const v = input[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.length > max) return null;
+  return v;
+}
+
+export const q1 = (q: Req['query'], k: string): string | undefined => {
+  const v = q?.[k];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** The SQL condition "the item is in a library the caller may see" (and not removed). */
+export function visibleLibraries(access: Access | undefined): { all: boolean; ids: string[] } {
+  if (!access || access.all) return { all: true, ids: [] };
+  return { all: false, ids: access.ids };
+}

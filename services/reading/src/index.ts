@@ -1,0 +1,1 @@
+export { readingService } from './main';

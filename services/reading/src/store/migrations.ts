@@ -1,0 +1,149 @@
+import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+
+export const SCHEMA = 'reading';
+
+export const migrations: Migration[] = [
+  ...eventStoreMigrations,
+  {
+    name: 'reading-001',
+    async up(trx, s) {
+      await execScript(trx, `
+        create table ${s}.users (id uuid primary key, created_at timestamptz not null default now());
+        -- the catalog facts reading needs: rules of system and smart collections, hashes to find a book again
+        create table ${s}.items (
+          id uuid primary key,
+          library_id uuid not null,
+          title text not null,
+          sort_title text not null,
+          authors jsonb not null default '[]',
+          tags jsonb not null default '[]',
+          series text,
+          series_index double precision,
+          language text,
+          publisher text,
+          year integer,
+          page_count integer,
+          formats jsonb not null default '[]',
+          sha256 jsonb not null default '[]',
+          created_at timestamptz not null,
+          removed_at timestamptz
+        );
+        create index on ${s}.items (library_id);
+        create index on ${s}.items (created_at);
+        create table ${s}.progress (
+          id uuid primary key,
+          user_id uuid not null,
+          item_id uuid not null,
+          percentage double precision not null,
+          position jsonb not null,
+          client text not null,
+          device text not null,
+          version integer not null,
+          sha256 jsonb not null default '[]',
+          created_at timestamptz not null,
+          updated_at timestamptz not null,
+          unique (user_id, item_id)
+        );
+        create index on ${s}.progress (item_id);
+        create index on ${s}.progress (user_id, updated_at);
+        create table ${s}.progress_history (
+          seq bigserial primary key,
+          user_id uuid not null,
+          item_id uuid not null,
+          percentage double precision not null,
+          position jsonb not null,
+          client text not null,
+          device text not null,
+          reason text not null,
+          recorded_at timestamptz not null
+        );
+        create index on ${s}.progress_history (user_id, item_id, seq);
+        create table ${s}.progress_devices (
+          user_id uuid not null,
+          item_id uuid not null,
+          device text not null,
+          primary key (user_id, item_id, device)
+        );
+        create table ${s}.conflicts (
+          id uuid primary key,
+          user_id uuid not null,
+          item_id uuid not null,
+          status text not null,
+          reason text not null,
+          current jsonb not null,
+          incoming jsonb not null,
+          resolution text,
+          created_at timestamptz not null,
+          closed_at timestamptz
+        );
+        create index on ${s}.conflicts (user_id, status, created_at);
+        create table ${s}.annotations (
+          id uuid primary key,
+          user_id uuid not null,
+          item_id uuid not null,
+          kind text not null,
+          position jsonb not null,
+          text text not null default '',
+          note text not null default '',
+          color text,
+          dedup_key text,
+          created_at timestamptz not null,
+          updated_at timestamptz not null,
+          deleted_at timestamptz
+        );
+        create index on ${s}.annotations (user_id, item_id, kind);
+        create index on ${s}.annotations (item_id);
+        create table ${s}.ratings (
+          user_id uuid not null,
+          item_id uuid not null,
+          rating double precision not null,
+          review text not null default '',
+          created_at timestamptz not null,
+          updated_at timestamptz not null,
+          primary key (user_id, item_id)
+        );
+        create index on ${s}.ratings (item_id);
+        create table ${s}.collections (
+          id uuid primary key,
+          user_id uuid not null,
+          name text not null,
+          description text not null default '',
+          query_type text,
+          is_system boolean not null,
+          priority integer not null,
+          color text,
+          icon text,
+          show_on_dashboard boolean not null,
+          rules jsonb,
+          auto_assign jsonb,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index on ${s}.collections (user_id);
+        create unique index on ${s}.collections (user_id, lower(name));
+        create table ${s}.collection_items (
+          collection_id uuid not null references ${s}.collections(id) on delete cascade,
+          item_id uuid not null,
+          added_at timestamptz not null,
+          primary key (collection_id, item_id)
+        );
+        create index on ${s}.collection_items (item_id);
+        create table ${s}.saved_filters (
+          id uuid primary key,
+          user_id uuid not null,
+          name text not null,
+          resource_type text not null,
+          filter jsonb not null,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index on ${s}.saved_filters (user_id, resource_type);
+        create table ${s}.dashboard_prefs (
+          user_id uuid primary key,
+          hidden_collections jsonb not null default '[]',
+          collection_order jsonb not null default '[]'
+        );
+      `);
+    },
+  },
+];
