@@ -13,7 +13,9 @@ const lint = process.argv.length > 2 ? { status: 0 } : spawnSync('pnpm', ['exec'
 if (lint.status !== 0) console.log('\nbiome: lint or format findings above (pnpm exec biome check --write . fixes most)');
 const args = ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
 const r = spawnSync('pnpm', args, { cwd: root, stdio: 'inherit' });
-let passed = 0, failed = 0, skipped = 0;
+let passed = 0,
+  failed = 0,
+  skipped = 0;
 if (existsSync(report)) {
   const j = JSON.parse(readFileSync(report, 'utf8'));
   passed = j.numPassedTests ?? 0;

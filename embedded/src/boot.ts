@@ -3,8 +3,30 @@
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import Type from 'typebox';
 import {
-  BaseConfig, connectNatsBus, trackingWrites, createLogger, hostProcess, loadConfig, MemoryBus, Metrics, openPGlite, openPostgres, Probes, startOpsServer, stuckAfterMs, tokenKey, tokenSecret,
-  type Bus, type NatsBusOptions, type OpsServer, type RetryPolicy, type Database, type Host, type RunningService, type Runtime, type ServiceModule,
+  BaseConfig,
+  connectNatsBus,
+  trackingWrites,
+  createLogger,
+  hostProcess,
+  loadConfig,
+  MemoryBus,
+  Metrics,
+  openPGlite,
+  openPostgres,
+  Probes,
+  startOpsServer,
+  stuckAfterMs,
+  tokenKey,
+  tokenSecret,
+  type Bus,
+  type NatsBusOptions,
+  type OpsServer,
+  type RetryPolicy,
+  type Database,
+  type Host,
+  type RunningService,
+  type Runtime,
+  type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
@@ -52,7 +74,8 @@ function natsAuth(cfg: Config): NatsBusOptions['auth'] {
     if (cfg.NATS_USER) throw new Error('invalid configuration: NATS_CREDS and NATS_USER are exclusive (one way to sign in to NATS)');
     return { credsFile: cfg.NATS_CREDS };
   }
-  if (!cfg.NATS_USER !== !cfg.NATS_PASSWORD) throw new Error(`invalid configuration: ${cfg.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER'} is required with ${cfg.NATS_USER ? 'NATS_USER' : 'NATS_PASSWORD'}`);
+  if (!cfg.NATS_USER !== !cfg.NATS_PASSWORD)
+    throw new Error(`invalid configuration: ${cfg.NATS_USER ? 'NATS_PASSWORD' : 'NATS_USER'} is required with ${cfg.NATS_USER ? 'NATS_USER' : 'NATS_PASSWORD'}`);
   return cfg.NATS_USER ? { user: cfg.NATS_USER, pass: cfg.NATS_PASSWORD! } : undefined;
 }
 
@@ -68,7 +91,9 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const log = createLogger('bindery', cfg.LOG_LEVEL);
   const distributed = Boolean(cfg.DATABASE_URL || cfg.NATS_URL);
   if (distributed && !(cfg.DATABASE_URL && cfg.NATS_URL)) {
-    throw new Error(`invalid configuration: ${cfg.DATABASE_URL ? 'NATS_URL' : 'DATABASE_URL'} is required in distributed mode (set both DATABASE_URL and NATS_URL, or neither for embedded mode)`);
+    throw new Error(
+      `invalid configuration: ${cfg.DATABASE_URL ? 'NATS_URL' : 'DATABASE_URL'} is required in distributed mode (set both DATABASE_URL and NATS_URL, or neither for embedded mode)`,
+    );
   }
   const natsAuthOpts = distributed ? natsAuth(cfg) : undefined;
   const dataDir = resolve(cfg.DATA_DIR);
@@ -81,8 +106,15 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const retry: RetryPolicy = { attempts: cfg.EVENT_RETRY_ATTEMPTS, baseMs: cfg.EVENT_RETRY_BASE_MS, maxMs: cfg.EVENT_RETRY_MAX_MS };
   if (distributed) {
     database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
-    bus = await connectNatsBus(cfg.NATS_URL!, { name: `bindery-${names.join('+')}`, logger: log, metrics, retry, auth: natsAuthOpts, streamReplicas: cfg.NATS_STREAM_REPLICAS,
-      inboxPrefix: `_INBOX.${names.join('_')}` });
+    bus = await connectNatsBus(cfg.NATS_URL!, {
+      name: `bindery-${names.join('+')}`,
+      logger: log,
+      metrics,
+      retry,
+      auth: natsAuthOpts,
+      streamReplicas: cfg.NATS_STREAM_REPLICAS,
+      inboxPrefix: `_INBOX.${names.join('_')}`,
+    });
   } else {
     database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
     bus = new MemoryBus({ logger: log, metrics, retry });
@@ -119,7 +151,10 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       leaseSeconds: cfg.SCAN_LEASE_SECONDS,
     }),
     gateway: gatewayService({
-      port: cfg.PORT, host: cfg.HOST, cookieSecure: cfg.COOKIE_SECURE, bodyLimit: cfg.BODY_LIMIT_BYTES,
+      port: cfg.PORT,
+      host: cfg.HOST,
+      cookieSecure: cfg.COOKIE_SECURE,
+      bodyLimit: cfg.BODY_LIMIT_BYTES,
       trustProxy: trustProxy(cfg.TRUST_PROXY),
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
       onListen: (u) => {
@@ -138,10 +173,15 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     throw e;
   }
   probes.track(running);
-  const host = hostProcess(log, running, async () => {
-    await ops?.close();
-    await bus.close();
-    await database.close();
-  }, cfg.SHUTDOWN_TIMEOUT_MS);
+  const host = hostProcess(
+    log,
+    running,
+    async () => {
+      await ops?.close();
+      await bus.close();
+      await database.close();
+    },
+    cfg.SHUTDOWN_TIMEOUT_MS,
+  );
   return { url, mode: rt.mode, host, services: running };
 }

@@ -3,7 +3,10 @@ import Type, { type TObject, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, detail: string) {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
     super(`invalid configuration: ${variable} ${detail}`);
   }
 }

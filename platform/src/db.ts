@@ -70,9 +70,7 @@ export async function migrate(db: Db, schema: string, migrations: readonly Migra
     await sql`select pg_advisory_xact_lock(hashtext(${'bindery.migrate.' + schema}))`.execute(trx);
     await sql.raw(`create schema if not exists ${schema}`).execute(trx);
     await sql.raw(`create table if not exists ${schema}.schema_migrations (name text primary key, applied_at timestamptz not null default now())`).execute(trx);
-    const done = new Set(
-      (await trx.withSchema(schema).selectFrom('schema_migrations').select('name').execute()).map((r) => r.name as string),
-    );
+    const done = new Set((await trx.withSchema(schema).selectFrom('schema_migrations').select('name').execute()).map((r) => r.name as string));
     for (const m of migrations) {
       if (done.has(m.name)) continue;
       await m.up(trx, schema);

@@ -8,7 +8,11 @@ import { notePosition } from './write-position';
 
 export class ConcurrencyError extends Error {
   readonly kind = 'concurrency';
-  constructor(readonly streamId: string, readonly expected: number, readonly actual: number) {
+  constructor(
+    readonly streamId: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
     super(`stream ${streamId}: expected version ${expected}, found ${actual}`);
   }
 }
@@ -20,7 +24,9 @@ export const eventStoreMigrations: Migration[] = [
   {
     name: 'event-store-001',
     async up(trx, schema) {
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         create table ${schema}.events (
           global_position bigserial primary key,
           stream_id text not null,
@@ -43,7 +49,8 @@ export const eventStoreMigrations: Migration[] = [
           position bigint not null,
           updated_at timestamptz not null default now(),
           primary key (consumer, source)
-        );`);
+        );`,
+      );
     },
   },
   {
@@ -51,7 +58,9 @@ export const eventStoreMigrations: Migration[] = [
     // moves past a parked event; a replay applies it through applyOnce, which knows it by this row.
     name: 'event-store-002-parked-events',
     async up(trx, schema) {
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         create table ${schema}.parked_events (
           id bigserial primary key,
           consumer text not null,
@@ -66,7 +75,8 @@ export const eventStoreMigrations: Migration[] = [
           replayed_at timestamptz,
           constraint parked_events_consumer_event_key unique (consumer, event_id)
         );
-        create index parked_events_pending on ${schema}.parked_events (consumer) where replayed_at is null;`);
+        create index parked_events_pending on ${schema}.parked_events (consumer) where replayed_at is null;`,
+      );
     },
   },
 ];
@@ -117,11 +127,7 @@ export class EventStore {
    */
   async append(trx: Trx, streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
-    const cur = await this.t(trx)
-      .selectFrom('events')
-      .select(sql<number | null>`max(stream_version)`.as('v'))
-      .where('stream_id', '=', streamId)
-      .executeTakeFirst();
+    const cur = await this.t(trx).selectFrom('events').select(sql<number | null>`max(stream_version)`.as('v')).where('stream_id', '=', streamId).executeTakeFirst();
     const current = cur?.v == null ? -1 : Number(cur.v);
     if (expected !== 'any' && expected !== current) throw new ConcurrencyError(streamId, expected, current);
     const rows = events.map((e, i) => ({
@@ -180,9 +186,14 @@ export class EventStore {
       for (const r of await this.t(trx)
         .selectFrom('events')
         .select(['stream_id', sql<number>`max(stream_version)`.as('v')])
-        .where('stream_id', 'in', part.map((s) => s.streamId))
+        .where(
+          'stream_id',
+          'in',
+          part.map((s) => s.streamId),
+        )
         .groupBy('stream_id')
-        .execute()) heads.set(r.stream_id as string, Number(r.v));
+        .execute())
+        heads.set(r.stream_id as string, Number(r.v));
       const rows = part.flatMap((s) =>
         s.events.map((e, k) => ({
           stream_id: s.streamId,
@@ -283,22 +294,10 @@ export class EventStore {
  * The one exception below the checkpoint is an event parked for this consumer and not yet
  * replayed: it applies once, and its parked row is marked replayed in the same transaction.
  */
-export async function applyOnce(
-  db: Db,
-  schema: string,
-  consumer: string,
-  event: StoredEvent,
-  effect: (trx: Trx) => Promise<void>,
-): Promise<boolean> {
+export async function applyOnce(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (trx: Trx) => Promise<void>): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const s = trx.withSchema(schema);
-    const cp = await s
-      .selectFrom('consumer_checkpoints')
-      .select('position')
-      .where('consumer', '=', consumer)
-      .where('source', '=', event.source)
-      .forUpdate()
-      .executeTakeFirst();
+    const cp = await s.selectFrom('consumer_checkpoints').select('position').where('consumer', '=', consumer).where('source', '=', event.source).forUpdate().executeTakeFirst();
     if (cp && Number(cp.position) >= event.position) {
       const parked = await s
         .updateTable('parked_events')
@@ -323,13 +322,7 @@ export async function applyOnce(
 }
 
 export async function consumerCheckpoint(db: Db, schema: string, consumer: string, source: string): Promise<number> {
-  const cp = await db
-    .withSchema(schema)
-    .selectFrom('consumer_checkpoints')
-    .select('position')
-    .where('consumer', '=', consumer)
-    .where('source', '=', source)
-    .executeTakeFirst();
+  const cp = await db.withSchema(schema).selectFrom('consumer_checkpoints').select('position').where('consumer', '=', consumer).where('source', '=', source).executeTakeFirst();
   return Number(cp?.position ?? 0);
 }
 

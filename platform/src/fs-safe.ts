@@ -8,8 +8,7 @@ import path from 'node:path';
 /** Errors that mean "no such file here" rather than a broken server; anything else is rethrown. */
 const ABSENT = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'ENAMETOOLONG', 'EACCES', 'EPERM']);
 
-export const errnoOf = (e: unknown): string | undefined =>
-  typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
+export const errnoOf = (e: unknown): string | undefined => (typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined);
 
 /**
  * True when `realPath` is `realRoot` or below it. Both must already be real (canonical, absolute)
@@ -101,8 +100,29 @@ export async function checkFolder(folder: string): Promise<FolderCheck> {
 
 /** Folders no library may be: the system's own (exact real paths). */
 const SYSTEM_FOLDERS = new Set([
-  '/', '/etc', '/proc', '/sys', '/dev', '/boot', '/root', '/run', '/var', '/var/lib', '/var/run', '/usr', '/usr/local',
-  '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt', '/snap', '/tmp', '/var/tmp',
+  '/',
+  '/etc',
+  '/proc',
+  '/sys',
+  '/dev',
+  '/boot',
+  '/root',
+  '/run',
+  '/var',
+  '/var/lib',
+  '/var/run',
+  '/usr',
+  '/usr/local',
+  '/bin',
+  '/sbin',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/opt',
+  '/snap',
+  '/tmp',
+  '/var/tmp',
 ]);
 /** Trees no library may lie in: configuration, kernel and device files, never books. */
 const SYSTEM_TREES = ['/etc', '/proc', '/sys', '/dev', '/boot'];

@@ -69,7 +69,10 @@ export class Metrics {
       async collect() {
         this.reset();
         for (const status of buses) {
-          for (const r of await status().relayLag().catch(() => [])) this.set({ source: r.source }, r.lag);
+          for (const r of await status()
+            .relayLag()
+            .catch(() => []))
+            this.set({ source: r.source }, r.lag);
         }
       },
     });

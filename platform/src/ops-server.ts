@@ -100,7 +100,11 @@ export async function startOpsServer(opts: { port: number; host: string; probes:
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(e.code === 'EADDRINUSE' ? new Error(`invalid configuration: OPS_PORT ${opts.port} is already in use on ${opts.host} (set another port, or 0 to turn the ops listener off)`) : e),
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(`invalid configuration: OPS_PORT ${opts.port} is already in use on ${opts.host} (set another port, or 0 to turn the ops listener off)`)
+          : e,
+      ),
     );
     server.listen(opts.port, opts.host, () => {
       server.removeAllListeners('error');

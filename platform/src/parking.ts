@@ -88,9 +88,7 @@ export class ParkingLot implements Parking, ParkedCounter {
       await s
         .insertInto('consumer_checkpoints')
         .values({ consumer, source: event.source, position: event.position })
-        .onConflict((oc) =>
-          oc.columns(['consumer', 'source']).doUpdateSet({ position: sql`greatest(consumer_checkpoints.position, excluded.position)`, updated_at: sql`now()` }),
-        )
+        .onConflict((oc) => oc.columns(['consumer', 'source']).doUpdateSet({ position: sql`greatest(consumer_checkpoints.position, excluded.position)`, updated_at: sql`now()` }))
         .execute();
     });
   }

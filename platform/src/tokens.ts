@@ -36,7 +36,8 @@ export async function verifyAccessToken(key: Uint8Array | CryptoKey, token: stri
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], currentDate: new Date(nowMs) });
     const p = payload as Partial<AccessClaims>;
-    if (typeof p.jti !== 'string' || typeof p.user_id !== 'string' || (p.user_role !== 'user' && p.user_role !== 'admin') || typeof p.exp !== 'number' || typeof p.iat !== 'number') return null;
+    if (typeof p.jti !== 'string' || typeof p.user_id !== 'string' || (p.user_role !== 'user' && p.user_role !== 'admin') || typeof p.exp !== 'number' || typeof p.iat !== 'number')
+      return null;
     if (p.iat > Math.floor(nowMs / 1000) + CLOCK_SKEW_SECONDS) return null;
     return p as AccessClaims;
   } catch (e) {
@@ -55,7 +56,11 @@ export class TokenVerifier {
   private readonly key: Promise<CryptoKey>;
   private readonly seen: LRUCache<string, AccessClaims>;
 
-  constructor(secret: Uint8Array, max = 10_000, private readonly nowMs: () => number = Date.now) {
+  constructor(
+    secret: Uint8Array,
+    max = 10_000,
+    private readonly nowMs: () => number = Date.now,
+  ) {
     this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
     // ttlResolution 0: the expiry check reads the clock each time (an injected clock included).
     this.seen = new LRUCache({ max, ttlResolution: 0, perf: { now: nowMs } });

@@ -82,7 +82,10 @@ async function nats(): Promise<void> {
     const server = await startNatsServer();
     const echo = await spawnTs(join(BENCH, 'nats-echo.ts'), ['serve', server.url, v.serve], /echo serving()/);
     try {
-      const load = spawn(process.execPath, ['--import', 'tsx', join(BENCH, 'nats-echo.ts'), 'load', server.url, '50', '5', v.load], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const load = spawn(process.execPath, ['--import', 'tsx', join(BENCH, 'nats-echo.ts'), 'load', server.url, '50', '5', v.load], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       children.add(load);
       const exited = new Promise<void>((r) => load.once('exit', () => r()));
       let out = '';
@@ -98,7 +101,9 @@ async function nats(): Promise<void> {
       cores.requester = Math.round((j.cores ?? NaN) * 100) / 100;
       rows.push([
         v.label,
-        fmt(j.rps ?? NaN, 0), fmt(j.p50 ?? NaN, 2), fmt(j.p99 ?? NaN, 2),
+        fmt(j.rps ?? NaN, 0),
+        fmt(j.p50 ?? NaN, 2),
+        fmt(j.p99 ?? NaN, 2),
         `${cores.requester ?? 0} / ${cores.responder ?? 0} / ${cores['nats-server'] ?? 0}`,
         fmt(((j.cores ?? NaN) / (j.rps ?? NaN)) * 1e6, 0),
       ]);
@@ -130,7 +135,11 @@ function analyse(file: string) {
     const f = `${cf.functionName || '(anonymous)'} ${cf.url ? cf.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '') + ':' + (cf.lineNumber + 1) : ''}`;
     fn.set(f, (fn.get(f) ?? 0) + dt);
   }
-  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, `${fmt((v / total) * 100, 1)}%`, fmt(v / 1000, 0)]);
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => [k, `${fmt((v / total) * 100, 1)}%`, fmt(v / 1000, 0)]);
   return { busyMs: total / 1000, seconds: (p.endTime - p.startTime) / 1e6, samples: p.samples.length, packages: top(pkg, 14), functions: top(fn, 22) };
 }
 
@@ -186,7 +195,9 @@ async function dbAlone(url: string, userId: string): Promise<void> {
   try {
     const a = snapshot();
     const t0 = performance.now();
-    const row = await rate('identity.users by id (kysely + pg, pool 10)', 5, 50, () => db.withSchema('identity').selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst());
+    const row = await rate('identity.users by id (kysely + pg, pool 10)', 5, 50, () =>
+      db.withSchema('identity').selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
+    );
     const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([[process.pid, 'client']]), databases: [new URL(url).pathname.slice(1)] });
     console.log('\n' + table([['query alone, 50 concurrent, 5 s', 'queries/s', 'µs each (wall / n)'], row]));
     console.log(`cores: client ${cores.client ?? cores.orchestrator ?? 0}, postgres ${cores.postgres ?? 0}`);

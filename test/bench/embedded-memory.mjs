@@ -30,7 +30,10 @@ async function once(variant, dataDir, port) {
   });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${variant} exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await sleep(25);
   }
@@ -52,7 +55,9 @@ for (const variant of wanted) {
   try {
     for (const start of ['first', 'restart']) {
       const r = await once(variant, dir, 18_500 + Math.floor(Math.random() * 1000));
-      console.log(`${variant.padEnd(16)} | ${start.padEnd(7)} | ${String(r.readyMs).padStart(8)} (${String(r.readyCpuMs).padStart(5)}) | ${String(r.idleRssMb).padStart(11)} | ${String(r.peakRssMb).padStart(11)}`);
+      console.log(
+        `${variant.padEnd(16)} | ${start.padEnd(7)} | ${String(r.readyMs).padStart(8)} (${String(r.readyCpuMs).padStart(5)}) | ${String(r.idleRssMb).padStart(11)} | ${String(r.peakRssMb).padStart(11)}`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -117,7 +117,11 @@ const chapter = (b: GenBook) => `<?xml version="1.0" encoding="UTF-8"?>
 export function epub(b: GenBook, version: 2 | 3): Buffer {
   const cover = b.cover ? `<item id="cover-img" href="cover.png" media-type="image/png"${version === 3 ? ' properties="cover-image"' : ''}/>` : '';
   const creators = b.authors
-    .map((a, i) => (version === 3 ? `<dc:creator id="c${i}">${esc(a)}</dc:creator><meta refines="#c${i}" property="role" scheme="marc:relators">aut</meta>` : `<dc:creator opf:role="aut">${esc(a)}</dc:creator>`))
+    .map((a, i) =>
+      version === 3
+        ? `<dc:creator id="c${i}">${esc(a)}</dc:creator><meta refines="#c${i}" property="role" scheme="marc:relators">aut</meta>`
+        : `<dc:creator opf:role="aut">${esc(a)}</dc:creator>`,
+    )
     .join('\n    ');
   const series = !b.series
     ? ''
@@ -198,7 +202,10 @@ function pdfString(s: string): string {
 
 /** A one-page PDF 1.4 whose Info dictionary carries the metadata (pdf.js reads it; pdftoppm renders it). */
 export function pdf(b: GenBook): Buffer {
-  const text = b.title.replace(/[^\x20-\x7e]/g, '?').replace(/[\\()]/g, (c) => '\\' + c).slice(0, 60);
+  const text = b.title
+    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/[\\()]/g, (c) => '\\' + c)
+    .slice(0, 60);
   const content = `BT /F1 18 Tf 40 700 Td (${text}) Tj ET`;
   // The language has no standard Info key: pdf.js reads it from XMP's dc:language
   const xmp = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:language><rdf:Bag><rdf:li>${b.language}</rdf:li></rdf:Bag></dc:language><dc:publisher><rdf:Bag><rdf:li>${esc(b.publisher)}</rdf:li></rdf:Bag></dc:publisher></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="r"?>`;

@@ -92,10 +92,13 @@ export function startLoadGen<J extends Job = Job, M extends Measured = Measured>
         run: (job) =>
           new Promise<M>((res, rej) => {
             const id = next++;
-            const t = setTimeout(() => {
-              pending.delete(id);
-              rej(new Error(`load job did not finish within ${job.duration + 30} s`));
-            }, (job.duration + 30) * 1000);
+            const t = setTimeout(
+              () => {
+                pending.delete(id);
+                rej(new Error(`load job did not finish within ${job.duration + 30} s`));
+              },
+              (job.duration + 30) * 1000,
+            );
             pending.set(id, { resolve: (m) => (clearTimeout(t), res(m)), reject: (e) => (clearTimeout(t), rej(e)) });
             child.send({ id, job });
           }),

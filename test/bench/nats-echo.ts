@@ -10,7 +10,10 @@ import { rpcSubject } from '@bindery/contracts';
 
 const [cmd, url, a, b] = process.argv.slice(2);
 const SUBJECT = rpcSubject('echo', 'get');
-const value = { ok: true, value: { id: '5f0c6b0e-6d1f-4e7a-9a53-2b1f0f7c9d11', email: 'bench@example.com', username: 'bench', first_name: '', last_name: '', role: 'user', theme: 'tokyo-night' } };
+const value = {
+  ok: true,
+  value: { id: '5f0c6b0e-6d1f-4e7a-9a53-2b1f0f7c9d11', email: 'bench@example.com', username: 'bench', first_name: '', last_name: '', role: 'user', theme: 'tokyo-night' },
+};
 const logger = createLogger('nats-echo', 'warn');
 
 if (cmd === 'serve') {

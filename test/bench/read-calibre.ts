@@ -38,7 +38,9 @@ function run(cmd: string, args: string[], env: Record<string, string>): Promise<
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${basename(cmd)} ${args[0] ?? ''} exited ${code}: ${out.trim().split('\n').slice(-3).join(' | ')}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${basename(cmd)} ${args[0] ?? ''} exited ${code}: ${out.trim().split('\n').slice(-3).join(' | ')}`)),
+    );
   });
 }
 

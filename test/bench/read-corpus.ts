@@ -58,7 +58,9 @@ export async function ensureReadCorpus(base: string, items: number, realBooks: n
   const t0 = performance.now();
   const gen = ensureGenerated(join(dir, 'gen'), seed, 0, count);
   const took = (performance.now() - t0) / 1000;
-  console.log(`corpus ${dir}: ${real?.books ?? 0} real books + ${gen.files} generated (${(gen.bytes / 1e6).toFixed(1)} MB${took > 1 ? `, made in ${took.toFixed(1)} s` : ', cached'})`);
+  console.log(
+    `corpus ${dir}: ${real?.books ?? 0} real books + ${gen.files} generated (${(gen.bytes / 1e6).toFixed(1)} MB${took > 1 ? `, made in ${took.toFixed(1)} s` : ', cached'})`,
+  );
   return { dir, items, real, ...(realAbsent ? { realAbsent } : {}), gen, nextIndex: count };
 }
 

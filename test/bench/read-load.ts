@@ -38,7 +38,10 @@ export async function measure(gen: ReadGen, cfg: LoadCfg, roles: Roles, job: Rea
   const other = cores.other ?? 0;
   const noisy = other > cfg.noisyCores;
   const bad = m.non2xx + m.errors + m.timeouts;
-  const own = Object.entries(cores).filter(([k, v]) => k !== 'other' && k !== 'orchestrator' && v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
+  const own = Object.entries(cores)
+    .filter(([k, v]) => k !== 'other' && k !== 'orchestrator' && v > 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   console.log(
     `  ${label.padEnd(30)} ${fmt(m.rps, 0).padStart(6)} req/s  p50 ${fmt(m.p50, 1).padStart(6)}  p95 ${fmt(m.p95, 1).padStart(6)}  p99 ${fmt(m.p99, 1).padStart(6)} ms` +
       `${bad ? `  FAILED non-2xx ${m.non2xx} errors ${m.errors} timeouts ${m.timeouts}` : ''}  cores: ${own}; outside ${other}${noisy ? ' NOISY' : ''}`,
@@ -60,7 +63,10 @@ export interface Summary {
 }
 
 export function summarise(rows: Row[]): Summary {
-  const serverCores = (r: Row) => Object.entries(r.cores).filter(([k]) => !['loadgen', 'orchestrator', 'other'].includes(k)).reduce((s, [, v]) => s + v, 0);
+  const serverCores = (r: Row) =>
+    Object.entries(r.cores)
+      .filter(([k]) => !['loadgen', 'orchestrator', 'other'].includes(k))
+      .reduce((s, [, v]) => s + v, 0);
   return {
     rps: median(rows.map((r) => r.rps)),
     p50: median(rows.map((r) => r.p50)),
@@ -144,10 +150,24 @@ export interface ModeReads {
 
 export const READ_KEYS = ['bare', 'profile', 'list', 'search_author', 'search_text'] as const;
 
-export async function modeReads(gen: ReadGen, cfg: LoadCfg, t: Target, ref: { url: string; pid: number }, libraryItems: number, only: readonly string[] = READ_KEYS): Promise<ModeReads> {
+export async function modeReads(
+  gen: ReadGen,
+  cfg: LoadCfg,
+  t: Target,
+  ref: { url: string; pid: number },
+  libraryItems: number,
+  only: readonly string[] = READ_KEYS,
+): Promise<ModeReads> {
   const queries = await prepareQueries(t.url, t.token, libraryItems);
   const auth = { authorization: `Bearer ${t.token}` };
-  const job = (url: string, paths?: string[]): ReadJob => ({ url, method: 'GET', headers: auth, connections: cfg.connections, duration: cfg.duration, ...(paths ? { paths } : {}) });
+  const job = (url: string, paths?: string[]): ReadJob => ({
+    url,
+    method: 'GET',
+    headers: auth,
+    connections: cfg.connections,
+    duration: cfg.duration,
+    ...(paths ? { paths } : {}),
+  });
   const refRoles: Roles = { pids: new Map([[ref.pid, 'ref']]), databases: [] };
   const rows: Record<string, Row[]> = {};
   const add = (k: string, r: Row) => (rows[k] ??= []).push(r);
@@ -157,15 +177,47 @@ export async function modeReads(gen: ReadGen, cfg: LoadCfg, t: Target, ref: { ur
     if (only.includes('profile')) {
       const before = await measure(gen, cfg, refRoles, { url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration }, 'bare fastify GET /ref');
       const profile = await measure(gen, cfg, t.roles, job(`${t.url}/api/auth/profile`), 'GET /api/auth/profile');
-      const after = await measure(gen, cfg, refRoles, { url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration }, 'bare fastify GET /ref (after)');
+      const after = await measure(
+        gen,
+        cfg,
+        refRoles,
+        { url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration },
+        'bare fastify GET /ref (after)',
+      );
       add('bare', before);
       add('bare', after);
       add('profile', profile);
       ratios.push(profile.rps / ((before.rps + after.rps) / 2));
     }
     if (only.includes('list')) add('list', await measure(gen, cfg, t.roles, job(`${t.url}/api/media-items?limit=50`), 'GET /api/media-items?limit=50'));
-    if (only.includes('search_author')) add('search_author', await measure(gen, cfg, t.roles, job(t.url + queries.author[0]!.path, queries.author.map((a) => a.path)), `search author_filter (${queries.author.length} typos)`));
-    if (only.includes('search_text')) add('search_text', await measure(gen, cfg, t.roles, job(t.url + queries.text[0]!.path, queries.text.map((a) => a.path)), `search q (${queries.text.length} terms)`));
+    if (only.includes('search_author'))
+      add(
+        'search_author',
+        await measure(
+          gen,
+          cfg,
+          t.roles,
+          job(
+            t.url + queries.author[0]!.path,
+            queries.author.map((a) => a.path),
+          ),
+          `search author_filter (${queries.author.length} typos)`,
+        ),
+      );
+    if (only.includes('search_text'))
+      add(
+        'search_text',
+        await measure(
+          gen,
+          cfg,
+          t.roles,
+          job(
+            t.url + queries.text[0]!.path,
+            queries.text.map((a) => a.path),
+          ),
+          `search q (${queries.text.length} terms)`,
+        ),
+      );
   }
   const summary = Object.fromEntries(Object.entries(rows).map(([k, r]) => [k, summarise(r)]));
   return { queries, rows, summary, profileVsBare: median(ratios), profileVsBareRounds: ratios.map((r) => Math.round(r * 1000) / 1000) };

@@ -53,24 +53,101 @@ export function verdicts(calibre: CalibreOpds | null, calibreAbsent: string | nu
   const T = TARGETS;
   const out: Verdict[] = [];
   const v = (ok: boolean | null): Verdict['verdict'] => (ok === null ? '' : ok ? 'met' : 'NOT MET');
-  if (calibre) out.push({ measurement: `calibre-server OPDS by-title page (${calibre.entriesOnPage} books)`, mode: 'reference', value: calibre.rps, unit: 'req/s', reference: `p50 ${fmt(calibre.p50, 1)} ms, p99 ${fmt(calibre.p99, 1)} ms`, ratio: '', target: '', verdict: '' });
-  else if (calibreAbsent !== null) out.push({ measurement: 'calibre-server OPDS by-title page', mode: 'reference', value: null, unit: '', reference: '', ratio: '', target: '', verdict: 'absent', note: calibreAbsent });
+  if (calibre)
+    out.push({
+      measurement: `calibre-server OPDS by-title page (${calibre.entriesOnPage} books)`,
+      mode: 'reference',
+      value: calibre.rps,
+      unit: 'req/s',
+      reference: `p50 ${fmt(calibre.p50, 1)} ms, p99 ${fmt(calibre.p99, 1)} ms`,
+      ratio: '',
+      target: '',
+      verdict: '',
+    });
+  else if (calibreAbsent !== null)
+    out.push({
+      measurement: 'calibre-server OPDS by-title page',
+      mode: 'reference',
+      value: null,
+      unit: '',
+      reference: '',
+      ratio: '',
+      target: '',
+      verdict: 'absent',
+      note: calibreAbsent,
+    });
   for (const [mode, m] of Object.entries(modes)) {
     const r = m.reads;
     if (!r) continue;
     const s = r.summary;
     const bare = s.bare;
-    if (bare) out.push({ measurement: `bare fastify GET /ref (${mode} run)`, mode: 'reference', value: bare.rps, unit: 'req/s', reference: `p50 ${fmt(bare.p50, 1)} ms, p99 ${fmt(bare.p99, 1)} ms`, ratio: '', target: '', verdict: '' });
+    if (bare)
+      out.push({
+        measurement: `bare fastify GET /ref (${mode} run)`,
+        mode: 'reference',
+        value: bare.rps,
+        unit: 'req/s',
+        reference: `p50 ${fmt(bare.p50, 1)} ms, p99 ${fmt(bare.p99, 1)} ms`,
+        ratio: '',
+        target: '',
+        verdict: '',
+      });
     if (s.list) {
       const ratio = calibre ? s.list.rps / calibre.rps : null;
-      out.push({ measurement: 'list ?limit=50, req/s', mode, value: s.list.rps, unit: 'req/s', reference: calibre ? `calibre ${fmt(calibre.rps, 1)} req/s` : '', ratio: ratio === null ? '' : `${fmt(ratio, 1)}×`, target: `≥ ${T.listRps}`, verdict: v(s.list.rps >= T.listRps) });
-      if (ratio !== null) out.push({ measurement: 'list vs calibre page', mode, value: ratio, unit: '×', reference: `calibre ${fmt(calibre!.rps, 1)} req/s`, ratio: `${fmt(ratio, 1)}×`, target: `≥ ${T.listVsCalibre}×`, verdict: v(ratio >= T.listVsCalibre) });
-      out.push({ measurement: 'list ?limit=50, p99', mode, value: s.list.p99, unit: 'ms', reference: calibre ? `calibre p99 ${fmt(calibre.p99, 1)} ms` : '', ratio: calibre ? `${fmt(s.list.p99 / calibre.p99, 2)}` : '', target: `< ${T.listP99Ms} ms`, verdict: v(s.list.p99 < T.listP99Ms) });
+      out.push({
+        measurement: 'list ?limit=50, req/s',
+        mode,
+        value: s.list.rps,
+        unit: 'req/s',
+        reference: calibre ? `calibre ${fmt(calibre.rps, 1)} req/s` : '',
+        ratio: ratio === null ? '' : `${fmt(ratio, 1)}×`,
+        target: `≥ ${T.listRps}`,
+        verdict: v(s.list.rps >= T.listRps),
+      });
+      if (ratio !== null)
+        out.push({
+          measurement: 'list vs calibre page',
+          mode,
+          value: ratio,
+          unit: '×',
+          reference: `calibre ${fmt(calibre!.rps, 1)} req/s`,
+          ratio: `${fmt(ratio, 1)}×`,
+          target: `≥ ${T.listVsCalibre}×`,
+          verdict: v(ratio >= T.listVsCalibre),
+        });
+      out.push({
+        measurement: 'list ?limit=50, p99',
+        mode,
+        value: s.list.p99,
+        unit: 'ms',
+        reference: calibre ? `calibre p99 ${fmt(calibre.p99, 1)} ms` : '',
+        ratio: calibre ? `${fmt(s.list.p99 / calibre.p99, 2)}` : '',
+        target: `< ${T.listP99Ms} ms`,
+        verdict: v(s.list.p99 < T.listP99Ms),
+      });
       out.push({ measurement: 'list ?limit=50, p50', mode, value: s.list.p50, unit: 'ms', reference: '', ratio: '', target: '', verdict: '' });
     }
     if (s.search_author) {
-      out.push({ measurement: 'search author_filter (typo), p95', mode, value: s.search_author.p95, unit: 'ms', reference: '', ratio: '', target: `< ${T.searchP95Ms} ms`, verdict: v(s.search_author.p95 < T.searchP95Ms) });
-      out.push({ measurement: 'search author_filter (typo), req/s', mode, value: s.search_author.rps, unit: 'req/s', reference: calibre ? `calibre ${fmt(calibre.rps, 1)} req/s` : '', ratio: calibre ? `${fmt(s.search_author.rps / calibre.rps, 1)}×` : '', target: `≥ ${T.searchRps}`, verdict: v(s.search_author.rps >= T.searchRps) });
+      out.push({
+        measurement: 'search author_filter (typo), p95',
+        mode,
+        value: s.search_author.p95,
+        unit: 'ms',
+        reference: '',
+        ratio: '',
+        target: `< ${T.searchP95Ms} ms`,
+        verdict: v(s.search_author.p95 < T.searchP95Ms),
+      });
+      out.push({
+        measurement: 'search author_filter (typo), req/s',
+        mode,
+        value: s.search_author.rps,
+        unit: 'req/s',
+        reference: calibre ? `calibre ${fmt(calibre.rps, 1)} req/s` : '',
+        ratio: calibre ? `${fmt(s.search_author.rps / calibre.rps, 1)}×` : '',
+        target: `≥ ${T.searchRps}`,
+        verdict: v(s.search_author.rps >= T.searchRps),
+      });
     }
     if (s.search_text) {
       out.push({ measurement: 'search q (free text), p95', mode, value: s.search_text.p95, unit: 'ms', reference: '', ratio: '', target: '', verdict: '' });
@@ -91,21 +168,95 @@ export function verdicts(calibre: CalibreOpds | null, calibreAbsent: string | nu
     }
     if (m.grown) {
       const g = m.grown.reads.summary;
-      if (g.list && s.list) out.push({ measurement: `list p99 at ${m.grown.items} items`, mode, value: g.list.p99, unit: 'ms', reference: `${m.items} items: ${fmt(s.list.p99, 1)} ms`, ratio: `${fmt(g.list.p99 / s.list.p99, 2)}×`, target: 'recorded', verdict: '' });
-      if (g.search_author && s.search_author) out.push({ measurement: `search author p95 at ${m.grown.items} items`, mode, value: g.search_author.p95, unit: 'ms', reference: `${m.items} items: ${fmt(s.search_author.p95, 1)} ms`, ratio: `${fmt(g.search_author.p95 / s.search_author.p95, 2)}×`, target: 'recorded', verdict: '' });
+      if (g.list && s.list)
+        out.push({
+          measurement: `list p99 at ${m.grown.items} items`,
+          mode,
+          value: g.list.p99,
+          unit: 'ms',
+          reference: `${m.items} items: ${fmt(s.list.p99, 1)} ms`,
+          ratio: `${fmt(g.list.p99 / s.list.p99, 2)}×`,
+          target: 'recorded',
+          verdict: '',
+        });
+      if (g.search_author && s.search_author)
+        out.push({
+          measurement: `search author p95 at ${m.grown.items} items`,
+          mode,
+          value: g.search_author.p95,
+          unit: 'ms',
+          reference: `${m.items} items: ${fmt(s.search_author.p95, 1)} ms`,
+          ratio: `${fmt(g.search_author.p95 / s.search_author.p95, 2)}×`,
+          target: 'recorded',
+          verdict: '',
+        });
     }
   }
   if (memory) {
     const M = memory;
-    out.push({ measurement: 'first start answers (/readyz)', mode: 'embedded', value: M.firstStart.readySeconds, unit: 's', reference: '', ratio: '', target: `< ${T.firstStartSeconds} s`, verdict: v(M.firstStart.readySeconds < T.firstStartSeconds) });
+    out.push({
+      measurement: 'first start answers (/readyz)',
+      mode: 'embedded',
+      value: M.firstStart.readySeconds,
+      unit: 's',
+      reference: '',
+      ratio: '',
+      target: `< ${T.firstStartSeconds} s`,
+      verdict: v(M.firstStart.readySeconds < T.firstStartSeconds),
+    });
     out.push({ measurement: 'RSS idle after first start, empty', mode: 'embedded', value: M.firstIdle.rssMiB, unit: 'MiB', reference: '', ratio: '', target: '', verdict: '' });
-    out.push({ measurement: 'restart answers (/readyz), empty', mode: 'embedded', value: M.restartEmpty.readySeconds, unit: 's', reference: '', ratio: '', target: `< ${T.restartSeconds} s`, verdict: v(M.restartEmpty.readySeconds < T.restartSeconds) });
-    out.push({ measurement: 'RSS idle after a restart, empty', mode: 'embedded', value: M.idleEmpty.rssMiB, unit: 'MiB', reference: '', ratio: '', target: `< ${T.idleAfterRestartMiB} MiB`, verdict: v(M.idleEmpty.rssMiB < T.idleAfterRestartMiB) });
-    out.push({ measurement: `RSS after scanning ${M.items} items (idle)`, mode: 'embedded', value: M.afterScan.rssMiB, unit: 'MiB', reference: `peak (VmHWM) ${fmt(M.afterScan.hwmMiB, 0)} MiB`, ratio: '', target: `< ${T.afterScanMiB} MiB`, verdict: v(M.afterScan.rssMiB < T.afterScanMiB) });
+    out.push({
+      measurement: 'restart answers (/readyz), empty',
+      mode: 'embedded',
+      value: M.restartEmpty.readySeconds,
+      unit: 's',
+      reference: '',
+      ratio: '',
+      target: `< ${T.restartSeconds} s`,
+      verdict: v(M.restartEmpty.readySeconds < T.restartSeconds),
+    });
+    out.push({
+      measurement: 'RSS idle after a restart, empty',
+      mode: 'embedded',
+      value: M.idleEmpty.rssMiB,
+      unit: 'MiB',
+      reference: '',
+      ratio: '',
+      target: `< ${T.idleAfterRestartMiB} MiB`,
+      verdict: v(M.idleEmpty.rssMiB < T.idleAfterRestartMiB),
+    });
+    out.push({
+      measurement: `RSS after scanning ${M.items} items (idle)`,
+      mode: 'embedded',
+      value: M.afterScan.rssMiB,
+      unit: 'MiB',
+      reference: `peak (VmHWM) ${fmt(M.afterScan.hwmMiB, 0)} MiB`,
+      ratio: '',
+      target: `< ${T.afterScanMiB} MiB`,
+      verdict: v(M.afterScan.rssMiB < T.afterScanMiB),
+    });
     if (M.restartFull && M.idleFull) {
       const list = M.restartFull.listSeconds ?? NaN;
-      out.push({ measurement: `restart answers the list, ${M.items} items`, mode: 'embedded', value: list, unit: 's', reference: `/readyz at ${fmt(M.restartFull.readySeconds, 2)} s`, ratio: '', target: `< ${T.restartSeconds} s`, verdict: v(list < T.restartSeconds) });
-      out.push({ measurement: `RSS idle after a restart, ${M.items} items`, mode: 'embedded', value: M.idleFull.rssMiB, unit: 'MiB', reference: '', ratio: '', target: `< ${T.idleAfterRestartMiB} MiB`, verdict: v(M.idleFull.rssMiB < T.idleAfterRestartMiB) });
+      out.push({
+        measurement: `restart answers the list, ${M.items} items`,
+        mode: 'embedded',
+        value: list,
+        unit: 's',
+        reference: `/readyz at ${fmt(M.restartFull.readySeconds, 2)} s`,
+        ratio: '',
+        target: `< ${T.restartSeconds} s`,
+        verdict: v(list < T.restartSeconds),
+      });
+      out.push({
+        measurement: `RSS idle after a restart, ${M.items} items`,
+        mode: 'embedded',
+        value: M.idleFull.rssMiB,
+        unit: 'MiB',
+        reference: '',
+        ratio: '',
+        target: `< ${T.idleAfterRestartMiB} MiB`,
+        verdict: v(M.idleFull.rssMiB < T.idleAfterRestartMiB),
+      });
     }
   }
   return out;

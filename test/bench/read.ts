@@ -50,7 +50,10 @@ const CFG = {
   realBooks: num('BENCH_REAL_BOOKS', QUICK ? 50 : 400),
   largeItems: num('BENCH_ITEMS_LARGE', QUICK ? 10_000 : 100_000),
   seed: num('BENCH_SEED', 7),
-  steps: (process.env.BENCH_STEPS ?? defaultSteps).split(',').map((s) => s.trim()).filter(Boolean) as Step[],
+  steps: (process.env.BENCH_STEPS ?? defaultSteps)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as Step[],
   load: {
     duration: Math.max(1, num('BENCH_DURATION', QUICK ? 5 : 10)),
     warmup: num('BENCH_WARMUP', QUICK ? 1 : 2),
@@ -87,7 +90,9 @@ async function scanned(inst: Instance, folder: string, name: string): Promise<{ 
   const scan = await fullScan(inst, folder, name);
   if (scan.status !== 'completed') throw new Error(`${inst.mode} scan ${scan.status}: ${scan.error}`);
   const items = await activeItems(inst);
-  console.log(`  scan: ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s), covers done at ${scan.after ? fmt(scan.after.settledSeconds, 1) : '-'} s; ${items} active items; counts ${JSON.stringify(scan.counts)}`);
+  console.log(
+    `  scan: ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s), covers done at ${scan.after ? fmt(scan.after.settledSeconds, 1) : '-'} s; ${items} active items; counts ${JSON.stringify(scan.counts)}`,
+  );
   return { scan, items };
 }
 
@@ -100,11 +105,19 @@ async function main(): Promise<void> {
   const started = new Date();
   const m = machine();
   console.log(`bench:read on ${m.nproc} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}, git ${m.git}`);
-  console.log(`bench:read: steps ${CFG.steps.join(', ')}; ${CFG.items} items (${CFG.realBooks} real); ${CFG.load.duration} s per measurement after ${CFG.load.warmup} s warm-up, ${CFG.load.connections} connections, ${CFG.load.rounds} round(s)${QUICK ? '; QUICK' : ''}`);
+  console.log(
+    `bench:read: steps ${CFG.steps.join(', ')}; ${CFG.items} items (${CFG.realBooks} real); ${CFG.load.duration} s per measurement after ${CFG.load.warmup} s warm-up, ${CFG.load.connections} connections, ${CFG.load.rounds} round(s)${QUICK ? '; QUICK' : ''}`,
+  );
   mkdirSync(CFG.dir, { recursive: true });
   const corpus = await ensureReadCorpus(CFG.dir, CFG.items, CFG.realBooks, CFG.seed);
   const growth = want('grow') && CFG.largeItems > CFG.items ? ensureGrowth(CFG.dir, CFG.seed, corpus.nextIndex, corpus.nextIndex + CFG.largeItems - CFG.items) : null;
-  const result: Record<string, unknown> = { started: started.toISOString(), machine: m, config: CFG, corpus: { ...corpus, real: corpus.real && { dir: corpus.real.dir, books: corpus.real.books, summary: corpus.real.summary } }, growth };
+  const result: Record<string, unknown> = {
+    started: started.toISOString(),
+    machine: m,
+    config: CFG,
+    corpus: { ...corpus, real: corpus.real && { dir: corpus.real.dir, books: corpus.real.books, summary: corpus.real.summary } },
+    growth,
+  };
 
   let calibre: CalibreOpds | null = null;
   let absent: string | null = null;
@@ -114,7 +127,9 @@ async function main(): Promise<void> {
       console.log(`\ncalibre-server's OPDS page, ${CFG.calibreRuns} × 10 s at 16 connections (wrk) …`);
       try {
         calibre = await calibreOpdsPage(CFG.dir, corpus.real!.dir, CFG.calibreRuns);
-        console.log(`  calibre ${calibre.version}: ${calibre.books} books, ${calibre.entriesOnPage} on the page; ${fmt(calibre.rps, 1)} req/s (runs ${calibre.runs.map((r) => fmt(r.rps, 1)).join(' / ')}), p50 ${fmt(calibre.p50, 1)} ms, p99 ${fmt(calibre.p99, 1)} ms`);
+        console.log(
+          `  calibre ${calibre.version}: ${calibre.books} books, ${calibre.entriesOnPage} on the page; ${fmt(calibre.rps, 1)} req/s (runs ${calibre.runs.map((r) => fmt(r.rps, 1)).join(' / ')}), p50 ${fmt(calibre.p50, 1)} ms, p99 ${fmt(calibre.p99, 1)} ms`,
+        );
       } catch (e) {
         absent = e instanceof Error ? e.message : String(e);
       }
@@ -155,7 +170,9 @@ async function main(): Promise<void> {
         console.log(`  first start: /readyz after ${fmt(firstStart.readySeconds, 2)} s; idle RSS ${firstIdle.rssMiB} MiB`);
         const restartEmpty = await eb.restart();
         const idleEmpty = await eb.idle(20);
-        console.log(`  restart (empty): /readyz after ${fmt(restartEmpty.readySeconds, 2)} s, list after ${fmt(restartEmpty.listSeconds ?? NaN, 2)} s; idle RSS ${idleEmpty.rssMiB} MiB`);
+        console.log(
+          `  restart (empty): /readyz after ${fmt(restartEmpty.readySeconds, 2)} s, list after ${fmt(restartEmpty.listSeconds ?? NaN, 2)} s; idle RSS ${idleEmpty.rssMiB} MiB`,
+        );
         const { scan, items } = await scanned(eb.inst, corpus.dir, 'bench-read');
         const afterScan = await eb.idle(30);
         console.log(`  after the scan: RSS ${afterScan.rssMiB} MiB (VmHWM ${afterScan.hwmMiB})`);
@@ -167,11 +184,17 @@ async function main(): Promise<void> {
           await eb.idle(60); // requests the load generator gave up on may still be running
           memory.restartFull = await eb.restart();
           memory.idleFull = await eb.idle(30);
-          console.log(`  restart (${items} items): /readyz after ${fmt(memory.restartFull.readySeconds, 2)} s, list after ${fmt(memory.restartFull.listSeconds ?? NaN, 2)} s; idle RSS ${memory.idleFull.rssMiB} MiB`);
+          console.log(
+            `  restart (${items} items): /readyz after ${fmt(memory.restartFull.readySeconds, 2)} s, list after ${fmt(memory.restartFull.listSeconds ?? NaN, 2)} s; idle RSS ${memory.idleFull.rssMiB} MiB`,
+          );
         }
         if (growth && want('embedded') && growModes.includes('embedded')) {
           const g = await scanned(eb.inst, growth.dir, 'bench-read-growth');
-          mode.grown = { items: g.items, scan: g.scan, reads: await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, g.items, ['list', 'search_author']) };
+          mode.grown = {
+            items: g.items,
+            scan: g.scan,
+            reads: await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, g.items, ['list', 'search_author']),
+          };
         }
         await destroy();
       });
@@ -188,7 +211,11 @@ async function main(): Promise<void> {
         modes.distributed = mode;
         if (growth && growModes.includes('distributed')) {
           const g = await scanned(inst, growth.dir, 'bench-read-growth');
-          mode.grown = { items: g.items, scan: g.scan, reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, g.items, ['list', 'search_author']) };
+          mode.grown = {
+            items: g.items,
+            scan: g.scan,
+            reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, g.items, ['list', 'search_author']),
+          };
         }
         await stop();
       });
@@ -200,10 +227,22 @@ async function main(): Promise<void> {
   // ---- report ------------------------------------------------------------------------------
   const rows = verdicts(calibre, want('calibre') ? absent : null, modes, memory);
   const lines = [['measurement', 'mode', 'measured', 'reference (same run)', 'ratio', 'target', '']];
-  for (const r of rows) lines.push([r.measurement, r.mode, formatValue(r), r.reference, r.ratio, r.target, r.verdict === 'absent' ? `absent: ${(r.note ?? '').slice(0, 110)}` : r.verdict]);
-  const failures = Object.entries(modes).flatMap(([k, x]) => Object.entries(x.reads?.summary ?? {}).filter(([, s]) => s.failures > 0).map(([r, s]) => `${k} ${r}: ${s.failures} failed`));
-  const noisy = Object.entries(modes).flatMap(([k, x]) => Object.entries(x.reads?.summary ?? {}).filter(([, s]) => s.noisyRounds > 0).map(([r]) => `${k} ${r}`));
-  const scans = Object.entries(modes).map(([k, x]) => `${k}: ${x.items} items scanned in ${fmt(x.scan?.wallSeconds ?? NaN, 1)} s, covers done at ${fmt(x.scan?.after?.settledSeconds ?? NaN, 1)} s${x.grown ? `; grown to ${x.grown.items} in ${fmt(x.grown.scan.wallSeconds, 1)} s` : ''}`);
+  for (const r of rows)
+    lines.push([r.measurement, r.mode, formatValue(r), r.reference, r.ratio, r.target, r.verdict === 'absent' ? `absent: ${(r.note ?? '').slice(0, 110)}` : r.verdict]);
+  const failures = Object.entries(modes).flatMap(([k, x]) =>
+    Object.entries(x.reads?.summary ?? {})
+      .filter(([, s]) => s.failures > 0)
+      .map(([r, s]) => `${k} ${r}: ${s.failures} failed`),
+  );
+  const noisy = Object.entries(modes).flatMap(([k, x]) =>
+    Object.entries(x.reads?.summary ?? {})
+      .filter(([, s]) => s.noisyRounds > 0)
+      .map(([r]) => `${k} ${r}`),
+  );
+  const scans = Object.entries(modes).map(
+    ([k, x]) =>
+      `${k}: ${x.items} items scanned in ${fmt(x.scan?.wallSeconds ?? NaN, 1)} s, covers done at ${fmt(x.scan?.after?.settledSeconds ?? NaN, 1)} s${x.grown ? `; grown to ${x.grown.items} in ${fmt(x.grown.scan.wallSeconds, 1)} s` : ''}`,
+  );
   const wallSeconds = Math.round((Date.now() - started.getTime()) / 1000);
   console.log(`\n${scans.join('\n')}`);
   if (noisy.length) console.log(`disturbed by other processes (> ${CFG.load.noisyCores} cores outside this run): ${noisy.join(', ')}`);
@@ -214,8 +253,35 @@ async function main(): Promise<void> {
   const outDir = join(BENCH, 'results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, `read-${started.toISOString().replace(/[:.]/g, '-')}.json`);
-  const summary = Object.fromEntries(Object.entries(modes).map(([k, x]) => [k, { items: x.items, scan: x.scan && brief(x.scan), reads: x.reads && { summary: x.reads.summary, profileVsBare: x.reads.profileVsBare, profileVsBareRounds: x.reads.profileVsBareRounds, queries: x.reads.queries }, grown: x.grown && { items: x.grown.items, scan: brief(x.grown.scan), summary: x.grown.reads.summary } }]));
-  writeFileSync(file, JSON.stringify({ ...result, wallSeconds, verdicts: rows, modes: summary, memory, failures, noisy, errors, raw: Object.fromEntries(Object.entries(modes).map(([k, x]) => [k, { rows: x.reads?.rows, grownRows: x.grown?.reads.rows, rssSeries: x.scan?.rss.series }])) }, null, 2) + '\n');
+  const summary = Object.fromEntries(
+    Object.entries(modes).map(([k, x]) => [
+      k,
+      {
+        items: x.items,
+        scan: x.scan && brief(x.scan),
+        reads: x.reads && { summary: x.reads.summary, profileVsBare: x.reads.profileVsBare, profileVsBareRounds: x.reads.profileVsBareRounds, queries: x.reads.queries },
+        grown: x.grown && { items: x.grown.items, scan: brief(x.grown.scan), summary: x.grown.reads.summary },
+      },
+    ]),
+  );
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        ...result,
+        wallSeconds,
+        verdicts: rows,
+        modes: summary,
+        memory,
+        failures,
+        noisy,
+        errors,
+        raw: Object.fromEntries(Object.entries(modes).map(([k, x]) => [k, { rows: x.reads?.rows, grownRows: x.grown?.reads.rows, rssSeries: x.scan?.rss.series }])),
+      },
+      null,
+      2,
+    ) + '\n',
+  );
   console.log(`\nresults: ${file}`);
   console.log(`wall time ${wallSeconds} s`);
 }

@@ -67,7 +67,10 @@ async function measure(gen: LoadGen, t: Target, job: Job, warmup: number, label:
   const other = cores.other ?? 0;
   const noisy = other > CFG.noisyCores;
   const bad = m.non2xx + m.errors + m.timeouts;
-  const ownCores = Object.entries(cores).filter(([k, v]) => k !== 'other' && k !== 'orchestrator' && v > 0).map(([k, v]) => `${k} ${v}`).join(', ');
+  const ownCores = Object.entries(cores)
+    .filter(([k, v]) => k !== 'other' && k !== 'orchestrator' && v > 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
   console.log(
     `  ${label.padEnd(24)} ${fmt(m.rps, 0).padStart(7)} req/s  p50 ${fmt(m.p50, 1).padStart(6)} ms  p99 ${fmt(m.p99, 1).padStart(6)} ms` +
       `${bad ? `  FAILED non-2xx ${m.non2xx} errors ${m.errors} timeouts ${m.timeouts}` : ''}  cores: ${ownCores}; outside ${other}${noisy ? ' NOISY' : ''}`,
@@ -94,7 +97,12 @@ async function main(): Promise<void> {
     const ref = await startRef();
     stops.push(() => ref.stop());
     const targets: Target[] = [
-      { name: 'bare fastify GET /ref', key: 'bare', roles: { pids: new Map([[ref.child.pid!, 'ref']]), databases: [] }, profile: { url: `${ref.url}/ref`, method: 'GET', connections: CFG.connections, duration: CFG.duration } },
+      {
+        name: 'bare fastify GET /ref',
+        key: 'bare',
+        roles: { pids: new Map([[ref.child.pid!, 'ref']]), databases: [] },
+        profile: { url: `${ref.url}/ref`, method: 'GET', connections: CFG.connections, duration: CFG.duration },
+      },
     ];
     // Both modes stay up (idle) while the others are measured, so the rounds can interleave.
     for (const mode of modes) {
@@ -108,7 +116,14 @@ async function main(): Promise<void> {
         key: `profile_${mode}`,
         roles: p.roles,
         profile: { url: `${p.url}/api/auth/profile`, method: 'GET', headers: { authorization: `Bearer ${p.token}` }, connections: CFG.connections, duration: CFG.duration },
-        login: { url: `${p.url}/api/auth/login`, method: 'POST', headers: { 'content-type': 'application/json' }, body: p.loginBody, connections: CFG.loginConnections, duration: CFG.loginDuration },
+        login: {
+          url: `${p.url}/api/auth/login`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: p.loginBody,
+          connections: CFG.loginConnections,
+          duration: CFG.loginDuration,
+        },
       });
       console.log(`bench: ${mode} mode up at ${b.url} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
@@ -134,10 +149,23 @@ async function main(): Promise<void> {
     const summarise = (rows: Row[], picked: number[]) => {
       const u = picked.map((i) => rows[i]!);
       // CPU time per request by process, less sensitive to other load than the rate itself
-      const perReq = (x: Row) => Object.fromEntries(Object.entries(x.cores).filter(([k, v]) => !['other', 'orchestrator'].includes(k) && v > 0).map(([k, v]) => [k, (v / x.rps) * 1e6]));
+      const perReq = (x: Row) =>
+        Object.fromEntries(
+          Object.entries(x.cores)
+            .filter(([k, v]) => !['other', 'orchestrator'].includes(k) && v > 0)
+            .map(([k, v]) => [k, (v / x.rps) * 1e6]),
+        );
       const roles = [...new Set(u.flatMap((x) => Object.keys(perReq(x))))];
       const cpuUsPerRequest = Object.fromEntries(roles.map((k) => [k, Math.round(median(u.map((x) => perReq(x)[k] ?? 0)))]));
-      const serverCpuUs = Math.round(median(u.map((x) => Object.entries(perReq(x)).filter(([k]) => k !== 'loadgen').reduce((n, [, v]) => n + v, 0))));
+      const serverCpuUs = Math.round(
+        median(
+          u.map((x) =>
+            Object.entries(perReq(x))
+              .filter(([k]) => k !== 'loadgen')
+              .reduce((n, [, v]) => n + v, 0),
+          ),
+        ),
+      );
       return {
         serverCpuUs,
         cpuUsPerRequest,
@@ -168,17 +196,36 @@ async function main(): Promise<void> {
     for (const [key, row] of login) {
       const s = summarise([row], [0]);
       summary[key] = s;
-      lines.push([key.replace('login_', 'login (') + ')', fmt(row.rps, 1), fmt(row.p50, 1), fmt(row.p99, 1), '', String(s.serverCpuUs), row.noisy ? '(noisy)' : '', String(s.failures)]);
+      lines.push([
+        key.replace('login_', 'login (') + ')',
+        fmt(row.rps, 1),
+        fmt(row.p50, 1),
+        fmt(row.p99, 1),
+        '',
+        String(s.serverCpuUs),
+        row.noisy ? '(noisy)' : '',
+        String(s.failures),
+      ]);
     }
-    const breakdown = targets.filter((t) => t.key !== 'bare').map((t) => `${t.name}: ${Object.entries(summary[t.key]!.cpuUsPerRequest).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const breakdown = targets
+      .filter((t) => t.key !== 'bare')
+      .map(
+        (t) =>
+          `${t.name}: ${Object.entries(summary[t.key]!.cpuUsPerRequest)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')}`,
+      );
     console.log(`\nCPU µs per request by process — ${breakdown.join('; ')}`);
-    console.log(`${use === quiet ? `medians over the ${quiet.length} undisturbed round(s): ${quiet.map((r) => r + 1).join(', ')}` : 'every round was disturbed by other processes: medians over all rounds'}`);
+    console.log(
+      `${use === quiet ? `medians over the ${quiet.length} undisturbed round(s): ${quiet.map((r) => r + 1).join(', ')}` : 'every round was disturbed by other processes: medians over all rounds'}`,
+    );
     console.log('\n' + table(lines));
 
     const dist = summary.profile_distributed;
-    const verdict = dist?.ratio !== undefined
-      ? `distributed profile reaches ${fmt(dist.ratio * 100, 1)}% of the bare route's rate (target ≥ ${CFG.target * 100}%): ${dist.ratio >= CFG.target ? 'MET' : 'MISSED'}`
-      : 'distributed mode not measured';
+    const verdict =
+      dist?.ratio !== undefined
+        ? `distributed profile reaches ${fmt(dist.ratio * 100, 1)}% of the bare route's rate (target ≥ ${CFG.target * 100}%): ${dist.ratio >= CFG.target ? 'MET' : 'MISSED'}`
+        : 'distributed mode not measured';
     console.log(`\n${verdict}`);
 
     const outDir = join(BENCH, 'results');
@@ -187,7 +234,20 @@ async function main(): Promise<void> {
     const wallSeconds = Math.round((Date.now() - started.getTime()) / 1000);
     writeFileSync(
       file,
-      JSON.stringify({ started: started.toISOString(), wallSeconds, machine: m, config: CFG, roundsUsed: use.map((r) => r + 1), summary, verdict, raw: { profile: Object.fromEntries(profile), login: Object.fromEntries(login) } }, null, 2) + '\n',
+      JSON.stringify(
+        {
+          started: started.toISOString(),
+          wallSeconds,
+          machine: m,
+          config: CFG,
+          roundsUsed: use.map((r) => r + 1),
+          summary,
+          verdict,
+          raw: { profile: Object.fromEntries(profile), login: Object.fromEntries(login) },
+        },
+        null,
+        2,
+      ) + '\n',
     );
     console.log(`results: ${file}`);
     console.log(`wall time ${wallSeconds} s`);

@@ -275,10 +275,12 @@ async function settled(inst: Instance): Promise<{ at: number; by: AfterScan['by'
     await db.connect();
     try {
       for (;;) {
-        const r = await db.query<{ pending: number; ready: number }>(
-          `select count(*) filter (where cover_key is not null and not cover_ready and state = 'active')::int as pending,
+        const r = await db
+          .query<{ pending: number; ready: number }>(
+            `select count(*) filter (where cover_key is not null and not cover_ready and state = 'active')::int as pending,
                   count(*) filter (where cover_ready)::int as ready from catalog.media_items`,
-        ).catch((e: Error) => (/cover_ready/.test(e.message) ? null : Promise.reject(e)));
+          )
+          .catch((e: Error) => (/cover_ready/.test(e.message) ? null : Promise.reject(e)));
         if (!r) break;
         if (r.rows[0]!.pending === 0) return { at: performance.now(), by: 'covers-in-database', coversReady: r.rows[0]!.ready };
         if (Date.now() > until) throw new Error(`covers still pending after 10 min: ${r.rows[0]!.pending}`);

@@ -50,6 +50,9 @@ export function analyseProfile(file: string, top = 20): ProfileSummary {
     add(steps, stepOf(n.id), dt);
   }
   const rows = (m: Map<string, number>): [string, string, string][] =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => [k, `${fmt((v / busy) * 100, 1)}%`, fmt(v / 1000, 0)]);
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([k, v]) => [k, `${fmt((v / busy) * 100, 1)}%`, fmt(v / 1000, 0)]);
   return { seconds: (p.endTime - p.startTime) / 1e6, busySeconds: busy / 1e6, packages: rows(pkg), functions: rows(fn), catalogSteps: rows(steps) };
 }

@@ -30,9 +30,11 @@ async function stage(name: string, items: number, concurrency: number, fn: (i: n
   const c0 = selfTimes().children;
   const t0 = performance.now();
   let next = 0;
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items)) }, async () => {
-    while (next < items) await fn(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, items)) }, async () => {
+      while (next < items) await fn(next++);
+    }),
+  );
   const wall = (performance.now() - t0) / 1000;
   const u = process.cpuUsage(u0);
   const total = (u.user + u.system) / 1e6;
@@ -59,24 +61,28 @@ export async function stageCosts(files: FoundFile[], coverDir: string, concurren
   const formats = [...new Set(files.map((f) => f.format))].sort();
   for (const format of formats) {
     const mine = files.filter((f) => f.format === format);
-    out.push(await stage(`extract ${format}`, mine.length, concurrency, async (i) => {
-      let x: Extracted;
-      try {
-        x = await extract(mine[i]!.abs, format, { renderPdfCover: false });
-      } catch {
-        return; // the corrupt files: the scanner records them as issues
-      }
-      if (x.cover || x.coverLater) withCover.push(mine[i]!);
-    }));
+    out.push(
+      await stage(`extract ${format}`, mine.length, concurrency, async (i) => {
+        let x: Extracted;
+        try {
+          x = await extract(mine[i]!.abs, format, { renderPdfCover: false });
+        } catch {
+          return; // the corrupt files: the scanner records them as issues
+        }
+        if (x.cover || x.coverLater) withCover.push(mine[i]!);
+      }),
+    );
   }
-  out.push(await stage('covers: extract again + writeCovers', withCover.length, concurrency, async (i) => {
-    const f = withCover[i]!;
-    try {
-      const x = await extract(f.abs, f.format, { renderPdfCover: true });
-      if (x.cover) await writeCovers(x.cover, join(coverDir, String(i % 256)), `c${i}`);
-    } catch {
-      /* a picture sharp cannot read: the book keeps no cover */
-    }
-  }));
+  out.push(
+    await stage('covers: extract again + writeCovers', withCover.length, concurrency, async (i) => {
+      const f = withCover[i]!;
+      try {
+        const x = await extract(f.abs, f.format, { renderPdfCover: true });
+        if (x.cover) await writeCovers(x.cover, join(coverDir, String(i % 256)), `c${i}`);
+      } catch {
+        /* a picture sharp cannot read: the book keeps no cover */
+      }
+    }),
+  );
   return out;
 }

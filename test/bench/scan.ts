@@ -39,7 +39,10 @@ type Step = (typeof STEPS)[number];
 const CFG = {
   large: { n: 2000, dir: process.env.BENCH_CORPUS_2000 ?? '/tmp/c2k' },
   small: { n: 500, dir: process.env.BENCH_CORPUS_500 ?? '/tmp/c500' },
-  steps: (process.env.BENCH_STEPS ?? 'hash,stages,calibre,distributed,small,embedded').split(',').map((s) => s.trim()).filter(Boolean) as Step[],
+  steps: (process.env.BENCH_STEPS ?? 'hash,stages,calibre,distributed,small,embedded')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as Step[],
   rescans: Math.max(1, num('BENCH_RESCANS', 3)),
   hashRuns: Math.max(2, num('BENCH_HASH_RUNS', 5)),
   quietWait: num('BENCH_QUIET_WAIT', 10),
@@ -108,17 +111,33 @@ async function main(): Promise<void> {
     const prints = { large: await fingerprint(large.dir), small: small ? await fingerprint(small.dir) : '' };
     for (const c of [large, small]) {
       if (!c) continue;
-      const formats = Object.entries(c.byFormat).map(([f, x]) => `${f} ${x.files} (${fmt(x.bytes / 1e6, 1)} MB)`).join(', ');
-      console.log(`corpus ${c.dir}: n=${String(c.summary.n)} seed=${String(c.summary.seed)}, ${c.files.length} book files, ${fmt(c.bookBytes / 1e6, 1)} MB (${fmt(c.allBytes / 1e6, 1)} MB in all): ${formats}`);
+      const formats = Object.entries(c.byFormat)
+        .map(([f, x]) => `${f} ${x.files} (${fmt(x.bytes / 1e6, 1)} MB)`)
+        .join(', ');
+      console.log(
+        `corpus ${c.dir}: n=${String(c.summary.n)} seed=${String(c.summary.seed)}, ${c.files.length} book files, ${fmt(c.bookBytes / 1e6, 1)} MB (${fmt(c.allBytes / 1e6, 1)} MB in all): ${formats}`,
+      );
     }
 
     const result: Record<string, unknown> = { started: started.toISOString(), machine: m, config: CFG };
-    result.corpora = Object.fromEntries([large, small].filter((c): c is Corpus => c !== null).map((c) => [c.n, { dir: c.dir, summary: c.summary, bookFiles: c.files.length, bookBytes: c.bookBytes, allBytes: c.allBytes, byFormat: c.byFormat }]));
+    result.corpora = Object.fromEntries(
+      [large, small]
+        .filter((c): c is Corpus => c !== null)
+        .map((c) => [c.n, { dir: c.dir, summary: c.summary, bookFiles: c.files.length, bookBytes: c.bookBytes, allBytes: c.allBytes, byFormat: c.byFormat }]),
+    );
 
     let hashing: { variants: HashVariant[]; otherCores: number } | undefined;
     if (want('hash')) {
       console.log(`\nhashing ${large.files.length} files, ${CFG.hashRuns} runs each …`);
-      const r = await withLoad(NOBODY, () => compareHashing(large.files.map((f) => f.abs), large.bookBytes, tmp, CFG.hashRuns, CFG.scanConcurrency));
+      const r = await withLoad(NOBODY, () =>
+        compareHashing(
+          large.files.map((f) => f.abs),
+          large.bookBytes,
+          tmp,
+          CFG.hashRuns,
+          CFG.scanConcurrency,
+        ),
+      );
       hashing = { variants: r.value, otherCores: r.otherCores };
       result.hashing = hashing;
     }
@@ -151,7 +170,9 @@ async function main(): Promise<void> {
       console.log(`\nBindery ${mode}: full scan of ${corpus.n} + ${n} rescan(s) …`);
       runs[`${mode}_${corpus.n}`] = await binderyRuns(mode, corpus, n);
       const r = runs[`${mode}_${corpus.n}`]!;
-      console.log(`  full ${s2(r.full.serverSeconds)} s (wall ${s2(r.full.wallSeconds)}, covers done at ${r.full.after ? s2(r.full.after.settledSeconds) : '-'}), rescans ${r.rescans.map((x) => s2(x.serverSeconds)).join(' / ')} s, catalog VmHWM ${r.full.rss.hwmAfterMiB} MiB`);
+      console.log(
+        `  full ${s2(r.full.serverSeconds)} s (wall ${s2(r.full.wallSeconds)}, covers done at ${r.full.after ? s2(r.full.after.settledSeconds) : '-'}), rescans ${r.rescans.map((x) => s2(x.serverSeconds)).join(' / ')} s, catalog VmHWM ${r.full.rss.hwmAfterMiB} MiB`,
+      );
     }
     result.scans = runs;
 
@@ -161,7 +182,11 @@ async function main(): Promise<void> {
       const dir = join(OUT, `profiles-${stamp}`);
       const r = await binderyRuns('distributed', large, 1, dir);
       profile = {};
-      for (const [k, s] of [['full', r.full], ['rescan', r.rescans[0]!]] as const) if (s.profile) profile[k] = { ...analyseProfile(s.profile), file: s.profile } as ProfileSummary;
+      for (const [k, s] of [
+        ['full', r.full],
+        ['rescan', r.rescans[0]!],
+      ] as const)
+        if (s.profile) profile[k] = { ...analyseProfile(s.profile), file: s.profile } as ProfileSummary;
       result.profile = { scans: r, summaries: profile };
     }
 
@@ -181,9 +206,24 @@ async function main(): Promise<void> {
     if (dist && calibre) {
       const ratio = calibre.seconds / dist.full.wallSeconds;
       verdicts.fullScanVsCalibre = { value: ratio, target: `≥ ${T.vsCalibre}×`, met: ratio >= T.vsCalibre };
-      lines.push([`full scan, ${large.n} books (distributed, wall)`, `${s2(dist.full.wallSeconds)} s`, `calibredb add ${s2(calibre.seconds)} s`, `${fmt(ratio, 1)}× faster`, `≥ ${T.vsCalibre}×`, verdict(ratio >= T.vsCalibre)]);
+      lines.push([
+        `full scan, ${large.n} books (distributed, wall)`,
+        `${s2(dist.full.wallSeconds)} s`,
+        `calibredb add ${s2(calibre.seconds)} s`,
+        `${fmt(ratio, 1)}× faster`,
+        `≥ ${T.vsCalibre}×`,
+        verdict(ratio >= T.vsCalibre),
+      ]);
     } else if (dist) lines.push([`full scan, ${large.n} books (distributed, wall)`, `${s2(dist.full.wallSeconds)} s`, '', '', '', '']);
-    if (dist) lines.push([`  same, server side (finished − started)`, `${s2(dist.full.serverSeconds)} s`, '', calibre ? `${fmt(calibre.seconds / dist.full.serverSeconds, 1)}×` : '', '', '']);
+    if (dist)
+      lines.push([
+        `  same, server side (finished − started)`,
+        `${s2(dist.full.serverSeconds)} s`,
+        '',
+        calibre ? `${fmt(calibre.seconds / dist.full.serverSeconds, 1)}×` : '',
+        '',
+        '',
+      ]);
     // covers are made after the scan reports completion; calibredb add stores each cover as it goes
     const settledRow = (what: string, x: Scans | undefined) => {
       if (!x?.full.after) return;
@@ -195,26 +235,61 @@ async function main(): Promise<void> {
       const [sum, one, many] = hashing.variants;
       const ratio = sum!.warmSeconds / one!.warmSeconds;
       verdicts.hashThroughput = { value: ratio, target: `≥ ${T.hashRatio}`, met: ratio >= T.hashRatio };
-      lines.push([`hashing, hashFile one at a time`, `${fmt(one!.mbPerSecond, 0)} MB/s`, `sha256sum ${fmt(sum!.mbPerSecond, 0)} MB/s`, fmt(ratio, 2), `≥ ${T.hashRatio}`, verdict(ratio >= T.hashRatio)]);
+      lines.push([
+        `hashing, hashFile one at a time`,
+        `${fmt(one!.mbPerSecond, 0)} MB/s`,
+        `sha256sum ${fmt(sum!.mbPerSecond, 0)} MB/s`,
+        fmt(ratio, 2),
+        `≥ ${T.hashRatio}`,
+        verdict(ratio >= T.hashRatio),
+      ]);
       // how the scanner calls it (SCAN_CONCURRENCY files at once), against the same single sha256sum
       const ratioMany = sum!.warmSeconds / many!.warmSeconds;
       verdicts.hashThroughputScannerConcurrency = { value: ratioMany, target: `≥ ${T.hashRatio}`, met: ratioMany >= T.hashRatio };
-      lines.push([`  hashFile, ${CFG.scanConcurrency} in flight (as the scanner)`, `${fmt(many!.mbPerSecond, 0)} MB/s`, 'same', fmt(ratioMany, 2), `≥ ${T.hashRatio}`, verdict(ratioMany >= T.hashRatio)]);
+      lines.push([
+        `  hashFile, ${CFG.scanConcurrency} in flight (as the scanner)`,
+        `${fmt(many!.mbPerSecond, 0)} MB/s`,
+        'same',
+        fmt(ratioMany, 2),
+        `≥ ${T.hashRatio}`,
+        verdict(ratioMany >= T.hashRatio),
+      ]);
     }
     if (dist) {
       const med = median(dist.rescans.map((r) => r.serverSeconds));
       verdicts.rescan = { value: med, target: `< ${T.rescanSeconds} s`, met: med < T.rescanSeconds };
-      lines.push([`rescan, unchanged ${large.n} (median of ${dist.rescans.length})`, `${s2(med)} s`, `wall ${s2(median(dist.rescans.map((r) => r.wallSeconds)))} s`, '', `< ${T.rescanSeconds} s`, verdict(med < T.rescanSeconds)]);
+      lines.push([
+        `rescan, unchanged ${large.n} (median of ${dist.rescans.length})`,
+        `${s2(med)} s`,
+        `wall ${s2(median(dist.rescans.map((r) => r.wallSeconds)))} s`,
+        '',
+        `< ${T.rescanSeconds} s`,
+        verdict(med < T.rescanSeconds),
+      ]);
     }
     const peak = (s: Scans) => Math.max(s.full.rss.hwmAfterMiB, s.full.rss.peakSampledMiB);
     if (dist && distSmall) {
       const ratio = peak(dist) / peak(distSmall);
       verdicts.rssGrowth = { value: ratio, target: `≤ ${T.rssGrowth}`, met: ratio <= T.rssGrowth };
-      lines.push([`catalog peak RSS, ${large.n} books`, `${fmt(peak(dist), 0)} MiB`, `${small!.n} books: ${fmt(peak(distSmall), 0)} MiB`, fmt(ratio, 2), `≤ ${T.rssGrowth}`, verdict(ratio <= T.rssGrowth)]);
+      lines.push([
+        `catalog peak RSS, ${large.n} books`,
+        `${fmt(peak(dist), 0)} MiB`,
+        `${small!.n} books: ${fmt(peak(distSmall), 0)} MiB`,
+        fmt(ratio, 2),
+        `≤ ${T.rssGrowth}`,
+        verdict(ratio <= T.rssGrowth),
+      ]);
     }
     if (distSmall) lines.push([`full scan, ${small!.n} books (distributed, wall)`, `${s2(distSmall.full.wallSeconds)} s`, '', '', '', '']);
     if (emb) {
-      lines.push([`full scan, ${large.n} books (embedded, wall)`, `${s2(emb.full.wallSeconds)} s`, calibre ? `calibredb add ${s2(calibre.seconds)} s` : '', calibre ? `${fmt(calibre.seconds / emb.full.wallSeconds, 1)}×` : '', '', '']);
+      lines.push([
+        `full scan, ${large.n} books (embedded, wall)`,
+        `${s2(emb.full.wallSeconds)} s`,
+        calibre ? `calibredb add ${s2(calibre.seconds)} s` : '',
+        calibre ? `${fmt(calibre.seconds / emb.full.wallSeconds, 1)}×` : '',
+        '',
+        '',
+      ]);
       settledRow(`  same, until the process is idle (covers)`, emb);
       lines.push([`rescan, unchanged ${large.n} (embedded)`, `${s2(emb.rescans[0]!.serverSeconds)} s`, '', '', '', '']);
       lines.push([`embedded process peak RSS, ${large.n}`, `${fmt(peak(emb), 0)} MiB`, '', '', '', '']);
@@ -224,17 +299,48 @@ async function main(): Promise<void> {
     for (const [k, s] of Object.entries(runs)) {
       const f = s.full;
       console.log(`\n${k}: counts ${JSON.stringify(f.counts)}; queued ${s2(f.queuedSeconds)} s`);
-      console.log(`  cores during the full scan: ${Object.entries(f.cores).map(([r, c]) => `${r} ${c}`).join(', ')}`);
-      console.log(`  catalog CPU s by thread: ${Object.entries(f.catalogCpuSeconds).map(([r, c]) => `${r} ${c}`).join(', ')}`);
+      console.log(
+        `  cores during the full scan: ${Object.entries(f.cores)
+          .map(([r, c]) => `${r} ${c}`)
+          .join(', ')}`,
+      );
+      console.log(
+        `  catalog CPU s by thread: ${Object.entries(f.catalogCpuSeconds)
+          .map(([r, c]) => `${r} ${c}`)
+          .join(', ')}`,
+      );
       if (f.after) {
-        console.log(`  after the scan (${f.after.by}${f.after.coversReady !== undefined ? `, ${f.after.coversReady} covers ready` : ''}): settled ${s2(f.after.settledSeconds)} s after the request`);
-        console.log(`    cores: ${Object.entries(f.after.cores).map(([r, c]) => `${r} ${c}`).join(', ')}; catalog CPU s by thread: ${Object.entries(f.after.catalogCpuSeconds).map(([r, c]) => `${r} ${c}`).join(', ')}`);
+        console.log(
+          `  after the scan (${f.after.by}${f.after.coversReady !== undefined ? `, ${f.after.coversReady} covers ready` : ''}): settled ${s2(f.after.settledSeconds)} s after the request`,
+        );
+        console.log(
+          `    cores: ${Object.entries(f.after.cores)
+            .map(([r, c]) => `${r} ${c}`)
+            .join(', ')}; catalog CPU s by thread: ${Object.entries(f.after.catalogCpuSeconds)
+            .map(([r, c]) => `${r} ${c}`)
+            .join(', ')}`,
+        );
       }
       console.log(`  catalog threads (CPU s): ${f.threads.map((x) => `${x.comm}#${x.tid} ${x.seconds}`).join(', ')}`);
-      console.log(`  catalog memory (scan${f.after ? ' and covers' : ''}): VmHWM ${f.rss.hwmBeforeMiB} → ${f.rss.hwmAfterMiB} MiB, sampled peak ${f.rss.peakSampledMiB} MiB (${f.rss.samples} samples)`);
-      console.log(`  VmRSS through it (s: MiB): ${quartiles(f.rss.series).map(([t, v]) => `${t}: ${v}`).join(', ')}`);
+      console.log(
+        `  catalog memory (scan${f.after ? ' and covers' : ''}): VmHWM ${f.rss.hwmBeforeMiB} → ${f.rss.hwmAfterMiB} MiB, sampled peak ${f.rss.peakSampledMiB} MiB (${f.rss.samples} samples)`,
+      );
+      console.log(
+        `  VmRSS through it (s: MiB): ${quartiles(f.rss.series)
+          .map(([t, v]) => `${t}: ${v}`)
+          .join(', ')}`,
+      );
       // cores over a window shorter than a second are mostly tick rounding: not shown
-      for (const [i, r] of s.rescans.entries()) console.log(`  rescan ${i + 1}: ${s2(r.serverSeconds)} s server, ${s2(r.wallSeconds)} s wall, counts ${JSON.stringify(r.counts)}${r.wallSeconds >= 1 ? `, cores ${Object.entries(r.cores).map(([x, c]) => `${x} ${c}`).join(', ')}` : ''}`);
+      for (const [i, r] of s.rescans.entries())
+        console.log(
+          `  rescan ${i + 1}: ${s2(r.serverSeconds)} s server, ${s2(r.wallSeconds)} s wall, counts ${JSON.stringify(r.counts)}${
+            r.wallSeconds >= 1
+              ? `, cores ${Object.entries(r.cores)
+                  .map(([x, c]) => `${x} ${c}`)
+                  .join(', ')}`
+              : ''
+          }`,
+        );
     }
     if (stages) {
       const rows = stages.costs.map((c) => [c.stage, String(c.files), s2(c.wallSeconds), s2(c.cpu.main), s2(c.cpu.threads), s2(c.cpu.children), fmt(c.msPerFile, 1)]);
@@ -245,12 +351,17 @@ async function main(): Promise<void> {
       if (dist) {
         const cat = Object.values(dist.full.catalogCpuSeconds).reduce((a, b) => a + b, 0);
         const later = dist.full.after ? Object.values(dist.full.after.catalogCpuSeconds).reduce((a, b) => a + b, 0) : 0;
-        console.log(`the catalog spent ${s2(cat)} CPU s on the full scan of ${large.n} and ${s2(later)} after it (covers); the stages alone ${s2(sum('main') + sum('threads') + sum('children'))}`);
+        console.log(
+          `the catalog spent ${s2(cat)} CPU s on the full scan of ${large.n} and ${s2(later)} after it (covers); the stages alone ${s2(sum('main') + sum('threads') + sum('children'))}`,
+        );
       }
     }
     if (hashing) for (const v of hashing.variants) console.log(`\n${v.what}: runs ${v.runs.map((r) => `${fmt(r.seconds, 2)} s (${r.cpuSeconds} CPU s)`).join(', ')}`);
     if (hashing) console.log(`outside load during hashing: ${hashing.otherCores} cores`);
-    if (calibre) console.log(`calibre ${calibre.version}: ${calibre.seconds} s, ${calibre.books} books, CPU ${calibre.cpuSeconds} s, outside load ${calibre.otherCores} cores; log ${calibre.log}`);
+    if (calibre)
+      console.log(
+        `calibre ${calibre.version}: ${calibre.seconds} s, ${calibre.books} books, CPU ${calibre.cpuSeconds} s, outside load ${calibre.otherCores} cores; log ${calibre.log}`,
+      );
     if (profile) {
       for (const [k, p] of Object.entries(profile)) {
         console.log(`\n== catalog main thread, ${k} scan (profiled run): busy ${fmt(p.busySeconds, 1)} of ${fmt(p.seconds, 1)} s`);

@@ -40,7 +40,9 @@ const consumerMigrations: Migration[] = [
     name: 'contract-applied-001',
     async up(trx, schema) {
       // No unique key on purpose: a double application shows up as a second row.
-      await sql.raw(`create table ${schema}.applied (seq bigserial primary key, consumer text not null, event_id uuid not null, position bigint not null, type text not null)`).execute(trx);
+      await sql
+        .raw(`create table ${schema}.applied (seq bigserial primary key, consumer text not null, event_id uuid not null, position bigint not null, type text not null)`)
+        .execute(trx);
     },
   },
 ];
@@ -79,7 +81,9 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       return store;
     }
     async function append(store: EventStore, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
-      const out = await db().transaction().execute((trx) => store.append(trx, streamId, 'any', events));
+      const out = await db()
+        .transaction()
+        .execute((trx) => store.append(trx, streamId, 'any', events));
       store.notify();
       return out;
     }
@@ -175,7 +179,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const all = [...before.flat(), ...later].sort((x, y) => x.position - y.position);
       expect(all).toHaveLength(15);
       for (const durable of ['order-1', 'order-2']) {
-        const rows = await until(`${durable} to apply 15`, () => applied(durable), (r) => r.length >= 15);
+        const rows = await until(
+          `${durable} to apply 15`,
+          () => applied(durable),
+          (r) => r.length >= 15,
+        );
         expect(rows.map((r) => r.event_id)).toEqual(all.map((e) => e.id));
       }
       await sleep(300);
@@ -195,7 +203,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         if (e.id === target.id && k === 1) throw new Error('transient');
         await inner(e);
       });
-      const rows = await until('all four applied', () => appliedIds('retry'), (r) => r.length >= 4);
+      const rows = await until(
+        'all four applied',
+        () => appliedIds('retry'),
+        (r) => r.length >= 4,
+      );
       expect(rows).toEqual(events.map((e) => e.id));
       expect(attempts.get(target.id)).toBe(2);
       expect(attempts.get(events[2]!.id)).toBe(1); // nothing overtook the failed one
@@ -206,7 +218,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const store = await source('restart', first);
       const a = await append(store, 'rs-1', [ev('t.a.v1'), ev('t.a.v1'), ev('t.a.v1')]);
       const sub = await consume(first, store, 'restart');
-      await until('the first three', () => appliedIds('restart'), (r) => r.length >= 3);
+      await until(
+        'the first three',
+        () => appliedIds('restart'),
+        (r) => r.length >= 3,
+      );
       await sub.stop();
       await first.close();
       // Down for a while: the source goes on (its own process, its own bus).
@@ -224,7 +240,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         seen.push(e.id);
         await inner(e);
       });
-      const rows = await until('all six', () => appliedIds('restart'), (r) => r.length >= 6);
+      const rows = await until(
+        'all six',
+        () => appliedIds('restart'),
+        (r) => r.length >= 6,
+      );
       expect(rows).toEqual([...a, ...b, ...c].map((e) => e.id));
       await sleep(300);
       expect(await appliedIds('restart')).toHaveLength(6);
@@ -249,7 +269,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const events = await append(store, 'ty-1', [ev('t.drop.v1'), ev('t.keep.v1'), ev('t.drop.v1'), ev('t.also.v1'), ev('t.drop.v1')]);
       const last = await append(store, 'ty-2', [ev('t.drop.v1'), ev('t.keep.v1')]);
       const wanted = [...events, ...last].filter((e) => e.type !== 't.drop.v1');
-      const rows = await until('three wanted events', () => appliedIds('types'), (r) => r.length >= 3);
+      const rows = await until(
+        'three wanted events',
+        () => appliedIds('types'),
+        (r) => r.length >= 3,
+      );
       expect(rows).toEqual(wanted.map((e) => e.id));
       await sleep(200);
       expect(seen).toEqual(['t.keep.v1', 't.also.v1', 't.keep.v1']);
@@ -269,10 +293,18 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await procs[0]!.follow({ source: store.source, handler: async (e) => void p1.push(e) });
       await procs[1]!.follow({ source: store.source, handler: async (e) => void p2.push(e) });
       await procs[1]!.follow({ source: store.source, types: ['t.b.v1'], handler: async (e) => void onlyB.push(e.id) });
-      await until('the past', async () => [p1.length, p2.length], ([x, y]) => x! >= 3 && y! >= 3);
+      await until(
+        'the past',
+        async () => [p1.length, p2.length],
+        ([x, y]) => x! >= 3 && y! >= 3,
+      );
       const live = await append(store, 'f-2', [ev('t.b.v1'), ev('t.c.v1')]);
       const all = [...past, ...live];
-      await until('live events', async () => [p1.length, p2.length], ([x, y]) => x! >= 5 && y! >= 5);
+      await until(
+        'live events',
+        async () => [p1.length, p2.length],
+        ([x, y]) => x! >= 5 && y! >= 5,
+      );
       await sleep(200);
       for (const got of [p1, p2]) {
         expect(got.map((e) => e.id)).toEqual(all.map((e) => e.id));
@@ -297,7 +329,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
           got.push(e.id);
         },
       });
-      await until('both', async () => got.length, (k) => k >= 2);
+      await until(
+        'both',
+        async () => got.length,
+        (k) => k >= 2,
+      );
       expect(got).toEqual(events.map((e) => e.id));
     });
 
@@ -319,9 +355,17 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await (await h.newBus()).attachSource(late);
       await consumerBus.attachSource(late); // the memory bus reads a source's store in-process
       const events = await append(late, 'l-1', [ev('t.a.v1'), ev('t.b.v1')]);
-      const rows = await until('late events', () => appliedIds('late'), (r) => r.length >= 2);
+      const rows = await until(
+        'late events',
+        () => appliedIds('late'),
+        (r) => r.length >= 2,
+      );
       expect(rows).toEqual(events.map((e) => e.id));
-      await until('late follow', async () => followed.length, (k) => k >= 2);
+      await until(
+        'late follow',
+        async () => followed.length,
+        (k) => k >= 2,
+      );
       expect(followed).toEqual(events.map((e) => e.id));
     });
 
@@ -349,7 +393,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       commit.open();
       await slow;
       store.notify();
-      const rows = await until('both', () => appliedIds('xmin'), (r) => r.length >= 2);
+      const rows = await until(
+        'both',
+        () => appliedIds('xmin'),
+        (r) => r.length >= 2,
+      );
       expect(rows).toEqual([low!.id, high!.id]);
     });
 
@@ -359,7 +407,11 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const events = await append(store, 'rp-1', [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1')]);
       events.push(...(await append(store, 'rp-2', [ev('t.d.v1')])));
       await consume(bus, store, 'replay');
-      await until('all four', () => appliedIds('replay'), (r) => r.length >= 4);
+      await until(
+        'all four',
+        () => appliedIds('replay'),
+        (r) => r.length >= 4,
+      );
       // A relay that crashed before saving its checkpoint starts again from the beginning.
       await sql`update ${sql.raw(store.source)}.relay_checkpoints set position = 0`.execute(db());
       store.notify();
@@ -372,13 +424,25 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await follower.attachSource(store);
       const followed: string[] = [];
       await follower.follow({ source: store.source, handler: async (e) => void followed.push(e.id) });
-      await until('the follower', async () => followed.length, (k) => k >= 4);
+      await until(
+        'the follower',
+        async () => followed.length,
+        (k) => k >= 4,
+      );
       if (h.republish) await h.republish(bus, events); // past the duplicate window: the consumer must dedupe itself
       const next = await append(store, 'rp-3', [ev('t.e.v1')]);
-      const rows = await until('the next event', () => appliedIds('replay'), (r) => r.includes(next[0]!.id));
+      const rows = await until(
+        'the next event',
+        () => appliedIds('replay'),
+        (r) => r.includes(next[0]!.id),
+      );
       expect(rows).toEqual([...events, ...next].map((e) => e.id));
       const copies = h.republish ? 2 : 1;
-      await until('the follower to see the rest', async () => followed.length, (k) => k >= 4 * copies + 1);
+      await until(
+        'the follower to see the rest',
+        async () => followed.length,
+        (k) => k >= 4 * copies + 1,
+      );
       await sleep(200);
       expect(followed.slice(0, 4)).toEqual(events.map((e) => e.id));
       expect(followed.filter((id) => id === events[0]!.id)).toHaveLength(copies);
@@ -410,14 +474,26 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       sent.files_seen = 99; // the receiver has a copy, as the wire gives it
       sender.notify(subject, { step: 2 });
       sender.notify(`bindery.transient.test${n}.other`, { step: 3 });
-      await until('both listeners', async () => [a.length, b.length], ([x, y]) => x! >= 2 && y! >= 2);
-      await until('the wildcard listener', async () => wild.length, (k) => k >= 3);
+      await until(
+        'both listeners',
+        async () => [a.length, b.length],
+        ([x, y]) => x! >= 2 && y! >= 2,
+      );
+      await until(
+        'the wildcard listener',
+        async () => wild.length,
+        (k) => k >= 3,
+      );
       await sleep(200);
       for (const got of [a, b]) expect(got).toEqual([{ scan_id: 's-1', files_seen: 3, nested: { list: [1, 'x'] } }, { step: 2 }]);
       expect(wild).toEqual([subject, subject, `bindery.transient.test${n}.other`]);
       await subA.stop();
       sender.notify(subject, { step: 4 });
-      await until('the listener still subscribed', async () => b.length, (k) => k >= 3);
+      await until(
+        'the listener still subscribed',
+        async () => b.length,
+        (k) => k >= 3,
+      );
       await sleep(200);
       expect(a).toHaveLength(2);
       expect(b.at(-1)).toEqual({ step: 4 });
@@ -552,7 +628,9 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       return store;
     }
     async function append(store: EventStore, events: NewEvent[]): Promise<StoredEvent[]> {
-      const out = await db().transaction().execute((trx) => store.append(trx, 'p-1', 'any', events));
+      const out = await db()
+        .transaction()
+        .execute((trx) => store.append(trx, 'p-1', 'any', events));
       store.notify();
       return out;
     }
@@ -582,18 +660,37 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       const store = await source(bus);
       let poison: string | undefined;
       const c = poisoned('park-1', () => poison);
-      const sub = await bus.consume({ source: store.source, durable: 'park-1', checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-1', store.source), handler: c.handler, parking: lot });
+      const sub = await bus.consume({
+        source: store.source,
+        durable: 'park-1',
+        checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-1', store.source),
+        handler: c.handler,
+        parking: lot,
+      });
       const events = await append(store, [ev('t.a.v1'), ev('t.poison.v1'), ev('t.c.v1'), ev('t.d.v1')]);
       poison = events[1]!.id;
 
-      const rows = await until('the three good events applied', () => applied('park-1'), (r) => r.length >= 3);
+      const rows = await until(
+        'the three good events applied',
+        () => applied('park-1'),
+        (r) => r.length >= 3,
+      );
       expect(rows).toEqual([events[0]!.id, events[2]!.id, events[3]!.id]);
       expect(c.state.tries.get(poison)).toBe(RETRY.attempts);
       expect(c.state.tries.get(events[2]!.id)).toBe(1);
 
       const parked = await lot.list();
       expect(parked).toHaveLength(1);
-      expect(parked[0]).toMatchObject({ service: SERVICE, consumer: 'park-1', source: store.source, event_id: poison, event_type: 't.poison.v1', position: events[1]!.position, error: 'cannot apply t.poison.v1', attempts: RETRY.attempts });
+      expect(parked[0]).toMatchObject({
+        service: SERVICE,
+        consumer: 'park-1',
+        source: store.source,
+        event_id: poison,
+        event_type: 't.poison.v1',
+        position: events[1]!.position,
+        error: 'cannot apply t.poison.v1',
+        attempts: RETRY.attempts,
+      });
       expect(parked[0]!.id).toMatch(new RegExp(`^${SERVICE}-\\d+$`));
       // the checkpoint is past the parked event, so a restart does not start over at it
       expect(await consumerCheckpoint(db(), SERVICE, 'park-1', store.source)).toBe(events[3]!.position);
@@ -622,7 +719,11 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       const sub = await consume(bus, lot);
       const events = await append(store, [ev('t.poison.v1'), ev('t.b.v1')]);
       poison = events[0]!.id;
-      await until('the good event applied', () => applied('park-2'), (r) => r.length >= 1);
+      await until(
+        'the good event applied',
+        () => applied('park-2'),
+        (r) => r.length >= 1,
+      );
       const mine = async () => (await lot.list()).filter((p) => p.consumer === 'park-2');
       const [parked] = await until('the poison parked', mine, (r) => r.length === 1);
 
@@ -645,7 +746,11 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       const lot2 = new ParkingLot(db(), SERVICE);
       await consume(again, lot2);
       const later = await append(store, [ev('t.e.v1')]);
-      await until('the later event applied', () => applied('park-2'), (r) => r.length >= 3);
+      await until(
+        'the later event applied',
+        () => applied('park-2'),
+        (r) => r.length >= 3,
+      );
       await sleep(300);
       expect(await applied('park-2')).toEqual([events[1]!.id, events[0]!.id, later[0]!.id]);
     });
@@ -659,7 +764,11 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       await bus.consume({ source: store.source, durable: 'park-3', checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-3', store.source), handler: c.handler });
       const events = await append(store, [ev('t.poison.v1'), ev('t.b.v1')]);
       poison = events[0]!.id;
-      await until('past the retry budget', async () => c.state.tries.get(poison!) ?? 0, (t) => t > RETRY.attempts);
+      await until(
+        'past the retry budget',
+        async () => c.state.tries.get(poison!) ?? 0,
+        (t) => t > RETRY.attempts,
+      );
       expect(await applied('park-3')).toEqual([]);
       expect(lines.some((l) => l.level === 'error' && l.event === poison && String(l.msg).includes('no parking'))).toBe(true);
       const status = bus.status();

@@ -28,7 +28,9 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
     let store: EventStore;
     const db = () => database.db;
     const append = (streamId: string, expected: ExpectedVersion, events: NewEvent[]) =>
-      db().transaction().execute((trx) => store.append(trx, streamId, expected, events));
+      db()
+        .transaction()
+        .execute((trx) => store.append(trx, streamId, expected, events));
     /** readAll honours the oldest running transaction of the whole server: wait out strangers' ones. */
     async function readAllEventually(after: number, count: number): Promise<StoredEvent[]> {
       const deadline = Date.now() + 10_000;
@@ -98,13 +100,19 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       expect(await store.readStream(db(), 'race-1')).toHaveLength(1);
     });
 
-    it('appends to many streams, existing or new, continuing each one\'s versions', async () => {
+    it("appends to many streams, existing or new, continuing each one's versions", async () => {
       await append('many-1', -1, [ev('t.a.v1'), ev('t.a.v1')]);
       await append('many-2', -1, [ev('t.a.v1')]);
       const streams = ['many-1', 'many-2', 'many-3'].map((streamId) => ({ streamId, events: [ev('t.gone.v1', { streamId })] }));
       // a chunk of 2 makes it two statements
-      await db().transaction().execute((trx) => store.appendToStreams(trx, streams, 2));
-      for (const [id, versions] of [['many-1', [0, 1, 2]], ['many-2', [0, 1]], ['many-3', [0]]] as const) {
+      await db()
+        .transaction()
+        .execute((trx) => store.appendToStreams(trx, streams, 2));
+      for (const [id, versions] of [
+        ['many-1', [0, 1, 2]],
+        ['many-2', [0, 1]],
+        ['many-3', [0]],
+      ] as const) {
         const got = await store.readStream(db(), id);
         expect(got.map((e) => e.version)).toEqual(versions);
         expect(got.at(-1)).toMatchObject({ type: 't.gone.v1', data: { streamId: id } });

@@ -5,8 +5,21 @@ import { SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import {
-  api, decodeJwt, eventually, expectError as err, expectMessage, instances, jwtSecret, login, NO_SUCH_ID, PASSWORD, register, uniq, userRecord,
-  type Account, type Call,
+  api,
+  decodeJwt,
+  eventually,
+  expectError as err,
+  expectMessage,
+  instances,
+  jwtSecret,
+  login,
+  NO_SUCH_ID,
+  PASSWORD,
+  register,
+  uniq,
+  userRecord,
+  type Account,
+  type Call,
 } from './helpers';
 
 // Account rules are the same code in both modes; like the other account files (issue 8's
@@ -94,7 +107,14 @@ for (const mode of modes) {
       it('a bodyless DELETE with only the cookie is 403 and the account stays', async () => {
         const u = await register(call);
         err(await call('DELETE', '/api/auth/profile', { cookie: `token=${u.token}` }), 403, CROSS_SITE);
-        err(await call('PUT', '/api/auth/password', { cookie: `token=${u.token}`, form: { current_password: PASSWORD, new_password: 'other-passw0rd', confirm_password: 'other-passw0rd' } }), 403, CROSS_SITE);
+        err(
+          await call('PUT', '/api/auth/password', {
+            cookie: `token=${u.token}`,
+            form: { current_password: PASSWORD, new_password: 'other-passw0rd', confirm_password: 'other-passw0rd' },
+          }),
+          403,
+          CROSS_SITE,
+        );
         expect((await login(call, u.username, PASSWORD)).status).toBe(200);
         expectMessage(await call('DELETE', '/api/auth/profile', { cookie: `token=${u.token}`, headers: XRW }), 'account deleted successfully');
       });

@@ -4,7 +4,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import type { Res } from '../support/http';
 import {
-  api, instances, eventually, expectError as err, expectMessage, fragment, NO_SUCH_ID, PASSWORD, putSettings, register, uniq, userRecord, UUID, type Account, type Call,
+  api,
+  instances,
+  eventually,
+  expectError as err,
+  expectMessage,
+  fragment,
+  NO_SUCH_ID,
+  PASSWORD,
+  putSettings,
+  register,
+  uniq,
+  userRecord,
+  UUID,
+  type Account,
+  type Call,
 } from './helpers';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
@@ -46,11 +60,34 @@ for (const mode of modes) {
       expect(Array.isArray(r.json)).toBe(true);
       expect(r.json[0].id).toBe(admin.id);
       for (const rec of r.json) {
-        expect(Object.keys(rec).sort()).toEqual(['created_at', 'device_count', 'email', 'first_name', 'id', 'last_name', 'max_devices', 'role', 'theme', 'timezone', 'updated_at', 'username']);
+        expect(Object.keys(rec).sort()).toEqual([
+          'created_at',
+          'device_count',
+          'email',
+          'first_name',
+          'id',
+          'last_name',
+          'max_devices',
+          'role',
+          'theme',
+          'timezone',
+          'updated_at',
+          'username',
+        ]);
       }
       expect(r.json.find((x: { id: string }) => x.id === u.id)).toEqual({
-        id: u.id, email: u.email, username: u.username, first_name: '', last_name: '', role: 'user', theme: 'tokyo-night', timezone: 'UTC',
-        max_devices: 5, device_count: 0, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
+        id: u.id,
+        email: u.email,
+        username: u.username,
+        first_name: '',
+        last_name: '',
+        role: 'user',
+        theme: 'tokyo-night',
+        timezone: 'UTC',
+        max_devices: 5,
+        device_count: 0,
+        created_at: expect.stringMatching(ISO),
+        updated_at: expect.stringMatching(ISO),
       });
       expect(r.json[0]).toMatchObject({ id: admin.id, role: 'admin', username: 'keeper' });
     });
@@ -112,7 +149,11 @@ for (const mode of modes) {
       err(await call('PUT', '/api/system/settings', { token: a2.token, body: { registration_enabled: false } }), 403, 'admin access required');
       err(await call('PUT', `/api/auth/users/${a2.id}/max-devices`, { token: a2.token, body: { max_devices: 9 } }), 403, 'admin access required');
       err(await call('PUT', `/api/auth/profile/${admin.id}`, { token: a2.token, body: { first_name: 'x' } }), 403, 'admin access required');
-      err(await call('POST', '/api/auth/register', { token: a2.token, body: { email: `${uniq()}@example.com`, username: uniq(), password: PASSWORD, role: 'admin' } }), 403, 'only administrators can create admin accounts');
+      err(
+        await call('POST', '/api/auth/register', { token: a2.token, body: { email: `${uniq()}@example.com`, username: uniq(), password: PASSWORD, role: 'admin' } }),
+        403,
+        'only administrators can create admin accounts',
+      );
       // the session itself is still good
       expect((await call('GET', '/api/auth/profile', { token: a2.token })).json.role).toBe('user');
       expect((await call('GET', '/api/setup/status')).json.has_admin).toBe(true);
@@ -164,8 +205,17 @@ for (const mode of modes) {
           expect(['scanner', 'general', 'security', 'api', 'sync', 'performance']).toContain(e.category);
         }
         expect(entry(r, 'scan_poll_interval_seconds')).toEqual({
-          key: 'scan_poll_interval_seconds', value: 60, default: 60, type: 'integer', min: 1, max: 3600, requires_restart: false,
-          category: 'scanner', group: 'Library scanning', description: expect.any(String), is_default: true,
+          key: 'scan_poll_interval_seconds',
+          value: 60,
+          default: 60,
+          type: 'integer',
+          min: 1,
+          max: 3600,
+          requires_restart: false,
+          category: 'scanner',
+          group: 'Library scanning',
+          description: expect.any(String),
+          is_default: true,
         });
         expect(entry(r, 'registration_enabled')).toMatchObject({ value: true, default: true, type: 'boolean', min: null, max: null, category: 'security', is_default: true });
         expect(entry(r, 'session_duration_seconds')).toMatchObject({ value: 604800, default: 604800, type: 'integer', category: 'security', is_default: true });
@@ -249,7 +299,11 @@ for (const mode of modes) {
       err(await call('POST', '/api/auth/register', { body: { email: 'big@example.com', username: 'bigone', password: PASSWORD, first_name: big } }), 413, 'request body too large');
       err(await call('POST', '/api/auth/login', { form: { login: 'keeper', password: big } }), 413, 'request body too large');
       err(await call('PUT', '/api/auth/profile', { token: admin.token, body: { theme: big } }), 413, 'request body too large');
-      fragment(await call('POST', '/api/auth/register', { headers: { 'HX-Request': 'true' }, form: { email: 'big@example.com', username: 'bigone', password: big } }), 413, 'request body too large');
+      fragment(
+        await call('POST', '/api/auth/register', { headers: { 'HX-Request': 'true' }, form: { email: 'big@example.com', username: 'bigone', password: big } }),
+        413,
+        'request body too large',
+      );
       // just under the limit is read (and then validated)
       const under = 'y'.repeat(1024 * 1024 - 200);
       err(await call('PUT', '/api/auth/profile', { token: admin.token, body: { theme: under } }), 400, 'theme must be at most 50 characters');

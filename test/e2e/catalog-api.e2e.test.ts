@@ -68,8 +68,15 @@ describe.each(modes)('catalog API (%s)', (mode) => {
 
       corpus = await createLibrary(call, admin.token, { name: 'Corpus', folders: [dir], watch: false });
       expect(corpus).toEqual({
-        id: expect.stringMatching(UUID), name: 'Corpus', folders: [dir], watch: false, created_by_admin: admin.id,
-        created_at: expect.stringMatching(ISO), updated_at: corpus.created_at, last_scan_at: null, item_count: 0,
+        id: expect.stringMatching(UUID),
+        name: 'Corpus',
+        folders: [dir],
+        watch: false,
+        created_by_admin: admin.id,
+        created_at: expect.stringMatching(ISO),
+        updated_at: corpus.created_at,
+        last_scan_at: null,
+        item_count: 0,
       });
       const s = await settled(call, admin.token, corpus.id);
       expect(s.status).toBe('completed');
@@ -224,7 +231,9 @@ describe.each(modes)('catalog API (%s)', (mode) => {
 
       r = await browse(`${base}/corpus/`);
       expect(r.status, r.text).toBe(200);
-      const dirs = readdirSync(FIXTURE, { withFileTypes: true }).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
+      const dirs = readdirSync(FIXTURE, { withFileTypes: true })
+        .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+        .map((d) => d.name);
       expect(dirs.length).toBeGreaterThan(10);
       expect(r.json.path).toBe(join(base, 'corpus'));
       expect(r.json.parent).toBe(base);
@@ -239,7 +248,17 @@ describe.each(modes)('catalog API (%s)', (mode) => {
     });
 
     it('refuses paths outside the roots, however they are spelled', async () => {
-      for (const p of ['/', '/etc', tmpdir(), `${ROOTS}/..`, `${base}/../../`, `${base}/corpus/../../../etc`, join(base, 'out-link'), join(base, 'out-link', 'ssl'), `${ROOTS}/../${ROOTS.split('/').pop()}x`]) {
+      for (const p of [
+        '/',
+        '/etc',
+        tmpdir(),
+        `${ROOTS}/..`,
+        `${base}/../../`,
+        `${base}/corpus/../../../etc`,
+        join(base, 'out-link'),
+        join(base, 'out-link', 'ssl'),
+        `${ROOTS}/../${ROOTS.split('/').pop()}x`,
+      ]) {
         const r = await browse(p);
         expectError(r, 400, OUTSIDE);
         expect(r.text).not.toContain('passwd');
@@ -309,7 +328,10 @@ describe.each(modes)('catalog API (%s)', (mode) => {
         library_id: shelf.id,
         title: '  The   Analytical  Engine ',
         authors: ['  Ada   Lovelace ', 'ada lovelace', { name: 'Charles Babbage' }],
-        contributors: [{ name: 'L. F. Menabrea', role: 'Translator' }, { name: 'l. f.  menabrea', role: 'translator' }],
+        contributors: [
+          { name: 'L. F. Menabrea', role: 'Translator' },
+          { name: 'l. f.  menabrea', role: 'translator' },
+        ],
         tags: ['  Sci   Fi ', 'sci fi', 'Maths', 'MATHS ', ''],
         series: ' Engines ',
         series_index: 1.5,
@@ -391,7 +413,10 @@ describe.each(modes)('catalog API (%s)', (mode) => {
         sort_title: 'notes on the engine',
         authors: ['Ada Lovelace'],
         // authors replace the author role only: the translator stays
-        contributors: [{ name: 'Ada Lovelace', role: 'author' }, { name: 'L. F. Menabrea', role: 'translator' }],
+        contributors: [
+          { name: 'Ada Lovelace', role: 'author' },
+          { name: 'L. F. Menabrea', role: 'translator' },
+        ],
         tags: ['History', 'Computing'],
         series: 'Engines',
         series_index: 1.5,
@@ -412,7 +437,10 @@ describe.each(modes)('catalog API (%s)', (mode) => {
         ...expected,
         year: null,
         series: null,
-        contributors: [{ name: 'Ada Lovelace', role: 'author' }, { name: 'Ada Lovelace', role: 'editor' }],
+        contributors: [
+          { name: 'Ada Lovelace', role: 'author' },
+          { name: 'Ada Lovelace', role: 'editor' },
+        ],
       });
       apiItem = (await call('GET', item(apiItem.id), { token: admin.token })).json;
       expect(apiItem.title).toBe('Notes on the Engine');
@@ -463,7 +491,10 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       expect(r.json).toEqual({
         message: '2 media items updated, 2 failed',
         succeeded: [a.id, b.id],
-        failed: [{ id: NO_SUCH_ID, error: 'media item not found' }, { id: 'nope', error: 'invalid media item id' }],
+        failed: [
+          { id: NO_SUCH_ID, error: 'media item not found' },
+          { id: 'nope', error: 'invalid media item id' },
+        ],
       });
       const na = (await call('GET', item(a.id), { token: user.token })).json;
       expect(na.tags).toEqual([...a.tags.filter((t: string) => t !== dropped), 'To Read']);
@@ -479,11 +510,17 @@ describe.each(modes)('catalog API (%s)', (mode) => {
 
       // new authors replace the writer of a comic, not its penciller
       const comic = byPath(list, 'comics/Starlight Comics/Captain Nebula/Captain Nebula 002.cbz');
-      expect(comic.contributors).toEqual([{ name: 'Dana Whitaker', role: 'writer' }, { name: 'Marco Bellini', role: 'penciller' }]);
+      expect(comic.contributors).toEqual([
+        { name: 'Dana Whitaker', role: 'writer' },
+        { name: 'Marco Bellini', role: 'penciller' },
+      ]);
       expect((await bulk({ ids: [comic.id], changes: { authors: ['  Nova  Reyes '] } })).json.succeeded).toEqual([comic.id]);
       expect((await call('GET', item(comic.id), { token: user.token })).json).toMatchObject({
         authors: ['Nova Reyes'],
-        contributors: [{ name: 'Nova Reyes', role: 'author' }, { name: 'Marco Bellini', role: 'penciller' }],
+        contributors: [
+          { name: 'Nova Reyes', role: 'author' },
+          { name: 'Marco Bellini', role: 'penciller' },
+        ],
       });
     });
 
@@ -500,7 +537,10 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       expect(r.json).toEqual({
         message: '2 media items deleted, 2 failed',
         succeeded: [a.id, b.id],
-        failed: [{ id: NO_SUCH_ID, error: 'media item not found' }, { id: 'nope', error: 'invalid media item id' }],
+        failed: [
+          { id: NO_SUCH_ID, error: 'media item not found' },
+          { id: 'nope', error: 'invalid media item id' },
+        ],
       });
       for (const x of [a, b]) expectError(await call('GET', item(x.id), { token: user.token }), 404, 'media item not found');
       for (const p of [plain[2]!.path, plain[3]!.path]) expect(existsSync(join(base, 'corpus', p))).toBe(true);

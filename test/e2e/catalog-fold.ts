@@ -55,7 +55,13 @@ export function foldCatalog(log: StoredEvent[]): Folded {
         break;
       case 'catalog.hash-conflict-opened.v1': {
         const was = out.conflicts.get(e.data.conflict_id);
-        out.conflicts.set(e.data.conflict_id, { id: e.data.conflict_id, sha256: e.data.sha256, item_ids: e.data.item_ids, created_at: was?.created_at ?? ev.recordedAt, open: true });
+        out.conflicts.set(e.data.conflict_id, {
+          id: e.data.conflict_id,
+          sha256: e.data.sha256,
+          item_ids: e.data.item_ids,
+          created_at: was?.created_at ?? ev.recordedAt,
+          open: true,
+        });
         break;
       }
       case 'catalog.hash-conflict-resolved.v1':
@@ -83,6 +89,12 @@ export function librariesOf(f: Folded): Catalog.Library[] {
 export function conflictsOf(f: Folded): { id: string; sha256: string; status: string; created_at: string; items: Catalog.MediaItem[] }[] {
   return [...f.conflicts.values()]
     .filter((c) => c.open)
-    .map((c) => ({ id: c.id, sha256: c.sha256, status: 'pending', created_at: c.created_at, items: c.item_ids.map((i) => f.items.get(i)).filter((i): i is Catalog.MediaItem => !!i) }))
+    .map((c) => ({
+      id: c.id,
+      sha256: c.sha256,
+      status: 'pending',
+      created_at: c.created_at,
+      items: c.item_ids.map((i) => f.items.get(i)).filter((i): i is Catalog.MediaItem => !!i),
+    }))
     .filter((c) => c.items.length > 1);
 }

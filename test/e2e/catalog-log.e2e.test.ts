@@ -87,7 +87,13 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
   it('goes through a scan and every kind of change', async () => {
     dir = copyOf(FIXTURE);
     mkdirSync(join(dir, 'comics', 'Broken'), { recursive: true });
-    writeFileSync(join(dir, 'comics', 'Broken', 'Broken Cover 001.cbz'), storedZip([['001.jpg', fakeJpeg], ['002.jpg', fakeJpeg]]));
+    writeFileSync(
+      join(dir, 'comics', 'Broken', 'Broken Cover 001.cbz'),
+      storedZip([
+        ['001.jpg', fakeJpeg],
+        ['002.jpg', fakeJpeg],
+      ]),
+    );
 
     // in distributed mode, listen to the transient progress subject as another process would
     const listener = mode === 'distributed' ? await connectNatsBus(b.env.NATS_URL!, { logger: createLogger('test', 'silent') }) : null;
@@ -106,7 +112,10 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     const [e1, e2, e3] = [byPath(list, epubs[0]!.path), byPath(list, epubs[1]!.path), byPath(list, epubs[2]!.path)];
     const edit = await call('PATCH', `/api/media-items/${e1.id}`, { token: admin.token, body: { title: 'Edited Title', tags: ['edited'], series: 'Log Series', series_index: 2 } });
     expect(edit.status, edit.text).toBe(200);
-    const bulk = await call('POST', '/api/media-items/bulk-update', { token: admin.token, body: { ids: [e2.id, e3.id], changes: { add_tags: ['bulk'], publisher: 'Bulk House' } } });
+    const bulk = await call('POST', '/api/media-items/bulk-update', {
+      token: admin.token,
+      body: { ids: [e2.id, e3.id], changes: { add_tags: ['bulk'], publisher: 'Bulk House' } },
+    });
     expect(bulk.status, bulk.text).toBe(200);
     const made = await call('POST', '/api/media-items', { token: admin.token, body: { library_id: lib.id, title: 'Made by Hand', authors: ['Someone'] } });
     expect(made.status, made.text).toBe(201);

@@ -18,13 +18,22 @@ const get = instances(modes);
 const GOLDEN = join(ROOT, '../shared/peers/samples/koreader-partial-md5.tsv');
 const HAVE_SAMPLES = existsSync(join(SAMPLES, 'manifest.tsv')) && existsSync(GOLDEN);
 if (!HAVE_SAMPLES) console.warn(`skipped: sample books need ${SAMPLES} and ${GOLDEN}, which are absent`);
-const samples = (HAVE_SAMPLES ? readFileSync(join(SAMPLES, 'manifest.tsv'), 'utf8') : 'header').trimEnd().split('\n').slice(1).map((l) => {
-  const [path, kind, format, title, authors] = l.split('\t');
-  return { path: path!, kind: kind!, format: format!, title: title!, authors: authors ? authors.split(' & ') : [] };
-});
+const samples = (HAVE_SAMPLES ? readFileSync(join(SAMPLES, 'manifest.tsv'), 'utf8') : 'header')
+  .trimEnd()
+  .split('\n')
+  .slice(1)
+  .map((l) => {
+    const [path, kind, format, title, authors] = l.split('\t');
+    return { path: path!, kind: kind!, format: format!, title: title!, authors: authors ? authors.split(' & ') : [] };
+  });
 const golden = new Map(
-  (HAVE_SAMPLES ? readFileSync(GOLDEN, 'utf8') : 'header').trimEnd().split('\n').slice(1)
-    .map((l) => l.split('\t')).filter((c) => c[0] === 'samples').map((c) => [c[1]!, { sha256: c[3]!, partial_md5: c[4]! }]),
+  (HAVE_SAMPLES ? readFileSync(GOLDEN, 'utf8') : 'header')
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'))
+    .filter((c) => c[0] === 'samples')
+    .map((c) => [c[1]!, { sha256: c[3]!, partial_md5: c[4]! }]),
 );
 const good = samples.filter((s) => s.kind === 'book');
 const extra = manifest(FIXTURE).find((r) => r.kind === 'book' && r.format === 'epub3')!;
@@ -57,7 +66,7 @@ describe.skipIf(!HAVE_SAMPLES).each(modes)('sample books in a two-folder library
     }
   });
 
-  it('stores each format\'s SHA-256 and KOReader partial MD5, equal to the reference ids', () => {
+  it("stores each format's SHA-256 and KOReader partial MD5, equal to the reference ids", () => {
     for (const g of good) {
       const f = byPath(list, g.path).formats.find((x: { file_path: string }) => x.file_path === g.path);
       const ref = golden.get(g.path);
@@ -84,10 +93,15 @@ describe.skipIf(!HAVE_SAMPLES).each(modes)('sample books in a two-folder library
 
   it('lists every unreadable sample as an issue', async () => {
     const r = await call('GET', `/api/scanner/issues?library_id=${lib.id}`, { token: admin.token });
-    expect(r.json.data.map((i: { file_path: string }) => i.file_path).sort()).toEqual(samples.filter((s) => s.kind === 'corrupt').map((s) => s.path).sort());
+    expect(r.json.data.map((i: { file_path: string }) => i.file_path).sort()).toEqual(
+      samples
+        .filter((s) => s.kind === 'corrupt')
+        .map((s) => s.path)
+        .sort(),
+    );
   });
 
-  it('makes one item of several formats of one book, and keeps other authors\' same-titled books apart', async () => {
+  it("makes one item of several formats of one book, and keeps other authors' same-titled books apart", async () => {
     const dir = emptyDir();
     const title = extra.title.trim();
     copyFileSync(join(FIXTURE, extra.path), join(dir, 'book.epub'));
@@ -100,7 +114,10 @@ describe.skipIf(!HAVE_SAMPLES).each(modes)('sample books in a two-folder library
     const got = await items(call, admin.token, l.id);
     expect(got).toHaveLength(3);
     const both = byPath(got, 'book.epub');
-    expect(both.formats.map((f: { format: string; file_path: string }) => [f.format, f.file_path]).sort()).toEqual([['epub', 'book.epub'], ['mobi', 'book.mobi']]);
+    expect(both.formats.map((f: { format: string; file_path: string }) => [f.format, f.file_path]).sort()).toEqual([
+      ['epub', 'book.epub'],
+      ['mobi', 'book.mobi'],
+    ]);
     expect(byPath(got, 'other.mobi').id).not.toBe(both.id);
     expect(byPath(got, 'elsewhere/book.mobi').id).not.toBe(both.id);
   });

@@ -146,8 +146,16 @@ describe.each(modes)('scanner and files (%s)', (mode) => {
     const [first, second] = dups.map((d) => groups.find((x) => x.sha256 === d.sha256)!);
     const keep = first!.items.find((i) => i.file_path === dups[0]!.dup_of)!;
     const drop = first!.items.find((i) => i.id !== keep.id)!;
-    expectError(await call('POST', `/api/admin/hash-conflicts/${first!.id}/resolve`, { token: admin.token, body: { action: 'keep' } }), 400, 'keep_uuid is required when action is keep');
-    expectError(await call('POST', `/api/admin/hash-conflicts/${first!.id}/resolve`, { token: admin.token, body: { action: 'merge' } }), 400, "action must be 'keep' or 'keep_all'");
+    expectError(
+      await call('POST', `/api/admin/hash-conflicts/${first!.id}/resolve`, { token: admin.token, body: { action: 'keep' } }),
+      400,
+      'keep_uuid is required when action is keep',
+    );
+    expectError(
+      await call('POST', `/api/admin/hash-conflicts/${first!.id}/resolve`, { token: admin.token, body: { action: 'merge' } }),
+      400,
+      "action must be 'keep' or 'keep_all'",
+    );
     const ok = await call('POST', `/api/admin/hash-conflicts/${first!.id}/resolve`, { token: admin.token, form: { action: 'keep', keep_uuid: keep.id } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.json.conflict).toMatchObject({ status: 'resolved', kept_item_id: keep.id, removed_item_ids: [drop.id] });
@@ -158,7 +166,11 @@ describe.each(modes)('scanner and files (%s)', (mode) => {
     const all = await call('POST', `/api/admin/hash-conflicts/${second!.id}/resolve`, { token: admin.token, body: { action: 'keep_all' } });
     expect(all.status, all.text).toBe(200);
     expect(all.json.conflict.status).toBe('dismissed');
-    expectError(await call('POST', `/api/admin/hash-conflicts/00000000-0000-4000-8000-000000000000/resolve`, { token: admin.token, body: { action: 'keep_all' } }), 404, 'hash conflict not found');
+    expectError(
+      await call('POST', `/api/admin/hash-conflicts/00000000-0000-4000-8000-000000000000/resolve`, { token: admin.token, body: { action: 'keep_all' } }),
+      404,
+      'hash conflict not found',
+    );
     // a rescan neither brings the removed duplicate back nor reopens either conflict
     const s = await scan(call, admin.token, lib.id);
     expect(s.status).toBe('completed');
@@ -173,7 +185,7 @@ describe.each(modes)('scanner and files (%s)', (mode) => {
     expect(s.counts.unchanged).toBeGreaterThanOrEqual(books.length);
   });
 
-  it('keeps a book\'s id when its file is moved, rewritten in place, or comes back', async () => {
+  it("keeps a book's id when its file is moved, rewritten in place, or comes back", async () => {
     const before = await items(call, admin.token, lib.id);
     const moved = books.find((b) => b.format === 'epub3' && !b.path.startsWith('inbox'))!;
     const id = byPath(before, moved.path).id;
@@ -204,7 +216,7 @@ describe.each(modes)('scanner and files (%s)', (mode) => {
     expectError(await call('GET', `/api/media-items/${id}`, { token: admin.token }), 404, 'media item not found');
     copyFileSync(join(dir, other.path), join(dir, 'back.epub'));
     s = await scan(call, admin.token, lib.id);
-    const back = (await call('GET', `/api/media-items/${id}`, { token: admin.token }));
+    const back = await call('GET', `/api/media-items/${id}`, { token: admin.token });
     // the copy has the other book's bytes, so it is a duplicate of that book, restored as this item
     expect(back.status, back.text).toBe(200);
     expect(back.json.formats.map((f: { file_path: string }) => f.file_path)).toEqual(['back.epub']);

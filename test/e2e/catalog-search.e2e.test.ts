@@ -16,7 +16,11 @@ const LIMIT = 'limit must be an integer between 1 and 1000';
 type Item = Record<string, any>;
 /** The file paths of items, sorted: what a result is compared by. */
 const paths = (list: Item[]) => list.map((i) => i.file_path as string).sort();
-const manifestPaths = (pred: (r: Row) => boolean) => books.filter(pred).map((r) => r.path).sort();
+const manifestPaths = (pred: (r: Row) => boolean) =>
+  books
+    .filter(pred)
+    .map((r) => r.path)
+    .sort();
 const q = (v: string) => encodeURIComponent(v);
 
 /** The shelf the sort orders are checked on: distinct first letters, so every collation agrees. */
@@ -116,7 +120,8 @@ describe.each(modes)('search and sorting (%s)', (mode) => {
       expect(await found('year=2018')).toEqual(manifestPaths((r) => r.year === '2018'));
       expect(await found('year=1936')).toEqual(manifestPaths((r) => r.year === '1936'));
       expect((await search('year=2017')).total).toBe(0);
-      for (const y of ['abc', '12345', '-1', '19.5']) expectError(await call('GET', `/api/media-items/search?year=${y}`, { token: user.token }), 400, 'year must be an integer between 0 and 9999');
+      for (const y of ['abc', '12345', '-1', '19.5'])
+        expectError(await call('GET', `/api/media-items/search?year=${y}`, { token: user.token }), 400, 'year must be an integer between 0 and 9999');
 
       const covered = paths(all.filter((i) => i.cover_url));
       const bare = paths(all.filter((i) => !i.cover_url));
@@ -236,13 +241,40 @@ describe.each(modes)('search and sorting (%s)', (mode) => {
     it('year, series and author, missing values last in both directions', async () => {
       expect(await titles('sort=year')).toEqual(['Drift Lines', 'A Kite Festival', 'Quartz Bay', 'The Zebra Key', 'Lemon Grove', 'Apple Orchard', 'Harbor Lights', 'Mango Tree']);
       for (const s of ['-year', 'year:desc', 'YEAR:DESC']) {
-        expect(await titles(`sort=${s}`), s).toEqual(['Harbor Lights', 'Apple Orchard', 'Lemon Grove', 'Quartz Bay', 'The Zebra Key', 'A Kite Festival', 'Drift Lines', 'Mango Tree']);
+        expect(await titles(`sort=${s}`), s).toEqual([
+          'Harbor Lights',
+          'Apple Orchard',
+          'Lemon Grove',
+          'Quartz Bay',
+          'The Zebra Key',
+          'A Kite Festival',
+          'Drift Lines',
+          'Mango Tree',
+        ]);
       }
       // series by name (any case), then by number in the series
       expect(await titles('sort=series')).toEqual(['A Kite Festival', 'The Zebra Key', 'Mango Tree', 'Harbor Lights', 'Apple Orchard', 'Drift Lines', 'Lemon Grove', 'Quartz Bay']);
-      expect(await titles('sort=-series')).toEqual(['Harbor Lights', 'Mango Tree', 'The Zebra Key', 'A Kite Festival', 'Apple Orchard', 'Drift Lines', 'Lemon Grove', 'Quartz Bay']);
+      expect(await titles('sort=-series')).toEqual([
+        'Harbor Lights',
+        'Mango Tree',
+        'The Zebra Key',
+        'A Kite Festival',
+        'Apple Orchard',
+        'Drift Lines',
+        'Lemon Grove',
+        'Quartz Bay',
+      ]);
       expect(await titles('sort=author')).toEqual(['Quartz Bay', 'Drift Lines', 'A Kite Festival', 'Lemon Grove', 'The Zebra Key', 'Apple Orchard', 'Harbor Lights', 'Mango Tree']);
-      expect(await titles('sort=author:desc')).toEqual(['Harbor Lights', 'Apple Orchard', 'The Zebra Key', 'Lemon Grove', 'A Kite Festival', 'Drift Lines', 'Quartz Bay', 'Mango Tree']);
+      expect(await titles('sort=author:desc')).toEqual([
+        'Harbor Lights',
+        'Apple Orchard',
+        'The Zebra Key',
+        'Lemon Grove',
+        'A Kite Festival',
+        'Drift Lines',
+        'Quartz Bay',
+        'Mango Tree',
+      ]);
     });
 
     it('created_at and updated_at', async () => {

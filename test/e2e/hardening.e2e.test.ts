@@ -39,7 +39,7 @@ for (const mode of modes) {
       expect(ok.headers.get('hx-redirect')).toBe('/library/2?sort=title');
     });
 
-    it('changing one\'s own password ends every refresh token of the account', async () => {
+    it("changing one's own password ends every refresh token of the account", async () => {
       const u = await register(call);
       const second = await login(call, u.username, PASSWORD);
       expect(second.status).toBe(200);

@@ -15,7 +15,14 @@ export function instances(modes: Mode[]): (mode: Mode) => Promise<Bindery> {
   let started: Map<Mode, Promise<Bindery>> | null = null;
   afterAll(async () => {
     if (!started) return;
-    await Promise.all([...started.values()].map((p) => p.then((b) => b.stop(), () => undefined)));
+    await Promise.all(
+      [...started.values()].map((p) =>
+        p.then(
+          (b) => b.stop(),
+          () => undefined,
+        ),
+      ),
+    );
   });
   return (mode) => {
     started ??= new Map(modes.map((m) => [m, startBindery(m)]));

@@ -157,7 +157,10 @@ for (const mode of modes) {
         expect(await ask('register', { caller: null, input: input(`${n}\ud800`) })).toEqual({ ok: false, error: { code: 'validation', message: unicode('username') } });
         expect(await ask('register', { caller: null, input: input(`${n}\u202e`) })).toEqual({ ok: false, error: { code: 'validation', message: USERNAME_CHARS } });
         expect(await ask('login', { input: { login: `x${NUL}`, password: PASSWORD } })).toEqual({ ok: false, error: { code: 'validation', message: ctl('login') } });
-        expect(await ask('max-devices-set', { caller: { user_id: admin.id, role: 'admin' }, target_id: user.id, input: { max_devices: '5' } })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'invalid request' } });
+        expect(await ask('max-devices-set', { caller: { user_id: admin.id, role: 'admin' }, target_id: user.id, input: { max_devices: '5' } })).toEqual({
+          ok: false,
+          error: { code: 'invalid_request', message: 'invalid request' },
+        });
       } finally {
         await nc.close();
       }

@@ -71,7 +71,18 @@ describe.each(modes)('library access (%s)', (mode) => {
   }
 
   it('lets every user see every library by default, and an admin always', async () => {
-    expect(await readerSeesComics()).toEqual(['GET /api/libraries', 'visibility', 'GET library', 'list', 'list by library', 'one item', 'cover', 'search', 'autocomplete', 'uploads']);
+    expect(await readerSeesComics()).toEqual([
+      'GET /api/libraries',
+      'visibility',
+      'GET library',
+      'list',
+      'list by library',
+      'one item',
+      'cover',
+      'search',
+      'autocomplete',
+      'uploads',
+    ]);
     const r = await call('GET', `/api/auth/users/${reader.id}/libraries`, { token: admin.token });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toEqual({ user_id: reader.id, all_libraries: true, library_ids: [] });

@@ -20,7 +20,11 @@ const NAV = 'application/atom+xml;profile=opds-catalog;kind=navigation';
 const ACQ = 'application/atom+xml;profile=opds-catalog;kind=acquisition';
 const ACQ_REL = 'http://opds-spec.org/acquisition';
 const FORMAT_TYPES: Record<string, string> = {
-  epub: 'application/epub+zip', cbz: 'application/vnd.comicbook+zip', mobi: 'application/x-mobipocket-ebook', azw3: 'application/vnd.amazon.mobi8-ebook', pdf: 'application/pdf',
+  epub: 'application/epub+zip',
+  cbz: 'application/vnd.comicbook+zip',
+  mobi: 'application/x-mobipocket-ebook',
+  azw3: 'application/vnd.amazon.mobi8-ebook',
+  pdf: 'application/pdf',
 };
 
 describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
@@ -262,7 +266,9 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
     expect(file.bytes.length).toBe(item.formats[0].size);
     expect(file.headers.get('content-type')).toBe('application/epub+zip');
     const name = item.formats[0].file_path.split('/').pop();
-    expect(file.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`);
+    expect(file.headers.get('content-disposition')).toContain(
+      `filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c: string) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+    );
     expectError(await call('GET', href), 401, 'authentication required');
     const cover = await call('GET', linkOf(entry.links, 'http://opds-spec.org/image')!.href, asReader());
     expect(cover.status).toBe(200);
@@ -318,7 +324,12 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
       const item = comicItems.find((i) => `urn:uuid:${i.id}` === e.id)!;
       const pse = linkOf(e.links, 'http://vaemendis.net/opds-pse/stream') as Record<string, string> | undefined;
       expect(item.page_count).toBeGreaterThan(0);
-      expect(pse).toEqual({ rel: 'http://vaemendis.net/opds-pse/stream', href: `/opds/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg', 'pse:count': String(item.page_count) });
+      expect(pse).toEqual({
+        rel: 'http://vaemendis.net/opds-pse/stream',
+        href: `/opds/pages/${item.id}/{pageNumber}?width={maxWidth}`,
+        type: 'image/jpeg',
+        'pse:count': String(item.page_count),
+      });
     }
     const item = comicItems[0]!;
     const page = (n: number | string, width = '{maxWidth}', who = asAdmin()) => call('GET', `/opds/pages/${item.id}/${n}?width=${encodeURIComponent(width)}`, who);
@@ -350,45 +361,64 @@ describe.each(modes)('OPDS 1.2 catalog (%s)', (mode) => {
 
   describe('third-party checkers', () => {
     const paths = () => [
-      '/opds', '/opds/libraries', `/opds/libraries/${books.id}?per_page=10`, `/opds/libraries/${books.id}?page=2&per_page=10`, '/opds/recent', '/opds/authors',
-      '/opds/series', '/opds/authors/Erik%20Lindgren', `/opds/series/${encodeURIComponent('The Long Winter Cycle')}`, '/opds/search?q=winter',
+      '/opds',
+      '/opds/libraries',
+      `/opds/libraries/${books.id}?per_page=10`,
+      `/opds/libraries/${books.id}?page=2&per_page=10`,
+      '/opds/recent',
+      '/opds/authors',
+      '/opds/series',
+      '/opds/authors/Erik%20Lindgren',
+      `/opds/series/${encodeURIComponent('The Long Winter Cycle')}`,
+      '/opds/search?q=winter',
     ];
 
-    it.skipIf(validatorSkip !== null)(`every feed passes validate-opds.sh (RELAX NG)${validatorSkip ? ` [skipped: ${validatorSkip}]` : ''}`, async () => {
-      let streamed = 0;
-      for (const p of paths()) {
-        const r = await validateOpds(`${b.url}${p}`, `${reader.username}:${reader.password}`);
-        expect(r.out).toContain('opensearch: 2 Url element(s) with type and {searchTerms} template');
-        // An OPDS-PSE link is a URI template ({pageNumber}), which opds.rnc's URI pattern rejects:
-        // the only errors allowed are those hrefs, one per stream link (docs/decisions.md).
-        const pse = parseFeed((await call('GET', p, asReader())).text).entries.filter((e) => linkOf(e.links, 'http://vaemendis.net/opds-pse/stream')).length;
-        streamed += pse;
-        if (pse === 0) {
-          expect(r.out, p).toContain('RESULT: valid');
-          expect(r.code, `${p}\n${r.out}`).toBe(0);
-          continue;
+    it.skipIf(validatorSkip !== null)(
+      `every feed passes validate-opds.sh (RELAX NG)${validatorSkip ? ` [skipped: ${validatorSkip}]` : ''}`,
+      async () => {
+        let streamed = 0;
+        for (const p of paths()) {
+          const r = await validateOpds(`${b.url}${p}`, `${reader.username}:${reader.password}`);
+          expect(r.out).toContain('opensearch: 2 Url element(s) with type and {searchTerms} template');
+          // An OPDS-PSE link is a URI template ({pageNumber}), which opds.rnc's URI pattern rejects:
+          // the only errors allowed are those hrefs, one per stream link (docs/decisions.md).
+          const pse = parseFeed((await call('GET', p, asReader())).text).entries.filter((e) => linkOf(e.links, 'http://vaemendis.net/opds-pse/stream')).length;
+          streamed += pse;
+          if (pse === 0) {
+            expect(r.out, p).toContain('RESULT: valid');
+            expect(r.code, `${p}\n${r.out}`).toBe(0);
+            continue;
+          }
+          const lines = r.out.split('\n');
+          expect(
+            lines.filter((l) => l.startsWith('FAIL:')),
+            `${p}\n${r.out}`,
+          ).toEqual([`FAIL: feed: ${pse} RELAX NG errors (jing), first 40:`]);
+          const errors = lines.filter((l) => / error: /.test(l));
+          expect(errors.length, r.out).toBe(pse);
+          for (const e of errors) expect(e).toMatch(/error: value of attribute "href" is invalid$/);
         }
-        const lines = r.out.split('\n');
-        expect(lines.filter((l) => l.startsWith('FAIL:')), `${p}\n${r.out}`).toEqual([`FAIL: feed: ${pse} RELAX NG errors (jing), first 40:`]);
-        const errors = lines.filter((l) => / error: /.test(l));
-        expect(errors.length, r.out).toBe(pse);
-        for (const e of errors) expect(e).toMatch(/error: value of attribute "href" is invalid$/);
-      }
-      // the corpus's books library holds a CBZ (a corrupt-metadata one among the books), so both cases ran
-      expect(streamed).toBeGreaterThan(0);
-    }, 180_000);
+        // the corpus's books library holds a CBZ (a corrupt-metadata one among the books), so both cases ran
+        expect(streamed).toBeGreaterThan(0);
+      },
+      180_000,
+    );
 
-    it.skipIf(clientsSkip !== null)(`every feed is read by Readium's and NYPL's parsers${clientsSkip ? ` [skipped: ${clientsSkip}]` : ''}`, async () => {
-      for (const p of paths()) {
-        const r = await clientCheck(`${b.url}${p}`, `${reader.username}:${reader.password}`);
-        expect(r.code, `${p}\n${r.out}`).toBe(0);
-        const out = JSON.parse(r.out);
-        const f = parseFeed((await call('GET', p, asReader())).text);
-        expect(out.nypl.entries, p).toBe(f.entries.length);
-        const acq = f.entries.flatMap((e) => e.links.filter((l) => l.rel === ACQ_REL)).length;
-        expect(out.readium.acquisition_links, p).toBe(acq);
-        expect(out.nypl.search_link, p).toBe(true);
-      }
-    }, 180_000);
+    it.skipIf(clientsSkip !== null)(
+      `every feed is read by Readium's and NYPL's parsers${clientsSkip ? ` [skipped: ${clientsSkip}]` : ''}`,
+      async () => {
+        for (const p of paths()) {
+          const r = await clientCheck(`${b.url}${p}`, `${reader.username}:${reader.password}`);
+          expect(r.code, `${p}\n${r.out}`).toBe(0);
+          const out = JSON.parse(r.out);
+          const f = parseFeed((await call('GET', p, asReader())).text);
+          expect(out.nypl.entries, p).toBe(f.entries.length);
+          const acq = f.entries.flatMap((e) => e.links.filter((l) => l.rel === ACQ_REL)).length;
+          expect(out.readium.acquisition_links, p).toBe(acq);
+          expect(out.nypl.search_link, p).toBe(true);
+        }
+      },
+      180_000,
+    );
   });
 });

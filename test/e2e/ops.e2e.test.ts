@@ -244,7 +244,17 @@ for (const mode of await availableModes()) {
           expect(r.rows).toHaveLength(1);
           return r.rows[0];
         });
-        const event = { id: row.event_id, type: row.type, source: 'identity', streamId: row.stream_id, version: Number(row.stream_version), position: Number(row.global_position), data: row.data, metadata: row.metadata, recordedAt: new Date(row.recorded_at).toISOString() };
+        const event = {
+          id: row.event_id,
+          type: row.type,
+          source: 'identity',
+          streamId: row.stream_id,
+          version: Number(row.stream_version),
+          position: Number(row.global_position),
+          data: row.data,
+          metadata: row.metadata,
+          recordedAt: new Date(row.recorded_at).toISOString(),
+        };
         await db.query(`delete from catalog.settings where key = 'scan_poll_interval_seconds'`);
         const ins = await db.query(
           `insert into catalog.parked_events (consumer, source, position, event_id, event_type, event, error, attempts) values ('catalog-identity', 'identity', $1, $2, $3, $4, 'injected by the test', 8) returning id`,
@@ -254,7 +264,18 @@ for (const mode of await availableModes()) {
         const listed = await call('GET', '/api/admin/parked-events', { token: adminToken });
         expect(listed.status).toBe(200);
         expect(listed.json.parked_events).toEqual([
-          { id, service: 'catalog', consumer: 'catalog-identity', source: 'identity', position: event.position, event_id: event.id, event_type: 'identity.settings-changed.v1', error: 'injected by the test', attempts: 8, parked_at: expect.any(String) },
+          {
+            id,
+            service: 'catalog',
+            consumer: 'catalog-identity',
+            source: 'identity',
+            position: event.position,
+            event_id: event.id,
+            event_type: 'identity.settings-changed.v1',
+            error: 'injected by the test',
+            attempts: 8,
+            parked_at: expect.any(String),
+          },
         ]);
         expect(sample(await metrics('catalog'), 'bindery_parked_events', { consumer: 'catalog-identity' })).toBe(1);
 

@@ -2,7 +2,20 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import {
-  api, instances, eventually, expectError as err, expectMessage, fragment, login, NO_SUCH_ID, PASSWORD, register, tokenCookie, userRecord, type Account, type Call,
+  api,
+  instances,
+  eventually,
+  expectError as err,
+  expectMessage,
+  fragment,
+  login,
+  NO_SUCH_ID,
+  PASSWORD,
+  register,
+  tokenCookie,
+  userRecord,
+  type Account,
+  type Call,
 } from './helpers';
 
 const UPDATED = 'password updated successfully';
@@ -37,7 +50,10 @@ for (const mode of modes) {
         expect((await call('GET', '/api/auth/profile', { token: u.token })).status).toBe(200);
         expect((await call('GET', '/api/auth/profile', { token: l.json.access_token })).status).toBe(200);
         // form bodies work too
-        expectMessage(await call('PUT', '/api/auth/password', { token: u.token, form: { current_password: NEW, new_password: 'th1rd-password', confirm_password: 'th1rd-password' } }), UPDATED);
+        expectMessage(
+          await call('PUT', '/api/auth/password', { token: u.token, form: { current_password: NEW, new_password: 'th1rd-password', confirm_password: 'th1rd-password' } }),
+          UPDATED,
+        );
         expect((await login(call, u.username, 'th1rd-password')).status).toBe(200);
       });
 
@@ -83,7 +99,7 @@ for (const mode of modes) {
         expect((await login(call, v.username, PASSWORD)).status).toBe(200);
       });
 
-      it('admin reset: no current password, the other rules apply; the target\'s sessions end, a fresh login works at once', async () => {
+      it("admin reset: no current password, the other rules apply; the target's sessions end, a fresh login works at once", async () => {
         const u = await register(call);
         const otherLogin = await login(call, u.email, PASSWORD);
         expect(otherLogin.status).toBe(200);
@@ -182,7 +198,7 @@ for (const mode of modes) {
         expect((await call('GET', '/api/auth/profile', { token: v.token })).status).toBe(200);
       });
 
-      it('answers fragment requests\' delete errors with HTML and the same status; success stays JSON', async () => {
+      it("answers fragment requests' delete errors with HTML and the same status; success stays JSON", async () => {
         const hx = { 'HX-Request': 'true' };
         const u = await register(call);
         const v = await register(call);

@@ -2,9 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import type { Res } from '../support/http';
-import {
-  api, instances, eventually, expectError as err, expectMessage, login, NO_SUCH_ID, PASSWORD, register, uniq, userRecord, type Account, type Call,
-} from './helpers';
+import { api, instances, eventually, expectError as err, expectMessage, login, NO_SUCH_ID, PASSWORD, register, uniq, userRecord, type Account, type Call } from './helpers';
 
 const UPDATED = 'profile updated successfully';
 
@@ -22,7 +20,15 @@ for (const mode of modes) {
       call = api(b);
       // an invalid requested role does not stop the first account: it becomes the admin
       first = await call('POST', '/api/auth/register', { body: { email: 'boss@example.com', username: 'boss', password: PASSWORD, role: 'superuser' } });
-      admin = { id: first.json?.user?.id, email: 'boss@example.com', username: 'boss', password: PASSWORD, token: first.json?.access_token, refresh: first.json?.refresh_token, role: 'admin' };
+      admin = {
+        id: first.json?.user?.id,
+        email: 'boss@example.com',
+        username: 'boss',
+        password: PASSWORD,
+        token: first.json?.access_token,
+        refresh: first.json?.refresh_token,
+        role: 'admin',
+      };
     });
 
     const profile = async (token: string) => {
@@ -47,7 +53,10 @@ for (const mode of modes) {
     it('updates every field of the caller and answers profile updated successfully', async () => {
       const u = await register(call);
       const n = uniq('new');
-      expectMessage(await put(u.token, { username: `  ${n}  `, email: `${n}@example.org`, first_name: 'Grace', last_name: 'Hopper', theme: 'solarized', timezone: 'Europe/Paris' }), UPDATED);
+      expectMessage(
+        await put(u.token, { username: `  ${n}  `, email: `${n}@example.org`, first_name: 'Grace', last_name: 'Hopper', theme: 'solarized', timezone: 'Europe/Paris' }),
+        UPDATED,
+      );
       expect(await profile(u.token)).toEqual({ id: u.id, email: `${n}@example.org`, username: n, first_name: 'Grace', last_name: 'Hopper', role: 'user', theme: 'solarized' });
       expect(await userRecord(call, admin.token, u.id)).toMatchObject({ timezone: 'Europe/Paris', username: n });
       expect((await login(call, n, PASSWORD)).status).toBe(200);
@@ -113,7 +122,7 @@ for (const mode of modes) {
       expect((await profile(admin.token)).role).toBe('admin');
     });
 
-    it('409 username already taken / email already taken, case-insensitively; the caller\'s own name in other case is fine', async () => {
+    it("409 username already taken / email already taken, case-insensitively; the caller's own name in other case is fine", async () => {
       const a = await register(call);
       const u = await register(call);
       err(await put(u.token, { username: a.username }), 409, 'username already taken');
@@ -146,7 +155,10 @@ for (const mode of modes) {
     it('an admin updates another account by id, role included (lower-cased), and the new role takes effect', async () => {
       const u = await register(call);
       const n = uniq('byid');
-      expectMessage(await put(admin.token, { username: n, email: `${n}@example.net`, first_name: 'By', last_name: 'Id', theme: 'light', timezone: 'America/New_York' }, u.id), UPDATED);
+      expectMessage(
+        await put(admin.token, { username: n, email: `${n}@example.net`, first_name: 'By', last_name: 'Id', theme: 'light', timezone: 'America/New_York' }, u.id),
+        UPDATED,
+      );
       expect(await profile(u.token)).toEqual({ id: u.id, email: `${n}@example.net`, username: n, first_name: 'By', last_name: 'Id', role: 'user', theme: 'light' });
       expect(await userRecord(call, admin.token, u.id)).toMatchObject({ timezone: 'America/New_York' });
 
@@ -204,7 +216,11 @@ for (const mode of modes) {
         const taken = await register(call);
         const u = await register(call);
         const n = uniq('em');
-        err(await put(u.token, { username: n, timezone: 'Australia/Sydney', email: taken.email, first_name: 'Never', last_name: 'Ever', theme: 'never' }), 409, 'email already taken');
+        err(
+          await put(u.token, { username: n, timezone: 'Australia/Sydney', email: taken.email, first_name: 'Never', last_name: 'Ever', theme: 'never' }),
+          409,
+          'email already taken',
+        );
         expect(await profile(u.token)).toEqual({ id: u.id, email: u.email, username: n, first_name: '', last_name: '', role: 'user', theme: 'tokyo-night' });
         expect(await userRecord(call, admin.token, u.id)).toMatchObject({ timezone: 'Australia/Sydney' });
       });

@@ -74,11 +74,14 @@ describe.each(modes)('read side (%s)', (mode) => {
       '/api/media-items/search?author_filter=Whitfeld&limit=1000',
       '/api/auth/profile',
     ];
-    const snap = async () => Promise.all(reads.map(async (path) => {
-      const r = await call('GET', path, { token: admin.token });
-      expect(r.status, `${path}: ${r.text}`).toBe(200);
-      return r.json;
-    }));
+    const snap = async () =>
+      Promise.all(
+        reads.map(async (path) => {
+          const r = await call('GET', path, { token: admin.token });
+          expect(r.status, `${path}: ${r.text}`).toBe(200);
+          return r.json;
+        }),
+      );
     const before = await snap();
     expect(before[1].data.length).toBeGreaterThan(20);
     for (const name of ['catalog', 'identity']) {

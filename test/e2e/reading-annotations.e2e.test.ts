@@ -27,14 +27,23 @@ describe.each(modes)('annotations and ratings (%s)', (mode) => {
   it('creates, lists, reads and updates highlights, notes and bookmarks', async () => {
     const r = await call('POST', `/api/media-items/${book}/highlights`, {
       token: reader.token,
-      body: { position: { percentage: 40, epubcfi: '/6/4!/4/2/1:5', pos0: '/body/DocFragment[2]/body/p[1]/text().5' }, text: 'a line worth keeping', note: 'why', color: 'Yellow', dedup_key: 'k1' },
+      body: {
+        position: { percentage: 40, epubcfi: '/6/4!/4/2/1:5', pos0: '/body/DocFragment[2]/body/p[1]/text().5' },
+        text: 'a line worth keeping',
+        note: 'why',
+        color: 'Yellow',
+        dedup_key: 'k1',
+      },
     });
     expect(r.status, r.text).toBe(201);
     hl = r.json;
     expect(hl).toMatchObject({ media_item_id: book, type: 'highlight', text: 'a line worth keeping', note: 'why', color: '#e0af68', dedup_key: 'k1', deleted_at: null });
     expect(hl.position).toEqual({ percentage: 0.4, epubcfi: 'epubcfi(/6/4!/4/2/1:5)', pos0: '/body/DocFragment[2]/body/p[1]/text().5' });
     // the same dedup_key again is the same highlight
-    const again = await call('POST', `/api/media-items/${book}/highlights`, { token: reader.token, body: { position: { percentage: 0.4 }, text: 'a line worth keeping', dedup_key: 'k1' } });
+    const again = await call('POST', `/api/media-items/${book}/highlights`, {
+      token: reader.token,
+      body: { position: { percentage: 0.4 }, text: 'a line worth keeping', dedup_key: 'k1' },
+    });
     expect(again.status, again.text).toBe(200);
     expect(again.json).toEqual(hl);
     const note = await call('POST', `/api/media-items/${book}/notes`, { token: reader.token, body: { position: { page: 3 }, text: 'remember this', color: '#ABC' } });
@@ -82,7 +91,9 @@ describe.each(modes)('annotations and ratings (%s)', (mode) => {
     expectError(await call('POST', `/api/annotations/${hl.id}/restore`, { token: other.token }), 404, 'annotation not found');
     expectError(await call('DELETE', `/api/annotations/${hl.id}`, { token: other.token }), 404, 'annotation not found');
     // their own dedup_key k1 is theirs alone
-    expect((await call('POST', `/api/media-items/${book}/highlights`, { token: other.token, body: { position: { percentage: 0.5 }, text: 'theirs', dedup_key: 'k1' } })).status).toBe(201);
+    expect(
+      (await call('POST', `/api/media-items/${book}/highlights`, { token: other.token, body: { position: { percentage: 0.5 }, text: 'theirs', dedup_key: 'k1' } })).status,
+    ).toBe(201);
     expect((await call('GET', `/api/highlights/${hl.id}`, { token: reader.token })).json).toEqual(hl);
   });
 
@@ -93,7 +104,11 @@ describe.each(modes)('annotations and ratings (%s)', (mode) => {
     expect((await call('GET', `/api/media-items/${book}/highlights`, { token: reader.token })).json).toEqual({ data: [] });
     expectError(await call('GET', `/api/highlights/${hl.id}`, { token: reader.token }), 404, 'annotation not found');
     // a replay of a deleted highlight does not bring it back
-    expectError(await call('POST', `/api/media-items/${book}/highlights`, { token: reader.token, body: { position: { percentage: 0.4 }, text: 'a line worth keeping', dedup_key: 'k1' } }), 409, 'an annotation with this dedup_key was deleted; restore it instead');
+    expectError(
+      await call('POST', `/api/media-items/${book}/highlights`, { token: reader.token, body: { position: { percentage: 0.4 }, text: 'a line worth keeping', dedup_key: 'k1' } }),
+      409,
+      'an annotation with this dedup_key was deleted; restore it instead',
+    );
     const del = await call('GET', `/api/media-items/${book}/annotations/deleted`, { token: reader.token });
     expect(del.json.data.map((a: { id: string }) => a.id)).toEqual([hl.id]);
     expect(del.json.data[0].deleted_at).not.toBeNull();
@@ -123,7 +138,12 @@ describe.each(modes)('annotations and ratings (%s)', (mode) => {
     const u = await call('PUT', `/api/media-items/${book}/rating`, { token: reader.token, body: { rating: 3 } });
     expect(u.status, u.text).toBe(200);
     expect(u.json).toMatchObject({ rating: 3, review: 'fine' });
-    for (const bad of [0, 5.5, 2.3, 'x', null]) expectError(await call('PUT', `/api/media-items/${book}/rating`, { token: reader.token, body: { rating: bad } }), 400, 'rating must be a number from 0.5 to 5 in steps of 0.5');
+    for (const bad of [0, 5.5, 2.3, 'x', null])
+      expectError(
+        await call('PUT', `/api/media-items/${book}/rating`, { token: reader.token, body: { rating: bad } }),
+        400,
+        'rating must be a number from 0.5 to 5 in steps of 0.5',
+      );
     expectError(await call('GET', `/api/media-items/${book}/rating`, { token: other.token }), 404, 'rating not found');
     expectError(await call('DELETE', `/api/media-items/${book}/rating`, { token: other.token }), 404, 'rating not found');
     expect((await call('GET', `/api/media-items/${book}/rating`, { token: reader.token })).json.rating).toBe(3);

@@ -35,7 +35,9 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
   beforeAll(async () => {
     call = api(await get(mode));
     s = await shelf(call, `Shelf ${mode}`, [
-      'Alpha', 'Beta', 'Gamma',
+      'Alpha',
+      'Beta',
+      'Gamma',
       { title: 'Saga One', series: 'Saga', series_index: 1, authors: ['Sam Saga'] },
       { title: 'Saga Two', series: 'Saga', series_index: 2, authors: ['Sam Saga'] },
       { title: 'Saga Three', series: 'Saga', series_index: 3, authors: ['Sam Saga'] },
@@ -72,12 +74,20 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expect(ids(await items('recently-added')).sort()).toEqual(Object.values(byTitle).sort());
     const counts = Object.fromEntries((await collections(reader.token)).map((c) => [c.query_type, c.item_count]));
     expect(counts).toEqual({ 'continue-reading': 1, 'recently-added': 6, 'recently-read': 2, 'not-started': 3, 'continue-series': 1 });
-    expect((await call('GET', `/api/collections/${system['recently-read']!.id}`, { token: reader.token })).json).toMatchObject({ name: 'Recently Read', item_count: 2, is_system: true });
+    expect((await call('GET', `/api/collections/${system['recently-read']!.id}`, { token: reader.token })).json).toMatchObject({
+      name: 'Recently Read',
+      item_count: 2,
+      is_system: true,
+    });
     // the other user has read nothing
     const theirs = Object.fromEntries((await collections(other.token)).map((c) => [c.query_type, c]));
     expect((await call('GET', `/api/collections/${theirs['continue-reading'].id}/items`, { token: other.token })).json.data).toEqual([]);
     expect((await call('GET', `/api/collections/${theirs['not-started'].id}/items?limit=100`, { token: other.token })).json.data.length).toBe(6);
-    expectError(await call('POST', `/api/collections/${system['not-started']!.id}/items`, { token: reader.token, body: { media_item_ids: [byTitle.Alpha] } }), 400, 'items of a system collection follow its rule and cannot be added or removed');
+    expectError(
+      await call('POST', `/api/collections/${system['not-started']!.id}/items`, { token: reader.token, body: { media_item_ids: [byTitle.Alpha] } }),
+      400,
+      'items of a system collection follow its rule and cannot be added or removed',
+    );
   });
 
   it('keeps custom collections: add and remove items, names unique, per user', async () => {
@@ -114,19 +124,35 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
   });
 
   it('previews and keeps smart collections built from rules', async () => {
-    const rules = { match: 'all', conditions: [{ field: 'author', op: 'contains', value: 'saga' }, { field: 'read_status', op: 'not_equals', value: 'finished' }] };
+    const rules = {
+      match: 'all',
+      conditions: [
+        { field: 'author', op: 'contains', value: 'saga' },
+        { field: 'read_status', op: 'not_equals', value: 'finished' },
+      ],
+    };
     const p = await call('POST', '/api/collections/preview', { token: reader.token, body: { rules } });
     expect(p.status, p.text).toBe(200);
     expect(ids(p).sort()).toEqual([byTitle['Saga Two'], byTitle['Saga Three']].sort());
-    expectError(await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions: [{ field: 'mood', op: 'equals', value: 'x' }] } } }), 400,
-      'rules.conditions[0].field must be one of title, author, series, tags, language, publisher, year, rating, progress, added_date, last_read_date, format, library, read_status');
-    expectError(await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions: [{ field: 'year', op: 'contains', value: 1 }] } } }), 400,
-      'rules.conditions[0].op must be one of equals, not_equals, gt, gte, lt, lte, is_empty, is_not_empty for year');
+    expectError(
+      await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions: [{ field: 'mood', op: 'equals', value: 'x' }] } } }),
+      400,
+      'rules.conditions[0].field must be one of title, author, series, tags, language, publisher, year, rating, progress, added_date, last_read_date, format, library, read_status',
+    );
+    expectError(
+      await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions: [{ field: 'year', op: 'contains', value: 1 }] } } }),
+      400,
+      'rules.conditions[0].op must be one of equals, not_equals, gt, gte, lt, lte, is_empty, is_not_empty for year',
+    );
     const smart = await call('POST', '/api/collections', { token: reader.token, body: { name: 'Unfinished saga', rules, show_on_dashboard: true, priority: 6 } });
     expect(smart.status, smart.text).toBe(201);
     expect(smart.json.is_smart).toBe(true);
     expect(ids(await call('GET', `/api/collections/${smart.json.id}/items`, { token: reader.token })).sort()).toEqual([byTitle['Saga Two'], byTitle['Saga Three']].sort());
-    expectError(await call('POST', `/api/collections/${smart.json.id}/items`, { token: reader.token, body: { media_item_ids: [byTitle.Alpha] } }), 400, 'items of a smart collection follow its rules and cannot be added or removed');
+    expectError(
+      await call('POST', `/api/collections/${smart.json.id}/items`, { token: reader.token, body: { media_item_ids: [byTitle.Alpha] } }),
+      400,
+      'items of a smart collection follow its rules and cannot be added or removed',
+    );
     await put(call, reader.token, byTitle['Saga Two']!, { percentage: 1 });
     expect(ids(await call('GET', `/api/collections/${smart.json.id}/items`, { token: reader.token }))).toEqual([byTitle['Saga Three']]);
   });
@@ -134,14 +160,26 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
   it('answers every field and operator of the rules, in the preview and on the dashboard', async () => {
     const conditions = [
       ...['title', 'author', 'series', 'tags', 'language', 'publisher'].flatMap((field) =>
-        ['contains', 'not_contains', 'equals', 'not_equals', 'starts_with', 'is_empty', 'is_not_empty'].map((op) => ({ field, op, value: 'sa' }))),
+        ['contains', 'not_contains', 'equals', 'not_equals', 'starts_with', 'is_empty', 'is_not_empty'].map((op) => ({ field, op, value: 'sa' })),
+      ),
       ...['year', 'rating', 'progress'].flatMap((field) => ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'is_empty', 'is_not_empty'].map((op) => ({ field, op, value: 1 }))),
-      ...['added_date', 'last_read_date'].flatMap((field) => [{ field, op: 'before', value: '2100-01-01' }, { field, op: 'after', value: '2000-01-01T00:00:00Z' }, { field, op: 'within_days', value: 7 }, { field, op: 'is_empty' }]),
-      { field: 'format', op: 'equals', value: 'epub' }, { field: 'format', op: 'not_equals', value: 'pdf' },
-      { field: 'library', op: 'equals', value: s.library.id }, { field: 'library', op: 'not_equals', value: s.library.id },
+      ...['added_date', 'last_read_date'].flatMap((field) => [
+        { field, op: 'before', value: '2100-01-01' },
+        { field, op: 'after', value: '2000-01-01T00:00:00Z' },
+        { field, op: 'within_days', value: 7 },
+        { field, op: 'is_empty' },
+      ]),
+      { field: 'format', op: 'equals', value: 'epub' },
+      { field: 'format', op: 'not_equals', value: 'pdf' },
+      { field: 'library', op: 'equals', value: s.library.id },
+      { field: 'library', op: 'not_equals', value: s.library.id },
       ...['unread', 'reading', 'finished'].map((value) => ({ field: 'read_status', op: 'equals', value })),
     ];
-    expectError(await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions } } }), 400, 'rules.conditions must be a list of 1 to 50 conditions');
+    expectError(
+      await call('POST', '/api/collections/preview', { token: reader.token, body: { rules: { conditions } } }),
+      400,
+      'rules.conditions must be a list of 1 to 50 conditions',
+    );
     for (const c of conditions) {
       const r = await call('POST', '/api/collections/preview?limit=100', { token: reader.token, body: { rules: { conditions: [c] } } });
       expect(r.status, `${JSON.stringify(c)}: ${r.text}`).toBe(200);
@@ -152,7 +190,10 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expect(some.json.total).toBe(6);
     // the dashboard compiles the same rules over its own tables
     for (const [i, part] of [conditions.slice(0, 50), tail].entries()) {
-      const every = await call('POST', '/api/collections', { token: reader.token, body: { name: `Everything rule ${i}`, rules: { match: 'any', conditions: part }, show_on_dashboard: true } });
+      const every = await call('POST', '/api/collections', {
+        token: reader.token,
+        body: { name: `Everything rule ${i}`, rules: { match: 'any', conditions: part }, show_on_dashboard: true },
+      });
       expect(every.status, every.text).toBe(201);
       const preview = await call('POST', '/api/collections/preview?limit=100', { token: reader.token, body: { rules: { match: 'any', conditions: part } } });
       const d = await call('GET', '/api/dashboard/sections?limit=100', { token: reader.token });
@@ -164,7 +205,10 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
   });
 
   it('adds newly catalogued items to collections with matching auto-assign rules', async () => {
-    const c = await call('POST', '/api/collections', { token: reader.token, body: { name: 'Later', auto_assign: { conditions: [{ field: 'title', op: 'starts_with', value: 'later' }] } } });
+    const c = await call('POST', '/api/collections', {
+      token: reader.token,
+      body: { name: 'Later', auto_assign: { conditions: [{ field: 'title', op: 'starts_with', value: 'later' }] } },
+    });
     expect(c.status, c.text).toBe(201);
     const late = await makeItem(call, s.admin, s.library.id, { title: 'Later Arrival', authors: ['A. Writer'] });
     await makeItem(call, s.admin, s.library.id, { title: 'Not Later', authors: ['A. Writer'] });
@@ -183,8 +227,11 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expect(back.status, back.text).toBe(201);
     expect(back.json).toMatchObject({ name: 'Not Started', query_type: 'not-started', priority: 4, color: '#f7768e', icon: '📕', show_on_dashboard: true, is_system: true });
     system['not-started'] = back.json;
-    expectError(await call('POST', '/api/collections/system/restore', { token: reader.token, body: { query_type: 'favourites' } }), 400,
-      'query_type must name a system collection: continue-reading, recently-added, recently-read, not-started, continue-series');
+    expectError(
+      await call('POST', '/api/collections/system/restore', { token: reader.token, body: { query_type: 'favourites' } }),
+      400,
+      'query_type must name a system collection: continue-reading, recently-added, recently-read, not-started, continue-series',
+    );
   });
 
   it('serves dashboard sections with books by media_item_id, hidden collections removed and order applied', async () => {
@@ -195,19 +242,40 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expect(cr).toMatchObject({ id: system['continue-reading']!.id, query_type: 'continue-reading', is_system: true, total: 1 });
     expect(cr.books).toEqual([expect.objectContaining({ media_item_id: byTitle.Alpha, percentage: 0.3, item: expect.objectContaining({ title: 'Alpha' }) })]);
     expect(d.json.sections.at(-1)).toMatchObject({ is_system: false, name: 'Unfinished saga' });
-    const prefs = await call('PUT', '/api/dashboard/preferences', { token: reader.token, body: { hidden_collections: [system['recently-added']!.id], collection_order: [system['continue-series']!.id, system['recently-read']!.id] } });
+    const prefs = await call('PUT', '/api/dashboard/preferences', {
+      token: reader.token,
+      body: { hidden_collections: [system['recently-added']!.id], collection_order: [system['continue-series']!.id, system['recently-read']!.id] },
+    });
     expect(prefs.status, prefs.text).toBe(200);
-    expect(prefs.json).toEqual({ message: 'dashboard preferences updated', hidden_collections: [system['recently-added']!.id], collection_order: [system['continue-series']!.id, system['recently-read']!.id] });
+    expect(prefs.json).toEqual({
+      message: 'dashboard preferences updated',
+      hidden_collections: [system['recently-added']!.id],
+      collection_order: [system['continue-series']!.id, system['recently-read']!.id],
+    });
     const after = await call('GET', '/api/dashboard/sections', { token: reader.token });
     expect(after.json.sections.map((x: { name: string }) => x.name)).toEqual(['Continue Series', 'Recently Read', 'Continue Reading', 'Not Started', 'Unfinished saga']);
-    expect((await call('GET', '/api/dashboard/preferences', { token: reader.token })).json).toEqual({ hidden_collections: [system['recently-added']!.id], collection_order: [system['continue-series']!.id, system['recently-read']!.id] });
+    expect((await call('GET', '/api/dashboard/preferences', { token: reader.token })).json).toEqual({
+      hidden_collections: [system['recently-added']!.id],
+      collection_order: [system['continue-series']!.id, system['recently-read']!.id],
+    });
     expectError(await call('PUT', '/api/dashboard/preferences', { token: reader.token, body: { hidden_collections: [NO_SUCH_ID] } }), 400, `collection not found: ${NO_SUCH_ID}`);
-    expectError(await call('PUT', '/api/dashboard/preferences', { token: other.token, body: { hidden_collections: [system['continue-reading']!.id] } }), 400, `collection not found: ${system['continue-reading']!.id}`);
-    expectError(await call('PUT', '/api/dashboard/preferences', { token: reader.token, body: { collection_order: 'x' } }), 400, 'collection_order must be a list of collection ids');
+    expectError(
+      await call('PUT', '/api/dashboard/preferences', { token: other.token, body: { hidden_collections: [system['continue-reading']!.id] } }),
+      400,
+      `collection not found: ${system['continue-reading']!.id}`,
+    );
+    expectError(
+      await call('PUT', '/api/dashboard/preferences', { token: reader.token, body: { collection_order: 'x' } }),
+      400,
+      'collection_order must be a list of collection ids',
+    );
     // a position written now shows on the very next dashboard read
     expect((await put(call, reader.token, byTitle.Gamma!, { percentage: 0.2 })).json.status).toBe('saved');
     const fresh = await call('GET', '/api/dashboard/sections', { token: reader.token });
-    expect(fresh.json.sections.find((x: { query_type: string }) => x.query_type === 'continue-reading').books.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([byTitle.Gamma, byTitle.Alpha]);
+    expect(fresh.json.sections.find((x: { query_type: string }) => x.query_type === 'continue-reading').books.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([
+      byTitle.Gamma,
+      byTitle.Alpha,
+    ]);
     // the dashboard's projection rebuilt from the reading log answers the same
     const rebuilt = await call('POST', '/api/admin/projections/reading/rebuild?wait=true', { token: s.admin.token });
     expect(rebuilt.status, rebuilt.text).toBe(200);
@@ -235,7 +303,11 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     const up = await call('PUT', `/api/saved-filters/${c.json.id}`, { token: reader.token, body: { filter: { series_filter: '"Saga"' } } });
     expect(up.json.filter).toEqual({ series_filter: '"Saga"' });
     expectError(await call('POST', '/api/saved-filters', { token: reader.token, body: { name: 'x', filter: {} } }), 400, 'resource_type is required');
-    expectError(await call('POST', '/api/saved-filters', { token: reader.token, body: { name: 'x', resource_type: 'media_items', filter: 'q' } }), 400, 'filter must be an object or a list');
+    expectError(
+      await call('POST', '/api/saved-filters', { token: reader.token, body: { name: 'x', resource_type: 'media_items', filter: 'q' } }),
+      400,
+      'filter must be an object or a list',
+    );
     expectError(await call('GET', '/api/saved-filters/nope', { token: reader.token }), 400, 'invalid saved filter id');
     expectError(await call('GET', `/api/saved-filters/${NO_SUCH_ID}`, { token: reader.token }), 404, 'saved filter not found');
     expectError(await call('GET', `/api/saved-filters/${c.json.id}`), 401, 'authentication required');
@@ -245,13 +317,20 @@ describe.each(modes)('collections, saved filters, dashboard (%s)', (mode) => {
     expectError(await call('DELETE', `/api/saved-filters/${c.json.id}`, { token: other.token }), 404, 'saved filter not found');
     expect((await call('GET', '/api/saved-filters', { token: other.token })).json).toEqual({ data: [] });
     // a saved filter that holds rules makes a dashboard section
-    const rulesFilter = await call('POST', '/api/saved-filters', { token: reader.token, body: { name: 'Gamma only', resource_type: 'collections', filter: { conditions: [{ field: 'title', op: 'equals', value: 'gamma' }] } } });
+    const rulesFilter = await call('POST', '/api/saved-filters', {
+      token: reader.token,
+      body: { name: 'Gamma only', resource_type: 'collections', filter: { conditions: [{ field: 'title', op: 'equals', value: 'gamma' }] } },
+    });
     const section = await call('POST', '/api/collections', { token: reader.token, body: { name: 'From a filter', saved_filter_id: rulesFilter.json.id, show_on_dashboard: true } });
     expect(section.status, section.text).toBe(201);
     expect(section.json).toMatchObject({ is_smart: true, rules: { match: 'all', conditions: [{ field: 'title', op: 'equals', value: 'gamma' }] } });
     const dash = await call('GET', '/api/dashboard/sections', { token: reader.token });
     expect(dash.json.sections.find((x: { id: string }) => x.id === section.json.id).books.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([byTitle.Gamma]);
-    expectError(await call('POST', '/api/collections', { token: reader.token, body: { name: 'Bad', saved_filter_id: c.json.id } }), 400, 'the saved filter holds no collection rules ({match, conditions})');
+    expectError(
+      await call('POST', '/api/collections', { token: reader.token, body: { name: 'Bad', saved_filter_id: c.json.id } }),
+      400,
+      'the saved filter holds no collection rules ({match, conditions})',
+    );
     expectError(await call('POST', '/api/collections', { token: other.token, body: { name: 'Stolen', saved_filter_id: rulesFilter.json.id } }), 404, 'saved filter not found');
     expect((await call('DELETE', `/api/saved-filters/${c.json.id}`, { token: reader.token })).json).toEqual({ message: 'saved filter deleted' });
     expectError(await call('GET', `/api/saved-filters/${c.json.id}`, { token: reader.token }), 404, 'saved filter not found');

@@ -32,7 +32,13 @@ describe.each(modes)('progress conflicts (%s)', (mode) => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.status).toBe('conflict');
     expect(r.json.progress.percentage).toBe(0.4);
-    expect(r.json.conflict).toMatchObject({ media_item_id: book, status: 'open', reason: 'first-push', current: { percentage: 0.4, device: 'laptop' }, incoming: { percentage: 0.7, device: 'kobo-clara', client: 'koreader' } });
+    expect(r.json.conflict).toMatchObject({
+      media_item_id: book,
+      status: 'open',
+      reason: 'first-push',
+      current: { percentage: 0.4, device: 'laptop' },
+      incoming: { percentage: 0.7, device: 'kobo-clara', client: 'koreader' },
+    });
     firstConflict = r.json.conflict;
     expect((await progressOf(book)).percentage).toBe(0.4);
     // the same device reading on updates what the conflict offers
@@ -59,12 +65,20 @@ describe.each(modes)('progress conflicts (%s)', (mode) => {
   });
 
   it('resolves by keeping the incoming position; a second resolve is 409', async () => {
-    expectError(await call('POST', `/api/progress-conflicts/${firstConflict.id}/resolve`, { token: reader.token, body: { keep: 'both' } }), 400, "keep must be 'current' or 'incoming'");
+    expectError(
+      await call('POST', `/api/progress-conflicts/${firstConflict.id}/resolve`, { token: reader.token, body: { keep: 'both' } }),
+      400,
+      "keep must be 'current' or 'incoming'",
+    );
     const r = await call('POST', `/api/progress-conflicts/${firstConflict.id}/resolve`, { token: reader.token, body: { keep: 'incoming' } });
     expect(r.status, r.text).toBe(200);
     expect(r.json).toMatchObject({ id: firstConflict.id, status: 'resolved', resolution: 'incoming' });
     expect(await progressOf(book)).toMatchObject({ percentage: 0.72, device: 'kobo-clara', client: 'koreader' });
-    expectError(await call('POST', `/api/progress-conflicts/${firstConflict.id}/resolve`, { token: reader.token, body: { keep: 'current' } }), 409, 'progress conflict is already closed');
+    expectError(
+      await call('POST', `/api/progress-conflicts/${firstConflict.id}/resolve`, { token: reader.token, body: { keep: 'current' } }),
+      409,
+      'progress conflict is already closed',
+    );
     expect((await call('GET', '/api/progress-conflicts', { token: reader.token })).json).toEqual({ data: [] });
     expect((await call('GET', '/api/progress-conflicts?status=resolved', { token: reader.token })).json.data.length).toBe(1);
   });
@@ -91,7 +105,11 @@ describe.each(modes)('progress conflicts (%s)', (mode) => {
       expect(c.json.status).toBe('conflict');
       ids.push(c.json.conflict.id);
     }
-    expectError(await call('POST', '/api/progress-conflicts/bulk-resolve', { token: reader.token, body: { ids: [], keep: 'incoming' } }), 400, 'ids must be a non-empty list of ids');
+    expectError(
+      await call('POST', '/api/progress-conflicts/bulk-resolve', { token: reader.token, body: { ids: [], keep: 'incoming' } }),
+      400,
+      'ids must be a non-empty list of ids',
+    );
     expectError(await call('POST', '/api/progress-conflicts/bulk-resolve', { token: reader.token, body: { ids: [ids[0]] } }), 400, "keep must be 'current' or 'incoming'");
     const b = await call('POST', '/api/progress-conflicts/bulk-resolve', { token: reader.token, body: { ids: [ids[0], ids[1], NO_SUCH_ID], keep: 'incoming' } });
     expect(b.status, b.text).toBe(200);

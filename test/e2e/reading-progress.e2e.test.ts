@@ -30,7 +30,17 @@ describe.each(modes)('reading progress (%s)', (mode) => {
     expect(r.status, r.text).toBe(200);
     expect(r.json.status).toBe('saved');
     expect(r.json.healed).toEqual(['context_text: whitespace collapsed']);
-    expect(r.json.progress).toMatchObject({ media_item_id: book, percentage: 0.42, epubcfi: CFI, spine_index: 1, context_text: 'It was a dark night', client: 'web', device: 'web', version: 1, finished: false });
+    expect(r.json.progress).toMatchObject({
+      media_item_id: book,
+      percentage: 0.42,
+      epubcfi: CFI,
+      spine_index: 1,
+      context_text: 'It was a dark night',
+      client: 'web',
+      device: 'web',
+      version: 1,
+      finished: false,
+    });
     const g = await call('GET', `/api/media-items/${book}/progress`, { token: reader.token });
     expect(g.status, g.text).toBe(200);
     expect(g.json).toEqual(r.json.progress);
@@ -102,7 +112,12 @@ describe.each(modes)('reading progress (%s)', (mode) => {
   });
 
   it('never registers /api/progress/<id>', async () => {
-    for (const method of ['GET', 'POST', 'DELETE', 'PUT']) expectError(await call(method, `/api/progress/${book}`, { token: reader.token, ...(method === 'GET' || method === 'DELETE' ? {} : { body: { percentage: 0.3 } }) }), 404, 'not found');
+    for (const method of ['GET', 'POST', 'DELETE', 'PUT'])
+      expectError(
+        await call(method, `/api/progress/${book}`, { token: reader.token, ...(method === 'GET' || method === 'DELETE' ? {} : { body: { percentage: 0.3 } }) }),
+        404,
+        'not found',
+      );
   });
 
   it('keeps positions per user: another user sees none of it', async () => {

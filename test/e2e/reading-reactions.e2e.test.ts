@@ -50,8 +50,11 @@ describe.each(modes)('reading reactions (%s)', (mode) => {
     return Object.fromEntries(group.items.map((i: { id: string; usage: unknown }) => [i.id, i.usage]));
   };
 
-  it('counts each item\'s reading data for the hash-conflict list', async () => {
-    expect(await usage()).toEqual({ [a.id]: { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 }, [b.id]: { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 } });
+  it("counts each item's reading data for the hash-conflict list", async () => {
+    expect(await usage()).toEqual({
+      [a.id]: { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 },
+      [b.id]: { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 },
+    });
     expect((await put(call, reader.token, a.id, { percentage: 0.3, device: 'laptop' })).json.status).toBe('saved');
     expect((await put(call, reader.token, b.id, { percentage: 0.6, device: 'laptop' })).json.status).toBe('saved');
     expect((await put(call, leaver.token, a.id, { percentage: 0.9 })).json.status).toBe('saved');
@@ -64,7 +67,10 @@ describe.each(modes)('reading reactions (%s)', (mode) => {
     favourites = c.json.id;
     expect((await call('POST', `/api/collections/${favourites}/items`, { token: reader.token, body: { media_item_ids: [b.id] } })).status).toBe(200);
     expect((await call('PUT', `/api/media-items/${b.id}/rating`, { token: reader.token, body: { rating: 4 } })).status).toBe(201);
-    expect(await usage()).toEqual({ [a.id]: { progress: 2, highlights: 1, bookmarks: 0, notes: 1, collections: 0 }, [b.id]: { progress: 1, highlights: 1, bookmarks: 1, notes: 0, collections: 1 } });
+    expect(await usage()).toEqual({
+      [a.id]: { progress: 2, highlights: 1, bookmarks: 0, notes: 1, collections: 0 },
+      [b.id]: { progress: 1, highlights: 1, bookmarks: 1, notes: 0, collections: 1 },
+    });
   });
 
   it("removes a deleted account's reading data", async () => {
@@ -78,13 +84,22 @@ describe.each(modes)('reading reactions (%s)', (mode) => {
     expect(r.status, r.text).toBe(200);
     await eventually(async () => expect((await call('GET', `/api/media-items/${a.id}/progress`, { token: reader.token })).json.percentage).toBe(0.6), 10_000);
     const h = await call('GET', `/api/progress/${a.id}/history`, { token: reader.token });
-    expect(h.json.data.slice(0, 2).map((e: { percentage: number; reason: string }) => [e.percentage, e.reason])).toEqual([[0.6, 'merged'], [0.3, 'merged: not the furthest']]);
+    expect(h.json.data.slice(0, 2).map((e: { percentage: number; reason: string }) => [e.percentage, e.reason])).toEqual([
+      [0.6, 'merged'],
+      [0.3, 'merged: not the furthest'],
+    ]);
     expect((await call('GET', `/api/media-items/${a.id}/highlights`, { token: reader.token })).json.data.map((x: { text: string }) => x.text)).toEqual(['from a', 'from b']);
     expect((await call('GET', `/api/media-items/${a.id}/bookmarks`, { token: reader.token })).json.data.length).toBe(1);
     expect((await call('GET', `/api/media-items/${a.id}/notes`, { token: reader.token })).json.data.length).toBe(1);
     expect((await call('GET', `/api/media-items/${a.id}/rating`, { token: reader.token })).json.rating).toBe(4);
     // the gateway's projection follows the reaction's events a moment later
-    await eventually(async () => expect((await call('GET', `/api/collections/${favourites}/items`, { token: reader.token })).json.data.map((x: { media_item_id: string }) => x.media_item_id)).toEqual([a.id]), 10_000);
+    await eventually(
+      async () =>
+        expect((await call('GET', `/api/collections/${favourites}/items`, { token: reader.token })).json.data.map((x: { media_item_id: string }) => x.media_item_id)).toEqual([
+          a.id,
+        ]),
+      10_000,
+    );
     expectError(await call('GET', `/api/media-items/${b.id}/progress`, { token: reader.token }), 404, 'media item not found');
     // the dashboard, served from the gateway's projection of reading events, follows the merge
     const d = await eventually(async () => {

@@ -23,8 +23,12 @@ function expectAuthResponse(r: Res, status: number, user: { email: string; usern
   expect(typeof r.json.refresh_token).toBe('string');
   expect(r.json.refresh_token.length).toBeGreaterThan(20);
   expect(r.json.user).toEqual({
-    id: expect.stringMatching(UUID), email: user.email, username: user.username,
-    first_name: user.first_name ?? '', last_name: user.last_name ?? '', role: user.role,
+    id: expect.stringMatching(UUID),
+    email: user.email,
+    username: user.username,
+    first_name: user.first_name ?? '',
+    last_name: user.last_name ?? '',
+    role: user.role,
   });
   const c = cookieParts(r);
   expect(c.value).toBe(r.json.access_token);
@@ -49,8 +53,18 @@ for (const mode of modes) {
       b = await instance(mode);
       call = api(b);
       // The first account: it becomes the admin whatever role it asks for.
-      first = await call('POST', '/api/auth/register', { body: { email: 'Root@Example.com', username: '  root  ', password: PASSWORD, role: 'user', first_name: 'Ada', last_name: 'Root' } });
-      admin = { id: first.json?.user?.id, email: 'Root@Example.com', username: 'root', password: PASSWORD, token: first.json?.access_token, refresh: first.json?.refresh_token, role: 'admin' };
+      first = await call('POST', '/api/auth/register', {
+        body: { email: 'Root@Example.com', username: '  root  ', password: PASSWORD, role: 'user', first_name: 'Ada', last_name: 'Root' },
+      });
+      admin = {
+        id: first.json?.user?.id,
+        email: 'Root@Example.com',
+        username: 'root',
+        password: PASSWORD,
+        token: first.json?.access_token,
+        refresh: first.json?.refresh_token,
+        role: 'admin',
+      };
     });
 
     it('makes the first account admin even when it asks for role user, with the exact AuthResponse and cookie', async () => {
@@ -131,8 +145,16 @@ for (const mode of modes) {
 
     it('trims the username; a whitespace-only username is 400 username cannot be empty or whitespace', async () => {
       const name = uniq('trim');
-      err(await call('POST', '/api/auth/register', { body: { email: `${name}@example.com`, username: '     ', password: PASSWORD } }), 400, 'username cannot be empty or whitespace');
-      err(await call('POST', '/api/auth/register', { form: { email: `${name}@example.com`, username: ' \t   ', password: PASSWORD } }), 400, 'username cannot be empty or whitespace');
+      err(
+        await call('POST', '/api/auth/register', { body: { email: `${name}@example.com`, username: '     ', password: PASSWORD } }),
+        400,
+        'username cannot be empty or whitespace',
+      );
+      err(
+        await call('POST', '/api/auth/register', { form: { email: `${name}@example.com`, username: ' \t   ', password: PASSWORD } }),
+        400,
+        'username cannot be empty or whitespace',
+      );
       const r = await call('POST', '/api/auth/register', { body: { email: `${name}@example.com`, username: `   ${name}  `, password: PASSWORD } });
       expect(r.status).toBe(201);
       expect(r.json.user.username).toBe(name);
@@ -146,7 +168,11 @@ for (const mode of modes) {
       err(await call('POST', '/api/auth/register', { body: [{ email: `${name}@example.com`, username: name, password: PASSWORD }] }), 400, 'invalid request');
       err(await call('POST', '/api/auth/register', { raw: '{"email": "a@b.co", ' }), 400, 'invalid request');
       err(await call('POST', '/api/auth/register', { raw: '"just a string"' }), 400, 'invalid request');
-      err(await call('POST', '/api/auth/register', { raw: `email=${name}%40example.com&username=${name}&password=${PASSWORD}`, contentType: 'text/plain' }), 400, 'invalid request');
+      err(
+        await call('POST', '/api/auth/register', { raw: `email=${name}%40example.com&username=${name}&password=${PASSWORD}`, contentType: 'text/plain' }),
+        400,
+        'invalid request',
+      );
       // nothing was created
       expect((await login(call, name, PASSWORD)).status).toBe(401);
     });
@@ -157,11 +183,19 @@ for (const mode of modes) {
       err(await call('POST', '/api/auth/register', { body: { email: a.email, username: other, password: PASSWORD } }), 409, 'email already exists');
       err(await call('POST', '/api/auth/register', { body: { email: a.email.toUpperCase(), username: other, password: PASSWORD } }), 409, 'email already exists');
       err(await call('POST', '/api/auth/register', { body: { email: `${other}@example.com`, username: a.username, password: PASSWORD } }), 409, 'username already exists');
-      err(await call('POST', '/api/auth/register', { form: { email: `${other}@example.com`, username: a.username.toUpperCase(), password: PASSWORD } }), 409, 'username already exists');
+      err(
+        await call('POST', '/api/auth/register', { form: { email: `${other}@example.com`, username: a.username.toUpperCase(), password: PASSWORD } }),
+        409,
+        'username already exists',
+      );
       err(await call('POST', '/api/auth/register', { body: { email: a.email, username: a.username, password: PASSWORD } }), 409, 'email already exists');
       // a conflict is decided before the role (rule 5 before rule 6)
       err(await call('POST', '/api/auth/register', { body: { email: a.email, username: other, password: PASSWORD, role: 'wizard' } }), 409, 'email already exists');
-      err(await call('POST', '/api/auth/register', { body: { email: `${other}@example.com`, username: a.username, password: PASSWORD, role: 'admin' } }), 409, 'username already exists');
+      err(
+        await call('POST', '/api/auth/register', { body: { email: `${other}@example.com`, username: a.username, password: PASSWORD, role: 'admin' } }),
+        409,
+        'username already exists',
+      );
     });
 
     it('lower-cases the role; 400 for an unknown role; admin needs an admin caller (403 otherwise)', async () => {
@@ -210,12 +244,28 @@ for (const mode of modes) {
 
       const m = uniq('hx');
       fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: 'bad', username: m, password: PASSWORD } }), 400, 'email must be a valid email address');
-      fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: 'short' } }), 400, 'password must be at least 8 characters');
-      fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: '      ', password: PASSWORD } }), 400, 'username cannot be empty or whitespace');
+      fragment(
+        await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: 'short' } }),
+        400,
+        'password must be at least 8 characters',
+      );
+      fragment(
+        await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: '      ', password: PASSWORD } }),
+        400,
+        'username cannot be empty or whitespace',
+      );
       fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: `${n}@example.com`, username: m, password: PASSWORD } }), 409, 'email already exists');
       fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: n, password: PASSWORD } }), 409, 'username already exists');
-      fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: PASSWORD, role: 'root' } }), 400, "invalid role. must be 'user' or 'admin'");
-      fragment(await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: PASSWORD, role: 'admin' } }), 403, 'only administrators can create admin accounts');
+      fragment(
+        await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: PASSWORD, role: 'root' } }),
+        400,
+        "invalid role. must be 'user' or 'admin'",
+      );
+      fragment(
+        await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: PASSWORD, role: 'admin' } }),
+        403,
+        'only administrators can create admin accounts',
+      );
       fragment(await call('POST', '/api/auth/register', { headers: hx, raw: '{"broken' }), 400, 'invalid request');
       expect((await call('POST', '/api/auth/register', { headers: hx, form: { email: `${m}@example.com`, username: m, password: PASSWORD } })).status).toBe(201);
     });
@@ -264,7 +314,11 @@ for (const mode of modes) {
         err(await login(call, u.email, 'wrong-4-passw0rd'), 429, 'Too many failed attempts. Account locked for 15 minutes');
         err(await login(call, u.email, PASSWORD), 429, 'Account locked. Try again in 15 minutes');
         err(await login(call, u.email, 'wrong-5-passw0rd'), 429, 'Account locked. Try again in 15 minutes');
-        fragment(await call('POST', '/api/auth/login', { headers: { 'HX-Request': 'true' }, form: { login: u.email, password: PASSWORD } }), 429, 'Account locked. Try again in 15 minutes');
+        fragment(
+          await call('POST', '/api/auth/login', { headers: { 'HX-Request': 'true' }, form: { login: u.email, password: PASSWORD } }),
+          429,
+          'Account locked. Try again in 15 minutes',
+        );
         // the lock is keyed on the login string as submitted: the username, or the e-mail in other case, still work
         expect((await login(call, u.username, PASSWORD)).status).toBe(200);
         expect((await login(call, u.email.toUpperCase(), PASSWORD)).status).toBe(200);
@@ -277,7 +331,11 @@ for (const mode of modes) {
           const u = await register(call);
           err(await login(call, u.username, 'nope-1-passw0rd'), 401, 'invalid credentials');
           err(await login(call, u.username, 'nope-2-passw0rd'), 401, 'invalid credentials');
-          fragment(await call('POST', '/api/auth/login', { headers: { 'HX-Request': 'true' }, form: { login: u.username, password: 'nope-3-passw0rd' } }), 429, 'Too many failed attempts. Account locked for 2 minutes');
+          fragment(
+            await call('POST', '/api/auth/login', { headers: { 'HX-Request': 'true' }, form: { login: u.username, password: 'nope-3-passw0rd' } }),
+            429,
+            'Too many failed attempts. Account locked for 2 minutes',
+          );
           err(await login(call, u.username, PASSWORD), 429, 'Account locked. Try again in 2 minutes');
           expect((await login(call, u.email, PASSWORD)).status).toBe(200);
 

@@ -5,8 +5,22 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import type { Res } from '../support/http';
 import {
-  api, instances, decodeJwt, eventually, expectError as err, expectMessage, jwtSecret, login, PASSWORD, putSettings, register, tokenCookie, uniq, UUID,
-  type Account, type Call,
+  api,
+  instances,
+  decodeJwt,
+  eventually,
+  expectError as err,
+  expectMessage,
+  jwtSecret,
+  login,
+  PASSWORD,
+  putSettings,
+  register,
+  tokenCookie,
+  uniq,
+  UUID,
+  type Account,
+  type Call,
 } from './helpers';
 
 const attrs = (r: Res) => {
@@ -16,8 +30,7 @@ const attrs = (r: Res) => {
   return { value: first!.slice('token='.length), attrs: rest.filter((a) => !a.startsWith('Expires=')).sort() };
 };
 
-const sign = (secret: string, claims: Record<string, unknown>, alg = 'HS256') =>
-  new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(secret));
+const sign = (secret: string, claims: Record<string, unknown>, alg = 'HS256') => new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 
 const modes = (await availableModes()).filter((m) => m === 'embedded'); // account rules: embedded tier; the bus is the distributed tier's (smoke, contract, fault, replicas)
 const instance = instances(modes);
@@ -58,10 +71,13 @@ for (const mode of modes) {
         ['alg none', `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.`],
         ['HS512 with the right secret', await sign(jwtSecret(b), payload, 'HS512')],
         ['expired', await sign(jwtSecret(b), { ...payload, iat: now - 7200, exp: now - 3600 })],
-        ['tampered role', (() => {
-          const [h, , s] = u.token.split('.');
-          return `${h}.${Buffer.from(JSON.stringify({ ...payload, user_role: 'admin' })).toString('base64url')}.${s}`;
-        })()],
+        [
+          'tampered role',
+          (() => {
+            const [h, , s] = u.token.split('.');
+            return `${h}.${Buffer.from(JSON.stringify({ ...payload, user_role: 'admin' })).toString('base64url')}.${s}`;
+          })(),
+        ],
       ];
       for (const [what, token] of bad) {
         const r = await me({ token });
@@ -135,7 +151,10 @@ for (const mode of modes) {
         const u = await register(call);
         const viaCookie = await login(call, u.username, PASSWORD);
         // a cookie-authenticated write shows it is not a cross-site form (docs/decisions.md)
-        expectMessage(await call('POST', '/api/auth/logout', { cookie: `token=${viaCookie.json.access_token}`, headers: { 'X-Requested-With': 'XMLHttpRequest' } }), 'logged out successfully');
+        expectMessage(
+          await call('POST', '/api/auth/logout', { cookie: `token=${viaCookie.json.access_token}`, headers: { 'X-Requested-With': 'XMLHttpRequest' } }),
+          'logged out successfully',
+        );
         await eventually(async () => err(await me({ cookie: `token=${viaCookie.json.access_token}` }), 401, 'invalid or expired token'));
         // the session's refresh family ends with it, although its refresh token was not presented
         err(await refresh(viaCookie.json.refresh_token), 401, 'invalid or expired refresh token');

@@ -17,7 +17,10 @@ type Socket = {
   close(): void;
   readyState: number;
 };
-const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (url: string, o?: { headers?: Record<string, string>; autoPong?: boolean }) => Socket;
+const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (
+  url: string,
+  o?: { headers?: Record<string, string>; autoPong?: boolean },
+) => Socket;
 
 const modes = await availableModes();
 const get = instances(modes);

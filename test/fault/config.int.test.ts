@@ -6,7 +6,10 @@ import { ROOT } from '../support/bindery';
 
 const run = (entry: string, env: Record<string, string>) =>
   spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded/src', entry)], {
-    cwd: ROOT, env: { ...process.env, DATA_DIR: '/nonexistent-bindery-config-test', ...env }, encoding: 'utf8', timeout: 60000,
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: '/nonexistent-bindery-config-test', ...env },
+    encoding: 'utf8',
+    timeout: 60000,
   });
 
 describe('configuration errors stop the process', () => {
@@ -19,7 +22,10 @@ describe('configuration errors stop the process', () => {
     [{ PGLITE_SHARED_BUFFERS: '128' }, 'invalid configuration: PGLITE_SHARED_BUFFERS must be matching ^[1-9][0-9]*(kB|MB|GB)$, got "128"'],
     [{ NATS_STREAM_REPLICAS: '0' }, 'invalid configuration: NATS_STREAM_REPLICAS must be between 1 and 5, got "0"'],
     [{ DATABASE_URL: 'postgres://127.0.0.1:1/x', NATS_URL: 'nats://127.0.0.1:1', NATS_USER: 'catalog' }, 'invalid configuration: NATS_PASSWORD is required with NATS_USER'],
-    [{ DATABASE_URL: 'postgres://127.0.0.1:1/x', NATS_URL: 'nats://127.0.0.1:1', NATS_CREDS: '/x.creds', NATS_USER: 'catalog' }, 'invalid configuration: NATS_CREDS and NATS_USER are exclusive'],
+    [
+      { DATABASE_URL: 'postgres://127.0.0.1:1/x', NATS_URL: 'nats://127.0.0.1:1', NATS_CREDS: '/x.creds', NATS_USER: 'catalog' },
+      'invalid configuration: NATS_CREDS and NATS_USER are exclusive',
+    ],
   ])('%o', (env, message) => {
     const r = run('main.ts', env as Record<string, string>);
     expect(r.status).toBe(1);

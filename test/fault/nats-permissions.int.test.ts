@@ -32,7 +32,13 @@ async function startConfiguredNats(): Promise<{ url: string; stderr(): string; s
   const dir = await mkdtemp(join(tmpdir(), 'bindery-nats-auth-'));
   const config = join(dir, 'nats.conf');
   await writeFile(config, `jetstream { store_dir: ${JSON.stringify(join(dir, 'js'))} }\ninclude ${JSON.stringify(relative(dir, ACCOUNTS))}\n`);
-  const env = { ...process.env, NATS_IDENTITY_PASSWORD: passwords.identity, NATS_CATALOG_PASSWORD: passwords.catalog, NATS_READING_PASSWORD: passwords.reading, NATS_GATEWAY_PASSWORD: passwords.gateway };
+  const env = {
+    ...process.env,
+    NATS_IDENTITY_PASSWORD: passwords.identity,
+    NATS_CATALOG_PASSWORD: passwords.catalog,
+    NATS_READING_PASSWORD: passwords.reading,
+    NATS_GATEWAY_PASSWORD: passwords.gateway,
+  };
   const child: ChildProcess = spawn(NATS_SERVER, ['-c', config, '-a', '127.0.0.1', '-p', '-1', '--ports_file_dir', dir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -46,7 +52,12 @@ async function startConfiguredNats(): Promise<{ url: string; stderr(): string; s
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nats-server exited: ${stderr}`);
     const ports = (await readdir(dir)).find((f) => f.endsWith('.ports'));
-    const url = ports ? await readFile(join(dir, ports), 'utf8').then((t) => (JSON.parse(t) as { nats?: string[] }).nats?.[0], () => undefined) : undefined;
+    const url = ports
+      ? await readFile(join(dir, ports), 'utf8').then(
+          (t) => (JSON.parse(t) as { nats?: string[] }).nats?.[0],
+          () => undefined,
+        )
+      : undefined;
     if (url && (await listening(url))) return { url, stderr: () => stderr, stop };
     if (Date.now() > deadline) {
       await stop();
@@ -65,7 +76,15 @@ function listening(url: string): Promise<boolean> {
 }
 
 const storedEvent = (source: string, type: string, position: number): StoredEvent => ({
-  id: randomUUID(), type, source, streamId: `user-${randomUUID()}`, version: 1, position, data: { forged: source !== 'identity' }, metadata: {}, recordedAt: new Date().toISOString(),
+  id: randomUUID(),
+  type,
+  source,
+  streamId: `user-${randomUUID()}`,
+  version: 1,
+  position,
+  data: { forged: source !== 'identity' },
+  metadata: {},
+  recordedAt: new Date().toISOString(),
 });
 
 describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/nats; needs ${NATS_SERVER})`, () => {
@@ -130,7 +149,9 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
         nc.publish(eventSubject('identity', 'identity.user-role-changed.v1'), JSON.stringify(forged));
         await nc.flush();
         // nor may it create or delete identity's stream
-        await expect((await jetstreamManager(nc, { timeout: 1_000 }).catch((e: Error) => Promise.reject(e))).streams.delete('BINDERY_IDENTITY')).rejects.toThrow(/permission|timeout/i);
+        await expect((await jetstreamManager(nc, { timeout: 1_000 }).catch((e: Error) => Promise.reject(e))).streams.delete('BINDERY_IDENTITY')).rejects.toThrow(
+          /permission|timeout/i,
+        );
       } finally {
         await nc.close();
       }
@@ -185,7 +206,11 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
     it.skipIf(!backends.postgresUrl)('registers, reads the profile and lists libraries with every service on its own NATS user (needs PostgreSQL)', async () => {
       const http = client(url);
       // the server logs each refused publish or subscription with the connection's name (bindery-<service>)
-      const violations = () => nats.stderr().split('\n').filter((l) => /Violation/.test(l) && /:bindery-/.test(l));
+      const violations = () =>
+        nats
+          .stderr()
+          .split('\n')
+          .filter((l) => /Violation/.test(l) && /:bindery-/.test(l));
       const r = await http('POST', '/api/auth/register', { body: { email: 'perm@example.com', username: 'perm-admin', password: 'passw0rd-perm' } });
       expect(r.status).toBe(201);
       const token = r.json.access_token as string;

@@ -6,8 +6,16 @@ import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import {
-  applyOnce, connectNatsBus, consumerCheckpoint, eventStoreMigrations, execScript, migrate, openPostgres,
-  type Database, type NatsBus, type Subscription,
+  applyOnce,
+  connectNatsBus,
+  consumerCheckpoint,
+  eventStoreMigrations,
+  execScript,
+  migrate,
+  openPostgres,
+  type Database,
+  type NatsBus,
+  type Subscription,
 } from '@bindery/platform';
 import { eventStreamName, rpcSubject } from '@bindery/contracts';
 import { createTestDatabase, resolveBackends, startNatsServer } from '../support/backends';
@@ -44,8 +52,7 @@ describe.skipIf(!backends.postgresUrl)('relay crash (distributed, real Postgres 
   const register = (n: string) =>
     bus.request(rpcSubject('identity', 'register'), { caller: null, input: { email: `${n}@example.com`, username: n, password: 'passw0rd-crash' } }, 5000).catch(() => null);
 
-  const committedEvents = async () =>
-    Number((await sql<{ n: number }>`select count(*)::int as n from identity.events`.execute(database.db)).rows[0]!.n);
+  const committedEvents = async () => Number((await sql<{ n: number }>`select count(*)::int as n from identity.events`.execute(database.db)).rows[0]!.n);
 
   const streamMessages = async () => {
     const nc = await connect({ servers: nats.url });

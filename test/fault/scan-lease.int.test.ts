@@ -48,7 +48,11 @@ async function expectOnce(call: Call, token: string, libraryId: string, paths: s
 describe.skipIf(!distributed)('scanner lease across two catalog replicas (distributed)', () => {
   it('one replica scans at a time, through scans longer than the lease and a frozen holder', async () => {
     const b = await startBindery('distributed', {
-      SCAN_LEASE_SECONDS: String(LEASE_SECONDS), SCAN_BATCH_SIZE: '1', SCAN_CONCURRENCY: '1', SCAN_WATCH: 'off', LOG_LEVEL: 'info',
+      SCAN_LEASE_SECONDS: String(LEASE_SECONDS),
+      SCAN_BATCH_SIZE: '1',
+      SCAN_CONCURRENCY: '1',
+      SCAN_WATCH: 'off',
+      LOG_LEVEL: 'info',
     });
     let second: Proc | undefined;
     try {
@@ -77,10 +81,16 @@ describe.skipIf(!distributed)('scanner lease across two catalog replicas (distri
       const queued = await call('POST', '/api/scanner/scan', { token: admin.token, body: { library_id: lib.id } });
       expect(queued.status, queued.text).toBe(202);
       const scanId = queued.json.scans[0].id as string;
-      expect(await until('progress', async () => {
-        const s = (await call('GET', '/api/scanner/status', { token: admin.token })).json.scans.find((x: { id: string }) => x.id === scanId);
-        return s?.status === 'running' && (s.counts.added ?? 0) + (s.counts.updated ?? 0) > 0;
-      }, 60_000)).toBe(true);
+      expect(
+        await until(
+          'progress',
+          async () => {
+            const s = (await call('GET', '/api/scanner/status', { token: admin.token })).json.scans.find((x: { id: string }) => x.id === scanId);
+            return s?.status === 'running' && (s.counts.added ?? 0) + (s.counts.updated ?? 0) > 0;
+          },
+          60_000,
+        ),
+      ).toBe(true);
       leader.child.kill('SIGSTOP');
       // the other replica takes over once the lease runs out (unless the freeze caught a write
       // holding the lease row: then the takeover waits for that write to commit)

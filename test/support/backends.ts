@@ -157,7 +157,14 @@ export async function startNatsServer(): Promise<{ url: string; stop(): Promise<
         const url = await readFile(join(dir, ports), 'utf8')
           .then((t) => (JSON.parse(t) as { nats?: string[] }).nats?.[0])
           .catch(() => undefined);
-        if (url && (await probeNats(url).then(() => true, () => false))) return { url, stop };
+        if (
+          url &&
+          (await probeNats(url).then(
+            () => true,
+            () => false,
+          ))
+        )
+          return { url, stop };
       }
       if (Date.now() > deadline) throw new Error(`nats-server did not start within 10 s: ${stderr}`);
       await new Promise((r) => setTimeout(r, 50));

@@ -38,7 +38,7 @@ export function client(base: string) {
     const res = await fetch(base + path, { method, headers, body });
     const bytes = Buffer.from(await res.arrayBuffer());
     const text = bytes.toString('utf8');
-    let json: unknown ;
+    let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {

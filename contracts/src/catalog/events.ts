@@ -6,7 +6,16 @@ import Type from 'typebox';
 const Uuid = Type.String({ format: 'uuid' });
 const Nullable = <T extends Type.TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
-export const BookFormat = Type.Union([Type.Literal('epub'), Type.Literal('pdf'), Type.Literal('cbz'), Type.Literal('cbr'), Type.Literal('cb7'), Type.Literal('mobi'), Type.Literal('azw3'), Type.Literal('fb2')]);
+export const BookFormat = Type.Union([
+  Type.Literal('epub'),
+  Type.Literal('pdf'),
+  Type.Literal('cbz'),
+  Type.Literal('cbr'),
+  Type.Literal('cb7'),
+  Type.Literal('mobi'),
+  Type.Literal('azw3'),
+  Type.Literal('fb2'),
+]);
 export type BookFormatName = 'epub' | 'pdf' | 'cbz' | 'cbr' | 'cb7' | 'mobi' | 'azw3' | 'fb2';
 
 export const Library = Type.Object({
@@ -107,7 +116,13 @@ export const CatalogEvents = {
      * (size, time, a format present or absent); cover: its cover turned out unusable
      */
     cause: Type.Union([
-      Type.Literal('scan'), Type.Literal('edit'), Type.Literal('relink'), Type.Literal('restored'), Type.Literal('owner'), Type.Literal('file'), Type.Literal('cover'),
+      Type.Literal('scan'),
+      Type.Literal('edit'),
+      Type.Literal('relink'),
+      Type.Literal('restored'),
+      Type.Literal('owner'),
+      Type.Literal('file'),
+      Type.Literal('cover'),
     ]),
   }),
   'catalog.media-item-removed.v1': Type.Object({

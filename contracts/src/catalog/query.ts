@@ -14,11 +14,26 @@ const bad = <T>(message: string): Result<T> => err(invalid(message));
 export const SIMILARITY = 0.3;
 /** longest search value, per parameter */
 export const MAX_SEARCH_VALUE = 200;
-export const SEARCH_TEXT_PARAMS = ['q', 'author_filter', 'series_filter', 'genre_filter', 'tags_filter', 'language_filter', 'publisher_filter', 'authors', 'genres', 'series', 'languages'] as const;
+export const SEARCH_TEXT_PARAMS = [
+  'q',
+  'author_filter',
+  'series_filter',
+  'genre_filter',
+  'tags_filter',
+  'language_filter',
+  'publisher_filter',
+  'authors',
+  'genres',
+  'series',
+  'languages',
+] as const;
 
 /** Unicode NFC, runs of whitespace as one space, trimmed. */
 export function cleanText(s: string): string {
-  return s.normalize('NFC').replace(/[\s\u00a0\u200b]+/g, ' ').trim();
+  return s
+    .normalize('NFC')
+    .replace(/[\s\u00a0\u200b]+/g, ' ')
+    .trim();
 }
 
 /** One query-string value: the last one when a parameter is repeated. */

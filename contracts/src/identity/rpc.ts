@@ -91,10 +91,7 @@ export const SettingEntry = Type.Object({
   min: Type.Union([Type.Number(), Type.Null()]),
   max: Type.Union([Type.Number(), Type.Null()]),
   requires_restart: Type.Boolean(),
-  category: Type.Union([
-    Type.Literal('scanner'), Type.Literal('general'), Type.Literal('security'),
-    Type.Literal('api'), Type.Literal('sync'), Type.Literal('performance'),
-  ]),
+  category: Type.Union([Type.Literal('scanner'), Type.Literal('general'), Type.Literal('security'), Type.Literal('api'), Type.Literal('sync'), Type.Literal('performance')]),
   group: Type.String(),
   description: Type.String(),
   is_default: Type.Boolean(),

@@ -7,10 +7,7 @@ import { Caller } from '../identity/rpc';
 const Input = Type.Record(Type.String(), Type.Unknown());
 const Query = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
 /** the caller's libraries: every one, or the listed ones */
-export const AccessSchema = Type.Union([
-  Type.Object({ all: Type.Literal(true) }),
-  Type.Object({ all: Type.Literal(false), ids: Type.Array(Type.String()) }),
-]);
+export const AccessSchema = Type.Union([Type.Object({ all: Type.Literal(true) }), Type.Object({ all: Type.Literal(false), ids: Type.Array(Type.String()) })]);
 
 /** One shape for every operation: which fields an operation reads is its handler's business. */
 export const ReadingRequest = Type.Object({
@@ -25,15 +22,46 @@ export const ReadingRequest = Type.Object({
 export type ReadingRequest = Type.Static<typeof ReadingRequest>;
 
 export const ReadingOps = [
-  'progress-get', 'progress-put', 'progress-delete', 'progress-history', 'progress-item',
-  'conflicts-list', 'conflict-get', 'conflict-resolve', 'conflict-delete', 'conflicts-bulk-resolve', 'conflicts-bulk-dismiss', 'conflicts-dismiss-all',
-  'annotations-list', 'annotation-create', 'annotation-get', 'annotation-update', 'annotation-delete',
-  'annotations-deleted', 'annotation-restore', 'annotation-purge', 'annotations-purge-all',
-  'rating-get', 'rating-create', 'rating-put', 'rating-delete',
-  'collection-get', 'collection-create', 'collection-update', 'collection-delete',
-  'collection-add', 'collection-remove', 'collection-restore-system', 'collection-preview',
-  'filters-list', 'filter-get', 'filter-create', 'filter-update', 'filter-delete',
-  'dashboard-prefs-get', 'dashboard-prefs-put',
+  'progress-get',
+  'progress-put',
+  'progress-delete',
+  'progress-history',
+  'progress-item',
+  'conflicts-list',
+  'conflict-get',
+  'conflict-resolve',
+  'conflict-delete',
+  'conflicts-bulk-resolve',
+  'conflicts-bulk-dismiss',
+  'conflicts-dismiss-all',
+  'annotations-list',
+  'annotation-create',
+  'annotation-get',
+  'annotation-update',
+  'annotation-delete',
+  'annotations-deleted',
+  'annotation-restore',
+  'annotation-purge',
+  'annotations-purge-all',
+  'rating-get',
+  'rating-create',
+  'rating-put',
+  'rating-delete',
+  'collection-get',
+  'collection-create',
+  'collection-update',
+  'collection-delete',
+  'collection-add',
+  'collection-remove',
+  'collection-restore-system',
+  'collection-preview',
+  'filters-list',
+  'filter-get',
+  'filter-create',
+  'filter-update',
+  'filter-delete',
+  'dashboard-prefs-get',
+  'dashboard-prefs-put',
 ] as const;
 export type ReadingOp = (typeof ReadingOps)[number] | 'usage-counts';
 

@@ -8,8 +8,17 @@ import { Wake } from './wake';
 import { handlerFailed, type BusLogger } from './failures';
 import { pause, retryDelay } from './retry';
 import {
-  DEFAULT_RETRY, RpcUnavailableError,
-  type Bus, type BusStatus, type ConsumeOptions, type ConsumerStatus, type FollowOptions, type Parking, type RetryPolicy, type RpcHandler, type Subscription,
+  DEFAULT_RETRY,
+  RpcUnavailableError,
+  type Bus,
+  type BusStatus,
+  type ConsumeOptions,
+  type ConsumerStatus,
+  type FollowOptions,
+  type Parking,
+  type RetryPolicy,
+  type RpcHandler,
+  type Subscription,
 } from './types';
 
 const POLL_MS = 500;

@@ -1,7 +1,18 @@
 // Distributed mode's bus. Each source service's events live in one JetStream stream, fed by the
 // service's outbox relay; request/reply runs as NATS micro services whose replicas share a queue group.
 import { readFileSync } from 'node:fs';
-import { connect, credsAuthenticator, headers, nanos, ClosedConnectionError, DrainingConnectionError, NoRespondersError, RequestError, TimeoutError, type NatsConnection } from '@nats-io/transport-node';
+import {
+  connect,
+  credsAuthenticator,
+  headers,
+  nanos,
+  ClosedConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import {
   jetstreamManager,
   AckPolicy,
@@ -25,8 +36,16 @@ import { Wake } from './wake';
 import { backoff, pause, retryDelay } from './retry';
 import { handlerFailed, messageOf, type BusLogger } from './failures';
 import {
-  DEFAULT_RETRY, RpcUnavailableError,
-  type Bus, type BusStatus, type ConsumeOptions, type ConsumerStatus, type FollowOptions, type RetryPolicy, type RpcHandler, type Subscription,
+  DEFAULT_RETRY,
+  RpcUnavailableError,
+  type Bus,
+  type BusStatus,
+  type ConsumeOptions,
+  type ConsumerStatus,
+  type FollowOptions,
+  type RetryPolicy,
+  type RpcHandler,
+  type Subscription,
 } from './types';
 
 export type { BusLogger };
@@ -393,7 +412,12 @@ export class NatsBus implements Bus {
       done?.(rpcOutcomeOf(reply));
       return reply;
     } catch (e) {
-      const unavailable = e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders()) || e instanceof TimeoutError || e instanceof ClosedConnectionError || e instanceof DrainingConnectionError;
+      const unavailable =
+        e instanceof NoRespondersError ||
+        (e instanceof RequestError && e.isNoResponders()) ||
+        e instanceof TimeoutError ||
+        e instanceof ClosedConnectionError ||
+        e instanceof DrainingConnectionError;
       done?.(unavailable ? 'unavailable' : 'error');
       if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) throw new RpcUnavailableError(subject, 'no responders');
       if (e instanceof TimeoutError) throw new RpcUnavailableError(subject, `no reply within ${timeoutMs} ms`);

@@ -140,7 +140,12 @@ describe('browse', () => {
       expect(r.entries.find((e) => e.name === 'locked')).toEqual({ name: 'locked', path: locked, readable: false });
       expect(r.entries.find((e) => e.name === 'Alpha')?.readable).toBe(true);
       expect(await asUnprivileged(() => browse([root], locked))).toEqual({ error: BrowseMessages.unreadable });
-      expect(await asUnprivileged(() => browse([locked], undefined))).toEqual({ path: null, parent: null, truncated: false, entries: [{ name: locked, path: locked, readable: false }] });
+      expect(await asUnprivileged(() => browse([locked], undefined))).toEqual({
+        path: null,
+        parent: null,
+        truncated: false,
+        entries: [{ name: locked, path: locked, readable: false }],
+      });
     } finally {
       await chmod(locked, 0o755);
     }

@@ -20,7 +20,10 @@ function file(name: string, bytes: Buffer): string {
 }
 
 async function failure(path: string): Promise<BookError> {
-  const e = await extract(path, 'cbr').then(() => null, (x: unknown) => x);
+  const e = await extract(path, 'cbr').then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(BookError);
   return e as BookError;
 }
@@ -28,12 +31,15 @@ async function failure(path: string): Promise<BookError> {
 describe('CBR', () => {
   it('reads ComicInfo.xml, counts the pages and takes the first page as the cover', async () => {
     const first = await jpeg(20, 30, '#123');
-    const path = file('comic.cbr', buildRar([
-      { name: 'ComicInfo.xml', data: '<ComicInfo><Title>Rar Title</Title><Series>Rar Saga</Series><Number>4</Number></ComicInfo>' },
-      { name: 'p10.jpg', data: await jpeg(5, 5) },
-      { name: 'p2.jpg', data: await jpeg(6, 6) },
-      { name: 'P1.jpg', data: first },
-    ]));
+    const path = file(
+      'comic.cbr',
+      buildRar([
+        { name: 'ComicInfo.xml', data: '<ComicInfo><Title>Rar Title</Title><Series>Rar Saga</Series><Number>4</Number></ComicInfo>' },
+        { name: 'p10.jpg', data: await jpeg(5, 5) },
+        { name: 'p2.jpg', data: await jpeg(6, 6) },
+        { name: 'P1.jpg', data: first },
+      ]),
+    );
     const r = await extract(path, 'cbr');
     expect(r.metadata).toMatchObject({ title: 'Rar Title', series: 'Rar Saga', series_index: 4, page_count: 3 });
     expect(r.cover?.equals(first)).toBe(true);

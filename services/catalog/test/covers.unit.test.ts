@@ -9,10 +9,13 @@ const dir = mkdtempSync(join(tmpdir(), 'bindery-covers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it('keeps even a noisy full-size cover small enough for one bus reply', async () => {
-  const w = 2000, h = 3000;
+  const w = 2000,
+    h = 3000;
   const noise = Buffer.alloc(w * h * 3);
   for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
-  const png = await sharp(noise, { raw: { width: w, height: h, channels: 3 } }).png().toBuffer();
+  const png = await sharp(noise, { raw: { width: w, height: h, channels: 3 } })
+    .png()
+    .toBuffer();
   const out = await writeCovers(png, dir, 'noise');
   const cover = readFileSync(join(dir, out.cover));
   expect(cover.length).toBeLessThanOrEqual(COVER_MAX_BYTES);

@@ -56,7 +56,12 @@ describe('watcher', () => {
     const { lib, outside } = library('watch');
     let changes = 0;
     const errors: Error[] = [];
-    const w = chokidarWatch([lib], { polling: false, intervalMs: 1000 }, () => changes++, (e) => errors.push(e));
+    const w = chokidarWatch(
+      [lib],
+      { polling: false, intervalMs: 1000 },
+      () => changes++,
+      (e) => errors.push(e),
+    );
     try {
       await new Promise((r) => setTimeout(r, 1500));
       // chokidar reports the links themselves once as it starts; what counts is what comes after

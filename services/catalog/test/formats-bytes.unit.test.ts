@@ -18,8 +18,14 @@ describe.skipIf(!HAVE_SAMPLES)('extract from bytes already read (../shared/peers
     const bytes = readFileSync(path);
     expect(hashBytes(bytes)).toEqual(await hashFile(path));
     const fmt = formatOf(name)!;
-    const fromFile = await extract(path, fmt).then((x) => ({ ok: x.metadata, cover: x.cover?.length ?? 0 }), (e) => ({ err: (e as Error).message, book: e instanceof BookError }));
-    const fromBytes = await extract(path, fmt, { bytes }).then((x) => ({ ok: x.metadata, cover: x.cover?.length ?? 0 }), (e) => ({ err: (e as Error).message, book: e instanceof BookError }));
+    const fromFile = await extract(path, fmt).then(
+      (x) => ({ ok: x.metadata, cover: x.cover?.length ?? 0 }),
+      (e) => ({ err: (e as Error).message, book: e instanceof BookError }),
+    );
+    const fromBytes = await extract(path, fmt, { bytes }).then(
+      (x) => ({ ok: x.metadata, cover: x.cover?.length ?? 0 }),
+      (e) => ({ err: (e as Error).message, book: e instanceof BookError }),
+    );
     expect(fromBytes).toEqual(fromFile);
   });
 });

@@ -11,10 +11,18 @@ const BOOKS = join(SAMPLES, 'books');
 const HAVE_SAMPLES = existsSync(join(SAMPLES, 'koreader-partial-md5.tsv'));
 if (!HAVE_SAMPLES) console.warn(`skipped: formats-hash needs ${BOOKS}, which is absent`);
 
-interface Row { set: string; path: string; size: number; sha256: string; partial_md5: string }
+interface Row {
+  set: string;
+  path: string;
+  size: number;
+  sha256: string;
+  partial_md5: string;
+}
 
 const rows: Row[] = (HAVE_SAMPLES ? readFileSync(join(SAMPLES, 'koreader-partial-md5.tsv'), 'utf8') : '')
-  .split('\n').slice(1).filter((l) => l.trim() !== '')
+  .split('\n')
+  .slice(1)
+  .filter((l) => l.trim() !== '')
   .map((l) => {
     const [set, path, size, sha256, partial_md5] = l.split('\t') as [string, string, string, string, string];
     return { set, path, size: Number(size), sha256, partial_md5 };

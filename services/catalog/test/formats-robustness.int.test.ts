@@ -24,7 +24,10 @@ function file(name: string, data: Buffer | string): string {
 }
 
 async function failure(path: string, format: BookFormat): Promise<BookError> {
-  const result = await extract(path, format).then((r: Extracted) => r, (e: unknown) => e);
+  const result = await extract(path, format).then(
+    (r: Extracted) => r,
+    (e: unknown) => e,
+  );
   expect(result).toBeInstanceOf(BookError);
   return result as BookError;
 }
@@ -41,10 +44,20 @@ describe('EPUB covers', () => {
   it('follows the guide to an XHTML cover page and its first image, with percent-encoded hrefs', async () => {
     const cover = await jpeg(40, 60);
     const page = `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><body><div><img src="../images/the%20cover.jpg" alt=""/></div><img src="../images/other.jpg"/></body></html>`;
-    const path = file('guide.epub', makeEpub(
-      OPF('', '<item id="p" href="text/cover.xhtml" media-type="application/xhtml+xml"/>').replace('</package>', '<guide><reference type="cover" href="text/cover.xhtml"/></guide></package>'),
-      [{ name: 'OEBPS/text/cover.xhtml', data: page, deflate: true }, { name: 'OEBPS/images/the cover.jpg', data: cover }, { name: 'OEBPS/images/other.jpg', data: await jpeg(5, 5) }],
-    ));
+    const path = file(
+      'guide.epub',
+      makeEpub(
+        OPF('', '<item id="p" href="text/cover.xhtml" media-type="application/xhtml+xml"/>').replace(
+          '</package>',
+          '<guide><reference type="cover" href="text/cover.xhtml"/></guide></package>',
+        ),
+        [
+          { name: 'OEBPS/text/cover.xhtml', data: page, deflate: true },
+          { name: 'OEBPS/images/the cover.jpg', data: cover },
+          { name: 'OEBPS/images/other.jpg', data: await jpeg(5, 5) },
+        ],
+      ),
+    );
     const r = await extract(path, 'epub');
     expect(r.metadata.title).toBe('Built Book');
     expect(r.metadata.contributors).toEqual([{ name: 'Bea Builder', role: 'author' }]);
@@ -54,19 +67,28 @@ describe('EPUB covers', () => {
   it('follows an SVG cover page (xlink:href)', async () => {
     const cover = await png(30, 40);
     const page = `<html xmlns="http://www.w3.org/1999/xhtml" xmlns:xlink="http://www.w3.org/1999/xlink"><body><svg xmlns="http://www.w3.org/2000/svg"><image xlink:href="cover.png"/></svg></body></html>`;
-    const path = file('svg.epub', makeEpub(
-      OPF('<meta name="cover" content="cp"/>', '<item id="cp" href="cover.xhtml" media-type="application/xhtml+xml"/>'),
-      [{ name: 'OEBPS/cover.xhtml', data: page }, { name: 'OEBPS/cover.png', data: cover }],
-    ));
+    const path = file(
+      'svg.epub',
+      makeEpub(OPF('<meta name="cover" content="cp"/>', '<item id="cp" href="cover.xhtml" media-type="application/xhtml+xml"/>'), [
+        { name: 'OEBPS/cover.xhtml', data: page },
+        { name: 'OEBPS/cover.png', data: cover },
+      ]),
+    );
     expect((await extract(path, 'epub')).cover?.equals(cover)).toBe(true);
   });
 
   it('falls back to a manifest image named cover, and ignores a cover that is not an image', async () => {
     const cover = await jpeg(10, 10);
-    const path = file('named.epub', makeEpub(
-      OPF('<meta name="cover" content="bogus"/>', '<item id="bogus" href="fake.jpg" media-type="image/jpeg"/><item id="x" href="img/cover.jpg" media-type="image/jpeg"/>'),
-      [{ name: 'OEBPS/fake.jpg', data: 'not an image at all' }, { name: 'OEBPS/img/cover.jpg', data: cover }],
-    ));
+    const path = file(
+      'named.epub',
+      makeEpub(
+        OPF('<meta name="cover" content="bogus"/>', '<item id="bogus" href="fake.jpg" media-type="image/jpeg"/><item id="x" href="img/cover.jpg" media-type="image/jpeg"/>'),
+        [
+          { name: 'OEBPS/fake.jpg', data: 'not an image at all' },
+          { name: 'OEBPS/img/cover.jpg', data: cover },
+        ],
+      ),
+    );
     expect((await extract(path, 'epub')).cover?.equals(cover)).toBe(true);
   });
 
@@ -84,7 +106,10 @@ describe('EPUB covers', () => {
 
 describe('broken EPUBs', () => {
   it('says what is missing', async () => {
-    const noContainer = buildZip([{ name: 'mimetype', data: 'application/epub+zip' }, { name: 'content.opf', data: OPF() }]);
+    const noContainer = buildZip([
+      { name: 'mimetype', data: 'application/epub+zip' },
+      { name: 'content.opf', data: OPF() },
+    ]);
     expect((await failure(file('nocontainer.epub', noContainer), 'epub')).message).toBe('not a valid EPUB: missing META-INF/container.xml');
     const emptyContainer = buildZip([{ name: 'META-INF/container.xml', data: '<container><rootfiles/></container>' }]);
     expect((await failure(file('emptycontainer.epub', emptyContainer), 'epub')).message).toBe('not a valid EPUB: container.xml names no package document');
@@ -219,13 +244,16 @@ describe('zip bombs', () => {
 describe('CBZ', () => {
   it('ignores a malformed ComicInfo.xml and uses the first page in natural order', async () => {
     const first = await jpeg(20, 30, '#123');
-    const path = file('comic.cbz', buildZip([
-      { name: 'ComicInfo.xml', data: '<ComicInfo><Title>Broken<Series></ComicInfo' },
-      { name: 'p10.jpg', data: await jpeg(5, 5) },
-      { name: 'p2.png', data: await png(5, 5) },
-      { name: '__MACOSX/._p1.jpg', data: 'junk' },
-      { name: 'P1.jpg', data: first },
-    ]));
+    const path = file(
+      'comic.cbz',
+      buildZip([
+        { name: 'ComicInfo.xml', data: '<ComicInfo><Title>Broken<Series></ComicInfo' },
+        { name: 'p10.jpg', data: await jpeg(5, 5) },
+        { name: 'p2.png', data: await png(5, 5) },
+        { name: '__MACOSX/._p1.jpg', data: 'junk' },
+        { name: 'P1.jpg', data: first },
+      ]),
+    );
     const r = await extract(path, 'cbz');
     expect(r.metadata.page_count).toBe(3);
     expect(r.metadata.title).toBeNull(); // nothing from a document that is not well-formed
@@ -260,21 +288,56 @@ describe('CBR, CB7', () => {
 describe('MOBI', () => {
   it('reads a Windows-1252 book with several authors and a cover record', async () => {
     const cover = await jpeg(30, 45);
-    const path = file('cp.mobi', buildMobi({
-      fullName: 'Caf\u00e9 Cr\u00e8me',
-      encoding: 1252,
-      exth: [[100, 'Ann \u00c9crivain'], [100, 'Bob Writer'], [101, 'Pub & Co'], [103, '<p>A <i>good</i> book.</p>'], [104, '978-0-306-40615-7'],
-        [105, 'Drama'], [106, '1999-01-01'], [524, 'fr'], [112, 'calibre:abc'], [201, 0]],
-      images: [cover, await jpeg(5, 5)],
-    }));
+    const path = file(
+      'cp.mobi',
+      buildMobi({
+        fullName: 'Caf\u00e9 Cr\u00e8me',
+        encoding: 1252,
+        exth: [
+          [100, 'Ann \u00c9crivain'],
+          [100, 'Bob Writer'],
+          [101, 'Pub & Co'],
+          [103, '<p>A <i>good</i> book.</p>'],
+          [104, '978-0-306-40615-7'],
+          [105, 'Drama'],
+          [106, '1999-01-01'],
+          [524, 'fr'],
+          [112, 'calibre:abc'],
+          [201, 0],
+        ],
+        images: [cover, await jpeg(5, 5)],
+      }),
+    );
     const r = await extract(path, 'mobi');
-    expect(r.metadata).toMatchObject({ title: 'Caf\u00e9 Cr\u00e8me', publisher: 'Pub & Co', description: 'A good book.', isbn: '9780306406157', subjects: ['Drama'], year: 1999, language: 'fr', identifiers: { isbn: '9780306406157', calibre: 'abc' } });
-    expect(r.metadata.contributors).toEqual([{ name: 'Ann \u00c9crivain', role: 'author' }, { name: 'Bob Writer', role: 'author' }]);
+    expect(r.metadata).toMatchObject({
+      title: 'Caf\u00e9 Cr\u00e8me',
+      publisher: 'Pub & Co',
+      description: 'A good book.',
+      isbn: '9780306406157',
+      subjects: ['Drama'],
+      year: 1999,
+      language: 'fr',
+      identifiers: { isbn: '9780306406157', calibre: 'abc' },
+    });
+    expect(r.metadata.contributors).toEqual([
+      { name: 'Ann \u00c9crivain', role: 'author' },
+      { name: 'Bob Writer', role: 'author' },
+    ]);
     expect(r.cover?.equals(cover)).toBe(true);
   });
 
   it('prefers the EXTH 503 title and ignores a cover offset past the last record', async () => {
-    const path = file('t.azw3', buildMobi({ fullName: 'Full Name', exth: [[503, 'Updated Title'], [201, 7]], images: [await jpeg(5, 5)] }));
+    const path = file(
+      't.azw3',
+      buildMobi({
+        fullName: 'Full Name',
+        exth: [
+          [503, 'Updated Title'],
+          [201, 7],
+        ],
+        images: [await jpeg(5, 5)],
+      }),
+    );
     const r = await extract(path, 'azw3');
     expect(r.metadata.title).toBe('Updated Title');
     expect(r.cover).toBeNull();
@@ -319,7 +382,8 @@ describe('FB2', () => {
 
   it('skips the body and handles namespace prefixes and a prolog', async () => {
     const cover = await jpeg(8, 8);
-    const doc = `<?xml version="1.0"?>\n<!-- made by hand -->\n<!DOCTYPE fb>\n<fb:FictionBook xmlns:fb="http://www.gribuser.ru/xml/fictionbook/2.0" xmlns:xlink="http://www.w3.org/1999/xlink">` +
+    const doc =
+      `<?xml version="1.0"?>\n<!-- made by hand -->\n<!DOCTYPE fb>\n<fb:FictionBook xmlns:fb="http://www.gribuser.ru/xml/fictionbook/2.0" xmlns:xlink="http://www.w3.org/1999/xlink">` +
       `<fb:description><fb:title-info><fb:book-title>Prefixed</fb:book-title><fb:coverpage><fb:image xlink:href="#c1"/></fb:coverpage></fb:title-info></fb:description>` +
       `<fb:body><fb:p>unclosed <fb:b></fb:body><fb:binary id='c0'>AAAA</fb:binary><fb:binary content-type="image/jpeg" id='c1'>${cover.toString('base64')}</fb:binary></fb:FictionBook>`;
     const r = await extract(file('prefixed.fb2', doc), 'fb2');
@@ -342,7 +406,10 @@ describe('PDF', () => {
     const good = readFileSync(join(BOOKS, 'The Forgotten Archive_ A Novel - Emil Wójcik.pdf'));
     const cut = file('cut.pdf', good.subarray(0, Math.floor(good.length / 2)));
     const t = Date.now();
-    const outcome = await extract(cut, 'pdf').then((r) => r.metadata.page_count, (e: unknown) => e);
+    const outcome = await extract(cut, 'pdf').then(
+      (r) => r.metadata.page_count,
+      (e: unknown) => e,
+    );
     expect(outcome === null || typeof outcome === 'number' || outcome instanceof BookError).toBe(true);
     expect(Date.now() - t).toBeLessThan(20_000);
   });
@@ -372,43 +439,54 @@ describe('writeCovers', () => {
 });
 
 describe('mutated samples', () => {
-  it.skipIf(!HAVE_SAMPLES)('flipped, cut and spliced bytes give a result or a BookError, never anything else', async () => {
-    let seed = 20_240_601;
-    const random = (n: number): number => {
-      seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
-      return seed % Math.max(1, n);
-    };
-    for (const name of readdirSync(BOOKS)) {
-      const ext = name.split('.').pop() as BookFormat;
-      if (name.endsWith('.tsv')) continue;
-      const original = readFileSync(join(BOOKS, name));
-      if (original.length === 0) continue;
-      for (let i = 0; i < 12; i++) {
-        let data = Buffer.from(original);
-        if (i % 3 === 0) for (let k = 0; k <= random(20); k++) data[random(data.length)] = random(256);
-        if (i % 3 === 1) data = data.subarray(0, random(data.length));
-        if (i % 3 === 2) data = Buffer.concat([data.subarray(0, random(data.length)), Buffer.alloc(random(1000), random(256)), data.subarray(random(data.length))]);
-        const outcome = await extract(file(`mutant.${ext}`, data), ext).then(() => 'ok', (e: unknown) => e);
-        if (outcome !== 'ok') expect(outcome, `${name} mutation ${i}`).toBeInstanceOf(BookError);
+  it.skipIf(!HAVE_SAMPLES)(
+    'flipped, cut and spliced bytes give a result or a BookError, never anything else',
+    async () => {
+      let seed = 20_240_601;
+      const random = (n: number): number => {
+        seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+        return seed % Math.max(1, n);
+      };
+      for (const name of readdirSync(BOOKS)) {
+        const ext = name.split('.').pop() as BookFormat;
+        if (name.endsWith('.tsv')) continue;
+        const original = readFileSync(join(BOOKS, name));
+        if (original.length === 0) continue;
+        for (let i = 0; i < 12; i++) {
+          let data = Buffer.from(original);
+          if (i % 3 === 0) for (let k = 0; k <= random(20); k++) data[random(data.length)] = random(256);
+          if (i % 3 === 1) data = data.subarray(0, random(data.length));
+          if (i % 3 === 2) data = Buffer.concat([data.subarray(0, random(data.length)), Buffer.alloc(random(1000), random(256)), data.subarray(random(data.length))]);
+          const outcome = await extract(file(`mutant.${ext}`, data), ext).then(
+            () => 'ok',
+            (e: unknown) => e,
+          );
+          if (outcome !== 'ok') expect(outcome, `${name} mutation ${i}`).toBeInstanceOf(BookError);
+        }
       }
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });
 
 describe('resources', () => {
-  it.skipIf(!HAVE_SAMPLES)('leaves no file descriptors open after good and bad books alike', async () => {
-    const before = openFds();
-    for (let round = 0; round < 3; round++) {
-      for (const name of readdirSync(BOOKS)) {
-        const format = name.endsWith('.tsv') ? null : (name.split('.').pop() as BookFormat);
-        if (format) await extract(join(BOOKS, name), format).catch(() => null);
+  it.skipIf(!HAVE_SAMPLES)(
+    'leaves no file descriptors open after good and bad books alike',
+    async () => {
+      const before = openFds();
+      for (let round = 0; round < 3; round++) {
+        for (const name of readdirSync(BOOKS)) {
+          const format = name.endsWith('.tsv') ? null : (name.split('.').pop() as BookFormat);
+          if (format) await extract(join(BOOKS, name), format).catch(() => null);
+        }
+        for (const name of readdirSync(tmp)) {
+          const ext = name.split('.').pop();
+          if (ext && ['epub', 'cbz', 'cbr', 'cb7', 'mobi', 'azw3', 'fb2', 'pdf'].includes(ext)) await extract(join(tmp, name), ext as BookFormat).catch(() => null);
+        }
       }
-      for (const name of readdirSync(tmp)) {
-        const ext = name.split('.').pop();
-        if (ext && ['epub', 'cbz', 'cbr', 'cb7', 'mobi', 'azw3', 'fb2', 'pdf'].includes(ext)) await extract(join(tmp, name), ext as BookFormat).catch(() => null);
-      }
-    }
-    await new Promise((r) => setTimeout(r, 200));
-    expect(openFds()).toBeLessThanOrEqual(before);
-  }, 60_000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(openFds()).toBeLessThanOrEqual(before);
+    },
+    60_000,
+  );
 });

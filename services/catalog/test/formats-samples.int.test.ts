@@ -12,7 +12,20 @@ const BOOKS = join(REPO, '../shared/peers/samples/books');
 const HAVE_SAMPLES = existsSync(join(BOOKS, 'manifest.tsv'));
 if (!HAVE_SAMPLES) console.warn(`skipped: formats-samples needs ${BOOKS}, which is absent`);
 
-interface Sample { path: string; kind: string; format: string; title: string; authors: string; series: string; series_index: string; language: string; isbn: string; publisher: string; year: string; note: string }
+interface Sample {
+  path: string;
+  kind: string;
+  format: string;
+  title: string;
+  authors: string;
+  series: string;
+  series_index: string;
+  language: string;
+  isbn: string;
+  publisher: string;
+  year: string;
+  note: string;
+}
 
 const [head, ...lines] = (HAVE_SAMPLES ? readFileSync(join(BOOKS, 'manifest.tsv'), 'utf8') : 'path').split('\n').filter((l) => l.trim() !== '');
 const columns = (head as string).split('\t');
@@ -34,9 +47,12 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describe.skipIf(!HAVE_SAMPLES)('sample books from the manifest (../shared/peers/samples)', () => {
   it('covers the formats the brief names', () => {
     expect(new Set(samples.filter((s) => s.kind === 'book').map((s) => formatOf(s.path)))).toEqual(new Set(['pdf', 'mobi', 'azw3', 'epub', 'cbz']));
-    expect(samples.filter((s) => s.kind === 'corrupt').map((s) => s.path).sort()).toEqual(
-      ['empty.epub', 'garbage.pdf', 'missing-opf.epub', 'no-images.cbz', 'not-a-zip.epub', 'truncated.epub', 'zero.cbz'],
-    );
+    expect(
+      samples
+        .filter((s) => s.kind === 'corrupt')
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual(['empty.epub', 'garbage.pdf', 'missing-opf.epub', 'no-images.cbz', 'not-a-zip.epub', 'truncated.epub', 'zero.cbz']);
   });
 
   for (const s of samples.filter((x) => x.kind === 'book')) {
@@ -58,14 +74,21 @@ describe.skipIf(!HAVE_SAMPLES)('sample books from the manifest (../shared/peers/
 
   for (const s of samples.filter((x) => x.kind === 'corrupt')) {
     it(`rejects ${s.path} with a BookError`, async () => {
-      const error = await extract(onDisk(s.path), formatOf(s.path)!).then(() => null, (e: unknown) => e);
+      const error = await extract(onDisk(s.path), formatOf(s.path)!).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(BookError);
       expect((error as Error).message.length).toBeLessThan(160);
     });
   }
 
   it('gives the reasons people need to see', async () => {
-    const reason = (name: string): Promise<string> => extract(onDisk(name), formatOf(name)!).then(() => 'no error', (e: Error) => e.message);
+    const reason = (name: string): Promise<string> =>
+      extract(onDisk(name), formatOf(name)!).then(
+        () => 'no error',
+        (e: Error) => e.message,
+      );
     expect(await reason('missing-opf.epub')).toBe('not a valid EPUB: missing EPUB/content.opf');
     expect(await reason('no-images.cbz')).toBe('no images in archive');
     expect(await reason('empty.epub')).toMatch(/^not a valid EPUB/u);
@@ -75,7 +98,10 @@ describe.skipIf(!HAVE_SAMPLES)('sample books from the manifest (../shared/peers/
   it('reads the comic metadata from ComicInfo.xml', async () => {
     const { metadata: m, cover } = await extract(onDisk('ねこの探偵 - Chapter 004.cbz'), 'cbz');
     expect(m).toMatchObject({ series: 'ねこの探偵', series_index: 4, page_count: 4, reading_direction: 'rtl', year: 2019, publisher: 'Tsuki Shobo', subjects: ['Mystery'] });
-    expect(m.contributors).toEqual([{ name: '佐藤 優', role: 'writer' }, { name: '佐藤 優', role: 'penciller' }]);
+    expect(m.contributors).toEqual([
+      { name: '佐藤 優', role: 'writer' },
+      { name: '佐藤 優', role: 'penciller' },
+    ]);
     expect(cover?.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
   });
 

@@ -156,20 +156,39 @@ describe('OPF', () => {
     const { metadata: m, covers } = parsePackage(xml(EPUB2), 'OEBPS/content.opf');
     expect(m.title).toBe('The Title');
     expect(m.contributors).toEqual([
-      { name: 'Jane Doe', role: 'author' }, { name: 'Tom Translator', role: 'translator' }, { name: 'Anne Author', role: 'author' },
-      { name: 'Ivy Illustrator', role: 'illustrator' }, { name: 'Carl Helper', role: 'contributor' },
+      { name: 'Jane Doe', role: 'author' },
+      { name: 'Tom Translator', role: 'translator' },
+      { name: 'Anne Author', role: 'author' },
+      { name: 'Ivy Illustrator', role: 'illustrator' },
+      { name: 'Carl Helper', role: 'contributor' },
     ]);
     expect(m.identifiers).toEqual({ isbn: '9780306406157', calibre: '1234', uuid: '0caf8215-48f2-5e97-a808-ac7c9e750901' });
     expect(m.isbn).toBe('9780306406157');
-    expect(m).toMatchObject({ series: 'The Saga', series_index: 2.5, year: 1999, language: 'en-GB', publisher: 'Acme & Co', subjects: ['Fantasy', 'Magic'], page_count: null, reading_direction: null });
+    expect(m).toMatchObject({
+      series: 'The Saga',
+      series_index: 2.5,
+      year: 1999,
+      language: 'en-GB',
+      publisher: 'Acme & Co',
+      subjects: ['Fantasy', 'Magic'],
+      page_count: null,
+      reading_direction: null,
+    });
     expect(m.description).toBe('First para.\nSecond & last.');
-    expect(covers).toEqual([{ path: 'OEBPS/images/Cover Art.jpg', page: false }, { path: 'OEBPS/text/cover.xhtml', page: true }]);
+    expect(covers).toEqual([
+      { path: 'OEBPS/images/Cover Art.jpg', page: false },
+      { path: 'OEBPS/text/cover.xhtml', page: true },
+    ]);
   });
 
   it('reads EPUB 3 metadata with refines', () => {
     const { metadata: m, covers } = parsePackage(xml(EPUB3), 'content.opf');
     expect(m.title).toBe('The Main Title');
-    expect(m.contributors).toEqual([{ name: 'Eddie Editor', role: 'editor' }, { name: 'Alice Author', role: 'author' }, { name: 'Nora Narrator', role: 'narrator' }]);
+    expect(m.contributors).toEqual([
+      { name: 'Eddie Editor', role: 'editor' },
+      { name: 'Alice Author', role: 'author' },
+      { name: 'Nora Narrator', role: 'narrator' },
+    ]);
     expect(m.isbn).toBe('9781234567897');
     expect(m).toMatchObject({ series: 'Expanse', series_index: 3, year: 2011, reading_direction: 'rtl' });
     expect(covers[0]).toEqual({ path: 'cover.png', page: false });
@@ -201,13 +220,26 @@ describe('ComicInfo', () => {
     const info = parseComicInfo(COMIC_INFO)!;
     expect(info.frontCover).toBe(2);
     expect(info.metadata).toMatchObject({
-      title: 'Issue Title', series: 'Hero', series_index: 4.5, description: 'Bold summary', year: 2017, language: 'en',
-      publisher: 'Pub', subjects: ['Action', 'Drama', 'capes'], reading_direction: 'rtl',
+      title: 'Issue Title',
+      series: 'Hero',
+      series_index: 4.5,
+      description: 'Bold summary',
+      year: 2017,
+      language: 'en',
+      publisher: 'Pub',
+      subjects: ['Action', 'Drama', 'capes'],
+      reading_direction: 'rtl',
     });
     expect(info.metadata.contributors).toEqual([
-      { name: 'Ann Writer', role: 'writer' }, { name: 'Bob Writer', role: 'writer' }, { name: 'Pen Cil', role: 'penciller' },
-      { name: 'Ink Er', role: 'inker' }, { name: 'Col Or', role: 'colorist' }, { name: 'Let Ter', role: 'letterer' },
-      { name: 'Cov Er', role: 'cover_artist' }, { name: 'Ed It', role: 'editor' }, { name: 'Trans Lator', role: 'translator' },
+      { name: 'Ann Writer', role: 'writer' },
+      { name: 'Bob Writer', role: 'writer' },
+      { name: 'Pen Cil', role: 'penciller' },
+      { name: 'Ink Er', role: 'inker' },
+      { name: 'Col Or', role: 'colorist' },
+      { name: 'Let Ter', role: 'letterer' },
+      { name: 'Cov Er', role: 'cover_artist' },
+      { name: 'Ed It', role: 'editor' },
+      { name: 'Trans Lator', role: 'translator' },
     ]);
   });
 
@@ -243,11 +275,20 @@ describe('FB2 description', () => {
     </description></FictionBook>`);
     const m = fb2Metadata(root.children.find((c): c is XmlElement => typeof c !== 'string' && c.name === 'description')!);
     expect(m).toMatchObject({
-      title: 'Война и мир', language: 'ru', series: 'Эпопея', series_index: 1, year: 1869, publisher: 'Изд',
-      isbn: '517012345X', subjects: ['sf', 'adventure'], identifiers: { isbn: '517012345X', fb2: 'abc-123' },
+      title: 'Война и мир',
+      language: 'ru',
+      series: 'Эпопея',
+      series_index: 1,
+      year: 1869,
+      publisher: 'Изд',
+      isbn: '517012345X',
+      subjects: ['sf', 'adventure'],
+      identifiers: { isbn: '517012345X', fb2: 'abc-123' },
     });
     expect(m.contributors).toEqual([
-      { name: 'Лев Николаевич Толстой', role: 'author' }, { name: 'anon', role: 'author' }, { name: 'Tr Anslator', role: 'translator' },
+      { name: 'Лев Николаевич Толстой', role: 'author' },
+      { name: 'anon', role: 'author' },
+      { name: 'Tr Anslator', role: 'translator' },
     ]);
     expect(m.description).toBe('Первый.\n\nВторой & последний.');
   });
@@ -255,13 +296,34 @@ describe('FB2 description', () => {
 
 describe('PDF metadata', () => {
   it('prefers the Info dictionary and takes the year from XMP dc:date', () => {
-    const xmp = new Map<string, unknown>([['dc:date', ['1937-03-02T00:00:00+00:00']], ['dc:language', ['fr']], ['dc:publisher', ['Faro']], ['prism:isbn', '9782894133040'], ['dc:title', 'XMP title']]);
+    const xmp = new Map<string, unknown>([
+      ['dc:date', ['1937-03-02T00:00:00+00:00']],
+      ['dc:language', ['fr']],
+      ['dc:publisher', ['Faro']],
+      ['prism:isbn', '9782894133040'],
+      ['dc:title', 'XMP title'],
+    ]);
     const m = pdfMetadata({ Title: 'Info title', Author: 'Ann Smith & Bob Jones', Subject: 'About it', Keywords: 'a, b; c', CreationDate: "D:20261122025048+00'00'" }, xmp, 90);
-    expect(m).toMatchObject({ title: 'Info title', description: 'About it', subjects: ['a', 'b', 'c'], year: 1937, language: 'fr', publisher: 'Faro', isbn: '9782894133040', page_count: 90 });
-    expect(m.contributors).toEqual([{ name: 'Ann Smith', role: 'author' }, { name: 'Bob Jones', role: 'author' }]);
+    expect(m).toMatchObject({
+      title: 'Info title',
+      description: 'About it',
+      subjects: ['a', 'b', 'c'],
+      year: 1937,
+      language: 'fr',
+      publisher: 'Faro',
+      isbn: '9782894133040',
+      page_count: 90,
+    });
+    expect(m.contributors).toEqual([
+      { name: 'Ann Smith', role: 'author' },
+      { name: 'Bob Jones', role: 'author' },
+    ]);
   });
   it('falls back to XMP and CreationDate', () => {
-    const xmp = new Map<string, unknown>([['dc:title', 'XMP title'], ['dc:creator', ['A One', 'B Two']]]);
+    const xmp = new Map<string, unknown>([
+      ['dc:title', 'XMP title'],
+      ['dc:creator', ['A One', 'B Two']],
+    ]);
     const m = pdfMetadata({ Title: '  ', CreationDate: 'D:2004' }, xmp, 3);
     expect(m).toMatchObject({ title: 'XMP title', year: 2004 });
     expect(m.contributors.map((c) => c.name)).toEqual(['A One', 'B Two']);

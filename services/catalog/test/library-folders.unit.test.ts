@@ -23,7 +23,20 @@ describe('system folders', () => {
   });
 
   it('leave ordinary places alone, and judge by whole segments', () => {
-    for (const p of ['/books', '/srv/books', '/mnt/nas/comics', '/media/usb', '/home/ann/Books', '/run/media/ann/USB', '/var/lib/books', '/usr/share/books', '/tmp/library', '/etcetera', '/devices', '/procs']) {
+    for (const p of [
+      '/books',
+      '/srv/books',
+      '/mnt/nas/comics',
+      '/media/usb',
+      '/home/ann/Books',
+      '/run/media/ann/USB',
+      '/var/lib/books',
+      '/usr/share/books',
+      '/tmp/library',
+      '/etcetera',
+      '/devices',
+      '/procs',
+    ]) {
       expect(isSystemFolder(p), p).toBe(false);
     }
     expect(inSystemTree('/usr')).toBe(false);

@@ -34,7 +34,6 @@ import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
 
-
 export interface AppOptions {
   bus: Bus;
   log: Logger;

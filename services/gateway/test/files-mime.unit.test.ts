@@ -57,7 +57,7 @@ describe('contentDisposition', () => {
     expect(v).toBe(`inline; filename="a_b_c_41__Set-Cookie: x.epub"; filename*=UTF-8''a%22b%5Cc%2541%0D%0ASet-Cookie%3A%20x.epub`);
   });
 
-  it("encodes the characters encodeURIComponent leaves but RFC 8187 does not allow", () => {
+  it('encodes the characters encodeURIComponent leaves but RFC 8187 does not allow', () => {
     expect(contentDisposition("it's (1)*.epub")).toBe(`inline; filename="it's (1)*.epub"; filename*=UTF-8''it%27s%20%281%29%2A.epub`);
   });
 

@@ -7,7 +7,9 @@ function fakeSocket(buffered = 0) {
   const sent: string[] = [];
   const closed: [number, string][] = [];
   const socket = {
-    OPEN: 1, readyState: 1, bufferedAmount: buffered,
+    OPEN: 1,
+    readyState: 1,
+    bufferedAmount: buffered,
     send: (t: string) => sent.push(t),
     close: (code: number, reason: string) => closed.push([code, reason]),
     terminate: () => undefined,
@@ -15,8 +17,12 @@ function fakeSocket(buffered = 0) {
   return { socket, sent, closed };
 }
 
-const member = (s: ReturnType<typeof fakeSocket>, userId: string, topics: Member['topics']): Member =>
-  ({ socket: s.socket as unknown as Member['socket'], userId, role: 'user', topics });
+const member = (s: ReturnType<typeof fakeSocket>, userId: string, topics: Member['topics']): Member => ({
+  socket: s.socket as unknown as Member['socket'],
+  userId,
+  role: 'user',
+  topics,
+});
 
 describe('LiveHub', () => {
   it('delivers a topic to its subscribers only, and a user-scoped message to that user only', () => {

@@ -50,7 +50,15 @@ describe('OPDS rendering', () => {
   });
   it('escapes text, drops characters XML cannot carry, and writes paging links', () => {
     const xml = navigationFeed(
-      { key: 'k', title: 'A & B <C>\u0001', kind: 'navigation', base: '/opds', self: '/opds/x?page=2&per_page=1', updated: '2026-01-01T00:00:00.000Z', paging: { page: 2, perPage: 1, offset: 1, total: 3, path: '/opds/x', query: { q: 'a b' } } },
+      {
+        key: 'k',
+        title: 'A & B <C>\u0001',
+        kind: 'navigation',
+        base: '/opds',
+        self: '/opds/x?page=2&per_page=1',
+        updated: '2026-01-01T00:00:00.000Z',
+        paging: { page: 2, perPage: 1, offset: 1, total: 3, path: '/opds/x', query: { q: 'a b' } },
+      },
       [],
     );
     expect(xml).toContain('<title>A &amp; B &lt;C&gt;</title>');
@@ -58,16 +66,35 @@ describe('OPDS rendering', () => {
     expect(xml).toContain('<link rel="last" href="/opds/x?q=a+b&amp;page=3&amp;per_page=1"');
     expect(xml).toContain('<link rel="previous" href="/opds/x?q=a+b&amp;page=1&amp;per_page=1"');
     expect(xml).toContain('<link rel="next" href="/opds/x?q=a+b&amp;page=3&amp;per_page=1"');
-    expect(xml).toContain('<opensearch:totalResults>3</opensearch:totalResults><opensearch:itemsPerPage>1</opensearch:itemsPerPage><opensearch:startIndex>2</opensearch:startIndex>');
+    expect(xml).toContain(
+      '<opensearch:totalResults>3</opensearch:totalResults><opensearch:itemsPerPage>1</opensearch:itemsPerPage><opensearch:startIndex>2</opensearch:startIndex>',
+    );
   });
   it('gives an acquisition link per format with its type and length', () => {
     const item = {
-      id: '11111111-1111-4111-8111-111111111111', library_id: '22222222-2222-4222-8222-222222222222', title: 'T', authors: ['A'], tags: ['x'],
-      language: 'en', publisher: null, year: 2001, isbn: null, description: null, series: null, series_index: null, cover_url: null, updated_at: '2026-01-01T00:00:00.000Z',
-      formats: [{ format: 'epub', file_path: 'a b/t.epub', size: 12 }, { format: 'cbz', file_path: 't.cbz', size: 34 }],
+      id: '11111111-1111-4111-8111-111111111111',
+      library_id: '22222222-2222-4222-8222-222222222222',
+      title: 'T',
+      authors: ['A'],
+      tags: ['x'],
+      language: 'en',
+      publisher: null,
+      year: 2001,
+      isbn: null,
+      description: null,
+      series: null,
+      series_index: null,
+      cover_url: null,
+      updated_at: '2026-01-01T00:00:00.000Z',
+      formats: [
+        { format: 'epub', file_path: 'a b/t.epub', size: 12 },
+        { format: 'cbz', file_path: 't.cbz', size: 34 },
+      ],
     } as never;
     const xml = acquisitionFeed({ key: 'k', title: 'L', kind: 'acquisition', base: '/opds', self: '/opds/l', updated: '2026-01-01T00:00:00.000Z' }, [item]);
-    expect(xml).toContain('<link rel="http://opds-spec.org/acquisition" href="/opds/uploads/library-22222222-2222-4222-8222-222222222222/a%20b/t.epub" type="application/epub+zip" length="12" title="EPUB"/>');
+    expect(xml).toContain(
+      '<link rel="http://opds-spec.org/acquisition" href="/opds/uploads/library-22222222-2222-4222-8222-222222222222/a%20b/t.epub" type="application/epub+zip" length="12" title="EPUB"/>',
+    );
     expect(xml).toContain('type="application/vnd.comicbook+zip" length="34" title="CBZ"/>');
     expect(xml).toContain('<dc:issued>2001</dc:issued>');
     expect(xml).toContain('<category term="x" label="x"/>');

@@ -17,14 +17,48 @@ const log = createLogger('test', 'silent');
 const LIB = randomUUID();
 
 const library = (name: string): Catalog.Library => ({
-  id: LIB, name, folders: ['/books'], watch: true, created_by_admin: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', last_scan_at: null, item_count: 0,
+  id: LIB,
+  name,
+  folders: ['/books'],
+  watch: true,
+  created_by_admin: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  last_scan_at: null,
+  item_count: 0,
 });
 const item = (title: string, author: string): Catalog.MediaItem => ({
-  id: randomUUID(), library_id: LIB, file_path: `${title}.epub`, title, sort_title: title.toLowerCase(), authors: [author], contributors: [{ name: author, role: 'author' }],
-  series: null, series_index: null, language: 'en', publisher: null, description: null, isbn: null, identifiers: {}, tags: ['x'], year: 2001, page_count: null,
-  reading_direction: null, sha256: 'a'.repeat(64), partial_md5: null, known_sha256: ['a'.repeat(64)],
-  formats: [{ format: 'epub', file_path: `${title}.epub`, size: 10, sha256: 'a'.repeat(64), partial_md5: null, modified_at: null, file_url: `/uploads/library-${LIB}/${title}.epub` }],
-  file_url: `/uploads/library-${LIB}/${title}.epub`, cover_url: null, thumbnail_url: null, added_by_admin: null, source: 'scan', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+  id: randomUUID(),
+  library_id: LIB,
+  file_path: `${title}.epub`,
+  title,
+  sort_title: title.toLowerCase(),
+  authors: [author],
+  contributors: [{ name: author, role: 'author' }],
+  series: null,
+  series_index: null,
+  language: 'en',
+  publisher: null,
+  description: null,
+  isbn: null,
+  identifiers: {},
+  tags: ['x'],
+  year: 2001,
+  page_count: null,
+  reading_direction: null,
+  sha256: 'a'.repeat(64),
+  partial_md5: null,
+  known_sha256: ['a'.repeat(64)],
+  formats: [
+    { format: 'epub', file_path: `${title}.epub`, size: 10, sha256: 'a'.repeat(64), partial_md5: null, modified_at: null, file_url: `/uploads/library-${LIB}/${title}.epub` },
+  ],
+  file_url: `/uploads/library-${LIB}/${title}.epub`,
+  cover_url: null,
+  thumbnail_url: null,
+  added_by_admin: null,
+  source: 'scan',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
 });
 
 async function append(type: string, data: unknown): Promise<void> {
@@ -43,7 +77,12 @@ beforeAll(async () => {
   await bus.attachSource(store);
   await bus.attachSource(new EventStore(database.db, 'identity'));
   await append('catalog.library-created.v1', { library: library('Shelf'), by: null });
-  for (const [t, a] of [['Alpha', 'Ann Writer'], ['Beta', 'Bob Penman'], ['Gamma', 'Cyd Author']]) await append('catalog.media-item-added.v1', { item: item(t!, a!) });
+  for (const [t, a] of [
+    ['Alpha', 'Ann Writer'],
+    ['Beta', 'Bob Penman'],
+    ['Gamma', 'Cyd Author'],
+  ])
+    await append('catalog.media-item-added.v1', { item: item(t!, a!) });
 });
 
 afterAll(async () => {

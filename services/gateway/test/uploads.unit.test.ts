@@ -129,7 +129,12 @@ describe('GET /uploads/library-<id>/<path>', () => {
   it('tells an unknown library from a missing file', async () => {
     expect((await get(`/uploads/library-${UNKNOWN}/book.epub`)).json()).toEqual({ error: 'library not found' });
     expect((await get(`/uploads/library-${UNKNOWN}/book.epub`)).statusCode).toBe(404);
-    for (const url of [`/uploads/library-${A}/nope.epub`, `/uploads/library-${A}/`, `/uploads/library-${EMPTY}/book.epub`, `/uploads/library-${A}/${encodeURIComponent(NFD_DIR)}`]) {
+    for (const url of [
+      `/uploads/library-${A}/nope.epub`,
+      `/uploads/library-${A}/`,
+      `/uploads/library-${EMPTY}/book.epub`,
+      `/uploads/library-${A}/${encodeURIComponent(NFD_DIR)}`,
+    ]) {
       const r = await get(url);
       expect(r.statusCode, url).toBe(404);
       expect(r.json()).toEqual(fileNotFound);

@@ -19,7 +19,10 @@ describe('decideProfileUpdate', () => {
   it('applies role only by id', () => {
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), false, ID, facts()).events).toEqual([]);
     // self mode: a user asking for another role is refused; the same role, or an admin's, is ignored
-    expect(decideProfileUpdate(user(), parse({ role: 'admin', theme: 'x' }), false, ID, facts())).toEqual({ events: [], error: { code: 'admin_required', message: 'admin access required' } });
+    expect(decideProfileUpdate(user(), parse({ role: 'admin', theme: 'x' }), false, ID, facts())).toEqual({
+      events: [],
+      error: { code: 'admin_required', message: 'admin access required' },
+    });
     expect(decideProfileUpdate(user(), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user('admin'), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), true, ADMIN, facts()).events).toEqual([
@@ -28,7 +31,8 @@ describe('decideProfileUpdate', () => {
   });
   it('refuses to demote the last admin', () => {
     expect(decideProfileUpdate(user('admin'), parse({ role: 'user' }), true, ADMIN, facts({ adminCount: 1 }))).toEqual({
-      events: [], error: { code: 'last_admin', message: 'cannot demote the last admin' },
+      events: [],
+      error: { code: 'last_admin', message: 'cannot demote the last admin' },
     });
   });
   it('keeps groups decided before a failure (role, then username conflict)', () => {

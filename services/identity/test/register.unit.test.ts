@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { decideRegistration, parseRegister, userRegistered, type RegisterFacts } from '../src/domain/register';
 
 const good = { email: 'ann@example.com', username: 'ann', password: 'passw0rd-x' };
-const facts = (f: Partial<RegisterFacts> = {}): RegisterFacts => ({ adminExists: true, registrationEnabled: true, callerIsAdmin: false, emailTaken: false, usernameTaken: false, ...f });
+const facts = (f: Partial<RegisterFacts> = {}): RegisterFacts => ({
+  adminExists: true,
+  registrationEnabled: true,
+  callerIsAdmin: false,
+  emailTaken: false,
+  usernameTaken: false,
+  ...f,
+});
 const input = (extra: Record<string, unknown> = {}) => {
   const r = parseRegister({ ...good, ...extra });
   if (!r.ok) throw new Error(r.error.message);
@@ -16,7 +23,10 @@ describe('parseRegister', () => {
     expect(parseRegister({ ...good, username: 'ab' })).toEqual({ ok: false, error: { code: 'validation', message: 'username must be between 3 and 50 characters' } });
     expect(parseRegister({ ...good, username: 'x'.repeat(51) }).ok).toBe(false);
     expect(parseRegister({ ...good, password: 'short1' })).toEqual({ ok: false, error: { code: 'validation', message: 'password must be at least 8 characters' } });
-    expect(parseRegister({ ...good, password: 'onlyletters' })).toEqual({ ok: false, error: { code: 'validation', message: 'password must contain at least one letter and one digit' } });
+    expect(parseRegister({ ...good, password: 'onlyletters' })).toEqual({
+      ok: false,
+      error: { code: 'validation', message: 'password must contain at least one letter and one digit' },
+    });
     expect(parseRegister({ ...good, password: 'a1'.repeat(65) })).toEqual({ ok: false, error: { code: 'validation', message: 'password must be at most 128 characters' } });
   });
   it('a field of the wrong JSON type means the body cannot be bound', () => {
@@ -39,7 +49,10 @@ describe('decideRegistration', () => {
     expect(decideRegistration(input(), facts())).toEqual({ ok: true, value: 'user' });
   });
   it('registration disabled blocks the public but not an admin caller', () => {
-    expect(decideRegistration(input(), facts({ registrationEnabled: false }))).toEqual({ ok: false, error: { code: 'registration_disabled', message: 'registration is disabled on this server' } });
+    expect(decideRegistration(input(), facts({ registrationEnabled: false }))).toEqual({
+      ok: false,
+      error: { code: 'registration_disabled', message: 'registration is disabled on this server' },
+    });
     expect(decideRegistration(input(), facts({ registrationEnabled: false, callerIsAdmin: true }))).toEqual({ ok: true, value: 'user' });
   });
   it('duplicates: email before username', () => {
@@ -48,14 +61,28 @@ describe('decideRegistration', () => {
   });
   it('roles: invalid → 400, admin needs an admin caller', () => {
     expect(decideRegistration(input({ role: 'owner' }), facts())).toEqual({ ok: false, error: { code: 'invalid_role', message: "invalid role. must be 'user' or 'admin'" } });
-    expect(decideRegistration(input({ role: 'admin' }), facts())).toEqual({ ok: false, error: { code: 'admin_create_forbidden', message: 'only administrators can create admin accounts' } });
+    expect(decideRegistration(input({ role: 'admin' }), facts())).toEqual({
+      ok: false,
+      error: { code: 'admin_create_forbidden', message: 'only administrators can create admin accounts' },
+    });
     expect(decideRegistration(input({ role: 'admin' }), facts({ callerIsAdmin: true }))).toEqual({ ok: true, value: 'admin' });
   });
   it('the event carries the defaults: tokyo-night theme, UTC, 5 devices', () => {
     const e = userRegistered('00000000-0000-4000-8000-000000000001', input(), 'user', null);
     expect(e).toEqual({
       type: 'identity.user-registered.v1',
-      data: { user_id: '00000000-0000-4000-8000-000000000001', email: 'ann@example.com', username: 'ann', first_name: '', last_name: '', role: 'user', theme: 'tokyo-night', timezone: 'UTC', max_devices: 5, registered_by: null },
+      data: {
+        user_id: '00000000-0000-4000-8000-000000000001',
+        email: 'ann@example.com',
+        username: 'ann',
+        first_name: '',
+        last_name: '',
+        role: 'user',
+        theme: 'tokyo-night',
+        timezone: 'UTC',
+        max_devices: 5,
+        registered_by: null,
+      },
     });
   });
 });

@@ -14,9 +14,15 @@ const admin = fold(ID, [userRegistered(ID, { email: 'a@example.com', username: '
 
 describe('password change', () => {
   it('checks complexity, confirmation, then current password (self mode)', () => {
-    expect(parsePasswordChange({ new_password: 'short', confirm_password: 'short' }, false)).toEqual({ ok: false, error: { code: 'validation', message: 'new_password must be at least 8 characters' } });
+    expect(parsePasswordChange({ new_password: 'short', confirm_password: 'short' }, false)).toEqual({
+      ok: false,
+      error: { code: 'validation', message: 'new_password must be at least 8 characters' },
+    });
     expect(parsePasswordChange({ new_password: 'passw0rd-x' }, false)).toEqual({ ok: false, error: { code: 'validation', message: 'confirm_password is required' } });
-    expect(parsePasswordChange({ new_password: 'passw0rd-x', confirm_password: 'x' }, true)).toEqual({ ok: false, error: { code: 'validation', message: 'current password required' } });
+    expect(parsePasswordChange({ new_password: 'passw0rd-x', confirm_password: 'x' }, true)).toEqual({
+      ok: false,
+      error: { code: 'validation', message: 'current password required' },
+    });
     expect(parsePasswordChange({ new_password: 'passw0rd-x', confirm_password: 'x' }, false).ok).toBe(true);
   });
   it('wrong current is 401 before a mismatch is 400', () => {
@@ -40,7 +46,8 @@ describe('delete', () => {
   });
   it('a deleted admin names the first other admin as successor', () => {
     expect(decideDelete(admin, A2, [A2, '00000000-0000-4000-8000-000000000003'])).toEqual({
-      ok: true, value: { type: 'identity.user-deleted.v1', data: { user_id: ID, role: 'admin', deleted_by: A2, successor_admin_id: A2 } },
+      ok: true,
+      value: { type: 'identity.user-deleted.v1', data: { user_id: ID, role: 'admin', deleted_by: A2, successor_admin_id: A2 } },
     });
   });
 });
@@ -93,16 +100,25 @@ describe('settings', () => {
     expect(settingEntries({ scan_poll_interval_seconds: 30 }).find((x) => x.key === 'scan_poll_interval_seconds')!.is_default).toBe(false);
   });
   it('PUT validates type, min and max, all or nothing', () => {
-    expect(parseSettingsPut({ scan_poll_interval_seconds: 0 })).toEqual({ ok: false, error: { code: 'validation', message: 'scan_poll_interval_seconds must be between 1 and 3600' } });
+    expect(parseSettingsPut({ scan_poll_interval_seconds: 0 })).toEqual({
+      ok: false,
+      error: { code: 'validation', message: 'scan_poll_interval_seconds must be between 1 and 3600' },
+    });
     expect(parseSettingsPut({ scan_poll_interval_seconds: 3601 }).ok).toBe(false);
     expect(parseSettingsPut({ scan_poll_interval_seconds: 'abc' })).toEqual({ ok: false, error: { code: 'validation', message: 'scan_poll_interval_seconds must be an integer' } });
     expect(parseSettingsPut({ registration_enabled: 'maybe' })).toEqual({ ok: false, error: { code: 'validation', message: 'registration_enabled must be true or false' } });
     expect(parseSettingsPut({ nope: 1 })).toEqual({ ok: false, error: { code: 'validation', message: 'unknown setting: nope' } });
-    expect(parseSettingsPut({ settings: { scan_poll_interval_seconds: 3600, registration_enabled: false } })).toEqual({ ok: true, value: { scan_poll_interval_seconds: 3600, registration_enabled: false } });
+    expect(parseSettingsPut({ settings: { scan_poll_interval_seconds: 3600, registration_enabled: false } })).toEqual({
+      ok: true,
+      value: { scan_poll_interval_seconds: 3600, registration_enabled: false },
+    });
   });
   it('config takes strings, null removes, registry keys are refused', () => {
     expect(parseConfigPut({ base_url: 'https://books.example.com', old: null })).toEqual({ ok: true, value: { base_url: 'https://books.example.com', old: null } });
-    expect(parseConfigPut({ registration_enabled: 'true' })).toEqual({ ok: false, error: { code: 'validation', message: 'registration_enabled is a typed setting: use /api/system/settings' } });
+    expect(parseConfigPut({ registration_enabled: 'true' })).toEqual({
+      ok: false,
+      error: { code: 'validation', message: 'registration_enabled is a typed setting: use /api/system/settings' },
+    });
     expect(parseConfigPut({ 'Bad Key': 'x' }).ok).toBe(false);
     expect(parseConfigPut({ k: { nested: true } })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'invalid request' } });
   });
@@ -118,7 +134,8 @@ describe('timezones', () => {
 describe('usernames', () => {
   it('refuse control and bidirectional formatting characters inside, not surrounding whitespace', () => {
     const refused = 'username must not contain control or bidirectional formatting characters';
-    for (const c of ['\u0001', '\t', '\u007f', '\u0085', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069']) expect(usernameProblem(`ab${c}cd`), JSON.stringify(c)).toBe(refused);
+    for (const c of ['\u0001', '\t', '\u007f', '\u0085', '\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069'])
+      expect(usernameProblem(`ab${c}cd`), JSON.stringify(c)).toBe(refused);
     expect(usernameProblem(' \tname\t ')).toBeNull();
     expect(usernameProblem('Zoë-ودود')).toBeNull();
   });

@@ -15,7 +15,8 @@ describe('EPUB CFI', () => {
     expect(parseCfi('epubcfi(/6/4!/4/10,/2/1:3,/2/1:9)')!.cfi).toBe('epubcfi(/6/4!/4/10/2/1:3)');
   });
   it('refuses what is not a CFI', () => {
-    for (const bad of ['', 'chapter 3', 'epubcfi(/6/3!/4)', 'epubcfi(/4/2!/4)', 'epubcfi(/6/0!/4)', 'epubcfi(/6/4!/4[x)', 'epubcfi(/6/4,/2)']) expect(parseCfi(bad), bad).toBeNull();
+    for (const bad of ['', 'chapter 3', 'epubcfi(/6/3!/4)', 'epubcfi(/4/2!/4)', 'epubcfi(/6/0!/4)', 'epubcfi(/6/4!/4[x)', 'epubcfi(/6/4,/2)'])
+      expect(parseCfi(bad), bad).toBeNull();
   });
 });
 
@@ -64,8 +65,14 @@ describe('colours and rules', () => {
     expect(parseColor('mauve')).toBeNull();
   });
   it('checks rule fields, operators and values', () => {
-    expect(parseRules({ conditions: [{ field: 'progress', op: 'gte', value: 50 }] })).toEqual({ ok: true, value: { match: 'all', conditions: [{ field: 'progress', op: 'gte', value: 0.5 }] } });
-    expect(parseRules({ conditions: [{ field: 'read_status', op: 'equals', value: 'skimmed' }] })).toEqual({ ok: false, message: 'rules.conditions[0].value must be one of unread, reading, finished' });
+    expect(parseRules({ conditions: [{ field: 'progress', op: 'gte', value: 50 }] })).toEqual({
+      ok: true,
+      value: { match: 'all', conditions: [{ field: 'progress', op: 'gte', value: 0.5 }] },
+    });
+    expect(parseRules({ conditions: [{ field: 'read_status', op: 'equals', value: 'skimmed' }] })).toEqual({
+      ok: false,
+      message: 'rules.conditions[0].value must be one of unread, reading, finished',
+    });
     expect(parseRules({ match: 'some', conditions: [] })).toEqual({ ok: false, message: "rules.match must be 'all' or 'any'" });
   });
 });

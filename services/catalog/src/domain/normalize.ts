@@ -3,7 +3,10 @@ import type { Catalog } from '@bindery/contracts';
 
 /** Trims, collapses inner whitespace to one space and puts the text in NFC. */
 export function cleanText(s: string): string {
-  return s.normalize('NFC').replace(/[\s\u00a0\u200b]+/g, ' ').trim();
+  return s
+    .normalize('NFC')
+    .replace(/[\s\u00a0\u200b]+/g, ' ')
+    .trim();
 }
 
 /** Cleans each value, drops empty ones, and keeps the first spelling of case-insensitive duplicates. */
@@ -37,8 +40,7 @@ export function normalizeContributors(values: readonly Catalog.Contributor[]): C
   return out;
 }
 
-export const authorsOf = (cs: readonly Catalog.Contributor[]): string[] =>
-  normalizeList(cs.filter((c) => c.role === 'author' || c.role === 'writer').map((c) => c.name));
+export const authorsOf = (cs: readonly Catalog.Contributor[]): string[] => normalizeList(cs.filter((c) => c.role === 'author' || c.role === 'writer').map((c) => c.name));
 
 const ARTICLES = /^(the|a|an|der|die|das|le|la|les|l'|el|los|las|il|lo)\s+/i;
 

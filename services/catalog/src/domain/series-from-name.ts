@@ -24,10 +24,53 @@ export interface NamedSeries {
 
 /** Folder names that sort books rather than name a series. Compared case-insensitively. */
 const GENERIC_FOLDERS = new Set([
-  'books', 'ebooks', 'e-books', 'comics', 'manga', 'graphic novels', 'magazines', 'library', 'libraries', 'inbox', 'incoming',
-  'unsorted', 'sorted', 'downloads', 'download', 'new', 'misc', 'other', 'others', 'various', 'backup', 'backups', 'duplicates',
-  'archive', 'archives', 'tmp', 'temp', 'to read', 'read', 'calibre', 'kindle', 'kobo', 'pdf', 'pdfs', 'epub', 'mobi', 'cbz', 'cbr',
-  'fiction', 'non-fiction', 'nonfiction', 'series', 'collection', 'collections', 'standalone', 'standalones', 'one-shots',
+  'books',
+  'ebooks',
+  'e-books',
+  'comics',
+  'manga',
+  'graphic novels',
+  'magazines',
+  'library',
+  'libraries',
+  'inbox',
+  'incoming',
+  'unsorted',
+  'sorted',
+  'downloads',
+  'download',
+  'new',
+  'misc',
+  'other',
+  'others',
+  'various',
+  'backup',
+  'backups',
+  'duplicates',
+  'archive',
+  'archives',
+  'tmp',
+  'temp',
+  'to read',
+  'read',
+  'calibre',
+  'kindle',
+  'kobo',
+  'pdf',
+  'pdfs',
+  'epub',
+  'mobi',
+  'cbz',
+  'cbr',
+  'fiction',
+  'non-fiction',
+  'nonfiction',
+  'series',
+  'collection',
+  'collections',
+  'standalone',
+  'standalones',
+  'one-shots',
 ]);
 
 const NUMBER = String.raw`\d{1,4}(?:\.\d{1,2})?`;
@@ -38,9 +81,15 @@ const NUMBER_WORD = String.raw`(?:#|no\.?|nr\.?|issue|chapter|chap\.?|ch\.?|epis
 const ISSUE_WORD = String.raw`(?:issue|chapter|chap\.|ch\.|episode)`;
 
 /** "Series v1 #3", "Series Vol. 2 #3", "Series v01 003" */
-const WITH_VOLUME = new RegExp(String.raw`^(?<series>.+?)\s+${VOLUME_WORD}\s*(?<volume>${NUMBER})(?:\s*(?:-\s*)?(?:${NUMBER_WORD}\s*)?(?<number>${NUMBER}))?(?:\s*[-:]\s*(?<title>.+))?$`, 'iu');
+const WITH_VOLUME = new RegExp(
+  String.raw`^(?<series>.+?)\s+${VOLUME_WORD}\s*(?<volume>${NUMBER})(?:\s*(?:-\s*)?(?:${NUMBER_WORD}\s*)?(?<number>${NUMBER}))?(?:\s*[-:]\s*(?<title>.+))?$`,
+  'iu',
+);
 /** "Series #12", "Series - Chapter 004", "Series - 012", "Series Issue 7", "Series 001" */
-const WITH_NUMBER = new RegExp(String.raw`^(?<series>.+?)(?:\s*#\s*|\s+-\s+(?:${NUMBER_WORD}\s*)?|\s+${ISSUE_WORD}\s*|\s+(?=0\d))(?<number>${NUMBER})(?:\s*[-:]\s*(?<title>.+))?$`, 'iu');
+const WITH_NUMBER = new RegExp(
+  String.raw`^(?<series>.+?)(?:\s*#\s*|\s+-\s+(?:${NUMBER_WORD}\s*)?|\s+${ISSUE_WORD}\s*|\s+(?=0\d))(?<number>${NUMBER})(?:\s*[-:]\s*(?<title>.+))?$`,
+  'iu',
+);
 /** "07 - Title", "01 Title", "1. Title", "003" (a folder gives the series) */
 const LEADING_NUMBER = /^(?<number>\d{1,3}(?:\.\d{1,2})?)(?:\s*[-–—.:)]\s*|\s+)(?<title>.*\S)?$|^(?<only>\d{1,3})$/u;
 /** "Vol. 2", "Chapter 5 - Title", "#3" (a folder gives the series) */
@@ -134,6 +183,14 @@ export function seriesFromPath(relPath: string, authors: readonly string[] = [])
 
 /** "Hartley, J. R." and "J. R. Hartley" name the same person as a folder. */
 function sameName(author: string, folder: string): boolean {
-  const key = (s: string) => s.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).sort().join(' ');
+  const key = (s: string) =>
+    s
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .sort()
+      .join(' ');
   return key(author) === key(folder);
 }

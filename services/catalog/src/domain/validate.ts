@@ -114,7 +114,13 @@ export function parseItemFields(input: Record<string, unknown>, requireTitle: bo
       out.tags = normalizeList([...(out.tags ?? []), ...r.value]);
     }
   }
-  for (const [key, max] of [['series', LIMITS.text], ['language', 35], ['publisher', LIMITS.text], ['description', LIMITS.description], ['isbn', 20]] as const) {
+  for (const [key, max] of [
+    ['series', LIMITS.text],
+    ['language', 35],
+    ['publisher', LIMITS.text],
+    ['description', LIMITS.description],
+    ['isbn', 20],
+  ] as const) {
     const r = optText(input, key, max);
     if (!r.ok) return r;
     if (r.value !== undefined) out[key] = r.value;

@@ -11,8 +11,14 @@ import { openZip, type ZipArchive } from './zip';
 export async function extractCbz(path: string, bytes?: Buffer): Promise<Extracted> {
   const zip = await openZip(path, 'CBZ', bytes);
   try {
-    checkDeclaredPages(zip.entries.map((e) => ({ name: e.fileName, size: e.uncompressedSize, packed: e.compressedSize })), 'CBZ');
-    const layout = comicLayout(zip.entries.map((e) => e.fileName), await comicInfo(zip));
+    checkDeclaredPages(
+      zip.entries.map((e) => ({ name: e.fileName, size: e.uncompressedSize, packed: e.compressedSize })),
+      'CBZ',
+    );
+    const layout = comicLayout(
+      zip.entries.map((e) => e.fileName),
+      await comicInfo(zip),
+    );
     let cover: Buffer | null = null;
     for (const name of layout.coverCandidates) {
       cover = await readImage(zip, name);

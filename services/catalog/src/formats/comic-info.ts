@@ -11,8 +11,14 @@ export interface ComicInfo {
 }
 
 const ROLES: [tag: string, role: string][] = [
-  ['writer', 'writer'], ['penciller', 'penciller'], ['inker', 'inker'], ['colorist', 'colorist'],
-  ['letterer', 'letterer'], ['coverartist', 'cover_artist'], ['editor', 'editor'], ['translator', 'translator'],
+  ['writer', 'writer'],
+  ['penciller', 'penciller'],
+  ['inker', 'inker'],
+  ['colorist', 'colorist'],
+  ['letterer', 'letterer'],
+  ['coverartist', 'cover_artist'],
+  ['editor', 'editor'],
+  ['translator', 'translator'],
 ];
 
 /** null when the text is not a well-formed ComicInfo document; a broken one must not fail the

@@ -40,12 +40,15 @@ async function render(image: Buffer): Promise<[Buffer, Buffer]> {
   try {
     // EXIF orientation applied, transparency flattened onto white (JPEG has no alpha).
     const base = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS }).autoOrient().flatten({ background: '#ffffff' });
-    const cover = (side: number, quality: number) =>
-      base.clone().resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer();
+    const cover = (side: number, quality: number) => base.clone().resize({ width: side, height: side, fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer();
     const [first, thumb] = await Promise.all([cover(COVER_MAX_SIDE, 82), base.clone().resize({ width: THUMB_WIDTH }).jpeg({ quality: 78 }).toBuffer()]);
     // a noisy or huge picture can stay large as JPEG: smaller and softer until it fits
     let out = first;
-    for (const [side, quality] of [[1000, 72], [800, 65], [600, 60]] as const) {
+    for (const [side, quality] of [
+      [1000, 72],
+      [800, 65],
+      [600, 60],
+    ] as const) {
       if (out.length <= COVER_MAX_BYTES) break;
       out = await cover(side, quality);
     }

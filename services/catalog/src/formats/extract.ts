@@ -13,7 +13,14 @@ import { extractPdf } from './pdf';
 import type { BookFormat, Extracted } from './types';
 
 const LABELS: Record<BookFormat, string> = {
-  epub: 'EPUB', pdf: 'PDF', cbz: 'CBZ', cbr: 'CBR', cb7: 'CB7', mobi: 'MOBI', azw3: 'AZW3', fb2: 'FB2',
+  epub: 'EPUB',
+  pdf: 'PDF',
+  cbz: 'CBZ',
+  cbr: 'CBR',
+  cb7: 'CB7',
+  mobi: 'MOBI',
+  azw3: 'AZW3',
+  fb2: 'FB2',
 };
 
 /** Metadata and cover bytes of one book. Anything wrong with the file is a BookError. */
@@ -30,13 +37,22 @@ export async function extract(path: string, format: BookFormat, opts: ExtractOpt
     // Opening a FIFO would block for ever, and a device could be read without end.
     if (!(await stat(path)).isFile()) throw new BookError(`cannot read ${label}: not a regular file`);
     switch (format) {
-      case 'epub': return await extractEpub(path, opts.bytes);
-      case 'pdf': return await extractPdf(path, opts.renderPdfCover ?? true);
-      case 'cbz': case 'cbr': case 'cb7': return await extractComic(path, format, opts.bytes);
-      case 'mobi': return await extractMobi(path, 'MOBI');
-      case 'azw3': return await extractMobi(path, 'AZW3');
-      case 'fb2': return await extractFb2(path);
-      default: throw new BookError(`unsupported format: ${String(format)}`);
+      case 'epub':
+        return await extractEpub(path, opts.bytes);
+      case 'pdf':
+        return await extractPdf(path, opts.renderPdfCover ?? true);
+      case 'cbz':
+      case 'cbr':
+      case 'cb7':
+        return await extractComic(path, format, opts.bytes);
+      case 'mobi':
+        return await extractMobi(path, 'MOBI');
+      case 'azw3':
+        return await extractMobi(path, 'AZW3');
+      case 'fb2':
+        return await extractFb2(path);
+      default:
+        throw new BookError(`unsupported format: ${String(format)}`);
     }
   } catch (e) {
     throw toBookError(e, label);

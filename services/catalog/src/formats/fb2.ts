@@ -81,14 +81,21 @@ export function fb2Metadata(description: XmlElement | null): BookMetadata {
   const m = emptyMetadata();
   m.title = text(child(info, 'book-title'));
   const people: Contributor[] = [];
-  for (const [tag, role] of [['author', 'author'], ['translator', 'translator']] as const) {
+  for (const [tag, role] of [
+    ['author', 'author'],
+    ['translator', 'translator'],
+  ] as const) {
     for (const p of elements(info, tag)) {
       const name = personName(p);
       if (name) people.push({ name, role });
     }
   }
   m.contributors = unique(people, (c) => `${c.role}\u0000${c.name}`);
-  m.subjects = unique(elements(info, 'genre').map(text).filter((g): g is string => g !== null));
+  m.subjects = unique(
+    elements(info, 'genre')
+      .map(text)
+      .filter((g): g is string => g !== null),
+  );
   m.language = text(child(info, 'lang'));
   const sequence = child(info, 'sequence');
   m.series = clean(attr(sequence, 'name'));

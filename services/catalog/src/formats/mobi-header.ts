@@ -52,18 +52,46 @@ function applyExth(rec: Buffer, at: number, decoder: TextDecoder, m: BookMetadat
     pos += len;
     const text = (): string | null => clean(decoder.decode(data));
     switch (type) {
-      case 100: authors.push(...splitPersonNames(text() ?? '')); break;
-      case 101: m.publisher = text(); break;
-      case 103: m.description = htmlToText(decoder.decode(data)); break;
-      case 104: setIsbn(m, text()); break;
-      case 105: { const s = text(); if (s) subjects.push(s); break; }
-      case 106: m.year = yearOf(text()); break;
-      case 112: source(m, text()); break;
-      case 113: case 504: { const asin = text(); if (asin && /^[A-Z0-9]{10}$/u.test(asin)) m.identifiers.asin ??= asin; break; }
-      case 201: if (data.length >= 4) cover = data.readUInt32BE(0); break;
-      case 503: m.title = text() ?? m.title; break;
-      case 524: m.language = text(); break;
-      default: break;
+      case 100:
+        authors.push(...splitPersonNames(text() ?? ''));
+        break;
+      case 101:
+        m.publisher = text();
+        break;
+      case 103:
+        m.description = htmlToText(decoder.decode(data));
+        break;
+      case 104:
+        setIsbn(m, text());
+        break;
+      case 105: {
+        const s = text();
+        if (s) subjects.push(s);
+        break;
+      }
+      case 106:
+        m.year = yearOf(text());
+        break;
+      case 112:
+        source(m, text());
+        break;
+      case 113:
+      case 504: {
+        const asin = text();
+        if (asin && /^[A-Z0-9]{10}$/u.test(asin)) m.identifiers.asin ??= asin;
+        break;
+      }
+      case 201:
+        if (data.length >= 4) cover = data.readUInt32BE(0);
+        break;
+      case 503:
+        m.title = text() ?? m.title;
+        break;
+      case 524:
+        m.language = text();
+        break;
+      default:
+        break;
     }
   }
   m.contributors = unique(authors).map((name) => ({ name, role: 'author' }));

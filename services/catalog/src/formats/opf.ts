@@ -36,14 +36,16 @@ export function parsePackage(pkg: XmlElement, opfPath: string): Package {
   const refines = refinementsOf(items);
   const named = (name: string): XmlElement[] => items.filter((e) => e.name === name);
   const metaContent = (name: string): string | null =>
-    clean(attr(items.find((e) => e.name === 'meta' && attr(e, 'name')?.trim().toLowerCase() === name), 'content'));
+    clean(
+      attr(
+        items.find((e) => e.name === 'meta' && attr(e, 'name')?.trim().toLowerCase() === name),
+        'content',
+      ),
+    );
 
   const m = emptyMetadata();
   m.title = titleOf(named('title'), refines);
-  m.contributors = unique(
-    [...people(named('creator'), refines, 'author'), ...people(named('contributor'), refines, 'contributor')],
-    (c) => `${c.role}\u0000${c.name}`,
-  );
+  m.contributors = unique([...people(named('creator'), refines, 'author'), ...people(named('contributor'), refines, 'contributor')], (c) => `${c.role}\u0000${c.name}`);
   Object.assign(m, seriesOf(items, refines, metaContent));
   m.language = firstText(named('language'));
   m.publisher = firstText(named('publisher'));
@@ -51,7 +53,11 @@ export function parsePackage(pkg: XmlElement, opfPath: string): Package {
   m.description = description ? htmlToText(markupOf(description)) : null;
   m.identifiers = identifiersOf(named('identifier'), refines);
   m.isbn = m.identifiers.isbn ?? null;
-  m.subjects = unique(named('subject').map((s) => clean(textOf(s))).filter((s): s is string => s !== null));
+  m.subjects = unique(
+    named('subject')
+      .map((s) => clean(textOf(s)))
+      .filter((s): s is string => s !== null),
+  );
   m.year = yearOf(textOf(publicationDate(named('date'))));
   const direction = attr(child(pkg, 'spine'), 'page-progression-direction')?.trim();
   m.reading_direction = direction === 'rtl' || direction === 'ltr' ? direction : null;
@@ -100,11 +106,7 @@ function people(els: XmlElement[], refines: Map<string, Refinement[]>, whenMissi
   return out;
 }
 
-function seriesOf(
-  items: XmlElement[],
-  refines: Map<string, Refinement[]>,
-  metaContent: (name: string) => string | null,
-): Pick<BookMetadata, 'series' | 'series_index'> {
+function seriesOf(items: XmlElement[], refines: Map<string, Refinement[]>, metaContent: (name: string) => string | null): Pick<BookMetadata, 'series' | 'series_index'> {
   const calibre = metaContent('calibre:series');
   if (calibre) return { series: calibre, series_index: numberOf(metaContent('calibre:series_index')) };
   const collections = items

@@ -11,8 +11,7 @@ export interface XmpLookup {
 
 export function pdfMetadata(info: Record<string, unknown>, xmp: XmpLookup | null, pageCount: number): BookMetadata {
   const str = (v: unknown): string | null => (typeof v === 'string' ? clean(v) : null);
-  const list = (v: unknown): string[] =>
-    (Array.isArray(v) ? v : [v]).map((x) => str(x)).filter((x): x is string => x !== null);
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v : [v]).map((x) => str(x)).filter((x): x is string => x !== null);
   const x = (name: string): unknown => {
     try {
       return xmp?.get(name) ?? null;
@@ -32,7 +31,11 @@ export function pdfMetadata(info: Record<string, unknown>, xmp: XmpLookup | null
   m.year = yearOf(list(x('dc:date'))[0]) ?? pdfDateYear(str(info.CreationDate));
   m.language = list(x('dc:language'))[0] ?? str(info.Language);
   m.publisher = list(x('dc:publisher'))[0] ?? null;
-  const isbn = [x('prism:isbn'), x('pdfx:isbn'), x('xmp:identifier')].flatMap(list).map(normalizeIsbn).find((v) => v) ?? null;
+  const isbn =
+    [x('prism:isbn'), x('pdfx:isbn'), x('xmp:identifier')]
+      .flatMap(list)
+      .map(normalizeIsbn)
+      .find((v) => v) ?? null;
   if (isbn) m.identifiers = { isbn };
   m.isbn = isbn;
   m.page_count = pageCount > 0 ? pageCount : null;

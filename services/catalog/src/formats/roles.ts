@@ -2,16 +2,40 @@
 // spelled-out words some tools write instead, mapped to the catalog's lower-case role names.
 
 const MARC: Record<string, string> = {
-  aut: 'author', cre: 'author', edt: 'editor', trl: 'translator', ill: 'illustrator', art: 'illustrator',
-  nrt: 'narrator', cov: 'cover_artist', clr: 'colorist', ink: 'inker', pnc: 'penciller', ltr: 'letterer',
-  wrt: 'writer', ctb: 'contributor',
+  aut: 'author',
+  cre: 'author',
+  edt: 'editor',
+  trl: 'translator',
+  ill: 'illustrator',
+  art: 'illustrator',
+  nrt: 'narrator',
+  cov: 'cover_artist',
+  clr: 'colorist',
+  ink: 'inker',
+  pnc: 'penciller',
+  ltr: 'letterer',
+  wrt: 'writer',
+  ctb: 'contributor',
 };
 
 const WORDS: Record<string, string> = {
-  author: 'author', writer: 'writer', editor: 'editor', translator: 'translator', illustrator: 'illustrator',
-  artist: 'illustrator', narrator: 'narrator', penciller: 'penciller', penciler: 'penciller', inker: 'inker',
-  colorist: 'colorist', colourist: 'colorist', letterer: 'letterer', 'cover artist': 'cover_artist',
-  cover_artist: 'cover_artist', coverartist: 'cover_artist', contributor: 'contributor',
+  author: 'author',
+  writer: 'writer',
+  editor: 'editor',
+  translator: 'translator',
+  illustrator: 'illustrator',
+  artist: 'illustrator',
+  narrator: 'narrator',
+  penciller: 'penciller',
+  penciler: 'penciller',
+  inker: 'inker',
+  colorist: 'colorist',
+  colourist: 'colorist',
+  letterer: 'letterer',
+  'cover artist': 'cover_artist',
+  cover_artist: 'cover_artist',
+  coverartist: 'cover_artist',
+  contributor: 'contributor',
 };
 
 /** Relator codes that credit a tool or a shop rather than a person (calibre writes itself as bkp). */

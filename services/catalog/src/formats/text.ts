@@ -3,14 +3,34 @@
 /** Collapses whitespace; empty becomes null. */
 export function clean(s: string | null | undefined): string | null {
   if (s == null) return null;
-  const t = s.replace(/[\u0000-\u0008\u000e-\u001f\u007f]/gu, '').replace(/[\s\u00a0]+/gu, ' ').trim();
+  const t = s
+    .replace(/[\u0000-\u0008\u000e-\u001f\u007f]/gu, '')
+    .replace(/[\s\u00a0]+/gu, ' ')
+    .trim();
   return t === '' ? null : t;
 }
 
 const NAMED: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', ndash: '\u2013', mdash: '\u2014',
-  hellip: '\u2026', lsquo: '\u2018', rsquo: '\u2019', ldquo: '\u201c', rdquo: '\u201d', laquo: '\u00ab',
-  raquo: '\u00bb', copy: '\u00a9', reg: '\u00ae', trade: '\u2122', shy: '\u00ad', bull: '\u2022',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+  ndash: '\u2013',
+  mdash: '\u2014',
+  hellip: '\u2026',
+  lsquo: '\u2018',
+  rsquo: '\u2019',
+  ldquo: '\u201c',
+  rdquo: '\u201d',
+  laquo: '\u00ab',
+  raquo: '\u00bb',
+  copy: '\u00a9',
+  reg: '\u00ae',
+  trade: '\u2122',
+  shy: '\u00ad',
+  bull: '\u2022',
 };
 
 /** XML's five entities, numeric references and a few common HTML ones; anything else is left as written. */
@@ -26,11 +46,13 @@ export function decodeEntities(s: string): string {
 }
 
 const HTML_TAGS = new Set(
-  ('a abbr address article aside b big blockquote body br caption center cite code col colgroup dd del div dl dt em ' +
+  (
+    'a abbr address article aside b big blockquote body br caption center cite code col colgroup dd del div dl dt em ' +
     'figcaption figure font footer h1 h2 h3 h4 h5 h6 head header hr html i img ins kbd li link meta ol p pre q s ' +
     'section small span strike strong sub sup table tbody td tfoot th thead title tr tt u ul ' +
     // FB2's inline markup, which its annotations use.
-    'emphasis empty-line epigraph poem stanza strikethrough subtitle text-author v').split(' '),
+    'emphasis empty-line epigraph poem stanza strikethrough subtitle text-author v'
+  ).split(' '),
 );
 const BLOCKS = /^(p|div|li|h[1-6]|blockquote|tr|dd|dt|pre|subtitle|v|stanza|epigraph|text-author)$/u;
 
@@ -48,7 +70,10 @@ export function htmlToText(html: string): string | null {
       }),
   );
   const lines = text.split('\n').map((l) => l.replace(/[ \t\r\f\v\u00a0]+/gu, ' ').trim());
-  const joined = lines.filter((l, i) => l !== '' || (i > 0 && lines[i - 1] !== '')).join('\n').trim();
+  const joined = lines
+    .filter((l, i) => l !== '' || (i > 0 && lines[i - 1] !== ''))
+    .join('\n')
+    .trim();
   return joined === '' ? null : joined;
 }
 
@@ -56,7 +81,10 @@ export function htmlToText(html: string): string | null {
  * real files carry mistyped ISBNs that still identify the book. */
 export function normalizeIsbn(s: string | null | undefined): string | null {
   if (!s) return null;
-  const v = s.replace(/^\s*(urn:)?isbn[:\s]*/iu, '').replace(/[\s-]/gu, '').toUpperCase();
+  const v = s
+    .replace(/^\s*(urn:)?isbn[:\s]*/iu, '')
+    .replace(/[\s-]/gu, '')
+    .toUpperCase();
   if (/^\d{13}$/u.test(v) || /^\d{9}[\dX]$/u.test(v)) return v;
   return null;
 }
@@ -91,7 +119,10 @@ export function splitPersonNames(s: string): string[] {
 
 export function splitList(s: string | null | undefined, separator: RegExp = /[,;]/u): string[] {
   if (!s) return [];
-  return s.split(separator).map((x) => clean(x)).filter((x): x is string => x !== null);
+  return s
+    .split(separator)
+    .map((x) => clean(x))
+    .filter((x): x is string => x !== null);
 }
 
 export function unique<T>(items: T[], key: (t: T) => string = String): T[] {

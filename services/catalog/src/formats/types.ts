@@ -35,7 +35,18 @@ export interface Extracted {
 
 export function emptyMetadata(): BookMetadata {
   return {
-    title: null, contributors: [], series: null, series_index: null, language: null, publisher: null,
-    description: null, identifiers: {}, isbn: null, subjects: [], year: null, page_count: null, reading_direction: null,
+    title: null,
+    contributors: [],
+    series: null,
+    series_index: null,
+    language: null,
+    publisher: null,
+    description: null,
+    identifiers: {},
+    isbn: null,
+    subjects: [],
+    year: null,
+    page_count: null,
+    reading_direction: null,
   };
 }

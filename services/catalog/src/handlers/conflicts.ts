@@ -44,7 +44,11 @@ export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
     const pending = existing.find((c) => c.status === 'pending');
     if (pending) {
       if (JSON.stringify([...pending.item_ids].sort()) !== key) {
-        await t.updateTable('hash_conflicts').set({ item_ids: JSON.stringify(members) }).where('id', '=', pending.id).execute();
+        await t
+          .updateTable('hash_conflicts')
+          .set({ item_ids: JSON.stringify(members) })
+          .where('id', '=', pending.id)
+          .execute();
         await ctx.emit(trx, `conflict-${pending.id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: pending.id, sha256: sha, item_ids: members } }]);
       }
       continue;
@@ -52,7 +56,10 @@ export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
     // a group an admin already dismissed stays dismissed until another copy joins it
     if (existing.some((c) => c.status === 'dismissed' && members.every((m) => c.item_ids.includes(m)))) continue;
     const id = randomUUID();
-    await t.insertInto('hash_conflicts').values({ id, sha256: sha, status: 'pending', item_ids: JSON.stringify(members) }).execute();
+    await t
+      .insertInto('hash_conflicts')
+      .values({ id, sha256: sha, status: 'pending', item_ids: JSON.stringify(members) })
+      .execute();
     await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: id, sha256: sha, item_ids: members } }]);
     opened++;
   }
@@ -78,7 +85,13 @@ export async function listConflicts(ctx: Ctx, req: { caller: Catalog.Caller }): 
     : [];
   const byId = new Map(items.map((i) => [i.id, i]));
   const data = rows
-    .map((r) => ({ id: r.id, sha256: r.sha256, status: r.status, created_at: toIso(r.created_at), items: r.item_ids.map((i) => byId.get(i)).filter((i): i is Catalog.MediaItem => !!i) }))
+    .map((r) => ({
+      id: r.id,
+      sha256: r.sha256,
+      status: r.status,
+      created_at: toIso(r.created_at),
+      items: r.item_ids.map((i) => byId.get(i)).filter((i): i is Catalog.MediaItem => !!i),
+    }))
     .filter((c) => c.items.length > 1);
   return ok({ data });
 }
@@ -115,7 +128,9 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
       removed.push(item.id);
     }
     await t.updateTable('hash_conflicts').set({ status: 'resolved', kept_item_id: kept, resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
-    await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-resolved.v1', data: { conflict_id: id, kept_item_id: kept, removed_item_ids: removed, resolved_by: req.caller.user_id } }]);
+    await ctx.emit(trx, `conflict-${id}`, [
+      { type: 'catalog.hash-conflict-resolved.v1', data: { conflict_id: id, kept_item_id: kept, removed_item_ids: removed, resolved_by: req.caller.user_id } },
+    ]);
     return ok({ message: 'conflict resolved', conflict: { id, status: 'resolved', kept_item_id: kept, removed_item_ids: removed } });
   });
 }
@@ -130,15 +145,18 @@ export async function removeItem(ctx: Ctx, trx: Trx, itemId: string, reason: 'de
   if (!item) return;
   const formats = await t.selectFrom('media_formats').selectAll().where('item_id', '=', itemId).execute();
   for (const f of formats) {
-    await t.insertInto('excluded_files')
+    await t
+      .insertInto('excluded_files')
       .values({ library_id: item.library_id, rel_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms })
       .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: new Date() }))
       .execute();
   }
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', itemId).execute();
   await t.deleteFrom('media_items').where('id', '=', itemId).execute();
-  await ctx.emit(trx, `item-${itemId}`, [{
-    type: 'catalog.media-item-removed.v1',
-    data: { item_id: itemId, library_id: item.library_id as string, reason, sha256: hashes.map((h) => h.sha256 as string) },
-  }]);
+  await ctx.emit(trx, `item-${itemId}`, [
+    {
+      type: 'catalog.media-item-removed.v1',
+      data: { item_id: itemId, library_id: item.library_id as string, reason, sha256: hashes.map((h) => h.sha256 as string) },
+    },
+  ]);
 }

@@ -30,7 +30,10 @@ export class Ctx {
   /** set by main: asks the scheduler to look at the scan queue now */
   kick: () => void = () => undefined;
 
-  constructor(readonly rt: Runtime, readonly opts: CatalogOptions) {
+  constructor(
+    readonly rt: Runtime,
+    readonly opts: CatalogOptions,
+  ) {
     this.store = new EventStore(rt.db, SCHEMA);
   }
 
@@ -81,8 +84,7 @@ export class Ctx {
   }
 }
 
-export const requireAdmin = (caller: { role: string }): Failure | null =>
-  caller.role === 'admin' ? null : fail('admin_required', Messages.adminRequired);
+export const requireAdmin = (caller: { role: string }): Failure | null => (caller.role === 'admin' ? null : fail('admin_required', Messages.adminRequired));
 
 const isRetryable = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;

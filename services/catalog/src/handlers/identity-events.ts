@@ -29,7 +29,11 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void
           for (const i of items) await emitUpdated(ctx, trx, i.id as string, 'owner');
         } else if (e.type === 'identity.settings-changed.v1') {
           for (const [key, value] of Object.entries(e.data.changes)) {
-            await t.insertInto('settings').values({ key, value: JSON.stringify(value) }).onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(value) })).execute();
+            await t
+              .insertInto('settings')
+              .values({ key, value: JSON.stringify(value) })
+              .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(value) }))
+              .execute();
             settingsChanged ||= key === 'scan_poll_interval_seconds';
           }
         }

@@ -232,7 +232,8 @@ export async function bulkUpdate(ctx: Ctx, req: { caller: Caller; input: Record<
   for (const k of ['add_tags', 'remove_tags'] as const) {
     if (!(k in c)) continue;
     const v = c[k];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.length > LIMITS.listEntry) || v.length > LIMITS.listEntries) return err(invalid(`${k} must be a list of strings`));
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.length > LIMITS.listEntry) || v.length > LIMITS.listEntries)
+      return err(invalid(`${k} must be a list of strings`));
     addRemove[k] = normalizeList(v as string[]);
   }
   const cols = editColumns(fields.value);

@@ -81,17 +81,23 @@ export async function createLibrary(ctx: Ctx, req: { caller: Caller; input: Reco
   const watch = 'watch' in req.input ? parseWatch(req.input.watch) : ok(true);
   if (!watch.ok) return watch;
   const id = randomUUID();
-  const created = await ctx.tx(async (trx) => {
-    if (await nameTaken(trx, name.value)) return null;
-    await trx.withSchema(SCHEMA).insertInto('libraries').values({ id, name: name.value, folders: JSON.stringify(folders.value), watch: watch.value, created_by_admin: req.caller.user_id }).execute();
-    const lib = toPublicLibrary((await findLibrary(trx, id))!, 0);
-    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }]);
-    if (lib.folders.length > 0) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
-    return lib;
-  }).catch((e) => {
-    if ((e as { code?: string }).code === '23505') return null;
-    throw e;
-  });
+  const created = await ctx
+    .tx(async (trx) => {
+      if (await nameTaken(trx, name.value)) return null;
+      await trx
+        .withSchema(SCHEMA)
+        .insertInto('libraries')
+        .values({ id, name: name.value, folders: JSON.stringify(folders.value), watch: watch.value, created_by_admin: req.caller.user_id })
+        .execute();
+      const lib = toPublicLibrary((await findLibrary(trx, id))!, 0);
+      await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }]);
+      if (lib.folders.length > 0) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
+      return lib;
+    })
+    .catch((e) => {
+      if ((e as { code?: string }).code === '23505') return null;
+      throw e;
+    });
   if (!created) return err(fail('conflict', 'library name already exists'));
   ctx.kick();
   return ok(created);
@@ -123,9 +129,12 @@ export async function updateLibrary(ctx: Ctx, req: { caller: Caller; id: string;
     if (!cur) return err(fail('not_found', Messages.libraryNotFound));
     if (changes.name && (await nameTaken(trx, changes.name, id))) return err(fail('conflict', 'library name already exists'));
     const foldersChanged = changes.folders !== undefined && JSON.stringify(changes.folders) !== JSON.stringify(cur.folders);
-    await trx.withSchema(SCHEMA).updateTable('libraries')
+    await trx
+      .withSchema(SCHEMA)
+      .updateTable('libraries')
       .set({ ...changes, ...(changes.folders ? { folders: JSON.stringify(changes.folders) } : {}), updated_at: new Date(), version: cur.version + 1 })
-      .where('id', '=', id).execute();
+      .where('id', '=', id)
+      .execute();
     const lib = (await emitLibraryUpdated(ctx, trx, id, req.caller.user_id))!;
     if (foldersChanged) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
     return ok(lib);
@@ -169,17 +178,27 @@ async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): P
   const items = await t.selectFrom('media_items').select('id').where('library_id', '=', libraryId).orderBy('id').execute();
   if (items.length === 0) return;
   const hashes = new Map<string, string[]>();
-  for (const h of await t.selectFrom('format_hashes as h').innerJoin('media_items as i', 'i.id', 'h.item_id')
-    .select(['h.item_id', 'h.sha256']).where('i.library_id', '=', libraryId).orderBy('h.last_seen', 'desc').execute()) {
+  for (const h of await t
+    .selectFrom('format_hashes as h')
+    .innerJoin('media_items as i', 'i.id', 'h.item_id')
+    .select(['h.item_id', 'h.sha256'])
+    .where('i.library_id', '=', libraryId)
+    .orderBy('h.last_seen', 'desc')
+    .execute()) {
     hashes.set(h.item_id as string, [...(hashes.get(h.item_id as string) ?? []), h.sha256 as string]);
   }
-  await ctx.emitMany(trx, items.map((i) => ({
-    streamId: `item-${i.id as string}`,
-    events: [{
-      type: 'catalog.media-item-removed.v1' as const,
-      data: { item_id: i.id as string, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id as string) ?? [] },
-    }],
-  })));
+  await ctx.emitMany(
+    trx,
+    items.map((i) => ({
+      streamId: `item-${i.id as string}`,
+      events: [
+        {
+          type: 'catalog.media-item-removed.v1' as const,
+          data: { item_id: i.id as string, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id as string) ?? [] },
+        },
+      ],
+    })),
+  );
 }
 
 export async function browse(ctx: Ctx, req: { caller: Caller; path?: string }): Promise<Result<unknown>> {

@@ -21,8 +21,7 @@ export function filterValue(raw: string): { exact: boolean; value: string } {
   return { exact: false, value: cleanText(t) };
 }
 
-const fuzzy = (col: RawBuilder<unknown>, v: string) =>
-  sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
+const fuzzy = (col: RawBuilder<unknown>, v: string) => sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
 const exactly = (col: RawBuilder<unknown>, v: string) => sql<boolean>`lower(${col}) = lower(${v})`;
 const match = (col: RawBuilder<unknown>, f: { exact: boolean; value: string }) => (f.exact ? exactly(col, f.value) : fuzzy(col, f.value));
 const anyOf = (jsonCol: string, f: { exact: boolean; value: string }) =>
@@ -74,7 +73,10 @@ export async function search(ctx: Ctx, req: { caller: Catalog.Caller; query: Que
     conds.push(sql<boolean>`year = ${Number(year)}`);
   }
   const format = q1(q, 'format');
-  if (format) conds.push(sql<boolean>`exists (select 1 from ${sql.table(`${SCHEMA}.media_formats`)} f where f.item_id = media_items.id and f.present and f.format = ${format.toLowerCase()})`);
+  if (format)
+    conds.push(
+      sql<boolean>`exists (select 1 from ${sql.table(`${SCHEMA}.media_formats`)} f where f.item_id = media_items.id and f.present and f.format = ${format.toLowerCase()})`,
+    );
   const bools: [string, RawBuilder<boolean>][] = [
     ['has_cover', sql<boolean>`cover_key is not null`],
     ['has_series', sql<boolean>`series is not null`],

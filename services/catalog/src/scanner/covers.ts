@@ -10,10 +10,13 @@ import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { emitUpdated } from './scan-library';
 
-export const coverFile = (ctx: Ctx, key: string, kind: 'cover' | 'thumbnail') =>
-  join(ctx.opts.coverDir, key.slice(0, 2), `${key}${kind === 'thumbnail' ? '-thumb' : ''}.jpg`);
+export const coverFile = (ctx: Ctx, key: string, kind: 'cover' | 'thumbnail') => join(ctx.opts.coverDir, key.slice(0, 2), `${key}${kind === 'thumbnail' ? '-thumb' : ''}.jpg`);
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Makes the cover files of one item when they are missing. True when they exist afterwards; an
@@ -31,7 +34,14 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
     return true;
   }
   const lib = await findLibrary(ctx.rt.db, item.library_id as string);
-  const fmt = await db.selectFrom('media_formats').select(['rel_path', 'format', 'sha256']).where('item_id', '=', itemId).where('present', '=', true).where('sha256', '=', key).limit(1).executeTakeFirst();
+  const fmt = await db
+    .selectFrom('media_formats')
+    .select(['rel_path', 'format', 'sha256'])
+    .where('item_id', '=', itemId)
+    .where('present', '=', true)
+    .where('sha256', '=', key)
+    .limit(1)
+    .executeTakeFirst();
   let made = false;
   if (lib && fmt) {
     const file = await resolveInside(lib.folders, fmt.rel_path as string);
@@ -51,10 +61,17 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
     await db.updateTable('media_items').set({ cover_ready: true }).where('id', '=', itemId).execute();
     return true;
   }
-    await ctx.tx(async (trx) => {
-      const r = await trx.withSchema(SCHEMA).updateTable('media_items').set({ cover_key: null, cover_ready: false }).where('id', '=', itemId).where('cover_key', '=', key).returning('id').execute();
-      if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'cover');
-    });
+  await ctx.tx(async (trx) => {
+    const r = await trx
+      .withSchema(SCHEMA)
+      .updateTable('media_items')
+      .set({ cover_key: null, cover_ready: false })
+      .where('id', '=', itemId)
+      .where('cover_key', '=', key)
+      .returning('id')
+      .execute();
+    if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'cover');
+  });
   return false;
 }
 
@@ -62,7 +79,8 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
 export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Promise<number> {
   let done = 0;
   for (;;) {
-    const todo = await ctx.rt.db.withSchema(SCHEMA)
+    const todo = await ctx.rt.db
+      .withSchema(SCHEMA)
       .selectFrom('media_items')
       .select('id')
       .where('cover_key', 'is not', null)

@@ -29,7 +29,6 @@ export interface ScanCounts {
   errors: number;
 }
 
-
 type Known = FormatRow & { item_state: string };
 
 /** books up to this size are read whole once per scan (memory: scan concurrency × this) */
@@ -86,15 +85,22 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     .selectAll('f')
     .select('i.state as item_state')
     .where('f.library_id', '=', lib.id)
-    .execute()) as Known[]) known.set(r.rel_path, r);
+    .execute()) as Known[])
+    known.set(r.rel_path, r);
   const excluded = new Map<string, { sha256: string | null; size: number; mtime_ms: number }>();
   for (const r of await t.selectFrom('excluded_files').selectAll().where('library_id', '=', lib.id).execute()) {
     excluded.set(r.rel_path as string, { sha256: r.sha256 as string | null, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
   }
   // every hash of the items that went missing earlier: a file with one of them brings its item back
   const missingBySha = new Map<string, string>();
-  for (const r of await t.selectFrom('format_hashes as h').innerJoin('media_items as i', 'i.id', 'h.item_id')
-    .select(['h.sha256', 'i.id']).where('i.library_id', '=', lib.id).where('i.state', '=', 'missing').orderBy('i.id').execute()) {
+  for (const r of await t
+    .selectFrom('format_hashes as h')
+    .innerJoin('media_items as i', 'i.id', 'h.item_id')
+    .select(['h.sha256', 'i.id'])
+    .where('i.library_id', '=', lib.id)
+    .where('i.state', '=', 'missing')
+    .orderBy('i.id')
+    .execute()) {
     if (!missingBySha.has(r.sha256 as string)) missingBySha.set(r.sha256 as string, r.id as string);
   }
   const issues = new Map<string, { size: number; mtime_ms: number }>();
@@ -150,9 +156,10 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
-  const prepareAll = (batch: Job[]) => pool(batch, ctx.opts.scanConcurrency, async (job) => {
-    if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
-  });
+  const prepareAll = (batch: Job[]) =>
+    pool(batch, ctx.opts.scanConcurrency, async (job) => {
+      if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
+    });
   // reading the next batch overlaps writing this one
   let next = batches.length > 0 ? prepareAll(batches[0]!) : null;
   for (let b = 0; b < batches.length; b++) {
@@ -331,9 +338,11 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
     }
     case 'rewrite': {
       const k = job.known!;
-      await t.updateTable('media_formats')
+      await t
+        .updateTable('media_formats')
         .set({ size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true, updated_at: new Date() })
-        .where('id', '=', k.id).execute();
+        .where('id', '=', k.id)
+        .execute();
       await rememberHash(trx, k.item_id, f.format, h.sha256, h.partial_md5);
       const item = await findItem(trx, k.item_id, { includeMissing: true, lock: true });
       if (!item) return;
@@ -348,9 +357,7 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
     }
     case 'relink': {
       const k = job.relinkTo!;
-      await t.updateTable('media_formats')
-        .set({ rel_path: f.rel, size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() })
-        .where('id', '=', k.id).execute();
+      await t.updateTable('media_formats').set({ rel_path: f.rel, size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
       await updateItem(trx, k.item_id, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) } as Partial<ItemRow>);
       await emitUpdated(ctx, trx, k.item_id, 'relink');
       counts.relinked++;
@@ -380,15 +387,40 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
   const t = trx.withSchema(SCHEMA);
   const fields = jobs.map((j) => metadataFields(j.file, j.extracted!, j.coverKey ?? null));
   const dirs = [...new Set(fields.map((f) => f.group_dir!))];
-  interface Candidate { id: string; authors: string[]; formats: Set<string>; fresh: boolean }
+  interface Candidate {
+    id: string;
+    authors: string[];
+    formats: Set<string>;
+    fresh: boolean;
+  }
   const byKey = new Map<string, Candidate[]>();
   const keyOf = (dir: string, title: string) => `${dir}\u0000${title}`;
-  const existing = await t.selectFrom('media_items').select(['id', 'authors', 'group_dir', 'group_title'])
-    .where('library_id', '=', libraryId).where('state', '=', 'active').where('source', '=', 'scan').where('group_dir', 'in', dirs).execute();
+  const existing = await t
+    .selectFrom('media_items')
+    .select(['id', 'authors', 'group_dir', 'group_title'])
+    .where('library_id', '=', libraryId)
+    .where('state', '=', 'active')
+    .where('source', '=', 'scan')
+    .where('group_dir', 'in', dirs)
+    .execute();
   if (existing.length > 0) {
-    const present = await t.selectFrom('media_formats').select(['item_id', 'format']).where('item_id', 'in', existing.map((e) => e.id as string)).where('present', '=', true).execute();
+    const present = await t
+      .selectFrom('media_formats')
+      .select(['item_id', 'format'])
+      .where(
+        'item_id',
+        'in',
+        existing.map((e) => e.id as string),
+      )
+      .where('present', '=', true)
+      .execute();
     for (const e of existing) {
-      const c: Candidate = { id: e.id as string, authors: e.authors as string[], formats: new Set(present.filter((p) => p.item_id === e.id).map((p) => p.format as string)), fresh: false };
+      const c: Candidate = {
+        id: e.id as string,
+        authors: e.authors as string[],
+        formats: new Set(present.filter((p) => p.item_id === e.id).map((p) => p.format as string)),
+        fresh: false,
+      };
       const k = keyOf(e.group_dir as string, e.group_title as string);
       byKey.set(k, [...(byKey.get(k) ?? []), c]);
     }
@@ -401,7 +433,9 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
     const f = fields[i]!;
     const k = keyOf(f.group_dir!, f.group_title!);
     const mine = new Set((f.authors ?? []).map((a) => a.toLowerCase()));
-    const match = (byKey.get(k) ?? []).find((c) => !c.formats.has(job.file.format) && (mine.size === 0 || c.authors.length === 0 || c.authors.some((a) => mine.has(a.toLowerCase()))));
+    const match = (byKey.get(k) ?? []).find(
+      (c) => !c.formats.has(job.file.format) && (mine.size === 0 || c.authors.length === 0 || c.authors.some((a) => mine.has(a.toLowerCase()))),
+    );
     let itemId: string;
     if (match) {
       itemId = match.id;
@@ -410,40 +444,108 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
       counts.updated++;
     } else {
       itemId = randomUUID();
-      items.push({ ...(f as ItemRow & { cover_ready: boolean }), id: itemId, library_id: libraryId, state: 'active', source: 'scan', file_path: job.file.rel, added_by_admin: null, version: 0, created_at: now, updated_at: now });
+      items.push({
+        ...(f as ItemRow & { cover_ready: boolean }),
+        id: itemId,
+        library_id: libraryId,
+        state: 'active',
+        source: 'scan',
+        file_path: job.file.rel,
+        added_by_admin: null,
+        version: 0,
+        created_at: now,
+        updated_at: now,
+      });
       byKey.set(k, [...(byKey.get(k) ?? []), { id: itemId, authors: f.authors ?? [], formats: new Set([job.file.format]), fresh: true }]);
       counts.added++;
     }
     const h = job.hashes!;
-    formats.push({ id: 0, item_id: itemId, library_id: libraryId, rel_path: job.file.rel, format: job.file.format, size: job.file.size, mtime_ms: job.file.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true });
+    formats.push({
+      id: 0,
+      item_id: itemId,
+      library_id: libraryId,
+      rel_path: job.file.rel,
+      format: job.file.format,
+      size: job.file.size,
+      mtime_ms: job.file.mtimeMs,
+      sha256: h.sha256,
+      partial_md5: h.partial_md5,
+      present: true,
+    });
   });
   if (items.length > 0) {
-    await t.insertInto('media_items').values(items.map(({ state: _s, version: _v, ...r }) => jsonCols(r as Partial<ItemRow>))).execute();
+    await t
+      .insertInto('media_items')
+      .values(items.map(({ state: _s, version: _v, ...r }) => jsonCols(r as Partial<ItemRow>)))
+      .execute();
   }
-  await t.insertInto('media_formats')
+  await t
+    .insertInto('media_formats')
     .values(formats.map(({ id: _id, ...r }) => r))
-    .onConflict((oc) => oc.constraint('media_formats_path_key').doUpdateSet((eb) => ({
-      item_id: eb.ref('excluded.item_id'), format: eb.ref('excluded.format'), size: eb.ref('excluded.size'), mtime_ms: eb.ref('excluded.mtime_ms'),
-      sha256: eb.ref('excluded.sha256'), partial_md5: eb.ref('excluded.partial_md5'), present: true,
-    })))
+    .onConflict((oc) =>
+      oc.constraint('media_formats_path_key').doUpdateSet((eb) => ({
+        item_id: eb.ref('excluded.item_id'),
+        format: eb.ref('excluded.format'),
+        size: eb.ref('excluded.size'),
+        mtime_ms: eb.ref('excluded.mtime_ms'),
+        sha256: eb.ref('excluded.sha256'),
+        partial_md5: eb.ref('excluded.partial_md5'),
+        present: true,
+      })),
+    )
     .execute();
   const hashes = new Map<string, { item_id: string; sha256: string; partial_md5: string | null; format: string }>();
   for (const f of formats) hashes.set(`${f.item_id}/${f.sha256}`, { item_id: f.item_id, sha256: f.sha256!, partial_md5: f.partial_md5, format: f.format });
-  await t.insertInto('format_hashes').values([...hashes.values()])
+  await t
+    .insertInto('format_hashes')
+    .values([...hashes.values()])
     .onConflict((oc) => oc.columns(['item_id', 'sha256']).doUpdateSet({ last_seen: sql`now()` }))
     .execute();
   // new items' events carry the records as just written, without reading them back
-  await ctx.emitNew(trx, items.map((row) => {
-    const own = formats.filter((f) => f.item_id === row.id);
-    return { streamId: `item-${row.id}`, events: [{ type: 'catalog.media-item-added.v1' as const, data: { item: toPublic(row, own, own.map((f) => f.sha256!)) } }] };
-  }));
+  await ctx.emitNew(
+    trx,
+    items.map((row) => {
+      const own = formats.filter((f) => f.item_id === row.id);
+      return {
+        streamId: `item-${row.id}`,
+        events: [
+          {
+            type: 'catalog.media-item-added.v1' as const,
+            data: {
+              item: toPublic(
+                row,
+                own,
+                own.map((f) => f.sha256!),
+              ),
+            },
+          },
+        ],
+      };
+    }),
+  );
   for (const id of joined) await emitUpdated(ctx, trx, id, 'scan');
 }
 
 async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
-  await trx.withSchema(SCHEMA).insertInto('media_formats')
-    .values({ item_id: itemId, library_id: libraryId, rel_path: f.rel, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true })
-    .onConflict((oc) => oc.constraint('media_formats_path_key').doUpdateSet({ item_id: itemId, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true }))
+  await trx
+    .withSchema(SCHEMA)
+    .insertInto('media_formats')
+    .values({
+      item_id: itemId,
+      library_id: libraryId,
+      rel_path: f.rel,
+      format: f.format,
+      size: f.size,
+      mtime_ms: f.mtimeMs,
+      sha256: h.sha256,
+      partial_md5: h.partial_md5,
+      present: true,
+    })
+    .onConflict((oc) =>
+      oc
+        .constraint('media_formats_path_key')
+        .doUpdateSet({ item_id: itemId, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true }),
+    )
     .execute();
   await rememberHash(trx, itemId, f.format, h.sha256, h.partial_md5);
 }
@@ -486,10 +588,12 @@ async function markGone(ctx: Ctx, trx: Trx, k: Known): Promise<boolean> {
   }
   await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() } as unknown as Partial<ItemRow>);
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', item.id).execute();
-  await ctx.emit(trx, `item-${item.id}`, [{
-    type: 'catalog.media-item-removed.v1',
-    data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256 as string) },
-  }]);
+  await ctx.emit(trx, `item-${item.id}`, [
+    {
+      type: 'catalog.media-item-removed.v1',
+      data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256 as string) },
+    },
+  ]);
   return true;
 }
 
@@ -503,4 +607,3 @@ async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Prom
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
 }
-

@@ -42,7 +42,10 @@ export class Scheduler {
   /** the scan running now, so a lost lease, a deleted library or a stop can cut it short */
   private current: AbortController | null = null;
 
-  constructor(private ctx: Ctx, private watchFn: WatchFn) {}
+  constructor(
+    private ctx: Ctx,
+    private watchFn: WatchFn,
+  ) {}
 
   start(): void {
     this.loop = this.run().catch((e) => this.ctx.rt.log.error({ err: e }, 'scanner stopped'));
@@ -74,7 +77,13 @@ export class Scheduler {
     await Promise.all([...this.watchers.values()].map((w) => w.handle.close().catch(() => undefined)));
     this.watchers.clear();
     if (this.leader && this.ctx.rt.mode === 'distributed') {
-      await this.ctx.rt.db.withSchema(SCHEMA).deleteFrom('leases').where('name', '=', 'scanner').where('owner', '=', this.me).execute().catch(() => undefined);
+      await this.ctx.rt.db
+        .withSchema(SCHEMA)
+        .deleteFrom('leases')
+        .where('name', '=', 'scanner')
+        .where('owner', '=', this.me)
+        .execute()
+        .catch(() => undefined);
     }
   }
 
@@ -245,16 +254,21 @@ export class Scheduler {
     for (const lib of libs) {
       if (this.watchers.has(lib.id)) continue;
       const polling = mode === 'poll' || this.forcePolling.has(lib.id);
-      const handle = this.watchFn(lib.folders, { polling, intervalMs: pollMs }, () => this.changed(lib.id), (e) => {
-        // native watching failed (inotify limits, an unsupported mount): poll this library instead
-        this.ctx.rt.log.warn({ library: lib.id, err: e.message }, 'watching failed; polling instead');
-        if (mode === 'auto' && !polling) {
-          this.forcePolling.add(lib.id);
-          const w = this.watchers.get(lib.id);
-          if (w) this.watchers.set(lib.id, { ...w, sig: 'stale' });
-          this.lastWatchSync = 0;
-        }
-      });
+      const handle = this.watchFn(
+        lib.folders,
+        { polling, intervalMs: pollMs },
+        () => this.changed(lib.id),
+        (e) => {
+          // native watching failed (inotify limits, an unsupported mount): poll this library instead
+          this.ctx.rt.log.warn({ library: lib.id, err: e.message }, 'watching failed; polling instead');
+          if (mode === 'auto' && !polling) {
+            this.forcePolling.add(lib.id);
+            const w = this.watchers.get(lib.id);
+            if (w) this.watchers.set(lib.id, { ...w, sig: 'stale' });
+            this.lastWatchSync = 0;
+          }
+        },
+      );
       this.watchers.set(lib.id, { sig: JSON.stringify(lib.folders), handle, polling });
       // what changed before the watcher was in place is found by one more (cheap) scan
       await this.ctx.tx((trx) => requestScan(this.ctx, trx, lib.id, 'watch', null));
@@ -270,12 +284,16 @@ export class Scheduler {
   private changed(libraryId: string): void {
     if (this.stopping) return;
     clearTimeout(this.debounce.get(libraryId));
-    this.debounce.set(libraryId, setTimeout(() => {
-      this.debounce.delete(libraryId);
-      void this.ctx.tx((trx) => requestScan(this.ctx, trx, libraryId, 'watch', null))
-        .then(() => this.kick())
-        .catch((e) => this.ctx.rt.log.warn({ err: e, library: libraryId }, 'could not queue a scan'));
-    }, DEBOUNCE_MS));
+    this.debounce.set(
+      libraryId,
+      setTimeout(() => {
+        this.debounce.delete(libraryId);
+        void this.ctx
+          .tx((trx) => requestScan(this.ctx, trx, libraryId, 'watch', null))
+          .then(() => this.kick())
+          .catch((e) => this.ctx.rt.log.warn({ err: e, library: libraryId }, 'could not queue a scan'));
+      }, DEBOUNCE_MS),
+    );
   }
 
   /** Inside a scan's write: this replica still holds the lease, and the library still exists. */
@@ -288,16 +306,25 @@ export class Scheduler {
   private async runScan(row: ScanRow): Promise<void> {
     const ctx = this.ctx;
     const t = ctx.rt.db.withSchema(SCHEMA);
-    const claimed = await ctx.tx(async (trx) => {
-      await this.fence(trx);
-      const r = await trx.withSchema(SCHEMA).updateTable('scans').set({ status: 'running', started_at: new Date() }).where('id', '=', row.id).where('status', '=', 'queued').returning('id').execute();
-      if (r.length === 0) return false;
-      await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
-      return true;
-    }).catch((e) => {
-      if (e instanceof ScanStopped) return false; // the lease went elsewhere before the scan began
-      throw e;
-    });
+    const claimed = await ctx
+      .tx(async (trx) => {
+        await this.fence(trx);
+        const r = await trx
+          .withSchema(SCHEMA)
+          .updateTable('scans')
+          .set({ status: 'running', started_at: new Date() })
+          .where('id', '=', row.id)
+          .where('status', '=', 'queued')
+          .returning('id')
+          .execute();
+        if (r.length === 0) return false;
+        await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
+        return true;
+      })
+      .catch((e) => {
+        if (e instanceof ScanStopped) return false; // the lease went elsewhere before the scan began
+        throw e;
+      });
     if (!claimed) return;
     const started = Date.now();
     let counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0 };
@@ -305,17 +332,32 @@ export class Scheduler {
     const controller = new AbortController();
     this.current = controller;
     const watchdog = setInterval(() => {
-      void t.selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst()
-        .then((lib) => { if (!lib) controller.abort(new ScanStopped('deleted')); })
+      void t
+        .selectFrom('libraries')
+        .select('id')
+        .where('id', '=', row.library_id)
+        .executeTakeFirst()
+        .then((lib) => {
+          if (!lib) controller.abort(new ScanStopped('deleted'));
+        })
         .catch(() => undefined);
     }, LIBRARY_CHECK_MS);
     let stopped: ScanStopped | null = null;
     try {
-      counts = await scanLibrary(ctx, row, async (c) => {
-        await t.updateTable('scans').set({ counts: JSON.stringify(c) }).where('id', '=', row.id).execute();
-        // progress is transient: it goes to whoever listens now, never into the log
-        ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...c } satisfies Catalog.ScanProgress);
-      }, { signal: controller.signal, check: (trx) => this.guard(trx, row.library_id) });
+      counts = await scanLibrary(
+        ctx,
+        row,
+        async (c) => {
+          await t
+            .updateTable('scans')
+            .set({ counts: JSON.stringify(c) })
+            .where('id', '=', row.id)
+            .execute();
+          // progress is transient: it goes to whoever listens now, never into the log
+          ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...c } satisfies Catalog.ScanProgress);
+        },
+        { signal: controller.signal, check: (trx) => this.guard(trx, row.library_id) },
+      );
     } catch (e) {
       if (e instanceof ScanStopped) stopped = e;
       else {
@@ -328,25 +370,34 @@ export class Scheduler {
     }
     if (stopped) return this.scanStopped(row, stopped, started);
     const status = error ? 'failed' : 'completed';
-    const recorded = await ctx.tx(async (trx): Promise<ScanStopped | null> => {
-      await this.fence(trx);
-      const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
-      if (!lib) return new ScanStopped('deleted'); // deleted as the scan ended: its scan rows went with it
-      await trx.withSchema(SCHEMA).updateTable('scans').set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error }).where('id', '=', row.id).execute();
-      if (!error) {
-        await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
-        await emitLibraryUpdated(ctx, trx, row.library_id, null);
-      }
-      await ctx.emit(trx, `scan-${row.id}`, [{
-        type: 'catalog.scan-finished.v1',
-        data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
-      }]);
-      return null;
-    }).catch((e) => {
-      // the lease went elsewhere as the scan ended: the new holder runs it again, finding it all done
-      if (e instanceof ScanStopped) return e;
-      throw e;
-    });
+    const recorded = await ctx
+      .tx(async (trx): Promise<ScanStopped | null> => {
+        await this.fence(trx);
+        const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
+        if (!lib) return new ScanStopped('deleted'); // deleted as the scan ended: its scan rows went with it
+        await trx
+          .withSchema(SCHEMA)
+          .updateTable('scans')
+          .set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error })
+          .where('id', '=', row.id)
+          .execute();
+        if (!error) {
+          await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
+          await emitLibraryUpdated(ctx, trx, row.library_id, null);
+        }
+        await ctx.emit(trx, `scan-${row.id}`, [
+          {
+            type: 'catalog.scan-finished.v1',
+            data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
+          },
+        ]);
+        return null;
+      })
+      .catch((e) => {
+        // the lease went elsewhere as the scan ended: the new holder runs it again, finding it all done
+        if (e instanceof ScanStopped) return e;
+        throw e;
+      });
     if (recorded) return this.scanStopped(row, Object.assign(recorded, { counts: { ...counts } }), started);
     ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...counts } satisfies Catalog.ScanProgress);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
@@ -366,10 +417,16 @@ export class Scheduler {
       return;
     }
     const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0, ...stopped.counts };
-    await this.ctx.tx((trx) => this.ctx.emit(trx, `scan-${row.id}`, [{
-      type: 'catalog.scan-finished.v1',
-      data: { scan_id: row.id, library_id: row.library_id, status: 'cancelled', error: stopped.message, duration_ms: Date.now() - started, ...counts },
-    }])).catch((e) => log.warn({ err: e, scan: row.id }, 'could not record the cancelled scan'));
+    await this.ctx
+      .tx((trx) =>
+        this.ctx.emit(trx, `scan-${row.id}`, [
+          {
+            type: 'catalog.scan-finished.v1',
+            data: { scan_id: row.id, library_id: row.library_id, status: 'cancelled', error: stopped.message, duration_ms: Date.now() - started, ...counts },
+          },
+        ]),
+      )
+      .catch((e) => log.warn({ err: e, scan: row.id }, 'could not record the cancelled scan'));
     log.info({ scan: row.id, library: row.library_id, ms: Date.now() - started }, 'scan cancelled: library deleted');
   }
 }

@@ -73,12 +73,10 @@ export async function formatsOf(q: DbOrTrx, itemIds: readonly string[]): Promise
 
 async function hashesOf(q: DbOrTrx, itemIds: readonly string[]): Promise<{ item_id: string; sha256: string }[]> {
   if (itemIds.length === 0) return [];
-  return (await t(q)
-    .selectFrom('format_hashes')
-    .select(['item_id', 'sha256'])
-    .where('item_id', 'in', itemIds)
-    .orderBy('last_seen', 'desc')
-    .execute()) as { item_id: string; sha256: string }[];
+  return (await t(q).selectFrom('format_hashes').select(['item_id', 'sha256']).where('item_id', 'in', itemIds).orderBy('last_seen', 'desc').execute()) as {
+    item_id: string;
+    sha256: string;
+  }[];
 }
 
 export function toPublic(r: ItemRow, formats: FormatRow[], history: string[]): Catalog.MediaItem {
@@ -146,7 +144,10 @@ export async function snapshot(q: DbOrTrx, id: string): Promise<Catalog.MediaIte
 }
 
 export async function insertItem(q: DbOrTrx, row: Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state'> & { created_at?: Date; updated_at?: Date }): Promise<void> {
-  await t(q).insertInto('media_items').values(jsonCols(row as Partial<ItemRow>)).execute();
+  await t(q)
+    .insertInto('media_items')
+    .values(jsonCols(row as Partial<ItemRow>))
+    .execute();
 }
 
 export async function updateItem(q: DbOrTrx, id: string, changes: Partial<ItemRow>): Promise<void> {

@@ -29,7 +29,10 @@ export async function allLibraries(q: DbOrTrx): Promise<LibraryRow[]> {
 }
 
 export async function nameTaken(q: DbOrTrx, name: string, exceptId?: string): Promise<boolean> {
-  let s = t(q).selectFrom('libraries').select('id').where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase());
+  let s = t(q)
+    .selectFrom('libraries')
+    .select('id')
+    .where((eb) => eb.fn('lower', ['name']), '=', name.toLowerCase());
   if (exceptId) s = s.where('id', '!=', exceptId);
   return (await s.executeTakeFirst()) !== undefined;
 }
@@ -49,6 +52,9 @@ export function toPublicLibrary(r: LibraryRow, itemCount: number): Catalog.Libra
 }
 
 export async function publicLibraries(q: DbOrTrx, rows: LibraryRow[]): Promise<Catalog.Library[]> {
-  const counts = await countActive(q, rows.map((r) => r.id));
+  const counts = await countActive(
+    q,
+    rows.map((r) => r.id),
+  );
   return rows.map((r) => toPublicLibrary(r, counts.get(r.id) ?? 0));
 }

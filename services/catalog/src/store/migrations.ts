@@ -9,7 +9,9 @@ export const migrations: Migration[] = [
     async up(trx, s) {
       // fuzzy search; a trusted extension since PostgreSQL 13 (the database owner may create it)
       await execScript(trx, 'create extension if not exists pg_trgm');
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         create table ${s}.libraries (
           id uuid primary key,
           name text not null,
@@ -131,7 +133,8 @@ export const migrations: Migration[] = [
         create index scans_library_idx on ${s}.scans (library_id, requested_at);
         create table ${s}.leases (name text primary key, owner text not null, expires_at timestamptz not null);
         create table ${s}.settings (key text primary key, value jsonb not null);
-      `);
+      `,
+      );
     },
   },
   {

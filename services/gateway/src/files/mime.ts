@@ -2,19 +2,21 @@
 // all comic archives together as x-cbr), everything else as the `mime` package knows it.
 import mime from 'mime';
 
-const BOOK_TYPES: ReadonlyMap<string, string> = new Map(Object.entries({
-  epub: 'application/epub+zip',
-  kepub: 'application/kepub+zip',
-  cbz: 'application/vnd.comicbook+zip',
-  cbr: 'application/vnd.comicbook-rar',
-  cb7: 'application/x-cb7',
-  cbt: 'application/x-cbt',
-  mobi: 'application/x-mobipocket-ebook',
-  azw3: 'application/vnd.amazon.mobi8-ebook',
-  azw: 'application/vnd.amazon.ebook',
-  fb2: 'application/x-fictionbook+xml',
-  pdf: 'application/pdf',
-}));
+const BOOK_TYPES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    epub: 'application/epub+zip',
+    kepub: 'application/kepub+zip',
+    cbz: 'application/vnd.comicbook+zip',
+    cbr: 'application/vnd.comicbook-rar',
+    cb7: 'application/x-cb7',
+    cbt: 'application/x-cbt',
+    mobi: 'application/x-mobipocket-ebook',
+    azw3: 'application/vnd.amazon.mobi8-ebook',
+    azw: 'application/vnd.amazon.ebook',
+    fb2: 'application/x-fictionbook+xml',
+    pdf: 'application/pdf',
+  }),
+);
 
 export const OCTET_STREAM = 'application/octet-stream';
 

@@ -9,7 +9,10 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   if (header === undefined) return null;
   const m = /^\s*bytes\s*=(.*)$/i.exec(header);
   if (!m) return null; // another unit, or not a range at all: ignored
-  const specs = m[1]!.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const specs = m[1]!
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (specs.length !== 1) return null;
   const spec = /^(\d*)-(\d*)$/.exec(specs[0]!);
   if (!spec) return null;

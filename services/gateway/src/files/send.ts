@@ -58,7 +58,10 @@ export async function sendFile(req: FastifyRequest, reply: FastifyReply, abs: st
     const size = Number(st.size);
     const etag = etagOf(st);
     const mtime = mtimeSecondsOf(st);
-    reply.header('ETag', etag).header('Last-Modified', httpDate(mtime)).header('Cache-Control', opts.cacheControl ?? DEFAULT_CACHE_CONTROL);
+    reply
+      .header('ETag', etag)
+      .header('Last-Modified', httpDate(mtime))
+      .header('Cache-Control', opts.cacheControl ?? DEFAULT_CACHE_CONTROL);
 
     if (notModified(req.headers, etag, mtime)) return reply.code(304).send(nothing());
 

@@ -73,10 +73,13 @@ export function frameworkErrors(e: FastifyError, _req: FastifyRequest, reply: Fa
 export function clientErrorHandler(e: NodeJS.ErrnoException, socket: Socket): void {
   if (e.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, text, message] =
-    e.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', Messages.requestTimeout]
-      : e.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', Messages.headersTooLarge]
+    e.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', Messages.requestTimeout]
+      : e.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', Messages.headersTooLarge]
         : [400, 'Bad Request', Messages.badRequest];
   const body = JSON.stringify({ error: message });
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  if (socket.writable)
+    socket.write(`HTTP/1.1 ${status} ${text}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   socket.destroy(e);
 }

@@ -12,13 +12,15 @@ declare module 'fastify' {
 
 export const isFragment = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';
 
-export const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function sendFailure(reply: FastifyReply, f: Failure, asFragment = false): FastifyReply {
   const status = httpStatusOf(f.code);
   if (asFragment) {
-    return reply.code(status).type('text/html; charset=utf-8').send(`<div class="alert alert-error" role="alert">${escapeHtml(f.message)}</div>`);
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(`<div class="alert alert-error" role="alert">${escapeHtml(f.message)}</div>`);
   }
   return reply.code(status).send({ error: f.message });
 }

@@ -89,12 +89,16 @@ const withQuery = (path: string, q: Record<string, string>) => {
 
 function head(h: FeedHead): XMLBuilder {
   const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '' });
-  const feed = doc.ele(NS.atom, 'feed')
+  const feed = doc
+    .ele(NS.atom, 'feed')
     .att(NS.xmlns, 'xmlns:dc', NS.dc)
     .att(NS.xmlns, 'xmlns:opds', NS.opds)
     .att(NS.xmlns, 'xmlns:opensearch', NS.os)
     .att(NS.xmlns, 'xmlns:pse', NS.pse);
-  feed.ele(NS.atom, 'id').txt(`urn:uuid:${nameUuid(h.key)}`).up();
+  feed
+    .ele(NS.atom, 'id')
+    .txt(`urn:uuid:${nameUuid(h.key)}`)
+    .up();
   feed.ele(NS.atom, 'title').txt(h.title).up();
   feed.ele(NS.atom, 'updated').txt(h.updated).up();
   feed.ele(NS.atom, 'author').ele(NS.atom, 'name').txt('Bindery').up().up();
@@ -113,7 +117,10 @@ function head(h: FeedHead): XMLBuilder {
     if (p.page < last) link(feed, 'next', at(p.page + 1), type);
     feed.ele(NS.os, 'opensearch:totalResults').txt(String(p.total)).up();
     feed.ele(NS.os, 'opensearch:itemsPerPage').txt(String(p.perPage)).up();
-    feed.ele(NS.os, 'opensearch:startIndex').txt(String(p.offset + 1)).up();
+    feed
+      .ele(NS.os, 'opensearch:startIndex')
+      .txt(String(p.offset + 1))
+      .up();
   }
   return feed;
 }
@@ -139,7 +146,11 @@ export function plainText(html: string, max = 2000): string {
     .replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<[^>]*>/g, ' ')
     .replace(/&nbsp;/g, ' ')
-    .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
     .replace(/\s+/g, ' ')
     .trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -155,7 +166,9 @@ export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string)
   for (const a of item.authors) {
     const au = en.ele(NS.atom, 'author');
     au.ele(NS.atom, 'name').txt(a).up();
-    au.ele(NS.atom, 'uri').txt(`${base}/authors/${segment(a)}`).up();
+    au.ele(NS.atom, 'uri')
+      .txt(`${base}/authors/${segment(a)}`)
+      .up();
   }
   if (item.language) en.ele(NS.dc, 'dc:language').txt(item.language).up();
   if (item.publisher) en.ele(NS.dc, 'dc:publisher').txt(item.publisher).up();
@@ -175,7 +188,8 @@ export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string)
   const streamed = item.formats.find((f) => STREAMED_FORMATS.has(f.format.toLowerCase()));
   if (streamed && item.page_count !== null && item.page_count > 0) {
     en.ele(NS.atom, 'link', { rel: REL.pseStream, href: `${base}/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg' })
-      .att(NS.pse, 'pse:count', String(item.page_count)).up();
+      .att(NS.pse, 'pse:count', String(item.page_count))
+      .up();
   }
   for (const f of item.formats) {
     link(en, REL.acquisition, `${base}/uploads/library-${item.library_id}/${encodePath(f.file_path)}`, typeOfFormat(f), {

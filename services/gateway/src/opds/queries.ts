@@ -18,11 +18,7 @@ export function visible(access: Access, col = 'library_id'): RawBuilder<boolean>
   return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
 }
 
-export type ItemFilter =
-  | { by: 'library'; id: string }
-  | { by: 'recent' }
-  | { by: 'author'; name: string }
-  | { by: 'series'; name: string };
+export type ItemFilter = { by: 'library'; id: string } | { by: 'recent' } | { by: 'author'; name: string } | { by: 'series'; name: string };
 
 export interface ItemPage {
   items: Catalog.MediaItem[];
@@ -39,11 +35,7 @@ export class OpdsQueries {
 
   async items(access: Access, f: ItemFilter, limit: number, offset: number): Promise<ItemPage> {
     const cond = sql<boolean>`${visible(access)} and ${this.condition(f)}`;
-    const order = f.by === 'recent'
-      ? sql`created_at desc, id`
-      : f.by === 'series'
-        ? sql`series_index asc nulls last, sort_title, id`
-        : sql`sort_title, id`;
+    const order = f.by === 'recent' ? sql`created_at desc, id` : f.by === 'series' ? sql`series_index asc nulls last, sort_title, id` : sql`sort_title, id`;
     const [rows, total] = await Promise.all([
       sql<{ doc: string }>`select doc from ${items} where ${cond} order by ${order} limit ${limit} offset ${offset}`.execute(this.db),
       sql<{ n: number }>`select count(*)::int as n from ${items} where ${cond}`.execute(this.db),
@@ -77,7 +69,10 @@ export class OpdsQueries {
 
   private async grouped(col: RawBuilder<unknown>, from: RawBuilder<unknown>, limit: number, offset: number) {
     const [rows, total] = await Promise.all([
-      sql<{ name: string; n: number }>`select ${col} as name, count(*)::int as n from ${from} group by ${col} order by lower(${col}), ${col} limit ${limit} offset ${offset}`.execute(this.db),
+      sql<{
+        name: string;
+        n: number;
+      }>`select ${col} as name, count(*)::int as n from ${from} group by ${col} order by lower(${col}), ${col} limit ${limit} offset ${offset}`.execute(this.db),
       sql<{ n: number }>`select count(distinct ${col})::int as n from ${from}`.execute(this.db),
     ]);
     return { groups: rows.rows.map((r) => ({ name: r.name, count: Number(r.n) })), total: Number(total.rows[0]?.n ?? 0) };

@@ -76,7 +76,8 @@ export function readerAuth(auth: Auth, identity: CallIdentity) {
     if (basic === null) return challenge(reply, fail('unauthorized', Messages.unauthorized));
     if (basic === 'malformed') return challenge(reply, fail('unauthorized', Messages.invalidCredentials));
     const v = await byBasic(basic.login, basic.password);
-    if ('code' in v) return v.code === 'service_unavailable' ? sendFailure(reply, v) : challenge(reply, v.code === 'validation' ? fail('invalid_credentials', Messages.invalidCredentials) : v);
+    if ('code' in v)
+      return v.code === 'service_unavailable' ? sendFailure(reply, v) : challenge(reply, v.code === 'validation' ? fail('invalid_credentials', Messages.invalidCredentials) : v);
     req.caller = v;
   };
 }

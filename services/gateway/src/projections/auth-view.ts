@@ -9,13 +9,7 @@ import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, ty
 import { SCHEMA } from './migrations';
 
 export const CONSUMER = 'gateway-auth-view';
-const TYPES = [
-  'identity.user-registered.v1',
-  'identity.role-changed.v1',
-  'identity.user-deleted.v1',
-  'identity.password-changed.v1',
-  'identity.session-revoked.v1',
-] as const;
+const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.password-changed.v1', 'identity.session-revoked.v1'] as const;
 const CACHE_MS = 1000;
 
 interface UserFacts {
@@ -56,14 +50,26 @@ export class AuthView {
     const t = trx.withSchema(SCHEMA);
     switch (e.type) {
       case 'identity.user-registered.v1':
-        await t.insertInto('auth_users').values({ user_id: e.data.user_id, role: e.data.role }).onConflict((oc) => oc.column('user_id').doNothing()).execute();
+        await t
+          .insertInto('auth_users')
+          .values({ user_id: e.data.user_id, role: e.data.role })
+          .onConflict((oc) => oc.column('user_id').doNothing())
+          .execute();
         break;
       case 'identity.role-changed.v1':
-        await t.insertInto('auth_users').values({ user_id: e.data.user_id, role: e.data.role }).onConflict((oc) => oc.column('user_id').doUpdateSet({ role: e.data.role })).execute();
+        await t
+          .insertInto('auth_users')
+          .values({ user_id: e.data.user_id, role: e.data.role })
+          .onConflict((oc) => oc.column('user_id').doUpdateSet({ role: e.data.role }))
+          .execute();
         this.users.delete(e.data.user_id);
         break;
       case 'identity.user-deleted.v1':
-        await t.insertInto('auth_users').values({ user_id: e.data.user_id, role: e.data.role, deleted: true }).onConflict((oc) => oc.column('user_id').doUpdateSet({ deleted: true })).execute();
+        await t
+          .insertInto('auth_users')
+          .values({ user_id: e.data.user_id, role: e.data.role, deleted: true })
+          .onConflict((oc) => oc.column('user_id').doUpdateSet({ deleted: true }))
+          .execute();
         this.users.delete(e.data.user_id);
         break;
       case 'identity.password-changed.v1':
@@ -74,7 +80,11 @@ export class AuthView {
         break;
       case 'identity.session-revoked.v1':
         if (e.data.jti) {
-          await t.insertInto('revoked_tokens').values({ jti: e.data.jti, expires_at: e.data.expires_at }).onConflict((oc) => oc.column('jti').doNothing()).execute();
+          await t
+            .insertInto('revoked_tokens')
+            .values({ jti: e.data.jti, expires_at: e.data.expires_at })
+            .onConflict((oc) => oc.column('jti').doNothing())
+            .execute();
           this.revoked.delete(e.data.jti);
         }
         await t.deleteFrom('revoked_tokens').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
@@ -98,7 +108,9 @@ export class AuthView {
     const hit = this.users.get(id);
     if (hit) return hit.facts;
     const row = await this.db.withSchema(SCHEMA).selectFrom('auth_users').selectAll().where('user_id', '=', id).executeTakeFirst();
-    const facts = row ? { role: row.role as Identity.Role, deleted: Boolean(row.deleted), validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null } : null;
+    const facts = row
+      ? { role: row.role as Identity.Role, deleted: Boolean(row.deleted), validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null }
+      : null;
     this.users.set(id, { facts });
     return facts;
   }

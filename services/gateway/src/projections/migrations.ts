@@ -7,7 +7,9 @@ export const migrations: Migration[] = [
   {
     name: 'gateway-001',
     async up(trx, s) {
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         create table ${s}.auth_users (
           user_id uuid primary key,
           role text not null,
@@ -19,7 +21,8 @@ export const migrations: Migration[] = [
           expires_at timestamptz
         );
         create index revoked_tokens_expiry_idx on ${s}.revoked_tokens (expires_at);
-      `);
+      `,
+      );
     },
   },
 ];

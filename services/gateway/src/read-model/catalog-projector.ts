@@ -55,17 +55,31 @@ function termsOf(item: Catalog.MediaItem): { field: string; value: string }[] {
   const out: { field: string; value: string }[] = [];
   for (const a of item.authors) out.push({ field: 'author', value: a });
   for (const g of item.tags) out.push({ field: 'tag', value: g });
-  for (const [field, v] of [['series', item.series], ['language', item.language], ['publisher', item.publisher]] as const) if (v) out.push({ field, value: v });
+  for (const [field, v] of [
+    ['series', item.series],
+    ['language', item.language],
+    ['publisher', item.publisher],
+  ] as const)
+    if (v) out.push({ field, value: v });
   return out;
 }
 
 async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<void> {
   const s = trx.withSchema(SCHEMA);
   const terms = termsOf(item);
-  if (terms.length) await s.insertInto(t.terms).values(terms).onConflict((oc) => oc.columns(['field', 'value']).doNothing()).execute();
+  if (terms.length)
+    await s
+      .insertInto(t.terms)
+      .values(terms)
+      .onConflict((oc) => oc.columns(['field', 'value']).doNothing())
+      .execute();
   const row = itemRow(item);
   const { id: _id, ...changes } = row;
-  await s.insertInto(t.items).values(row).onConflict((oc) => oc.column('id').doUpdateSet(changes)).execute();
+  await s
+    .insertInto(t.items)
+    .values(row)
+    .onConflict((oc) => oc.column('id').doUpdateSet(changes))
+    .execute();
   await s.deleteFrom(t.files).where('item_id', '=', item.id).execute();
   const files = filesOf(item);
   if (files.length) {
@@ -93,7 +107,11 @@ export async function projectCatalog(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     case 'catalog.library-updated.v1': {
       const lib = e.data.library;
       const doc = JSON.stringify(lib);
-      await s.insertInto(t.libraries).values({ id: lib.id, name: lib.name, doc }).onConflict((oc) => oc.column('id').doUpdateSet({ name: lib.name, doc })).execute();
+      await s
+        .insertInto(t.libraries)
+        .values({ id: lib.id, name: lib.name, doc })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ name: lib.name, doc }))
+        .execute();
       return;
     }
     case 'catalog.library-deleted.v1':

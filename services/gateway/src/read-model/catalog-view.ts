@@ -2,9 +2,7 @@
 // filters and autocomplete, libraries. Every read takes the caller's library access and sees only
 // what it allows. Items are stored as their rendered public JSON and pages are joined from it.
 import { sql, type RawBuilder } from 'kysely';
-import {
-  Catalog, err, fail, Messages, ok, type Result,
-} from '@bindery/contracts';
+import { Catalog, err, fail, Messages, ok, type Result } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
@@ -13,18 +11,14 @@ import type { Access } from './access';
 const T = catalogTables();
 const table = (name: string) => sql.table(`${SCHEMA}.${name}`);
 
-const {
-  checkSearchLengths, cleanText, filterValue, isUuid, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE,
-} = Catalog;
+const { checkSearchLengths, cleanText, filterValue, isUuid, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE } = Catalog;
 type Query = Catalog.Query;
 type Filter = { exact: boolean; value: string };
 
-const fuzzy = (col: RawBuilder<unknown>, v: string) =>
-  sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
+const fuzzy = (col: RawBuilder<unknown>, v: string) => sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
 const exactly = (col: RawBuilder<unknown>, v: string) => sql<boolean>`lower(${col}) = lower(${v})`;
 /** Lower-cased known values of a field that resemble v: computed once per query, not per item. */
-const similarTerms = (field: string, v: string) =>
-  sql`array(select lower(value) from ${table(T.terms)} where field = ${field} and ${fuzzy(sql`value`, v)})`;
+const similarTerms = (field: string, v: string) => sql`array(select lower(value) from ${table(T.terms)} where field = ${field} and ${fuzzy(sql`value`, v)})`;
 /** A list column holds a value matching the filter. */
 const anyOf = (jsonCol: string, field: string, f: Filter) =>
   f.exact

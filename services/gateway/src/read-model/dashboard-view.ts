@@ -33,6 +33,7 @@ export class DashboardView {
   constructor(private db: Db) {}
 
   /** A page of a collection's books for a user, by its rule, its conditions or its members. */
+  // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
   async books(user: string, access: Access, c: Record<string, any>, limit: number, offset = 0): Promise<{ total: number; books: Section['books'] }> {
     const sel = sql`select i.id, i.doc, p.percentage as pct, count(*) over () as total`;
     let q: RawBuilder<unknown>;
@@ -64,6 +65,7 @@ export class DashboardView {
   }
 
   /** One of the user's collections, or null (another user's is null too). */
+  // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
   async collection(user: string, id: string): Promise<Record<string, any> | null> {
     const r = await this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('id', '=', id).where('user_id', '=', user).executeTakeFirst();
     return r ?? null;
@@ -91,7 +93,16 @@ export class DashboardView {
     const sections: Section[] = [];
     for (const c of rows) {
       const b = await this.books(user, access, c, limit);
-      sections.push({ id: c.id, name: c.name, query_type: c.query_type ?? null, is_system: Boolean(c.is_system), color: c.color ?? null, icon: c.icon ?? null, priority: Number(c.priority), ...b });
+      sections.push({
+        id: c.id,
+        name: c.name,
+        query_type: c.query_type ?? null,
+        is_system: Boolean(c.is_system),
+        color: c.color ?? null,
+        icon: c.icon ?? null,
+        priority: Number(c.priority),
+        ...b,
+      });
     }
     return { sections, hidden_collections: hidden, collection_order: order };
   }

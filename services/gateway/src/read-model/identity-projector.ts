@@ -46,14 +46,22 @@ export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): P
         if (k === 'theme' && v === '') delete p.theme;
         else p[k] = v;
       }
-      await s.updateTable(t.users).set({ profile: JSON.stringify(p) }).where('id', '=', e.data.user_id).execute();
+      await s
+        .updateTable(t.users)
+        .set({ profile: JSON.stringify(p) })
+        .where('id', '=', e.data.user_id)
+        .execute();
       return;
     }
     case 'identity.role-changed.v1': {
       const row = await load(e.data.user_id);
       if (!row) return;
       const p = { ...(row.profile as Identity.UserProfile), role: e.data.role };
-      await s.updateTable(t.users).set({ role: e.data.role, profile: JSON.stringify(p) }).where('id', '=', e.data.user_id).execute();
+      await s
+        .updateTable(t.users)
+        .set({ role: e.data.role, profile: JSON.stringify(p) })
+        .where('id', '=', e.data.user_id)
+        .execute();
       return;
     }
     case 'identity.user-deleted.v1':
@@ -62,7 +70,11 @@ export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): P
     case 'identity.settings-changed.v1':
       for (const [key, value] of Object.entries(e.data.changes)) {
         const v = JSON.stringify(value);
-        await s.insertInto(t.settings).values({ key, value: v }).onConflict((oc) => oc.column('key').doUpdateSet({ value: v })).execute();
+        await s
+          .insertInto(t.settings)
+          .values({ key, value: v })
+          .onConflict((oc) => oc.column('key').doUpdateSet({ value: v }))
+          .execute();
       }
       return;
     case 'identity.library-access-changed.v1':

@@ -130,10 +130,12 @@ export class ReadModels {
     if (this.soleConsumer) return Promise.resolve(Object.fromEntries(this.projections.map((p) => [p.source, this.known.get(p.source) ?? 0])));
     if (!this.inFlight) return this.startPositionsQuery();
     // the query in flight may have started before this call: wait for the one after it
-    this.queued ??= this.inFlight.catch(() => undefined).then(() => {
-      this.queued = null;
-      return this.startPositionsQuery();
-    });
+    this.queued ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.startPositionsQuery();
+      });
     return this.queued;
   }
 
@@ -150,7 +152,11 @@ export class ReadModels {
       .withSchema(SCHEMA)
       .selectFrom('consumer_checkpoints')
       .select(['source', 'position'])
-      .where('consumer', 'in', this.projections.map((p) => p.consumer))
+      .where(
+        'consumer',
+        'in',
+        this.projections.map((p) => p.consumer),
+      )
       .execute();
     const out: Record<string, number> = Object.fromEntries(this.projections.map((p) => [p.source, 0]));
     for (const r of rows) out[r.source as string] = Number(r.position);
@@ -277,13 +283,7 @@ export class ReadModels {
       return await this.db.transaction().execute(async (trx) => {
         const s = trx.withSchema(SCHEMA);
         // the live consumer takes this row FOR UPDATE too: no event lands in the old tables after this
-        const cp = await s
-          .selectFrom('consumer_checkpoints')
-          .select('position')
-          .where('consumer', '=', p.consumer)
-          .where('source', '=', p.source)
-          .forUpdate()
-          .executeTakeFirst();
+        const cp = await s.selectFrom('consumer_checkpoints').select('position').where('consumer', '=', p.consumer).where('source', '=', p.source).forUpdate().executeTakeFirst();
         const live = Number(cp?.position ?? 0);
         if (rebuiltTo < live) return false;
         await dropTables(trx, p, '');

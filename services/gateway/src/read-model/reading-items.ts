@@ -14,7 +14,15 @@ export interface Book {
 
 export async function withItems(db: Db, access: Access, books: Book[]): Promise<(Book & { item: unknown })[]> {
   if (books.length === 0) return [];
-  let q = db.withSchema(SCHEMA).selectFrom(T.items).select(['id', 'doc']).where('id', 'in', books.map((b) => b.media_item_id));
+  let q = db
+    .withSchema(SCHEMA)
+    .selectFrom(T.items)
+    .select(['id', 'doc'])
+    .where(
+      'id',
+      'in',
+      books.map((b) => b.media_item_id),
+    );
   if (!access.all) {
     if (access.ids.length === 0) return [];
     q = q.where('library_id', 'in', access.ids);

@@ -5,15 +5,40 @@ import type { Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from './reading-tables';
 
-type Collection = { id: string; name: string; query_type: string | null; is_system: boolean; priority: number; color: string | null; icon: string | null; show_on_dashboard: boolean; rules: unknown };
+type Collection = {
+  id: string;
+  name: string;
+  query_type: string | null;
+  is_system: boolean;
+  priority: number;
+  color: string | null;
+  icon: string | null;
+  show_on_dashboard: boolean;
+  rules: unknown;
+};
 
 export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = readingTables(suffix);
   const s = trx.withSchema(SCHEMA);
   const e = ev as unknown as Reading.ReadingEvent;
   const putCollection = async (user: string, c: Collection) => {
-    const row = { user_id: user, name: c.name, query_type: c.query_type, is_system: c.is_system, priority: c.priority, color: c.color, icon: c.icon, show_on_dashboard: c.show_on_dashboard, rules: c.rules == null ? null : JSON.stringify(c.rules), doc: JSON.stringify(c) };
-    await s.insertInto(t.collections).values({ id: c.id, ...row }).onConflict((oc) => oc.column('id').doUpdateSet(row)).execute();
+    const row = {
+      user_id: user,
+      name: c.name,
+      query_type: c.query_type,
+      is_system: c.is_system,
+      priority: c.priority,
+      color: c.color,
+      icon: c.icon,
+      show_on_dashboard: c.show_on_dashboard,
+      rules: c.rules == null ? null : JSON.stringify(c.rules),
+      doc: JSON.stringify(c),
+    };
+    await s
+      .insertInto(t.collections)
+      .values({ id: c.id, ...row })
+      .onConflict((oc) => oc.column('id').doUpdateSet(row))
+      .execute();
   };
   switch (e.type) {
     case 'reading.system-collections-created.v1':
@@ -41,7 +66,11 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     case 'reading.progress-saved.v1': {
       const p = e.data.progress as { percentage: number; updated_at: string };
       const row = { percentage: p.percentage, updated_at: p.updated_at };
-      await s.insertInto(t.progress).values({ user_id: e.data.user_id, item_id: e.data.media_item_id, ...row }).onConflict((oc) => oc.columns(['user_id', 'item_id']).doUpdateSet(row)).execute();
+      await s
+        .insertInto(t.progress)
+        .values({ user_id: e.data.user_id, item_id: e.data.media_item_id, ...row })
+        .onConflict((oc) => oc.columns(['user_id', 'item_id']).doUpdateSet(row))
+        .execute();
       return;
     }
     case 'reading.progress-deleted.v1':
@@ -49,7 +78,11 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
       return;
     case 'reading.rating-set.v1': {
       const rating = (e.data.rating as { rating: number }).rating;
-      await s.insertInto(t.ratings).values({ user_id: e.data.user_id, item_id: e.data.media_item_id, rating }).onConflict((oc) => oc.columns(['user_id', 'item_id']).doUpdateSet({ rating })).execute();
+      await s
+        .insertInto(t.ratings)
+        .values({ user_id: e.data.user_id, item_id: e.data.media_item_id, rating })
+        .onConflict((oc) => oc.columns(['user_id', 'item_id']).doUpdateSet({ rating }))
+        .execute();
       return;
     }
     case 'reading.rating-deleted.v1':
@@ -57,13 +90,25 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
       return;
     case 'reading.dashboard-preferences-changed.v1': {
       const row = { hidden_collections: JSON.stringify(e.data.hidden_collections), collection_order: JSON.stringify(e.data.collection_order) };
-      await s.insertInto(t.prefs).values({ user_id: e.data.user_id, ...row }).onConflict((oc) => oc.column('user_id').doUpdateSet(row)).execute();
+      await s
+        .insertInto(t.prefs)
+        .values({ user_id: e.data.user_id, ...row })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet(row))
+        .execute();
       return;
     }
     case 'reading.user-data-removed.v1': {
       const user = e.data.user_id;
       const mine = await s.selectFrom(t.collections).select('id').where('user_id', '=', user).execute();
-      if (mine.length) await s.deleteFrom(t.members).where('collection_id', 'in', mine.map((c) => c.id as string)).execute();
+      if (mine.length)
+        await s
+          .deleteFrom(t.members)
+          .where(
+            'collection_id',
+            'in',
+            mine.map((c) => c.id as string),
+          )
+          .execute();
       for (const table of [t.collections, t.progress, t.ratings, t.prefs]) await s.deleteFrom(table).where('user_id', '=', user).execute();
       return;
     }

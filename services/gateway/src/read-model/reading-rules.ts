@@ -48,7 +48,11 @@ const COLS: Record<string, [RawBuilder<unknown>, boolean]> = {
 
 function text(expr: RawBuilder<unknown>, array: boolean, op: string, v: string): RawBuilder<boolean> {
   const one = (x: RawBuilder<unknown>): RawBuilder<boolean> =>
-    op === 'contains' || op === 'not_contains' ? sql<boolean>`lower(${x}) like ${like(v)}` : op === 'equals' || op === 'not_equals' ? sql<boolean>`lower(${x}) = ${v.toLowerCase()}` : sql<boolean>`lower(${x}) like ${like(v).slice(1)}`;
+    op === 'contains' || op === 'not_contains'
+      ? sql<boolean>`lower(${x}) like ${like(v)}`
+      : op === 'equals' || op === 'not_equals'
+        ? sql<boolean>`lower(${x}) = ${v.toLowerCase()}`
+        : sql<boolean>`lower(${x}) like ${like(v).slice(1)}`;
   const any = array ? sql<boolean>`exists (select 1 from jsonb_array_elements_text(${expr}) as e(v) where ${one(sql`e.v`)})` : sql<boolean>`coalesce(${one(expr)}, false)`;
   return op.startsWith('not_') ? sql<boolean>`not (${any})` : any;
 }
@@ -65,7 +69,12 @@ function cond(c: Condition): RawBuilder<boolean> {
   }
   if (c.field === 'library') return c.op === 'equals' ? sql<boolean>`i.library_id = ${c.value}` : sql<boolean>`i.library_id <> ${c.value}`;
   if (c.field === 'read_status') {
-    const s = c.value === 'unread' ? sql<boolean>`coalesce(p.percentage, 0) = 0` : c.value === 'finished' ? sql<boolean>`coalesce(p.percentage, 0) >= 1` : sql<boolean>`coalesce(p.percentage, 0) > 0 and p.percentage < 1`;
+    const s =
+      c.value === 'unread'
+        ? sql<boolean>`coalesce(p.percentage, 0) = 0`
+        : c.value === 'finished'
+          ? sql<boolean>`coalesce(p.percentage, 0) >= 1`
+          : sql<boolean>`coalesce(p.percentage, 0) > 0 and p.percentage < 1`;
     return c.op === 'equals' ? s : sql<boolean>`not (${s})`;
   }
   const [e, arr] = COLS[c.field] ?? [sql`null`, false];

@@ -20,7 +20,9 @@ export const READING: Projection = {
   tables: Object.values(readingTables()),
   async create(trx, x) {
     const t = readingTables(x);
-    await execScript(trx, `
+    await execScript(
+      trx,
+      `
       create table ${SCHEMA}.${t.progress} (
         user_id uuid not null,
         item_id uuid not null,
@@ -60,6 +62,7 @@ export const READING: Projection = {
         hidden_collections jsonb not null,
         collection_order jsonb not null
       );
-    `);
+    `,
+    );
   },
 };

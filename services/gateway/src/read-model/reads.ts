@@ -21,7 +21,10 @@ export class Reads {
   // kept encoded: a page is sent many times and encoded once
   private pages = new LRUCache<string, Buffer>({ max: 5000, maxSize: 24 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 });
 
-  constructor(readonly db: Db, readonly models: ReadModels) {
+  constructor(
+    readonly db: Db,
+    readonly models: ReadModels,
+  ) {
     this.catalog = new CatalogView(db);
     this.identity = new IdentityView(db);
   }

@@ -28,7 +28,9 @@ export const CATALOG: Projection = {
   tables: Object.values(catalogTables()),
   async create(trx, x) {
     const t = catalogTables(x);
-    await execScript(trx, `
+    await execScript(
+      trx,
+      `
       create table ${SCHEMA}.${t.libraries} (
         id uuid primary key,
         name text not null,
@@ -72,7 +74,8 @@ export const CATALOG: Projection = {
         value text not null,
         primary key (field, value)
       );
-    `);
+    `,
+    );
   },
 };
 
@@ -84,7 +87,9 @@ export const IDENTITY: Projection = {
   tables: Object.values(identityTables()),
   async create(trx, x) {
     const t = identityTables(x);
-    await execScript(trx, `
+    await execScript(
+      trx,
+      `
       create table ${SCHEMA}.${t.users} (
         id uuid primary key,
         role text not null,
@@ -93,7 +98,8 @@ export const IDENTITY: Projection = {
         library_ids jsonb not null default '[]'
       );
       create table ${SCHEMA}.${t.settings} (key text primary key, value jsonb not null);
-    `);
+    `,
+    );
   },
 };
 
@@ -101,7 +107,9 @@ export const PROJECTIONS = [CATALOG, IDENTITY] as const;
 
 /** Which version of each projection's tables is live (created on first start). */
 export async function ensureStateTable(q: DbOrTrx): Promise<void> {
-  await sql`create table if not exists ${sql.table(`${SCHEMA}.projection_state`)} (name text primary key, version integer not null, rebuilt_at timestamptz not null default now())`.execute(q);
+  await sql`create table if not exists ${sql.table(`${SCHEMA}.projection_state`)} (name text primary key, version integer not null, rebuilt_at timestamptz not null default now())`.execute(
+    q,
+  );
 }
 
 export async function dropTables(trx: Trx, p: Projection, suffix: string): Promise<void> {

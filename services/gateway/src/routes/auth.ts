@@ -25,7 +25,6 @@ export function bodyOf(req: FastifyRequest): Record<string, unknown> | null {
   return null;
 }
 
-
 export function authResponse(a: Identity.AuthResult) {
   return {
     access_token: a.session.access_token,
@@ -111,7 +110,8 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
 
   for (const field of ['theme', 'username', 'email'] as const) {
     app.put(`/api/auth/${field}`, { ...user, schema: { body: FieldBody[field] } }, async (req, reply) =>
-      sendResult(reply, await call('field-set', { caller: req.caller!, field, input: req.body })));
+      sendResult(reply, await call('field-set', { caller: req.caller!, field, input: req.body })),
+    );
   }
 
   const changePassword = async (req: FastifyRequest, reply: FastifyReply) => {

@@ -24,7 +24,10 @@ export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: 
     if (!r.ok) return sendFailure(reply, r.error);
     const v = r.value as KeyInfo;
     const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
-    return reply.code(201).header('Cache-Control', 'no-store').send({ key: v.key, created_at: v.created_at, opds_path: path, opds_url: `${req.protocol}://${req.host}${path}` });
+    return reply
+      .code(201)
+      .header('Cache-Control', 'no-store')
+      .send({ key: v.key, created_at: v.created_at, opds_path: path, opds_url: `${req.protocol}://${req.host}${path}` });
   });
   app.delete('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'revoke' });

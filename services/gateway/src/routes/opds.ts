@@ -79,20 +79,27 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
   }
 
   const nav = (base: string, key: string, title: string, href: string, kind: NavEntry['kind'], content: string, rel?: string): NavEntry => ({
-    id: `urn:uuid:${nameUuid(key)}`, title, href: `${base}${href}`, kind, content, updated: now(), ...(rel ? { rel } : {}),
+    id: `urn:uuid:${nameUuid(key)}`,
+    title,
+    href: `${base}${href}`,
+    kind,
+    content,
+    updated: now(),
+    ...(rel ? { rel } : {}),
   });
 
   app.get('/', async (req, reply) => {
     const base = baseOf(req);
-    const r = await cachedFeed(req, async () => ok(navigationFeed(
-      { key: 'root', title: 'Bindery', kind: 'navigation', base, self: req.url, updated: now() },
-      [
-        nav(base, 'root/libraries', 'Libraries', '/libraries', 'navigation', 'Every library you can read'),
-        nav(base, 'root/recent', 'Recently added', '/recent', 'acquisition', 'The newest books first', 'http://opds-spec.org/sort/new'),
-        nav(base, 'root/authors', 'Authors', '/authors', 'navigation', 'Books by author'),
-        nav(base, 'root/series', 'Series', '/series', 'navigation', 'Books by series'),
-      ],
-    )));
+    const r = await cachedFeed(req, async () =>
+      ok(
+        navigationFeed({ key: 'root', title: 'Bindery', kind: 'navigation', base, self: req.url, updated: now() }, [
+          nav(base, 'root/libraries', 'Libraries', '/libraries', 'navigation', 'Every library you can read'),
+          nav(base, 'root/recent', 'Recently added', '/recent', 'acquisition', 'The newest books first', 'http://opds-spec.org/sort/new'),
+          nav(base, 'root/authors', 'Authors', '/authors', 'navigation', 'Books by author'),
+          nav(base, 'root/series', 'Series', '/series', 'navigation', 'Books by series'),
+        ]),
+      ),
+    );
     return send(reply, r, TYPE.navigation);
   });
 
@@ -100,13 +107,19 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     const base = baseOf(req);
     const r = await cachedFeed(req, async (c) => {
       const libs = await reads.catalog.libraries(c.access, false);
-      return ok(navigationFeed(
-        { key: 'libraries', title: 'Libraries', kind: 'navigation', base, self: req.url, up: base, updated: now() },
-        libs.map((l) => ({
-          id: `urn:uuid:${l.id}`, title: l.name, href: `${base}/libraries/${l.id}`, kind: 'acquisition' as const,
-          content: `${l.item_count} ${l.item_count === 1 ? 'book' : 'books'}`, updated: l.updated_at,
-        })),
-      ));
+      return ok(
+        navigationFeed(
+          { key: 'libraries', title: 'Libraries', kind: 'navigation', base, self: req.url, up: base, updated: now() },
+          libs.map((l) => ({
+            id: `urn:uuid:${l.id}`,
+            title: l.name,
+            href: `${base}/libraries/${l.id}`,
+            kind: 'acquisition' as const,
+            content: `${l.item_count} ${l.item_count === 1 ? 'book' : 'books'}`,
+            updated: l.updated_at,
+          })),
+        ),
+      );
     });
     return send(reply, r, TYPE.navigation);
   });
@@ -120,7 +133,13 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     const updated = page.items.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now();
     const key = `${f.by}/${'id' in f ? f.id : 'name' in f ? f.name : ''}`;
     const head: FeedHead = {
-      key, title, kind: 'acquisition', base, self: req.url, up, updated,
+      key,
+      title,
+      kind: 'acquisition',
+      base,
+      self: req.url,
+      up,
+      updated,
       paging: { ...p, total: page.total, path: pathOf(req), query: otherParams(queryOf(req)) },
     };
     return ok(acquisitionFeed(head, page.items));
@@ -152,15 +171,31 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
       if (!p.ok) return sendFailure(reply, p.error);
       const base = baseOf(req);
       const r = await cachedFeed(req, async (c) => {
-        const { groups, total } = kind === 'authors' ? await queries.authors(c.access, p.value.perPage, p.value.offset) : await queries.series(c.access, p.value.perPage, p.value.offset);
+        const { groups, total } =
+          kind === 'authors' ? await queries.authors(c.access, p.value.perPage, p.value.offset) : await queries.series(c.access, p.value.perPage, p.value.offset);
         const head: FeedHead = {
-          key: kind, title: kind === 'authors' ? 'Authors' : 'Series', kind: 'navigation', base, self: req.url, up: base, updated: now(),
+          key: kind,
+          title: kind === 'authors' ? 'Authors' : 'Series',
+          kind: 'navigation',
+          base,
+          self: req.url,
+          up: base,
+          updated: now(),
           paging: { ...p.value, total, path: pathOf(req), query: otherParams(queryOf(req)) },
         };
-        return ok(navigationFeed(head, groups.map((g) => ({
-          id: `urn:uuid:${nameUuid(`${kind}/${g.name}`)}`, title: g.name, href: `${base}/${kind}/${segment(g.name)}`, kind: 'acquisition' as const,
-          content: `${g.count} ${g.count === 1 ? 'book' : 'books'}`, updated: head.updated,
-        }))));
+        return ok(
+          navigationFeed(
+            head,
+            groups.map((g) => ({
+              id: `urn:uuid:${nameUuid(`${kind}/${g.name}`)}`,
+              title: g.name,
+              href: `${base}/${kind}/${segment(g.name)}`,
+              kind: 'acquisition' as const,
+              content: `${g.count} ${g.count === 1 ? 'book' : 'books'}`,
+              updated: head.updated,
+            })),
+          ),
+        );
       });
       return send(reply, r, TYPE.navigation);
     });
@@ -192,7 +227,12 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
       if (!found.ok) return found;
       const body = JSON.parse(found.value) as { data: Catalog.MediaItem[]; total: number };
       const head: FeedHead = {
-        key: `search/${text}`, title: `Search: ${text}`, kind: 'acquisition', base, self: req.url, up: base,
+        key: `search/${text}`,
+        title: `Search: ${text}`,
+        kind: 'acquisition',
+        base,
+        self: req.url,
+        up: base,
         updated: body.data.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now(),
         paging: { ...p.value, total: body.total, path: pathOf(req), query: otherParams(q) },
       };
@@ -245,7 +285,10 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     return reply.header('Cache-Control', 'private, max-age=86400').type(out.type).send(out.data);
   });
 
-  for (const [route, kind] of [['covers', 'cover'], ['thumbnails', 'thumbnail']] as const) {
+  for (const [route, kind] of [
+    ['covers', 'cover'],
+    ['thumbnails', 'thumbnail'],
+  ] as const) {
     app.get<{ Params: { id: string } }>(`/${route}/:id`, async (req, reply) => {
       const id = req.params.id;
       const c = await reads.context(req.caller!);

@@ -87,7 +87,10 @@ export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, rea
     if (!item) return reply;
     return sendResult(reply, await reading(req, 'rating-get', { item_id: item }));
   });
-  for (const [method, op] of [['post', 'rating-create'], ['put', 'rating-put']] as const) {
+  for (const [method, op] of [
+    ['post', 'rating-create'],
+    ['put', 'rating-put'],
+  ] as const) {
     app[method]('/api/media-items/:id/rating', user, async (req, reply) => {
       const item = await visibleItem(reads, req, reply, param(req));
       if (!item) return reply;

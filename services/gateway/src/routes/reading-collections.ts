@@ -22,7 +22,8 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   const dashboard = new DashboardView(reads.db);
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
   const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
-  const withBody = (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
+  const withBody =
+    (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
     async (req: FastifyRequest, reply: FastifyReply) => {
       const input = bodyOf(req);
       if (!input) return invalid(reply);
@@ -56,7 +57,12 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     const [c] = await dashboard.collections(req.caller!.user_id, await access(req), id.toLowerCase());
     return c ? reply.send(c) : sendFailure(reply, fail('not_found', Reading.ReadingMessages.collectionNotFound));
   });
-  for (const method of ['put', 'patch'] as const) app[method]('/api/collections/:id', user, withBody('collection-update', 200, (req) => ({ id: param(req) })));
+  for (const method of ['put', 'patch'] as const)
+    app[method](
+      '/api/collections/:id',
+      user,
+      withBody('collection-update', 200, (req) => ({ id: param(req) })),
+    );
   app.delete('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })));
   // a collection's books, from the gateway's tables like the dashboard
   app.get('/api/collections/:id/items', user, async (req, reply) => {
@@ -76,12 +82,13 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     const input = bodyOf(req);
     if (!input) return invalid(reply);
     const ids = input.media_item_ids;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((i) => Catalog.isUuid(i))) return sendFailure(reply, fail('validation', 'media_item_ids must be a non-empty list of media item ids'));
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((i) => Catalog.isUuid(i)))
+      return sendFailure(reply, fail('validation', 'media_item_ids must be a non-empty list of media item ids'));
     // only items the caller may see can be added; the others are reported as not found
     const a = await access(req);
     const ok: string[] = [];
     const failed: { id: string; error: string }[] = [];
-    for (const id of ids as string[]) ((await reads.catalog.itemLibrary(a, id)) ? ok.push(id.toLowerCase()) : failed.push({ id, error: Messages.mediaItemNotFound }));
+    for (const id of ids as string[]) (await reads.catalog.itemLibrary(a, id)) ? ok.push(id.toLowerCase()) : failed.push({ id, error: Messages.mediaItemNotFound });
     if (ok.length === 0) {
       const c = await reading(req, 'collection-get', { id: param(req) });
       if (!c.ok) return sendFailure(reply, c.error);
@@ -100,7 +107,12 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   app.get('/api/saved-filters', user, async (req, reply) => sendResult(reply, await reading(req, 'filters-list', { query: queryOf(req) })));
   app.post('/api/saved-filters', user, withBody('filter-create', 201));
   app.get('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-get', { id: param(req) })));
-  for (const method of ['put', 'patch'] as const) app[method]('/api/saved-filters/:id', user, withBody('filter-update', 200, (req) => ({ id: param(req) })));
+  for (const method of ['put', 'patch'] as const)
+    app[method](
+      '/api/saved-filters/:id',
+      user,
+      withBody('filter-update', 200, (req) => ({ id: param(req) })),
+    );
   app.delete('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })));
 
   // served from the gateway's own tables (catalog and reading projections), no bus round trip

@@ -26,7 +26,8 @@ export function activeLock(row: AttemptRow | null, now: Date): Date | null {
  */
 export function afterFailure(row: AttemptRow | null, now: Date, p: LockPolicy): AttemptRow & { lockedNow: boolean } {
   const windowMs = p.lockMinutes * 60000;
-  const stale = !row || !row.first_failed_at || now.getTime() - row.first_failed_at.getTime() > windowMs || (row.locked_until !== null && row.locked_until.getTime() <= now.getTime());
+  const stale =
+    !row || !row.first_failed_at || now.getTime() - row.first_failed_at.getTime() > windowMs || (row.locked_until !== null && row.locked_until.getTime() <= now.getTime());
   const failures = (stale ? 0 : row!.failures) + 1;
   const first = stale ? now : row!.first_failed_at!;
   if (failures >= p.maxAttempts) return { failures, first_failed_at: first, locked_until: new Date(now.getTime() + windowMs), lockedNow: true };

@@ -12,6 +12,7 @@ export function parseMaxDevices(raw: Record<string, unknown>): Result<number> {
   const v = raw.max_devices;
   if (v !== undefined && v !== null && typeof v !== 'number') return err(invalidRequest());
   if (v === undefined || v === null) return err(validation('max_devices is required'));
-  if (!Number.isInteger(v) || v < MAX_DEVICES_MIN || v > MAX_DEVICES_MAX) return err(validation(`max_devices must be an integer between ${MAX_DEVICES_MIN} and ${MAX_DEVICES_MAX}`));
+  if (!Number.isInteger(v) || v < MAX_DEVICES_MIN || v > MAX_DEVICES_MAX)
+    return err(validation(`max_devices must be an integer between ${MAX_DEVICES_MIN} and ${MAX_DEVICES_MAX}`));
   return ok(v);
 }

@@ -7,31 +7,73 @@ type Def = Omit<Identity.SettingEntry, 'key' | 'value' | 'is_default'>;
 
 export const SETTINGS = {
   scan_poll_interval_seconds: {
-    type: 'integer', default: 60, min: 1, max: 3600, requires_restart: false, category: 'scanner', group: 'Library scanning',
+    type: 'integer',
+    default: 60,
+    min: 1,
+    max: 3600,
+    requires_restart: false,
+    category: 'scanner',
+    group: 'Library scanning',
     description: 'Seconds between polls of library folders where file events are not delivered (network mounts).',
   },
   scan_on_startup: {
-    type: 'boolean', default: true, min: null, max: null, requires_restart: false, category: 'scanner', group: 'Library scanning',
+    type: 'boolean',
+    default: true,
+    min: null,
+    max: null,
+    requires_restart: false,
+    category: 'scanner',
+    group: 'Library scanning',
     description: 'Scan every library when the server starts.',
   },
   registration_enabled: {
-    type: 'boolean', default: true, min: null, max: null, requires_restart: false, category: 'security', group: 'Registration',
+    type: 'boolean',
+    default: true,
+    min: null,
+    max: null,
+    requires_restart: false,
+    category: 'security',
+    group: 'Registration',
     description: 'Let anyone create an account. The first account can always be created; admins can always add users.',
   },
   session_duration_seconds: {
-    type: 'integer', default: 604800, min: 300, max: 31536000, requires_restart: false, category: 'security', group: 'Sessions',
+    type: 'integer',
+    default: 604800,
+    min: 300,
+    max: 31536000,
+    requires_restart: false,
+    category: 'security',
+    group: 'Sessions',
     description: 'Lifetime of a session token and of its refresh token, in seconds.',
   },
   login_max_attempts: {
-    type: 'integer', default: 5, min: 1, max: 100, requires_restart: false, category: 'security', group: 'Login protection',
+    type: 'integer',
+    default: 5,
+    min: 1,
+    max: 100,
+    requires_restart: false,
+    category: 'security',
+    group: 'Login protection',
     description: 'Failed logins for one login name before it is locked.',
   },
   login_lock_minutes: {
-    type: 'integer', default: 15, min: 1, max: 1440, requires_restart: false, category: 'security', group: 'Login protection',
+    type: 'integer',
+    default: 15,
+    min: 1,
+    max: 1440,
+    requires_restart: false,
+    category: 'security',
+    group: 'Login protection',
     description: 'How long a login name stays locked, and the window in which failures count.',
   },
   new_users_see_all_libraries: {
-    type: 'boolean', default: true, min: null, max: null, requires_restart: false, category: 'security', group: 'Library access',
+    type: 'boolean',
+    default: true,
+    min: null,
+    max: null,
+    requires_restart: false,
+    category: 'security',
+    group: 'Library access',
     description: 'A new account sees every library (on) or none until an admin grants some (off). Admins always see every library.',
   },
 } as const satisfies Record<string, Def>;
@@ -56,9 +98,8 @@ export function settingEntries(stored: Record<string, Value>): Identity.SettingE
 
 /** Validates a whole PUT by type, min and max; nothing is applied unless every entry passes. */
 export function parseSettingsPut(raw: Record<string, unknown>): Result<Record<string, Value>> {
-  const body = raw.settings !== undefined && typeof raw.settings === 'object' && raw.settings !== null && !Array.isArray(raw.settings)
-    ? (raw.settings as Record<string, unknown>)
-    : raw;
+  const body =
+    raw.settings !== undefined && typeof raw.settings === 'object' && raw.settings !== null && !Array.isArray(raw.settings) ? (raw.settings as Record<string, unknown>) : raw;
   const keys = Object.keys(body);
   if (keys.length === 0) return err(validation('no settings given'));
   const out: Record<string, Value> = {};
@@ -85,9 +126,7 @@ export const CONFIG_VALUE_MAX = 4096;
 
 /** Raw key/value configuration: string values, null removes a key; registry keys belong to settings. */
 export function parseConfigPut(raw: Record<string, unknown>): Result<Record<string, string | null>> {
-  const body = raw.config !== undefined && typeof raw.config === 'object' && raw.config !== null && !Array.isArray(raw.config)
-    ? (raw.config as Record<string, unknown>)
-    : raw;
+  const body = raw.config !== undefined && typeof raw.config === 'object' && raw.config !== null && !Array.isArray(raw.config) ? (raw.config as Record<string, unknown>) : raw;
   const keys = Object.keys(body);
   if (keys.length === 0) return err(validation('no configuration given'));
   if (keys.length > 100) return err(validation('at most 100 keys per request'));

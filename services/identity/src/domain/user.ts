@@ -44,7 +44,18 @@ export function evolve(s: UserState, e: Identity.IdentityEvent): UserState {
   switch (e.type) {
     case 'identity.user-registered.v1': {
       const d = e.data;
-      return { ...next, exists: true, email: d.email, username: d.username, first_name: d.first_name, last_name: d.last_name, role: d.role, theme: d.theme, timezone: d.timezone, max_devices: d.max_devices };
+      return {
+        ...next,
+        exists: true,
+        email: d.email,
+        username: d.username,
+        first_name: d.first_name,
+        last_name: d.last_name,
+        role: d.role,
+        theme: d.theme,
+        timezone: d.timezone,
+        max_devices: d.max_devices,
+      };
     }
     case 'identity.profile-changed.v1':
       return { ...next, ...e.data.changes };

@@ -6,7 +6,13 @@ import { SCHEMA } from './migrations';
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
 
 const toRow = (r: Record<string, unknown> | undefined): AttemptRow | null =>
-  r ? { failures: Number(r.failures), first_failed_at: r.first_failed_at ? new Date(r.first_failed_at as string | Date) : null, locked_until: r.locked_until ? new Date(r.locked_until as string | Date) : null } : null;
+  r
+    ? {
+        failures: Number(r.failures),
+        first_failed_at: r.first_failed_at ? new Date(r.first_failed_at as string | Date) : null,
+        locked_until: r.locked_until ? new Date(r.locked_until as string | Date) : null,
+      }
+    : null;
 
 export async function read(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
   return toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).executeTakeFirst());
@@ -14,13 +20,21 @@ export async function read(q: DbOrTrx, login: string): Promise<AttemptRow | null
 
 /** The row locked for update (created empty first, so concurrent failures serialise on it). */
 export async function lockRow(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
-  await t(q).insertInto('login_attempts').values({ login, failures: 0 }).onConflict((oc) => oc.column('login').doNothing()).execute();
+  await t(q)
+    .insertInto('login_attempts')
+    .values({ login, failures: 0 })
+    .onConflict((oc) => oc.column('login').doNothing())
+    .execute();
   const row = toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).forUpdate().executeTakeFirst());
   return row && row.failures === 0 && !row.locked_until ? null : row;
 }
 
 export async function write(q: DbOrTrx, login: string, row: AttemptRow): Promise<void> {
-  await t(q).updateTable('login_attempts').set({ failures: row.failures, first_failed_at: row.first_failed_at, locked_until: row.locked_until }).where('login', '=', login).execute();
+  await t(q)
+    .updateTable('login_attempts')
+    .set({ failures: row.failures, first_failed_at: row.first_failed_at, locked_until: row.locked_until })
+    .where('login', '=', login)
+    .execute();
 }
 
 export async function clear(q: DbOrTrx, login: string): Promise<void> {

@@ -8,7 +8,9 @@ export const migrations: Migration[] = [
   {
     name: 'identity-001',
     async up(trx, s) {
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         create table ${s}.users (
           id uuid primary key,
           email text not null,
@@ -51,7 +53,8 @@ export const migrations: Migration[] = [
         );
         create table ${s}.settings (key text primary key, value jsonb not null, updated_at timestamptz not null default now());
         create table ${s}.config (key text primary key, value text not null, updated_at timestamptz not null default now());
-      `);
+      `,
+      );
     },
   },
   {
@@ -65,10 +68,13 @@ export const migrations: Migration[] = [
     name: 'identity-003',
     async up(trx, s) {
       // the access token issued with each refresh token: logging out with it ends the family
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         alter table ${s}.refresh_tokens add column access_jti text;
         create index refresh_tokens_access_jti_idx on ${s}.refresh_tokens (access_jti);
-      `);
+      `,
+      );
     },
   },
   readerKeyMigration,

@@ -7,12 +7,15 @@ import { SCHEMA } from './migrations';
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-
 /** A new key for the user, replacing any earlier one (which stops working at once). */
 export async function issue(q: DbOrTrx, userId: string, now: Date): Promise<{ key: string; created_at: Date }> {
   const key = randomBytes(32).toString('base64url');
   const row = { user_id: userId, key_hash: hashKey(key), created_at: now };
-  await t(q).insertInto('reader_keys').values(row).onConflict((oc) => oc.column('user_id').doUpdateSet({ key_hash: row.key_hash, created_at: now })).execute();
+  await t(q)
+    .insertInto('reader_keys')
+    .values(row)
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ key_hash: row.key_hash, created_at: now }))
+    .execute();
   return { key, created_at: now };
 }
 

@@ -7,17 +7,29 @@ import { SCHEMA } from './migrations';
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
-export async function issueRefreshToken(q: DbOrTrx, userId: string, ttlSeconds: number, now: Date, familyId: string = randomUUID(), accessJti: string | null = null): Promise<string> {
+export async function issueRefreshToken(
+  q: DbOrTrx,
+  userId: string,
+  ttlSeconds: number,
+  now: Date,
+  familyId: string = randomUUID(),
+  accessJti: string | null = null,
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
-  await t(q).insertInto('refresh_tokens').values({
-    token_hash: hash(token), user_id: userId, family_id: familyId, expires_at: new Date(now.getTime() + ttlSeconds * 1000), access_jti: accessJti,
-  }).execute();
+  await t(q)
+    .insertInto('refresh_tokens')
+    .values({
+      token_hash: hash(token),
+      user_id: userId,
+      family_id: familyId,
+      expires_at: new Date(now.getTime() + ttlSeconds * 1000),
+      access_jti: accessJti,
+    })
+    .execute();
   return token;
 }
 
-export type Redeem =
-  | { ok: true; userId: string; familyId: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused'; userId?: string };
+export type Redeem = { ok: true; userId: string; familyId: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused'; userId?: string };
 
 /**
  * Marks a refresh token used, under a row lock so two concurrent redeems cannot both win.

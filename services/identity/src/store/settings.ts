@@ -12,7 +12,11 @@ export async function storedSettings(q: DbOrTrx): Promise<Record<string, Value>>
 export async function putSettings(q: DbOrTrx, changes: Record<string, Value>): Promise<void> {
   for (const [key, value] of Object.entries(changes)) {
     const v = JSON.stringify(value);
-    await t(q).insertInto('settings').values({ key, value: v }).onConflict((oc) => oc.column('key').doUpdateSet({ value: v, updated_at: new Date() })).execute();
+    await t(q)
+      .insertInto('settings')
+      .values({ key, value: v })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value: v, updated_at: new Date() }))
+      .execute();
   }
 }
 
@@ -24,6 +28,11 @@ export async function config(q: DbOrTrx): Promise<Record<string, string>> {
 export async function putConfig(q: DbOrTrx, changes: Record<string, string | null>): Promise<void> {
   for (const [key, value] of Object.entries(changes)) {
     if (value === null) await t(q).deleteFrom('config').where('key', '=', key).execute();
-    else await t(q).insertInto('config').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: new Date() })).execute();
+    else
+      await t(q)
+        .insertInto('config')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: new Date() }))
+        .execute();
   }
 }

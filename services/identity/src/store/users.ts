@@ -41,7 +41,11 @@ export async function findByLogin(q: DbOrTrx, login: string): Promise<(UserRow &
 }
 
 export async function ownerOf(q: DbOrTrx, field: 'email' | 'username', value: string): Promise<string | null> {
-  const r = await t(q).selectFrom('users').select('id').where(sql`lower(${sql.ref(field)})`, '=', value.toLowerCase()).executeTakeFirst();
+  const r = await t(q)
+    .selectFrom('users')
+    .select('id')
+    .where(sql`lower(${sql.ref(field)})`, '=', value.toLowerCase())
+    .executeTakeFirst();
   return (r?.id as string | undefined) ?? null;
 }
 
@@ -72,14 +76,28 @@ export async function project(q: DbOrTrx, e: Ev): Promise<void> {
   switch (e.type) {
     case 'identity.user-registered.v1': {
       const d = e.data;
-      await t(q).insertInto('users').values({
-        id: d.user_id, email: d.email, username: d.username, first_name: d.first_name, last_name: d.last_name,
-        role: d.role, theme: d.theme, timezone: d.timezone, max_devices: d.max_devices,
-      }).execute();
+      await t(q)
+        .insertInto('users')
+        .values({
+          id: d.user_id,
+          email: d.email,
+          username: d.username,
+          first_name: d.first_name,
+          last_name: d.last_name,
+          role: d.role,
+          theme: d.theme,
+          timezone: d.timezone,
+          max_devices: d.max_devices,
+        })
+        .execute();
       return;
     }
     case 'identity.profile-changed.v1':
-      await t(q).updateTable('users').set({ ...e.data.changes, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
+      await t(q)
+        .updateTable('users')
+        .set({ ...e.data.changes, updated_at: sql`now()` })
+        .where('id', '=', e.data.user_id)
+        .execute();
       return;
     case 'identity.role-changed.v1':
       await t(q).updateTable('users').set({ role: e.data.role, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();

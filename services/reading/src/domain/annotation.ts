@@ -7,8 +7,16 @@ export const KINDS: readonly Kind[] = ['highlight', 'note', 'bookmark'];
 
 /** Reader palette names (KOReader) map to the web's hex swatches at the boundary. */
 export const PALETTE: Record<string, string> = {
-  yellow: '#e0af68', red: '#f7768e', orange: '#ff9e64', green: '#9ece6a', olive: '#9ece6a', cyan: '#7dcfff',
-  blue: '#7aa2f7', purple: '#bb9af7', gray: '#a9b1d6', grey: '#a9b1d6',
+  yellow: '#e0af68',
+  red: '#f7768e',
+  orange: '#ff9e64',
+  green: '#9ece6a',
+  olive: '#9ece6a',
+  cyan: '#7dcfff',
+  blue: '#7aa2f7',
+  purple: '#bb9af7',
+  gray: '#a9b1d6',
+  grey: '#a9b1d6',
 };
 
 export function parseColor(v: unknown): string | null | undefined {
@@ -57,6 +65,7 @@ export function parseAnnotationPosition(raw: unknown): { ok: true; value: Annota
     if (typeof v !== 'string' || v.length > 4096) return { ok: false, message: `${k} must be text` };
     out[k] = v;
   }
-  if (out.percentage === undefined && !out.epubcfi && out.page === undefined && !out.pos0) return { ok: false, message: 'position is required (percentage, epubcfi, page or pos0)' };
+  if (out.percentage === undefined && !out.epubcfi && out.page === undefined && !out.pos0)
+    return { ok: false, message: 'position is required (percentage, epubcfi, page or pos0)' };
   return { ok: true, value: out };
 }

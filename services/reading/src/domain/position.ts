@@ -113,7 +113,8 @@ export function parsePosition(input: Record<string, unknown>, pageCount: number 
     return v;
   };
   const page = input.page === undefined || input.page === null ? undefined : num(input.page);
-  if (input.page !== undefined && input.page !== null && (page === undefined || !Number.isInteger(page) || page < 1)) return { ok: false, message: 'page must be a whole number of at least 1' };
+  if (input.page !== undefined && input.page !== null && (page === undefined || !Number.isInteger(page) || page < 1))
+    return { ok: false, message: 'page must be a whole number of at least 1' };
   const pc = input.page_count === undefined || input.page_count === null ? undefined : num(input.page_count);
   if (pc !== undefined && (!Number.isInteger(pc) || pc < 1)) return { ok: false, message: 'page_count must be a whole number of at least 1' };
   const pages = pc ?? pageCount ?? undefined;
@@ -184,8 +185,7 @@ export function parsePosition(input: Record<string, unknown>, pageCount: number 
 }
 
 /** The guard: a first-page submission never overwrites a later position (unless forced). */
-export const guardKeeps = (current: number | null, incoming: number, force: boolean): boolean =>
-  !force && current !== null && incoming <= FIRST_PAGE && current > FIRST_PAGE;
+export const guardKeeps = (current: number | null, incoming: number, force: boolean): boolean => !force && current !== null && incoming <= FIRST_PAGE && current > FIRST_PAGE;
 
 export interface Stored {
   percentage: number;
@@ -197,7 +197,11 @@ export interface Stored {
  * When two devices disagree: a device's first position for a book already mid-read elsewhere, or a
  * write based on an older version than the one stored by another device.
  */
-export function conflictReason(current: Stored | null, incoming: { percentage: number; device: string; baseVersion?: number }, deviceKnown: boolean): 'first-push' | 'concurrent' | null {
+export function conflictReason(
+  current: Stored | null,
+  incoming: { percentage: number; device: string; baseVersion?: number },
+  deviceKnown: boolean,
+): 'first-push' | 'concurrent' | null {
   if (!current || current.device === incoming.device) return null;
   if (Math.abs(current.percentage - incoming.percentage) <= AGREE) return null;
   const midRead = current.percentage > FIRST_PAGE && current.percentage < 1;

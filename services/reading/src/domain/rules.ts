@@ -16,7 +16,13 @@ export const OPS: Record<'text' | 'number' | 'date' | 'choice', readonly string[
 export const READ_STATUSES = ['unread', 'reading', 'finished'];
 
 export const kindOf = (f: Field): keyof typeof OPS =>
-  (TEXT_FIELDS as readonly string[]).includes(f) ? 'text' : (NUMBER_FIELDS as readonly string[]).includes(f) ? 'number' : (DATE_FIELDS as readonly string[]).includes(f) ? 'date' : 'choice';
+  (TEXT_FIELDS as readonly string[]).includes(f)
+    ? 'text'
+    : (NUMBER_FIELDS as readonly string[]).includes(f)
+      ? 'number'
+      : (DATE_FIELDS as readonly string[]).includes(f)
+        ? 'date'
+        : 'choice';
 
 export interface Condition {
   field: Field;

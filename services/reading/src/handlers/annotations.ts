@@ -5,6 +5,7 @@ import { KINDS, parseAnnotationPosition, parseColor, type Kind } from '../domain
 import { t, type Ctx } from './context';
 import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 const POSITION_KEYS = ['percentage', 'epubcfi', 'page', 'pos0', 'pos1', 'chapter'] as const;
 
@@ -86,7 +87,15 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
     const key = f.value.dedup_key as string | null;
     if (key) {
       await ctx.lock(trx, `annotation.${user}.${item}.${key}`);
-      const same = await t(trx).selectFrom('annotations').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('kind', '=', kind).where('dedup_key', '=', key).orderBy('deleted_at', 'desc').executeTakeFirst();
+      const same = await t(trx)
+        .selectFrom('annotations')
+        .selectAll()
+        .where('user_id', '=', user)
+        .where('item_id', '=', item)
+        .where('kind', '=', kind)
+        .where('dedup_key', '=', key)
+        .orderBy('deleted_at', 'desc')
+        .executeTakeFirst();
       // a replay of what is already here changes nothing; a replay of what was deleted does not bring it back
       if (same && same.deleted_at === null) return ok({ ...annotationOut(same), existing: true });
       if (same) return no(conflict(M.annotationDeletedKey));
@@ -125,7 +134,12 @@ export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
     if (!cur.ok) return cur;
     const f = fields(cur.value.kind as Kind, req.input ?? {}, false);
     if (!f.ok) return f;
-    const row = await t(trx).updateTable('annotations').set({ ...f.value, updated_at: ctx.now() }).where('id', '=', cur.value.id).returningAll().executeTakeFirstOrThrow();
+    const row = await t(trx)
+      .updateTable('annotations')
+      .set({ ...f.value, updated_at: ctx.now() })
+      .where('id', '=', cur.value.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-saved.v1', data: { user_id: req.caller.user_id, annotation: annotationOut(row) } }]);
     return ok(annotationOut(row));
   });
@@ -136,7 +150,12 @@ async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<
     const cur = await find(trx, req, { deleted: !deleted });
     if (!cur.ok) return cur;
     const now = ctx.now();
-    const row = await t(trx).updateTable('annotations').set({ deleted_at: deleted ? now : null, updated_at: now }).where('id', '=', cur.value.id).returningAll().executeTakeFirstOrThrow();
+    const row = await t(trx)
+      .updateTable('annotations')
+      .set({ deleted_at: deleted ? now : null, updated_at: now })
+      .where('id', '=', cur.value.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-saved.v1', data: { user_id: req.caller.user_id, annotation: annotationOut(row) } }]);
     return ok(deleted ? { message: `${row.kind} deleted` } : annotationOut(row));
   });
@@ -146,7 +165,15 @@ export const deleteAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, tru
 export const restoreAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, false);
 
 export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const rows = await t(ctx.rt.db).selectFrom('annotations').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).where('deleted_at', 'is not', null).orderBy('deleted_at', 'desc').orderBy('id').execute();
+  const rows = await t(ctx.rt.db)
+    .selectFrom('annotations')
+    .selectAll()
+    .where('user_id', '=', req.caller.user_id)
+    .where('item_id', '=', req.item_id!)
+    .where('deleted_at', 'is not', null)
+    .orderBy('deleted_at', 'desc')
+    .orderBy('id')
+    .execute();
   return ok({ data: rows.map(annotationOut) });
 }
 
@@ -156,15 +183,24 @@ export async function purgeAnnotation(ctx: Ctx, req: Req): Promise<Result<unknow
     const cur = await find(trx, req, { deleted: true });
     if (!cur.ok) return cur;
     await t(trx).deleteFrom('annotations').where('id', '=', cur.value.id).execute();
-    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-purged.v1', data: { user_id: req.caller.user_id, annotation_id: cur.value.id, media_item_id: cur.value.item_id } }]);
+    await ctx.emit(trx, req.caller.user_id, [
+      { type: 'reading.annotation-purged.v1', data: { user_id: req.caller.user_id, annotation_id: cur.value.id, media_item_id: cur.value.item_id } },
+    ]);
     return ok({ message: 'annotation purged' });
   });
 }
 
 export async function purgeAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
-    const gone = await t(trx).deleteFrom('annotations').where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).where('deleted_at', 'is not', null).returning(['id', 'item_id']).execute();
-    for (const g of gone) await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-purged.v1', data: { user_id: req.caller.user_id, annotation_id: g.id, media_item_id: g.item_id } }]);
+    const gone = await t(trx)
+      .deleteFrom('annotations')
+      .where('user_id', '=', req.caller.user_id)
+      .where('item_id', '=', req.item_id!)
+      .where('deleted_at', 'is not', null)
+      .returning(['id', 'item_id'])
+      .execute();
+    for (const g of gone)
+      await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-purged.v1', data: { user_id: req.caller.user_id, annotation_id: g.id, media_item_id: g.item_id } }]);
     return ok({ message: 'deleted annotations purged', purged: gone.length });
   });
 }

@@ -10,7 +10,13 @@ import { logged, t, type Ctx } from './context';
 import { autoAssign } from './collections';
 
 export const CATALOG_CONSUMER = 'reading-catalog';
-const TYPES = ['catalog.media-item-added.v1', 'catalog.media-item-updated.v1', 'catalog.media-item-removed.v1', 'catalog.library-deleted.v1', 'catalog.hash-conflict-resolved.v1'] as const;
+const TYPES = [
+  'catalog.media-item-added.v1',
+  'catalog.media-item-updated.v1',
+  'catalog.media-item-removed.v1',
+  'catalog.library-deleted.v1',
+  'catalog.hash-conflict-resolved.v1',
+] as const;
 
 function itemValues(i: Catalog.MediaItem) {
   return {
@@ -51,7 +57,11 @@ async function apply(ctx: Ctx, trx: Trx, e: Catalog.CatalogEvent): Promise<void>
     case 'catalog.media-item-updated.v1': {
       const i = e.data.item;
       const v = itemValues(i);
-      await t(trx).insertInto('items').values({ id: i.id, ...v }).onConflict((oc) => oc.column('id').doUpdateSet(v)).execute();
+      await t(trx)
+        .insertInto('items')
+        .values({ id: i.id, ...v })
+        .onConflict((oc) => oc.column('id').doUpdateSet(v))
+        .execute();
       if (e.type === 'catalog.media-item-added.v1') {
         await restoreByHash(ctx, trx, i);
         await autoAssign(ctx, trx, i.id);
@@ -66,7 +76,9 @@ async function apply(ctx: Ctx, trx: Trx, e: Catalog.CatalogEvent): Promise<void>
       return;
     case 'catalog.hash-conflict-resolved.v1': {
       const moved = await moveItemData(trx, e.data.removed_item_ids, e.data.kept_item_id, ctx.now(), 'merged');
-      await ctx.emit(trx, `item:${e.data.kept_item_id}`, [{ type: 'reading.items-merged.v1', data: { kept_item_id: e.data.kept_item_id, removed_item_ids: e.data.removed_item_ids, user_ids: moved.users } }]);
+      await ctx.emit(trx, `item:${e.data.kept_item_id}`, [
+        { type: 'reading.items-merged.v1', data: { kept_item_id: e.data.kept_item_id, removed_item_ids: e.data.removed_item_ids, user_ids: moved.users } },
+      ]);
       for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);
       return;
     }
@@ -86,12 +98,21 @@ async function restoreByHash(ctx: Ctx, trx: Trx, item: Catalog.MediaItem): Promi
       .where('id', '!=', item.id)
       .where('removed_at', 'is not', null)
       .where(sql<boolean>`sha256 @> ${has}::jsonb`)
-      .union(t(trx).selectFrom('progress').select('item_id').where('item_id', '!=', item.id).where(sql<boolean>`sha256 @> ${has}::jsonb`).where(sql<boolean>`item_id not in (select id from reading.items where removed_at is null)`))
+      .union(
+        t(trx)
+          .selectFrom('progress')
+          .select('item_id')
+          .where('item_id', '!=', item.id)
+          .where(sql<boolean>`sha256 @> ${has}::jsonb`)
+          .where(sql<boolean>`item_id not in (select id from reading.items where removed_at is null)`),
+      )
       .execute();
     const oldIds = old.map((o) => o.item_id as string);
     if (oldIds.length === 0) continue;
     const moved = await moveItemData(trx, oldIds, item.id, ctx.now(), 'restored');
-    if (moved.users.length) for (const from of oldIds) await ctx.emit(trx, `item:${item.id}`, [{ type: 'reading.item-data-restored.v1', data: { from_item_id: from, to_item_id: item.id, sha256: h, user_ids: moved.users } }]);
+    if (moved.users.length)
+      for (const from of oldIds)
+        await ctx.emit(trx, `item:${item.id}`, [{ type: 'reading.item-data-restored.v1', data: { from_item_id: from, to_item_id: item.id, sha256: h, user_ids: moved.users } }]);
     for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);
     return;
   }

@@ -12,6 +12,7 @@ import { t, type Ctx } from './context';
 import { bad, conflict, isUuid, M, newId, no, notFound, q1, text, type Access, type Req } from './util';
 import { isUniqueViolation } from '@bindery/platform';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 
 export async function find(q: Parameters<typeof t>[0], user: string, id: string | undefined): Promise<Result<Row>> {
@@ -146,7 +147,14 @@ export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unkno
       if (!c.ok) return c;
       const f = fields(req.input ?? {}, false, Boolean(c.value.is_system));
       if (!f.ok) return f;
-      const r = await save(ctx, trx, user, () => t(trx).updateTable('collections').set({ ...f.value, updated_at: ctx.now() }).where('id', '=', c.value.id).returningAll().executeTakeFirstOrThrow());
+      const r = await save(ctx, trx, user, () =>
+        t(trx)
+          .updateTable('collections')
+          .set({ ...f.value, updated_at: ctx.now() })
+          .where('id', '=', c.value.id)
+          .returningAll()
+          .executeTakeFirstOrThrow(),
+      );
       if (!r.ok) throw new NameTaken();
       return ok(collectionOut(r.value));
     });
@@ -185,7 +193,10 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       .onConflict((oc) => oc.doNothing())
       .returning('item_id')
       .execute();
-    if (added.length) await ctx.emit(trx, user, [{ type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id as string), removed: [] } }]);
+    if (added.length)
+      await ctx.emit(trx, user, [
+        { type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id as string), removed: [] } },
+      ]);
     return ok({ message: 'items added', added: added.map((a) => a.item_id) });
   });
 }
@@ -213,7 +224,12 @@ export async function restoreSystem(ctx: Ctx, req: Req): Promise<Result<unknown>
     const now = ctx.now();
     const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', def.query_type).executeTakeFirst();
     const row = have
-      ? await t(trx).updateTable('collections').set({ priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now }).where('id', '=', have.id).returningAll().executeTakeFirstOrThrow()
+      ? await t(trx)
+          .updateTable('collections')
+          .set({ priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now })
+          .where('id', '=', have.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
       : await insertSystem(trx, user, def, now);
     await ctx.emit(trx, user, [{ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(row!) } }]);
     return ok({ ...collectionOut(row!), restored: !have });
@@ -233,7 +249,15 @@ export async function autoAssign(ctx: Ctx, trx: Trx, itemId: string): Promise<vo
   const rows = await t(trx).selectFrom('collections').selectAll().where('auto_assign', 'is not', null).where('rules', 'is', null).execute();
   for (const c of rows) {
     if (!(await itemMatches(trx, c.user_id as string, itemId, c.auto_assign as Rules))) continue;
-    const added = await t(trx).insertInto('collection_items').values({ collection_id: c.id, item_id: itemId, added_at: ctx.now() }).onConflict((oc) => oc.doNothing()).returning('item_id').execute();
-    if (added.length) await ctx.emit(trx, c.user_id as string, [{ type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id as string, collection_id: c.id as string, added: [itemId], removed: [] } }]);
+    const added = await t(trx)
+      .insertInto('collection_items')
+      .values({ collection_id: c.id, item_id: itemId, added_at: ctx.now() })
+      .onConflict((oc) => oc.doNothing())
+      .returning('item_id')
+      .execute();
+    if (added.length)
+      await ctx.emit(trx, c.user_id as string, [
+        { type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id as string, collection_id: c.id as string, added: [itemId], removed: [] } },
+      ]);
   }
 }

@@ -8,6 +8,7 @@ import { conflictOut, savePosition } from './progress';
 import { bad, conflict, isUuid, M, no, notFound, q1, type Req } from './util';
 import { itemVisible } from './visible';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 const STATUSES = ['open', 'resolved', 'dismissed', 'all'];
 
@@ -50,10 +51,27 @@ async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | '
     await savePosition(ctx, trx, user, item, { position: rest as Position, client, device }, 'conflict resolved: incoming kept');
   } else {
     // the position not chosen stays findable in the history
-    await t(trx).insertInto('progress_history').values({ user_id: user, item_id: item, percentage: inc.percentage, position: JSON.stringify(rest), client, device, reason: how === 'current' ? 'conflict resolved: not kept' : 'conflict dismissed', recorded_at: ctx.now() }).execute();
+    await t(trx)
+      .insertInto('progress_history')
+      .values({
+        user_id: user,
+        item_id: item,
+        percentage: inc.percentage,
+        position: JSON.stringify(rest),
+        client,
+        device,
+        reason: how === 'current' ? 'conflict resolved: not kept' : 'conflict dismissed',
+        recorded_at: ctx.now(),
+      })
+      .execute();
   }
   const status = how === 'dismissed' ? 'dismissed' : 'resolved';
-  const row = await t(trx).updateTable('conflicts').set({ status, resolution: how === 'dismissed' ? null : how, closed_at: ctx.now() }).where('id', '=', c.id).returningAll().executeTakeFirstOrThrow();
+  const row = await t(trx)
+    .updateTable('conflicts')
+    .set({ status, resolution: how === 'dismissed' ? null : how, closed_at: ctx.now() })
+    .where('id', '=', c.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-closed.v1', data: { user_id: user, conflict: conflictOut(row) } }]);
   return row;
 }

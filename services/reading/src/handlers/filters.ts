@@ -3,6 +3,7 @@ import { ok, type Result } from '@bindery/contracts';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, q1, text, type Req } from './util';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 const out = (r: Row) => ({ id: r.id, name: r.name, resource_type: r.resource_type, filter: r.filter, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
 const RESOURCE = /^[a-z][a-z0-9_-]{0,49}$/;
@@ -58,7 +59,11 @@ export async function createFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
     const now = ctx.now();
-    const row = await t(trx).insertInto('saved_filters').values({ id: newId(), user_id: user, ...f.value, created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+    const row = await t(trx)
+      .insertInto('saved_filters')
+      .values({ id: newId(), user_id: user, ...f.value, created_at: now, updated_at: now })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await ctx.emit(trx, user, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: user, filter: out(row) } }]);
     return ok(out(row));
   });
@@ -70,7 +75,12 @@ export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
     if (!cur.ok) return cur;
     const f = fields(req.input ?? {}, false);
     if (!f.ok) return f;
-    const row = await t(trx).updateTable('saved_filters').set({ ...f.value, updated_at: ctx.now() }).where('id', '=', cur.value.id).returningAll().executeTakeFirstOrThrow();
+    const row = await t(trx)
+      .updateTable('saved_filters')
+      .set({ ...f.value, updated_at: ctx.now() })
+      .where('id', '=', cur.value.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: req.caller.user_id, filter: out(row) } }]);
     return ok(out(row));
   });

@@ -16,18 +16,24 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
     types: TYPES,
     checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, 'identity'),
     handler: async (ev: StoredEvent) => {
-      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, ev, async (trx) => {
-        const e = ev as unknown as Identity.IdentityEvent;
-        if (e.type === 'identity.user-registered.v1') {
-          const user = e.data.user_id;
-          await t(trx).insertInto('users').values({ id: user }).onConflict((oc) => oc.doNothing()).execute();
-          const made = await createSystemCollections(trx, user, ctx.now());
-          if (made.length) await ctx.emit(trx, user, [{ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } }]);
-        } else if (e.type === 'identity.user-deleted.v1') {
-          await removeUser(trx, e.data.user_id);
-          await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
-        }
-      }));
+      await logged(ctx, ev, () =>
+        applyOnce(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, ev, async (trx) => {
+          const e = ev as unknown as Identity.IdentityEvent;
+          if (e.type === 'identity.user-registered.v1') {
+            const user = e.data.user_id;
+            await t(trx)
+              .insertInto('users')
+              .values({ id: user })
+              .onConflict((oc) => oc.doNothing())
+              .execute();
+            const made = await createSystemCollections(trx, user, ctx.now());
+            if (made.length) await ctx.emit(trx, user, [{ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } }]);
+          } else if (e.type === 'identity.user-deleted.v1') {
+            await removeUser(trx, e.data.user_id);
+            await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
+          }
+        }),
+      );
       ctx.store.notify();
     },
   });

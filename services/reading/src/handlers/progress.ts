@@ -5,6 +5,7 @@ import { conflictReason, guardKeeps, parsePosition, type Position } from '../dom
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 
 export function progressOut(r: Row) {
@@ -23,7 +24,14 @@ export function progressOut(r: Row) {
   };
 }
 
-export const positionOf = (r: Row) => ({ ...(r.position as Position), percentage: Number(r.percentage), client: r.client, device: r.device, version: Number(r.version), updated_at: iso(r.updated_at) });
+export const positionOf = (r: Row) => ({
+  ...(r.position as Position),
+  percentage: Number(r.percentage),
+  client: r.client,
+  device: r.device,
+  version: Number(r.version),
+  updated_at: iso(r.updated_at),
+});
 
 export async function getProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const r = await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
@@ -38,7 +46,19 @@ export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown
     const gone = await t(trx).deleteFrom('progress').where('user_id', '=', user).where('item_id', '=', item).returningAll().executeTakeFirst();
     if (!gone) return no(notFound(M.progressNotFound));
     // the history stays: it is the way back
-    await t(trx).insertInto('progress_history').values({ user_id: user, item_id: item, percentage: 0, position: JSON.stringify({ percentage: 0 }), client: gone.client, device: gone.device, reason: 'deleted', recorded_at: ctx.now() }).execute();
+    await t(trx)
+      .insertInto('progress_history')
+      .values({
+        user_id: user,
+        item_id: item,
+        percentage: 0,
+        position: JSON.stringify({ percentage: 0 }),
+        client: gone.client,
+        device: gone.device,
+        reason: 'deleted',
+        recorded_at: ctx.now(),
+      })
+      .execute();
     await ctx.emit(trx, user, [{ type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: item } }]);
     return ok({ message: 'progress deleted' });
   });
@@ -65,10 +85,26 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
     updated_at: now,
   };
   const row = cur
-    ? await t(trx).updateTable('progress').set({ ...values, version: Number(cur.version) + 1 }).where('id', '=', cur.id).returningAll().executeTakeFirstOrThrow()
-    : await t(trx).insertInto('progress').values({ id: newId(), user_id: user, item_id: item, version: 1, created_at: now, ...values }).returningAll().executeTakeFirstOrThrow();
-  await t(trx).insertInto('progress_history').values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now }).execute();
-  await t(trx).insertInto('progress_devices').values({ user_id: user, item_id: item, device: inc.device }).onConflict((oc) => oc.doNothing()).execute();
+    ? await t(trx)
+        .updateTable('progress')
+        .set({ ...values, version: Number(cur.version) + 1 })
+        .where('id', '=', cur.id)
+        .returningAll()
+        .executeTakeFirstOrThrow()
+    : await t(trx)
+        .insertInto('progress')
+        .values({ id: newId(), user_id: user, item_id: item, version: 1, created_at: now, ...values })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+  await t(trx)
+    .insertInto('progress_history')
+    .values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now })
+    .execute();
+  await t(trx)
+    .insertInto('progress_devices')
+    .values({ user_id: user, item_id: item, device: inc.device })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
   await ctx.emit(trx, user, [{ type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row) } }]);
   return row;
 }
@@ -103,22 +139,48 @@ export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> 
     const incoming = { ...inc.position, client: inc.client, device: inc.device, submitted_at: iso(ctx.now()) };
     if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
       // the disagreeing device keeps reading: its latest position is what the conflict offers
-      const c = await t(trx).updateTable('conflicts').set({ incoming: JSON.stringify(incoming) }).where('id', '=', open.id).returningAll().executeTakeFirstOrThrow();
+      const c = await t(trx)
+        .updateTable('conflicts')
+        .set({ incoming: JSON.stringify(incoming) })
+        .where('id', '=', open.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
       await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
       return ok({ status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) });
     }
     const known = cur
-      ? Boolean(await t(trx).selectFrom('progress_devices').select('device').where('user_id', '=', user).where('item_id', '=', item).where('device', '=', inc.device).executeTakeFirst())
+      ? Boolean(
+          await t(trx).selectFrom('progress_devices').select('device').where('user_id', '=', user).where('item_id', '=', item).where('device', '=', inc.device).executeTakeFirst(),
+        )
       : true;
-    const reason = parsed.force ? null : conflictReason(cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null, { percentage: inc.position.percentage, device: inc.device, baseVersion }, known);
+    const reason = parsed.force
+      ? null
+      : conflictReason(
+          cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
+          { percentage: inc.position.percentage, device: inc.device, baseVersion },
+          known,
+        );
     if (reason && cur) {
       const c = await t(trx)
         .insertInto('conflicts')
-        .values({ id: newId(), user_id: user, item_id: item, status: 'open', reason, current: JSON.stringify(positionOf(cur)), incoming: JSON.stringify(incoming), created_at: ctx.now() })
+        .values({
+          id: newId(),
+          user_id: user,
+          item_id: item,
+          status: 'open',
+          reason,
+          current: JSON.stringify(positionOf(cur)),
+          incoming: JSON.stringify(incoming),
+          created_at: ctx.now(),
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
       // the device is known from now on: what it sends next is a normal write
-      await t(trx).insertInto('progress_devices').values({ user_id: user, item_id: item, device: inc.device }).onConflict((oc) => oc.doNothing()).execute();
+      await t(trx)
+        .insertInto('progress_devices')
+        .values({ user_id: user, item_id: item, device: inc.device })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
       await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
       return ok({ status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) });
     }
@@ -156,6 +218,13 @@ export async function history(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (rows.length === 0) return no(notFound(M.progressNotFound));
   return ok({
     media_item_id: item,
-    data: rows.map((r) => ({ ...(r.position as Position), percentage: Number(r.percentage), client: r.client, device: r.device, reason: r.reason, recorded_at: iso(r.recorded_at) })),
+    data: rows.map((r) => ({
+      ...(r.position as Position),
+      percentage: Number(r.percentage),
+      client: r.client,
+      device: r.device,
+      reason: r.reason,
+      recorded_at: iso(r.recorded_at),
+    })),
   });
 }

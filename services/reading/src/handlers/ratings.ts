@@ -3,6 +3,7 @@ import { ok, type Result } from '@bindery/contracts';
 import { t, type Ctx } from './context';
 import { bad, conflict, iso, M, no, notFound, text, type Req } from './util';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 const out = (r: Row) => ({ media_item_id: r.item_id, rating: Number(r.rating), review: r.review, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
 
@@ -30,8 +31,18 @@ async function write(ctx: Ctx, req: Req, mode: 'create' | 'put'): Promise<Result
     if (cur && mode === 'create') return no(conflict(M.ratingExists));
     const now = ctx.now();
     const row = cur
-      ? await t(trx).updateTable('ratings').set({ rating: p.value.rating, ...(p.value.review !== undefined ? { review: p.value.review } : {}), updated_at: now }).where('user_id', '=', user).where('item_id', '=', item).returningAll().executeTakeFirstOrThrow()
-      : await t(trx).insertInto('ratings').values({ user_id: user, item_id: item, rating: p.value.rating, review: p.value.review ?? '', created_at: now, updated_at: now }).returningAll().executeTakeFirstOrThrow();
+      ? await t(trx)
+          .updateTable('ratings')
+          .set({ rating: p.value.rating, ...(p.value.review !== undefined ? { review: p.value.review } : {}), updated_at: now })
+          .where('user_id', '=', user)
+          .where('item_id', '=', item)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : await t(trx)
+          .insertInto('ratings')
+          .values({ user_id: user, item_id: item, rating: p.value.rating, review: p.value.review ?? '', created_at: now, updated_at: now })
+          .returningAll()
+          .executeTakeFirstOrThrow();
     await ctx.emit(trx, user, [{ type: 'reading.rating-set.v1', data: { user_id: user, media_item_id: item, rating: out(row) } }]);
     return ok({ ...out(row), created: !cur });
   });

@@ -1,6 +1,6 @@
 // How much reading data hangs on each item, for the hash-conflict list.
 import { sql } from 'kysely';
-import { ok, Reading, type Result } from '@bindery/contracts';
+import { ok, type Reading, type Result } from '@bindery/contracts';
 import { t, type Ctx } from './context';
 import { isUuid } from './util';
 
@@ -10,7 +10,12 @@ export async function usageCounts(ctx: Ctx, req: { item_ids: string[] }): Promis
   for (const id of ids) counts[id] = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
   if (ids.length === 0) return ok({ counts });
   const db = ctx.rt.db;
-  const progress = await t(db).selectFrom('progress').select(['item_id', sql<number>`count(*)::int`.as('n')]).where('item_id', 'in', ids).groupBy('item_id').execute();
+  const progress = await t(db)
+    .selectFrom('progress')
+    .select(['item_id', sql<number>`count(*)::int`.as('n')])
+    .where('item_id', 'in', ids)
+    .groupBy('item_id')
+    .execute();
   for (const r of progress) counts[r.item_id as string]!.progress = Number(r.n);
   const notes = await t(db)
     .selectFrom('annotations')
@@ -23,7 +28,12 @@ export async function usageCounts(ctx: Ctx, req: { item_ids: string[] }): Promis
     const key = `${r.kind}s` as 'highlights' | 'bookmarks' | 'notes';
     counts[r.item_id as string]![key] = Number(r.n);
   }
-  const members = await t(db).selectFrom('collection_items').select(['item_id', sql<number>`count(*)::int`.as('n')]).where('item_id', 'in', ids).groupBy('item_id').execute();
+  const members = await t(db)
+    .selectFrom('collection_items')
+    .select(['item_id', sql<number>`count(*)::int`.as('n')])
+    .where('item_id', 'in', ids)
+    .groupBy('item_id')
+    .execute();
   for (const r of members) counts[r.item_id as string]!.collections = Number(r.n);
   return ok({ counts });
 }

@@ -5,6 +5,7 @@ import { SYSTEM_COLLECTIONS, type SystemCollection } from '../domain/system-coll
 import { t } from '../handlers/context';
 import { iso, newId } from '../handlers/util';
 
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 
 export function collectionOut(r: Row) {
@@ -31,10 +32,29 @@ export async function insertSystem(trx: Trx, user: string, c: SystemCollection, 
   const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', c.query_type).executeTakeFirst();
   if (have) return null;
   // a custom collection may have taken the name since: the system one keeps its name, the custom one yields
-  await t(trx).updateTable('collections').set({ name: sql<string>`name || ' (custom)'` }).where('user_id', '=', user).where('is_system', '=', false).where(sql<boolean>`lower(name) = ${c.name.toLowerCase()}::text`).execute();
+  await t(trx)
+    .updateTable('collections')
+    .set({ name: sql<string>`name || ' (custom)'` })
+    .where('user_id', '=', user)
+    .where('is_system', '=', false)
+    .where(sql<boolean>`lower(name) = ${c.name.toLowerCase()}::text`)
+    .execute();
   return t(trx)
     .insertInto('collections')
-    .values({ id: newId(), user_id: user, name: c.name, description: '', query_type: c.query_type, is_system: true, priority: c.priority, color: c.color, icon: c.icon, show_on_dashboard: true, created_at: now, updated_at: now })
+    .values({
+      id: newId(),
+      user_id: user,
+      name: c.name,
+      description: '',
+      query_type: c.query_type,
+      is_system: true,
+      priority: c.priority,
+      color: c.color,
+      icon: c.icon,
+      show_on_dashboard: true,
+      created_at: now,
+      updated_at: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

@@ -67,7 +67,12 @@ function cond(c: Condition): RawBuilder<boolean> {
     case 'library':
       return c.op === 'equals' ? sql<boolean>`i.library_id = ${c.value}` : sql<boolean>`i.library_id <> ${c.value}`;
     case 'read_status': {
-      const s = c.value === 'unread' ? sql<boolean>`coalesce(p.percentage, 0) = 0` : c.value === 'finished' ? sql<boolean>`coalesce(p.percentage, 0) >= 1` : sql<boolean>`coalesce(p.percentage, 0) > 0 and p.percentage < 1`;
+      const s =
+        c.value === 'unread'
+          ? sql<boolean>`coalesce(p.percentage, 0) = 0`
+          : c.value === 'finished'
+            ? sql<boolean>`coalesce(p.percentage, 0) >= 1`
+            : sql<boolean>`coalesce(p.percentage, 0) > 0 and p.percentage < 1`;
       return c.op === 'equals' ? s : sql<boolean>`not (${s})`;
     }
   }
@@ -107,14 +112,19 @@ export function systemMembers(q: Db | Trx, user: string, access: Access | undefi
     case 'continue-reading':
       return run(q, sql`${sel} from ${FROM(user)} where ${base} and p.percentage > 0 and p.percentage < 1 order by p.updated_at desc, i.id ${tail}`);
     case 'recently-added':
-      return run(q, sql`${sel} from ${FROM(user)} where ${base} and i.created_at >= now() - make_interval(days => ${RECENTLY_ADDED_DAYS}) order by i.created_at desc, i.id ${tail}`);
+      return run(
+        q,
+        sql`${sel} from ${FROM(user)} where ${base} and i.created_at >= now() - make_interval(days => ${RECENTLY_ADDED_DAYS}) order by i.created_at desc, i.id ${tail}`,
+      );
     case 'recently-read':
       return run(q, sql`${sel} from ${FROM(user)} where ${base} and p.percentage >= 1 order by p.updated_at desc, i.id ${tail}`);
     case 'not-started':
       return run(q, sql`${sel} from ${FROM(user)} where ${base} and coalesce(p.percentage, 0) = 0 order by i.sort_title, i.id ${tail}`);
     case 'continue-series':
       // per series the user has started: the first unstarted book after the furthest one started
-      return run(q, sql`
+      return run(
+        q,
+        sql`
         with started as (
           select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
           from ${FROM(user)} where ${base} and i.series is not null and p.percentage > 0 group by i.series
@@ -124,20 +134,27 @@ export function systemMembers(q: Db | Trx, user: string, access: Access | undefi
           where ${base} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
           order by i.series, i.series_index, i.sort_title
         )
-        select id, pct, count(*) over () as total from nextup order by last_read desc, id ${tail}`);
+        select id, pct, count(*) over () as total from nextup order by last_read desc, id ${tail}`,
+      );
   }
 }
 
 export function ruleMembers(q: Db | Trx, user: string, access: Access | undefined, rules: Rules, page: Page) {
-  return run(q, sql`select i.id, p.percentage as pct, count(*) over () as total from ${FROM(user)}
-    where i.removed_at is null and ${libraries(access)} and ${rulesSql(rules)} order by i.sort_title, i.id limit ${page.limit} offset ${page.offset}`);
+  return run(
+    q,
+    sql`select i.id, p.percentage as pct, count(*) over () as total from ${FROM(user)}
+    where i.removed_at is null and ${libraries(access)} and ${rulesSql(rules)} order by i.sort_title, i.id limit ${page.limit} offset ${page.offset}`,
+  );
 }
 
 export function customMembers(q: Db | Trx, user: string, access: Access | undefined, collectionId: string, page: Page) {
-  return run(q, sql`select i.id, p.percentage as pct, count(*) over () as total from reading.collection_items ci
+  return run(
+    q,
+    sql`select i.id, p.percentage as pct, count(*) over () as total from reading.collection_items ci
     join ${FROM(user)} on i.id = ci.item_id
     where ci.collection_id = ${collectionId} and i.removed_at is null and ${libraries(access)}
-    order by ci.added_at, i.id limit ${page.limit} offset ${page.offset}`);
+    order by ci.added_at, i.id limit ${page.limit} offset ${page.offset}`,
+  );
 }
 
 /** Whether one item matches rules for a user (auto-assign of a newly scanned item). */

@@ -29,21 +29,62 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     const kept = list.find((r) => r.item_id === to);
     for (const r of list) {
       if (r === best) continue;
-      await t(trx).insertInto('progress_history').values({ user_id: user, item_id: to, percentage: r.percentage, position: JSON.stringify(r.position), client: r.client, device: r.device, reason: `${reason}: not the furthest`, recorded_at: now }).execute();
+      await t(trx)
+        .insertInto('progress_history')
+        .values({
+          user_id: user,
+          item_id: to,
+          percentage: r.percentage,
+          position: JSON.stringify(r.position),
+          client: r.client,
+          device: r.device,
+          reason: `${reason}: not the furthest`,
+          recorded_at: now,
+        })
+        .execute();
     }
     const version = Math.max(...list.map((r) => Number(r.version))) + 1;
     const sha = [...new Set(list.flatMap((r) => r.sha256 as string[]))];
-    const values = { percentage: best.percentage, position: JSON.stringify(best.position), client: best.client, device: best.device, version, sha256: JSON.stringify(sha), updated_at: now };
+    const values = {
+      percentage: best.percentage,
+      position: JSON.stringify(best.position),
+      client: best.client,
+      device: best.device,
+      version,
+      sha256: JSON.stringify(sha),
+      updated_at: now,
+    };
     await t(trx).deleteFrom('progress').where('user_id', '=', user).where('item_id', 'in', from).execute();
     if (kept) await t(trx).updateTable('progress').set(values).where('id', '=', kept.id).execute();
-    else await t(trx).insertInto('progress').values({ id: best.id, user_id: user, item_id: to, created_at: best.created_at, ...values }).execute();
-    await t(trx).insertInto('progress_history').values({ user_id: user, item_id: to, percentage: best.percentage, position: JSON.stringify(best.position), client: best.client, device: best.device, reason, recorded_at: now }).execute();
+    else
+      await t(trx)
+        .insertInto('progress')
+        .values({ id: best.id, user_id: user, item_id: to, created_at: best.created_at, ...values })
+        .execute();
+    await t(trx)
+      .insertInto('progress_history')
+      .values({
+        user_id: user,
+        item_id: to,
+        percentage: best.percentage,
+        position: JSON.stringify(best.position),
+        client: best.client,
+        device: best.device,
+        reason,
+        recorded_at: now,
+      })
+      .execute();
     const row = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', to).executeTakeFirstOrThrow();
     for (const r of list) if (r.item_id !== to) say(user, { type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: r.item_id as string } });
     say(user, { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: to, progress: progressOut(row) } });
   }
   const devs = await t(trx).selectFrom('progress_devices').selectAll().where('item_id', 'in', from).execute();
-  for (const d of devs) await t(trx).insertInto('progress_devices').values({ user_id: d.user_id, item_id: to, device: d.device }).onConflict((oc) => oc.doNothing()).execute();
+  for (const d of devs)
+    await t(trx)
+      .insertInto('progress_devices')
+      .values({ user_id: d.user_id, item_id: to, device: d.device })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   await t(trx).deleteFrom('progress_devices').where('item_id', 'in', from).execute();
   const conflicts = await t(trx).updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', from).returning('user_id').execute();
   for (const m of conflicts) users.add(m.user_id as string);
@@ -60,15 +101,45 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     if (r.item_id !== to) say(r.user_id as string, { type: 'reading.rating-deleted.v1', data: { user_id: r.user_id as string, media_item_id: r.item_id as string } });
     if (seen.has(r.user_id as string)) continue;
     seen.add(r.user_id as string);
-    const row = await t(trx).insertInto('ratings').values({ ...r, item_id: to }).returningAll().executeTakeFirstOrThrow();
-    say(r.user_id as string, { type: 'reading.rating-set.v1', data: { user_id: r.user_id as string, media_item_id: to, rating: { media_item_id: to, rating: Number(row.rating), review: row.review, created_at: new Date(row.created_at as string).toISOString(), updated_at: new Date(row.updated_at as string).toISOString() } } });
+    const row = await t(trx)
+      .insertInto('ratings')
+      .values({ ...r, item_id: to })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    say(r.user_id as string, {
+      type: 'reading.rating-set.v1',
+      data: {
+        user_id: r.user_id as string,
+        media_item_id: to,
+        rating: {
+          media_item_id: to,
+          rating: Number(row.rating),
+          review: row.review,
+          created_at: new Date(row.created_at as string).toISOString(),
+          updated_at: new Date(row.updated_at as string).toISOString(),
+        },
+      },
+    });
   }
   await t(trx).deleteFrom('ratings').where('item_id', 'in', from).execute();
-  const members = await t(trx).selectFrom('collection_items').innerJoin('collections', 'collections.id', 'collection_items.collection_id').select(['collection_items.collection_id', 'collection_items.item_id', 'collection_items.added_at', 'collections.user_id']).where('collection_items.item_id', 'in', from).execute();
+  const members = await t(trx)
+    .selectFrom('collection_items')
+    .innerJoin('collections', 'collections.id', 'collection_items.collection_id')
+    .select(['collection_items.collection_id', 'collection_items.item_id', 'collection_items.added_at', 'collections.user_id'])
+    .where('collection_items.item_id', 'in', from)
+    .execute();
   for (const m of members) {
-    const added = await t(trx).insertInto('collection_items').values({ collection_id: m.collection_id, item_id: to, added_at: m.added_at }).onConflict((oc) => oc.doNothing()).returning('item_id').execute();
+    const added = await t(trx)
+      .insertInto('collection_items')
+      .values({ collection_id: m.collection_id, item_id: to, added_at: m.added_at })
+      .onConflict((oc) => oc.doNothing())
+      .returning('item_id')
+      .execute();
     users.add(m.user_id as string);
-    say(m.user_id as string, { type: 'reading.collection-items-changed.v1', data: { user_id: m.user_id as string, collection_id: m.collection_id as string, added: added.length ? [to] : [], removed: [m.item_id as string] } });
+    say(m.user_id as string, {
+      type: 'reading.collection-items-changed.v1',
+      data: { user_id: m.user_id as string, collection_id: m.collection_id as string, added: added.length ? [to] : [], removed: [m.item_id as string] },
+    });
   }
   await t(trx).deleteFrom('collection_items').where('item_id', 'in', from).execute();
   return { users: [...users].sort(), events };

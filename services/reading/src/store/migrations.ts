@@ -7,7 +7,9 @@ export const migrations: Migration[] = [
   {
     name: 'reading-001',
     async up(trx, s) {
-      await execScript(trx, `
+      await execScript(
+        trx,
+        `
         create table ${s}.users (id uuid primary key, created_at timestamptz not null default now());
         -- the catalog facts reading needs: rules of system and smart collections, hashes to find a book again
         create table ${s}.items (
@@ -143,7 +145,8 @@ export const migrations: Migration[] = [
           hidden_collections jsonb not null default '[]',
           collection_order jsonb not null default '[]'
         );
-      `);
+      `,
+      );
     },
   },
 ];
