@@ -64,12 +64,13 @@ export class MemoryBus implements Bus {
     this.sourceWaiters.get(store.source)?.forEach((w) => w());
   }
 
-  private async source(name: string): Promise<EventStore> {
-    // A consumer may start before its source's service in the same process: wait for it.
+  private async source(name: string, signal?: AbortSignal): Promise<EventStore> {
+    // A consumer may start before its source's service in the same process: wait for it (or for
+    // the consumer to be stopped first).
     for (;;) {
       const s = this.sources.get(name);
       if (s) return s;
-      if (this.closed) throw new Error('bus closed');
+      if (this.closed || signal?.aborted) throw new Error('bus closed');
       await new Promise((r) => setTimeout(r, 20));
     }
   }
@@ -100,7 +101,7 @@ export class MemoryBus implements Bus {
     if (durable) durable.parking?.attach(durable.name, handler);
     const deps = { log: this.log, retry: this.retry, metrics: this.metrics };
     const done = (async () => {
-      const store = await this.source(sourceName);
+      const store = await this.source(sourceName, ctl.signal);
       pos = await start();
       while (!ctl.signal.aborted) {
         let batch: StoredEvent[];

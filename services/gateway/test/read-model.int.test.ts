@@ -93,7 +93,7 @@ afterAll(async () => {
 describe('read models', () => {
   it('fold the log, rebuild it into the same answers, and refold on a new version', async () => {
     const view = new CatalogView(database.db);
-    const first = new ReadModels(database.db, bus, log, true);
+    const first = new ReadModels(database.db, bus, log, true, [CATALOG, IDENTITY]);
     await first.start();
     const head = await store.headPosition();
     expect(await first.waitFor('catalog', head, 5000)).toBe(true);
