@@ -16,7 +16,6 @@ export const CatalogRequests = {
   'scan-start': Type.Object({ caller: Caller, input: Input }),
   'scan-status': Type.Object({ caller: Caller }),
   'scan-issues': Type.Object({ caller: Caller, query: Query }),
-  'item-list': Type.Object({ caller: Caller, query: Query }),
   'item-get': Type.Object({ caller: Caller, id: Type.String() }),
   'item-create': Type.Object({ caller: Caller, input: Input }),
   'item-update': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
@@ -24,7 +23,6 @@ export const CatalogRequests = {
   'items-bulk-delete': Type.Object({ caller: Caller, input: Input }),
   'items-bulk-update': Type.Object({ caller: Caller, input: Input }),
   'item-cover': Type.Object({ caller: Caller, id: Type.String(), kind: Type.Union([Type.Literal('cover'), Type.Literal('thumbnail')]) }),
-  search: Type.Object({ caller: Caller, query: Query }),
   'conflicts-list': Type.Object({ caller: Caller }),
   'conflict-resolve': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
 } as const;

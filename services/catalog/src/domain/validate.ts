@@ -1,6 +1,6 @@
 // Validation of request bodies and query strings, with the messages clients see.
 import { err, fail, Messages, type Failure, type Result } from '@bindery/contracts';
-import type { Catalog } from '@bindery/contracts';
+import { Catalog } from '@bindery/contracts';
 import { cleanText, normalizeContributors, normalizeList } from './normalize';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -145,56 +145,6 @@ export function parseItemFields(input: Record<string, unknown>, requireTitle: bo
   return { ok: true, value: out };
 }
 
-/** One query-string value: the last one when a parameter is repeated. */
-export function q1(query: Record<string, string | string[]>, key: string): string | undefined {
-  const v = query[key];
-  if (Array.isArray(v)) return v[v.length - 1];
-  return v;
-}
-
-export function parseLimit(raw: string | undefined, def = 50, max = 1000): Result<number> {
-  if (raw === undefined || raw === '') return { ok: true, value: def };
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) return bad(`limit must be an integer between 1 and ${max}`);
-  return { ok: true, value: Number(raw) };
-}
-
-export function parseOffset(raw: string | undefined): Result<number> {
-  if (raw === undefined || raw === '') return { ok: true, value: 0 };
-  if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000) return bad('offset must be a non-negative integer');
-  return { ok: true, value: Number(raw) };
-}
-
-export function parseLibraryIdParam(raw: string | undefined): Result<string | undefined> {
-  if (raw === undefined || raw === '') return { ok: true, value: undefined };
-  if (!isUuid(raw)) return err(fail('validation', Messages.invalidLibraryId));
-  return { ok: true, value: raw.toLowerCase() };
-}
-
-export function parseBool(raw: string | undefined, key: string): Result<boolean | undefined> {
-  if (raw === undefined || raw === '') return { ok: true, value: undefined };
-  const v = raw.toLowerCase();
-  if (v === 'true' || v === '1' || v === 'yes') return { ok: true, value: true };
-  if (v === 'false' || v === '0' || v === 'no') return { ok: true, value: false };
-  return bad(`${key} must be true or false`);
-}
-
-/** Sort orders of the item list: a field, `-` in front for descending. */
-export const SORTS = {
-  title: 'sort_title',
-  created_at: 'created_at',
-  updated_at: 'updated_at',
-  series: 'series',
-  year: 'year',
-  author: 'author',
-} as const;
-export type SortKey = keyof typeof SORTS;
-
-export function parseSort(raw: string | undefined): Result<{ key: SortKey; desc: boolean }> {
-  if (raw === undefined || raw === '') return { ok: true, value: { key: 'title', desc: false } };
-  const m = /^(-?)([a-z_]+)(?:[:,](asc|desc))?$/.exec(raw.trim().toLowerCase());
-  const key = m?.[2] === 'added' ? 'created_at' : m?.[2];
-  if (!m || !key || !(key in SORTS)) {
-    return bad(`invalid sort. must be one of: ${Object.keys(SORTS).join(', ')} (prefix - or suffix :desc for descending)`);
-  }
-  return { ok: true, value: { key: key as SortKey, desc: m[1] === '-' || m[3] === 'desc' } };
-}
+// The query-string rules the gateway's read models share live in contracts.
+export const { q1, parseLimit, parseOffset, parseLibraryIdParam, parseBool, parseSort, SORTS } = Catalog;
+export type SortKey = Catalog.SortKey;

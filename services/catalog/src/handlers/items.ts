@@ -20,42 +20,6 @@ type Query = Record<string, string | string[]>;
 const notFound = () => err(fail('not_found', Messages.mediaItemNotFound));
 const badId = () => err(fail('validation', Messages.invalidMediaItemId));
 
-export async function listItems(ctx: Ctx, req: { caller: Caller; query: Query }): Promise<Result<{ data: Catalog.MediaItem[] }>> {
-  const lib = parseLibraryIdParam(q1(req.query, 'library_id'));
-  if (!lib.ok) return lib;
-  const limit = parseLimit(q1(req.query, 'limit'));
-  if (!limit.ok) return limit;
-  const offset = parseOffset(q1(req.query, 'offset'));
-  if (!offset.ok) return offset;
-  const sort = parseSort(q1(req.query, 'sort'));
-  if (!sort.ok) return sort;
-  const db = ctx.rt.db;
-  let s = db.withSchema(SCHEMA).selectFrom('media_items').selectAll().where('state', '=', 'active');
-  if (lib.value) s = s.where('library_id', '=', lib.value);
-  const dir = sort.value.desc ? sql`desc` : sql`asc`;
-  const nulls = sql`nulls last`;
-  switch (sort.value.key) {
-    case 'title':
-      s = s.orderBy(sql`sort_title ${dir}`);
-      break;
-    case 'created_at':
-    case 'updated_at':
-      s = s.orderBy(sql`${sql.ref(sort.value.key)} ${dir}`);
-      break;
-    case 'series':
-      s = s.orderBy(sql`lower(series) ${dir} ${nulls}`).orderBy(sql`series_index ${dir} ${nulls}`);
-      break;
-    case 'year':
-      s = s.orderBy(sql`year ${dir} ${nulls}`);
-      break;
-    case 'author':
-      s = s.orderBy(sql`lower(authors->>0) ${dir} ${nulls}`);
-      break;
-  }
-  s = s.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value);
-  return ok({ data: await publicOf(db, (await s.execute()) as ItemRow[]) });
-}
-
 export async function getItem(ctx: Ctx, req: { caller: Caller; id: string }): Promise<Result<Catalog.MediaItem>> {
   if (!isUuid(req.id)) return badId();
   const row = await findItem(ctx.rt.db, req.id.toLowerCase());

@@ -6,7 +6,6 @@ import * as libraries from './libraries';
 import * as items from './items';
 import * as scans from './scans';
 import * as conflicts from './conflicts';
-import { search } from './search';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Catalog.CatalogOp]: (ctx: Ctx, req: Catalog.CatalogRequest<K>) => Promise<Result<unknown>> };
@@ -21,7 +20,6 @@ const handlers: Handlers = {
   'scan-start': scans.startScan,
   'scan-status': scans.scanStatus,
   'scan-issues': scans.scanIssues,
-  'item-list': items.listItems,
   'item-get': items.getItem,
   'item-create': items.createItem,
   'item-update': items.updateItemCmd,
@@ -29,7 +27,6 @@ const handlers: Handlers = {
   'items-bulk-delete': items.bulkDelete,
   'items-bulk-update': items.bulkUpdate,
   'item-cover': items.itemCover,
-  search,
   'conflicts-list': conflicts.listConflicts,
   'conflict-resolve': conflicts.resolveConflict,
 };
