@@ -1,5 +1,5 @@
 // Validation of request bodies and query strings, with the messages clients see.
-import { err, fail, Messages, type Failure, type Result } from '@bindery/contracts';
+import { err, fail, type Failure, type Result } from '@bindery/contracts';
 import { Catalog } from '@bindery/contracts';
 import { cleanText, normalizeContributors, normalizeList } from './normalize';
 

@@ -1,14 +1,12 @@
 // Media item commands and queries.
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import { sql } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { authorsOf, groupTitle, normalizeContributors, normalizeList, sortTitle } from '../domain/normalize';
-import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, type ItemFields } from '../domain/validate';
+import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, type ItemFields } from '../domain/validate';
 import { findLibrary } from '../store/libraries';
 import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemRow } from '../store/items';
-import { SCHEMA } from '../store/migrations';
 import { emitUpdated } from '../scanner/scan-library';
 import { coverFile, ensureCover } from '../scanner/covers';
 import { removeItem } from './conflicts';
