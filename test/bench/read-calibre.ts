@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { PEERS } from './scan-corpus';
 
@@ -88,7 +89,8 @@ export async function calibreOpdsPage(base: string, booksDir: string, runs: numb
     const median = /median req\/s: ([\d.]+)/.exec(out);
     if (!median) throw new Error(`calibre.sh bench printed no median:\n${out}`);
     const perRun = [...Array(runs).keys()].map((i) => {
-      const txt = readFileSync(`/tmp/calibre-bench-${i + 1}.txt`, 'utf8');
+      // calibre.sh keeps wrk's raw output in the system temp folder
+      const txt = readFileSync(join(tmpdir(), `calibre-bench-${i + 1}.txt`), 'utf8');
       const line = new RegExp(`^run ${i + 1}: ([\\d.]+) req/s .*?\\) (.*)$`, 'm').exec(out);
       return { rps: Number(line?.[1] ?? NaN), p50: ms(/^\s+50%\s+(\S+)/m.exec(txt)?.[1]), p99: ms(/^\s+99%\s+(\S+)/m.exec(txt)?.[1]), errors: line?.[2] ?? '' };
     });

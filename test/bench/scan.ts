@@ -37,8 +37,8 @@ const num = (name: string, dflt: number) => {
 const STEPS = ['hash', 'stages', 'calibre', 'distributed', 'small', 'embedded', 'profile'] as const;
 type Step = (typeof STEPS)[number];
 const CFG = {
-  large: { n: 2000, dir: process.env.BENCH_CORPUS_2000 ?? '/tmp/c2k' },
-  small: { n: 500, dir: process.env.BENCH_CORPUS_500 ?? '/tmp/c500' },
+  large: { n: 2000, dir: process.env.BENCH_CORPUS_2000 ?? join(ROOT, 'test/.tmp/bench-scan/c2k') },
+  small: { n: 500, dir: process.env.BENCH_CORPUS_500 ?? join(ROOT, 'test/.tmp/bench-scan/c500') },
   steps: (process.env.BENCH_STEPS ?? 'hash,stages,calibre,distributed,small,embedded')
     .split(',')
     .map((s) => s.trim())

@@ -32,7 +32,7 @@ describe('system folders', () => {
       '/run/media/ann/USB',
       '/var/lib/books',
       '/usr/share/books',
-      '/tmp/library',
+      join(tmpdir(), 'library'),
       '/etcetera',
       '/devices',
       '/procs',

@@ -35,23 +35,31 @@ function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
   return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
 }
 
-const page = (docs: string[]) => `{"data":[${docs.join(',')}]}`;
+const dataPage = (docs: string[]) => `{"data":[${docs.join(',')}]}`;
+
+/** The library, limit and offset of a list or search, as the query gives them. */
+function pageOf(q: Query): Result<{ library: string | undefined; limit: number; offset: number }> {
+  const library = parseLibraryIdParam(q1(q, 'library_id'));
+  if (!library.ok) return library;
+  const limit = parseLimit(q1(q, 'limit'));
+  if (!limit.ok) return limit;
+  const offset = parseOffset(q1(q, 'offset'));
+  if (!offset.ok) return offset;
+  return ok({ library: library.value, limit: limit.value, offset: offset.value });
+}
 
 export class CatalogView {
   constructor(private db: Db) {}
 
   /** `{data:[...]}` of items, sorted, optionally of one library. */
   async list(access: Access, q: Query): Promise<Result<string>> {
-    const lib = parseLibraryIdParam(q1(q, 'library_id'));
-    if (!lib.ok) return lib;
-    const limit = parseLimit(q1(q, 'limit'));
-    if (!limit.ok) return limit;
-    const offset = parseOffset(q1(q, 'offset'));
-    if (!offset.ok) return offset;
+    const paging = pageOf(q);
+    if (!paging.ok) return paging;
+    const { library, limit, offset } = paging.value;
     const sort = parseSort(q1(q, 'sort'));
     if (!sort.ok) return sort;
     let s = this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where(visible(access));
-    if (lib.value) s = s.where('library_id', '=', lib.value);
+    if (library) s = s.where('library_id', '=', library);
     const dir = sort.value.desc ? sql`desc` : sql`asc`;
     const nulls = sql`nulls last`;
     switch (sort.value.key) {
@@ -72,8 +80,8 @@ export class CatalogView {
         s = s.orderBy(sql`first_author ${dir} ${nulls}`);
         break;
     }
-    const rows = await s.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value).execute();
-    return ok(page(rows.map((r) => r.doc as string)));
+    const rows = await s.orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute();
+    return ok(dataPage(rows.map((r) => r.doc as string)));
   }
 
   async item(access: Access, id: string): Promise<Result<string>> {
@@ -91,16 +99,13 @@ export class CatalogView {
   }
 
   async search(access: Access, q: Query): Promise<Result<string>> {
-    const lib = parseLibraryIdParam(q1(q, 'library_id'));
-    if (!lib.ok) return lib;
-    const limit = parseLimit(q1(q, 'limit'));
-    if (!limit.ok) return limit;
-    const offset = parseOffset(q1(q, 'offset'));
-    if (!offset.ok) return offset;
+    const paging = pageOf(q);
+    if (!paging.ok) return paging;
+    const { library, limit, offset } = paging.value;
     const lengths = checkSearchLengths(q);
     if (!lengths.ok) return lengths;
     const conds: RawBuilder<boolean>[] = [visible(access)];
-    if (lib.value) conds.push(sql<boolean>`library_id = ${lib.value}`);
+    if (library) conds.push(sql<boolean>`library_id = ${library}`);
     const text = cleanText(q1(q, 'q') ?? '');
     let rank: RawBuilder<unknown> | null = null;
     if (text !== '') {
@@ -149,11 +154,11 @@ export class CatalogView {
     let rowsQ = base.select('doc').where(where);
     if (rank) rowsQ = rowsQ.orderBy(sql`${rank} desc`);
     const [rows, total] = await Promise.all([
-      rowsQ.orderBy('sort_title').orderBy('id').limit(limit.value).offset(offset.value).execute(),
+      rowsQ.orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute(),
       base.select(sql<number>`count(*)::int`.as('n')).where(where).executeTakeFirst(),
     ]);
-    let out = `{"data":[${rows.map((r) => r.doc as string).join(',')}],"total":${Number(total?.n ?? 0)},"limit":${limit.value},"offset":${offset.value}`;
-    const suggestions = await this.autocomplete(access, q, lib.value);
+    let out = `{"data":[${rows.map((r) => r.doc as string).join(',')}],"total":${Number(total?.n ?? 0)},"limit":${limit},"offset":${offset}`;
+    const suggestions = await this.autocomplete(access, q, library);
     if (suggestions) out += `,"suggestions":${JSON.stringify(suggestions)}`;
     return ok(out + '}');
   }
