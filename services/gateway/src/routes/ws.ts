@@ -3,7 +3,9 @@
 // Client messages: `auth`, `subscribe` `{topics:[...]}`, `unsubscribe`, `ping`. Server messages are
 // `{type, ...}` envelopes: `ready`, `subscribed`, `pong`, `event` `{topic, event, data}`, `error`.
 // Heartbeat: a WebSocket ping every 30 s; a socket that has not answered the previous one is closed.
-// docs/decisions.md, "OPDS and the live channel".
+// A device credential authenticates through `{"type":"auth","device":"<credential>"}` once
+// device-sync supplies the check (`WsDeps.device`). docs/decisions.md, "OPDS and the live channel"
+// and "Live channel topics".
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket, { type WebSocket } from '@fastify/websocket';
 import { Messages, type Identity } from '@bindery/contracts';
@@ -11,6 +13,7 @@ import type { Auth } from '../http/authenticate';
 import type { Bus, Logger, Subscription } from '@bindery/platform';
 import { ADMIN_TOPICS, LiveHub, send, TOPICS, type Member, type Topic } from '../live/hub';
 import { listenScans } from '../live/scan-feed';
+import { followUserTopics } from '../live/user-feed';
 
 export const WS_PATH = '/api/ws';
 export const HEARTBEAT_MS = 30_000;
@@ -19,13 +22,22 @@ export const AUTH_TIMEOUT_MS = 10_000;
 const MAX_MESSAGE_BYTES = 16 * 1024;
 const CLOSE_POLICY = 1008;
 
+/**
+ * The hook for device credentials (device-sync's): the owner and device of a credential, or null
+ * when it is unknown or revoked. A device socket acts as its owner with the role `user`, so it
+ * never receives `scanner`.
+ */
+export type DeviceAuthenticator = (credential: string) => Promise<{ user_id: string; device_id: string } | null>;
+
 export interface WsDeps {
   auth: Auth;
   hub: LiveHub;
   heartbeatMs?: number;
+  /** absent until device-sync provides it: a device credential is then refused */
+  device?: DeviceAuthenticator;
 }
 
-type ClientMessage = { type?: unknown; token?: unknown; topics?: unknown };
+type ClientMessage = { type?: unknown; token?: unknown; device?: unknown; topics?: unknown };
 
 export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
   void app.register(async (sub) => {
@@ -55,8 +67,8 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
       socket.on('pong', () => alive.set(socket, true));
       let member: Member | null = null;
       const reply = (msg: unknown) => (member ? send(member, JSON.stringify(msg), deps.hub) : socket.send(JSON.stringify(msg)));
-      const admit = (caller: Identity.Caller) => {
-        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set() };
+      const admit = (caller: Pick<Identity.Caller, 'user_id' | 'role'>, deviceId?: string) => {
+        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set(), ...(deviceId ? { deviceId } : {}) };
         deps.hub.add(member);
         reply({ type: 'ready', user_id: caller.user_id, role: caller.role, topics: [...TOPICS], heartbeat_ms: beat });
       };
@@ -83,6 +95,14 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
               return reply({ type: 'pong', at: new Date().toISOString() });
             case 'auth': {
               if (member) return reply({ type: 'error', error: 'already authenticated' });
+              if (msg.device !== undefined) {
+                const dev = typeof msg.device === 'string' && deps.device ? await deps.device(msg.device) : null;
+                if (!dev) {
+                  reply({ type: 'error', error: Messages.invalidToken });
+                  return socket.close(CLOSE_POLICY, Messages.invalidToken);
+                }
+                return admit({ user_id: dev.user_id, role: 'user' }, dev.device_id);
+              }
               const caller = typeof msg.token === 'string' ? await callerOf(deps.auth, msg.token) : null;
               if (!caller) {
                 reply({ type: 'error', error: Messages.invalidToken });
@@ -119,14 +139,15 @@ async function callerOf(auth: Auth, token: string): Promise<Identity.Caller | nu
 }
 
 /** The channel with its sources: registered from app.ts in one line. */
-export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger }): void {
+export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger; device?: DeviceAuthenticator }): LiveHub {
   const hub = new LiveHub();
-  wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS });
-  let scans: Subscription | null = null;
+  wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS, ...(deps.device ? { device: deps.device } : {}) });
+  const feeds: Subscription[] = [];
   app.addHook('onReady', async () => {
-    scans = await listenScans(deps.bus, hub, deps.log);
+    feeds.push(await listenScans(deps.bus, hub, deps.log), ...(await followUserTopics(deps.bus, hub, deps.log)));
   });
   app.addHook('onClose', async () => {
-    await scans?.stop();
+    await Promise.all(feeds.splice(0).map((f) => f.stop()));
   });
+  return hub;
 }
