@@ -34,8 +34,8 @@ export class LiveHub {
 
   add(m: Member): void {
     this.members.add(m);
-    let mine = this.byUser.get(m.userId);
-    if (!mine) this.byUser.set(m.userId, (mine = new Set()));
+    const mine = this.byUser.get(m.userId) ?? new Set<Member>();
+    this.byUser.set(m.userId, mine);
     mine.add(m);
   }
 
