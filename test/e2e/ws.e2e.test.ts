@@ -1,6 +1,7 @@
-// The live channel (docs/decisions.md, "OPDS and the live channel"): /api/ws authenticates by
-// cookie, Bearer header or a first `auth` message; `ping`, `subscribe`; `scanner` is for admins and
-// carries the catalog's scan events.
+// The live channel (docs/decisions.md, "OPDS and the live channel", "Live channel topics"): /api/ws
+// authenticates by cookie, Bearer header or a first `auth` message; `ping`, `subscribe`; `scanner` is
+// for admins and carries the catalog's scan events; `progress` and `conflicts` carry the reading
+// service's events to their owner only, on every gateway replica; a socket that stops reading is dropped.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,12 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, ROOT, spawnBindery, startBindery, type Bindery } from '../support/bindery';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
+import { put, shelf } from './reading-helpers';
 
 // `ws` comes with @fastify/websocket (Node 20 has no WebSocket client of its own)
 type Socket = {
   on(ev: string, fn: (...a: any[]) => void): void;
-  send(s: string): void;
+  send(s: string, cb?: (err?: Error) => void): void;
   close(): void;
+  pause(): void;
+  resume(): void;
   readyState: number;
 };
 const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (
@@ -39,6 +43,8 @@ async function open(url: string, headers: Record<string, string> = {}, autoPong 
     closed = { code, reason: reason.toString() };
     waiters.splice(0).forEach((w) => w());
   });
+  // after the server cut the connection, a write may fail: the close above tells the rest
+  s.on('error', () => undefined);
   await new Promise<void>((res, rej) => {
     s.on('open', () => res());
     s.on('error', rej);
@@ -61,7 +67,23 @@ async function open(url: string, headers: Record<string, string> = {}, autoPong 
     for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 100));
     return closed;
   };
-  return { s, next, send, closedWith };
+  return { s, next, send, closedWith, got, isClosed: () => closed !== null };
+}
+
+/** Opens a socket for `token`, waits for `ready`, subscribes to `topics`. */
+async function subscribed(url: string, token: string, topics: string[]) {
+  const c = await open(url, { authorization: `Bearer ${token}` });
+  await c.next((m) => m.type === 'ready');
+  c.send({ type: 'subscribe', topics });
+  expect(await c.next((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', topics: [...topics].sort() });
+  return c;
+}
+
+/** Nothing was queued for `c` before now: its next message answers this ping. */
+async function nothingPending(c: Awaited<ReturnType<typeof open>>) {
+  c.send({ type: 'ping' });
+  const m = await c.next();
+  expect(m.type, JSON.stringify(m)).toBe('pong');
 }
 
 describe.each(modes)('live channel /api/ws (%s)', (mode) => {
@@ -155,12 +177,104 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     expect(finished.data.scan_id).toBe(started.data.scan_id);
     expect(finished.data.status).toBe('completed');
     expect(finished.data.added).toBe(1);
+    // progress comes on the catalog's transient subject, at least once with the final counts
+    const progress = await watcher.next((m) => m.type === 'event' && m.event === 'scan-progress' && m.data.scan_id === started.data.scan_id);
+    expect(progress).toMatchObject({ topic: 'scanner', data: { library_id: lib.id } });
     await settled(call, admin.token, lib.id);
     user.send({ type: 'ping' });
     // the user's next message is the pong: no scan event was queued before it
     expect((await user.next()).type).toBe('pong');
     watcher.s.close();
     user.s.close();
+  });
+
+  it("delivers a user's progress and conflicts to that user's sockets on every replica, and to nobody else", async () => {
+    const owner = await register(call);
+    const stranger = await register(call);
+    const { items } = await shelf(call, `Live ${mode}`, ['Live One'], admin);
+    const book = items[0]!.id as string;
+    // the write goes through one gateway; the owner's sockets are on the other (distributed) and on it
+    const far = await subscribed(otherUrl, owner.token, ['progress', 'conflicts']);
+    const nearConflictsOnly = await subscribed(url, owner.token, ['conflicts']);
+    const strangerSocket = await subscribed(otherUrl, stranger.token, ['progress', 'conflicts']);
+    const adminSocket = await subscribed(url, admin.token, ['progress', 'conflicts', 'scanner']);
+
+    const saved = await put(call, owner.token, book, { percentage: 0.4, client: 'web', device: 'laptop' });
+    expect(saved.json.status).toBe('saved');
+    const p = await far.next((m) => m.type === 'event');
+    expect(p).toEqual({
+      type: 'event',
+      topic: 'progress',
+      event: 'progress-saved',
+      data: { user_id: owner.id, media_item_id: book, progress: saved.json.progress },
+    });
+
+    const c = await put(call, owner.token, book, { percentage: 0.7, client: 'koreader', device: 'kobo' });
+    expect(c.json.status).toBe('conflict');
+    const opened = { type: 'event', topic: 'conflicts', event: 'progress-conflict-opened', data: { user_id: owner.id, conflict: c.json.conflict } };
+    expect(await far.next((m) => m.type === 'event')).toEqual(opened);
+    expect(await nearConflictsOnly.next((m) => m.type === 'event')).toEqual(opened);
+
+    const resolved = await call('POST', `/api/progress-conflicts/${c.json.conflict.id}/resolve`, { token: owner.token, body: { keep: 'incoming' } });
+    expect(resolved.status, resolved.text).toBe(200);
+    // keeping the incoming position saves it, and closes the conflict
+    const after = [await far.next((m) => m.type === 'event'), await far.next((m) => m.type === 'event')];
+    expect(after.map((m) => `${m.topic}/${m.event}`).sort()).toEqual(['conflicts/progress-conflict-closed', 'progress/progress-saved']);
+    expect(after.find((m) => m.event === 'progress-saved')!.data.progress.percentage).toBe(0.7);
+    expect(after.find((m) => m.event === 'progress-conflict-closed')!.data.conflict).toMatchObject({ id: c.json.conflict.id, status: 'resolved' });
+    expect((await nearConflictsOnly.next((m) => m.type === 'event')).event).toBe('progress-conflict-closed');
+
+    const del = await call('DELETE', `/api/media-items/${book}/progress`, { token: owner.token });
+    expect(del.status, del.text).toBe(200);
+    expect(await far.next((m) => m.type === 'event')).toEqual({ type: 'event', topic: 'progress', event: 'progress-deleted', data: { user_id: owner.id, media_item_id: book } });
+
+    // the stranger's write reaches the stranger only
+    expect((await put(call, stranger.token, book, { percentage: 0.2 })).json.status).toBe('saved');
+    expect((await strangerSocket.next((m) => m.type === 'event')).data.user_id).toBe(stranger.id);
+    // nobody saw anything else: a user never gets another user's events, an admin neither
+    await nothingPending(far);
+    await nothingPending(nearConflictsOnly);
+    await nothingPending(strangerSocket);
+    await nothingPending(adminSocket);
+    for (const x of [far, nearConflictsOnly, strangerSocket, adminSocket]) x.s.close();
+  });
+
+  it('drops a socket that stops reading instead of buffering for it, and keeps one that reads', async () => {
+    const who = await register(call);
+    // a client that stops reading and keeps sending pings: every pong waits in the server's buffer
+    const slow = await subscribed(url, who.token, ['progress']);
+    slow.s.pause();
+    const BATCH = 20_000;
+    const CAP = 2_000_000; // ~100 MB of pongs: far past the kernel's buffers and the 1 MiB bound
+    let sent = 0;
+    const ping = JSON.stringify({ type: 'ping' });
+    while (slow.s.readyState === 1 && sent < CAP) {
+      for (let i = 0; i < BATCH; i++) slow.s.send(ping);
+      sent += BATCH;
+      // let the writes go out, and a refused write surface
+      await new Promise<void>((r) => slow.s.send(ping, () => r()));
+      sent += 1;
+    }
+    slow.s.resume();
+    const closed = await slow.closedWith();
+    // cut (1006) or, if it read the close frame in time, closed as too slow (1013)
+    expect([1006, 1013]).toContain(closed?.code);
+    const pongs = slow.got.filter((m) => m.type === 'pong').length;
+    expect(pongs).toBeLessThan(sent);
+
+    // the same pings from a client that reads as it goes: every one answered, the socket stays
+    const reader = await subscribed(url, who.token, ['progress']);
+    const STEP = 5_000; // at most ~250 KB of pongs in flight
+    let answered = 0;
+    for (let done = 0; done < sent; done += STEP) {
+      const n = Math.min(STEP, sent - done);
+      for (let i = 0; i < n; i++) reader.s.send(ping);
+      while (reader.got.length < n) await new Promise((r) => setTimeout(r, 5));
+      answered += reader.got.splice(0).filter((m) => m.type === 'pong').length;
+    }
+    expect(answered).toBe(sent);
+    expect(reader.isClosed()).toBe(false);
+    reader.s.close();
   });
 });
 
