@@ -3,35 +3,21 @@
 // for admins and carries the catalog's scan events; `progress` and `conflicts` carry the reading
 // service's events to their owner only, on every gateway replica; a socket that stops reading is dropped.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableModes, ROOT, spawnBindery, startBindery, type Bindery } from '../support/bindery';
+import { availableModes, spawnBindery, startBindery, type Bindery } from '../support/bindery';
+import { WsClient, wsUrl } from '../support/ws-client';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
 import { put, shelf } from './reading-helpers';
-
-// `ws` comes with @fastify/websocket (Node 20 has no WebSocket client of its own)
-type Socket = {
-  on(ev: string, fn: (...a: any[]) => void): void;
-  send(s: string, cb?: (err?: Error) => void): void;
-  close(): void;
-  pause(): void;
-  resume(): void;
-  readyState: number;
-};
-const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (
-  url: string,
-  o?: { headers?: Record<string, string>; autoPong?: boolean },
-) => Socket;
 
 const modes = await availableModes();
 const get = instances(modes);
 
 /** A socket with a queue of what it received, and a way to wait for the next matching message. */
 async function open(url: string, headers: Record<string, string> = {}, autoPong = true) {
-  const s = new WS(url, { headers, autoPong });
+  const s = new WsClient(url, { headers, autoPong });
   const got: Record<string, any>[] = [];
   const waiters: (() => void)[] = [];
   let closed: { code: number; reason: string } | null = null;
@@ -101,12 +87,12 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     call = api(b);
     admin = await register(call);
     reader = await register(call);
-    url = `${b.url.replace(/^http/, 'ws')}/api/ws`;
+    url = wsUrl(b.url);
     otherUrl = url;
     if (mode === 'distributed') {
       const g = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
       b.procs.push(g.proc);
-      otherUrl = `${g.match[1]!.replace(/^http/, 'ws')}/api/ws`;
+      otherUrl = wsUrl(g.match[1]!);
     }
   }, 240_000);
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -288,7 +274,7 @@ describe('live channel heartbeat (embedded, 300 ms)', () => {
   afterAll(async () => b?.stop());
 
   it('closes a socket that stops answering pings, and keeps one that answers', async () => {
-    const url = `${b.url.replace(/^http/, 'ws')}/api/ws`;
+    const url = wsUrl(b.url);
     const deaf = await open(url, { authorization: `Bearer ${token}` }, false);
     const live = await open(url, { authorization: `Bearer ${token}` });
     expect((await deaf.next()).type).toBe('ready');
