@@ -225,6 +225,32 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     for (const x of [far, nearConflictsOnly, strangerSocket, adminSocket]) x.s.close();
   });
 
+  it('follows the account: a demoted admin loses scanner at once; logout and deletion close the sockets', async () => {
+    const second = await register(call, { role: 'admin', caller: admin.token });
+    const adminWatch = await subscribed(otherUrl, second.token, ['progress', 'scanner']);
+    const r = await call('PUT', `/api/auth/profile/${second.id}`, { token: admin.token, body: { role: 'user' } });
+    expect(r.status, r.text).toBe(200);
+    expect(await adminWatch.next((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', topics: ['progress'] });
+    adminWatch.send({ type: 'subscribe', topics: ['scanner'] });
+    expect(await adminWatch.next()).toEqual({ type: 'error', error: 'admin access required' });
+
+    // logging out revokes that session: its socket closes, another session's stays
+    const other = await call('POST', '/api/auth/login', { body: { login: second.username, password: second.password } });
+    expect(other.status, other.text).toBe(200);
+    const keep = await subscribed(url, other.json.access_token, ['progress']);
+    expect((await call('POST', '/api/auth/logout', { token: second.token })).status).toBe(200);
+    expect(await adminWatch.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    await nothingPending(keep);
+
+    // a deleted account's sockets close
+    const gone = await register(call);
+    const goneSocket = await subscribed(otherUrl, gone.token, ['progress']);
+    const d = await call('DELETE', `/api/auth/profile/${gone.id}`, { token: admin.token });
+    expect(d.status, d.text).toBe(200);
+    expect(await goneSocket.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    keep.s.close();
+  });
+
   it('drops a socket that stops reading instead of buffering for it, and keeps one that reads', async () => {
     const who = await register(call);
     // a client that stops reading and keeps sending pings: every pong waits in the server's buffer
@@ -250,7 +276,7 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
 
     // the same pings from a client that reads as it goes: every one answered, the socket stays
     const reader = await subscribed(url, who.token, ['progress']);
-    const STEP = 5_000; // at most ~250 KB of pongs in flight
+    const STEP = 10_000; // at most ~500 KB of pongs in flight, below the 1 MiB bound
     let answered = 0;
     for (let done = 0; done < sent; done += STEP) {
       const n = Math.min(STEP, sent - done);

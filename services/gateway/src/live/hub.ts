@@ -22,6 +22,8 @@ export interface Member {
   topics: Set<Topic>;
   /** set when the socket authenticated with a device credential (device-sync) */
   deviceId?: string;
+  /** the access token's id, when it authenticated with one (a revoked session closes its sockets) */
+  jti?: string;
 }
 
 export class LiveHub {
@@ -48,6 +50,11 @@ export class LiveHub {
 
   get size(): number {
     return this.members.size;
+  }
+
+  /** A user's sockets (that `match`), e.g. to close them when the account or session ends. */
+  of(userId: string, match: (m: Member) => boolean = () => true): Member[] {
+    return [...(this.byUser.get(userId) ?? [])].filter(match);
   }
 
   /** Sends `message` to every subscriber of `topic`; `userIds` limits it to those users' sockets. */

@@ -14,13 +14,15 @@ import type { Bus, Logger, Subscription } from '@bindery/platform';
 import { ADMIN_TOPICS, LiveHub, send, TOPICS, type Member, type Topic } from '../live/hub';
 import { listenScans } from '../live/scan-feed';
 import { followUserTopics } from '../live/user-feed';
+import { CLOSE_POLICY, followIdentity } from '../live/identity-feed';
 
 export const WS_PATH = '/api/ws';
 export const HEARTBEAT_MS = 30_000;
 export const AUTH_TIMEOUT_MS = 10_000;
 /** a client message is small; anything bigger is refused by the server */
 const MAX_MESSAGE_BYTES = 16 * 1024;
-const CLOSE_POLICY = 1008;
+/** setTimeout's limit; a token living longer is checked again by its revocation events only */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * The hook for device credentials (device-sync's): the owner and device of a credential, or null
@@ -67,9 +69,15 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
       socket.on('pong', () => alive.set(socket, true));
       let member: Member | null = null;
       const reply = (msg: unknown) => (member ? send(member, JSON.stringify(msg), deps.hub) : socket.send(JSON.stringify(msg)));
-      const admit = (caller: Pick<Identity.Caller, 'user_id' | 'role'>, deviceId?: string) => {
-        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set(), ...(deviceId ? { deviceId } : {}) };
+      const admit = (caller: Identity.Caller, deviceId?: string) => {
+        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set(), ...(deviceId ? { deviceId } : {}), ...(caller.jti ? { jti: caller.jti } : {}) };
         deps.hub.add(member);
+        // the socket lives no longer than the token that opened it: the client reconnects with a fresh one
+        if (caller.exp) {
+          const expiry = setTimeout(() => socket.close(CLOSE_POLICY, Messages.invalidToken), Math.min(MAX_TIMER_MS, Math.max(0, caller.exp * 1000 - Date.now())));
+          expiry.unref();
+          socket.on('close', () => clearTimeout(expiry));
+        }
         reply({ type: 'ready', user_id: caller.user_id, role: caller.role, topics: [...TOPICS], heartbeat_ms: beat });
       };
       socket.on('close', () => {
@@ -144,7 +152,7 @@ export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; 
   wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS, ...(deps.device ? { device: deps.device } : {}) });
   const feeds: Subscription[] = [];
   app.addHook('onReady', async () => {
-    feeds.push(await listenScans(deps.bus, hub, deps.log), ...(await followUserTopics(deps.bus, hub, deps.log)));
+    feeds.push(await listenScans(deps.bus, hub, deps.log), await followIdentity(deps.bus, hub, deps.log), ...(await followUserTopics(deps.bus, hub, deps.log)));
   });
   app.addHook('onClose', async () => {
     await Promise.all(feeds.splice(0).map((f) => f.stop()));
