@@ -16,6 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, DeliverPolicy } from '@nats-io/jetstream';
+import pLimit from 'p-limit';
 import { ROOT, type Mode } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
 import { coresUsed, fmt, machine, runWithDeadline, snapshot, table, waitForQuiet } from './lib';
@@ -49,16 +50,21 @@ const summary = (xs: number[]) => {
 };
 type Summary = ReturnType<typeof summary>;
 
+/** Calls `send` `n` times at CFG.rate per second, open loop (never waiting for what it started); answers the seconds taken. */
+async function paced(n: number, send: (i: number) => void): Promise<number> {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    const wait = start + (i * 1000) / CFG.rate - performance.now();
+    if (wait > 1) await sleep(wait);
+    send(i);
+  }
+  return (performance.now() - start) / 1000;
+}
+
 /** Runs `n` tasks with at most `c` at a time. */
-async function pool<T>(n: number, c: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(c, n) }, async () => {
-      for (let i = next++; i < n; i = next++) out[i] = await task(i);
-    }),
-  );
-  return out;
+function pool<T>(n: number, c: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const limit = pLimit(c);
+  return Promise.all(Array.from({ length: n }, (_, i) => limit(() => task(i))));
 }
 
 interface User {
@@ -192,17 +198,7 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       inflight.add(p);
       void p.finally(() => inflight.delete(p));
     };
-    const run = async (seconds: number, measured: boolean) => {
-      const n = Math.round(seconds * CFG.rate);
-      const start = performance.now();
-      for (let i = 0; i < n; i++) {
-        const due = start + (i * 1000) / CFG.rate;
-        const wait = due - performance.now();
-        if (wait > 1) await sleep(wait);
-        write(measured);
-      }
-      return (performance.now() - start) / 1000;
-    };
+    const run = (seconds: number, measured: boolean) => paced(Math.round(seconds * CFG.rate), () => write(measured));
     await run(CFG.warmup, false);
     await Promise.all([...inflight]);
     firstMeasured = seq;
@@ -262,14 +258,7 @@ async function natsReference(url: string): Promise<{ natsCore: Summary; jetstrea
   const pub = await connect({ servers: url });
   const sub = await connect({ servers: url });
   const n = Math.round(CFG.seconds * CFG.rate);
-  const pace = async (send: (i: number) => void) => {
-    const start = performance.now();
-    for (let i = 0; i < n; i++) {
-      const wait = start + (i * 1000) / CFG.rate - performance.now();
-      if (wait > 1) await sleep(wait);
-      send(i);
-    }
-  };
+  const pace = (send: (i: number) => void) => paced(n, send);
   const waitFor = async (xs: unknown[]) => {
     for (let i = 0; i < 100 && xs.length < n; i++) await sleep(100);
   };
