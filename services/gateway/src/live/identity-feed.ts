@@ -23,7 +23,8 @@ export function applyIdentity(hub: LiveHub, type: string, data: Data): void {
       }
       return;
     case 'identity.user-deleted.v1':
-      return shut(hub.of(data.user_id));
+      shut(hub.of(data.user_id));
+      return;
     case 'identity.session-revoked.v1':
       if (data.jti) shut(hub.of(data.user_id, (m) => m.jti === data.jti));
       return;
