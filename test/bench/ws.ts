@@ -5,8 +5,10 @@
 // the PUT's own answer time, the gateway's memory per socket (VmRSS before and after opening the
 // sockets), CPU per process and the load average. Reference in the same run (distributed): bare
 // NATS publish → subscriber delivery at the same rate on the same nats-server, and a bare
-// JetStream publish → ordered-consumer delivery, the hop the events take. A benchmark, not a test:
-// it prints verdicts and never fails on them.
+// JetStream publish → ordered-consumer delivery, the hop the events take. First, the memory per
+// socket of the channel alone (ws-memory-server.ts: the gateway's route and hub in a process of
+// their own, garbage collected before each sample), since a whole gateway's RSS moves by more than
+// 1,000 sockets weigh. A benchmark, not a test: it prints verdicts and never fails on them.
 //
 // Knobs: BENCH_MODES (embedded,distributed), BENCH_WS_SOCKETS (1000), BENCH_WS_USERS (100),
 // BENCH_WS_RATE (200), BENCH_WS_SECONDS (20), BENCH_WS_WARMUP (3), BENCH_QUIET_WAIT (20 s at most
@@ -19,7 +21,7 @@ import { jetstream, jetstreamManager, DeliverPolicy } from '@nats-io/jetstream';
 import pLimit from 'p-limit';
 import { ROOT, type Mode } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
-import { coresUsed, fmt, machine, runWithDeadline, snapshot, table, waitForQuiet } from './lib';
+import { BENCH, coresUsed, fmt, machine, runWithDeadline, snapshot, spawnTs, table, waitForQuiet } from './lib';
 import { startInstance, statusKiB, type Instance } from './scan-bindery';
 
 const num = (name: string, dflt: number) => {
@@ -311,9 +313,56 @@ async function natsReference(url: string): Promise<{ natsCore: Summary; jetstrea
   return { natsCore: summary(core), jetstream: summary(jsLat) };
 }
 
+interface Sample {
+  sockets: number;
+  heapUsed: number;
+  external: number;
+  rss: number;
+}
+
+/**
+ * Memory per socket of the live channel alone (ws-memory-server.ts: the gateway's route and hub,
+ * nothing else, garbage collected before each sample), the clients in this process.
+ */
+async function isolatedMemory(): Promise<{ sockets: number; jsKiB: number; rssKiB: number }> {
+  const srv = await spawnTs(join(BENCH, 'ws-memory-server.ts'), [], /ws-memory listening at (http:\/\/\S+)/, {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --expose-gc`.trim(),
+  });
+  const samples: Sample[] = [];
+  let rest = '';
+  srv.child.stdout!.on('data', (d: Buffer) => {
+    const lines = (rest + d.toString()).split('\n');
+    rest = lines.pop()!;
+    for (const l of lines) if (l.startsWith('{')) samples.push(JSON.parse(l) as Sample);
+  });
+  // the median of 5 samples taken once `n` sockets are held and 2 more have passed
+  const settle = async (n: number): Promise<Sample> => {
+    for (let i = 0; i < 600 && samples.at(-1)?.sockets !== n; i++) await sleep(100);
+    const from = samples.length + 2;
+    while (samples.length < from + 5) await sleep(100);
+    const pick = samples.slice(from, from + 5);
+    const med = (f: (x: Sample) => number) => pick.map(f).sort((a, b) => a - b)[2]!;
+    return { sockets: n, heapUsed: med((x) => x.heapUsed), external: med((x) => x.external), rss: med((x) => x.rss) };
+  };
+  try {
+    const before = await settle(0);
+    const user = { id: '00000000-0000-4000-8000-000000000001', token: 'unused' };
+    const sockets = await pool(CFG.sockets, 50, () => openSocket(wsUrl(srv.url), user, () => undefined));
+    const after = await settle(CFG.sockets);
+    for (const s of sockets) s.terminate();
+    return {
+      sockets: CFG.sockets,
+      jsKiB: (after.heapUsed + after.external - before.heapUsed - before.external) / 1024 / CFG.sockets,
+      rssKiB: (after.rss - before.rss) / 1024 / CFG.sockets,
+    };
+  } finally {
+    await srv.stop();
+  }
+}
+
 const ms = (v: number) => fmt(v, 1);
 
-function report(results: ModeResult[]): string {
+function report(results: ModeResult[], iso: Awaited<ReturnType<typeof isolatedMemory>> | null): string {
   const lines: string[][] = [['', ...results.map((r) => r.mode)]];
   const row = (label: string, f: (r: ModeResult) => string) => lines.push([label, ...results.map(f)]);
   row('sockets (users)', (r) => `${r.sockets} (${r.users})`);
@@ -330,7 +379,8 @@ function report(results: ModeResult[]): string {
   row('ref: NATS core pub→sub p50 / p99 ms', (r) => (r.reference ? `${fmt(r.reference.natsCore.p50, 2)} / ${fmt(r.reference.natsCore.p99, 2)}` : '-'));
   row('ref: JetStream pub→ordered consumer p50 / p99 ms', (r) => (r.reference ? `${fmt(r.reference.jetstream.p50, 2)} / ${fmt(r.reference.jetstream.p99, 2)}` : '-'));
   row('gateway RSS before / with sockets / after load MiB', (r) => `${fmt(r.rssBeforeMiB, 0)} / ${fmt(r.rssAfterSocketsMiB, 0)} / ${fmt(r.rssAfterLoadMiB, 0)}`);
-  row('memory per socket KiB', (r) => fmt(r.kibPerSocket, 1));
+  row('memory per socket KiB (gateway RSS)', (r) => fmt(r.kibPerSocket, 1));
+  row('memory per socket KiB, channel alone: JS heap+external / RSS', () => (iso ? `${fmt(iso.jsKiB, 1)} / ${fmt(iso.rssKiB, 1)}` : '-'));
   row('cores during load', (r) =>
     Object.entries(r.cores)
       .map(([k, v]) => `${k} ${fmt(v, 2)}`)
@@ -343,14 +393,16 @@ function report(results: ModeResult[]): string {
 
 await runWithDeadline('bench:ws', CFG.deadlineMinutes * 60_000, async () => {
   const results: ModeResult[] = [];
+  console.error('bench:ws: memory of the channel alone …');
+  const iso = CFG.modes.length ? await isolatedMemory() : null;
   for (const mode of CFG.modes) {
     console.error(`bench:ws: ${mode} …`);
     results.push(await measureMode(mode));
   }
-  const text = report(results);
+  const text = report(results, iso);
   const out = join(ROOT, 'test/.tmp/bench-ws');
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'result.json'), JSON.stringify({ machine: machine(), config: CFG, results }, null, 2));
+  writeFileSync(join(out, 'result.json'), JSON.stringify({ machine: machine(), config: CFG, isolatedMemory: iso, results }, null, 2));
   const errs = results.filter((r) => r.writeErrors > 0).map((r) => `${r.mode} write errors: ${JSON.stringify(r.errorKinds)}`);
   console.log(`\n${JSON.stringify(machine())}\n\n${text}\n${errs.length ? `\n${errs.join('\n')}\n` : ''}\n(full figures: test/.tmp/bench-ws/result.json)`);
 });
