@@ -2,6 +2,7 @@
 // device credentials (which never open user routes, and user tokens never open device routes), a
 // user's devices, max_devices at approval, the Android flow, shelves, the sync queue, the sidecar,
 // other users (404), and pending registrations lost with a restart.
+import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import { asDevice, enroll, poll, registerDevice, type Enrolled } from './device-helpers';
@@ -10,6 +11,9 @@ import { put, shelf } from './reading-helpers';
 
 const modes = await availableModes();
 const get = instances(modes);
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+if (!HAS_CHROMIUM) describe.skip(`the approval page in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
 
 for (const mode of modes) {
   describe(`devices (${mode})`, () => {
@@ -376,6 +380,78 @@ for (const mode of modes) {
       });
     });
 
+    it('the approval page: signed-out users are sent to sign in and back; no framing; only local next paths', async () => {
+      const reg = await registerDevice(call, 'Page device');
+      const r = await fetch(`${b.url}${reg.auth_url}`, { redirect: 'manual' });
+      expect(r.status).toBe(302);
+      expect(r.headers.get('location')).toBe(`/login?next=${encodeURIComponent(reg.auth_url)}`);
+      const page = await call('GET', reg.auth_url, { cookie: `token=${alice.token}` });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.headers.get('x-frame-options')).toBe('DENY');
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(page.text).toContain('<strong id="device-name">Page device</strong>');
+      const missing = await call('GET', '/devices/approve/NOSUCHCODE00', { cookie: `token=${alice.token}` });
+      expect(missing.status).toBe(404);
+      expect(missing.text).toContain('does not exist or has expired');
+      for (const [next, kept] of [
+        ['/devices/approve/ABC', '/devices/approve/ABC'],
+        ['//evil.example/x', '/'],
+        ['https://evil.example/', '/'],
+        ['/\\evil.example', '/'],
+      ]) {
+        const l = await call('GET', `/login?next=${encodeURIComponent(next!)}`);
+        expect(l.status).toBe(200);
+        expect(l.text).toContain(`data-next="${kept}"`);
+      }
+    });
+
+    it.skipIf(!HAS_CHROMIUM)('the approval page in Chromium: sign in, see the device name, approve; reject another', async () => {
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      try {
+        const ctx = await browser.newContext();
+        const page = await ctx.newPage();
+        const name = 'Kobo <b>Libra</b> & "2"';
+        const reg = await registerDevice(call, name);
+        await page.goto(`${b.url}${reg.auth_url}`);
+        expect(new URL(page.url()).pathname).toBe('/login');
+        // a wrong password says so and stays on the page
+        await page.fill('#login-name', alice.username);
+        await page.fill('#password', 'not-the-password');
+        await page.click('#submit');
+        await page.waitForSelector('#error:not(:empty)');
+        expect(await page.textContent('#error')).toBe('invalid credentials');
+        await page.fill('#password', alice.password);
+        await Promise.all([page.waitForURL(`${b.url}${reg.auth_url}`), page.click('#submit')]);
+        expect(await page.textContent('#device-name')).toBe(name);
+        expect(await page.textContent('#device-client')).toBe('koreader');
+        expect((await poll(call, reg.device_code)).json.status).toBe('pending');
+        await page.click('#approve');
+        await page.waitForSelector('#result[data-outcome="approved"]');
+        expect(await page.textContent('#result')).toBe('Device approved. It will finish setting itself up within a few seconds.');
+        const s = await poll(call, reg.device_code);
+        expect(s.json).toMatchObject({ status: 'approved', name });
+        expect((await call('GET', '/api/sync/device', asDevice(s.json.device_token))).json.user_id).toBe(alice.id);
+        // signed in now: the next registration's page opens at once; reject it
+        const reg2 = await registerDevice(call, 'Stranger');
+        await page.goto(`${b.url}${reg2.auth_url}`);
+        expect(await page.textContent('#device-name')).toBe('Stranger');
+        await page.click('#reject');
+        await page.waitForSelector('#result[data-outcome="rejected"]');
+        expectError(await poll(call, reg2.device_code), 403, 'device registration was rejected');
+        // a decided registration's page says so
+        await page.goto(`${b.url}${reg2.auth_url}`);
+        expect(await page.textContent('#result')).toBe('This device was already rejected.');
+        await ctx.close();
+      } finally {
+        await browser.close();
+      }
+    }, 120_000);
+
     it('a deleted account takes its devices with it', async () => {
       const erin = await register(call);
       const dev = await enroll(call, erin, 'Erin reader');
@@ -384,12 +460,13 @@ for (const mode of modes) {
     });
 
     it('pending registrations do not survive a restart; approved devices do', async () => {
-      const dev = await enroll(call, alice, 'Survivor');
+      const frank = await register(call);
+      const dev = await enroll(call, frank, 'Survivor');
       const reg = await registerDevice(call, 'Forgotten');
       expect((await poll(call, reg.device_code)).json.status).toBe('pending');
       await b.restart();
       expectError(await poll(call, reg.device_code), 410, 'device registration not found or expired');
-      expectError(await call('POST', `/api/devices/${reg.user_code}/approve`, { token: alice.token }), 404, 'device registration not found');
+      expectError(await call('POST', `/api/devices/${reg.user_code}/approve`, { token: frank.token }), 404, 'device registration not found');
       const me = await call('GET', '/api/sync/device', asDevice(dev.token));
       expect(me.status, me.text).toBe(200);
       expect(me.json.device_id).toBe(dev.device_id);

@@ -116,7 +116,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
-  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, cookie: { secure: o.cookieSecure } });
+  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

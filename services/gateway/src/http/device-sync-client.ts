@@ -10,7 +10,8 @@ export function deviceSyncClient(bus: Bus, log: Logger, timeoutMs: number, after
     try {
       const r = (await bus.request(rpcSubject(DeviceSync.SERVICE, op), body, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
       if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
-      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position);
+      // the bus names the serving service (`device-sync`); its log is the source `device_sync`
+      if (r.written && afterWrite) await afterWrite(DeviceSync.SOURCE, r.written.position);
       return r;
     } catch (e) {
       if (e instanceof RpcUnavailableError) {

@@ -62,7 +62,7 @@ async function decide(action) {
     result.textContent = body.error || ('Failed (' + r.status + ')');
     for (const b of document.querySelectorAll('button')) b.disabled = false;
   }
-  result.dataset.outcome = r.ok ? action + 'd' : 'error';
+  result.dataset.outcome = r.ok ? (action === 'approve' ? 'approved' : 'rejected') : 'error';
 }
 document.getElementById('approve').addEventListener('click', () => decide('approve'));
 document.getElementById('reject').addEventListener('click', () => decide('reject'));

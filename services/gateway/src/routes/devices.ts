@@ -9,7 +9,6 @@ import type { Auth } from '../http/authenticate';
 import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import { sendFailure, sendResult } from '../http/reply';
-import type { CookiePolicy } from '../http/session-cookie';
 import { DeviceView, SYNC_ENDPOINTS } from '../read-model/device-view';
 import type { Reads } from '../read-model/reads';
 import { devicePages } from './device-pages';
@@ -32,7 +31,8 @@ export interface DeviceDeps {
   deviceAuth: DeviceAuth;
   devices: CallDeviceSync;
   reads: Reads;
-  cookie: CookiePolicy;
+  /** registration shares the login and register limit per client address */
+  rateLimited?: boolean;
 }
 
 const setupInstructions = (approve: string) =>
@@ -51,7 +51,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   const badId = (reply: FastifyReply) => sendFailure(reply, fail('validation', M.invalidDeviceId));
   const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
 
-  app.post('/api/devices/register', { schema: { body: RegisterBody } }, async (req, reply) => {
+  app.post('/api/devices/register', { schema: { body: RegisterBody }, config: deps.rateLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
     const r = await devices('register', { input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
     const v = r.value as DeviceSync.Registration;
