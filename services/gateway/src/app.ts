@@ -37,6 +37,7 @@ import { deviceAuthenticator } from './http/device-auth';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
+import { DeviceView } from './read-model/device-view';
 
 export interface AppOptions {
   bus: Bus;
@@ -97,7 +98,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
-  authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure }, rateLimited: o.authRateLimit !== null });
+  authRoutes(app, {
+    call,
+    auth,
+    cookie: { secure: o.cookieSecure },
+    rateLimited: o.authRateLimit !== null,
+    deviceCounts: () => new DeviceView(o.reads).counts(),
+  });
   profileRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
