@@ -2,12 +2,14 @@
 // device credentials (which never open user routes, and user tokens never open device routes), a
 // user's devices, max_devices at approval, the Android flow, shelves, the sync queue, the sidecar,
 // other users (404), and pending registrations lost with a restart.
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import { asDevice, enroll, poll, registerDevice, type Enrolled } from './device-helpers';
 import { api, eventually, expectError, instances, login, register, userRecord, UUID, type Account, type Call } from './helpers';
 import { put, shelf } from './reading-helpers';
+import { createLibrary, emptyDir, FIXTURE, items as listItems, scan } from './catalog-helpers';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -379,6 +381,39 @@ for (const mode of modes) {
         expectError(await call('GET', `/api/devices/${dev.device_id}/sidecar`, asDevice(other.token)), 404, 'device not found');
         expectError(await call('GET', `/api/devices/${dev.device_id}/sidecar/download`, asDevice('bdt_wrong')), 401, 'invalid or revoked device credential');
         expectError(await call('GET', `/api/devices/${dev.device_id}/sidecar`), 401, 'authentication required');
+      });
+
+      it('keys a book with a file by its format SHA-256, and rebuilds the devices projection from the log unchanged', async () => {
+        const dir = emptyDir();
+        copyFileSync(join(FIXTURE, 'Amélie Fournier/Inspector Lumière/01 - Une Clé perdue.epub'), join(dir, 'cle.epub'));
+        const lib = await createLibrary(call, admin.token, { name: `Device files ${mode}`, folders: [dir], watch: false });
+        await scan(call, admin.token, lib.id);
+        const book = (await listItems(call, admin.token, lib.id))[0]!;
+        const sha = 'd2393b1347bdb9d288a365359aa93d3c45907adb8943ccf3fc708dc7c15acb73';
+        expect(book.formats.map((f: any) => f.sha256)).toEqual([sha]);
+        const add = await call('POST', `/api/collections/${coll}/items`, { token: alice.token, body: { media_item_ids: [book.id] } });
+        expect(add.status, add.text).toBe(200);
+        const s = await call('GET', `/api/devices/${dev.device_id}/sidecar`, asDevice(dev.token));
+        expect(s.status, s.text).toBe(200);
+        expect(s.json.collections[0].books).toEqual([items[0]!.id, items[1]!.id, sha]);
+        expect(s.json.books[sha]).toMatchObject({ uuid: book.id, key_type: 'sha256', format: 'epub', formats: [{ format: 'epub', sha256: sha, size: book.formats[0].size }] });
+        expect(s.json.books[book.id]).toBeUndefined();
+        expect(s.json.formats).toEqual(['epub']);
+        // the device is told to fetch it
+        await eventually(async () => {
+          const q = await call('GET', '/api/sync/queue', asDevice(dev.token));
+          expect(q.json.entries.map((e: any) => [e.media_item_id, e.action])).toContainEqual([book.id, 'download']);
+        });
+        const before = [await call('GET', '/api/devices', { token: alice.token }), await call('GET', `/api/devices/${dev.device_id}/shelves`, { token: alice.token }), s];
+        const r = await call('POST', '/api/admin/projections/devices/rebuild?wait=true', { token: admin.token });
+        expect(r.status, r.text).toBe(200);
+        expect(r.json.message).toBe('projection devices rebuilt');
+        const after = [
+          await call('GET', '/api/devices', { token: alice.token }),
+          await call('GET', `/api/devices/${dev.device_id}/shelves`, { token: alice.token }),
+          await call('GET', `/api/devices/${dev.device_id}/sidecar`, asDevice(dev.token)),
+        ];
+        expect(after.map((x) => x.json)).toEqual(before.map((x) => x.json));
       });
     });
 
