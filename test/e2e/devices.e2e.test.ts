@@ -5,7 +5,8 @@
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { availableModes, type Bindery } from '../support/bindery';
+import { availableModes, spawnBindery, type Bindery } from '../support/bindery';
+import { client } from '../support/http';
 import { asDevice, enroll, poll, registerDevice, type Enrolled } from './device-helpers';
 import { api, eventually, expectError, instances, login, register, userRecord, UUID, type Account, type Call } from './helpers';
 import { put, shelf } from './reading-helpers';
@@ -508,6 +509,35 @@ for (const mode of modes) {
       expect((await call('DELETE', '/api/auth/profile', { token: erin.token })).status).toBe(200);
       await eventually(async () => expectError(await call('GET', '/api/sync/device', asDevice(dev.token)), 401, 'invalid or revoked device credential'));
     });
+
+    it.skipIf(mode !== 'distributed')(
+      'replicas share pending registrations; restarting one device-sync replica of two keeps them',
+      async () => {
+        const gatewayTwo = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+        b.procs.push(gatewayTwo.proc);
+        const other = client(gatewayTwo.match[1]!);
+        const second = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/);
+        b.procs.push(second.proc);
+        const gina = await register(call);
+        // registered through one gateway, approved through the other, collected through the first
+        for (let i = 0; i < 4; i++) {
+          const reg = await registerDevice(call, `Replica ${i}`);
+          expect((await other('GET', `/api/devices/pending/${reg.user_code}`, { token: gina.token })).json.status).toBe('pending');
+          expect((await other('POST', `/api/devices/${reg.user_code}/approve`, { token: gina.token })).status).toBe(200);
+          const s = await poll(call, reg.device_code);
+          expect(s.json.status).toBe('approved');
+          expect((await other('GET', '/api/sync/device', asDevice(s.json.device_token))).json.name).toBe(`Replica ${i}`);
+        }
+        const waiting = await registerDevice(call, 'Rolling');
+        expect(await second.proc.stop()).toBe(0);
+        const third = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/);
+        b.procs.push(third.proc);
+        for (let i = 0; i < 3; i++) expect((await poll(call, waiting.device_code)).json.status).toBe('pending');
+        expect((await other('POST', `/api/devices/${waiting.user_code}/approve`, { token: gina.token })).status).toBe(200);
+        expect((await poll(other, waiting.device_code)).json.status).toBe('approved');
+      },
+      240_000,
+    );
 
     it('pending registrations do not survive a restart; approved devices do', async () => {
       const frank = await register(call);
