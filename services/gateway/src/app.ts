@@ -33,6 +33,11 @@ import { readingProgressRoutes } from './routes/reading-progress';
 import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
+import { deviceAuthenticator } from './http/device-auth';
+import { deviceSyncClient } from './http/device-sync-client';
+import { deviceSyncRoutes } from './routes/device-sync';
+import { deviceRoutes } from './routes/devices';
+import { DeviceView } from './read-model/device-view';
 
 export interface AppOptions {
   bus: Bus;
@@ -67,6 +72,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('caller', null);
+  app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: o.bodyLimit });
@@ -92,7 +98,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
-  authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure }, rateLimited: o.authRateLimit !== null });
+  authRoutes(app, {
+    call,
+    auth,
+    cookie: { secure: o.cookieSecure },
+    rateLimited: o.authRateLimit !== null,
+    deviceCounts: () => new DeviceView(o.reads).counts(),
+  });
   profileRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
@@ -107,6 +119,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
+  // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
+  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
+  const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
+  deviceSyncRoutes(app, { deviceAuth, devices });
+  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {
