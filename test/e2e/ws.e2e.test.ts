@@ -11,6 +11,7 @@ import { WsClient, wsUrl } from '../support/ws-client';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
 import { put, shelf } from './reading-helpers';
+import { enroll } from './device-helpers';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -223,6 +224,70 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     await nothingPending(strangerSocket);
     await nothingPending(adminSocket);
     for (const x of [far, nearConflictsOnly, strangerSocket, adminSocket]) x.s.close();
+  });
+
+  it("delivers a user's devices and queue (device-sync) to that user, and lets a device in with its credential", async () => {
+    const owner = await register(call);
+    const stranger = await register(call);
+    const { items } = await shelf(call, `Devices ${mode}`, ['On the shelf'], admin);
+    const watch = await subscribed(otherUrl, owner.token, ['devices', 'queue']);
+    const strangerSocket = await subscribed(url, stranger.token, ['devices', 'queue']);
+
+    const dev = await enroll(call, owner, 'Kobo');
+    const approved = await watch.next((m) => m.event === 'device-approved');
+    expect(approved).toMatchObject({ topic: 'devices', event: 'device-approved', data: { user_id: owner.id, device: { id: dev.device_id, name: 'Kobo' } } });
+
+    // the device itself: by its credential on the upgrade, or in the first message; never scanner
+    const bad = await open(url);
+    bad.send({ type: 'auth', device: 'bdt_not-a-credential' });
+    expect(await bad.next()).toEqual({ type: 'error', error: 'invalid or expired token' });
+    expect(await bad.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    const byHeader = await open(otherUrl, { authorization: `Device ${dev.token}` });
+    expect(await byHeader.next()).toEqual({
+      type: 'ready',
+      user_id: owner.id,
+      role: 'user',
+      device_id: dev.device_id,
+      topics: ['progress', 'conflicts', 'scanner', 'devices', 'queue'],
+      heartbeat_ms: 30_000,
+    });
+    byHeader.send({ type: 'subscribe', topics: ['scanner'] });
+    expect(await byHeader.next()).toEqual({ type: 'error', error: 'admin access required' });
+    byHeader.send({ type: 'subscribe', topics: ['queue'] });
+    expect(await byHeader.next()).toEqual({ type: 'subscribed', topics: ['queue'] });
+    const byMessage = await open(url);
+    byMessage.send({ type: 'auth', device: dev.token });
+    expect(await byMessage.next()).toMatchObject({ type: 'ready', user_id: owner.id, device_id: dev.device_id });
+
+    // a shelf on the device queues the collection's book
+    const coll = await call('POST', '/api/collections', { token: owner.token, body: { name: 'To the Kobo' } });
+    expect(coll.status, coll.text).toBe(201);
+    expect((await call('POST', `/api/collections/${coll.json.id}/items`, { token: owner.token, body: { media_item_ids: [items[0]!.id] } })).status).toBe(200);
+    const sh = await call('POST', `/api/devices/${dev.device_id}/shelves`, { token: owner.token, body: { collection_id: coll.json.id } });
+    expect(sh.status, sh.text).toBe(201);
+    expect(await watch.next((m) => m.topic === 'devices')).toMatchObject({
+      event: 'shelf-added',
+      data: { user_id: owner.id, device_id: dev.device_id, collection_id: coll.json.id },
+    });
+    const queued = {
+      topic: 'queue',
+      event: 'queue-entry-saved',
+      data: { user_id: owner.id, device_id: dev.device_id, entry: { media_item_id: items[0]!.id, action: 'download', status: 'pending' } },
+    };
+    expect(await watch.next((m) => m.event === 'queue-entry-saved')).toMatchObject(queued);
+    expect(await byHeader.next((m) => m.event === 'queue-entry-saved')).toMatchObject(queued);
+
+    // removing the device tells its owner and closes the device's own sockets
+    const del = await call('DELETE', `/api/devices/${dev.device_id}`, { token: owner.token });
+    expect(del.status, del.text).toBe(200);
+    expect(await watch.next((m) => m.event === 'device-deleted')).toMatchObject({ topic: 'devices', data: { user_id: owner.id, device_id: dev.device_id } });
+    expect(await byHeader.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    expect(await byMessage.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    // the credential's hash never went out, and the stranger saw none of it
+    expect(watch.got.some((m) => m.event === 'device-credential-issued')).toBe(false);
+    await nothingPending(strangerSocket);
+    watch.s.close();
+    strangerSocket.s.close();
   });
 
   it('follows the account: a demoted admin loses scanner at once; logout and deletion close the sockets', async () => {

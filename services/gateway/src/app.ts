@@ -113,7 +113,6 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
   opdsKeyRoutes(app, { auth, identity: call });
-  liveChannel(app, { auth, bus: o.bus, log: o.log });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
@@ -124,6 +123,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
+  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

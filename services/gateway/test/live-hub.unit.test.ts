@@ -2,6 +2,7 @@
 // buffering without bound; the routing of services' events to topics and users. The socket is a
 // stand-in with the few members the hub reads.
 import { describe, expect, it } from 'vitest';
+import { DeviceSync } from '@bindery/contracts';
 import { CLOSE_SLOW, LiveHub, MAX_BUFFERED_BYTES, type Member } from '../src/live/hub';
 import { deliver, eventName, recipientsOf, topicOf } from '../src/live/user-feed';
 
@@ -79,10 +80,11 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     expect(topicOf('reading.progress-conflict-deleted.v1')).toBe('conflicts');
     expect(topicOf('reading.annotation-saved.v1')).toBeNull();
     expect(topicOf('reading.collection-saved.v1')).toBeNull();
-    // device-sync's events (contracts still to come): devices and queue, by prefix
-    expect(topicOf('device-sync.device-registered.v1')).toBe('devices');
-    expect(topicOf('device-sync.device-removed.v1')).toBe('devices');
-    expect(topicOf('device-sync.queue-item-added.v1')).toBe('queue');
+    // device-sync's events: devices (with shelves) and queue; a credential's hash goes nowhere
+    for (const t of Object.keys(DeviceSync.DeviceSyncEvents)) {
+      const want = t.startsWith('device-sync.queue-') ? 'queue' : t === 'device-sync.device-credential-issued.v1' ? null : 'devices';
+      expect(topicOf(t), t).toBe(want);
+    }
     expect(topicOf('device-sync.something-else.v1')).toBeNull();
     expect(topicOf('catalog.scan-started.v1')).toBeNull();
   });
@@ -96,8 +98,8 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
   });
 
   it('names events without their service and version', () => {
-    expect(eventName({ source: 'reading', type: 'reading.progress-saved.v1' })).toBe('progress-saved');
-    expect(eventName({ source: 'device-sync', type: 'device-sync.queue-item-added.v2' })).toBe('queue-item-added');
+    expect(eventName({ type: 'reading.progress-saved.v1' })).toBe('progress-saved');
+    expect(eventName({ type: 'device-sync.queue-entry-saved.v2' })).toBe('queue-entry-saved');
   });
 
   it("delivers a user's event to that user's subscribed sockets only, and an event naming nobody to none", () => {
@@ -111,20 +113,20 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     hub.add(member(theirs, U2, new Set(['progress', 'devices', 'queue', 'conflicts'])));
     hub.add({ ...member(admin, '00000000-0000-4000-8000-0000000000aa', new Set(['progress', 'devices', 'queue'])), role: 'admin' });
     const data = { user_id: U1, media_item_id: U2, progress: { percentage: 0.5 } };
-    expect(deliver(hub, { source: 'reading', type: 'reading.progress-saved.v1', data })).toBe(true);
-    expect(deliver(hub, { source: 'device-sync', type: 'device-sync.device-registered.v1', data: { user_id: U1, device: { id: 'd' } } })).toBe(true);
-    expect(deliver(hub, { source: 'device-sync', type: 'device-sync.queue-item-added.v1', data: { user_id: U2, item: {} } })).toBe(true);
-    expect(deliver(hub, { source: 'reading', type: 'reading.progress-conflict-opened.v1', data: { user_id: U1, conflict: { id: 'c' } } })).toBe(true);
-    expect(deliver(hub, { source: 'reading', type: 'reading.progress-saved.v1', data: { media_item_id: U2 } })).toBe(false);
-    expect(deliver(hub, { source: 'reading', type: 'reading.rating-set.v1', data: { user_id: U1 } })).toBe(false);
+    expect(deliver(hub, { type: 'reading.progress-saved.v1', data })).toBe(true);
+    expect(deliver(hub, { type: 'device-sync.device-approved.v1', data: { user_id: U1, device: { id: 'd' } } })).toBe(true);
+    expect(deliver(hub, { type: 'device-sync.queue-entry-saved.v1', data: { user_id: U2, item: {} } })).toBe(true);
+    expect(deliver(hub, { type: 'reading.progress-conflict-opened.v1', data: { user_id: U1, conflict: { id: 'c' } } })).toBe(true);
+    expect(deliver(hub, { type: 'reading.progress-saved.v1', data: { media_item_id: U2 } })).toBe(false);
+    expect(deliver(hub, { type: 'reading.rating-set.v1', data: { user_id: U1 } })).toBe(false);
     expect(mine.sent.map((t) => JSON.parse(t))).toEqual([
       { type: 'event', topic: 'progress', event: 'progress-saved', data },
-      { type: 'event', topic: 'devices', event: 'device-registered', data: { user_id: U1, device: { id: 'd' } } },
+      { type: 'event', topic: 'devices', event: 'device-approved', data: { user_id: U1, device: { id: 'd' } } },
     ]);
     expect(mineOther.sent.map((t) => JSON.parse(t))).toEqual([
       { type: 'event', topic: 'conflicts', event: 'progress-conflict-opened', data: { user_id: U1, conflict: { id: 'c' } } },
     ]);
-    expect(theirs.sent.map((t) => JSON.parse(t))).toEqual([{ type: 'event', topic: 'queue', event: 'queue-item-added', data: { user_id: U2, item: {} } }]);
+    expect(theirs.sent.map((t) => JSON.parse(t))).toEqual([{ type: 'event', topic: 'queue', event: 'queue-entry-saved', data: { user_id: U2, item: {} } }]);
     // an admin is no exception: another user's progress is not theirs
     expect(admin.sent).toEqual([]);
   });

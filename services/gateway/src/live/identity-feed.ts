@@ -1,6 +1,7 @@
 // What identity's events change for sockets already open: a demoted admin loses `scanner` at once,
 // a deleted account, a revoked session or an admin's password reset closes the sockets they opened
-// (1008, as a bad token does at the start). Followed by each gateway replica from the moment it starts.
+// (1008, as a bad token does at the start); so does a deleted device (device-sync) for its own.
+// Followed by each gateway replica from the moment it starts.
 import { Messages } from '@bindery/contracts';
 import type { Bus, Logger, Subscription } from '@bindery/platform';
 import { ADMIN_TOPICS, send, type LiveHub, type Member } from './hub';
@@ -33,6 +34,16 @@ export function applyIdentity(hub: LiveHub, type: string, data: Data): void {
       if (data.sessions_revoked_before) shut(hub.of(data.user_id, (m) => m.deviceId === undefined));
       return;
   }
+}
+
+/** A deleted device's sockets close (device-sync's `device-deleted`, and all of a deleted account's devices). */
+export function applyDeviceRemoval(hub: LiveHub, type: string, data: { user_id?: unknown; device_id?: unknown; device_ids?: unknown }): void {
+  if (typeof data.user_id !== 'string') return;
+  const gone = new Set<unknown>(
+    type === 'device-sync.device-deleted.v1' ? [data.device_id] : type === 'device-sync.user-devices-removed.v1' && Array.isArray(data.device_ids) ? data.device_ids : [],
+  );
+  if (gone.size === 0) return;
+  for (const m of hub.of(data.user_id, (m) => gone.has(m.deviceId))) m.socket.close(CLOSE_POLICY, Messages.invalidToken);
 }
 
 export function followIdentity(bus: Bus, hub: LiveHub, log: Logger): Promise<Subscription> {

@@ -2,28 +2,34 @@
 // by the event's `user_id` (or `user_ids`) to that user's sockets only. Each gateway replica follows
 // the sources itself from the moment it starts (an ephemeral follower, never a shared durable
 // consumer), so every replica delivers to the sockets it holds. docs/decisions.md, "Live channel topics".
-import type { StoredEvent } from '@bindery/contracts';
+import { DeviceSync, type StoredEvent } from '@bindery/contracts';
 import type { Bus, Logger, Subscription } from '@bindery/platform';
 import type { LiveHub, Topic } from './hub';
+import { applyDeviceRemoval } from './identity-feed';
 
 export interface LiveRoute {
-  /** the service whose events these are */
+  /** the event store (log) these events come from */
   source: string;
   /** event types starting with this go to `topic` (the longest matching prefix wins) */
   prefix: string;
-  topic: Topic;
+  /** null: never sent (a longer prefix carving an event out of a topic) */
+  topic: Topic | null;
 }
 
-/**
- * Which events feed which topic. device-sync's events (`device-sync.*.v1`, each with `user_id`)
- * come in through the last two rows as soon as that service publishes them.
- */
+const DS = DeviceSync.SOURCE; // `device_sync`: its log, whose events are typed `device-sync.*`
+
+/** Which events feed which topic; device-sync's events (`device-sync.*.v1`) each carry `user_id`. */
 export const USER_ROUTES: readonly LiveRoute[] = [
   { source: 'reading', prefix: 'reading.progress-conflict-', topic: 'conflicts' },
   { source: 'reading', prefix: 'reading.progress-saved.', topic: 'progress' },
   { source: 'reading', prefix: 'reading.progress-deleted.', topic: 'progress' },
-  { source: 'device-sync', prefix: 'device-sync.device-', topic: 'devices' },
-  { source: 'device-sync', prefix: 'device-sync.queue-', topic: 'queue' },
+  { source: DS, prefix: 'device-sync.device-', topic: 'devices' },
+  // a credential's hash is for the gateway's check, not for any client
+  { source: DS, prefix: 'device-sync.device-credential-', topic: null },
+  { source: DS, prefix: 'device-sync.user-devices-removed.', topic: 'devices' },
+  { source: DS, prefix: 'device-sync.shelf-', topic: 'devices' },
+  { source: DS, prefix: 'device-sync.shelves-', topic: 'devices' },
+  { source: DS, prefix: 'device-sync.queue-', topic: 'queue' },
 ];
 
 /** The topic an event type goes to, or null. */
@@ -43,13 +49,12 @@ export function recipientsOf(data: unknown): string[] {
 }
 
 /** `reading.progress-saved.v1` → `progress-saved`: the name a client sees in `event`. */
-export function eventName(ev: Pick<StoredEvent, 'source' | 'type'>): string {
-  const own = ev.type.startsWith(`${ev.source}.`) ? ev.type.slice(ev.source.length + 1) : ev.type;
-  return own.replace(/\.v\d+$/, '');
+export function eventName(ev: Pick<StoredEvent, 'type'>): string {
+  return ev.type.replace(/^[^.]+\./, '').replace(/\.v\d+$/, '');
 }
 
 /** Routes one event to its topic's subscribers among the users it names; an event naming nobody goes nowhere. */
-export function deliver(hub: LiveHub, ev: Pick<StoredEvent, 'source' | 'type' | 'data'>, routes: readonly LiveRoute[] = USER_ROUTES): boolean {
+export function deliver(hub: LiveHub, ev: Pick<StoredEvent, 'type' | 'data'>, routes: readonly LiveRoute[] = USER_ROUTES): boolean {
   const topic = topicOf(ev.type, routes);
   if (!topic) return false;
   const to = recipientsOf(ev.data);
@@ -69,6 +74,7 @@ export async function followUserTopics(bus: Bus, hub: LiveHub, log: Logger, rout
         handler: async (ev) => {
           try {
             deliver(hub, ev, routes);
+            applyDeviceRemoval(hub, ev.type, ev.data as Record<string, unknown>);
           } catch (e) {
             // a live message is never worth stalling the follower for
             log.warn({ err: e, event: ev.id }, 'live channel: event not delivered');

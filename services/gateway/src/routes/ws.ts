@@ -24,12 +24,18 @@ const MAX_MESSAGE_BYTES = 16 * 1024;
 /** setTimeout's limit; a token living longer is checked again by its revocation events only */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+type DeviceOwner = { user_id: string; device_id: string };
 /**
- * The hook for device credentials (device-sync's): the owner and device of a credential, or null
- * when it is unknown or revoked. A device socket acts as its owner with the role `user`, so it
- * never receives `scanner`.
+ * Device credentials (device-sync's; the gateway's `deviceAuthenticator` fits): the owner and
+ * device of a credential, or null when it is unknown, revoked or deleted. A device socket acts as
+ * its owner with the role `user`, so it never receives `scanner`.
  */
-export type DeviceAuthenticator = (credential: string) => Promise<{ user_id: string; device_id: string } | null>;
+export interface DeviceAuthenticator {
+  /** a credential sent in the first message */
+  verify(credential: string): Promise<DeviceOwner | null>;
+  /** the credential on the upgrade request (`Authorization: Device …`, `X-Device-Token`) */
+  device(req: FastifyRequest): Promise<DeviceOwner | null>;
+}
 
 export interface WsDeps {
   auth: Auth;
@@ -59,9 +65,13 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
     timer.unref();
     sub.addHook('onClose', async () => clearInterval(timer));
 
-    // the upgrade carries the cookie or a Bearer header; without one, the first message must authenticate
+    // the upgrade carries the cookie, a Bearer header or a device credential; without one, the first message must authenticate
+    const devices = new WeakMap<FastifyRequest, DeviceOwner>();
     sub.addHook('onRequest', async (req) => {
-      if (req.url.split('?', 1)[0] === WS_PATH) await deps.auth.optionalUser(req);
+      if (req.url.split('?', 1)[0] !== WS_PATH) return;
+      await deps.auth.optionalUser(req);
+      const dev = !req.caller && deps.device ? await deps.device.device(req) : null;
+      if (dev) devices.set(req, dev);
     });
 
     sub.get(WS_PATH, { websocket: true }, (socket, req) => {
@@ -78,7 +88,7 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
           expiry.unref();
           socket.on('close', () => clearTimeout(expiry));
         }
-        reply({ type: 'ready', user_id: caller.user_id, role: caller.role, topics: [...TOPICS], heartbeat_ms: beat });
+        reply({ type: 'ready', user_id: caller.user_id, role: caller.role, ...(deviceId ? { device_id: deviceId } : {}), topics: [...TOPICS], heartbeat_ms: beat });
       };
       socket.on('close', () => {
         if (member) deps.hub.remove(member);
@@ -87,7 +97,9 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
         if (!member) socket.close(CLOSE_POLICY, Messages.unauthorized);
       }, AUTH_TIMEOUT_MS);
       socket.on('close', () => clearTimeout(deadline));
+      const dev = devices.get(req);
       if (req.caller) admit(req.caller);
+      else if (dev) admit({ user_id: dev.user_id, role: 'user' }, dev.device_id);
 
       socket.on('message', (raw: Buffer, isBinary: boolean) => {
         void (async () => {
@@ -104,7 +116,7 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
             case 'auth': {
               if (member) return reply({ type: 'error', error: 'already authenticated' });
               if (msg.device !== undefined) {
-                const dev = typeof msg.device === 'string' && deps.device ? await deps.device(msg.device) : null;
+                const dev = typeof msg.device === 'string' && deps.device ? await deps.device.verify(msg.device) : null;
                 if (!dev) {
                   reply({ type: 'error', error: Messages.invalidToken });
                   return socket.close(CLOSE_POLICY, Messages.invalidToken);
