@@ -99,10 +99,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
+  const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading });
   opdsKeyRoutes(app, { auth, identity: call });
   liveChannel(app, { auth, bus: o.bus, log: o.log });
-  const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);

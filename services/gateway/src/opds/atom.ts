@@ -7,6 +7,7 @@ import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces';
 import type { Catalog } from '@bindery/contracts';
 import { mimeOf } from '../files/mime';
 import { lastPage } from './paging';
+import type { StreamInfo } from './streams';
 
 export const NS = {
   atom: 'http://www.w3.org/2005/Atom',
@@ -30,9 +31,6 @@ export const REL = {
   sortNew: 'http://opds-spec.org/sort/new',
   pseStream: 'http://vaemendis.net/opds-pse/stream',
 };
-
-/** Formats whose pages the gateway streams (OPDS-PSE). */
-export const STREAMED_FORMATS = new Set(['cbz']);
 
 /** A name-based UUID (RFC 4122 version 5) in Bindery's own namespace: the same name, the same id. */
 export function nameUuid(name: string): string {
@@ -158,7 +156,7 @@ export function plainText(html: string, max = 2000): string {
 
 const typeOfFormat = (f: Catalog.MediaFormat) => mimeOf(f.file_path).split(';', 1)[0]!;
 
-export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string): void {
+export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string, streams?: Map<string, StreamInfo>): void {
   const en = feed.ele(NS.atom, 'entry');
   en.ele(NS.atom, 'title').txt(item.title).up();
   en.ele(NS.atom, 'id').txt(`urn:uuid:${item.id}`).up();
@@ -184,12 +182,14 @@ export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string)
     link(en, REL.thumbnail, `${base}/thumbnails/${item.id}`, 'image/jpeg');
   }
   if (item.series) link(en, 'related', `${base}/series/${segment(item.series)}`, TYPE.acquisition, { title: `Series: ${item.series}` });
-  // PSE: a URI template (0-based {pageNumber}, optional {maxWidth}); the count is the catalog's
-  const streamed = item.formats.find((f) => STREAMED_FORMATS.has(f.format.toLowerCase()));
-  if (streamed && item.page_count !== null && item.page_count > 0) {
-    en.ele(NS.atom, 'link', { rel: REL.pseStream, href: `${base}/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg' })
-      .att(NS.pse, 'pse:count', String(item.page_count))
-      .up();
+  // PSE: a URI template (0-based {pageNumber}, optional {maxWidth}); lastRead is 1-based
+  const stream = streams?.get(item.id);
+  if (stream) {
+    const l = en
+      .ele(NS.atom, 'link', { rel: REL.pseStream, href: `${base}/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg' })
+      .att(NS.pse, 'pse:count', String(stream.count));
+    if (stream.lastRead !== undefined) l.att(NS.pse, 'pse:lastRead', String(stream.lastRead)).att(NS.pse, 'pse:lastReadDate', stream.lastReadDate!);
+    l.up();
   }
   for (const f of item.formats) {
     link(en, REL.acquisition, `${base}/uploads/library-${item.library_id}/${encodePath(f.file_path)}`, typeOfFormat(f), {
@@ -199,9 +199,9 @@ export function entryOf(feed: XMLBuilder, item: Catalog.MediaItem, base: string)
   }
 }
 
-export function acquisitionFeed(h: FeedHead, items: Catalog.MediaItem[]): string {
+export function acquisitionFeed(h: FeedHead, items: Catalog.MediaItem[], streams?: Map<string, StreamInfo>): string {
   const feed = head(h);
-  for (const item of items) entryOf(feed, item, h.base);
+  for (const item of items) entryOf(feed, item, h.base, streams);
   return end(feed);
 }
 

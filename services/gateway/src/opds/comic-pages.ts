@@ -3,7 +3,6 @@
 // must be the catalog's, whose page_count the feeds announce: images outside hidden folders and
 // __MACOSX, in natural order (services/catalog/src/formats/comic.ts, images.ts, text.ts).
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import sharp from 'sharp';
 
 const PAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif']);
 /** no single page is read past this, whatever the archive claims */
@@ -103,6 +102,8 @@ export async function cbzPage(file: string, index: number): Promise<Page | null>
  */
 export async function showable(page: Page, maxWidth: number | null): Promise<Page> {
   if (SHOWABLE.has(page.type) && maxWidth === null) return page;
+  // sharp (libvips) is loaded on the first conversion, not when the gateway starts
+  const { default: sharp } = await import('sharp');
   const img = sharp(page.data, { failOn: 'none', limitInputPixels: 268_402_689 });
   if (SHOWABLE.has(page.type)) {
     const { width } = await img.metadata();
