@@ -97,15 +97,16 @@ export async function cbzPage(file: string, index: number): Promise<Page | null>
 }
 
 /**
- * A page as the reader can show it: unchanged when it is JPEG, PNG or GIF and no narrower than
- * asked; otherwise converted to JPEG, scaled down to `maxWidth` (never up).
+ * A page as the reader can show it: unchanged when it is JPEG, PNG or GIF (only JPEG with `jpeg`)
+ * and no wider than asked; otherwise converted to JPEG, scaled down to `maxWidth` (never up).
  */
-export async function showable(page: Page, maxWidth: number | null): Promise<Page> {
-  if (SHOWABLE.has(page.type) && maxWidth === null) return page;
+export async function showable(page: Page, maxWidth: number | null, jpeg = false): Promise<Page> {
+  const keep = jpeg ? page.type === 'image/jpeg' : SHOWABLE.has(page.type);
+  if (keep && maxWidth === null) return page;
   // sharp (libvips) is loaded on the first conversion, not when the gateway starts
   const { default: sharp } = await import('sharp');
   const img = sharp(page.data, { failOn: 'none', limitInputPixels: 268_402_689 });
-  if (SHOWABLE.has(page.type)) {
+  if (keep) {
     const { width } = await img.metadata();
     if (width !== undefined && width <= maxWidth!) return page;
   }

@@ -268,8 +268,8 @@ export class PageSources {
   }
 
   /** Page `index` (0-based) as a reader can show it, at most `width` wide; null past the end. */
-  async page(f: StreamFile, index: number, width: number | null): Promise<Page | null> {
-    const key = `${await this.version(f.abs)}|${index}|${width ?? ''}`;
+  async page(f: StreamFile, index: number, width: number | null, jpeg = false): Promise<Page | null> {
+    const key = `${await this.version(f.abs)}|${index}|${width ?? ''}|${jpeg}`;
     const hit = this.rendered.get(key);
     if (hit) return hit;
     const out = await this.limit(async () => {
@@ -289,7 +289,7 @@ export class PageSources {
           break;
         }
       }
-      return raw ? showable(raw, width) : null;
+      return raw ? showable(raw, width, jpeg) : null;
     });
     if (out) this.rendered.set(key, out);
     return out;

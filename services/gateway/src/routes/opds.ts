@@ -17,6 +17,7 @@ import { acquisitionFeed, nameUuid, navigationFeed, openSearchDescription, segme
 import { parsePaging, type Paging } from '../opds/paging';
 import { OpdsQueries, type ItemFilter } from '../opds/queries';
 import { readerAuth } from '../opds/reader-auth';
+import { opds2Feeds } from './opds2';
 import { baseOf, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
 import { findPdftoppm, PageSourceError, PDFTOPPM_MISSING } from '../opds/page-sources';
 import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
@@ -37,6 +38,7 @@ const seriesNotFound = 'series not found';
 const PAGE_NOT_FOUND = 'page not found';
 const MAX_WIDTH = 10_000;
 const PAGE_NUMBER_MESSAGE = 'page number must be a whole number from 0';
+const CONVERT_MESSAGE = 'convert must be jpeg';
 const WIDTH_MESSAGE = `width must be a whole number from 1 to ${MAX_WIDTH}`;
 
 /** `width` of a page request: null for none (an app that does not fill {maxWidth} sends the template text), NaN when invalid. */
@@ -52,6 +54,7 @@ export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   const tree = async (sub: FastifyInstance) => {
     sub.addHook('onRequest', requireReader);
     feeds(sub, deps, queries, streams);
+    opds2Feeds(sub, deps, queries, streams);
   };
   void app.register(tree, { prefix: OPDS_ROOT });
   void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
@@ -316,11 +319,13 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
 
   // OPDS-PSE: one page of a comic, a PDF or an image-only EPUB, 0-based, converted to JPEG and
   // scaled when asked or needed; a fetch past the user's position records their progress.
-  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string } }>('/pages/:id/:n', async (req, reply) => {
+  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string; convert?: string } }>('/pages/:id/:n', async (req, reply) => {
     const { id, n } = req.params;
     if (!/^\d{1,6}$/.test(n)) return sendFailure(reply, fail('validation', PAGE_NUMBER_MESSAGE));
     const width = parseWidth(req.query.width);
     if (Number.isNaN(width)) return sendFailure(reply, fail('validation', WIDTH_MESSAGE));
+    const convert = req.query.convert;
+    if (convert !== undefined && convert !== 'jpeg') return sendFailure(reply, fail('validation', CONVERT_MESSAGE));
     const c = await reads.context(req.caller!);
     const doc = await reads.catalog.item(c.access, id);
     if (!doc.ok) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
@@ -333,7 +338,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
     if (!stream || index >= stream.count) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
     let out: Awaited<ReturnType<Streams['sources']['page']>>;
     try {
-      out = await streams.sources.page(stream, index, width);
+      out = await streams.sources.page(stream, index, width, convert === 'jpeg');
     } catch (e) {
       if (e instanceof PageSourceError && e.message === PDFTOPPM_MISSING) return sendFailure(reply, fail('service_unavailable', PDFTOPPM_MISSING));
       // a broken archive or image is a missing page to the reader, and a warning here
