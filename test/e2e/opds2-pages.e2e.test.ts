@@ -329,6 +329,8 @@ describe.each(modes)('OPDS 2.0 and page streaming (%s)', (mode) => {
 
     it('hides what the caller may not see and keeps the reader key in every link', async () => {
       const stranger = await register(call);
+      const none = await call('PUT', `/api/auth/users/${stranger.id}/libraries`, { token: admin.token, body: { library_ids: [] } });
+      expect(none.status, none.text).toBe(200);
       const cbr = byTitle(books.cbr.title);
       expectError(await call('GET', `/opds/v2/publications/${cbr.id}`, as(stranger)), 404, 'media item not found');
       expectError(await call('GET', `/opds/v2/libraries/${lib.id}`, as(stranger)), 404, 'library not found');
