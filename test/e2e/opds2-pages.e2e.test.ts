@@ -33,10 +33,13 @@ const OPDS2 = 'application/opds+json;charset=utf-8';
 async function hasPdftoppm(): Promise<boolean> {
   const { access, constants } = await import('node:fs/promises');
   for (const dir of (process.env.PATH ?? '').split(':')) {
-    if (dir && (await access(join(dir, 'pdftoppm'), constants.X_OK).then(
-      () => true,
-      () => false,
-    )))
+    if (
+      dir &&
+      (await access(join(dir, 'pdftoppm'), constants.X_OK).then(
+        () => true,
+        () => false,
+      ))
+    )
       return true;
   }
   return false;

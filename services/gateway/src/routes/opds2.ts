@@ -51,7 +51,15 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return items.map((i) => publication(i, baseOf(req), s.get(i.id)));
   }
 
-  async function itemsFeed(req: FastifyRequest, c: ReadContext, p: Paging, f: ItemFilter, title: string, up: string, opts: { emptyIs?: string; sortable?: boolean } = {}): Promise<Result<string>> {
+  async function itemsFeed(
+    req: FastifyRequest,
+    c: ReadContext,
+    p: Paging,
+    f: ItemFilter,
+    title: string,
+    up: string,
+    opts: { emptyIs?: string; sortable?: boolean } = {},
+  ): Promise<Result<string>> {
     const sort = Catalog.q1(queryOf(req), 'sort');
     if (opts.sortable && sort !== undefined && sort !== 'title' && sort !== 'new') return { ok: false, error: fail('validation', SORT_MESSAGE) };
     const page = await queries.items(c.access, f, p.perPage, p.offset, sort === 'new');
@@ -221,5 +229,10 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     });
   }
 
-  app.get(`${V2}/no-cover.png`, async (_req, reply) => reply.header('Cache-Control', 'public, max-age=86400').type('image/png').send(await noCover()));
+  app.get(`${V2}/no-cover.png`, async (_req, reply) =>
+    reply
+      .header('Cache-Control', 'public, max-age=86400')
+      .type('image/png')
+      .send(await noCover()),
+  );
 }
