@@ -10,7 +10,6 @@ import { buildZip } from '../../services/catalog/test/fixtures/zip-writer';
 
 // sharp is the gateway's dependency; resolved from there rather than added to the root
 // sharp's types are not visible from the repository root: the calls used here, loosely
-// biome-ignore lint/suspicious/noExplicitAny: see above
 type Sharp = (input?: unknown) => any;
 const sharp = createRequire(join(ROOT, 'services/gateway/package.json'))('sharp') as Sharp;
 const image = (w: number, h: number, color: string) => sharp({ create: { width: w, height: h, channels: 3, background: color } });

@@ -15,7 +15,6 @@ import { writePageBooks, type PageBooks } from './opds-books';
 import { opds2Validator } from './opds2-schemas';
 
 // sharp's types are not visible from the repository root: the calls used here, loosely
-// biome-ignore lint/suspicious/noExplicitAny: see above
 type Sharp = (input?: unknown) => any;
 const sharp = createRequire(join(ROOT, 'services/gateway/package.json'))('sharp') as Sharp;
 const modes = await availableModes();
