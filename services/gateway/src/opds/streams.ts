@@ -1,6 +1,7 @@
 // Which items the feeds offer page by page, how many pages they have and where the caller is in
 // them (pse:lastRead, OPDS 2.0 page lists), and the reading progress a page fetch records (PSE has
-// no write call). Counts are the catalog's for CBZ, CBR and PDF; image-only EPUBs are counted here.
+// no write call). Page counts are the catalog's (CBZ, CBR, PDF, image-only EPUB); no file is opened
+// to render a feed.
 import { sql } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
@@ -46,35 +47,28 @@ export class Streams {
     return (await resolveInside((await this.reads.catalog.folders(item.library_id)) ?? [], f.file_path))?.abs ?? null;
   }
 
+  /** What an item streams and how many pages, from its catalog record alone (feeds open no file). */
+  async kindOf(item: Catalog.MediaItem): Promise<{ kind: StreamKind; format: Catalog.MediaFormat; count: number } | null> {
+    // the catalog counts the pages of CBZ, CBR, PDF and image-only EPUB (none for an EPUB with text)
+    if (item.page_count === null || item.page_count < 1) return null;
+    // the count belongs to the first of these formats the item has
+    const first = this.kinds(item)[0];
+    if (!first || (first.kind === 'pdf' && !(await findPdftoppm()))) return null;
+    return { ...first, count: item.page_count };
+  }
+
   /** The file streamed for an item and its page count, or null when it has none to stream. */
   async streamOf(item: Catalog.MediaItem): Promise<(StreamFile & { count: number }) | null> {
-    for (const { kind, format } of this.kinds(item)) {
-      if (kind === 'epub') {
-        const abs = await this.abs(item, format);
-        const pages = abs ? await this.sources.epubPageList(abs) : null;
-        if (abs && pages && pages.length > 0) return { kind, abs, count: pages.length };
-        continue;
-      }
-      if (item.page_count === null || item.page_count < 1) continue;
-      if (kind === 'pdf' && !(await findPdftoppm())) continue;
-      const abs = await this.abs(item, format);
-      if (abs) return { kind, abs, count: item.page_count };
-    }
-    return null;
+    const k = await this.kindOf(item);
+    const abs = k ? await this.abs(item, k.format) : null;
+    return k && abs ? { kind: k.kind, abs, count: k.count } : null;
   }
 
   /** Stream info for the items of one feed page, with the user's place in each. */
   async infoFor(user: string, items: Catalog.MediaItem[]): Promise<Map<string, StreamInfo>> {
     const out = new Map<string, StreamInfo>();
-    const found = await Promise.all(
-      items.map(async (i) => {
-        // only items that have a streamable format cost a look at the file (EPUBs)
-        if (!i.formats.some((f) => (STREAM_ORDER as readonly string[]).includes(f.format.toLowerCase()))) return null;
-        const s = await this.streamOf(i).catch(() => null);
-        return s ? ([i.id, s] as const) : null;
-      }),
-    );
-    for (const f of found) if (f) out.set(f[0], { kind: f[1].kind, count: f[1].count });
+    const found = await Promise.all(items.map(async (i) => [i.id, await this.kindOf(i)] as const));
+    for (const [id, k] of found) if (k) out.set(id, { kind: k.kind, count: k.count });
     if (out.size === 0) return out;
     const rows = await sql<{ item_id: string; percentage: number; updated_at: Date | string }>`
       select item_id, percentage, updated_at from ${sql.table(`${SCHEMA}.${R.progress}`)}
