@@ -4,6 +4,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from '../support/bindery';
+import { pdfFile } from '../bench/gen-files';
 import { makeEpub } from '../../services/catalog/test/fixtures/books';
 import { buildRar } from '../../services/catalog/test/fixtures/rar-writer';
 import { buildZip } from '../../services/catalog/test/fixtures/zip-writer';
@@ -32,17 +33,7 @@ export function multiPagePdf(title: string, pages: number): Buffer {
   }
   objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${pages} >>`;
   objects.push(`<< /Title (${title}) /Author (Page Tester) >>`);
-  const info = objects.length;
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(Buffer.byteLength(out, 'latin1'));
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = Buffer.byteLength(out, 'latin1');
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info ${info} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
+  return pdfFile(objects, objects.length);
 }
 
 const opf = (title: string, items: string, spine: string) =>

@@ -4,13 +4,13 @@
 // at a time, with bounded concurrency and an LRU of rendered pages (docs/decisions.md, "OPDS 2.0
 // and page streaming").
 import { execFile } from 'node:child_process';
-import { access, constants, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { findExecutable } from '@bindery/platform';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { cbzPage, imageType, isPageName, MAX_PAGE_BYTES, naturalCompare, type Page, showable } from './comic-pages';
+import { cbzPage, imageType, isPageName, listEntries, MAX_PAGE_BYTES, naturalCompare, openZip, type Page, readEntry, showable } from './comic-pages';
 
 export type StreamKind = 'cbz' | 'cbr' | 'pdf' | 'epub';
 /** the format streamed when an item has several, best first */
@@ -23,60 +23,12 @@ const RENDER_CONCURRENCY = 2;
 const MAX_SPINE = 5000;
 const MAX_XHTML_BYTES = 512 * 1024;
 
-let pdftoppm: Promise<string | null> | undefined;
 /** pdftoppm on PATH, looked up once per process. */
-export function findPdftoppm(): Promise<string | null> {
-  pdftoppm ??= (async () => {
-    for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-      if (!dir) continue;
-      const exe = path.join(dir, 'pdftoppm');
-      try {
-        await access(exe, constants.X_OK);
-        return exe;
-      } catch {
-        // not in this directory
-      }
-    }
-    return null;
-  })();
-  return pdftoppm;
-}
+export const findPdftoppm = () => findExecutable('pdftoppm');
 
 export class PageSourceError extends Error {}
 
 // ---------------------------------------------------------------- archives
-
-function openZip(file: string): Promise<ZipFile> {
-  return yauzl.openPromise(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false }).then((z) => {
-    z.on('error', () => {});
-    return z;
-  });
-}
-
-function entries(zip: ZipFile): Promise<Map<string, Entry>> {
-  return new Promise((resolve, reject) => {
-    const out = new Map<string, Entry>();
-    zip.on('entry', (e: Entry) => {
-      if (!e.fileName.endsWith('/')) out.set(e.fileName, e);
-      zip.readEntry();
-    });
-    zip.once('end', () => resolve(out));
-    zip.once('error', reject);
-    zip.readEntry();
-  });
-}
-
-async function readZipEntry(zip: ZipFile, e: Entry, cap: number): Promise<Buffer> {
-  if (e.isEncrypted() || e.uncompressedSize > cap) throw new PageSourceError('entry unreadable');
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const c of await zip.openReadStreamPromise(e)) {
-    total += (c as Buffer).length;
-    if (total > cap) throw new PageSourceError('entry too large');
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks, total);
-}
 
 /** One page (0-based) of a CBR: the archive is read in place, the page unpacked to a private folder. */
 async function cbrPage(file: string, index: number): Promise<Page | null> {
@@ -174,10 +126,10 @@ function resolveRef(from: string, ref: string): string | null {
 export async function epubPages(file: string): Promise<string[] | null> {
   const zip = await openZip(file);
   try {
-    const all = await entries(zip);
+    const all = new Map((await listEntries(zip)).map((e) => [e.fileName, e]));
     const text = async (name: string) => {
       const e = all.get(name);
-      return e ? (await readZipEntry(zip, e, MAX_XHTML_BYTES)).toString('utf8') : null;
+      return e ? (await readEntry(zip, e, MAX_XHTML_BYTES)).toString('utf8') : null;
     };
     const container = await text('META-INF/container.xml');
     const opfPath = container && /<rootfile\b[^>]*>/iu.exec(container) ? attrs(/<rootfile\b[^>]*>/iu.exec(container)![0])['full-path'] : undefined;
@@ -227,9 +179,9 @@ async function epubPage(file: string, pages: string[], index: number): Promise<P
   if (name === undefined) return null;
   const zip = await openZip(file);
   try {
-    const e = (await entries(zip)).get(name);
+    const e = (await listEntries(zip)).find((x) => x.fileName === name);
     if (!e) return null;
-    const data = await readZipEntry(zip, e, MAX_PAGE_BYTES);
+    const data = await readEntry(zip, e, MAX_PAGE_BYTES);
     return { data, type: imageType(data) ?? 'application/octet-stream' };
   } finally {
     zip.close();

@@ -18,12 +18,11 @@ import { parsePaging, type Paging } from '../opds/paging';
 import { OpdsQueries, type ItemFilter } from '../opds/queries';
 import { readerAuth } from '../opds/reader-auth';
 import { opds2Feeds } from './opds2';
-import { baseOf, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
+import { baseOf, collectionPage, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
 import { findPdftoppm, PageSourceError, PDFTOPPM_MISSING } from '../opds/page-sources';
 import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
-import { Reading } from '@bindery/contracts';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -239,10 +238,8 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
     if (!p.ok) return sendFailure(reply, p.error);
     const id = req.params.id;
     const r = await cachedFeed(req, async (c) => {
-      const col = Catalog.isUuid(id) ? await dashboard.collection(req.caller!.user_id, id.toLowerCase()) : null;
-      if (!col) return { ok: false, error: fail('not_found', Reading.ReadingMessages.collectionNotFound) };
-      const page = await dashboard.books(req.caller!.user_id, c.access, col, p.value.perPage, p.value.offset);
-      return ok(await bookFeed(req, p.value, `collections/${col.id}`, col.name as string, `${baseOf(req)}/collections`, page));
+      const col = await collectionPage(dashboard, req, c, id, p.value);
+      return col.ok ? ok(await bookFeed(req, p.value, `collections/${id}`, col.value.name, `${baseOf(req)}/collections`, col.value.page)) : col;
     });
     return send(reply, r, TYPE.acquisition);
   });

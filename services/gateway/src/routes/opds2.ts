@@ -2,13 +2,13 @@
 // models, access filter, paging and answer cache; publications carry a Divina page list and the
 // OPDS-PSE template when their pages can be streamed (docs/decisions.md, "OPDS 2.0 and page streaming").
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, ok, Reading, type Result } from '@bindery/contracts';
+import { Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
 import { sendFailure } from '../http/reply';
 import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from '../opds/json';
 import { segment } from '../opds/atom';
 import { parsePaging, type Paging } from '../opds/paging';
 import type { ItemFilter, OpdsQueries } from '../opds/queries';
-import { baseOf, feedCache, otherParams, pathOf, queryOf, send } from '../opds/request';
+import { baseOf, collectionPage, feedCache, otherParams, pathOf, queryOf, send } from '../opds/request';
 import type { Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { ReadContext } from '../read-model/reads';
@@ -180,10 +180,8 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     if (!p.ok) return sendFailure(reply, p.error);
     const id = req.params.id;
     const r = await cachedFeed(req, async (c) => {
-      const col = Catalog.isUuid(id) ? await dashboard.collection(req.caller!.user_id, id.toLowerCase()) : null;
-      if (!col) return { ok: false, error: fail('not_found', Reading.ReadingMessages.collectionNotFound) };
-      const page = await dashboard.books(req.caller!.user_id, c.access, col, p.value.perPage, p.value.offset);
-      return ok(await booksFeed(req, p.value, col.name as string, `${v2(req)}/collections`, page));
+      const col = await collectionPage(dashboard, req, c, id, p.value);
+      return col.ok ? ok(await booksFeed(req, p.value, col.value.name, `${v2(req)}/collections`, col.value.page)) : col;
     });
     return send(reply, r, TYPE2.feed);
   });
