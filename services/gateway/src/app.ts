@@ -111,9 +111,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
-  opdsKeyRoutes(app, { auth, identity: call });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading });
+  opdsKeyRoutes(app, { auth, identity: call });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
