@@ -1,6 +1,6 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
 import { Compile } from 'typebox/compile';
-import { ConcurrencyError, EventStore, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, EventStore, type Runtime, type Trx } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 
@@ -27,18 +27,9 @@ export class Ctx {
     return this.rt.now();
   }
 
-  /** Runs a command in one transaction, retrying on a deadlock or serialisation failure, then wakes the relay. */
-  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await this.rt.db.transaction().execute(fn);
-        this.store.notify();
-        return out;
-      } catch (e) {
-        if ((e instanceof ConcurrencyError || isRetryable(e)) && attempt < 5) continue;
-        throw e;
-      }
-    }
+  /** Runs a command in one transaction (retried on conflicts), then wakes the relay. */
+  tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    return commandTransaction(this.rt.db, this.store, fn);
   }
 
   /** Appends to a user's stream; every event must match its contract schema. */
@@ -50,11 +41,6 @@ export class Ctx {
     await this.store.append(trx, `user:${user}`, 'any', events);
   }
 }
-
-const isRetryable = (e: unknown): boolean => {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-};
 
 export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
 
