@@ -1,7 +1,7 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
 import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type Runtime, type Trx } from '@bindery/platform';
-import { DeviceSync } from '@bindery/contracts';
+import { applyOnce, commandTransaction, consumerCheckpoint, EventStore, type Bus, type Runtime, type Subscription, type Trx } from '@bindery/platform';
+import { DeviceSync, type StoredEvent } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 
 const checks = new Map(Object.entries(DeviceSync.DeviceSyncEvents).map(([type, schema]) => [type, Compile(schema)]));
@@ -52,4 +52,18 @@ export async function logged<T>(ctx: Ctx, ev: { type: string; position: number }
     ctx.rt.log.error({ err: e, type: ev.type, position: ev.position }, 'device-sync: reaction failed; it will be retried');
     throw e;
   }
+}
+
+/** A durable reaction to another service's events: each applied once, with its effect, in one transaction. */
+export function react(ctx: Ctx, bus: Bus, source: string, durable: string, types: readonly string[], effect: (trx: Trx, ev: StoredEvent) => Promise<void>): Promise<Subscription> {
+  return bus.consume({
+    source,
+    durable,
+    types,
+    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, durable, source),
+    handler: async (ev) => {
+      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, durable, ev, (trx) => effect(trx, ev)));
+      ctx.store.notify();
+    },
+  });
 }
