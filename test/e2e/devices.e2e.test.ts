@@ -69,6 +69,8 @@ for (const mode of modes) {
       expectError(await call('POST', '/api/devices/register', { body: { name: 'ok', client: 'c'.repeat(51) } }), 400, 'client must be text of at most 50 characters');
       expectError(await call('POST', '/api/devices/register', { body: { name: 'ok', model: ['m'] } }), 400, 'model must be text of at most 100 characters');
       expectError(await call('POST', '/api/devices/register', { raw: '[1]' }), 400, 'invalid request');
+      expectError(await call('POST', '/api/devices/register', { body: { name: 'Kobo\u0000' } }), 400, 'name must not contain control characters');
+      expectError(await call('POST', '/api/devices/register', { raw: '{"name":"Kobo \\ud800"}' }), 400, 'name must be valid Unicode text');
       expectError(await call('POST', '/api/devices/register/status', { body: {} }), 400, 'device_code is required');
       expectError(await call('POST', '/api/devices/register/status', { body: { device_code: 7 } }), 400, 'device_code is required');
       expectError(await poll(call, 'no-such-code'), 410, 'device registration not found or expired');
