@@ -85,11 +85,12 @@ interface User {
 }
 
 /** An open socket subscribed to `progress`, reporting each progress-saved it receives. */
-function openSocket(url: string, user: User, onSaved: (seq: number, at: number) => void): Promise<WsClient> {
+function openSocket(url: string, user: User, onSaved: (seq: number, at: number) => void, onClose: (code: number) => void = () => undefined): Promise<WsClient> {
   return new Promise((resolve, reject) => {
     const s = new WsClient(url, { headers: { authorization: `Bearer ${user.token}` } });
     const timer = setTimeout(() => reject(new Error('socket not subscribed within 30 s')), 30_000);
     s.on('error', reject);
+    s.on('close', (code: number) => onClose(code));
     s.on('message', (d: Buffer) => {
       const at = performance.now();
       const m = JSON.parse(d.toString()) as { type: string; event?: string; data?: { progress?: { context_text?: string } } };
@@ -120,6 +121,8 @@ interface ModeResult {
   delivery: Summary;
   /** deliveries expected but not seen within 10 s of the last write */
   missing: number;
+  /** sockets the server closed during the run, by close code */
+  socketsClosed: Record<string, number>;
   /** the PUT's answer time */
   put: Summary;
   achievedRate: number;
@@ -183,7 +186,10 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
     });
     const rssBefore = await quietRss(gatewayPid);
     const url = wsUrl(inst.b.url);
-    const sockets = await pool(CFG.sockets, 50, (j) => openSocket(url, users[j % CFG.users]!, onSaved));
+    const closedBy = new Map<number, number>();
+    let closing = false;
+    const onClose = (code: number) => void (closing || closedBy.set(code, (closedBy.get(code) ?? 0) + 1));
+    const sockets = await pool(CFG.sockets, 50, (j) => openSocket(url, users[j % CFG.users]!, onSaved, onClose));
     const rssAfterSockets = await quietRss(gatewayPid);
     const perUser = (u: number) => Math.floor(CFG.sockets / CFG.users) + (u < CFG.sockets % CFG.users ? 1 : 0);
 
@@ -243,6 +249,7 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
     const rssAfterLoad = statusKiB(gatewayPid, 'VmRSS');
     // the live channel's own share: arrival on the socket minus the PUT's answer (negative: the event came first)
     const afterAnswer = arrivals.flatMap((a) => (answeredAt.has(a.seq) ? [a.at - answeredAt.get(a.seq)!] : []));
+    closing = true;
     for (const s of sockets) s.terminate();
 
     const reference = mode === 'distributed' ? await natsReference(inst.b.env.NATS_URL!) : undefined;
@@ -258,6 +265,7 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       afterAnswer: summary(afterAnswer),
       delivery: summary(delivery),
       missing,
+      socketsClosed: Object.fromEntries(closedBy),
       put: summary(putLat),
       achievedRate: (seq - firstMeasured) / took,
       answeredRate: putLat.length / took,
@@ -370,6 +378,7 @@ function report(results: ModeResult[], iso: Awaited<ReturnType<typeof isolatedMe
   row('writes/s asked / sent / answered 200', (r) => `${r.rate} / ${fmt(r.achievedRate, 1)} / ${fmt(r.answeredRate, 1)}`);
   row('writes measured (errors)', (r) => `${r.writes} (${r.writeErrors})`);
   row('deliveries (missing)', (r) => `${r.delivery.n} (${r.missing})`);
+  row('sockets closed by the server (by code)', (r) => JSON.stringify(r.socketsClosed));
   row('PUT → WS p50 ms', (r) => ms(r.delivery.p50));
   row('PUT → WS p95 ms', (r) => ms(r.delivery.p95));
   row('PUT → WS p99 ms', (r) => ms(r.delivery.p99));
