@@ -6,6 +6,8 @@ import { invalidRequest, readStrings, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX 
 import * as users from '../store/users';
 import * as attempts from '../store/login-attempts';
 import * as keys from '../store/reader-keys';
+import * as kosync from '../store/kosync';
+import { missingVerifier } from './auth';
 import type { Ctx } from './context';
 
 export interface Verified {
@@ -31,6 +33,7 @@ export async function verifyCredentials(ctx: Ctx, req: Identity.IdentityRequest<
   else await ctx.burn(f.password);
 
   const settings = await ctx.settings();
+  const verifier = good ? await missingVerifier(ctx, user!.id, f.password) : null;
   return ctx.tx(async (trx) => {
     const t = ctx.rt.now();
     const row = await attempts.lockRow(trx, key);
@@ -44,6 +47,7 @@ export async function verifyCredentials(ctx: Ctx, req: Identity.IdentityRequest<
     }
     if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
     if (row) await attempts.clear(trx, key);
+    if (verifier) await kosync.captureVerifier(trx, user!.id, user!.password_hash, verifier);
     return ok({ user_id: user!.id, role: user!.role });
   });
 }
