@@ -33,6 +33,7 @@ import { readingProgressRoutes } from './routes/reading-progress';
 import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
+import { kosyncRoutes } from './routes/kosync';
 
 export interface AppOptions {
   bus: Bus;
@@ -107,6 +108,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
+  kosyncRoutes(app, { ...reading, identity: call, failureLimit: o.authRateLimit });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {
