@@ -75,13 +75,15 @@ function readPush(input: Record<string, unknown>): { document: string; progress:
   return { document, progress, percentage, device, device_id: (device_id as string | undefined) ?? '' };
 }
 
+/** Changes the user's row of `values.document` (a link changes a few columns), or inserts a whole push. */
 async function saveRow(ctx: Ctx, trx: Trx, user: string, values: Row): Promise<Row> {
-  const row = await t(trx)
-    .insertInto('kosync_documents')
-    .values({ user_id: user, ...values, created_at: ctx.now() })
-    .onConflict((oc) => oc.columns(['user_id', 'document']).doUpdateSet(values))
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const row =
+    (await t(trx).updateTable('kosync_documents').set(values).where('user_id', '=', user).where('document', '=', values.document).returningAll().executeTakeFirst()) ??
+    (await t(trx)
+      .insertInto('kosync_documents')
+      .values({ user_id: user, ...values, created_at: ctx.now() })
+      .returningAll()
+      .executeTakeFirstOrThrow());
   await ctx.emit(trx, user, [{ type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(row) } }]);
   return row;
 }
@@ -138,12 +140,12 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   let row = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
   const target = await itemFor(ctx.rt.db, req, row);
-  // a document pushed before its book was catalogued is linked once the catalog knows it
+  // a document pushed before its book was catalogued is linked once the catalog knows it, and its
+  // last position reaches the book
   if (row && target.item && row.item_id !== target.item) {
-    row = await ctx.tx(async (trx) => {
-      await ctx.lock(trx, `kosync.${user}.${document}`);
-      return saveRow(ctx, trx, user, { document, item_id: target.item, linked_by: target.by, progress_version: null });
-    });
+    const linked = await linkRow(ctx, user, row, target.item, target.by ?? 'catalog');
+    if (!linked.ok) return linked;
+    row = linked.value.row;
   }
   const cur = target.item ? await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
   if (cur && !(row && row.progress_version !== null && Number(row.progress_version) === Number(cur.version))) {
@@ -183,6 +185,14 @@ export async function kosyncLink(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   const row = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
   if (!row) return no(notFound(DOCUMENT_NOT_FOUND));
+  const linked = await linkRow(ctx, user, row, item, by);
+  if (!linked.ok) return linked;
+  return ok({ status: linked.value.status, document: documentOut(linked.value.row) });
+}
+
+/** Links a stored document to an item (or unlinks it); a link moves the document's last position to the item. */
+async function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, by: string): Promise<Result<{ status: string; row: Row }>> {
+  const document = row.document as string;
   const prepared = item ? await prepareProgress(ctx, item, positionInput(row.progress, Number(row.percentage), deviceLabel(row.device, row.device_id))) : null;
   if (prepared && !prepared.ok) return prepared;
   return ctx.tx(async (trx) => {
@@ -197,7 +207,7 @@ export async function kosyncLink(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       version = w.value.status === 'saved' ? w.value.progress.version : null;
     }
     const saved = await saveRow(ctx, trx, user, { document, item_id: item, linked_by: item ? by : null, progress_version: version });
-    return ok({ status, document: documentOut(saved) });
+    return ok({ status, row: saved });
   });
 }
 
