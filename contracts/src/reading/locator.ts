@@ -199,6 +199,8 @@ const pathOf = (el: El): El[] => {
 // ---------------------------------------------------------------- EPUB CFI
 
 export interface CfiSteps {
+  /** the CFI as read: wrapped in epubcfi( ), a range collapsed to its start */
+  cfi: string;
   /** the itemref step (even, 2 = the first spine item) */
   spineStep: number;
   spineAssert?: string;
@@ -255,7 +257,7 @@ export function parseCfi(raw: string): CfiSteps | null {
     break;
   }
   if (outer.length !== 2 || outer[0]!.n !== 6 || outer[1]!.n % 2 !== 0 || outer[1]!.n === 0) return null;
-  const out: CfiSteps = { spineStep: outer[1]!.n, steps: inner, healed };
+  const out: CfiSteps = { cfi: `epubcfi(${s})`, spineStep: outer[1]!.n, steps: inner, healed };
   if (outer[1]!.id) out.spineAssert = outer[1]!.id;
   if (offset !== undefined && bangs === 1) out.offset = offset;
   return out;

@@ -149,4 +149,11 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'reading-002-epub-sha256',
+    async up(trx, s) {
+      // the SHA-256 of the item's EPUB: the name of its locator index at the catalog
+      await execScript(trx, `alter table ${s}.items add column epub_sha256 text`);
+    },
+  },
 ];
