@@ -338,7 +338,7 @@ export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | nul
       if (st.id !== undefined && next?.id !== st.id) {
         const byId = doc.byId.get(st.id);
         if (byId) {
-          const path = cfiPath(byId);
+          const path = `/${d.b}${cfiPath(byId)}`;
           healed.push(`epubcfi: [${st.id}] was not at ${trail}/${st.n}; followed its id to ${path}`);
           trail = path;
           el = byId;
@@ -375,9 +375,8 @@ export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | nul
 }
 
 function cfiPath(el: El): string {
-  const doc = el;
   let out = '';
-  for (const e of pathOf(doc)) out += `/${(e.elIndex + 1) * 2}${e.id !== undefined ? `[${escapeCfi(e.id)}]` : ''}`;
+  for (const e of pathOf(el)) out += `/${(e.elIndex + 1) * 2}${e.id !== undefined ? `[${escapeCfi(e.id)}]` : ''}`;
   return out;
 }
 

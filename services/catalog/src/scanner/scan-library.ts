@@ -175,7 +175,10 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
         const isNew = (j: Job) => !j.error && j.kind === 'new';
         for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts);
         await addNew(ctx, trx, lib.id, batch.filter(isNew), counts);
-        await saveLocatorIndexes(trx, batch.flatMap((j) => (!j.error && j.hashes && j.extracted?.locator ? [{ sha256: j.hashes.sha256, index: j.extracted.locator }] : [])));
+        await saveLocatorIndexes(
+          trx,
+          batch.flatMap((j) => (!j.error && j.hashes && j.extracted?.locator ? [{ sha256: j.hashes.sha256, index: j.extracted.locator }] : [])),
+        );
       });
     } catch (e) {
       await next?.catch(() => undefined);

@@ -149,7 +149,10 @@ export const migrations: Migration[] = [
     name: 'catalog-003-locator-indexes',
     async up(trx, s) {
       // the EPUB locator index, content-addressed: one row per file content, whatever items share it
-      await execScript(trx, `create table ${s}.locator_indexes (sha256 text primary key, data bytea not null, bytes integer not null, created_at timestamptz not null default now())`);
+      await execScript(
+        trx,
+        `create table ${s}.locator_indexes (sha256 text primary key, data bytea not null, bytes integer not null, created_at timestamptz not null default now())`,
+      );
     },
   },
 ];
