@@ -2,6 +2,7 @@
 import { BookError } from './book-error';
 import { sniffImage } from './images';
 import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
+import { buildLocatorIndex } from './locator-index';
 import { parsePackage, rootfilePath, type CoverCandidate } from './opf';
 import type { Extracted } from './types';
 import { decodeXml, elements, parseXml, type XmlElement } from './xml';
@@ -21,7 +22,14 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
     const pkg = xmlDocument(await zip.read(opfEntry, MAX_XML_BYTES), opfPath);
     if (pkg?.name !== 'package') throw new BookError(`not a valid EPUB: ${opfPath} is not a package document`);
     const { metadata, covers } = parsePackage(pkg, opfEntry.fileName);
-    return { metadata, cover: await findCover(zip, covers) };
+    const cover = await findCover(zip, covers);
+    let locator: Extracted['locator'] = null;
+    try {
+      locator = await buildLocatorIndex(zip, pkg, opfEntry.fileName);
+    } catch {
+      // positions in this book keep their percentage; the book itself is fine
+    }
+    return { metadata, cover, locator };
   } finally {
     zip.close();
   }

@@ -1,7 +1,7 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
 import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
-import { conflictReason, guardKeeps, parsePosition, type Position } from '../domain/position';
+import { conflictReason, guardKeeps, locate, parsePosition, type Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
@@ -132,9 +132,15 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
     baseVersion = Number(input.version);
     if (!Number.isInteger(baseVersion) || baseVersion < 0) return no(bad('version must be a whole number'));
   }
-  const meta = await t(ctx.rt.db).selectFrom('items').select('page_count').where('id', '=', item).executeTakeFirst();
+  const meta = await t(ctx.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
   const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count));
   if (!parsed.ok) return no(bad(parsed.message));
+  // an EPUB's position is checked against its locator index (page positions need none)
+  const p = parsed.position;
+  if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href)) {
+    const index = await ctx.locators.get(meta.epub_sha256 as string);
+    if (index) parsed.healed.push(...locate(index, p));
+  }
   return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web' }, parsed, baseVersion });
 }
 

@@ -150,6 +150,13 @@ export const migrations: Migration[] = [
     },
   },
   {
+    name: 'reading-002-epub-sha256',
+    async up(trx, s) {
+      // the SHA-256 of the item's EPUB: the name of its locator index at the catalog
+      await execScript(trx, `alter table ${s}.items add column epub_sha256 text`);
+    },
+  },
+  {
     name: 'reading-kosync-001',
     async up(trx, s) {
       // KOReader's stock Progress sync names a book by a document id (docs/decisions.md, "KOReader
