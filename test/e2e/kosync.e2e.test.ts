@@ -33,6 +33,7 @@ const LOWERCASE = 'Thomas Whitfield/the lowercase title.epub';
 const WHY = 'Ngozi Okonkwo-Adeyemi/Why_ (2007).epub';
 const COMIC = 'comics/Starlight Comics/Captain Nebula/Captain Nebula 002.cbz';
 
+/** An XPointer for documents that are in no library (no locator index checks it). */
 const XP = '/body/DocFragment[3]/body/div/p[12]/text().17';
 
 /** A KOReader device: its headers and the protocol's four calls, at a path prefix. */
@@ -63,7 +64,18 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
   let crown: Record<string, any>;
   let garden: Record<string, any>;
   let comic: Record<string, any>;
+  let scout: Account;
+  /** crown at 25 %, 52 % and 55 %, garden at 10 %: places of the catalogued books, as KOReader names them */
+  const at: Record<string, string> = {};
   const docOf = (item: Record<string, any>) => item.formats[0].partial_md5 as string;
+  /** The XPointer of a place in a catalogued EPUB: where a device pulling a web position of that percentage goes. */
+  const place = async (item: Record<string, any>, percentage: number): Promise<string> => {
+    const w = await call('PUT', `/api/media-items/${item.id}/progress`, { token: scout.token, body: { percentage, force: true } });
+    expect(w.status, w.text).toBe(200);
+    const p = await device(call, '', scout.username, scout.password).pull(docOf(item));
+    expect(p.json.progress, p.text).toMatch(/^\/body\/DocFragment\[\d+\]\//);
+    return p.json.progress;
+  };
 
   beforeAll(async () => {
     call = api(await get(mode));
@@ -87,6 +99,14 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     garden = list.find((i) => i.formats[0].file_path === 'garden/A Garden in Winter.epub')!;
     comic = list.find((i) => i.formats[0].file_path === 'comics/Captain Nebula 002.cbz')!;
     expect(docOf(crown)).toBe(partialMd5(readFileSync(join(dir, 'crown/The Hidden Crown.epub'))));
+    scout = await register(call);
+    for (const [name, item, pct] of [
+      ['crown25', crown, 0.25],
+      ['crown52', crown, 0.52],
+      ['crown55', crown, 0.55],
+      ['garden10', garden, 0.1],
+    ] as const)
+      at[name] = await place(item, pct);
   }, 240_000);
 
   it('answers the health check at the root and under /api/kosync', async () => {
@@ -117,7 +137,10 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
 
   it('follows a password change: the new password signs in', async () => {
     const u = await register(call);
-    const r = await call('PUT', '/api/auth/password', { token: u.token, body: { current_password: u.password, new_password: 'another-pass-456', confirm_password: 'another-pass-456' } });
+    const r = await call('PUT', '/api/auth/password', {
+      token: u.token,
+      body: { current_password: u.password, new_password: 'another-pass-456', confirm_password: 'another-pass-456' },
+    });
     expect(r.status, r.text).toBe(200);
     expect((await device(call, '', u.username, 'another-pass-456').auth()).status).toBe(200);
     // the old one, never used before the change, does not
@@ -145,7 +168,7 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
   it('takes a push for a catalogued book and shows it on the web; the pull answers it verbatim', async () => {
     const ko = device(call, '', reader.username, reader.password);
     const before = Math.floor(Date.now() / 1000);
-    const r = await ko.push(docOf(crown), XP, 0.25);
+    const r = await ko.push(docOf(crown), at.crown25!, 0.25);
     expect(r.status, r.text).toBe(200);
     expect(Object.keys(r.json).sort()).toEqual(['document', 'timestamp']);
     expect(r.json.document).toBe(docOf(crown));
@@ -154,31 +177,54 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect(r.json.timestamp).toBeLessThan(before + 3600);
     const web = await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token });
     expect(web.status, web.text).toBe(200);
-    expect(web.json).toMatchObject({ percentage: 0.25, xpointer: XP, client: 'koreader', device: `Kobo_frost ${ko.id.slice(0, 8)}` });
+    expect(web.json).toMatchObject({ percentage: 0.25, xpointer: at.crown25, client: 'koreader', device: `Kobo_frost ${ko.id.slice(0, 8)}` });
+    expect(web.json.epubcfi).toMatch(/^epubcfi\(\/6\//);
     const p = await ko.pull(docOf(crown));
     expect(p.status, p.text).toBe(200);
-    expect(p.json).toEqual({ document: docOf(crown), percentage: 0.25, progress: XP, device: 'Kobo_frost', device_id: ko.id, timestamp: r.json.timestamp });
+    expect(p.json).toEqual({ document: docOf(crown), percentage: 0.25, progress: at.crown25, device: 'Kobo_frost', device_id: ko.id, timestamp: r.json.timestamp });
     // the same under the prefix, and the id in upper case names the same document
     expect((await device(call, '/api/kosync', reader.username, reader.password).pull(docOf(crown).toUpperCase())).json.percentage).toBe(0.25);
   });
 
-  it('gives KOReader a position read on the web, with another device name', async () => {
+  it('gives KOReader a position read on the web as an XPointer of the same place, with another device name', async () => {
     const ko = device(call, '', reader.username, reader.password);
     const w = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: reader.token, body: { percentage: 0.5, epubcfi: 'epubcfi(/6/4!/4/2/1:0)', force: true } });
     expect(w.status, w.text).toBe(200);
+    // the locator index derives the XPointer of the CFI's place
+    expect(w.json.progress.xpointer).toMatch(/^\/body\/DocFragment\[2\]/);
     const p = await ko.pull(docOf(crown));
     expect(p.status, p.text).toBe(200);
-    expect(p.json).toMatchObject({ document: docOf(crown), percentage: 0.5, progress: '/body/DocFragment[2].0', device: 'web' });
+    expect(p.json).toEqual({
+      document: docOf(crown),
+      percentage: w.json.progress.percentage,
+      progress: w.json.progress.xpointer,
+      device: 'web',
+      device_id: p.json.device_id,
+      timestamp: Math.floor(new Date(w.json.progress.updated_at).getTime() / 1000),
+    });
+    expect(p.json.device_id).toMatch(/^[0-9a-f]{32}$/);
     expect(p.json.device_id).not.toBe(ko.id);
-    expect(p.json.timestamp).toBe(Math.floor(new Date(w.json.progress.updated_at).getTime() / 1000));
+    // a web position known only as a percentage reaches KOReader as an XPointer within 1 %: the
+    // device going there and pushing it back lands on the same place
+    const only = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: reader.token, body: { percentage: 0.63 } });
+    expect(only.status, only.text).toBe(200);
+    const q = await ko.pull(docOf(crown));
+    expect(q.json.percentage).toBe(0.63);
+    expect(q.json.progress).toMatch(/^\/body\/DocFragment\[\d+\]\//);
+    // (a wrong percentage beside the XPointer is healed from the place the XPointer names)
+    const back = await ko.push(docOf(crown), q.json.progress, 0.1);
+    expect(back.status, back.text).toBe(200);
+    const web = await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token });
+    expect(web.json.xpointer).toBe(q.json.progress);
+    expect(Math.abs(web.json.percentage - 0.63)).toBeLessThanOrEqual(0.01);
     // the device turns pages again: its position is the book's
-    expect((await ko.push(docOf(crown), XP, 0.52)).status).toBe(200);
+    expect((await ko.push(docOf(crown), at.crown52!, 0.52)).status).toBe(200);
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.52);
   });
 
   it('keeps the guard: a first page from KOReader does not overwrite a later position', async () => {
     const ko = device(call, '', reader.username, reader.password);
-    const r = await ko.push(docOf(crown), '/body/DocFragment[1]/body/p[1]/text().0', 0);
+    const r = await ko.push(docOf(crown), '/body/DocFragment[1].0', 0);
     expect(r.status, r.text).toBe(200);
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.52);
     expect((await ko.pull(docOf(crown))).json.percentage).toBe(0.52);
@@ -188,7 +234,7 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     const w = await call('PUT', `/api/media-items/${garden.id}/progress`, { token: reader.token, body: { percentage: 0.4 } });
     expect(w.status, w.text).toBe(200);
     const ko = device(call, '', reader.username, reader.password, 'ffff0000ffff0000ffff0000ffff0000', 'Kindle');
-    expect((await ko.push(docOf(garden), XP, 0.1)).status).toBe(200);
+    expect((await ko.push(docOf(garden), at.garden10!, 0.1)).status).toBe(200);
     expect((await call('GET', `/api/media-items/${garden.id}/progress`, { token: reader.token })).json.percentage).toBe(0.4);
     const c = await call('GET', `/api/progress-conflicts?media_item_id=${garden.id}`, { token: reader.token });
     expect(c.status, c.text).toBe(200);
@@ -216,7 +262,12 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect((await ko.pull(doc)).json).toEqual({ document: doc, percentage: 0.33, progress: XP, device: 'Kobo_frost', device_id: ko.id, timestamp: r.json.timestamp });
     const listed = await call('GET', '/api/kosync/documents?status=unlinked', { token: reader.token });
     expect(listed.status, listed.text).toBe(200);
-    expect(listed.json.data.find((d: { document: string }) => d.document === doc)).toMatchObject({ media_item_id: null, item: null, suggested_media_item_id: null, percentage: 0.33 });
+    expect(listed.json.data.find((d: { document: string }) => d.document === doc)).toMatchObject({
+      media_item_id: null,
+      item: null,
+      suggested_media_item_id: null,
+      percentage: 0.33,
+    });
     // the book arrives in the library
     mkdirSync(join(dir, 'why'), { recursive: true });
     copyFileSync(join(FIXTURE, WHY), join(dir, 'why/Why.epub'));
@@ -229,8 +280,12 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     const auto = await call('POST', '/api/kosync/documents/auto-link', { token: reader.token });
     expect(auto.status, auto.text).toBe(200);
     expect(auto.json.linked).toContainEqual({ document: doc, media_item_id: item.id, status: 'saved' });
+    // checked against the book now: the place of the XPointer in this book, and its percentage
     const web = await call('GET', `/api/media-items/${item.id}/progress`, { token: reader.token });
-    expect(web.json).toMatchObject({ percentage: 0.33, xpointer: XP, client: 'koreader' });
+    expect(web.json).toMatchObject({ client: 'koreader', device: `Kobo_frost ${ko.id.slice(0, 8)}` });
+    expect(web.json.xpointer).toMatch(/^\/body\/DocFragment\[3\]\//);
+    // the device is given back its own push, as it sent it
+    expect((await ko.pull(doc)).json).toEqual({ document: doc, percentage: 0.33, progress: XP, device: 'Kobo_frost', device_id: ko.id, timestamp: r.json.timestamp });
     expect((await call('GET', '/api/kosync/documents?status=linked', { token: reader.token })).json.data.find((d: { document: string }) => d.document === doc)).toMatchObject({
       media_item_id: item.id,
       linked_by: 'catalog',
@@ -249,7 +304,9 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     await scan(call, admin.token, libraryId);
     const item = (await items(call, admin.token, libraryId)).find((i) => i.formats[0].file_path === 'lower/lowercase.epub')!;
     expect((await ko.pull(doc)).json).toMatchObject({ document: doc, percentage: 0.6, progress: XP, device_id: ko.id });
-    expect((await call('GET', `/api/media-items/${item.id}/progress`, { token: u.token })).json).toMatchObject({ percentage: 0.6, client: 'koreader' });
+    const web = (await call('GET', `/api/media-items/${item.id}/progress`, { token: u.token })).json;
+    expect(web).toMatchObject({ client: 'koreader', device: `Kobo_frost ${ko.id.slice(0, 8)}` });
+    expect(web.xpointer).toMatch(/^\/body\/DocFragment\[3\]\//);
   });
 
   it('still knows a renamed file by its id, and by the md5 of its new file name', async () => {
@@ -262,7 +319,7 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect((await ko.pull(old)).json.percentage).toBe(0.52);
     // KOReader's "filename" matching: md5 of the file name
     const byName = md5('Hidden Crown (renamed).epub');
-    const p = await ko.push(byName, XP, 0.55);
+    const p = await ko.push(byName, at.crown55!, 0.55);
     expect(p.status, p.text).toBe(200);
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.55);
     expect((await ko.pull(old)).json.percentage).toBe(0.55);
@@ -283,7 +340,7 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     // the conflict of that first push is settled on the web; the old id is still this book
     const dismiss = await call('POST', '/api/progress-conflicts/dismiss-all', { token: reader.token });
     expect(dismiss.status, dismiss.text).toBe(200);
-    const r = await ko.push(old, XP, 0.45);
+    const r = await ko.push(old, await place(again, 0.45), 0.45);
     expect(r.status, r.text).toBe(200);
     expect((await call('GET', `/api/media-items/${garden.id}/progress`, { token: reader.token })).json).toMatchObject({ percentage: 0.45, client: 'koreader' });
     expect((await ko.pull(docOf(again))).json.percentage).toBe(0.45);
@@ -310,7 +367,11 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect(one.status, one.text).toBe(200);
     expect(one.json.document).toMatchObject({ document: stray, media_item_id: comic.id, linked_by: 'user' });
     expect((await ko.pull(stray)).json.percentage).toBe((await call('GET', `/api/media-items/${comic.id}/progress`, { token: reader.token })).json.percentage);
-    expectError(await call('PUT', `/api/kosync/documents/${stray}`, { token: reader.token, body: { media_item_id: '00000000-0000-4000-8000-000000000000' } }), 404, 'media item not found');
+    expectError(
+      await call('PUT', `/api/kosync/documents/${stray}`, { token: reader.token, body: { media_item_id: '00000000-0000-4000-8000-000000000000' } }),
+      404,
+      'media item not found',
+    );
     // in bulk
     const bulk = await call('POST', '/api/kosync/documents/link', {
       token: reader.token,
@@ -350,7 +411,12 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     const h = { 'x-auth-user': reader.username, 'x-auth-key': md5(reader.password) };
     const before = (await ko.pull(docOf(crown))).json;
     kosyncError(await call('PUT', '/syncs/progress', { headers: h, body: { progress: XP, percentage: 0.9, device: 'K' } }), 403, 2004, "Field 'document' not provided.");
-    kosyncError(await call('PUT', '/syncs/progress', { headers: h, body: { document: 'a:b', progress: XP, percentage: 0.9, device: 'K' } }), 403, 2004, "Field 'document' not provided.");
+    kosyncError(
+      await call('PUT', '/syncs/progress', { headers: h, body: { document: 'a:b', progress: XP, percentage: 0.9, device: 'K' } }),
+      403,
+      2004,
+      "Field 'document' not provided.",
+    );
     kosyncError(await call('PUT', '/syncs/progress', { headers: h, body: { document: docOf(crown), progress: XP, device: 'K' } }), 403, 2003, 'Invalid request');
     kosyncError(await call('PUT', '/syncs/progress', { headers: h, body: { document: docOf(crown), progress: XP, percentage: 1.5, device: 'K' } }), 403, 2003, 'Invalid request');
     kosyncError(await call('PUT', '/syncs/progress', { headers: h, body: { document: docOf(crown), percentage: 0.9, device: 'K' } }), 403, 2003, 'Invalid request');

@@ -25,12 +25,7 @@ export class KosyncView {
       .select('d.item_id')
       .where('d.document', '=', document.toLowerCase());
     if (!access.all) q = q.where('i.library_id', 'in', access.ids);
-    const row = await q
-      .orderBy(sql`(d.kind = 'partial_md5')`, 'desc')
-      .orderBy('d.current', 'desc')
-      .orderBy('i.updated_at', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const row = await q.orderBy(sql`(d.kind = 'partial_md5')`, 'desc').orderBy('d.current', 'desc').orderBy('i.updated_at', 'desc').limit(1).executeTakeFirst();
     return row ? (row.item_id as string) : null;
   }
 

@@ -72,7 +72,11 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
   /** onRequest of the protocol's signed-in routes: sets `req.caller`, or answers 2001 (or 429 / 503). */
   const requireKosync = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const wait = blocked(req.ip);
-    if (wait) return reply.code(429).header('Retry-After', String(wait)).send({ code: 2001, message: rateLimitedMessage(wait) });
+    if (wait)
+      return reply
+        .code(429)
+        .header('Retry-After', String(wait))
+        .send({ code: 2001, message: rateLimitedMessage(wait) });
     const user = req.headers['x-auth-user'];
     const key = req.headers['x-auth-key'];
     if (!keyField(user) || typeof key !== 'string' || key === '') return kosyncError(reply, 2001);
@@ -116,7 +120,8 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
       const body = b as Record<string, unknown>;
       if (!keyField(body.document)) return kosyncError(reply, 2004);
       if (!DOCUMENT.test(body.document)) return kosyncError(reply, 2003);
-      const percentage = typeof body.percentage === 'number' ? body.percentage : typeof body.percentage === 'string' && body.percentage.trim() !== '' ? Number(body.percentage) : Number.NaN;
+      const percentage =
+        typeof body.percentage === 'number' ? body.percentage : typeof body.percentage === 'string' && body.percentage.trim() !== '' ? Number(body.percentage) : Number.NaN;
       if (!Number.isFinite(percentage) || percentage < 0 || percentage > 1) return kosyncError(reply, 2003);
       if (typeof body.progress !== 'string' || body.progress.length > 4096 || typeof body.device !== 'string' || body.device === '' || body.device.length > 100)
         return kosyncError(reply, 2003);

@@ -3,7 +3,7 @@
 // media item when the gateway found one (or the user chose one); a linked push is also an ordinary
 // position of the item (client `koreader`), under the guard and the conflict rules.
 import { createHash } from 'node:crypto';
-import { ok, type Result } from '@bindery/contracts';
+import { ok, Reading, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import type { Position } from '../domain/position';
 import { t, type Ctx } from './context';
@@ -48,12 +48,7 @@ function positionInput(progress: string, percentage: number, device: string): Re
 
 async function itemUsable(trx: Trx | Ctx['rt']['db'], req: Req, item: string | null | undefined): Promise<boolean> {
   if (!item) return false;
-  const r = await t(trx)
-    .selectFrom('items')
-    .select('id')
-    .where('id', '=', item)
-    .where(itemVisible(req.access, 'id'))
-    .executeTakeFirst();
+  const r = await t(trx).selectFrom('items').select('id').where('id', '=', item).where(itemVisible(req.access, 'id')).executeTakeFirst();
   return r !== undefined;
 }
 
@@ -124,11 +119,19 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   });
 }
 
-/** What KOReader can go to for a stored item position that it did not write itself. */
-function progressNotation(pos: Position): string {
+/**
+ * What KOReader can go to for a stored item position it did not write itself: the XPointer (derived
+ * from the web's CFI by the locator index at write time), a page, else one made now from the
+ * percentage through the book's locator index, else the start of the chapter.
+ */
+async function progressNotation(ctx: Ctx, item: string, pos: Position, percentage: number): Promise<string> {
   if (pos.xpointer) return pos.xpointer;
   if (pos.page !== undefined) return String(pos.page);
-  // the start of the chapter: KOReader's DocFragment counts the spine from 1
+  const meta = await t(ctx.rt.db).selectFrom('items').select(['epub_sha256', 'page_count']).where('id', '=', item).executeTakeFirst();
+  const index = meta?.epub_sha256 ? await ctx.locators.get(meta.epub_sha256 as string) : null;
+  if (index) return Reading.Locator.canonicalToXPointer(index, Reading.Locator.percentageToCanonical(index, percentage));
+  if (!meta?.epub_sha256 && meta?.page_count) return String(Reading.Locator.fractionToPage(percentage, Number(meta.page_count)));
+  // KOReader's DocFragment counts the spine from 1
   if (pos.spine_index !== undefined) return `/body/DocFragment[${pos.spine_index + 1}].0`;
   return '';
 }
@@ -154,7 +157,7 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     return ok({
       document,
       percentage: Number(cur.percentage),
-      progress: progressNotation(pos) || (fromRowDevice ? row!.progress : ''),
+      progress: (await progressNotation(ctx, target.item!, pos, Number(cur.percentage))) || (fromRowDevice ? row!.progress : ''),
       device: fromRowDevice ? row!.device : cur.device,
       device_id: fromRowDevice ? row!.device_id : md5(`bindery:${cur.device}`),
       timestamp: seconds(cur.updated_at),
@@ -217,4 +220,3 @@ export const handlers = {
   'kosync-documents': kosyncDocuments,
   'kosync-link': kosyncLink,
 };
-
