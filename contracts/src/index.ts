@@ -4,3 +4,4 @@ export * from './events';
 export * as Identity from './identity/index';
 export * as Catalog from './catalog/index';
 export * as Reading from './reading/index';
+export * as DeviceSync from './device-sync/index';

@@ -32,6 +32,7 @@ import { identityService } from '@bindery/identity';
 import { gatewayService } from '@bindery/gateway';
 import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 import { readingService } from '@bindery/reading';
+import { deviceSyncService } from '@bindery/device-sync';
 
 export const Config = Type.Object({
   ...BaseConfig.properties,
@@ -44,7 +45,13 @@ export const Config = Type.Object({
   /** login and register requests per client address per window, each; 0 turns the limit off */
   AUTH_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
-  BINDERY_SERVICES: Type.String({ default: 'identity,catalog,reading,gateway', pattern: '^(identity|catalog|reading|gateway)(,(identity|catalog|reading|gateway))*$' }),
+  BINDERY_SERVICES: Type.String({
+    default: 'identity,catalog,reading,device-sync,gateway',
+    pattern: '^(identity|catalog|reading|device-sync|gateway)(,(identity|catalog|reading|device-sync|gateway))*$',
+  }),
+  /** how long a device registration waits for approval, and how often the device should poll */
+  DEVICE_REGISTRATION_TTL_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 600 }),
+  DEVICE_POLL_INTERVAL_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 5 }),
   /** folders the admin folder browser shows and library folders must be inside, separated like PATH */
   LIBRARY_ROOTS: Type.String({ default: DEFAULT_LIBRARY_ROOTS.join(delimiter), minLength: 1 }),
   SCAN_WATCH: Type.Union([Type.Literal('auto'), Type.Literal('native'), Type.Literal('poll'), Type.Literal('off')], { default: 'auto' }),
@@ -141,6 +148,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const modules: Record<string, ServiceModule> = {
     identity: identityService,
     reading: readingService,
+    'device-sync': deviceSyncService({ registrationTtlSeconds: cfg.DEVICE_REGISTRATION_TTL_SECONDS, pollIntervalSeconds: cfg.DEVICE_POLL_INTERVAL_SECONDS }),
     catalog: catalogService({
       roots: roots.map((r) => resolve(r)),
       watch: cfg.SCAN_WATCH,

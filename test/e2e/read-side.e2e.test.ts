@@ -92,7 +92,7 @@ describe.each(modes)('read side (%s)', (mode) => {
     }
     expect(await snap()).toEqual(before);
     const status = await call('GET', '/api/admin/projections', { token: admin.token });
-    expect(status.json.data.map((p: { name: string }) => p.name)).toEqual(['catalog', 'identity', 'reading']);
+    expect(status.json.data.map((p: { name: string }) => p.name)).toEqual(['catalog', 'identity', 'reading', 'devices']);
     expectError(await call('POST', '/api/admin/projections/nope/rebuild', { token: admin.token }), 404, 'unknown projection: nope');
     expectError(await call('POST', '/api/admin/projections/catalog/rebuild', { token: user.token }), 403, 'admin access required');
     // a rebuild in the background keeps serving the old tables, then the new ones

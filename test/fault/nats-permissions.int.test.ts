@@ -20,7 +20,7 @@ import { client } from '../support/http';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const ACCOUNTS = join(ROOT, 'infra/nats/bindery-accounts.conf');
-const SERVICES = ['identity', 'catalog', 'reading', 'gateway'] as const;
+const SERVICES = ['identity', 'catalog', 'reading', 'device-sync', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
 const passwords = Object.fromEntries(SERVICES.map((s) => [s, randomBytes(18).toString('base64url')])) as Record<Service, string>;
 const log = createLogger('test', 'silent');
@@ -37,6 +37,7 @@ async function startConfiguredNats(): Promise<{ url: string; stderr(): string; s
     NATS_IDENTITY_PASSWORD: passwords.identity,
     NATS_CATALOG_PASSWORD: passwords.catalog,
     NATS_READING_PASSWORD: passwords.reading,
+    NATS_DEVICE_SYNC_PASSWORD: passwords['device-sync'],
     NATS_GATEWAY_PASSWORD: passwords.gateway,
   };
   const child: ChildProcess = spawn(NATS_SERVER, ['-c', config, '-a', '127.0.0.1', '-p', '-1', '--ports_file_dir', dir], { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -192,6 +193,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
         spawnBindery('service', as('identity'), /bindery identity started/),
         spawnBindery('service', as('catalog'), /bindery catalog started/),
         spawnBindery('service', as('reading'), /bindery reading started/),
+        spawnBindery('service', as('device-sync'), /bindery device-sync started/),
       ]);
       procs.push(...started.map((s) => s.proc));
       const gateway = await spawnBindery('service', as('gateway'), /bindery gateway started \(distributed\) at (http:\/\/\S+)/);

@@ -1,6 +1,6 @@
 // Starts Bindery as real processes for end-to-end tests:
 //   embedded    — one `pnpm start` process (PGlite in a temp DATA_DIR, in-memory bus)
-//   distributed — identity, catalog, reading and gateway as separate processes on a fresh Postgres database and a private nats-server
+//   distributed — identity, catalog, reading, device-sync and gateway as separate processes on a fresh Postgres database and a private nats-server
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,6 +117,7 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
       spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/),
       spawnBindery('service', { ...env, BINDERY_SERVICES: 'catalog' }, /bindery catalog started/),
       spawnBindery('service', { ...env, BINDERY_SERVICES: 'reading' }, /bindery reading started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/),
     ]);
     const procs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.proc] : []));
     try {

@@ -34,6 +34,10 @@ import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
 import { kosyncRoutes } from './routes/kosync';
+import { deviceAuthenticator } from './http/device-auth';
+import { deviceSyncClient } from './http/device-sync-client';
+import { deviceSyncRoutes } from './routes/device-sync';
+import { deviceRoutes } from './routes/devices';
 
 export interface AppOptions {
   bus: Bus;
@@ -68,6 +72,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.decorateRequest('caller', null);
+  app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: o.bodyLimit });
@@ -109,6 +114,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
   kosyncRoutes(app, { ...reading, identity: call, failureLimit: o.authRateLimit });
+  // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
+  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
+  const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
+  deviceSyncRoutes(app, { deviceAuth, devices });
+  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

@@ -10,6 +10,8 @@ import { projectCatalog } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
 import { projectReading } from './reading-projector';
 import { READING } from './reading-tables';
+import { DEVICES } from './device-tables';
+import { projectDevices } from './device-projector';
 import { CATALOG, dropTables, ensureStateTable, IDENTITY, type Projection } from './tables';
 
 const NEXT = '_next';
@@ -17,6 +19,7 @@ const FOLD: Record<Projection['name'], (trx: Trx, ev: StoredEvent, suffix?: stri
   catalog: projectCatalog,
   identity: projectIdentity,
   reading: projectReading,
+  devices: projectDevices,
 };
 
 export interface ProjectionStatus {
@@ -43,7 +46,7 @@ export class ReadModels {
     private log: Logger,
     /** true when this process holds the only consumer of each projection (embedded mode) */
     private soleConsumer: boolean,
-    readonly projections: readonly Projection[] = [CATALOG, IDENTITY, READING],
+    readonly projections: readonly Projection[] = [CATALOG, IDENTITY, READING, DEVICES],
   ) {}
 
   async start(): Promise<void> {

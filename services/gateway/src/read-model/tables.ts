@@ -6,7 +6,7 @@ import { execScript, type DbOrTrx, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 
 export interface Projection {
-  name: 'catalog' | 'identity' | 'reading';
+  name: 'catalog' | 'identity' | 'reading' | 'devices';
   /** bus source whose whole log it folds */
   source: string;
   /** durable consumer name; also the key of its checkpoint */

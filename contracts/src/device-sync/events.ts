@@ -1,0 +1,64 @@
+// What the device-sync service tells the rest of Bindery. Every event carries `user_id` (the live
+// channel routes them to that user's `devices` and `queue` topics) and the whole record after the
+// change, so a read model can be rebuilt from the log alone.
+import Type from 'typebox';
+
+const Uuid = Type.String({ format: 'uuid' });
+const Text = (max: number) => Type.String({ maxLength: max });
+
+/** A device's public record (never its credential). */
+export const Device = Type.Object({
+  id: Uuid,
+  user_id: Uuid,
+  name: Text(100),
+  /** what the device said it runs: `koreader`, `android`, `kobo`, or free text */
+  client: Text(50),
+  model: Text(100),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type Device = Type.Static<typeof Device>;
+
+/** Something waiting for a device, and why. */
+export const QueueEntry = Type.Object({
+  id: Uuid,
+  device_id: Uuid,
+  user_id: Uuid,
+  media_item_id: Type.Union([Uuid, Type.Null()]),
+  /** `download` (a book to put on the device), `remove` (to take off it), `progress` (a newer position) */
+  action: Type.Union([Type.Literal('download'), Type.Literal('remove'), Type.Literal('progress')]),
+  reason: Text(300),
+  /** `pending` until the device takes it; `failed` after a failed delivery (retry sets pending again) */
+  status: Type.Union([Type.Literal('pending'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  last_error: Type.Union([Text(500), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type QueueEntry = Type.Static<typeof QueueEntry>;
+
+export const DeviceSyncEvents = {
+  /** a user approved a registration (in the browser, or the app itself after signing in) */
+  'device-sync.device-approved.v1': Type.Object({ user_id: Uuid, device: Device, approved_by: Uuid }),
+  /**
+   * The device collected its credential. Only the SHA-256 of the credential travels (a 256-bit
+   * random secret: the hash cannot be turned back into it); the gateway verifies devices against it.
+   */
+  'device-sync.device-credential-issued.v1': Type.Object({ user_id: Uuid, device_id: Uuid, credential_hash: Type.String({ pattern: '^[0-9a-f]{64}$' }), issued_at: Type.String() }),
+  'device-sync.device-updated.v1': Type.Object({ user_id: Uuid, device: Device }),
+  /** the device is gone and its credential stops working */
+  'device-sync.device-deleted.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
+  'device-sync.shelf-added.v1': Type.Object({ user_id: Uuid, device_id: Uuid, collection_id: Uuid, added_at: Type.String() }),
+  'device-sync.shelf-removed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, collection_id: Uuid }),
+  'device-sync.shelves-cleared.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
+  'device-sync.queue-entry-saved.v1': Type.Object({ user_id: Uuid, device_id: Uuid, entry: QueueEntry }),
+  'device-sync.queue-entry-removed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, entry_id: Uuid }),
+  'device-sync.queue-cleared.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
+  /** a deleted account's devices, shelves and queue are gone */
+  'device-sync.user-devices-removed.v1': Type.Object({ user_id: Uuid, device_ids: Type.Array(Uuid) }),
+} as const;
+
+export type DeviceSyncEventType = keyof typeof DeviceSyncEvents;
+export type DeviceSyncEvent = {
+  [K in DeviceSyncEventType]: { type: K; data: Type.Static<(typeof DeviceSyncEvents)[K]> };
+}[DeviceSyncEventType];

@@ -1,0 +1,3 @@
+export * from './events';
+export * from './rpc';
+export * from './messages';

@@ -1,0 +1,77 @@
+// Request/reply messages the gateway sends to the device-sync service (`bindery.rpc.device-sync.<op>`).
+// The gateway has authenticated the caller (a user session) or the device (its credential); bodies
+// travel raw and device-sync validates them with its own messages.
+import Type from 'typebox';
+import { Caller } from '../identity/rpc';
+
+/** The service name on the bus (`bindery.rpc.device-sync.<op>`, NATS user `device-sync`). */
+export const SERVICE = 'device-sync';
+/** The event source: its schema, its JetStream stream `BINDERY_DEVICE_SYNC`, subjects `bindery.evt.device_sync.<type>`. */
+export const SOURCE = 'device_sync';
+
+/** A device as the gateway authenticated it by its credential. */
+export const DeviceCaller = Type.Object({ device_id: Type.String(), user_id: Type.String() });
+export type DeviceCaller = Type.Static<typeof DeviceCaller>;
+
+const Input = Type.Record(Type.String(), Type.Unknown());
+const Query = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
+
+/** One shape for every operation: which fields an operation reads is its handler's business. */
+export const DeviceSyncRequest = Type.Object({
+  caller: Type.Optional(Caller),
+  device: Type.Optional(DeviceCaller),
+  id: Type.Optional(Type.String()),
+  input: Type.Optional(Input),
+  query: Type.Optional(Query),
+});
+export type DeviceSyncRequest = Type.Static<typeof DeviceSyncRequest>;
+
+export const DeviceSyncOps = [
+  /** public: a device asks to be registered (input: name, client, model) */
+  'register',
+  /** public: the device polls with its device_code */
+  'register-status',
+  /** user: a pending registration's name and client, for the approval page */
+  'pending-get',
+  'pending-approve',
+  'pending-reject',
+  'device-update',
+  'device-delete',
+  'shelf-add',
+  'shelf-remove',
+  'shelves-clear',
+  'queue-stats',
+  'queue-list',
+  'queue-all',
+  'queue-retry',
+  'queue-delete',
+  'queue-clear',
+  /** device: entries it has taken (input: ids) */
+  'queue-ack',
+] as const;
+export type DeviceSyncOp = (typeof DeviceSyncOps)[number];
+
+/** What `register` answers (the gateway adds the URLs a device needs). */
+export const Registration = Type.Object({
+  registration_id: Type.String(),
+  device_code: Type.String(),
+  expires_in: Type.Integer(),
+  poll_interval: Type.Integer(),
+});
+export type Registration = Type.Static<typeof Registration>;
+
+/** What `register-status` answers: `expired` becomes HTTP 410 at the gateway. */
+export const RegistrationStatus = Type.Union([
+  Type.Object({ status: Type.Literal('pending'), expires_in: Type.Integer() }),
+  Type.Object({ status: Type.Literal('expired'), error: Type.String() }),
+  Type.Object({
+    status: Type.Literal('approved'),
+    device_id: Type.String(),
+    device_token: Type.String(),
+    name: Type.String(),
+  }),
+]);
+export type RegistrationStatus = Type.Static<typeof RegistrationStatus>;
+
+/** Device credentials start with this, so the gateway tells them from session tokens (JWTs) at a glance. */
+export const TOKEN_PREFIX = 'bdt_';

@@ -1,0 +1,49 @@
+// A user's devices: rename and delete (deleting revokes the credential at once: the gateway's
+// view drops it when it applies the event).
+import { ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { t, type Ctx } from './context';
+import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req, type Row } from './util';
+
+/** The caller's device by id: malformed ids are 400, another user's devices do not exist (404). */
+export async function ownDevice(q: Trx | Ctx['rt']['db'], req: Req, lock = false): Promise<Result<Row>> {
+  if (!isUuid(req.id)) return no(bad(M.invalidDeviceId));
+  const user = userOf(req);
+  let query = t(q).selectFrom('devices').selectAll().where('id', '=', req.id.toLowerCase());
+  if (lock) query = query.forUpdate();
+  const r = await query.executeTakeFirst();
+  if (!r || r.user_id !== user) return no(notFound(M.deviceNotFound));
+  if (req.device && req.device.device_id !== r.id) return no(notFound(M.deviceNotFound));
+  return ok(r);
+}
+
+export async function updateDevice(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const name = text(req.input ?? {}, 'name', 100);
+  if (name === null) return no(bad(M.nameTooLong));
+  if (!name?.trim()) return no(bad(M.nameRequired));
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    if (d.value.name === name.trim()) return ok(deviceOut(d.value));
+    const row: Row = { ...d.value, name: name.trim(), updated_at: ctx.now() };
+    await t(trx).updateTable('devices').set({ name: row.name, updated_at: row.updated_at }).where('id', '=', row.id).execute();
+    const device = deviceOut(row);
+    await ctx.emit(trx, row.user_id, [{ type: 'device-sync.device-updated.v1', data: { user_id: row.user_id, device } }]);
+    return ok(device);
+  });
+}
+
+export async function removeDevice(trx: Trx, id: string): Promise<void> {
+  for (const table of ['shelves', 'queue']) await t(trx).deleteFrom(table).where('device_id', '=', id).execute();
+  await t(trx).deleteFrom('devices').where('id', '=', id).execute();
+}
+
+export async function deleteDevice(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    await removeDevice(trx, d.value.id);
+    await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.device-deleted.v1', data: { user_id: d.value.user_id, device_id: d.value.id } }]);
+    return ok({ message: 'device deleted' });
+  });
+}

@@ -1,0 +1,188 @@
+// The sync queue: what is waiting for each device and why. Entries come from reactions (a book put
+// on a shelf, a position saved elsewhere); the device takes them and acknowledges (done or failed);
+// users see them per device, retry failed ones, delete one or clear a device's queue.
+import { sql } from 'kysely';
+import { type DeviceSync, fail, ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { t, type Ctx } from './context';
+import { ownDevice } from './devices';
+import { bad, entryOut, isUuid, M, newId, no, notFound, userOf, type Req, type Row } from './util';
+
+type Action = DeviceSync.QueueEntry['action'];
+
+/** Adds or refreshes the entry for (device, item, action): a newer reason replaces an older one. */
+export async function enqueue(ctx: Ctx, trx: Trx, device: string, user: string, item: string | null, action: Action, reason: string): Promise<void> {
+  const now = ctx.now();
+  const existing = await t(trx)
+    .selectFrom('queue')
+    .selectAll()
+    .where('device_id', '=', device)
+    .where('action', '=', action)
+    .where((eb) => (item === null ? eb('media_item_id', 'is', null) : eb('media_item_id', '=', item)))
+    .forUpdate()
+    .executeTakeFirst();
+  // the opposite wish cancels a waiting one (a book put on and taken off again before the device came)
+  const opposite = action === 'download' ? 'remove' : action === 'remove' ? 'download' : null;
+  if (opposite && item) {
+    const o = await t(trx).deleteFrom('queue').where('device_id', '=', device).where('media_item_id', '=', item).where('action', '=', opposite).returning('id').executeTakeFirst();
+    if (o) await ctx.emit(trx, user, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: user, device_id: device, entry_id: o.id } }]);
+  }
+  const row = existing
+    ? { ...existing, reason: reason.slice(0, 300), status: 'pending', last_error: null, updated_at: now }
+    : {
+        id: newId(),
+        device_id: device,
+        user_id: user,
+        media_item_id: item,
+        action,
+        reason: reason.slice(0, 300),
+        status: 'pending',
+        attempts: 0,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      };
+  if (existing) await t(trx).updateTable('queue').set({ reason: row.reason, status: 'pending', last_error: null, updated_at: now }).where('id', '=', row.id).execute();
+  else await t(trx).insertInto('queue').values(row).execute();
+  await ctx.emit(trx, user, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: user, device_id: device, entry: entryOut(row) } }]);
+}
+
+async function isAdmin(ctx: Ctx, user: string): Promise<boolean> {
+  const r = await t(ctx.rt.db).selectFrom('users').select('role').where('id', '=', user).executeTakeFirst();
+  return r?.role === 'admin';
+}
+
+function statusFilter(req: Req): Result<string | null> {
+  const s = req.query?.status;
+  const v = Array.isArray(s) ? s[0] : s;
+  if (v === undefined || v === '') return ok(null);
+  return v === 'pending' || v === 'failed' ? ok(v) : no(bad(M.invalidStatus));
+}
+
+export async function stats(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = userOf(req)!;
+  const rows = await t(ctx.rt.db)
+    .selectFrom('devices as d')
+    .leftJoin('queue as q', 'q.device_id', 'd.id')
+    .select([
+      'd.id',
+      'd.name',
+      sql<number>`count(q.id) filter (where q.status = 'pending')`.as('pending'),
+      sql<number>`count(q.id) filter (where q.status = 'failed')`.as('failed'),
+      sql<string | null>`min(q.created_at)`.as('oldest'),
+    ])
+    .where('d.user_id', '=', user)
+    .groupBy(['d.id', 'd.name'])
+    .orderBy('d.name')
+    .execute();
+  const devices = rows.map((r) => ({
+    device_id: r.id,
+    name: r.name,
+    pending: Number(r.pending),
+    failed: Number(r.failed),
+    oldest_entry_at: r.oldest ? new Date(r.oldest).toISOString() : null,
+  }));
+  return ok({ devices, pending: devices.reduce((n, d) => n + d.pending, 0), failed: devices.reduce((n, d) => n + d.failed, 0) });
+}
+
+export async function list(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const d = await ownDevice(ctx.rt.db, req);
+  if (!d.ok) return d;
+  const s = statusFilter(req);
+  if (!s.ok) return s;
+  let q = t(ctx.rt.db).selectFrom('queue').selectAll().where('device_id', '=', d.value.id);
+  if (s.value) q = q.where('status', '=', s.value);
+  const rows = await q.orderBy('created_at').orderBy('id').execute();
+  return ok({ device_id: d.value.id, entries: rows.map(entryOut) });
+}
+
+/** Every entry of the caller's devices; an admin may ask for every user's with `all=true`. */
+export async function listAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller!.user_id;
+  const s = statusFilter(req);
+  if (!s.ok) return s;
+  const everyone = (Array.isArray(req.query?.all) ? req.query.all[0] : req.query?.all) === 'true';
+  if (everyone && !(await isAdmin(ctx, user))) return no(fail('admin_required', 'admin access required'));
+  let q = t(ctx.rt.db).selectFrom('queue as q').innerJoin('devices as d', 'd.id', 'q.device_id').selectAll('q').select('d.name as device_name');
+  if (!everyone) q = q.where('q.user_id', '=', user);
+  if (s.value) q = q.where('q.status', '=', s.value);
+  const rows = await q.orderBy('q.created_at').orderBy('q.id').limit(5000).execute();
+  return ok({ entries: rows.map((r) => ({ ...entryOut(r), device_name: r.device_name })) });
+}
+
+async function ownEntry(trx: Trx, req: Req) {
+  if (!isUuid(req.id)) return no(bad(M.invalidQueueEntryId));
+  const r = await t(trx).selectFrom('queue').selectAll().where('id', '=', req.id.toLowerCase()).forUpdate().executeTakeFirst();
+  if (!r || r.user_id !== userOf(req) || (req.device && req.device.device_id !== r.device_id)) return no(notFound(M.queueEntryNotFound));
+  return ok(r);
+}
+
+export async function retry(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const e = await ownEntry(trx, req);
+    if (!e.ok) return e;
+    if (e.value.status !== 'failed') return no(fail('conflict', M.queueEntryNotFailed));
+    const row: Row = { ...e.value, status: 'pending', updated_at: ctx.now() };
+    await t(trx).updateTable('queue').set({ status: 'pending', updated_at: row.updated_at }).where('id', '=', row.id).execute();
+    const entry = entryOut(row);
+    await ctx.emit(trx, row.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: row.user_id, device_id: row.device_id, entry } }]);
+    return ok(entry);
+  });
+}
+
+export async function remove(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const e = await ownEntry(trx, req);
+    if (!e.ok) return e;
+    await t(trx).deleteFrom('queue').where('id', '=', e.value.id).execute();
+    await ctx.emit(trx, e.value.user_id, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: e.value.user_id, device_id: e.value.device_id, entry_id: e.value.id } }]);
+    return ok({ message: 'sync queue entry deleted' });
+  });
+}
+
+export async function clear(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    const gone = await t(trx).deleteFrom('queue').where('device_id', '=', d.value.id).executeTakeFirst();
+    await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.queue-cleared.v1', data: { user_id: d.value.user_id, device_id: d.value.id } }]);
+    return ok({ message: 'sync queue cleared', removed: Number(gone.numDeletedRows) });
+  });
+}
+
+/** The device took entries (`done`: they leave the queue) or could not (`failed`: with why). */
+export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const dev = req.device;
+  if (!dev) return no(fail('unauthorized', M.deviceCredentialRequired));
+  const input = req.input ?? {};
+  const done = input.done ?? [];
+  const failed = input.failed ?? [];
+  if (!Array.isArray(done) || !done.every(isUuid) || done.length > 1000) return no(bad('done must be a list of sync queue entry ids'));
+  if (!Array.isArray(failed) || failed.length > 1000 || !failed.every((f) => f && typeof f === 'object' && isUuid((f as { id?: unknown }).id)))
+    return no(bad('failed must be a list of {id, error}'));
+  if (done.length + failed.length === 0) return no(bad(M.idsRequired));
+  return ctx.tx(async (trx) => {
+    let removed = 0;
+    let marked = 0;
+    for (const id of done as string[]) {
+      const r = await t(trx).deleteFrom('queue').where('id', '=', id.toLowerCase()).where('device_id', '=', dev.device_id).returning('id').executeTakeFirst();
+      if (!r) continue;
+      removed++;
+      await ctx.emit(trx, dev.user_id, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry_id: r.id } }]);
+    }
+    for (const f of failed as { id: string; error?: unknown }[]) {
+      const why = typeof f.error === 'string' ? f.error.slice(0, 500) : 'failed on the device';
+      const r = await t(trx)
+        .updateTable('queue')
+        .set({ status: 'failed', last_error: why, attempts: sql`attempts + 1`, updated_at: ctx.now() })
+        .where('id', '=', f.id.toLowerCase())
+        .where('device_id', '=', dev.device_id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!r) continue;
+      marked++;
+      await ctx.emit(trx, dev.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry: entryOut(r) } }]);
+    }
+    return ok({ removed, failed: marked });
+  });
+}

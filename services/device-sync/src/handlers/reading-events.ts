@@ -1,0 +1,83 @@
+// Reactions to the reading service: the hand-picked members of collections (a book added to a
+// shelved collection is queued for the device, a removed one queued for removal), collections that
+// go (their shelves go too), and positions saved elsewhere (queued for the user's other devices).
+import type { Reading, StoredEvent } from '@bindery/contracts';
+import { applyOnce, consumerCheckpoint, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { SCHEMA } from '../store/migrations';
+import { logged, t, type Ctx } from './context';
+import { enqueue } from './queue';
+
+export const READING_CONSUMER = 'device-sync-reading';
+const TYPES = ['reading.collection-items-changed.v1', 'reading.collection-deleted.v1', 'reading.progress-saved.v1', 'reading.items-merged.v1'] as const;
+
+export async function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
+  return bus.consume({
+    source: 'reading',
+    durable: READING_CONSUMER,
+    types: TYPES,
+    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, READING_CONSUMER, 'reading'),
+    handler: async (ev: StoredEvent) => {
+      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, READING_CONSUMER, ev, (trx) => react(ctx, trx, ev as unknown as Reading.ReadingEvent)));
+      ctx.store.notify();
+    },
+  });
+}
+
+async function shelvedOn(trx: Trx, collection: string) {
+  return t(trx).selectFrom('shelves').select(['device_id', 'user_id']).where('collection_id', '=', collection).execute();
+}
+
+async function react(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void> {
+  switch (e.type) {
+    case 'reading.collection-items-changed.v1': {
+      const c = e.data.collection_id;
+      for (const item of e.data.added)
+        await t(trx)
+          .insertInto('collection_items')
+          .values({ collection_id: c, item_id: item })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      if (e.data.removed.length) await t(trx).deleteFrom('collection_items').where('collection_id', '=', c).where('item_id', 'in', e.data.removed).execute();
+      for (const s of await shelvedOn(trx, c)) {
+        for (const item of e.data.added) await enqueue(ctx, trx, s.device_id, s.user_id, item, 'download', 'added to a collection on this device');
+        for (const item of e.data.removed) await enqueue(ctx, trx, s.device_id, s.user_id, item, 'remove', 'removed from a collection on this device');
+      }
+      break;
+    }
+    case 'reading.collection-deleted.v1': {
+      const c = e.data.collection_id;
+      await t(trx).deleteFrom('collection_items').where('collection_id', '=', c).execute();
+      for (const s of await shelvedOn(trx, c)) {
+        await t(trx).deleteFrom('shelves').where('device_id', '=', s.device_id).where('collection_id', '=', c).execute();
+        await ctx.emit(trx, s.user_id, [{ type: 'device-sync.shelf-removed.v1', data: { user_id: s.user_id, device_id: s.device_id, collection_id: c } }]);
+      }
+      break;
+    }
+    case 'reading.progress-saved.v1': {
+      const p = e.data.progress as { device?: unknown; client?: unknown };
+      const from = typeof p.device === 'string' ? p.device : '';
+      const devices = await t(trx).selectFrom('devices').select(['id', 'name']).where('user_id', '=', e.data.user_id).where('credential_hash', 'is not', null).execute();
+      const origin = devices.find((d) => d.id === from)?.name ?? (from || (typeof p.client === 'string' && p.client) || 'the web');
+      for (const d of devices) {
+        if (d.id === from) continue;
+        await enqueue(ctx, trx, d.id, e.data.user_id, e.data.media_item_id, 'progress', `reading position changed on ${origin}`);
+      }
+      break;
+    }
+    case 'reading.items-merged.v1': {
+      const removed = e.data.removed_item_ids;
+      if (!removed.length) break;
+      const rows = await t(trx).selectFrom('collection_items').select('collection_id').where('item_id', 'in', removed).execute();
+      for (const r of rows)
+        await t(trx)
+          .insertInto('collection_items')
+          .values({ collection_id: r.collection_id, item_id: e.data.kept_item_id })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      await t(trx).deleteFrom('collection_items').where('item_id', 'in', removed).execute();
+      break;
+    }
+    default:
+      break;
+  }
+}

@@ -1,0 +1,128 @@
+// Registration: a device asks (public), a signed-in user approves or rejects it by the id in the
+// approval URL, and the device, polling with its secret device_code, collects its credential once.
+import { sql } from 'kysely';
+import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { digest, newDeviceCode, newDeviceToken, newRegistrationId } from '../domain/credential';
+import { t, type Ctx } from './context';
+import { bad, deviceOut, M, newId, no, notFound, text, type Req, type Row } from './util';
+
+const DEFAULT_MAX_DEVICES = 5;
+
+export async function register(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Registration>> {
+  const input = req.input ?? {};
+  const name = text(input, 'name', 100);
+  if (name === null) return no(bad(M.nameTooLong));
+  if (!name?.trim()) return no(bad(M.nameRequired));
+  const client = text(input, 'client', 50);
+  if (client === null) return no(bad(M.clientTooLong));
+  const model = text(input, 'model', 100);
+  if (model === null) return no(bad(M.modelTooLong));
+  const now = ctx.now();
+  const code = newDeviceCode();
+  const id = newRegistrationId();
+  await t(ctx.rt.db)
+    .insertInto('pending')
+    .values({
+      id,
+      device_code_hash: digest(code),
+      name: name.trim(),
+      client: client?.trim() || 'other',
+      model: model?.trim() ?? '',
+      status: 'pending',
+      created_at: now,
+      expires_at: new Date(now.getTime() + ctx.opts.registrationTtlSeconds * 1000),
+    })
+    .execute();
+  return ok({ registration_id: id, device_code: code, expires_in: ctx.opts.registrationTtlSeconds, poll_interval: ctx.opts.pollIntervalSeconds });
+}
+
+const secondsLeft = (r: Row, now: Date) => Math.max(0, Math.ceil((new Date(r.expires_at).getTime() - now.getTime()) / 1000));
+const expired = (r: Row, now: Date) => new Date(r.expires_at).getTime() <= now.getTime();
+
+/** The device's poll: pending, approved once (with the credential), 410 after expiry or once used. */
+export async function status(ctx: Ctx, req: Req): Promise<Result<DeviceSync.RegistrationStatus>> {
+  const code = req.input?.device_code;
+  if (typeof code !== 'string' || code === '' || code.length > 200) return no(bad(M.deviceCodeRequired));
+  return ctx.tx(async (trx) => {
+    const r = await t(trx).selectFrom('pending').selectAll().where('device_code_hash', '=', digest(code)).forUpdate().executeTakeFirst();
+    const now = ctx.now();
+    // unknown: never made, or lost with a restart; either way the device must start again
+    if (!r) return ok({ status: 'expired', error: M.registrationUnknown });
+    if (r.status === 'claimed') return ok({ status: 'expired', error: M.registrationUsed });
+    if (r.status === 'rejected') return no(fail('forbidden', M.registrationRejected));
+    if (r.status === 'pending') return expired(r, now) ? ok({ status: 'expired', error: M.registrationExpired }) : ok({ status: 'pending', expires_in: secondsLeft(r, now) });
+    // approved: hand the credential over, once
+    const device = await t(trx).selectFrom('devices').selectAll().where('id', '=', r.device_id).executeTakeFirst();
+    await t(trx).updateTable('pending').set({ status: 'claimed' }).where('id', '=', r.id).execute();
+    if (!device) return ok({ status: 'expired', error: M.registrationClosed });
+    const token = newDeviceToken();
+    const hash = digest(token);
+    await t(trx).updateTable('devices').set({ credential_hash: hash }).where('id', '=', device.id).execute();
+    await ctx.emit(trx, device.user_id, [
+      { type: 'device-sync.device-credential-issued.v1', data: { user_id: device.user_id, device_id: device.id, credential_hash: hash, issued_at: now.toISOString() } },
+    ]);
+    return ok({ status: 'approved', device_id: device.id, device_token: token, name: device.name });
+  });
+}
+
+/** A pending registration the caller may act on: unknown, expired or finished ones are 404. */
+async function openPending(q: Trx | Ctx['rt']['db'], ctx: Ctx, id: string | undefined, lock: boolean): Promise<Result<Row>> {
+  if (typeof id !== 'string' || !/^[0-9A-Za-z]{1,40}$/.test(id)) return no(notFound(M.registrationNotFound));
+  let query = t(q).selectFrom('pending').selectAll().where('id', '=', id.toUpperCase());
+  if (lock) query = query.forUpdate();
+  const r = await query.executeTakeFirst();
+  if (!r || expired(r, ctx.now())) return no(notFound(M.registrationNotFound));
+  return ok(r);
+}
+
+export async function getPending(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const r = await openPending(ctx.rt.db, ctx, req.id, false);
+  if (!r.ok) return r;
+  const p = r.value;
+  // once decided, only the user who decided sees it (the page then shows the outcome)
+  if (p.status !== 'pending' && p.user_id !== req.caller!.user_id) return no(notFound(M.registrationNotFound));
+  return ok({
+    id: p.id,
+    name: p.name,
+    client: p.client,
+    model: p.model,
+    status: p.status === 'claimed' ? 'approved' : p.status,
+    device_id: p.user_id === req.caller!.user_id ? (p.device_id ?? null) : null,
+    created_at: new Date(p.created_at).toISOString(),
+    expires_in: secondsLeft(p, ctx.now()),
+  });
+}
+
+export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const user = req.caller!.user_id;
+  return ctx.tx(async (trx) => {
+    const r = await openPending(trx, ctx, req.id, true);
+    if (!r.ok) return r;
+    const p = r.value;
+    if (p.status !== 'pending') return no(fail('conflict', M.registrationClosed));
+    // one approval at a time per user, so two cannot both take the last free place
+    await sql`select pg_advisory_xact_lock(hashtext(${'bindery.devices.' + user}))`.execute(trx);
+    const facts = await t(trx).selectFrom('users').select('max_devices').where('id', '=', user).executeTakeFirst();
+    const max = facts ? Number(facts.max_devices) : DEFAULT_MAX_DEVICES;
+    const count = await t(trx).selectFrom('devices').select(sql<number>`count(*)`.as('n')).where('user_id', '=', user).executeTakeFirst();
+    if (Number(count?.n ?? 0) >= max) return no(fail('forbidden', DeviceSync.deviceLimitMessage(max)));
+    const now = ctx.now();
+    const row = { id: newId(), user_id: user, name: p.name, client: p.client, model: p.model, credential_hash: null, created_at: now, updated_at: now };
+    await t(trx).insertInto('devices').values(row).execute();
+    await t(trx).updateTable('pending').set({ status: 'approved', user_id: user, device_id: row.id }).where('id', '=', p.id).execute();
+    const device = deviceOut(row);
+    await ctx.emit(trx, user, [{ type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } }]);
+    return ok({ message: 'device approved', device });
+  });
+}
+
+export async function reject(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const r = await openPending(trx, ctx, req.id, true);
+    if (!r.ok) return r;
+    if (r.value.status !== 'pending') return no(fail('conflict', M.registrationClosed));
+    await t(trx).updateTable('pending').set({ status: 'rejected', user_id: req.caller!.user_id }).where('id', '=', r.value.id).execute();
+    return ok({ message: 'device registration rejected' });
+  });
+}

@@ -1,0 +1,60 @@
+// Shelves: which of the user's collections (the reading service's) go onto a device. The gateway has
+// checked the collection is the caller's; device-sync keeps the mapping and queues the books.
+import { ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { t, type Ctx } from './context';
+import { ownDevice } from './devices';
+import { enqueue } from './queue';
+import { bad, isUuid, M, no, notFound, type Req } from './util';
+
+export async function addShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const cid = req.input?.collection_id;
+  if (cid === undefined || cid === null || cid === '') return no(bad(M.collectionIdRequired));
+  if (!isUuid(cid)) return no(bad(M.invalidCollectionId));
+  const name = typeof req.input?.collection_name === 'string' ? req.input.collection_name.slice(0, 100) : 'a collection';
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    const now = ctx.now();
+    const added = await t(trx)
+      .insertInto('shelves')
+      .values({ device_id: d.value.id, collection_id: cid.toLowerCase(), user_id: d.value.user_id, added_at: now })
+      .onConflict((oc) => oc.columns(['device_id', 'collection_id']).doNothing())
+      .returning('added_at')
+      .executeTakeFirst();
+    if (!added) return ok({ message: 'shelf already on device', collection_id: cid.toLowerCase() });
+    await ctx.emit(trx, d.value.user_id, [
+      { type: 'device-sync.shelf-added.v1', data: { user_id: d.value.user_id, device_id: d.value.id, collection_id: cid.toLowerCase(), added_at: now.toISOString() } },
+    ]);
+    const items = await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', cid.toLowerCase()).execute();
+    for (const i of items) await enqueue(ctx, trx, d.value.id, d.value.user_id, i.item_id, 'download', `on the shelf "${name}"`);
+    return ok({ message: 'shelf added', collection_id: cid.toLowerCase() });
+  });
+}
+
+export async function removeShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const cid = req.input?.collection_id;
+  if (!isUuid(cid)) return no(bad(M.invalidCollectionId));
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    const gone = await t(trx).deleteFrom('shelves').where('device_id', '=', d.value.id).where('collection_id', '=', cid.toLowerCase()).executeTakeFirst();
+    if (!Number(gone.numDeletedRows)) return no(notFound(M.shelfNotFound));
+    await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.shelf-removed.v1', data: { user_id: d.value.user_id, device_id: d.value.id, collection_id: cid.toLowerCase() } }]);
+    return ok({ message: 'shelf removed' });
+  });
+}
+
+export async function clearShelves(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    await clearDeviceShelves(ctx, trx, d.value.user_id, d.value.id);
+    return ok({ message: 'shelves cleared' });
+  });
+}
+
+async function clearDeviceShelves(ctx: Ctx, trx: Trx, user: string, device: string): Promise<void> {
+  await t(trx).deleteFrom('shelves').where('device_id', '=', device).execute();
+  await ctx.emit(trx, user, [{ type: 'device-sync.shelves-cleared.v1', data: { user_id: user, device_id: device } }]);
+}

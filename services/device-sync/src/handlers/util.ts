@@ -1,0 +1,50 @@
+// Small pieces every device-sync handler uses: id checks, record shapes, failures.
+import { randomUUID } from 'node:crypto';
+import { DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
+
+export const M = DeviceSync.DeviceSyncMessages;
+export type Req = DeviceSync.DeviceSyncRequest;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+export const newId = () => randomUUID();
+
+export const bad = (message: string): Failure => fail('validation', message);
+export const notFound = (message: string): Failure => fail('not_found', message);
+export const no = <T = never>(f: Failure): Result<T> => err(f);
+
+export const iso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
+
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
+export type Row = Record<string, any>;
+
+export function deviceOut(r: Row): DeviceSync.Device {
+  return { id: r.id, user_id: r.user_id, name: r.name, client: r.client, model: r.model, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+}
+
+export function entryOut(r: Row): DeviceSync.QueueEntry {
+  return {
+    id: r.id,
+    device_id: r.device_id,
+    user_id: r.user_id,
+    media_item_id: r.media_item_id ?? null,
+    action: r.action,
+    reason: r.reason,
+    status: r.status,
+    attempts: Number(r.attempts),
+    last_error: r.last_error ?? null,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+/** The user a request acts for: the signed-in user, or the authenticated device's owner. */
+export const userOf = (req: Req): string | null => req.caller?.user_id ?? req.device?.user_id ?? null;
+
+/** A short text field: undefined when absent, null when of the wrong type or too long. */
+export function text(input: Record<string, unknown>, key: string, max: number): string | undefined | null {
+  const v = input[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.length > max) return null;
+  return v;
+}

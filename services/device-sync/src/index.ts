@@ -1,0 +1,1 @@
+export { deviceSyncService, type DeviceSyncOptions } from './main';

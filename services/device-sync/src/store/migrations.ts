@@ -1,0 +1,72 @@
+import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { DeviceSync } from '@bindery/contracts';
+
+export const SCHEMA = DeviceSync.SOURCE;
+
+export const migrations: Migration[] = [
+  ...eventStoreMigrations,
+  {
+    name: 'device-sync-001',
+    async up(trx, s) {
+      await execScript(
+        trx,
+        `
+        -- what identity says about each account: the role and the device limit
+        create table ${s}.users (id uuid primary key, role text not null, max_devices integer not null);
+        create table ${s}.devices (
+          id uuid primary key,
+          user_id uuid not null,
+          name text not null,
+          client text not null,
+          model text not null,
+          credential_hash text unique,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index on ${s}.devices (user_id);
+        -- Pending registrations: not in the log (they are not the user's data until approved), shared
+        -- by every replica through this table, and cleared when no replica was alive (see replicas.ts).
+        create table ${s}.pending (
+          id text primary key,
+          device_code_hash text not null unique,
+          name text not null,
+          client text not null,
+          model text not null,
+          status text not null,
+          user_id uuid,
+          device_id uuid,
+          created_at timestamptz not null,
+          expires_at timestamptz not null
+        );
+        create index on ${s}.pending (expires_at);
+        create table ${s}.replicas (id text primary key, seen_at timestamptz not null);
+        create table ${s}.shelves (
+          device_id uuid not null,
+          collection_id uuid not null,
+          user_id uuid not null,
+          added_at timestamptz not null,
+          primary key (device_id, collection_id)
+        );
+        create index on ${s}.shelves (collection_id);
+        -- the reading service's hand-picked collection members, followed from its events
+        create table ${s}.collection_items (collection_id uuid not null, item_id uuid not null, primary key (collection_id, item_id));
+        create table ${s}.queue (
+          id uuid primary key,
+          device_id uuid not null,
+          user_id uuid not null,
+          media_item_id uuid,
+          action text not null,
+          reason text not null,
+          status text not null,
+          attempts integer not null default 0,
+          last_error text,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index on ${s}.queue (user_id, device_id, status);
+        create unique index on ${s}.queue (device_id, media_item_id, action);
+      `,
+      );
+    },
+  },
+];

@@ -1,0 +1,49 @@
+// Folds device-sync's events into the devices projection (credentials, public records, shelves).
+import type { DeviceSync, StoredEvent } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { SCHEMA } from '../projections/migrations';
+import { deviceTables } from './device-tables';
+
+export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+  const t = deviceTables(suffix);
+  const s = trx.withSchema(SCHEMA);
+  const e = ev as unknown as DeviceSync.DeviceSyncEvent;
+  switch (e.type) {
+    case 'device-sync.device-approved.v1':
+    case 'device-sync.device-updated.v1': {
+      const d = e.data.device;
+      await s
+        .insertInto(t.devices)
+        .values({ id: d.id, user_id: d.user_id, doc: JSON.stringify(d) })
+        .onConflict((oc) => oc.column('id').doUpdateSet({ doc: JSON.stringify(d) }))
+        .execute();
+      break;
+    }
+    case 'device-sync.device-credential-issued.v1':
+      await s.updateTable(t.devices).set({ credential_hash: e.data.credential_hash }).where('id', '=', e.data.device_id).execute();
+      break;
+    case 'device-sync.device-deleted.v1':
+      await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).execute();
+      await s.deleteFrom(t.devices).where('id', '=', e.data.device_id).execute();
+      break;
+    case 'device-sync.user-devices-removed.v1':
+      await s.deleteFrom(t.shelves).where('user_id', '=', e.data.user_id).execute();
+      await s.deleteFrom(t.devices).where('user_id', '=', e.data.user_id).execute();
+      break;
+    case 'device-sync.shelf-added.v1':
+      await s
+        .insertInto(t.shelves)
+        .values({ device_id: e.data.device_id, collection_id: e.data.collection_id, user_id: e.data.user_id, added_at: e.data.added_at })
+        .onConflict((oc) => oc.columns(['device_id', 'collection_id']).doNothing())
+        .execute();
+      break;
+    case 'device-sync.shelf-removed.v1':
+      await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).where('collection_id', '=', e.data.collection_id).execute();
+      break;
+    case 'device-sync.shelves-cleared.v1':
+      await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).execute();
+      break;
+    default:
+      break;
+  }
+}

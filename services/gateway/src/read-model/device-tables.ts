@@ -1,0 +1,39 @@
+// The devices projection: each user's devices with the digest of their credential (how the gateway
+// authenticates a device without a bus round trip) and the collections shelved on each.
+import { execScript } from '@bindery/platform';
+import { DeviceSync } from '@bindery/contracts';
+import { SCHEMA } from '../projections/migrations';
+import type { Projection } from './tables';
+
+export const deviceTables = (suffix = '') => ({ devices: `dv_devices${suffix}`, shelves: `dv_shelves${suffix}` });
+
+export const DEVICES: Projection = {
+  name: 'devices',
+  source: DeviceSync.SOURCE,
+  consumer: 'gateway-devices-view',
+  version: 1,
+  tables: Object.values(deviceTables()),
+  async create(trx, x) {
+    const t = deviceTables(x);
+    await execScript(
+      trx,
+      `
+      create table ${SCHEMA}.${t.devices} (
+        id uuid primary key,
+        user_id uuid not null,
+        credential_hash text unique,
+        doc jsonb not null
+      );
+      create index on ${SCHEMA}.${t.devices} (user_id);
+      create table ${SCHEMA}.${t.shelves} (
+        device_id uuid not null,
+        collection_id uuid not null,
+        user_id uuid not null,
+        added_at timestamptz not null,
+        primary key (device_id, collection_id)
+      );
+      create index on ${SCHEMA}.${t.shelves} (user_id);
+    `,
+    );
+  },
+};

@@ -1,0 +1,157 @@
+// Devices: registration (public) and its status poll, approval and rejection by a signed-in user,
+// a user's devices (list, one, rename, delete), shelves (collections on a device), the sync queue,
+// and the per-device sidecar. Lists and sidecars come from the gateway's projections; writes go
+// to device-sync. Another user's device or entry does not exist (404).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { DeviceSync, fail } from '@bindery/contracts';
+import type { Auth } from '../http/authenticate';
+import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
+import type { CallDeviceSync } from '../http/device-sync-client';
+import { sendFailure, sendResult } from '../http/reply';
+import { DeviceView, SYNC_ENDPOINTS } from '../read-model/device-view';
+import type { Reads } from '../read-model/reads';
+import { devicePages } from './device-pages';
+import { queryOf } from './libraries';
+import { param } from './reading-progress';
+
+const M = DeviceSync.DeviceSyncMessages;
+const RegisterBody = Type.Object({
+  name: Type.Optional(Type.Unknown()),
+  client: Type.Optional(Type.Unknown()),
+  model: Type.Optional(Type.Unknown()),
+});
+const StatusBody = Type.Object({ device_code: Type.Optional(Type.Unknown()) });
+const NameBody = Type.Object({ name: Type.Optional(Type.Unknown()) });
+const ShelfBody = Type.Object({ collection_id: Type.Optional(Type.Unknown()) });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface DeviceDeps {
+  auth: Auth;
+  deviceAuth: DeviceAuth;
+  devices: CallDeviceSync;
+  reads: Reads;
+  /** registration shares the login and register limit per client address */
+  rateLimited?: boolean;
+}
+
+const setupInstructions = (approve: string) =>
+  [
+    `1. Open ${approve} in a browser where you are signed in to Bindery (you will be asked to sign in first otherwise).`,
+    '2. Check the device name and choose Approve.',
+    '3. The device keeps polling the status URL and receives its credential once; send it as "Authorization: Device <token>".',
+    '4. KOReader: enter this server in the Bindery plugin; it syncs positions, highlights and bookmarks through the sync endpoints.',
+  ].join('\n');
+
+export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
+  const { auth, deviceAuth, devices, reads } = deps;
+  const view = new DeviceView(reads);
+  const user = { onRequest: auth.requireUser };
+  const caller = (req: FastifyRequest) => ({ caller: req.caller! });
+  const badId = (reply: FastifyReply) => sendFailure(reply, fail('validation', M.invalidDeviceId));
+  const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+
+  app.post('/api/devices/register', { schema: { body: RegisterBody }, config: deps.rateLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
+    const r = await devices('register', { input: req.body as Record<string, unknown> });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as DeviceSync.Registration;
+    const path = `/devices/approve/${v.registration_id}`;
+    return reply
+      .code(201)
+      .header('Cache-Control', 'no-store')
+      .send({
+        device_code: v.device_code,
+        user_code: v.registration_id,
+        auth_url: path,
+        verification_uri: `${origin(req)}${path}`,
+        status_url: '/api/devices/register/status',
+        expires_in: v.expires_in,
+        poll_interval: v.poll_interval,
+        setup_instructions: setupInstructions(`${origin(req)}${path}`),
+        sync_endpoints: SYNC_ENDPOINTS,
+      });
+  });
+
+  app.post('/api/devices/register/status', { schema: { body: StatusBody } }, async (req, reply) => {
+    const r = await devices('register-status', { input: req.body as Record<string, unknown> });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as DeviceSync.RegistrationStatus;
+    reply.header('Cache-Control', 'no-store');
+    if (v.status === 'expired') return reply.code(410).send({ error: v.error });
+    if (v.status === 'pending') return reply.send({ status: 'pending', expires_in: v.expires_in });
+    return reply.send({ status: 'approved', device_id: v.device_id, device_token: v.device_token, token_type: 'Device', name: v.name, sync_endpoints: SYNC_ENDPOINTS });
+  });
+
+  // a pending registration, by the id of its approval URL
+  app.get('/api/devices/pending/:id', user, async (req, reply) => sendResult(reply, await devices('pending-get', { ...caller(req), id: param(req) })));
+  app.post('/api/devices/:id/approve', user, async (req, reply) => sendResult(reply, await devices('pending-approve', { ...caller(req), id: param(req) })));
+  app.post('/api/devices/:id/reject', user, async (req, reply) => sendResult(reply, await devices('pending-reject', { ...caller(req), id: param(req) })));
+
+  app.get('/api/devices', user, async (req) => ({ devices: await view.list(req.caller!.user_id) }));
+  app.get('/api/devices/:id', user, async (req, reply) => {
+    if (!UUID.test(param(req))) return badId(reply);
+    const d = await view.one(req.caller!.user_id, param(req));
+    return d ? reply.send(d) : sendFailure(reply, fail('not_found', M.deviceNotFound));
+  });
+  app.put('/api/devices/:id', { ...user, schema: { body: NameBody } }, async (req, reply) =>
+    sendResult(reply, await devices('device-update', { ...caller(req), id: param(req), input: req.body as Record<string, unknown> })),
+  );
+  app.delete('/api/devices/:id', user, async (req, reply) => sendResult(reply, await devices('device-delete', { ...caller(req), id: param(req) })));
+
+  // shelves: collections of the reading service put on a device
+  app.get('/api/devices/:id/shelves', user, async (req, reply) => {
+    if (!UUID.test(param(req))) return badId(reply);
+    const s = await view.shelves(req.caller!.user_id, param(req));
+    return s ? reply.send({ device_id: param(req).toLowerCase(), shelves: s }) : sendFailure(reply, fail('not_found', M.deviceNotFound));
+  });
+  app.post('/api/devices/:id/shelves', { ...user, schema: { body: ShelfBody } }, async (req, reply) => {
+    const cid = (req.body as { collection_id?: unknown }).collection_id;
+    if (cid === undefined || cid === null || cid === '') return sendFailure(reply, fail('validation', M.collectionIdRequired));
+    if (typeof cid !== 'string' || !UUID.test(cid)) return sendFailure(reply, fail('validation', M.invalidCollectionId));
+    if (!UUID.test(param(req))) return badId(reply);
+    const c = await view.collection(req.caller!.user_id, cid.toLowerCase());
+    if (!c) return sendFailure(reply, fail('not_found', M.collectionNotFound));
+    const r = await devices('shelf-add', { ...caller(req), id: param(req), input: { collection_id: cid, collection_name: c.name } });
+    return sendResult(reply, r, r.ok && (r.value as { message: string }).message === 'shelf added' ? 201 : 200);
+  });
+  app.delete('/api/devices/:id/shelves/:collection_id', user, async (req, reply) =>
+    sendResult(reply, await devices('shelf-remove', { ...caller(req), id: param(req), input: { collection_id: param(req, 'collection_id') } })),
+  );
+  app.delete('/api/devices/:id/shelves', user, async (req, reply) => sendResult(reply, await devices('shelves-clear', { ...caller(req), id: param(req) })));
+
+  // the sync queue
+  app.get('/api/sync-queue/stats', user, async (req, reply) => sendResult(reply, await devices('queue-stats', caller(req))));
+  app.get('/api/sync-queue', user, async (req, reply) => sendResult(reply, await devices('queue-all', { ...caller(req), query: queryOf(req) })));
+  app.post('/api/sync-queue/:id/retry', user, async (req, reply) => sendResult(reply, await devices('queue-retry', { ...caller(req), id: param(req) })));
+  app.delete('/api/sync-queue/:id', user, async (req, reply) => sendResult(reply, await devices('queue-delete', { ...caller(req), id: param(req) })));
+  app.get('/api/devices/:id/queue', user, async (req, reply) => sendResult(reply, await devices('queue-list', { ...caller(req), id: param(req), query: queryOf(req) })));
+  app.delete('/api/devices/:id/queue', user, async (req, reply) => sendResult(reply, await devices('queue-clear', { ...caller(req), id: param(req) })));
+
+  // the sidecar: the device itself (its credential) or its owner (session) may fetch it
+  const sidecar = (download: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = param(req);
+    if (!UUID.test(id)) return badId(reply);
+    let owner: string;
+    if (deviceCredentialOf(req) !== null) {
+      await deviceAuth.requireDevice(req, reply);
+      if (reply.sent) return reply;
+      const d = req.device!;
+      if (d.device_id !== id.toLowerCase()) return sendFailure(reply, fail('not_found', M.deviceNotFound));
+      owner = d.user_id;
+      req.caller = deviceAuth.callerOf(d);
+    } else {
+      await auth.requireUser(req, reply);
+      if (reply.sent) return reply;
+      owner = req.caller!.user_id;
+    }
+    const body = await view.sidecar(req.caller!, owner, id.toLowerCase());
+    if (!body) return sendFailure(reply, fail('not_found', M.deviceNotFound));
+    reply.header('Cache-Control', 'no-store').type('application/json; charset=utf-8');
+    if (download) reply.header('Content-Disposition', `attachment; filename="bindery-sidecar-${id.toLowerCase()}.json"`);
+    return reply.send(JSON.stringify(body, null, download ? 2 : 0));
+  };
+  app.get('/api/devices/:id/sidecar', sidecar(false));
+  app.get('/api/devices/:id/sidecar/download', sidecar(true));
+
+  devicePages(app, deps);
+}
