@@ -406,51 +406,64 @@ for (const mode of modes) {
       }
     });
 
-    it.skipIf(!HAS_CHROMIUM)('the approval page in Chromium: sign in, see the device name, approve; reject another', async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
-      try {
-        const ctx = await browser.newContext();
-        const page = await ctx.newPage();
-        const name = 'Kobo <b>Libra</b> & "2"';
-        const reg = await registerDevice(call, name);
-        await page.goto(`${b.url}${reg.auth_url}`);
-        expect(new URL(page.url()).pathname).toBe('/login');
-        // a wrong password says so and stays on the page
-        await page.fill('#login-name', alice.username);
-        await page.fill('#password', 'not-the-password');
-        await page.click('#submit');
-        await page.waitForSelector('#error:not(:empty)');
-        expect(await page.textContent('#error')).toBe('invalid credentials');
-        await page.fill('#password', alice.password);
-        await Promise.all([page.waitForURL(`${b.url}${reg.auth_url}`), page.click('#submit')]);
-        expect(await page.textContent('#device-name')).toBe(name);
-        expect(await page.textContent('#device-client')).toBe('koreader');
-        expect((await poll(call, reg.device_code)).json.status).toBe('pending');
-        await page.click('#approve');
-        await page.waitForSelector('#result[data-outcome="approved"]');
-        expect(await page.textContent('#result')).toBe('Device approved. It will finish setting itself up within a few seconds.');
-        const s = await poll(call, reg.device_code);
-        expect(s.json).toMatchObject({ status: 'approved', name });
-        expect((await call('GET', '/api/sync/device', asDevice(s.json.device_token))).json.user_id).toBe(alice.id);
-        // signed in now: the next registration's page opens at once; reject it
-        const reg2 = await registerDevice(call, 'Stranger');
-        await page.goto(`${b.url}${reg2.auth_url}`);
-        expect(await page.textContent('#device-name')).toBe('Stranger');
-        await page.click('#reject');
-        await page.waitForSelector('#result[data-outcome="rejected"]');
-        expectError(await poll(call, reg2.device_code), 403, 'device registration was rejected');
-        // a decided registration's page says so
-        await page.goto(`${b.url}${reg2.auth_url}`);
-        expect(await page.textContent('#result')).toBe('This device was already rejected.');
-        await ctx.close();
-      } finally {
-        await browser.close();
-      }
-    }, 120_000);
+    it.skipIf(!HAS_CHROMIUM)(
+      'the approval page in Chromium: sign in, see the device name, approve; reject another',
+      async () => {
+        const { chromium } = await import('playwright-core');
+        const browser = await chromium.launch({
+          executablePath: CHROMIUM,
+          args: [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--no-first-run',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+          ],
+        });
+        try {
+          const ctx = await browser.newContext();
+          const page = await ctx.newPage();
+          const name = 'Kobo <b>Libra</b> & "2"';
+          const reg = await registerDevice(call, name);
+          await page.goto(`${b.url}${reg.auth_url}`);
+          expect(new URL(page.url()).pathname).toBe('/login');
+          // a wrong password says so and stays on the page
+          await page.fill('#login-name', alice.username);
+          await page.fill('#password', 'not-the-password');
+          await page.click('#submit');
+          await page.waitForSelector('#error:not(:empty)');
+          expect(await page.textContent('#error')).toBe('invalid credentials');
+          await page.fill('#password', alice.password);
+          await Promise.all([page.waitForURL(`${b.url}${reg.auth_url}`), page.click('#submit')]);
+          expect(await page.textContent('#device-name')).toBe(name);
+          expect(await page.textContent('#device-client')).toBe('koreader');
+          expect((await poll(call, reg.device_code)).json.status).toBe('pending');
+          await page.click('#approve');
+          await page.waitForSelector('#result[data-outcome="approved"]');
+          expect(await page.textContent('#result')).toBe('Device approved. It will finish setting itself up within a few seconds.');
+          const s = await poll(call, reg.device_code);
+          expect(s.json).toMatchObject({ status: 'approved', name });
+          expect((await call('GET', '/api/sync/device', asDevice(s.json.device_token))).json.user_id).toBe(alice.id);
+          // signed in now: the next registration's page opens at once; reject it
+          const reg2 = await registerDevice(call, 'Stranger');
+          await page.goto(`${b.url}${reg2.auth_url}`);
+          expect(await page.textContent('#device-name')).toBe('Stranger');
+          await page.click('#reject');
+          await page.waitForSelector('#result[data-outcome="rejected"]');
+          expectError(await poll(call, reg2.device_code), 403, 'device registration was rejected');
+          // a decided registration's page says so
+          await page.goto(`${b.url}${reg2.auth_url}`);
+          expect(await page.textContent('#result')).toBe('This device was already rejected.');
+          await ctx.close();
+        } finally {
+          await browser.close();
+        }
+      },
+      120_000,
+    );
 
     it('a deleted account takes its devices with it', async () => {
       const erin = await register(call);

@@ -34,6 +34,7 @@ import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
 import { kosyncRoutes } from './routes/kosync';
+import { koreaderPluginRoutes } from './routes/koreader-plugin';
 import { deviceAuthenticator } from './http/device-auth';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
@@ -119,6 +120,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
+  koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

@@ -93,9 +93,15 @@ async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<vo
   }
 }
 
-/** KOReader's ids of the item's files now: partial MD5s, and MD5s of the file names. */
+/**
+ * The ids devices name the item's files by now: KOReader's partial MD5s and MD5s of the file names
+ * (stock sync), the item's SHA-256, each format's, and every SHA-256 it has had (the plugin).
+ */
 function documentsOf(item: Catalog.MediaItem): { document: string; kind: string }[] {
   const out = new Map<string, string>();
+  if (item.sha256) out.set(item.sha256.toLowerCase(), 'sha256');
+  for (const f of item.formats) if (f.sha256 && !out.has(f.sha256.toLowerCase())) out.set(f.sha256.toLowerCase(), 'format_sha256');
+  for (const h of item.known_sha256) if (!out.has(h.toLowerCase())) out.set(h.toLowerCase(), 'known_sha256');
   for (const md5 of [item.partial_md5, ...item.formats.map((f) => f.partial_md5)]) if (md5) out.set(md5.toLowerCase(), 'partial_md5');
   for (const path of [item.file_path, ...item.formats.map((f) => f.file_path)]) {
     const name = path?.split('/').pop();

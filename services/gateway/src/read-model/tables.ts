@@ -75,8 +75,9 @@ export const CATALOG: Projection = {
       create index on ${SCHEMA}.${t.files} (item_id);
       -- every distinct author, tag, series, language and publisher ever seen: a fuzzy filter matches
       -- these few values first, then items by plain equality (stale values match no item)
-      -- KOReader's document ids of every file an item has had (partial MD5, and MD5 of the file
-      -- name): kept when a file is rewritten, since a device keeps the id it computed first
+      -- the ids devices know an item's files by (KOReader's partial MD5 and MD5 of the file name,
+      -- SHA-256s), of every file it has had: kept when a file is rewritten, since a device keeps
+      -- the id it computed first
       create table ${SCHEMA}.${t.documents} (
         document text not null,
         item_id uuid not null,
