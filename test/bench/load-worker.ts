@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 
 export interface Job {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   connections: number;
