@@ -114,7 +114,14 @@ await runWithDeadline('bench:sync', CFG.deadlineMinutes * 60_000, async () => {
   console.log(`\n${table(rows)}`);
   const d = [['mode', 'web → KOReader delay: median ms', 'p95 ms', 'max ms', 'samples', 'load avg 1 min (before → after the rates)']];
   for (const r of results)
-    d.push([r.mode, fmt(median(r.delayMs), 1), fmt(pct(r.delayMs, 95), 1), fmt(Math.max(...r.delayMs), 1), String(r.delayMs.length), `${fmt(r.load.before[0]!, 2)} → ${fmt(r.load.after[0]!, 2)}`]);
+    d.push([
+      r.mode,
+      fmt(median(r.delayMs), 1),
+      fmt(pct(r.delayMs, 95), 1),
+      fmt(Math.max(...r.delayMs), 1),
+      String(r.delayMs.length),
+      `${fmt(r.load.before[0]!, 2)} → ${fmt(r.load.after[0]!, 2)}`,
+    ]);
   console.log(`\n${table(d)}`);
   const out = join(ROOT, 'test/.tmp');
   mkdirSync(out, { recursive: true });
