@@ -40,6 +40,7 @@ interface ModeResult {
   put: Measured;
   get: Measured;
   ref: Measured;
+  web: Measured;
   delayMs: number[];
   load: { before: number[]; after: number[] };
 }
@@ -65,6 +66,8 @@ async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen
     const ref = await gen.run(job(`${refUrl}/ref`, 'GET'));
     const put = await gen.run(job(`${inst.b.url}/syncs/progress`, 'PUT', { headers, body }));
     const get = await gen.run(job(`${inst.b.url}/syncs/progress/${document}`, 'GET', { headers }));
+    // the web's own read of a position: the same path through the gateway to the reading service
+    const web = await gen.run(job(`${inst.b.url}/api/media-items/${item.id}/progress`, 'GET', { headers: { authorization: `Bearer ${inst.token}` } }));
     const after = loadavg();
     // web → KOReader: a position written on the web, then the device's pull until it shows it
     const delayMs: number[] = [];
@@ -80,7 +83,7 @@ async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen
       }
       delayMs.push(performance.now() - t0);
     }
-    return { mode, put, get, ref, delayMs, load: { before, after } };
+    return { mode, put, get, ref, web, delayMs, load: { before, after } };
   } finally {
     await inst.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -107,6 +110,7 @@ await runWithDeadline('bench:sync', CFG.deadlineMinutes * 60_000, async () => {
     for (const [name, x] of [
       ['PUT /syncs/progress', r.put],
       ['GET /syncs/progress/<doc>', r.get],
+      ['web GET /api/media-items/<id>/progress', r.web],
       ['bare fastify GET /ref', r.ref],
     ] as const)
       rows.push([r.mode, name, fmt(x.rps, 0), fmt(x.p50, 1), fmt(x.p99, 1), String(x.non2xx + x.errors), `${fmt((100 * x.rps) / r.ref.rps, 1)} %`]);

@@ -114,7 +114,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
-  kosyncRoutes(app, { ...reading, identity: call, failureLimit: o.authRateLimit });
+  // KOReader reads its own pushes from the reading service, never from the read models: no wait for them
+  kosyncRoutes(app, { ...reading, pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs), identity: call, failureLimit: o.authRateLimit });
   // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
   const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);

@@ -45,11 +45,13 @@ export interface KosyncDeps {
   identity: CallIdentity;
   reads: Reads;
   reading: Reader;
+  /** the reading client for the protocol's push: KOReader reads back from the reading service, so it waits for no read model */
+  pushReading?: Reader;
   /** failed sign-ins per client address and window before 429 (null: no limit) */
   failureLimit: { max: number; windowMs: number } | null;
 }
 
-export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, failureLimit }: KosyncDeps): void {
+export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, pushReading = reading, failureLimit }: KosyncDeps): void {
   const view = new KosyncView(reads.db);
   const secret = randomBytes(32);
   const digest = (user: string, key: string) => createHmac('sha256', secret).update(`${user}\0${key}`).digest('base64url');
@@ -129,7 +131,7 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
       const document = body.document.toLowerCase();
       const a = await access(req);
       const item = await view.itemOf(a, document);
-      const r = await reading(req, 'kosync-push', {
+      const r = await pushReading(req, 'kosync-push', {
         access: a,
         ...(item ? { item_id: item } : {}),
         input: { document, progress: body.progress, percentage, device: body.device, device_id: (body.device_id as string | null | undefined) ?? '' },
