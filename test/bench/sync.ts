@@ -1,5 +1,6 @@
 // `pnpm bench:sync`: KOReader's stock Progress sync (issue 10). In each mode (embedded, then
-// distributed): a scanned EPUB, a signed-in device, then at BENCH_CONNECTIONS connections the
+// distributed): one reader per connection, each with a scanned EPUB of their own and a signed-in
+// device, then at BENCH_CONNECTIONS connections (the readers in turn) the
 // kosync PUT /syncs/progress and GET /syncs/progress/<document> rates against a bare fastify route
 // measured in the same run; then the web → KOReader visibility delay: a web position written,
 // then the device's pull polled until it shows that position (BENCH_SYNC_SAMPLES times). Prints a
@@ -9,12 +10,12 @@
 // Knobs: BENCH_QUICK=1 (5 s per measurement, 10 samples), BENCH_DURATION (10), BENCH_CONNECTIONS
 // (16), BENCH_SYNC_SAMPLES (30), BENCH_SYNC_MODES (embedded,distributed), BENCH_DEADLINE_MINUTES (20).
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT, type Mode } from '../support/bindery';
-import { fmt, machine, median, runWithDeadline, startLoadGen, startRef, table } from './lib';
+import { coresUsed, fmt, machine, median, runWithDeadline, snapshot, startLoadGen, startRef, table, type Roles } from './lib';
 import type { Job, Measured } from './load-worker';
 import { fullScan, startInstance } from './scan-bindery';
 
@@ -31,7 +32,7 @@ const CFG = {
   modes: (process.env.BENCH_SYNC_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[],
   deadlineMinutes: num('BENCH_DEADLINE_MINUTES', 20),
 };
-const BOOK = join(ROOT, 'test/fixtures/corpus40/J. R. Hartley/The Hidden Crown (1864).epub');
+const CORPUS = join(ROOT, 'test/fixtures/corpus40');
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -45,31 +46,84 @@ interface ModeResult {
   load: { before: number[]; after: number[] };
 }
 
+/** Waits (at most 30 s) until Bindery's own processes are idle: what one measurement set off (events
+ * relayed, projections folded, device-sync's reactions) must not be measured as the next one's cost. */
+async function settle(roles: Roles): Promise<void> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < 30_000) {
+    const a = snapshot();
+    await new Promise((r) => setTimeout(r, 1000));
+    const used = coresUsed(a, snapshot(), 1, roles);
+    const ours = Object.entries(used)
+      .filter(([role]) => role !== 'other' && role !== 'orchestrator')
+      .reduce((sum, [, c]) => sum + c, 0);
+    if (ours < 0.1) return;
+  }
+}
+
+/** The first `n` EPUBs of the corpus40 fixture. */
+function books(n: number): string[] {
+  const rows = readFileSync(join(CORPUS, 'manifest.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'));
+  return rows
+    .filter((r) => r[1] === 'book' && r[2]!.startsWith('epub'))
+    .map((r) => r[0]!)
+    .slice(0, n);
+}
+
 async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen<Job, Measured>>>, refUrl: string): Promise<ModeResult> {
+  // one reader per connection, each with a book of their own: what many devices syncing look like
+  const n = CFG.connections;
   const dir = mkdtempSync(join(tmpdir(), 'bindery-bench-sync-'));
-  copyFileSync(BOOK, join(dir, 'crown.epub'));
-  mkdirSync(join(dir, 'empty'), { recursive: true });
+  books(n).forEach((b, i) => copyFileSync(join(CORPUS, b), join(dir, `book-${i}.epub`)));
   const inst = await startInstance(mode);
   try {
     const scan = await fullScan(inst, dir, `sync ${mode}`);
-    const list = await inst.call('GET', `/api/media-items?library_id=${scan.libraryId}`, { token: inst.token });
-    const item = list.json.data[0] as { id: string; formats: { partial_md5: string }[] };
-    const document = item.formats[0]!.partial_md5;
-    const headers = { 'x-auth-user': `bench_${mode}`, 'x-auth-key': md5('passw0rd-123'), 'content-type': 'application/json', accept: 'application/vnd.koreader.v1+json' };
-    const auth = await inst.call('GET', '/users/auth', { headers });
-    if (auth.status !== 200) throw new Error(`kosync auth failed: ${auth.status} ${auth.text}`);
-    const body = JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.5, device: 'Bench', device_id: 'bench0000000000000000000000000000' });
-    const first = await inst.call('PUT', '/syncs/progress', { headers, raw: body });
-    if (first.status !== 200) throw new Error(`kosync push failed: ${first.status} ${first.text}`);
+    const list = await inst.call('GET', `/api/media-items?library_id=${scan.libraryId}&limit=1000`, { token: inst.token });
+    const items = (list.json.data as { id: string; formats: { partial_md5: string }[] }[]).slice(0, n);
+    if (items.length < n) throw new Error(`only ${items.length} books were catalogued`);
+    const kosyncHeaders = (user: string, password: string) => ({
+      'x-auth-user': user,
+      'x-auth-key': md5(password),
+      'content-type': 'application/json',
+      accept: 'application/vnd.koreader.v1+json',
+    });
+    const readers: { headers: Record<string, string>; document: string; body: string }[] = [];
+    for (let i = 0; i < n; i++) {
+      const user = i === 0 ? `bench_${mode}` : `reader${i}_${mode}`;
+      if (i > 0) {
+        const r = await inst.call('POST', '/api/auth/register', { body: { email: `${user}@example.com`, username: user, password: 'passw0rd-123' } });
+        if (r.status !== 201) throw new Error(`register failed: ${r.status} ${r.text}`);
+      }
+      const document = items[i]!.formats[0]!.partial_md5;
+      const headers = kosyncHeaders(user, 'passw0rd-123');
+      const body = JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.5, device: 'Bench', device_id: `bench${String(i).padStart(27, '0')}` });
+      const auth = await inst.call('GET', '/users/auth', { headers });
+      if (auth.status !== 200) throw new Error(`kosync auth failed: ${auth.status} ${auth.text}`);
+      const first = await inst.call('PUT', '/syncs/progress', { headers, raw: body });
+      if (first.status !== 200) throw new Error(`kosync push failed: ${first.status} ${first.text}`);
+      readers.push({ headers, document, body });
+    }
+    const item = items[0]!;
+    const { headers, document } = readers[0]!;
     const before = loadavg();
-    const job = (url: string, method: 'GET' | 'POST' | 'PUT', extra: Partial<Job> = {}): Job => ({ url, method, connections: CFG.connections, duration: CFG.duration, ...extra });
+    const job = (url: string, method: Job['method'], extra: Partial<Job> = {}): Job => ({ url, method, connections: CFG.connections, duration: CFG.duration, ...extra });
     const ref = await gen.run(job(`${refUrl}/ref`, 'GET'));
-    const put = await gen.run(job(`${inst.b.url}/syncs/progress`, 'PUT', { headers, body }));
-    const get = await gen.run(job(`${inst.b.url}/syncs/progress/${document}`, 'GET', { headers }));
+    await settle(inst.roles);
+    const put = await gen.run(job(`${inst.b.url}/syncs/progress`, 'PUT', { variants: readers.map((r) => ({ headers: r.headers, body: r.body })) }));
+    await settle(inst.roles);
+    const get = await gen.run(
+      job(`${inst.b.url}/syncs/progress/${document}`, 'GET', { variants: readers.map((r) => ({ headers: r.headers, path: `/syncs/progress/${r.document}` })) }),
+    );
     // the web's own read of a position: the same path through the gateway to the reading service
+    await settle(inst.roles);
     const web = await gen.run(job(`${inst.b.url}/api/media-items/${item.id}/progress`, 'GET', { headers: { authorization: `Bearer ${inst.token}` } }));
     const after = loadavg();
     // web → KOReader: a position written on the web, then the device's pull until it shows it
+    await settle(inst.roles);
     const delayMs: number[] = [];
     for (let i = 0; i < CFG.samples; i++) {
       const p = Math.round((0.2 + (0.6 * i) / CFG.samples) * 1e4) / 1e4;

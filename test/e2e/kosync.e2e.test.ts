@@ -346,6 +346,17 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect((await ko.pull(docOf(again))).json.percentage).toBe(0.45);
   });
 
+  it('knows the same ids after the catalog projection is rebuilt from the log', async () => {
+    const ko = device(call, '', reader.username, reader.password, 'ffff0000ffff0000ffff0000ffff0000', 'Kindle');
+    const before = (await ko.pull(docOf(garden))).json;
+    expect(before.percentage).toBe(0.45);
+    const r = await call('POST', '/api/admin/projections/catalog/rebuild?wait=true', { token: admin.token });
+    expect(r.status, r.text).toBe(200);
+    // the first id of the rewritten file, and the renamed file's new name
+    expect((await ko.pull(docOf(garden))).json).toEqual(before);
+    expect((await ko.pull(md5('Hidden Crown (renamed).epub'))).json.percentage).toBe(0.55);
+  });
+
   it('links by hand, in bulk, and finds candidates by search; another user sees none of it', async () => {
     const ko = device(call, '', reader.username, reader.password);
     const stray = md5('a book only this device has');
