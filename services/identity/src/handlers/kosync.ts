@@ -2,48 +2,29 @@
 // key is checked against the verifier kept beside the password hash (store/kosync.ts) under the
 // login lock rules: a failure counts like a failed login, and a locked login stays locked here too.
 import { randomUUID } from 'node:crypto';
-import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
+import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
 import { isUniqueViolation } from '@bindery/platform';
-import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
 import { userRegistered } from '../domain/register';
 import { initialUser } from '../domain/user';
 import { usernameProblem } from '../domain/validate';
 import * as users from '../store/users';
-import * as attempts from '../store/login-attempts';
 import * as kosync from '../store/kosync';
 import type { Ctx } from './context';
-import type { Verified } from './reader-auth';
+import { underLoginLock, type Verified } from './reader-auth';
 
 const KEY = /^[0-9a-f]{32}$/;
 
 export async function verifyKosync(ctx: Ctx, req: Identity.IdentityRequest<'kosync-verify'>): Promise<Result<Verified>> {
-  const login = req.login;
   const key = req.key.toLowerCase();
-  if (login === '' || !KEY.test(key)) return err(fail('invalid_credentials', Messages.invalidCredentials));
-  const now = ctx.rt.now();
-  const lock = activeLock(await attempts.read(ctx.rt.db, login), now);
-  if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
-  const user = await users.findByLogin(ctx.rt.db, login);
-  const verifier = user ? await kosync.verifierOf(ctx.rt.db, user.id) : null;
-  let good = false;
-  if (verifier) good = await ctx.verify(verifier, key);
-  else await ctx.burn(key);
-  const settings = await ctx.settings();
-  return ctx.tx(async (trx) => {
-    const t = ctx.rt.now();
-    const row = await attempts.lockRow(trx, login);
-    const held = activeLock(row, t);
-    if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
-    if (!good) {
-      const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
-      await attempts.write(trx, login, next);
-      if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
-      return err(fail('invalid_credentials', Messages.invalidCredentials));
-    }
-    // a password change since the check above replaced the verifier: the old key is worthless
-    if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
-    if (row) await attempts.clear(trx, login);
-    return ok({ user_id: user!.id, role: user!.role });
+  if (req.login === '' || !KEY.test(key)) return err(fail('invalid_credentials', Messages.invalidCredentials));
+  return underLoginLock(ctx, req.login, {
+    check: async (user) => {
+      const verifier = await kosync.verifierOf(ctx.rt.db, user.id);
+      if (verifier) return ctx.verify(verifier, key);
+      await ctx.burn(key);
+      return false;
+    },
+    burn: () => ctx.burn(key),
   });
 }
 
