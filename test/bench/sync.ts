@@ -42,6 +42,7 @@ interface ModeResult {
   get: Measured;
   ref: Measured;
   web: Measured;
+  webPut: Measured;
   delayMs: number[];
   load: { before: number[]; after: number[] };
 }
@@ -91,12 +92,14 @@ async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen
       'content-type': 'application/json',
       accept: 'application/vnd.koreader.v1+json',
     });
-    const readers: { headers: Record<string, string>; document: string; body: string }[] = [];
+    const readers: { headers: Record<string, string>; document: string; body: string; token: string; item: string }[] = [];
     for (let i = 0; i < n; i++) {
       const user = i === 0 ? `bench_${mode}` : `reader${i}_${mode}`;
+      let token = inst.token;
       if (i > 0) {
         const r = await inst.call('POST', '/api/auth/register', { body: { email: `${user}@example.com`, username: user, password: 'passw0rd-123' } });
         if (r.status !== 201) throw new Error(`register failed: ${r.status} ${r.text}`);
+        token = r.json.access_token as string;
       }
       const document = items[i]!.formats[0]!.partial_md5;
       const headers = kosyncHeaders(user, 'passw0rd-123');
@@ -105,7 +108,7 @@ async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen
       if (auth.status !== 200) throw new Error(`kosync auth failed: ${auth.status} ${auth.text}`);
       const first = await inst.call('PUT', '/syncs/progress', { headers, raw: body });
       if (first.status !== 200) throw new Error(`kosync push failed: ${first.status} ${first.text}`);
-      readers.push({ headers, document, body });
+      readers.push({ headers, document, body, token, item: items[i]!.id });
     }
     const item = items[0]!;
     const { headers, document } = readers[0]!;
@@ -128,6 +131,17 @@ async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen
     // the web's own read of a position: the same path through the gateway to the reading service
     await settle(inst.roles);
     const web = await gen.run(job(`${inst.b.url}/api/media-items/${item.id}/progress`, 'GET', { headers: { authorization: `Bearer ${inst.token}` } }));
+    // the web's own write of a position (the same readers and books, in turn): the write reference
+    await settle(inst.roles);
+    const webPut = await gen.run(
+      job(`${inst.b.url}/api/media-items/${item.id}/progress`, 'PUT', {
+        variants: readers.map((r) => ({
+          path: `/api/media-items/${r.item}/progress`,
+          headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
+          body: '{"percentage":0.5}',
+        })),
+      }),
+    );
     const after = loadavg();
     // web → KOReader: a position written on the web, then the device's pull until it shows it
     await settle(inst.roles);
@@ -144,7 +158,7 @@ async function benchMode(mode: Mode, gen: Awaited<ReturnType<typeof startLoadGen
       }
       delayMs.push(performance.now() - t0);
     }
-    return { mode, put, get, ref, web, delayMs, load: { before, after } };
+    return { mode, put, get, ref, web, webPut, delayMs, load: { before, after } };
   } finally {
     await inst.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -172,6 +186,7 @@ await runWithDeadline('bench:sync', CFG.deadlineMinutes * 60_000, async () => {
       ['PUT /syncs/progress', r.put],
       ['GET /syncs/progress/<doc>', r.get],
       ['web GET /api/media-items/<id>/progress', r.web],
+      ['web PUT /api/media-items/<id>/progress', r.webPut],
       ['bare fastify GET /ref', r.ref],
     ] as const)
       rows.push([r.mode, name, fmt(x.rps, 0), fmt(x.p50, 1), fmt(x.p99, 1), String(x.non2xx + x.errors), `${fmt((100 * x.rps) / r.ref.rps, 1)} %`]);
