@@ -28,7 +28,10 @@ ENV NODE_ENV=production DATA_DIR=/data PORT=8080 OPS_PORT=9464
 WORKDIR /app
 # owned by root and read-only to the process; only DATA_DIR (a volume) is its own
 COPY --from=build /app /app
-RUN mkdir -p /data && chown 1000:1000 /data
+# pdftoppm renders PDF covers and streamed PDF pages (without it, PDFs get neither)
+RUN apt-get update && apt-get install -y --no-install-recommends poppler-utils \
+ && rm -rf /var/lib/apt/lists/* \
+ && mkdir -p /data && chown 1000:1000 /data
 USER 1000:1000
 VOLUME ["/data"]
 EXPOSE 8080 9464

@@ -333,3 +333,25 @@ export async function consumerCheckpoint(db: Db, schema: string, consumer: strin
 export function crashPoint(point: string): void {
   if (process.env.BINDERY_FAULT_INJECTION === point) process.kill(process.pid, 'SIGKILL');
 }
+
+const retryableCode = (e: unknown): boolean => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+};
+
+/**
+ * Runs a command in one transaction, again (up to five times) after a concurrent append, a deadlock
+ * or a serialisation failure, then wakes the store's relay and followers.
+ */
+export async function commandTransaction<T>(db: Db, store: EventStore, fn: (trx: Trx) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const out = await db.transaction().execute(fn);
+      store.notify();
+      return out;
+    } catch (e) {
+      if ((e instanceof ConcurrencyError || retryableCode(e)) && attempt < 5) continue;
+      throw e;
+    }
+  }
+}

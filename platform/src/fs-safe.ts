@@ -147,3 +147,26 @@ export async function realOrResolved(p: string): Promise<string> {
   const abs = path.resolve(p);
   return (await realOrNull(abs).catch(() => null)) ?? abs;
 }
+
+const executables = new Map<string, Promise<string | null>>();
+/** The absolute path of an executable on PATH (looked up once per process and name), or null. */
+export function findExecutable(name: string): Promise<string | null> {
+  let found = executables.get(name);
+  if (!found) {
+    found = (async () => {
+      for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+        if (!dir) continue;
+        const candidate = path.join(dir, name);
+        try {
+          await access(candidate, constants.X_OK);
+          return candidate;
+        } catch {
+          // not in this directory
+        }
+      }
+      return null;
+    })();
+    executables.set(name, found);
+  }
+  return found;
+}

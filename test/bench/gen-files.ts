@@ -218,6 +218,11 @@ export function pdf(b: GenBook): Buffer {
     `<< /Title ${pdfString(b.title)} /Author ${pdfString(b.authors.join(' & '))} /Subject ${pdfString(b.description)} /Keywords ${pdfString(b.tags.join(', '))} /Language ${pdfString(b.language)} /CreationDate (D:${b.year}0101000000Z) /Producer (Bindery bench generator) >>`,
     `<< /Type /Metadata /Subtype /XML /Length ${Buffer.byteLength(xmp, 'utf8')} >>\nstream\n${xmp}\nendstream`,
   ];
+  return pdfFile(objects, 6);
+}
+
+/** A PDF 1.4 file of these objects (numbered from 1; the first is the catalog), with its cross-reference table. */
+export function pdfFile(objects: string[], info: number): Buffer {
   let out = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
   const offsets: number[] = [];
   objects.forEach((o, i) => {
@@ -226,6 +231,6 @@ export function pdf(b: GenBook): Buffer {
   });
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info ${info} 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }

@@ -313,6 +313,35 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       expect(onlyB).toEqual(all.filter((e) => e.type === 't.b.v1').map((e) => e.id));
     });
 
+    it('follows from now: only what is appended after follow() resolves, on every process', async () => {
+      const bus = await h.newBus();
+      const store = await source('follownow', bus);
+      const past = await append(store, 'fn-1', [ev('t.a.v1'), ev('t.b.v1')]);
+      // the past is on the bus (relayed) before anyone follows from now
+      const seen: string[] = [];
+      await bus.follow({ source: store.source, handler: async (e) => void seen.push(e.id) });
+      await until(
+        'the past relayed',
+        async () => seen.length,
+        (k) => k >= 2,
+      );
+      const procs = [await h.newBus(), await h.newBus()];
+      const got: string[][] = [[], []];
+      for (const [i, p] of procs.entries()) {
+        await p.attachSource(store);
+        await p.follow({ source: store.source, from: 'now', handler: async (e) => void got[i]!.push(e.id) });
+      }
+      const live = await append(store, 'fn-2', [ev('t.c.v1'), ev('t.a.v1')]);
+      await until(
+        'live events on both',
+        async () => got.map((g) => g.length),
+        (ks) => ks.every((k) => k >= 2),
+      );
+      await sleep(200);
+      for (const g of got) expect(g).toEqual(live.map((e) => e.id));
+      expect(past.some((e) => got[0]!.includes(e.id))).toBe(false);
+    });
+
     it('retries a failing follower handler on the same event', async () => {
       const bus = await h.newBus();
       const store = await source('followretry', bus);

@@ -2,12 +2,15 @@
 // device credentials (which never open user routes, and user tokens never open device routes), a
 // user's devices, max_devices at approval, the Android flow, shelves, the sync queue, the sidecar,
 // other users (404), and pending registrations lost with a restart.
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { availableModes, type Bindery } from '../support/bindery';
+import { availableModes, spawnBindery, type Bindery } from '../support/bindery';
+import { client } from '../support/http';
 import { asDevice, enroll, poll, registerDevice, type Enrolled } from './device-helpers';
-import { api, eventually, expectError, instances, login, register, UUID, type Account, type Call } from './helpers';
+import { api, eventually, expectError, instances, login, register, userRecord, UUID, type Account, type Call } from './helpers';
 import { put, shelf } from './reading-helpers';
+import { createLibrary, emptyDir, FIXTURE, items as listItems, scan } from './catalog-helpers';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -66,6 +69,8 @@ for (const mode of modes) {
       expectError(await call('POST', '/api/devices/register', { body: { name: 'ok', client: 'c'.repeat(51) } }), 400, 'client must be text of at most 50 characters');
       expectError(await call('POST', '/api/devices/register', { body: { name: 'ok', model: ['m'] } }), 400, 'model must be text of at most 100 characters');
       expectError(await call('POST', '/api/devices/register', { raw: '[1]' }), 400, 'invalid request');
+      expectError(await call('POST', '/api/devices/register', { body: { name: 'Kobo\u0000' } }), 400, 'name must not contain control characters');
+      expectError(await call('POST', '/api/devices/register', { raw: '{"name":"Kobo \\ud800"}' }), 400, 'name must be valid Unicode text');
       expectError(await call('POST', '/api/devices/register/status', { body: {} }), 400, 'device_code is required');
       expectError(await call('POST', '/api/devices/register/status', { body: { device_code: 7 } }), 400, 'device_code is required');
       expectError(await poll(call, 'no-such-code'), 410, 'device registration not found or expired');
@@ -208,6 +213,8 @@ for (const mode of modes) {
       expect(set.status, set.text).toBe(200);
       const first = await enroll(call, carol, 'One');
       await enroll(call, carol, 'Two');
+      const listed = await userRecord(call, admin.token, carol.id);
+      expect(listed).toMatchObject({ max_devices: 2, device_count: 2 });
       const third = await registerDevice(call, 'Three');
       expectError(await call('POST', `/api/devices/${third.user_code}/approve`, { token: carol.token }), 403, 'device limit reached (max_devices: 2)');
       expect((await poll(call, third.device_code)).json.status).toBe('pending');
@@ -378,6 +385,39 @@ for (const mode of modes) {
         expectError(await call('GET', `/api/devices/${dev.device_id}/sidecar/download`, asDevice('bdt_wrong')), 401, 'invalid or revoked device credential');
         expectError(await call('GET', `/api/devices/${dev.device_id}/sidecar`), 401, 'authentication required');
       });
+
+      it('keys a book with a file by its format SHA-256, and rebuilds the devices projection from the log unchanged', async () => {
+        const dir = emptyDir();
+        copyFileSync(join(FIXTURE, 'Amélie Fournier/Inspector Lumière/01 - Une Clé perdue.epub'), join(dir, 'cle.epub'));
+        const lib = await createLibrary(call, admin.token, { name: `Device files ${mode}`, folders: [dir], watch: false });
+        await scan(call, admin.token, lib.id);
+        const book = (await listItems(call, admin.token, lib.id))[0]!;
+        const sha = 'd2393b1347bdb9d288a365359aa93d3c45907adb8943ccf3fc708dc7c15acb73';
+        expect(book.formats.map((f: any) => f.sha256)).toEqual([sha]);
+        const add = await call('POST', `/api/collections/${coll}/items`, { token: alice.token, body: { media_item_ids: [book.id] } });
+        expect(add.status, add.text).toBe(200);
+        const s = await call('GET', `/api/devices/${dev.device_id}/sidecar`, asDevice(dev.token));
+        expect(s.status, s.text).toBe(200);
+        expect(s.json.collections[0].books).toEqual([items[0]!.id, items[1]!.id, sha]);
+        expect(s.json.books[sha]).toMatchObject({ uuid: book.id, key_type: 'sha256', format: 'epub', formats: [{ format: 'epub', sha256: sha, size: book.formats[0].size }] });
+        expect(s.json.books[book.id]).toBeUndefined();
+        expect(s.json.formats).toEqual(['epub']);
+        // the device is told to fetch it
+        await eventually(async () => {
+          const q = await call('GET', '/api/sync/queue', asDevice(dev.token));
+          expect(q.json.entries.map((e: any) => [e.media_item_id, e.action])).toContainEqual([book.id, 'download']);
+        });
+        const before = [await call('GET', '/api/devices', { token: alice.token }), await call('GET', `/api/devices/${dev.device_id}/shelves`, { token: alice.token }), s];
+        const r = await call('POST', '/api/admin/projections/devices/rebuild?wait=true', { token: admin.token });
+        expect(r.status, r.text).toBe(200);
+        expect(r.json.message).toBe('projection devices rebuilt');
+        const after = [
+          await call('GET', '/api/devices', { token: alice.token }),
+          await call('GET', `/api/devices/${dev.device_id}/shelves`, { token: alice.token }),
+          await call('GET', `/api/devices/${dev.device_id}/sidecar`, asDevice(dev.token)),
+        ];
+        expect(after.map((x) => x.json)).toEqual(before.map((x) => x.json));
+      });
     });
 
     it('the approval page: signed-out users are sent to sign in and back; no framing; only local next paths', async () => {
@@ -471,6 +511,35 @@ for (const mode of modes) {
       expect((await call('DELETE', '/api/auth/profile', { token: erin.token })).status).toBe(200);
       await eventually(async () => expectError(await call('GET', '/api/sync/device', asDevice(dev.token)), 401, 'invalid or revoked device credential'));
     });
+
+    it.skipIf(mode !== 'distributed')(
+      'replicas share pending registrations; restarting one device-sync replica of two keeps them',
+      async () => {
+        const gatewayTwo = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+        b.procs.push(gatewayTwo.proc);
+        const other = client(gatewayTwo.match[1]!);
+        const second = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/);
+        b.procs.push(second.proc);
+        const gina = await register(call);
+        // registered through one gateway, approved through the other, collected through the first
+        for (let i = 0; i < 4; i++) {
+          const reg = await registerDevice(call, `Replica ${i}`);
+          expect((await other('GET', `/api/devices/pending/${reg.user_code}`, { token: gina.token })).json.status).toBe('pending');
+          expect((await other('POST', `/api/devices/${reg.user_code}/approve`, { token: gina.token })).status).toBe(200);
+          const s = await poll(call, reg.device_code);
+          expect(s.json.status).toBe('approved');
+          expect((await other('GET', '/api/sync/device', asDevice(s.json.device_token))).json.name).toBe(`Replica ${i}`);
+        }
+        const waiting = await registerDevice(call, 'Rolling');
+        expect(await second.proc.stop()).toBe(0);
+        const third = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/);
+        b.procs.push(third.proc);
+        for (let i = 0; i < 3; i++) expect((await poll(call, waiting.device_code)).json.status).toBe('pending');
+        expect((await other('POST', `/api/devices/${waiting.user_code}/approve`, { token: gina.token })).status).toBe(200);
+        expect((await poll(other, waiting.device_code)).json.status).toBe('approved');
+      },
+      240_000,
+    );
 
     it('pending registrations do not survive a restart; approved devices do', async () => {
       const frank = await register(call);

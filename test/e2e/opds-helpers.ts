@@ -1,7 +1,7 @@
 // Reading OPDS documents in tests, and running the third-party checkers of ../shared/peers on
 // them: the RELAX NG validator (validate-opds.sh) and the two client parsers (opds-client-check.mjs).
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -88,8 +88,16 @@ const run = promisify(execFile);
 const PEERS = join(ROOT, '../shared/peers');
 const VALIDATOR = join(PEERS, 'validate-opds.sh');
 const CLIENTS = join(PEERS, 'opds-client-check.mjs');
-/** node_modules of ../shared/peers (`npm ci --ignore-scripts` there, or in a copy named by BINDERY_PEERS_NODE_MODULES) */
-const peerModules = process.env.BINDERY_PEERS_NODE_MODULES ?? join(PEERS, 'node_modules');
+/** a copy of ../shared/peers' package files, installed by the tests when no other copy is there */
+const LOCAL_PEERS = join(ROOT, 'test/.tmp/peers');
+const hasParsers = (dir: string) => existsSync(join(dir, 'r2-opds-js')) && existsSync(join(dir, 'opds-feed-parser'));
+/** node_modules of the OPDS client parsers: BINDERY_PEERS_NODE_MODULES, ../shared/peers, or the tests' own copy */
+function peerModulesDir(): string {
+  if (process.env.BINDERY_PEERS_NODE_MODULES) return process.env.BINDERY_PEERS_NODE_MODULES;
+  const shared = join(PEERS, 'node_modules');
+  return hasParsers(shared) ? shared : join(LOCAL_PEERS, 'node_modules');
+}
+let peerModules = peerModulesDir();
 
 /** Why the RELAX NG check can't run here, or null when it can. */
 export async function validatorMissing(): Promise<string | null> {
@@ -104,12 +112,28 @@ export async function validatorMissing(): Promise<string | null> {
   return null;
 }
 
-export function clientsMissing(): string | null {
-  if (!existsSync(CLIENTS)) return `${CLIENTS} is absent`;
-  if (!existsSync(join(peerModules, 'r2-opds-js')) || !existsSync(join(peerModules, 'opds-feed-parser'))) {
-    return `the OPDS client parsers are not installed (npm ci --ignore-scripts in ../shared/peers, or set BINDERY_PEERS_NODE_MODULES)`;
-  }
-  return null;
+let installing: Promise<string | null> | undefined;
+/**
+ * Why the client parsers can't run here, or null when they can. When no copy is installed, the
+ * exact versions of ../shared/peers/package-lock.json are installed into test/.tmp/peers
+ * (`npm ci --ignore-scripts`, once; it needs the npm registry).
+ */
+export function clientsMissing(): Promise<string | null> {
+  installing ??= (async () => {
+    if (!existsSync(CLIENTS)) return `${CLIENTS} is absent`;
+    if (hasParsers(peerModules)) return null;
+    if (process.env.BINDERY_PEERS_NODE_MODULES) return `BINDERY_PEERS_NODE_MODULES (${peerModules}) holds no r2-opds-js and opds-feed-parser`;
+    try {
+      mkdirSync(LOCAL_PEERS, { recursive: true });
+      for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PEERS, f), join(LOCAL_PEERS, f));
+      await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: LOCAL_PEERS, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+    } catch (e) {
+      return `the OPDS client parsers could not be installed into test/.tmp/peers (npm ci --ignore-scripts): ${(e as Error).message.split('\n', 1)[0]}`;
+    }
+    peerModules = join(LOCAL_PEERS, 'node_modules');
+    return hasParsers(peerModules) ? null : 'npm ci in test/.tmp/peers did not install r2-opds-js and opds-feed-parser';
+  })();
+  return installing;
 }
 
 export interface PeerRun {

@@ -1,33 +1,24 @@
-// The live channel (docs/decisions.md, "OPDS and the live channel"): /api/ws authenticates by
-// cookie, Bearer header or a first `auth` message; `ping`, `subscribe`; `scanner` is for admins and
-// carries the catalog's scan events.
+// The live channel (docs/decisions.md, "OPDS and the live channel", "Live channel topics"): /api/ws
+// authenticates by cookie, Bearer header or a first `auth` message; `ping`, `subscribe`; `scanner` is
+// for admins and carries the catalog's scan events; `progress` and `conflicts` carry the reading
+// service's events to their owner only, on every gateway replica; a socket that stops reading is dropped.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { availableModes, ROOT, spawnBindery, startBindery, type Bindery } from '../support/bindery';
+import { availableModes, spawnBindery, startBindery, type Bindery } from '../support/bindery';
+import { WsClient, wsUrl } from '../support/ws-client';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
-
-// `ws` comes with @fastify/websocket (Node 20 has no WebSocket client of its own)
-type Socket = {
-  on(ev: string, fn: (...a: any[]) => void): void;
-  send(s: string): void;
-  close(): void;
-  readyState: number;
-};
-const WS = createRequire(join(ROOT, 'services/gateway/node_modules/@fastify/websocket/package.json'))('ws') as new (
-  url: string,
-  o?: { headers?: Record<string, string>; autoPong?: boolean },
-) => Socket;
+import { put, shelf } from './reading-helpers';
+import { enroll } from './device-helpers';
 
 const modes = await availableModes();
 const get = instances(modes);
 
 /** A socket with a queue of what it received, and a way to wait for the next matching message. */
 async function open(url: string, headers: Record<string, string> = {}, autoPong = true) {
-  const s = new WS(url, { headers, autoPong });
+  const s = new WsClient(url, { headers, autoPong });
   const got: Record<string, any>[] = [];
   const waiters: (() => void)[] = [];
   let closed: { code: number; reason: string } | null = null;
@@ -39,6 +30,8 @@ async function open(url: string, headers: Record<string, string> = {}, autoPong 
     closed = { code, reason: reason.toString() };
     waiters.splice(0).forEach((w) => w());
   });
+  // after the server cut the connection, a write may fail: the close above tells the rest
+  s.on('error', () => undefined);
   await new Promise<void>((res, rej) => {
     s.on('open', () => res());
     s.on('error', rej);
@@ -61,7 +54,23 @@ async function open(url: string, headers: Record<string, string> = {}, autoPong 
     for (let i = 0; i < 100 && !closed; i++) await new Promise((r) => setTimeout(r, 100));
     return closed;
   };
-  return { s, next, send, closedWith };
+  return { s, next, send, closedWith, got, isClosed: () => closed !== null };
+}
+
+/** Opens a socket for `token`, waits for `ready`, subscribes to `topics`. */
+async function subscribed(url: string, token: string, topics: string[]) {
+  const c = await open(url, { authorization: `Bearer ${token}` });
+  await c.next((m) => m.type === 'ready');
+  c.send({ type: 'subscribe', topics });
+  expect(await c.next((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', topics: [...topics].sort() });
+  return c;
+}
+
+/** Nothing was queued for `c` before now: its next message answers this ping. */
+async function nothingPending(c: Awaited<ReturnType<typeof open>>) {
+  c.send({ type: 'ping' });
+  const m = await c.next();
+  expect(m.type, JSON.stringify(m)).toBe('pong');
 }
 
 describe.each(modes)('live channel /api/ws (%s)', (mode) => {
@@ -79,12 +88,12 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     call = api(b);
     admin = await register(call);
     reader = await register(call);
-    url = `${b.url.replace(/^http/, 'ws')}/api/ws`;
+    url = wsUrl(b.url);
     otherUrl = url;
     if (mode === 'distributed') {
       const g = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
       b.procs.push(g.proc);
-      otherUrl = `${g.match[1]!.replace(/^http/, 'ws')}/api/ws`;
+      otherUrl = wsUrl(g.match[1]!);
     }
   }, 240_000);
   afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -155,6 +164,9 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     expect(finished.data.scan_id).toBe(started.data.scan_id);
     expect(finished.data.status).toBe('completed');
     expect(finished.data.added).toBe(1);
+    // progress comes on the catalog's transient subject, at least once with the final counts
+    const progress = await watcher.next((m) => m.type === 'event' && m.event === 'scan-progress' && m.data.scan_id === started.data.scan_id);
+    expect(progress).toMatchObject({ topic: 'scanner', data: { library_id: lib.id } });
     await settled(call, admin.token, lib.id);
     user.send({ type: 'ping' });
     // the user's next message is the pong: no scan event was queued before it
@@ -162,6 +174,190 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     watcher.s.close();
     user.s.close();
   });
+
+  it("delivers a user's progress and conflicts to that user's sockets on every replica, and to nobody else", async () => {
+    const owner = await register(call);
+    const stranger = await register(call);
+    const { items } = await shelf(call, `Live ${mode}`, ['Live One'], admin);
+    const book = items[0]!.id as string;
+    // the write goes through one gateway; the owner's sockets are on the other (distributed) and on it
+    const far = await subscribed(otherUrl, owner.token, ['progress', 'conflicts']);
+    const nearConflictsOnly = await subscribed(url, owner.token, ['conflicts']);
+    const strangerSocket = await subscribed(otherUrl, stranger.token, ['progress', 'conflicts']);
+    const adminSocket = await subscribed(url, admin.token, ['progress', 'conflicts', 'scanner']);
+
+    const saved = await put(call, owner.token, book, { percentage: 0.4, client: 'web', device: 'laptop' });
+    expect(saved.json.status).toBe('saved');
+    const p = await far.next((m) => m.type === 'event');
+    expect(p).toEqual({
+      type: 'event',
+      topic: 'progress',
+      event: 'progress-saved',
+      data: { user_id: owner.id, media_item_id: book, progress: saved.json.progress },
+    });
+
+    const c = await put(call, owner.token, book, { percentage: 0.7, client: 'koreader', device: 'kobo' });
+    expect(c.json.status).toBe('conflict');
+    const opened = { type: 'event', topic: 'conflicts', event: 'progress-conflict-opened', data: { user_id: owner.id, conflict: c.json.conflict } };
+    expect(await far.next((m) => m.type === 'event')).toEqual(opened);
+    expect(await nearConflictsOnly.next((m) => m.type === 'event')).toEqual(opened);
+
+    const resolved = await call('POST', `/api/progress-conflicts/${c.json.conflict.id}/resolve`, { token: owner.token, body: { keep: 'incoming' } });
+    expect(resolved.status, resolved.text).toBe(200);
+    // keeping the incoming position saves it, and closes the conflict
+    const after = [await far.next((m) => m.type === 'event'), await far.next((m) => m.type === 'event')];
+    expect(after.map((m) => `${m.topic}/${m.event}`).sort()).toEqual(['conflicts/progress-conflict-closed', 'progress/progress-saved']);
+    expect(after.find((m) => m.event === 'progress-saved')!.data.progress.percentage).toBe(0.7);
+    expect(after.find((m) => m.event === 'progress-conflict-closed')!.data.conflict).toMatchObject({ id: c.json.conflict.id, status: 'resolved' });
+    expect((await nearConflictsOnly.next((m) => m.type === 'event')).event).toBe('progress-conflict-closed');
+
+    const del = await call('DELETE', `/api/media-items/${book}/progress`, { token: owner.token });
+    expect(del.status, del.text).toBe(200);
+    expect(await far.next((m) => m.type === 'event')).toEqual({ type: 'event', topic: 'progress', event: 'progress-deleted', data: { user_id: owner.id, media_item_id: book } });
+
+    // the stranger's write reaches the stranger only
+    expect((await put(call, stranger.token, book, { percentage: 0.2 })).json.status).toBe('saved');
+    expect((await strangerSocket.next((m) => m.type === 'event')).data.user_id).toBe(stranger.id);
+    // nobody saw anything else: a user never gets another user's events, an admin neither
+    await nothingPending(far);
+    await nothingPending(nearConflictsOnly);
+    await nothingPending(strangerSocket);
+    await nothingPending(adminSocket);
+    for (const x of [far, nearConflictsOnly, strangerSocket, adminSocket]) x.s.close();
+  });
+
+  it("delivers a user's devices and queue (device-sync) to that user, and lets a device in with its credential", async () => {
+    const owner = await register(call);
+    const stranger = await register(call);
+    const { items } = await shelf(call, `Devices ${mode}`, ['On the shelf'], admin);
+    const watch = await subscribed(otherUrl, owner.token, ['devices', 'queue']);
+    const strangerSocket = await subscribed(url, stranger.token, ['devices', 'queue']);
+
+    const dev = await enroll(call, owner, 'Kobo');
+    const approved = await watch.next((m) => m.event === 'device-approved');
+    expect(approved).toMatchObject({ topic: 'devices', event: 'device-approved', data: { user_id: owner.id, device: { id: dev.device_id, name: 'Kobo' } } });
+
+    // the device itself: by its credential on the upgrade, or in the first message; never scanner
+    const bad = await open(url);
+    bad.send({ type: 'auth', device: 'bdt_not-a-credential' });
+    expect(await bad.next()).toEqual({ type: 'error', error: 'invalid or expired token' });
+    expect(await bad.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    const byHeader = await open(otherUrl, { authorization: `Device ${dev.token}` });
+    expect(await byHeader.next()).toEqual({
+      type: 'ready',
+      user_id: owner.id,
+      role: 'user',
+      device_id: dev.device_id,
+      topics: ['progress', 'conflicts', 'scanner', 'devices', 'queue'],
+      heartbeat_ms: 30_000,
+    });
+    byHeader.send({ type: 'subscribe', topics: ['scanner'] });
+    expect(await byHeader.next()).toEqual({ type: 'error', error: 'admin access required' });
+    byHeader.send({ type: 'subscribe', topics: ['queue'] });
+    expect(await byHeader.next()).toEqual({ type: 'subscribed', topics: ['queue'] });
+    const byMessage = await open(url);
+    byMessage.send({ type: 'auth', device: dev.token });
+    expect(await byMessage.next()).toMatchObject({ type: 'ready', user_id: owner.id, device_id: dev.device_id });
+
+    // a shelf on the device queues the collection's book
+    const coll = await call('POST', '/api/collections', { token: owner.token, body: { name: 'To the Kobo' } });
+    expect(coll.status, coll.text).toBe(201);
+    expect((await call('POST', `/api/collections/${coll.json.id}/items`, { token: owner.token, body: { media_item_ids: [items[0]!.id] } })).status).toBe(200);
+    const sh = await call('POST', `/api/devices/${dev.device_id}/shelves`, { token: owner.token, body: { collection_id: coll.json.id } });
+    expect(sh.status, sh.text).toBe(201);
+    expect(await watch.next((m) => m.topic === 'devices')).toMatchObject({
+      event: 'shelf-added',
+      data: { user_id: owner.id, device_id: dev.device_id, collection_id: coll.json.id },
+    });
+    const queued = {
+      topic: 'queue',
+      event: 'queue-entry-saved',
+      data: { user_id: owner.id, device_id: dev.device_id, entry: { media_item_id: items[0]!.id, action: 'download', status: 'pending' } },
+    };
+    expect(await watch.next((m) => m.event === 'queue-entry-saved')).toMatchObject(queued);
+    expect(await byHeader.next((m) => m.event === 'queue-entry-saved')).toMatchObject(queued);
+
+    // removing the device tells its owner and closes the device's own sockets
+    const del = await call('DELETE', `/api/devices/${dev.device_id}`, { token: owner.token });
+    expect(del.status, del.text).toBe(200);
+    expect(await watch.next((m) => m.event === 'device-deleted')).toMatchObject({ topic: 'devices', data: { user_id: owner.id, device_id: dev.device_id } });
+    expect(await byHeader.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    expect(await byMessage.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    // the credential's hash never went out, and the stranger saw none of it
+    expect(watch.got.some((m) => m.event === 'device-credential-issued')).toBe(false);
+    await nothingPending(strangerSocket);
+    watch.s.close();
+    strangerSocket.s.close();
+  });
+
+  it('follows the account: a demoted admin loses scanner at once; logout and deletion close the sockets', async () => {
+    const second = await register(call, { role: 'admin', caller: admin.token });
+    const adminWatch = await subscribed(otherUrl, second.token, ['progress', 'scanner']);
+    const r = await call('PUT', `/api/auth/profile/${second.id}`, { token: admin.token, body: { role: 'user' } });
+    expect(r.status, r.text).toBe(200);
+    expect(await adminWatch.next((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', topics: ['progress'] });
+    adminWatch.send({ type: 'subscribe', topics: ['scanner'] });
+    expect(await adminWatch.next()).toEqual({ type: 'error', error: 'admin access required' });
+
+    // logging out revokes that session: its socket closes, another session's stays
+    const other = await call('POST', '/api/auth/login', { body: { login: second.username, password: second.password } });
+    expect(other.status, other.text).toBe(200);
+    const keep = await subscribed(url, other.json.access_token, ['progress']);
+    expect((await call('POST', '/api/auth/logout', { token: second.token })).status).toBe(200);
+    expect(await adminWatch.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    await nothingPending(keep);
+
+    // a deleted account's sockets close
+    const gone = await register(call);
+    const goneSocket = await subscribed(otherUrl, gone.token, ['progress']);
+    const d = await call('DELETE', `/api/auth/profile/${gone.id}`, { token: admin.token });
+    expect(d.status, d.text).toBe(200);
+    expect(await goneSocket.closedWith()).toEqual({ code: 1008, reason: 'invalid or expired token' });
+    keep.s.close();
+  });
+
+  // the bound is the gateway's own and the same in both modes (no bus on the way): checked once
+  it.runIf(mode === 'embedded')(
+    'drops a socket that stops reading instead of buffering for it, and keeps one that reads',
+    async () => {
+      const who = await register(call);
+      // a client that stops reading and keeps sending pings: every pong waits in the server's buffer
+      const slow = await subscribed(url, who.token, ['progress']);
+      slow.s.pause();
+      const BATCH = 20_000;
+      const CAP = 2_000_000; // ~100 MB of pongs: far past the kernel's buffers and the 1 MiB bound
+      let sent = 0;
+      const ping = JSON.stringify({ type: 'ping' });
+      while (slow.s.readyState === 1 && sent < CAP) {
+        for (let i = 0; i < BATCH; i++) slow.s.send(ping);
+        sent += BATCH;
+        // let the writes go out, and a refused write surface
+        await new Promise<void>((r) => slow.s.send(ping, () => r()));
+        sent += 1;
+      }
+      slow.s.resume();
+      const closed = await slow.closedWith();
+      // cut (1006) or, if it read the close frame in time, closed as too slow (1013)
+      expect([1006, 1013]).toContain(closed?.code);
+      const pongs = slow.got.filter((m) => m.type === 'pong').length;
+      expect(pongs).toBeLessThan(sent);
+
+      // the same pings from a client that reads as it goes: every one answered, the socket stays
+      const reader = await subscribed(url, who.token, ['progress']);
+      const STEP = 10_000; // at most ~500 KB of pongs in flight, below the 1 MiB bound
+      let answered = 0;
+      for (let done = 0; done < sent; done += STEP) {
+        const n = Math.min(STEP, sent - done);
+        for (let i = 0; i < n; i++) reader.s.send(ping);
+        while (reader.got.length < n) await new Promise((r) => setTimeout(r, 5));
+        answered += reader.got.splice(0).filter((m) => m.type === 'pong').length;
+      }
+      expect(answered).toBe(sent);
+      expect(reader.isClosed()).toBe(false);
+      reader.s.close();
+    },
+    120_000,
+  );
 });
 
 describe('live channel heartbeat (embedded, 300 ms)', () => {
@@ -174,7 +370,7 @@ describe('live channel heartbeat (embedded, 300 ms)', () => {
   afterAll(async () => b?.stop());
 
   it('closes a socket that stops answering pings, and keeps one that answers', async () => {
-    const url = `${b.url.replace(/^http/, 'ws')}/api/ws`;
+    const url = wsUrl(b.url);
     const deaf = await open(url, { authorization: `Bearer ${token}` }, false);
     const live = await open(url, { authorization: `Bearer ${token}` });
     expect((await deaf.next()).type).toBe('ready');

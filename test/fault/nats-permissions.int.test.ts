@@ -219,6 +219,13 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
       expect((await http('GET', '/api/auth/profile', { token })).json.username).toBe('perm-admin');
       const libs = await http('GET', '/api/libraries', { token });
       expect(libs.status).toBe(200);
+      // device-sync serves, publishes its events and the gateway follows them (the credential works)
+      const reg = await http('POST', '/api/devices/register', { body: { name: 'Permission reader' } });
+      expect(reg.status, reg.text).toBe(201);
+      expect((await http('POST', `/api/devices/${reg.json.user_code}/approve`, { token })).status).toBe(200);
+      const st = await http('POST', '/api/devices/register/status', { body: { device_code: reg.json.device_code } });
+      expect(st.json.status).toBe('approved');
+      expect((await http('GET', '/api/sync/device', { headers: { authorization: `Device ${st.json.device_token}` } })).status).toBe(200);
       // the events flowed: identity's stream holds the registration, consumed by the catalog and the gateway
       await sleep(1_000);
       const nc = await connect({ servers: nats.url, reconnect: false, user: 'identity', pass: passwords.identity, inboxPrefix: '_INBOX.identity' });

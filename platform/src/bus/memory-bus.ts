@@ -64,14 +64,14 @@ export class MemoryBus implements Bus {
     this.sourceWaiters.get(store.source)?.forEach((w) => w());
   }
 
-  private async source(name: string, signal?: AbortSignal): Promise<EventStore> {
-    // A consumer may start before its source's service in the same process: wait for it (or for
-    // the consumer to be stopped first).
+  private async source(name: string, signal: AbortSignal, attached: Wake): Promise<EventStore> {
+    // A consumer may start before its source's service in the same process (or follow a service
+    // this process does not run): wait for it, woken when it attaches, or for the consumer to stop.
     for (;;) {
       const s = this.sources.get(name);
       if (s) return s;
-      if (this.closed || signal?.aborted) throw new Error('bus closed');
-      await new Promise((r) => setTimeout(r, 20));
+      if (this.closed || signal.aborted) throw new Error('bus closed');
+      await attached.wait(1_000);
     }
   }
 
@@ -101,7 +101,7 @@ export class MemoryBus implements Bus {
     if (durable) durable.parking?.attach(durable.name, handler);
     const deps = { log: this.log, retry: this.retry, metrics: this.metrics };
     const done = (async () => {
-      const store = await this.source(sourceName, ctl.signal);
+      const store = await this.source(sourceName, ctl.signal, wake);
       pos = await start();
       while (!ctl.signal.aborted) {
         let batch: StoredEvent[];
@@ -136,7 +136,8 @@ export class MemoryBus implements Bus {
       }
     })().catch((e) => {
       state.running = false;
-      this.log.error({ err: e, consumer: name }, 'event consumer stopped on an error');
+      // stopped while its source never came: not an error
+      if (!ctl.signal.aborted) this.log.error({ err: e, consumer: name }, 'event consumer stopped on an error');
     });
     const sub: Subscription = {
       stop: async () => {
@@ -164,7 +165,9 @@ export class MemoryBus implements Bus {
   }
 
   async follow(opts: FollowOptions): Promise<Subscription> {
-    return this.loop({ sourceName: opts.source, start: async () => 0, types: opts.types, handler: opts.handler });
+    // `now`: the head at this call (0 when the source is not attached yet: all of it is new)
+    const from = opts.from === 'now' ? ((await this.sources.get(opts.source)?.headPosition()) ?? 0) : 0;
+    return this.loop({ sourceName: opts.source, start: async () => from, types: opts.types, handler: opts.handler });
   }
 
   status(): BusStatus {

@@ -276,9 +276,15 @@ export class NatsBus implements Bus {
     const ctl = new AbortController();
     let messages: ConsumerMessages | undefined;
     const state: ConsumerStatus = { name: `follow:${opts.source}`, kind: 'follower', source: opts.source, running: true, busySince: null, lag: async () => null };
+    // `now`: the stream's last sequence at this call, so what is published once follow() resolves
+    // arrives however long the consumer takes to be made (no stream yet: all of it is new)
+    const start = opts.from === 'now' ? await this.startOfNow(stream) : { deliver_policy: DeliverPolicy.All };
     const done = (async () => {
       messages = await this.untilOk(`follower on ${stream}`, ctl.signal, async () => {
-        const consumer = await this.js.consumers.get(stream, { filter_subjects: streamSubjects(opts.source), deliver_policy: DeliverPolicy.All });
+        const consumer = await this.js.consumers.get(stream, {
+          filter_subjects: streamSubjects(opts.source),
+          ...start,
+        });
         return consumer.consume({ max_messages: 256, expires: PULL_EXPIRES_MS });
       });
       if (!messages) return;
@@ -316,6 +322,18 @@ export class NatsBus implements Bus {
     this.subs.add(sub);
     this.consumers.add(state);
     return sub;
+  }
+
+  /** Where a follower from now starts: after the stream's last message; all of a stream not made yet; by the clock if the stream cannot be read now. */
+  private async startOfNow(stream: string) {
+    try {
+      const last = (await this.jsm.streams.info(stream)).state.last_seq;
+      return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: last + 1 };
+    } catch (e) {
+      if (e instanceof JetStreamApiError && e.code === 10059) return { deliver_policy: DeliverPolicy.All };
+      this.log.warn({ err: e, stream }, 'stream position unknown; following from the present time');
+      return { deliver_policy: DeliverPolicy.StartTime, opt_start_time: new Date().toISOString() };
+    }
   }
 
   status(): BusStatus {

@@ -62,6 +62,12 @@ export interface FollowOptions {
   source: string;
   types?: readonly string[];
   handler: EventHandler;
+  /**
+   * `start` (the default): every event from the first, for read models. `now`: only events
+   * appended after follow() resolves (a live feed such as the WebSocket channel); a source that
+   * does not exist yet is followed from its first event once it appears.
+   */
+  from?: 'start' | 'now';
 }
 
 export interface Subscription {
@@ -83,7 +89,7 @@ export interface Bus {
   attachSource(store: EventStore): Promise<void>;
   /** At-least-once, in position order, shared by replicas of one durable consumer. */
   consume(opts: ConsumeOptions): Promise<Subscription>;
-  /** Every instance gets every event from the first, then live: for per-process read models. */
+  /** Every instance gets every event from the first (or from now), then live: per-process read models and feeds. */
   follow(opts: FollowOptions): Promise<Subscription>;
   /** connection and consumer state, read by readiness and /metrics */
   status(): BusStatus;

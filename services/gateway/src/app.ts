@@ -39,6 +39,7 @@ import { deviceAuthenticator } from './http/device-auth';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
+import { DeviceView } from './read-model/device-view';
 
 export interface AppOptions {
   bus: Bus;
@@ -99,17 +100,22 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
-  authRoutes(app, { call, auth, cookie: { secure: o.cookieSecure }, rateLimited: o.authRateLimit !== null });
+  authRoutes(app, {
+    call,
+    auth,
+    cookie: { secure: o.cookieSecure },
+    rateLimited: o.authRateLimit !== null,
+    deviceCounts: () => new DeviceView(o.reads).counts(),
+  });
   profileRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads });
-  opdsKeyRoutes(app, { auth, identity: call });
-  liveChannel(app, { auth, bus: o.bus, log: o.log });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading });
+  opdsKeyRoutes(app, { auth, identity: call });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
@@ -121,6 +127,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
+  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,

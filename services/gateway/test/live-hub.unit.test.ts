@@ -1,7 +1,10 @@
 // The live hub's delivery rules: topic and user scoping, and a slow socket closed instead of
-// buffering without bound. The socket is a stand-in with the few members the hub reads.
+// buffering without bound; the routing of services' events to topics and users. The socket is a
+// stand-in with the few members the hub reads.
 import { describe, expect, it } from 'vitest';
+import { DeviceSync } from '@bindery/contracts';
 import { CLOSE_SLOW, LiveHub, MAX_BUFFERED_BYTES, type Member } from '../src/live/hub';
+import { deliver, eventName, recipientsOf, topicOf } from '../src/live/user-feed';
 
 function fakeSocket(buffered = 0) {
   const sent: string[] = [];
@@ -33,7 +36,7 @@ describe('LiveHub', () => {
     hub.add(member(a, 'u1', new Set(['progress'])));
     hub.add(member(b, 'u2', new Set(['progress'])));
     hub.add(member(c, 'u1', new Set(['queue'])));
-    hub.publish('progress', { n: 1 }, 'u1');
+    hub.publish('progress', { n: 1 }, ['u1']);
     hub.publish('progress', { n: 2 });
     expect(a.sent).toEqual(['{"n":1}', '{"n":2}']);
     expect(b.sent).toEqual(['{"n":2}']);
@@ -62,5 +65,69 @@ describe('LiveHub', () => {
     hub.publish('progress', {});
     expect(s.sent).toEqual([]);
     expect(hub.size).toBe(0);
+  });
+});
+
+describe('live routing (event type prefix → topic, user_id → recipients)', () => {
+  const U1 = '00000000-0000-4000-8000-000000000001';
+  const U2 = '00000000-0000-4000-8000-000000000002';
+
+  it("maps each owning service's event types to a topic, the longest prefix first", () => {
+    expect(topicOf('reading.progress-saved.v1')).toBe('progress');
+    expect(topicOf('reading.progress-deleted.v1')).toBe('progress');
+    expect(topicOf('reading.progress-conflict-opened.v1')).toBe('conflicts');
+    expect(topicOf('reading.progress-conflict-closed.v1')).toBe('conflicts');
+    expect(topicOf('reading.progress-conflict-deleted.v1')).toBe('conflicts');
+    expect(topicOf('reading.annotation-saved.v1')).toBeNull();
+    expect(topicOf('reading.collection-saved.v1')).toBeNull();
+    // device-sync's events: devices (with shelves) and queue; a credential's hash goes nowhere
+    for (const t of Object.keys(DeviceSync.DeviceSyncEvents)) {
+      const want = t.startsWith('device-sync.queue-') ? 'queue' : t === 'device-sync.device-credential-issued.v1' ? null : 'devices';
+      expect(topicOf(t), t).toBe(want);
+    }
+    expect(topicOf('device-sync.something-else.v1')).toBeNull();
+    expect(topicOf('catalog.scan-started.v1')).toBeNull();
+  });
+
+  it('names recipients from user_id or user_ids, and nobody otherwise', () => {
+    expect(recipientsOf({ user_id: U1 })).toEqual([U1]);
+    expect(recipientsOf({ user_ids: [U1, U2, 7] })).toEqual([U1, U2]);
+    expect(recipientsOf({ user: U1 })).toEqual([]);
+    expect(recipientsOf(null)).toEqual([]);
+    expect(recipientsOf('x')).toEqual([]);
+  });
+
+  it('names events without their service and version', () => {
+    expect(eventName({ type: 'reading.progress-saved.v1' })).toBe('progress-saved');
+    expect(eventName({ type: 'device-sync.queue-entry-saved.v2' })).toBe('queue-entry-saved');
+  });
+
+  it("delivers a user's event to that user's subscribed sockets only, and an event naming nobody to none", () => {
+    const hub = new LiveHub();
+    const mine = fakeSocket();
+    const mineOther = fakeSocket();
+    const theirs = fakeSocket();
+    const admin = fakeSocket();
+    hub.add(member(mine, U1, new Set(['progress', 'devices', 'queue'])));
+    hub.add(member(mineOther, U1, new Set(['conflicts'])));
+    hub.add(member(theirs, U2, new Set(['progress', 'devices', 'queue', 'conflicts'])));
+    hub.add({ ...member(admin, '00000000-0000-4000-8000-0000000000aa', new Set(['progress', 'devices', 'queue'])), role: 'admin' });
+    const data = { user_id: U1, media_item_id: U2, progress: { percentage: 0.5 } };
+    expect(deliver(hub, { type: 'reading.progress-saved.v1', data })).toBe(true);
+    expect(deliver(hub, { type: 'device-sync.device-approved.v1', data: { user_id: U1, device: { id: 'd' } } })).toBe(true);
+    expect(deliver(hub, { type: 'device-sync.queue-entry-saved.v1', data: { user_id: U2, item: {} } })).toBe(true);
+    expect(deliver(hub, { type: 'reading.progress-conflict-opened.v1', data: { user_id: U1, conflict: { id: 'c' } } })).toBe(true);
+    expect(deliver(hub, { type: 'reading.progress-saved.v1', data: { media_item_id: U2 } })).toBe(false);
+    expect(deliver(hub, { type: 'reading.rating-set.v1', data: { user_id: U1 } })).toBe(false);
+    expect(mine.sent.map((t) => JSON.parse(t))).toEqual([
+      { type: 'event', topic: 'progress', event: 'progress-saved', data },
+      { type: 'event', topic: 'devices', event: 'device-approved', data: { user_id: U1, device: { id: 'd' } } },
+    ]);
+    expect(mineOther.sent.map((t) => JSON.parse(t))).toEqual([
+      { type: 'event', topic: 'conflicts', event: 'progress-conflict-opened', data: { user_id: U1, conflict: { id: 'c' } } },
+    ]);
+    expect(theirs.sent.map((t) => JSON.parse(t))).toEqual([{ type: 'event', topic: 'queue', event: 'queue-entry-saved', data: { user_id: U2, item: {} } }]);
+    // an admin is no exception: another user's progress is not theirs
+    expect(admin.sent).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 // EPUB: container.xml names the package document (OPF), which holds the metadata and says where the cover is.
 import { BookError } from './book-error';
-import { sniffImage } from './images';
+import { isPageName, sniffImage } from './images';
 import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
 import { buildLocatorIndex } from './locator-index';
 import { parsePackage, rootfilePath, type CoverCandidate } from './opf';
 import type { Extracted } from './types';
-import { decodeXml, elements, parseXml, type XmlElement } from './xml';
+import { child, decodeXml, descendants, elements, parseXml, type XmlElement, type XmlNode } from './xml';
 import { openZip, type ZipArchive } from './zip';
 import { dirOf, resolveHref } from './zip-path';
 
@@ -22,6 +22,9 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
     const pkg = xmlDocument(await zip.read(opfEntry, MAX_XML_BYTES), opfPath);
     if (pkg?.name !== 'package') throw new BookError(`not a valid EPUB: ${opfPath} is not a package document`);
     const { metadata, covers } = parsePackage(pkg, opfEntry.fileName);
+    // an EPUB of pictures (a comic or manga) has pages like a comic archive: the gateway streams them
+    const pages = await imageOnlyPages(zip, pkg, opfEntry.fileName).catch(() => null);
+    if (pages !== null) metadata.page_count = pages;
     const cover = await findCover(zip, covers);
     let locator: Extracted['locator'] = null;
     try {
@@ -76,4 +79,44 @@ function firstImageRef(el: XmlElement | null): string | null {
     if (inner) return inner;
   }
   return null;
+}
+
+/** Spine documents read at most (a page of a picture book is a few hundred bytes). */
+const MAX_PAGE_DOC_BYTES = 512 * 1024;
+const MAX_SPINE = 5000;
+
+/**
+ * How many pages an image-only EPUB has: every linear spine item is an image, or an (X)HTML
+ * document without text holding exactly one <img> or SVG <image> of the book. Null for any EPUB
+ * with text; reading stops at the first page with text. The gateway's page stream
+ * (services/gateway/src/opds/page-sources.ts) applies the same rules to find the pages.
+ */
+async function imageOnlyPages(zip: ZipArchive, pkg: XmlElement, opfPath: string): Promise<number | null> {
+  const base = dirOf(opfPath);
+  const manifest = new Map<string, { href: string | null; type: string }>();
+  for (const item of elements(child(pkg, 'manifest'), 'item')) {
+    if (item.attrs.id) manifest.set(item.attrs.id, { href: item.attrs.href ? resolveHref(base, item.attrs.href) : null, type: (item.attrs['media-type'] ?? '').toLowerCase() });
+  }
+  const spine = elements(child(pkg, 'spine'), 'itemref').filter((r) => r.attrs.linear !== 'no');
+  if (spine.length === 0 || spine.length > MAX_SPINE) return null;
+  for (const ref of spine) {
+    const item = manifest.get(ref.attrs.idref ?? '');
+    if (!item?.href) return null;
+    if (item.type.startsWith('image/')) continue;
+    const entry = zip.find(item.href);
+    if (!entry) return null;
+    const doc = parseXml(decodeXml(await zip.read(entry, MAX_PAGE_DOC_BYTES)));
+    const body = descendants(doc, 'body')[0] ?? doc;
+    if (hasText(body)) return null;
+    const refs = [...descendants(body, 'img').map((i) => i.attrs.src), ...descendants(body, 'image').map((i) => i.attrs.href)];
+    if (refs.length !== 1 || !refs[0]) return null;
+    const img = resolveHref(dirOf(entry.fileName), refs[0]);
+    if (!img || !zip.find(img) || !isPageName(img)) return null;
+  }
+  return spine.length;
+}
+
+const SILENT = new Set(['script', 'style', 'title']);
+function hasText(el: XmlElement | null): boolean {
+  return (el?.children ?? []).some((c: XmlNode) => (typeof c === 'string' ? c.trim() !== '' : !SILENT.has(c.name) && hasText(c)));
 }

@@ -1,30 +1,14 @@
 // A PDF's cover is its first page, rendered by poppler's pdftoppm when the host has it (pdf.js
 // alone cannot rasterise in Node without a canvas library). No pdftoppm, no cover.
 import { execFile } from 'node:child_process';
-import { access, constants, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { findExecutable } from '@bindery/platform';
 import { tmpdir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { sniffImage } from './images';
 import { MAX_COVER_BYTES, PDF_RENDER_TIMEOUT_MS } from './limits';
 
-let located: Promise<string | null> | undefined;
-
-export function findPdftoppm(): Promise<string | null> {
-  located ??= (async () => {
-    for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-      if (!dir) continue;
-      const candidate = join(dir, 'pdftoppm');
-      try {
-        await access(candidate, constants.X_OK);
-        return candidate;
-      } catch {
-        // Not in this directory.
-      }
-    }
-    return null;
-  })();
-  return located;
-}
+export const findPdftoppm = () => findExecutable('pdftoppm');
 
 /** Page 1 as a JPEG at most 600 px on its longer side, or null (no pdftoppm, a failure, a timeout). */
 export async function renderFirstPage(pdfPath: string): Promise<Buffer | null> {

@@ -13,7 +13,6 @@ import { removeItem } from './conflicts';
 import { requireAdmin, type Ctx } from './context';
 
 type Caller = Catalog.Caller;
-type Query = Record<string, string | string[]>;
 
 const notFound = () => err(fail('not_found', Messages.mediaItemNotFound));
 const badId = () => err(fail('validation', Messages.invalidMediaItemId));

@@ -1,7 +1,7 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
 import { Compile } from 'typebox/compile';
-import { ConcurrencyError, EventStore, type Runtime, type Trx } from '@bindery/platform';
-import { DeviceSync } from '@bindery/contracts';
+import { applyOnce, commandTransaction, consumerCheckpoint, EventStore, type Bus, type Runtime, type Subscription, type Trx } from '@bindery/platform';
+import { DeviceSync, type StoredEvent } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 
 const checks = new Map(Object.entries(DeviceSync.DeviceSyncEvents).map(([type, schema]) => [type, Compile(schema)]));
@@ -27,18 +27,9 @@ export class Ctx {
     return this.rt.now();
   }
 
-  /** Runs a command in one transaction, retrying on a deadlock or serialisation failure, then wakes the relay. */
-  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await this.rt.db.transaction().execute(fn);
-        this.store.notify();
-        return out;
-      } catch (e) {
-        if ((e instanceof ConcurrencyError || isRetryable(e)) && attempt < 5) continue;
-        throw e;
-      }
-    }
+  /** Runs a command in one transaction (retried on conflicts), then wakes the relay. */
+  tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    return commandTransaction(this.rt.db, this.store, fn);
   }
 
   /** Appends to a user's stream; every event must match its contract schema. */
@@ -51,11 +42,6 @@ export class Ctx {
   }
 }
 
-const isRetryable = (e: unknown): boolean => {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-};
-
 export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
 
 /** A reaction that fails is retried by the bus; say why, or it retries in silence. */
@@ -66,4 +52,18 @@ export async function logged<T>(ctx: Ctx, ev: { type: string; position: number }
     ctx.rt.log.error({ err: e, type: ev.type, position: ev.position }, 'device-sync: reaction failed; it will be retried');
     throw e;
   }
+}
+
+/** A durable reaction to another service's events: each applied once, with its effect, in one transaction. */
+export function react(ctx: Ctx, bus: Bus, source: string, durable: string, types: readonly string[], effect: (trx: Trx, ev: StoredEvent) => Promise<void>): Promise<Subscription> {
+  return bus.consume({
+    source,
+    durable,
+    types,
+    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, durable, source),
+    handler: async (ev) => {
+      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, durable, ev, (trx) => effect(trx, ev)));
+      ctx.store.notify();
+    },
+  });
 }

@@ -1,54 +1,43 @@
 // Reactions to identity: each account's role and device limit; a deleted account's devices go
 // (their credentials stop working), with their shelves and queues.
-import type { Identity, StoredEvent } from '@bindery/contracts';
-import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bindery/platform';
-import { SCHEMA } from '../store/migrations';
-import { logged, t, type Ctx } from './context';
+import type { Identity } from '@bindery/contracts';
+import type { Bus, Subscription, Trx } from '@bindery/platform';
+import { react, t, type Ctx } from './context';
 import { removeDevice } from './devices';
 
 export const IDENTITY_CONSUMER = 'device-sync-identity';
 const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.max-devices-changed.v1', 'identity.user-deleted.v1'] as const;
 
-export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription> {
-  return bus.consume({
-    source: 'identity',
-    durable: IDENTITY_CONSUMER,
-    types: TYPES,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, 'identity'),
-    handler: async (ev: StoredEvent) => {
-      await logged(ctx, ev, () =>
-        applyOnce(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, ev, async (trx) => {
-          const e = ev as unknown as Identity.IdentityEvent;
-          const users = t(trx);
-          switch (e.type) {
-            case 'identity.user-registered.v1':
-              await users
-                .insertInto('users')
-                .values({ id: e.data.user_id, role: e.data.role, max_devices: e.data.max_devices })
-                .onConflict((oc) => oc.column('id').doNothing())
-                .execute();
-              break;
-            case 'identity.role-changed.v1':
-              await users.updateTable('users').set({ role: e.data.role }).where('id', '=', e.data.user_id).execute();
-              break;
-            case 'identity.max-devices-changed.v1':
-              await users.updateTable('users').set({ max_devices: e.data.max_devices }).where('id', '=', e.data.user_id).execute();
-              break;
-            case 'identity.user-deleted.v1': {
-              const user = e.data.user_id;
-              const devices = await users.selectFrom('devices').select('id').where('user_id', '=', user).execute();
-              for (const d of devices) await removeDevice(trx, d.id);
-              await users.deleteFrom('pending').where('user_id', '=', user).execute();
-              await users.deleteFrom('users').where('id', '=', user).execute();
-              await ctx.emit(trx, user, [{ type: 'device-sync.user-devices-removed.v1', data: { user_id: user, device_ids: devices.map((d) => d.id as string) } }]);
-              break;
-            }
-            default:
-              break;
-          }
-        }),
-      );
-      ctx.store.notify();
-    },
-  });
+export function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription> {
+  return react(ctx, bus, 'identity', IDENTITY_CONSUMER, TYPES, (trx, ev) => apply(ctx, trx, ev as unknown as Identity.IdentityEvent));
+}
+
+async function apply(ctx: Ctx, trx: Trx, e: Identity.IdentityEvent): Promise<void> {
+  const users = t(trx);
+  switch (e.type) {
+    case 'identity.user-registered.v1':
+      await users
+        .insertInto('users')
+        .values({ id: e.data.user_id, role: e.data.role, max_devices: e.data.max_devices })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      break;
+    case 'identity.role-changed.v1':
+      await users.updateTable('users').set({ role: e.data.role }).where('id', '=', e.data.user_id).execute();
+      break;
+    case 'identity.max-devices-changed.v1':
+      await users.updateTable('users').set({ max_devices: e.data.max_devices }).where('id', '=', e.data.user_id).execute();
+      break;
+    case 'identity.user-deleted.v1': {
+      const user = e.data.user_id;
+      const devices = await users.selectFrom('devices').select('id').where('user_id', '=', user).execute();
+      for (const d of devices) await removeDevice(trx, d.id);
+      await users.deleteFrom('pending').where('user_id', '=', user).execute();
+      await users.deleteFrom('users').where('id', '=', user).execute();
+      await ctx.emit(trx, user, [{ type: 'device-sync.user-devices-removed.v1', data: { user_id: user, device_ids: devices.map((d) => d.id as string) } }]);
+      break;
+    }
+    default:
+      break;
+  }
 }

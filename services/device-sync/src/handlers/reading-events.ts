@@ -1,33 +1,23 @@
 // Reactions to the reading service: the hand-picked members of collections (a book added to a
 // shelved collection is queued for the device, a removed one queued for removal), collections that
 // go (their shelves go too), and positions saved elsewhere (queued for the user's other devices).
-import type { Reading, StoredEvent } from '@bindery/contracts';
-import { applyOnce, consumerCheckpoint, type Bus, type Subscription, type Trx } from '@bindery/platform';
-import { SCHEMA } from '../store/migrations';
-import { logged, t, type Ctx } from './context';
+import type { Reading } from '@bindery/contracts';
+import type { Bus, Subscription, Trx } from '@bindery/platform';
+import { react, t, type Ctx } from './context';
 import { enqueue } from './queue';
 
 export const READING_CONSUMER = 'device-sync-reading';
 const TYPES = ['reading.collection-items-changed.v1', 'reading.collection-deleted.v1', 'reading.progress-saved.v1', 'reading.items-merged.v1'] as const;
 
-export async function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
-  return bus.consume({
-    source: 'reading',
-    durable: READING_CONSUMER,
-    types: TYPES,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, READING_CONSUMER, 'reading'),
-    handler: async (ev: StoredEvent) => {
-      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, READING_CONSUMER, ev, (trx) => react(ctx, trx, ev as unknown as Reading.ReadingEvent)));
-      ctx.store.notify();
-    },
-  });
+export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
+  return react(ctx, bus, 'reading', READING_CONSUMER, TYPES, (trx, ev) => apply(ctx, trx, ev as unknown as Reading.ReadingEvent));
 }
 
 async function shelvedOn(trx: Trx, collection: string) {
   return t(trx).selectFrom('shelves').select(['device_id', 'user_id']).where('collection_id', '=', collection).execute();
 }
 
-async function react(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void> {
+async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void> {
   switch (e.type) {
     case 'reading.collection-items-changed.v1': {
       const c = e.data.collection_id;

@@ -10,7 +10,8 @@ export type CallOptional = (service: string, op: string, body: unknown) => Promi
 /** Runs after a write that appended events, with the source and log position it reached. */
 export type AfterWrite = (source: string, position: number) => Promise<void>;
 
-function client(bus: Bus, log: Logger, timeoutMs: number, service: string, afterWrite?: AfterWrite) {
+/** A request/reply client of one service: its answer, or 503 when nobody answers; writes wait for the read models. */
+export function client(bus: Bus, log: Logger, timeoutMs: number, service: string, afterWrite?: AfterWrite) {
   return async (op: string, body: unknown): Promise<Result<unknown>> => {
     try {
       const r = (await bus.request(rpcSubject(service, op), body, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;

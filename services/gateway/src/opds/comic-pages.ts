@@ -3,7 +3,6 @@
 // must be the catalog's, whose page_count the feeds announce: images outside hidden folders and
 // __MACOSX, in natural order (services/catalog/src/formats/comic.ts, images.ts, text.ts).
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import sharp from 'sharp';
 
 const PAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif']);
 /** no single page is read past this, whatever the archive claims */
@@ -52,7 +51,7 @@ export function imageType(b: Buffer): string | null {
   return null;
 }
 
-function listEntries(zip: ZipFile): Promise<Entry[]> {
+export function listEntries(zip: ZipFile): Promise<Entry[]> {
   return new Promise((resolve, reject) => {
     const out: Entry[] = [];
     zip.on('entry', (e: Entry) => {
@@ -65,13 +64,21 @@ function listEntries(zip: ZipFile): Promise<Entry[]> {
   });
 }
 
-async function readEntry(zip: ZipFile, e: Entry): Promise<Buffer> {
-  if (e.isEncrypted() || e.uncompressedSize > MAX_PAGE_BYTES) throw new Error('page unreadable');
+/** An archive opened for reading entries one at a time; its errors surface on reads, not as events. */
+export async function openZip(file: string): Promise<ZipFile> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
+  zip.on('error', () => {});
+  return zip;
+}
+
+/** One entry's bytes, at most `cap` (declared and read). */
+export async function readEntry(zip: ZipFile, e: Entry, cap = MAX_PAGE_BYTES): Promise<Buffer> {
+  if (e.isEncrypted() || e.uncompressedSize > cap) throw new Error('entry unreadable');
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const c of await zip.openReadStreamPromise(e)) {
     total += (c as Buffer).length;
-    if (total > MAX_PAGE_BYTES) throw new Error('page too large');
+    if (total > cap) throw new Error('entry too large');
     chunks.push(c as Buffer);
   }
   return Buffer.concat(chunks, total);
@@ -84,8 +91,7 @@ export interface Page {
 
 /** One page (0-based) of a CBZ, or null when there is no such page. Throws on a broken archive. */
 export async function cbzPage(file: string, index: number): Promise<Page | null> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: false });
-  zip.on('error', () => {});
+  const zip = await openZip(file);
   try {
     const pages = (await listEntries(zip)).filter((e) => isPageName(e.fileName)).sort((a, b) => naturalCompare(a.fileName, b.fileName));
     const entry = pages[index];
@@ -98,13 +104,16 @@ export async function cbzPage(file: string, index: number): Promise<Page | null>
 }
 
 /**
- * A page as the reader can show it: unchanged when it is JPEG, PNG or GIF and no narrower than
- * asked; otherwise converted to JPEG, scaled down to `maxWidth` (never up).
+ * A page as the reader can show it: unchanged when it is JPEG, PNG or GIF (only JPEG with `jpeg`)
+ * and no wider than asked; otherwise converted to JPEG, scaled down to `maxWidth` (never up).
  */
-export async function showable(page: Page, maxWidth: number | null): Promise<Page> {
-  if (SHOWABLE.has(page.type) && maxWidth === null) return page;
+export async function showable(page: Page, maxWidth: number | null, jpeg = false): Promise<Page> {
+  const keep = jpeg ? page.type === 'image/jpeg' : SHOWABLE.has(page.type);
+  if (keep && maxWidth === null) return page;
+  // sharp (libvips) is loaded on the first conversion, not when the gateway starts
+  const { default: sharp } = await import('sharp');
   const img = sharp(page.data, { failOn: 'none', limitInputPixels: 268_402_689 });
-  if (SHOWABLE.has(page.type)) {
+  if (keep) {
     const { width } = await img.metadata();
     if (width !== undefined && width <= maxWidth!) return page;
   }

@@ -33,9 +33,9 @@ export interface Group {
 export class OpdsQueries {
   constructor(private db: Db) {}
 
-  async items(access: Access, f: ItemFilter, limit: number, offset: number): Promise<ItemPage> {
+  async items(access: Access, f: ItemFilter, limit: number, offset: number, newest = false): Promise<ItemPage> {
     const cond = sql<boolean>`${visible(access)} and ${this.condition(f)}`;
-    const order = f.by === 'recent' ? sql`created_at desc, id` : f.by === 'series' ? sql`series_index asc nulls last, sort_title, id` : sql`sort_title, id`;
+    const order = f.by === 'recent' || newest ? sql`created_at desc, id` : f.by === 'series' ? sql`series_index asc nulls last, sort_title, id` : sql`sort_title, id`;
     const [rows, total] = await Promise.all([
       sql<{ doc: string }>`select doc from ${items} where ${cond} order by ${order} limit ${limit} offset ${offset}`.execute(this.db),
       sql<{ n: number }>`select count(*)::int as n from ${items} where ${cond}`.execute(this.db),

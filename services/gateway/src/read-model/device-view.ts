@@ -1,6 +1,7 @@
 // Reads of the devices projection: a user's devices, their shelves, and the sidecar (the per-device
 // JSON the reader plugin keeps: books on its shelves keyed by per-format SHA-256, or the item's UUID
 // when no format has a hash, with the collections and the formats available).
+import { sql } from 'kysely';
 import type { Catalog, DeviceSync, Identity } from '@bindery/contracts';
 import { SCHEMA } from '../projections/migrations';
 import { DashboardView } from './dashboard-view';
@@ -47,6 +48,16 @@ export class DeviceView {
   async one(user: string, id: string) {
     const r = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash']).where('id', '=', id.toLowerCase()).where('user_id', '=', user).executeTakeFirst();
     return r ? this.out(r) : null;
+  }
+
+  /** Every user's number of devices. */
+  async counts(): Promise<Map<string, number>> {
+    const rows = await this.s
+      .selectFrom(D.devices)
+      .select(['user_id', sql<number>`count(*)`.as('n')])
+      .groupBy('user_id')
+      .execute();
+    return new Map(rows.map((r) => [r.user_id as string, Number(r.n)]));
   }
 
   /** One of the user's collections (another user's is null). */

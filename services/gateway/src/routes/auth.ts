@@ -15,6 +15,8 @@ export interface AuthDeps {
   cookie: CookiePolicy;
   /** login and register carry the per-client-address limit */
   rateLimited?: boolean;
+  /** each user's number of devices (the devices projection), for `device_count` in the user listing */
+  deviceCounts?: () => Promise<Map<string, number>>;
 }
 
 /** The body as a bound object; anything else (an array, a bare value) cannot be bound. */
@@ -49,7 +51,7 @@ async function formIntegers(req: FastifyRequest) {
   if (typeof b.max_devices === 'string' && /^\s*-?\d{1,9}\s*$/.test(b.max_devices)) b.max_devices = Number(b.max_devices);
 }
 
-export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false }: AuthDeps): void {
+export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts }: AuthDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const user = { onRequest: auth.requireUser };
   const byId = { onRequest: [auth.requireUser, checkTarget], schema: { params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
@@ -132,7 +134,12 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
   app.delete('/api/auth/profile', { ...user, config: { fragmentErrors: true } }, deleteUser);
   app.delete('/api/auth/profile/:user_id', { ...byId, config: { ...byId.config, fragmentErrors: true } }, deleteUser);
 
-  app.get('/api/auth/users', { onRequest: auth.requireAdmin }, async (req, reply) => sendResult(reply, await call('users-list', { caller: req.caller! })));
+  app.get('/api/auth/users', { onRequest: auth.requireAdmin }, async (req, reply) => {
+    const r = await call('users-list', { caller: req.caller! });
+    if (!r.ok || !deviceCounts) return sendResult(reply, r);
+    const counts = await deviceCounts();
+    return reply.send((r.value as Identity.UserRecord[]).map((u) => ({ ...u, device_count: counts.get(u.id) ?? 0 })));
+  });
 
   // The body is checked before the id here (the spec's order for max-devices), so no params schema.
   const maxDevices = async (req: FastifyRequest, reply: FastifyReply) =>

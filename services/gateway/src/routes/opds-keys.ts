@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { sendFailure } from '../http/reply';
-import { OPDS_ROOT } from './opds';
+import { OPDS_ROOT } from '../opds/request';
 
 interface KeyInfo {
   exists: boolean;

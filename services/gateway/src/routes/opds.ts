@@ -4,7 +4,7 @@
 // projections' positions, the access and the URL. Paths and page sizes: docs/decisions.md,
 // "OPDS and the live channel".
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import type { Auth } from '../http/authenticate';
@@ -17,66 +17,52 @@ import { acquisitionFeed, nameUuid, navigationFeed, openSearchDescription, segme
 import { parsePaging, type Paging } from '../opds/paging';
 import { OpdsQueries, type ItemFilter } from '../opds/queries';
 import { readerAuth } from '../opds/reader-auth';
-import { cbzPage, showable } from '../opds/comic-pages';
-import { STREAMED_FORMATS } from '../opds/atom';
+import { opds2Feeds } from './opds2';
+import { baseOf, collectionPage, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
+import { findPdftoppm, PageSourceError, PDFTOPPM_MISSING } from '../opds/page-sources';
+import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
+import { DashboardView } from '../read-model/dashboard-view';
+import type { Reader } from '../http/reading-client';
 
 export interface OpdsDeps {
   auth: Auth;
   identity: CallIdentity;
   catalog: CallCatalog;
   reads: Reads;
+  reading: Reader;
 }
 
-export const OPDS_ROOT = '/opds';
-const FEED_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 const authorNotFound = 'author not found';
 const seriesNotFound = 'series not found';
 const PAGE_NOT_FOUND = 'page not found';
 const MAX_WIDTH = 10_000;
 const PAGE_NUMBER_MESSAGE = 'page number must be a whole number from 0';
+const CONVERT_MESSAGE = 'convert must be jpeg';
 const WIDTH_MESSAGE = `width must be a whole number from 1 to ${MAX_WIDTH}`;
 
-type Query = Record<string, string | string[]>;
-const queryOf = (req: FastifyRequest) => (req.query ?? {}) as Query;
-/** The request's query without paging, to carry into first/next/previous/last links. */
-function otherParams(q: Query): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(q)) if (k !== 'page' && k !== 'per_page') out[k] = Array.isArray(v) ? v[v.length - 1]! : v;
-  return out;
+/** `width` of a page request: null for none (an app that does not fill {maxWidth} sends the template text), NaN when invalid. */
+export function parseWidth(w: string | undefined): number | null {
+  if (w === undefined || w === '' || w === '{maxWidth}') return null;
+  return /^\d{1,5}$/.test(w) && Number(w) >= 1 && Number(w) <= MAX_WIDTH ? Number(w) : NaN;
 }
 
 export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   const requireReader = readerAuth(deps.auth, deps.identity);
   const queries = new OpdsQueries(deps.reads.db);
+  const streams = new Streams(deps.reads);
   const tree = async (sub: FastifyInstance) => {
     sub.addHook('onRequest', requireReader);
-    feeds(sub, deps, queries);
+    feeds(sub, deps, queries, streams);
+    opds2Feeds(sub, deps, queries, streams);
   };
   void app.register(tree, { prefix: OPDS_ROOT });
   void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
 }
 
-/** The base every link of a feed starts with: the reader-key tree keeps its key. */
-const baseOf = (req: FastifyRequest) => {
-  const key = (req.params as { key?: string }).key;
-  return key === undefined ? OPDS_ROOT : `${OPDS_ROOT}/key/${segment(key)}`;
-};
-/** The request path as the client sent it, without the query. */
-const pathOf = (req: FastifyRequest) => req.url.split('?', 1)[0]!;
-
-function send(reply: FastifyReply, r: Result<string | Buffer>, type: string): FastifyReply {
-  if (!r.ok) return sendFailure(reply, r.error);
-  return reply.code(200).header('Cache-Control', FEED_CACHE_CONTROL).type(`${type};charset=utf-8`).send(r.value);
-}
-
-function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: OpdsQueries): void {
+function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
   const now = () => new Date().toISOString();
-
-  /** A rendered feed from the answer cache, keyed by what it depends on. */
-  async function cachedFeed(req: FastifyRequest, render: (c: ReadContext) => Promise<Result<string>>, extra = ''): Promise<Result<Buffer>> {
-    const c = await reads.context(req.caller!);
-    return reads.cached(`opds|${c.key}|${extra}|${req.url}`, () => render(c));
-  }
+  const dashboard = new DashboardView(reads.db);
+  const cachedFeed = feedCache(reads);
 
   const nav = (base: string, key: string, title: string, href: string, kind: NavEntry['kind'], content: string, rel?: string): NavEntry => ({
     id: `urn:uuid:${nameUuid(key)}`,
@@ -97,6 +83,8 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
           nav(base, 'root/recent', 'Recently added', '/recent', 'acquisition', 'The newest books first', 'http://opds-spec.org/sort/new'),
           nav(base, 'root/authors', 'Authors', '/authors', 'navigation', 'Books by author'),
           nav(base, 'root/series', 'Series', '/series', 'navigation', 'Books by series'),
+          nav(base, 'root/collections', 'Collections', '/collections', 'navigation', 'Your collections'),
+          nav(base, 'root/continue-reading', 'Continue reading', '/continue-reading', 'acquisition', 'The books you are reading, last read first'),
         ]),
       ),
     );
@@ -142,7 +130,7 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
       updated,
       paging: { ...p, total: page.total, path: pathOf(req), query: otherParams(queryOf(req)) },
     };
-    return ok(acquisitionFeed(head, page.items));
+    return ok(acquisitionFeed(head, page.items, await streams.infoFor(req.caller!.user_id, page.items)));
   }
 
   const paged = (req: FastifyRequest) => parsePaging(queryOf(req));
@@ -211,6 +199,77 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     });
   }
 
+  // the caller's collections (system and their own), each an acquisition feed of its books
+  app.get('/collections', async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const base = baseOf(req);
+    const r = await cachedFeed(req, async (c) => {
+      const all = (await dashboard.collections(req.caller!.user_id, c.access)) as { id: string; name: string; item_count: number }[];
+      const head: FeedHead = {
+        key: `collections/${req.caller!.user_id}`,
+        title: 'Collections',
+        kind: 'navigation',
+        base,
+        self: req.url,
+        up: base,
+        updated: now(),
+        paging: { ...p.value, total: all.length, path: pathOf(req), query: otherParams(queryOf(req)) },
+      };
+      return ok(
+        navigationFeed(
+          head,
+          all.slice(p.value.offset, p.value.offset + p.value.perPage).map((col) => ({
+            id: `urn:uuid:${col.id}`,
+            title: col.name,
+            href: `${base}/collections/${col.id}`,
+            kind: 'acquisition' as const,
+            content: `${col.item_count} ${col.item_count === 1 ? 'book' : 'books'}`,
+            updated: head.updated,
+          })),
+        ),
+      );
+    });
+    return send(reply, r, TYPE.navigation);
+  });
+
+  app.get<{ Params: { id: string } }>('/collections/:id', async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const id = req.params.id;
+    const r = await cachedFeed(req, async (c) => {
+      const col = await collectionPage(dashboard, req, c, id, p.value);
+      return col.ok ? ok(await bookFeed(req, p.value, `collections/${id}`, col.value.name, `${baseOf(req)}/collections`, col.value.page)) : col;
+    });
+    return send(reply, r, TYPE.acquisition);
+  });
+
+  app.get('/continue-reading', async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const r = await cachedFeed(req, async (c) => {
+      const page = await dashboard.books(req.caller!.user_id, c.access, { is_system: true, query_type: 'continue-reading' }, p.value.perPage, p.value.offset);
+      return ok(await bookFeed(req, p.value, `continue-reading/${req.caller!.user_id}`, 'Continue reading', baseOf(req), page));
+    });
+    return send(reply, r, TYPE.acquisition);
+  });
+
+  /** An acquisition feed of a page of the reading read model's books. */
+  async function bookFeed(req: FastifyRequest, p: Paging, key: string, title: string, up: string, page: { total: number; books: { item: unknown }[] }) {
+    const list = page.books.map((b) => b.item as Catalog.MediaItem);
+    const head: FeedHead = {
+      key,
+      title,
+      kind: 'acquisition',
+      base: baseOf(req),
+      self: req.url,
+      up,
+      updated: list.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now(),
+      paging: { ...p, total: page.total, path: pathOf(req), query: otherParams(queryOf(req)) },
+    };
+    return acquisitionFeed(head, list, await streams.infoFor(req.caller!.user_id, list));
+  }
+
   app.get('/search', async (req, reply) => {
     const q = queryOf(req);
     const text = Catalog.q1(q, 'q');
@@ -236,7 +295,7 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
         updated: body.data.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now(),
         paging: { ...p.value, total: body.total, path: pathOf(req), query: otherParams(q) },
       };
-      return ok(acquisitionFeed(head, body.data));
+      return ok(acquisitionFeed(head, body.data, await streams.infoFor(req.caller!.user_id, body.data)));
     });
     return send(reply, r, TYPE.acquisition);
   });
@@ -255,32 +314,44 @@ function feeds(app: FastifyInstance, { reads, catalog }: OpdsDeps, queries: Opds
     return sendFile(req, reply, found.abs, { cacheControl: UPLOADS_CACHE_CONTROL, downloadName: path.posix.basename(rel) });
   });
 
-  // OPDS-PSE: one page of a comic, 0-based, converted to JPEG and scaled when asked or needed.
-  // Reading progress from page fetches waits for the reading service (docs/decisions.md).
-  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string } }>('/pages/:id/:n', async (req, reply) => {
+  // OPDS-PSE: one page of a comic, a PDF or an image-only EPUB, 0-based, converted to JPEG and
+  // scaled when asked or needed; a fetch past the user's position records their progress.
+  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string; convert?: string } }>('/pages/:id/:n', async (req, reply) => {
     const { id, n } = req.params;
     if (!/^\d{1,6}$/.test(n)) return sendFailure(reply, fail('validation', PAGE_NUMBER_MESSAGE));
-    const w = req.query.width;
-    // an app that does not fill {maxWidth} sends the template text: that means no limit
-    const width = w === undefined || w === '' || w === '{maxWidth}' ? null : /^\d{1,5}$/.test(w) && Number(w) >= 1 && Number(w) <= MAX_WIDTH ? Number(w) : NaN;
+    const width = parseWidth(req.query.width);
     if (Number.isNaN(width)) return sendFailure(reply, fail('validation', WIDTH_MESSAGE));
+    const convert = req.query.convert;
+    if (convert !== undefined && convert !== 'jpeg') return sendFailure(reply, fail('validation', CONVERT_MESSAGE));
     const c = await reads.context(req.caller!);
     const doc = await reads.catalog.item(c.access, id);
     if (!doc.ok) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
     const item = JSON.parse(doc.value) as Catalog.MediaItem;
-    const f = item.formats.find((x) => STREAMED_FORMATS.has(x.format.toLowerCase()));
-    if (!f) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
-    const found = await resolveInside((await reads.catalog.folders(item.library_id)) ?? [], f.file_path);
-    if (!found) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
-    let out: Awaited<ReturnType<typeof showable>>;
+    const index = Number(n);
+    if (item.formats.some((f) => f.format.toLowerCase() === 'pdf') && !item.formats.some((f) => ['cbz', 'cbr'].includes(f.format.toLowerCase())) && !(await findPdftoppm())) {
+      return sendFailure(reply, fail('service_unavailable', PDFTOPPM_MISSING));
+    }
+    const stream = await streams.streamOf(item);
+    if (!stream || index >= stream.count) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+    let out: Awaited<ReturnType<Streams['sources']['page']>>;
     try {
-      const page = await cbzPage(found.abs, Number(n));
-      if (!page) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
-      out = await showable(page, width);
+      out = await streams.sources.page(stream, index, width, convert === 'jpeg');
     } catch (e) {
+      if (e instanceof PageSourceError && e.message === PDFTOPPM_MISSING) return sendFailure(reply, fail('service_unavailable', PDFTOPPM_MISSING));
       // a broken archive or image is a missing page to the reader, and a warning here
-      req.log.warn({ err: e, item: item.id, page: n }, 'comic page unreadable');
+      req.log.warn({ err: e, item: item.id, page: n }, 'page unreadable');
       return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+    }
+    if (!out) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+    if (await streams.advances(req.caller!.user_id, item.id, index, stream.count)) {
+      // not awaited: the page goes out now; the reading service keeps its own rules (guard, conflicts)
+      const input = { page: index + 1, page_count: stream.count, client: PSE_CLIENT, device: PSE_DEVICE };
+      reading(req, 'progress-put', { item_id: item.id, input }).then(
+        (r) => {
+          if (!r.ok) req.log.warn({ item: item.id, page: index, error: r.error }, 'page progress not recorded');
+        },
+        (e: unknown) => req.log.warn({ err: e, item: item.id }, 'page progress not recorded'),
+      );
     }
     return reply.header('Cache-Control', 'private, max-age=86400').type(out.type).send(out.data);
   });

@@ -3,7 +3,9 @@
 // Client messages: `auth`, `subscribe` `{topics:[...]}`, `unsubscribe`, `ping`. Server messages are
 // `{type, ...}` envelopes: `ready`, `subscribed`, `pong`, `event` `{topic, event, data}`, `error`.
 // Heartbeat: a WebSocket ping every 30 s; a socket that has not answered the previous one is closed.
-// docs/decisions.md, "OPDS and the live channel".
+// A device credential authenticates through `{"type":"auth","device":"<credential>"}` once
+// device-sync supplies the check (`WsDeps.device`). docs/decisions.md, "OPDS and the live channel"
+// and "Live channel topics".
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket, { type WebSocket } from '@fastify/websocket';
 import { Messages, type Identity } from '@bindery/contracts';
@@ -11,21 +13,39 @@ import type { Auth } from '../http/authenticate';
 import type { Bus, Logger, Subscription } from '@bindery/platform';
 import { ADMIN_TOPICS, LiveHub, send, TOPICS, type Member, type Topic } from '../live/hub';
 import { listenScans } from '../live/scan-feed';
+import { followUserTopics } from '../live/user-feed';
+import { CLOSE_POLICY, followIdentity } from '../live/identity-feed';
 
 export const WS_PATH = '/api/ws';
 export const HEARTBEAT_MS = 30_000;
 export const AUTH_TIMEOUT_MS = 10_000;
 /** a client message is small; anything bigger is refused by the server */
 const MAX_MESSAGE_BYTES = 16 * 1024;
-const CLOSE_POLICY = 1008;
+/** setTimeout's limit; a token living longer is checked again by its revocation events only */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+type DeviceOwner = { user_id: string; device_id: string };
+/**
+ * Device credentials (device-sync's; the gateway's `deviceAuthenticator` fits): the owner and
+ * device of a credential, or null when it is unknown, revoked or deleted. A device socket acts as
+ * its owner with the role `user`, so it never receives `scanner`.
+ */
+export interface DeviceAuthenticator {
+  /** a credential sent in the first message */
+  verify(credential: string): Promise<DeviceOwner | null>;
+  /** the credential on the upgrade request (`Authorization: Device …`, `X-Device-Token`) */
+  device(req: FastifyRequest): Promise<DeviceOwner | null>;
+}
 
 export interface WsDeps {
   auth: Auth;
   hub: LiveHub;
   heartbeatMs?: number;
+  /** absent until device-sync provides it: a device credential is then refused */
+  device?: DeviceAuthenticator;
 }
 
-type ClientMessage = { type?: unknown; token?: unknown; topics?: unknown };
+type ClientMessage = { type?: unknown; token?: unknown; device?: unknown; topics?: unknown };
 
 export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
   void app.register(async (sub) => {
@@ -45,9 +65,13 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
     timer.unref();
     sub.addHook('onClose', async () => clearInterval(timer));
 
-    // the upgrade carries the cookie or a Bearer header; without one, the first message must authenticate
+    // the upgrade carries the cookie, a Bearer header or a device credential; without one, the first message must authenticate
+    const devices = new WeakMap<FastifyRequest, DeviceOwner>();
     sub.addHook('onRequest', async (req) => {
-      if (req.url.split('?', 1)[0] === WS_PATH) await deps.auth.optionalUser(req);
+      if (req.url.split('?', 1)[0] !== WS_PATH) return;
+      await deps.auth.optionalUser(req);
+      const dev = !req.caller && deps.device ? await deps.device.device(req) : null;
+      if (dev) devices.set(req, dev);
     });
 
     sub.get(WS_PATH, { websocket: true }, (socket, req) => {
@@ -55,10 +79,16 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
       socket.on('pong', () => alive.set(socket, true));
       let member: Member | null = null;
       const reply = (msg: unknown) => (member ? send(member, JSON.stringify(msg), deps.hub) : socket.send(JSON.stringify(msg)));
-      const admit = (caller: Identity.Caller) => {
-        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set() };
+      const admit = (caller: Identity.Caller, deviceId?: string) => {
+        member = { socket, userId: caller.user_id, role: caller.role, topics: new Set(), ...(deviceId ? { deviceId } : {}), ...(caller.jti ? { jti: caller.jti } : {}) };
         deps.hub.add(member);
-        reply({ type: 'ready', user_id: caller.user_id, role: caller.role, topics: [...TOPICS], heartbeat_ms: beat });
+        // the socket lives no longer than the token that opened it: the client reconnects with a fresh one
+        if (caller.exp) {
+          const expiry = setTimeout(() => socket.close(CLOSE_POLICY, Messages.invalidToken), Math.min(MAX_TIMER_MS, Math.max(0, caller.exp * 1000 - Date.now())));
+          expiry.unref();
+          socket.on('close', () => clearTimeout(expiry));
+        }
+        reply({ type: 'ready', user_id: caller.user_id, role: caller.role, ...(deviceId ? { device_id: deviceId } : {}), topics: [...TOPICS], heartbeat_ms: beat });
       };
       socket.on('close', () => {
         if (member) deps.hub.remove(member);
@@ -67,7 +97,9 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
         if (!member) socket.close(CLOSE_POLICY, Messages.unauthorized);
       }, AUTH_TIMEOUT_MS);
       socket.on('close', () => clearTimeout(deadline));
+      const dev = devices.get(req);
       if (req.caller) admit(req.caller);
+      else if (dev) admit({ user_id: dev.user_id, role: 'user' }, dev.device_id);
 
       socket.on('message', (raw: Buffer, isBinary: boolean) => {
         void (async () => {
@@ -83,6 +115,14 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
               return reply({ type: 'pong', at: new Date().toISOString() });
             case 'auth': {
               if (member) return reply({ type: 'error', error: 'already authenticated' });
+              if (msg.device !== undefined) {
+                const dev = typeof msg.device === 'string' && deps.device ? await deps.device.verify(msg.device) : null;
+                if (!dev) {
+                  reply({ type: 'error', error: Messages.invalidToken });
+                  return socket.close(CLOSE_POLICY, Messages.invalidToken);
+                }
+                return admit({ user_id: dev.user_id, role: 'user' }, dev.device_id);
+              }
               const caller = typeof msg.token === 'string' ? await callerOf(deps.auth, msg.token) : null;
               if (!caller) {
                 reply({ type: 'error', error: Messages.invalidToken });
@@ -119,14 +159,15 @@ async function callerOf(auth: Auth, token: string): Promise<Identity.Caller | nu
 }
 
 /** The channel with its sources: registered from app.ts in one line. */
-export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger }): void {
+export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger; device?: DeviceAuthenticator }): LiveHub {
   const hub = new LiveHub();
-  wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS });
-  let scans: Subscription | null = null;
+  wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS, ...(deps.device ? { device: deps.device } : {}) });
+  const feeds: Subscription[] = [];
   app.addHook('onReady', async () => {
-    scans = await listenScans(deps.bus, hub, deps.log);
+    feeds.push(await listenScans(deps.bus, hub, deps.log), await followIdentity(deps.bus, hub, deps.log), ...(await followUserTopics(deps.bus, hub, deps.log)));
   });
   app.addHook('onClose', async () => {
-    await scans?.stop();
+    await Promise.all(feeds.splice(0).map((f) => f.stop()));
   });
+  return hub;
 }

@@ -1,0 +1,236 @@
+// OPDS 2.0 (application/opds+json): the OPDS 1.2 catalog again under <base>/v2, from the same read
+// models, access filter, paging and answer cache; publications carry a Divina page list and the
+// OPDS-PSE template when their pages can be streamed (docs/decisions.md, "OPDS 2.0 and page streaming").
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
+import { sendFailure } from '../http/reply';
+import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from '../opds/json';
+import { segment } from '../opds/atom';
+import { parsePaging, type Paging } from '../opds/paging';
+import type { ItemFilter, OpdsQueries } from '../opds/queries';
+import { baseOf, collectionPage, feedCache, otherParams, pathOf, queryOf, send } from '../opds/request';
+import type { Streams } from '../opds/streams';
+import { DashboardView } from '../read-model/dashboard-view';
+import type { ReadContext } from '../read-model/reads';
+import type { OpdsDeps } from './opds';
+
+const SORT_MESSAGE = 'sort must be one of: title, new';
+const QUERY_MESSAGE = 'query is required';
+/** publications shown in each group of the root feed */
+const GROUP_SIZE = 10;
+
+let placeholder: Promise<Buffer> | undefined;
+/** A plain cover for publications without one (OPDS 2.0 requires an image per publication). */
+function noCover(): Promise<Buffer> {
+  placeholder ??= import('sharp').then(({ default: sharp }) =>
+    sharp({ create: { width: 300, height: 450, channels: 3, background: '#d8d4cc' } })
+      .png()
+      .toBuffer(),
+  );
+  return placeholder;
+}
+
+export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
+  const dashboard = new DashboardView(reads.db);
+  const cachedFeed = feedCache(reads);
+  const now = () => new Date().toISOString();
+  const paged = (req: FastifyRequest) => parsePaging(queryOf(req));
+  const v2 = (req: FastifyRequest) => `${baseOf(req)}${V2}`;
+  const head = (req: FastifyRequest, title: string, up: string | undefined, p?: Paging, total?: number, modified?: string): Feed2Head => ({
+    title,
+    base: baseOf(req),
+    self: req.url,
+    ...(up ? { up } : {}),
+    ...(modified ? { modified } : {}),
+    ...(p ? { paging: { page: p.page, perPage: p.perPage, total: total ?? 0, path: pathOf(req), query: otherParams(queryOf(req)) } } : {}),
+  });
+  const newest = (items: Catalog.MediaItem[]) => items.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now();
+
+  async function publications(req: FastifyRequest, items: Catalog.MediaItem[]): Promise<object[]> {
+    const s = await streams.infoFor(req.caller!.user_id, items);
+    return items.map((i) => publication(i, baseOf(req), s.get(i.id)));
+  }
+
+  async function itemsFeed(
+    req: FastifyRequest,
+    c: ReadContext,
+    p: Paging,
+    f: ItemFilter,
+    title: string,
+    up: string,
+    opts: { emptyIs?: string; sortable?: boolean } = {},
+  ): Promise<Result<string>> {
+    const sort = Catalog.q1(queryOf(req), 'sort');
+    if (opts.sortable && sort !== undefined && sort !== 'title' && sort !== 'new') return { ok: false, error: fail('validation', SORT_MESSAGE) };
+    const page = await queries.items(c.access, f, p.perPage, p.offset, sort === 'new');
+    if (opts.emptyIs !== undefined && page.total === 0) return { ok: false, error: fail('not_found', opts.emptyIs) };
+    const facets = opts.sortable
+      ? [
+          {
+            title: 'Sort',
+            links: [
+              { href: `${pathOf(req)}?sort=title`, title: 'Title', type: TYPE2.feed, ...(sort === 'new' ? {} : { rel: 'self' }) },
+              { href: `${pathOf(req)}?sort=new`, title: 'Recently added', type: TYPE2.feed, ...(sort === 'new' ? { rel: 'self' } : {}) },
+            ],
+          },
+        ]
+      : undefined;
+    return ok(feed2(head(req, title, up, p, page.total, newest(page.items)), { publications: await publications(req, page.items), ...(facets ? { facets } : {}) }));
+  }
+
+  app.get(`${V2}`, async (req, reply) => {
+    const base = v2(req);
+    const r = await cachedFeed(req, async (c) => {
+      const user = req.caller!.user_id;
+      const [reading, recent] = await Promise.all([
+        dashboard.books(user, c.access, { is_system: true, query_type: 'continue-reading' }, GROUP_SIZE, 0),
+        queries.items(c.access, { by: 'recent' }, GROUP_SIZE, 0),
+      ]);
+      const groups: Group2[] = [];
+      const readingItems = reading.books.map((b) => b.item as Catalog.MediaItem);
+      if (readingItems.length) groups.push({ title: 'Continue reading', href: `${base}/continue-reading`, publications: await publications(req, readingItems) });
+      if (recent.items.length) groups.push({ title: 'Recently added', href: `${base}/recent`, publications: await publications(req, recent.items) });
+      const navigation = [
+        nav2('Libraries', `${base}/libraries`),
+        nav2('Recently added', `${base}/recent`, recent.total, 'http://opds-spec.org/sort/new'),
+        nav2('Authors', `${base}/authors`),
+        nav2('Series', `${base}/series`),
+        nav2('Collections', `${base}/collections`),
+        nav2('Continue reading', `${base}/continue-reading`, reading.total),
+      ];
+      return ok(feed2(head(req, 'Bindery', undefined), { navigation, groups }));
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  app.get(`${V2}/libraries`, async (req, reply) => {
+    const base = v2(req);
+    const r = await cachedFeed(req, async (c) => {
+      const libs = await reads.catalog.libraries(c.access, false);
+      return ok(feed2(head(req, 'Libraries', base), { navigation: libs.map((l) => nav2(l.name, `${base}/libraries/${l.id}`, l.item_count)) }));
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  app.get<{ Params: { id: string } }>(`${V2}/libraries/:id`, async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const r = await cachedFeed(req, async (c) => {
+      const lib = await reads.catalog.library(c.access, false, req.params.id);
+      if (!lib.ok) return lib.error.code === 'validation' ? { ok: false, error: fail('not_found', Messages.libraryNotFound) } : lib;
+      return itemsFeed(req, c, p.value, { by: 'library', id: lib.value.id }, lib.value.name, `${v2(req)}/libraries`, { sortable: true });
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  app.get(`${V2}/recent`, async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, { by: 'recent' }, 'Recently added', v2(req)));
+    return send(reply, r, TYPE2.feed);
+  });
+
+  for (const kind of ['authors', 'series'] as const) {
+    app.get(`${V2}/${kind}`, async (req, reply) => {
+      const p = paged(req);
+      if (!p.ok) return sendFailure(reply, p.error);
+      const base = v2(req);
+      const r = await cachedFeed(req, async (c) => {
+        const { groups, total } =
+          kind === 'authors' ? await queries.authors(c.access, p.value.perPage, p.value.offset) : await queries.series(c.access, p.value.perPage, p.value.offset);
+        const navigation = groups.map((g) => nav2(g.name, `${base}/${kind}/${segment(g.name)}`, g.count));
+        // an empty page still needs a collection: an empty navigation list
+        return ok(feed2(head(req, kind === 'authors' ? 'Authors' : 'Series', base, p.value, total), { navigation }));
+      });
+      return send(reply, r, TYPE2.feed);
+    });
+    app.get<{ Params: { name: string } }>(`${V2}/${kind}/:name`, async (req, reply) => {
+      const p = paged(req);
+      if (!p.ok) return sendFailure(reply, p.error);
+      const name = req.params.name;
+      const r = await cachedFeed(req, (c) =>
+        itemsFeed(req, c, p.value, kind === 'authors' ? { by: 'author', name } : { by: 'series', name }, name, `${v2(req)}/${kind}`, {
+          emptyIs: kind === 'authors' ? 'author not found' : 'series not found',
+        }),
+      );
+      return send(reply, r, TYPE2.feed);
+    });
+  }
+
+  app.get(`${V2}/collections`, async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const base = v2(req);
+    const r = await cachedFeed(req, async (c) => {
+      const all = (await dashboard.collections(req.caller!.user_id, c.access)) as { id: string; name: string; item_count: number }[];
+      const navigation = all.slice(p.value.offset, p.value.offset + p.value.perPage).map((col) => nav2(col.name, `${base}/collections/${col.id}`, col.item_count));
+      return ok(feed2(head(req, 'Collections', base, p.value, all.length), { navigation }));
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  /** A feed of a page of the reading read model's books. */
+  async function booksFeed(req: FastifyRequest, p: Paging, title: string, up: string, page: { total: number; books: { item: unknown }[] }): Promise<string> {
+    const items = page.books.map((b) => b.item as Catalog.MediaItem);
+    return feed2(head(req, title, up, p, page.total, newest(items)), { publications: await publications(req, items) });
+  }
+
+  app.get<{ Params: { id: string } }>(`${V2}/collections/:id`, async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const id = req.params.id;
+    const r = await cachedFeed(req, async (c) => {
+      const col = await collectionPage(dashboard, req, c, id, p.value);
+      return col.ok ? ok(await booksFeed(req, p.value, col.value.name, `${v2(req)}/collections`, col.value.page)) : col;
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  app.get(`${V2}/continue-reading`, async (req, reply) => {
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const r = await cachedFeed(req, async (c) => {
+      const page = await dashboard.books(req.caller!.user_id, c.access, { is_system: true, query_type: 'continue-reading' }, p.value.perPage, p.value.offset);
+      return ok(await booksFeed(req, p.value, 'Continue reading', v2(req), page));
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  app.get(`${V2}/search`, async (req, reply) => {
+    const q = queryOf(req);
+    const text = Catalog.q1(q, 'query') ?? Catalog.q1(q, 'q');
+    if (text === undefined || text.trim() === '') return sendFailure(reply, fail('validation', QUERY_MESSAGE));
+    const p = paged(req);
+    if (!p.ok) return sendFailure(reply, p.error);
+    const r = await cachedFeed(req, async (c) => {
+      const found = await reads.catalog.search(c.access, { q: text, limit: String(p.value.perPage), offset: String(p.value.offset) });
+      if (!found.ok) return found;
+      const body = JSON.parse(found.value) as { data: Catalog.MediaItem[]; total: number };
+      return ok(feed2(head(req, `Search: ${text}`, v2(req), p.value, body.total, newest(body.data)), { publications: await publications(req, body.data) }));
+    });
+    return send(reply, r, TYPE2.feed);
+  });
+
+  // one publication, and the page list (Divina manifest) of one whose pages can be streamed
+  for (const manifest of [false, true]) {
+    app.get<{ Params: { id: string } }>(`${V2}/publications/:id${manifest ? '/manifest' : ''}`, async (req, reply) => {
+      const r = await cachedFeed(req, async (c) => {
+        const doc = await reads.catalog.item(c.access, req.params.id);
+        if (!doc.ok) return { ok: false, error: fail('not_found', Messages.mediaItemNotFound) };
+        const item = JSON.parse(doc.value) as Catalog.MediaItem;
+        const stream = (await streams.infoFor(req.caller!.user_id, [item])).get(item.id);
+        if (!manifest) return ok(JSON.stringify(publication(item, baseOf(req), stream)));
+        if (!stream) return { ok: false, error: fail('not_found', 'no pages to stream') };
+        return ok(pageManifest(item, baseOf(req), stream));
+      });
+      return send(reply, r, manifest ? TYPE2.divina : TYPE2.publication);
+    });
+  }
+
+  app.get(`${V2}/no-cover.png`, async (_req, reply) =>
+    reply
+      .header('Cache-Control', 'public, max-age=86400')
+      .type('image/png')
+      .send(await noCover()),
+  );
+}
