@@ -15,15 +15,11 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ROOT, type Mode } from '../support/bindery';
-import { coresUsed, fmt, machine, median, runWithDeadline, snapshot, startLoadGen, startRef, table, type Roles } from './lib';
+import { coresUsed, envNumber, fmt, machine, median, runWithDeadline, snapshot, startLoadGen, startRef, table, type Roles } from './lib';
 import type { Job, Measured } from './load-worker';
 import { fullScan, startInstance } from './scan-bindery';
 
-const num = (name: string, dflt: number) => {
-  const v = Number(process.env[name] ?? dflt);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
+const num = envNumber;
 const QUICK = process.env.BENCH_QUICK === '1';
 const CFG = {
   duration: Math.max(1, num('BENCH_DURATION', QUICK ? 5 : 10)),
