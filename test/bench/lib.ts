@@ -247,6 +247,13 @@ export async function prepare(b: Bindery): Promise<Prepared> {
 
 // ---- numbers ------------------------------------------------------------------------------
 
+/** A non-negative number from the environment, or the default. */
+export function envNumber(name: string, dflt: number): number {
+  const v = Number(process.env[name] ?? dflt);
+  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
+  return v;
+}
+
 export const fmt = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '-');
 
 export function median(xs: number[]): number {

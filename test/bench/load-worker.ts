@@ -3,12 +3,14 @@ import autocannon from 'autocannon';
 
 export interface Job {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   connections: number;
   /** seconds */
   duration: number;
+  /** requests taken in turn (path, headers, body each replacing the job's), e.g. one per user */
+  variants?: { path?: string; headers?: Record<string, string>; body?: string }[];
 }
 
 export interface Measured {
@@ -26,6 +28,21 @@ export interface Measured {
   statusCodes: Record<string, number>;
 }
 
+/** autocannon's per-request hook: the next variant of the job's request. */
+function turn(job: Job) {
+  let i = 0;
+  const variants = job.variants!;
+  return (req: Record<string, unknown>) => {
+    const v = variants[i++ % variants.length]!;
+    return {
+      ...req,
+      ...(v.path ? { path: v.path } : {}),
+      ...(v.headers ? { headers: { ...(req.headers as object), ...v.headers } } : {}),
+      ...(v.body !== undefined ? { body: v.body } : {}),
+    };
+  };
+}
+
 async function run(job: Job): Promise<Measured> {
   const r = await autocannon({
     url: job.url,
@@ -36,6 +53,7 @@ async function run(job: Job): Promise<Measured> {
     timeout: 10,
     ...(job.headers ? { headers: job.headers } : {}),
     ...(job.body !== undefined ? { body: job.body } : {}),
+    ...(job.variants?.length ? { requests: [{ setupRequest: turn(job) }] } : {}),
   });
   const codes: Record<string, number> = {};
   for (const [c, s] of Object.entries(r.statusCodeStats ?? {})) codes[c] = s.count;

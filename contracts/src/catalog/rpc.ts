@@ -25,6 +25,8 @@ export const CatalogRequests = {
   'item-cover': Type.Object({ caller: Caller, id: Type.String(), kind: Type.Union([Type.Literal('cover'), Type.Literal('thumbnail')]) }),
   'conflicts-list': Type.Object({ caller: Caller }),
   'conflict-resolve': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
+  /** service to service (reading): an EPUB's locator index by the file's SHA-256 → {sha256, index_gz: base64 of gzipped JSON} */
+  'locator-index': Type.Object({ sha256: Type.String({ maxLength: 64 }) }),
 } as const;
 
 export type CatalogOp = keyof typeof CatalogRequests;

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { Role } from './events';
 import { ReaderAuthRequests } from './reader-auth';
+import { KosyncRequests } from './kosync';
 
 /** Who is calling, as the gateway authenticated them. Identity re-checks roles against its own state. */
 export const Caller = Type.Object({
@@ -78,6 +79,7 @@ export const IdentityRequests = {
   'config-put': Type.Object({ caller: Caller, input: Input }),
   'setup-status': Type.Object({}),
   ...ReaderAuthRequests,
+  ...KosyncRequests,
 } as const;
 
 export type IdentityOp = keyof typeof IdentityRequests;

@@ -22,6 +22,8 @@ export const ReadingEvents = {
   'reading.saved-filter-saved.v1': Type.Object({ user_id: Uuid, filter: Row }),
   'reading.saved-filter-deleted.v1': Type.Object({ user_id: Uuid, filter_id: Uuid }),
   'reading.dashboard-preferences-changed.v1': Type.Object({ user_id: Uuid, hidden_collections: Type.Array(Type.String()), collection_order: Type.Array(Type.String()) }),
+  /** KOReader's stock sync: the user's last push for a document id, and its link to a media item */
+  'reading.kosync-document-saved.v1': Type.Object({ user_id: Uuid, document: Row }),
   /** a deleted account's reading data is gone */
   'reading.user-data-removed.v1': Type.Object({ user_id: Uuid }),
   /** a hash conflict kept one item: the others' reading data now belongs to it */

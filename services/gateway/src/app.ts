@@ -33,6 +33,8 @@ import { readingProgressRoutes } from './routes/reading-progress';
 import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
+import { kosyncRoutes } from './routes/kosync';
+import { koreaderPluginRoutes } from './routes/koreader-plugin';
 import { deviceAuthenticator } from './http/device-auth';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
@@ -118,12 +120,15 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
+  // KOReader reads its own pushes from the reading service, never from the read models: no wait for them
+  kosyncRoutes(app, { ...reading, pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs), identity: call, failureLimit: o.authRateLimit });
   // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
   const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth });
+  koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

@@ -2,6 +2,7 @@
 import { BookError } from './book-error';
 import { isPageName, sniffImage } from './images';
 import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
+import { buildLocatorIndex } from './locator-index';
 import { parsePackage, rootfilePath, type CoverCandidate } from './opf';
 import type { Extracted } from './types';
 import { child, decodeXml, descendants, elements, parseXml, type XmlElement, type XmlNode } from './xml';
@@ -24,7 +25,14 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
     // an EPUB of pictures (a comic or manga) has pages like a comic archive: the gateway streams them
     const pages = await imageOnlyPages(zip, pkg, opfEntry.fileName).catch(() => null);
     if (pages !== null) metadata.page_count = pages;
-    return { metadata, cover: await findCover(zip, covers) };
+    const cover = await findCover(zip, covers);
+    let locator: Extracted['locator'] = null;
+    try {
+      locator = await buildLocatorIndex(zip, pkg, opfEntry.fileName);
+    } catch {
+      // positions in this book keep their percentage; the book itself is fine
+    }
+    return { metadata, cover, locator };
   } finally {
     zip.close();
   }

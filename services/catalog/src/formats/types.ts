@@ -1,4 +1,5 @@
 // The shapes the format layer hands to the catalog: what a book says about itself.
+import type { Reading } from '@bindery/contracts';
 
 export type BookFormat = 'epub' | 'pdf' | 'cbz' | 'cbr' | 'cb7' | 'mobi' | 'azw3' | 'fb2';
 
@@ -31,6 +32,8 @@ export interface Extracted {
   cover: Buffer | null;
   /** no cover bytes now, but one can be made later (a PDF page, rendered when asked to) */
   coverLater?: boolean;
+  /** EPUB: the locator index (spine and document shapes) positions are mapped with */
+  locator?: Reading.Locator.LocatorIndex | null;
 }
 
 export function emptyMetadata(): BookMetadata {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { crashPoint, type Trx } from '@bindery/platform';
 import { readFile, realpath } from 'node:fs/promises';
+import { saveLocatorIndexes } from '../store/locator';
 import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
@@ -174,6 +175,10 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
         const isNew = (j: Job) => !j.error && j.kind === 'new';
         for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts);
         await addNew(ctx, trx, lib.id, batch.filter(isNew), counts);
+        await saveLocatorIndexes(
+          trx,
+          batch.flatMap((j) => (!j.error && j.hashes && j.extracted?.locator ? [{ sha256: j.hashes.sha256, index: j.extracted.locator }] : [])),
+        );
       });
     } catch (e) {
       await next?.catch(() => undefined);

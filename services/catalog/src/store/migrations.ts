@@ -145,4 +145,14 @@ export const migrations: Migration[] = [
       await execScript(trx, `create index media_items_cover_todo_idx on ${s}.media_items (updated_at) where cover_key is not null and not cover_ready`);
     },
   },
+  {
+    name: 'catalog-003-locator-indexes',
+    async up(trx, s) {
+      // the EPUB locator index, content-addressed: one row per file content, whatever items share it
+      await execScript(
+        trx,
+        `create table ${s}.locator_indexes (sha256 text primary key, data bytea not null, bytes integer not null, created_at timestamptz not null default now())`,
+      );
+    },
+  },
 ];

@@ -1,5 +1,6 @@
 // Folds the catalog's events into the gateway's catalog tables: libraries, items with their public
 // JSON rendered once, and the files each item owns (what /uploads may serve).
+import { createHash } from 'node:crypto';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
@@ -7,6 +8,7 @@ import { catalogTables } from './tables';
 
 type Tables = ReturnType<typeof catalogTables>;
 
+const md5Hex = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
 const lower = (s: string | null | undefined) => (s ? s.toLowerCase() : null);
 
 // Events come back from jsonb with their keys reordered; the public JSON keeps the schema's order.
@@ -91,8 +93,39 @@ async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<vo
   }
 }
 
+/**
+ * The ids devices name the item's files by now: KOReader's partial MD5s and MD5s of the file names
+ * (stock sync), the item's SHA-256, each format's, and every SHA-256 it has had (the plugin).
+ */
+function documentsOf(item: Catalog.MediaItem): { document: string; kind: string }[] {
+  const out = new Map<string, string>();
+  if (item.sha256) out.set(item.sha256.toLowerCase(), 'sha256');
+  for (const f of item.formats) if (f.sha256 && !out.has(f.sha256.toLowerCase())) out.set(f.sha256.toLowerCase(), 'format_sha256');
+  for (const h of item.known_sha256) if (!out.has(h.toLowerCase())) out.set(h.toLowerCase(), 'known_sha256');
+  for (const md5 of [item.partial_md5, ...item.formats.map((f) => f.partial_md5)]) if (md5) out.set(md5.toLowerCase(), 'partial_md5');
+  for (const path of [item.file_path, ...item.formats.map((f) => f.file_path)]) {
+    const name = path?.split('/').pop();
+    if (name && !out.has(md5Hex(name))) out.set(md5Hex(name), 'filename');
+  }
+  return [...out].map(([document, kind]) => ({ document, kind }));
+}
+
+async function putDocuments(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<void> {
+  const s = trx.withSchema(SCHEMA);
+  // the ids of earlier versions of the files stay, no longer current
+  await s.updateTable(t.documents).set({ current: false }).where('item_id', '=', item.id).execute();
+  const docs = documentsOf(item);
+  if (docs.length)
+    await s
+      .insertInto(t.documents)
+      .values(docs.map((d) => ({ ...d, item_id: item.id, current: true })))
+      .onConflict((oc) => oc.columns(['document', 'item_id']).doUpdateSet({ current: true }))
+      .execute();
+}
+
 async function removeItem(trx: Trx, t: Tables, id: string): Promise<void> {
   const s = trx.withSchema(SCHEMA);
+  await s.deleteFrom(t.documents).where('item_id', '=', id).execute();
   await s.deleteFrom(t.files).where('item_id', '=', id).execute();
   await s.deleteFrom(t.items).where('id', '=', id).execute();
 }
@@ -115,6 +148,10 @@ export async function projectCatalog(trx: Trx, ev: StoredEvent, suffix = ''): Pr
       return;
     }
     case 'catalog.library-deleted.v1':
+      await s
+        .deleteFrom(t.documents)
+        .where('item_id', 'in', s.selectFrom(t.items).select('id').where('library_id', '=', e.data.library_id))
+        .execute();
       await s.deleteFrom(t.files).where('library_id', '=', e.data.library_id).execute();
       await s.deleteFrom(t.items).where('library_id', '=', e.data.library_id).execute();
       await s.deleteFrom(t.libraries).where('id', '=', e.data.library_id).execute();
@@ -122,6 +159,7 @@ export async function projectCatalog(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     case 'catalog.media-item-added.v1':
     case 'catalog.media-item-updated.v1':
       await putItem(trx, t, e.data.item);
+      await putDocuments(trx, t, e.data.item);
       return;
     case 'catalog.media-item-removed.v1':
       await removeItem(trx, t, e.data.item_id);

@@ -17,14 +17,20 @@ export interface Projection {
   create(trx: Trx, suffix: string): Promise<void>;
 }
 
-export const catalogTables = (suffix = '') => ({ libraries: `cv_libraries${suffix}`, items: `cv_items${suffix}`, files: `cv_files${suffix}`, terms: `cv_terms${suffix}` });
+export const catalogTables = (suffix = '') => ({
+  libraries: `cv_libraries${suffix}`,
+  items: `cv_items${suffix}`,
+  files: `cv_files${suffix}`,
+  terms: `cv_terms${suffix}`,
+  documents: `cv_documents${suffix}`,
+});
 export const identityTables = (suffix = '') => ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}` });
 
 export const CATALOG: Projection = {
   name: 'catalog',
   source: 'catalog',
   consumer: 'gateway-catalog-view',
-  version: 2,
+  version: 3,
   tables: Object.values(catalogTables()),
   async create(trx, x) {
     const t = catalogTables(x);
@@ -69,6 +75,17 @@ export const CATALOG: Projection = {
       create index on ${SCHEMA}.${t.files} (item_id);
       -- every distinct author, tag, series, language and publisher ever seen: a fuzzy filter matches
       -- these few values first, then items by plain equality (stale values match no item)
+      -- the ids devices know an item's files by (KOReader's partial MD5 and MD5 of the file name,
+      -- SHA-256s), of every file it has had: kept when a file is rewritten, since a device keeps
+      -- the id it computed first
+      create table ${SCHEMA}.${t.documents} (
+        document text not null,
+        item_id uuid not null,
+        kind text not null,
+        current boolean not null,
+        primary key (document, item_id)
+      );
+      create index on ${SCHEMA}.${t.documents} (item_id);
       create table ${SCHEMA}.${t.terms} (
         field text not null,
         value text not null,

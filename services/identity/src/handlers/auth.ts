@@ -9,6 +9,8 @@ import { initialUser } from '../domain/user';
 import * as users from '../store/users';
 import * as attempts from '../store/login-attempts';
 import * as sessions from '../store/sessions';
+import * as kosync from '../store/kosync';
+import { kosyncKeyOf } from '../store/kosync';
 import { internal, type Ctx } from './context';
 
 export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register'>): Promise<Result<Identity.AuthResult>> {
@@ -17,8 +19,9 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
   const input = parsed.value;
   const callerIsAdmin = await ctx.isAdmin(req.caller);
   let hash: string;
+  let verifier: string;
   try {
-    hash = await ctx.hash(input.password);
+    [hash, verifier] = await Promise.all([ctx.hash(input.password), ctx.hash(kosyncKeyOf(input.password))]);
   } catch {
     return err(internal(Messages.failedToHashPassword));
   }
@@ -37,7 +40,7 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
       if (!role.ok) return role;
       const id = randomUUID();
       await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin ? req.caller!.user_id : null)]);
-      await users.setPasswordHash(trx, id, hash);
+      await users.setPasswordHash(trx, id, hash, verifier);
       const row = (await users.findById(trx, id))!;
       return ok(await ctx.issueSession(trx, row, settings));
     });
@@ -80,6 +83,7 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
     });
   }
   await untilValid(ctx, user!.sessions_valid_after);
+  const verifier = await missingVerifier(ctx, user!.id, f.password);
   return ctx.tx(async (trx) => {
     // Parallel guesses may have locked the login while this one was being verified: the lock wins.
     const t = ctx.rt.now();
@@ -88,6 +92,7 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
     // A password reset (or a deletion) committed since the check above makes the old password worthless.
     if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
     await attempts.clear(trx, key);
+    if (verifier) await kosync.captureVerifier(trx, user!.id, user!.password_hash, verifier);
     return ok(await ctx.issueSession(trx, user!, settings));
   });
 }
@@ -133,4 +138,10 @@ export async function logout(ctx: Ctx, req: Identity.IdentityRequest<'logout'>):
 async function untilValid(ctx: Ctx, validAfter: Date | null): Promise<void> {
   const wait = validAfter ? validAfter.getTime() - ctx.rt.now().getTime() : 0;
   if (wait > 0) await new Promise((r) => setTimeout(r, Math.min(wait, 1500)));
+}
+
+/** An account made before KOReader sync existed has no verifier yet: a good login makes one. */
+export async function missingVerifier(ctx: Ctx, userId: string, password: string): Promise<string | null> {
+  if ((await kosync.verifierOf(ctx.rt.db, userId)) !== null) return null;
+  return ctx.hash(kosyncKeyOf(password));
 }

@@ -5,6 +5,7 @@ import { decideProfileUpdate, parseField, parseProfile } from '../domain/update-
 import { decidePasswordChange, parsePasswordChange, sessionCutoff } from '../domain/change-password';
 import { decideDelete } from '../domain/delete-user';
 import * as users from '../store/users';
+import { kosyncKeyOf } from '../store/kosync';
 import * as sessions from '../store/sessions';
 import { internal, type Ctx } from './context';
 
@@ -85,8 +86,9 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   const decided = decidePasswordChange(parsed.value, matches);
   if (!decided.ok) return decided;
   let hash: string;
+  let verifier: string;
   try {
-    hash = await ctx.hash(parsed.value.new_password);
+    [hash, verifier] = await Promise.all([ctx.hash(parsed.value.new_password), ctx.hash(kosyncKeyOf(parsed.value.new_password))]);
   } catch {
     return err(internal(Messages.failedToHashPassword));
   }
@@ -96,7 +98,7 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   return ctx.tx(async (trx) => {
     const user = await ctx.loadUser(trx, id);
     if (!user.exists || user.deleted) return notFound();
-    await users.setPasswordHash(trx, id, hash);
+    await users.setPasswordHash(trx, id, hash, verifier);
     const now = ctx.rt.now();
     const cutoff = resetOther ? sessionCutoff(now) : null;
     if (cutoff) await users.setSessionsValidAfter(trx, id, cutoff);

@@ -6,6 +6,9 @@ import { invalidRequest, readStrings, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX 
 import * as users from '../store/users';
 import * as attempts from '../store/login-attempts';
 import * as keys from '../store/reader-keys';
+import * as kosync from '../store/kosync';
+import { missingVerifier } from './auth';
+import type { Trx } from '@bindery/platform';
 import type { Ctx } from './context';
 
 export interface Verified {
@@ -20,30 +23,53 @@ export async function verifyCredentials(ctx: Ctx, req: Identity.IdentityRequest<
   if (f.login === '' || f.password === '') return err(fail('invalid_credentials', Messages.invalidCredentials));
   if (f.login.length > LOGIN_MAX) return err(validation(`login must be at most ${LOGIN_MAX} characters`));
   if (f.password.length > LOGIN_PASSWORD_MAX) return err(validation(`password must be at most ${LOGIN_PASSWORD_MAX} characters`));
-  const key = f.login;
+  return underLoginLock(ctx, f.login, {
+    check: (user) => ctx.verify(user.password_hash, f.password),
+    burn: () => ctx.burn(f.password),
+    // an account made before KOReader sync gets its verifier at a good sign-in
+    afterGood: async (user) => {
+      const verifier = await missingVerifier(ctx, user.id, f.password);
+      return verifier ? (trx) => kosync.captureVerifier(trx, user.id, user.password_hash, verifier) : null;
+    },
+  });
+}
+
+type LoginUser = NonNullable<Awaited<ReturnType<typeof users.findByLogin>>>;
+
+/**
+ * A secret checked for `login` under the login lock rules, without a session: a lock answers first,
+ * an unknown login costs the same as a known one (`burn`), a failure counts, a success clears the
+ * count, and a password change since the check wins. `afterGood` may prepare a write for the same
+ * transaction.
+ */
+export async function underLoginLock(
+  ctx: Ctx,
+  login: string,
+  secret: { check(user: LoginUser): Promise<boolean>; burn(): Promise<void>; afterGood?(user: LoginUser): Promise<((trx: Trx) => Promise<void>) | null> },
+): Promise<Result<Verified>> {
   const now = ctx.rt.now();
-  const lock = activeLock(await attempts.read(ctx.rt.db, key), now);
+  const lock = activeLock(await attempts.read(ctx.rt.db, login), now);
   if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
-
-  const user = await users.findByLogin(ctx.rt.db, key);
+  const user = await users.findByLogin(ctx.rt.db, login);
   let good = false;
-  if (user) good = await ctx.verify(user.password_hash, f.password);
-  else await ctx.burn(f.password);
-
+  if (user) good = await secret.check(user);
+  else await secret.burn();
   const settings = await ctx.settings();
+  const then = good && secret.afterGood ? await secret.afterGood(user!) : null;
   return ctx.tx(async (trx) => {
     const t = ctx.rt.now();
-    const row = await attempts.lockRow(trx, key);
+    const row = await attempts.lockRow(trx, login);
     const held = activeLock(row, t);
     if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
     if (!good) {
       const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
-      await attempts.write(trx, key, next);
+      await attempts.write(trx, login, next);
       if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
       return err(fail('invalid_credentials', Messages.invalidCredentials));
     }
     if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
-    if (row) await attempts.clear(trx, key);
+    if (row) await attempts.clear(trx, login);
+    if (then) await then(trx);
     return ok({ user_id: user!.id, role: user!.role });
   });
 }

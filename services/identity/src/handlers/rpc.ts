@@ -6,6 +6,7 @@ import * as auth from './auth';
 import * as profile from './profile';
 import * as admin from './admin';
 import * as readerAuth from './reader-auth';
+import * as kosync from './kosync';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Identity.IdentityOp]: (ctx: Ctx, req: Identity.IdentityRequest<K>) => Promise<Result<unknown>> };
@@ -29,6 +30,7 @@ const handlers: Handlers = {
   'config-put': admin.putConfig,
   'setup-status': admin.setupStatus,
   ...readerAuth.handlers,
+  ...kosync.handlers,
 };
 
 export function endpoints(ctx: Ctx): Record<string, RpcHandler> {

@@ -1,4 +1,5 @@
 import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { kosyncMigration } from './kosync-migration';
 import { readerKeyMigration } from './reader-keys-migration';
 
 export const SCHEMA = 'identity';
@@ -78,4 +79,5 @@ export const migrations: Migration[] = [
     },
   },
   readerKeyMigration,
+  kosyncMigration,
 ];

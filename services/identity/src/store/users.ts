@@ -63,11 +63,12 @@ export async function passwordHash(q: DbOrTrx, id: string): Promise<string | und
   return r?.password_hash as string | undefined;
 }
 
-export async function setPasswordHash(q: DbOrTrx, id: string, hash: string): Promise<void> {
+/** Sets the password hash, and with it the KOReader sync verifier (store/kosync.ts) of the same password. */
+export async function setPasswordHash(q: DbOrTrx, id: string, hash: string, kosyncVerifier: string | null = null): Promise<void> {
   await t(q)
     .insertInto('credentials')
-    .values({ user_id: id, password_hash: hash })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ password_hash: hash, changed_at: sql`now()` }))
+    .values({ user_id: id, password_hash: hash, kosync_verifier: kosyncVerifier })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ password_hash: hash, kosync_verifier: kosyncVerifier, changed_at: sql`now()` }))
     .execute();
 }
 

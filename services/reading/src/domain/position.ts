@@ -4,6 +4,7 @@
 import { Reading } from '@bindery/contracts';
 
 const M = Reading.ReadingMessages;
+const L = Reading.Locator;
 
 export interface Position {
   percentage: number;
@@ -16,8 +17,10 @@ export interface Position {
   anchor_href?: string;
   css_selector?: string;
   char_offset?: number;
-  /** a reader's own notation kept as sent (KOReader's XPointer) */
+  /** KOReader's XPointer: derived from the position when the book's locator index is known, else kept as sent */
   xpointer?: string;
+  /** UTF-16 offset into the spine document's body text (the canonical position, with spine_index) */
+  doc_offset?: number;
 }
 
 export type Parsed = { ok: true; position: Position; healed: string[]; force: boolean } | { ok: false; message: string };
@@ -37,66 +40,8 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** Parses an EPUB CFI far enough to check it and find its spine step; a range collapses to its start. */
 export function parseCfi(raw: string): { cfi: string; spineIndex: number; healed: string[] } | null {
-  const healed: string[] = [];
-  let s = raw.trim();
-  const m = /^epubcfi\((.*)\)$/s.exec(s);
-  if (m) s = m[1]!;
-  else healed.push('epubcfi: added the epubcfi( ) wrapper');
-  // a range `parent,start,end`: a position is its start
-  const parts = splitTop(s, ',');
-  if (parts === null) return null;
-  if (parts.length === 3) {
-    s = parts[0]! + parts[1]!;
-    healed.push('epubcfi: a range was collapsed to its start');
-  } else if (parts.length !== 1) return null;
-  // steps: /N with optional [id], `!` indirection, terminal :offset with optional [assertion], ~ and @
-  const STEP = /^\/(\d+)(\[[^\]]*\])?/;
-  const TERMINAL = /^(?::\d+(?:\[[^\]]*\])?)?(?:~\d+(?:\.\d+)?)?(?:@\d+(?:\.\d+)?:\d+(?:\.\d+)?)?$/;
-  const steps: number[] = [];
-  let rest = s;
-  let indirections = 0;
-  while (rest.length) {
-    const st = STEP.exec(rest);
-    if (st) {
-      steps.push(Number(st[1]));
-      rest = rest.slice(st[0].length);
-      continue;
-    }
-    if (rest.startsWith('!')) {
-      indirections += 1;
-      rest = rest.slice(1);
-      if (indirections === 1 && steps.length !== 2) return null;
-      continue;
-    }
-    if (TERMINAL.test(rest)) break;
-    return null;
-  }
-  // /6 is the package's spine, the next step an itemref: always even, counting non-linear items
-  if (steps.length < 2 || steps[0] !== 6 || steps[1]! % 2 !== 0 || steps[1] === 0) return null;
-  return { cfi: `epubcfi(${s})`, spineIndex: steps[1]! / 2 - 1, healed };
-}
-
-function splitTop(s: string, sep: string): string[] | null {
-  const out: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c === '^' && i + 1 < s.length) {
-      cur += c + s[++i];
-      continue;
-    }
-    if (c === '[') depth++;
-    if (c === ']') depth--;
-    if (depth < 0) return null;
-    if (c === sep && depth === 0) {
-      out.push(cur);
-      cur = '';
-    } else cur += c;
-  }
-  if (depth !== 0) return null;
-  out.push(cur);
-  return out;
+  const c = L.parseCfi(raw);
+  return c ? { cfi: c.cfi, spineIndex: c.spineStep / 2 - 1, healed: c.healed } : null;
 }
 
 /**
@@ -155,7 +100,7 @@ export function parsePosition(input: Record<string, unknown>, pageCount: number 
   const cfiRaw = str('epubcfi', 4096);
   if (cfiRaw === null) return { ok: false, message: M.invalidEpubcfi };
   if (cfiRaw !== undefined) {
-    // KOReader sends its XPointer in the epubcfi field: keep it as its own notation
+    // KOReader sends its XPointer in the epubcfi field: it is converted when the book's index is known
     if (cfiRaw.startsWith('/body/')) {
       pos.xpointer = cfiRaw;
     } else {
@@ -208,4 +153,57 @@ export function conflictReason(
   if (!deviceKnown && midRead) return 'first-push';
   if (incoming.baseVersion !== undefined && incoming.baseVersion < current.version) return 'concurrent';
   return null;
+}
+
+/** a submitted percentage further than this from its position's is healed */
+export const PERCENT_TOLERANCE = 0.02;
+
+/**
+ * Checks a reflowable position against the book's locator index and heals it: the strongest notation
+ * sent (an XPointer, else the CFI, else the restore handles) becomes the canonical position, and every
+ * other notation and the percentage are derived from it. Returns what was healed, in words.
+ */
+export function locate(index: Reading.Locator.LocatorIndex, pos: Position): string[] {
+  const healed: string[] = [];
+  let found: Reading.Locator.Resolved | null = null;
+  if (pos.xpointer) {
+    found = L.xpointerToCanonical(index, pos.xpointer);
+    if (!found) healed.push('xpointer: not a place in this book; kept as sent');
+  } else if (pos.epubcfi) {
+    found = L.cfiToCanonical(index, pos.epubcfi);
+    const c = L.parseCfi(pos.epubcfi);
+    const fromHref = pos.anchor_href === undefined ? null : L.spineOfHref(index, pos.anchor_href);
+    // a spine step without an idref of this book is stale when anchor_href names another document
+    const named = c?.spineAssert !== undefined && index.spine.some((s) => s[0] === c.spineAssert);
+    if (found && c && fromHref !== null && fromHref !== found.pos.spine && !named) {
+      const step = (fromHref + 1) * 2;
+      const moved = L.cfiToCanonical(index, c.cfi.replace(/^epubcfi\(\/6\/\d+(?:\[(?:[^\]^]|\^.)*\])?/s, `epubcfi(/6/${step}`));
+      if (moved) {
+        healed.push(`epubcfi: spine step ${c.spineStep} disagreed with anchor_href ${pos.anchor_href}; set to spine step ${step}`);
+        found = { pos: moved.pos, healed: moved.healed.filter((h) => !h.includes('spine step')) };
+      }
+    }
+  } else if (pos.anchor_href) {
+    found = L.restoreToCanonical(index, { anchor_href: pos.anchor_href, css_selector: pos.css_selector, char_offset: pos.char_offset });
+    if (!found) {
+      healed.push(`anchor_href: ${pos.anchor_href} is not a document of this book; dropped with its css_selector and char_offset`);
+      delete pos.anchor_href;
+      delete pos.css_selector;
+      delete pos.char_offset;
+    }
+  }
+  if (!found) return healed;
+  healed.push(...found.healed);
+  const at = found.pos;
+  pos.epubcfi = L.canonicalToCfi(index, at);
+  pos.spine_index = at.spine;
+  pos.doc_offset = at.offset;
+  pos.xpointer = L.canonicalToXPointer(index, at);
+  Object.assign(pos, L.canonicalToRestore(index, at));
+  const pct = round(L.canonicalToPercentage(index, at));
+  if (Math.abs(pct - pos.percentage) > PERCENT_TOLERANCE) {
+    healed.push(`percentage: ${pos.percentage} disagreed with the position (${pct}); set from the position`);
+    pos.percentage = pct;
+  }
+  return healed;
 }

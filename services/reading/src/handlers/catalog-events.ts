@@ -33,6 +33,7 @@ function itemValues(i: Catalog.MediaItem) {
     page_count: i.page_count,
     formats: JSON.stringify([...new Set(i.formats.map((f) => f.format.toLowerCase()))]),
     sha256: JSON.stringify(i.known_sha256.length ? i.known_sha256 : i.sha256 ? [i.sha256] : []),
+    epub_sha256: i.formats.find((f) => f.format.toLowerCase() === 'epub' && f.sha256)?.sha256 ?? null,
     created_at: i.created_at,
     removed_at: null,
   };

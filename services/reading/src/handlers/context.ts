@@ -4,14 +4,18 @@ import { Compile } from 'typebox/compile';
 import { ConcurrencyError, EventStore, type Runtime, type Trx } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
+import { LocatorIndexes } from './locator';
 
 const checks = new Map(Object.entries(Reading.ReadingEvents).map(([type, schema]) => [type, Compile(schema)]));
 
 export class Ctx {
   readonly store: EventStore;
+  /** books' locator indexes, from the catalog, for checking and healing positions */
+  readonly locators: LocatorIndexes;
 
   constructor(readonly rt: Runtime) {
     this.store = new EventStore(rt.db, SCHEMA);
+    this.locators = new LocatorIndexes(rt);
   }
 
   now(): Date {

@@ -40,7 +40,18 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
 }
 
 async function removeUser(trx: Parameters<typeof t>[0], user: string): Promise<void> {
-  for (const table of ['progress', 'progress_history', 'progress_devices', 'conflicts', 'annotations', 'ratings', 'collections', 'saved_filters', 'dashboard_prefs']) {
+  for (const table of [
+    'progress',
+    'progress_history',
+    'progress_devices',
+    'conflicts',
+    'annotations',
+    'ratings',
+    'collections',
+    'saved_filters',
+    'dashboard_prefs',
+    'kosync_documents',
+  ]) {
     await t(trx).deleteFrom(table).where('user_id', '=', user).execute();
   }
   await t(trx).deleteFrom('users').where('id', '=', user).execute();

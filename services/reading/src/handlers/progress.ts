@@ -1,7 +1,7 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
 import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
-import { conflictReason, guardKeeps, parsePosition, type Position } from '../domain/position';
+import { conflictReason, guardKeeps, locate, parsePosition, type Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
@@ -110,9 +110,19 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
 }
 
 export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const input = req.input ?? {};
-  const user = req.caller.user_id;
-  const item = req.item_id!;
+  const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {});
+  if (!prepared.ok) return prepared;
+  return ctx.tx((trx) => writeProgress(ctx, trx, req.caller.user_id, req.item_id!, prepared.value));
+}
+
+export interface Prepared {
+  inc: Incoming;
+  parsed: Extract<ReturnType<typeof parsePosition>, { ok: true }>;
+  baseVersion: number | undefined;
+}
+
+/** Checks a submitted position (no transaction needed): the incoming position, or the message. */
+export async function prepareProgress(ctx: Ctx, item: string, input: Record<string, unknown>): Promise<Result<Prepared>> {
   const client = text(input, 'client', 50);
   if (client === null) return no(bad('client must be text of at most 50 characters'));
   const device = text(input, 'device', 100);
@@ -122,71 +132,85 @@ export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> 
     baseVersion = Number(input.version);
     if (!Number.isInteger(baseVersion) || baseVersion < 0) return no(bad('version must be a whole number'));
   }
-  const meta = await t(ctx.rt.db).selectFrom('items').select('page_count').where('id', '=', item).executeTakeFirst();
+  const meta = await t(ctx.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
   const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count));
   if (!parsed.ok) return no(bad(parsed.message));
-  const inc: Incoming = { position: parsed.position, client: client || 'web', device: device || client || 'web' };
+  // an EPUB's position is checked against its locator index (page positions need none)
+  const p = parsed.position;
+  if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href)) {
+    const index = await ctx.locators.get(meta.epub_sha256 as string);
+    if (index) parsed.healed.push(...locate(index, p));
+  }
+  return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web' }, parsed, baseVersion });
+}
+
+/** Writes a checked position in the caller's transaction: saved, kept by the guard, or a conflict. */
+export async function writeProgress(
+  ctx: Ctx,
+  trx: Trx,
+  user: string,
+  item: string,
+  { inc, parsed, baseVersion }: Prepared,
+): Promise<Result<{ status: 'saved' | 'kept' | 'conflict'; healed: string[]; progress: ReturnType<typeof progressOut>; conflict?: unknown }>> {
   const healed = [...parsed.healed];
-  return ctx.tx(async (trx) => {
-    await ctx.lock(trx, `progress.${user}.${item}`);
-    const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
-    const curPct = cur ? Number(cur.percentage) : null;
-    if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
-      healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
-      return ok({ status: 'kept', healed, progress: progressOut(cur!) });
-    }
-    const open = await t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('status', '=', 'open').executeTakeFirst();
-    const incoming = { ...inc.position, client: inc.client, device: inc.device, submitted_at: iso(ctx.now()) };
-    if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
-      // the disagreeing device keeps reading: its latest position is what the conflict offers
-      const c = await t(trx)
-        .updateTable('conflicts')
-        .set({ incoming: JSON.stringify(incoming) })
-        .where('id', '=', open.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
-      return ok({ status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) });
-    }
-    const known = cur
-      ? Boolean(
-          await t(trx).selectFrom('progress_devices').select('device').where('user_id', '=', user).where('item_id', '=', item).where('device', '=', inc.device).executeTakeFirst(),
-        )
-      : true;
-    const reason = parsed.force
-      ? null
-      : conflictReason(
-          cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
-          { percentage: inc.position.percentage, device: inc.device, baseVersion },
-          known,
-        );
-    if (reason && cur) {
-      const c = await t(trx)
-        .insertInto('conflicts')
-        .values({
-          id: newId(),
-          user_id: user,
-          item_id: item,
-          status: 'open',
-          reason,
-          current: JSON.stringify(positionOf(cur)),
-          incoming: JSON.stringify(incoming),
-          created_at: ctx.now(),
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      // the device is known from now on: what it sends next is a normal write
-      await t(trx)
-        .insertInto('progress_devices')
-        .values({ user_id: user, item_id: item, device: inc.device })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
-      return ok({ status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) });
-    }
-    const row = await savePosition(ctx, trx, user, item, inc, 'saved');
-    return ok({ status: 'saved', healed, progress: progressOut(row) });
-  });
+  await ctx.lock(trx, `progress.${user}.${item}`);
+  const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
+  const curPct = cur ? Number(cur.percentage) : null;
+  if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
+    healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
+    return ok({ status: 'kept', healed, progress: progressOut(cur!) });
+  }
+  const open = await t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('status', '=', 'open').executeTakeFirst();
+  const incoming = { ...inc.position, client: inc.client, device: inc.device, submitted_at: iso(ctx.now()) };
+  if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
+    // the disagreeing device keeps reading: its latest position is what the conflict offers
+    const c = await t(trx)
+      .updateTable('conflicts')
+      .set({ incoming: JSON.stringify(incoming) })
+      .where('id', '=', open.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+    return ok({ status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) });
+  }
+  const known = cur
+    ? Boolean(
+        await t(trx).selectFrom('progress_devices').select('device').where('user_id', '=', user).where('item_id', '=', item).where('device', '=', inc.device).executeTakeFirst(),
+      )
+    : true;
+  const reason = parsed.force
+    ? null
+    : conflictReason(
+        cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
+        { percentage: inc.position.percentage, device: inc.device, baseVersion },
+        known,
+      );
+  if (reason && cur) {
+    const c = await t(trx)
+      .insertInto('conflicts')
+      .values({
+        id: newId(),
+        user_id: user,
+        item_id: item,
+        status: 'open',
+        reason,
+        current: JSON.stringify(positionOf(cur)),
+        incoming: JSON.stringify(incoming),
+        created_at: ctx.now(),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    // the device is known from now on: what it sends next is a normal write
+    await t(trx)
+      .insertInto('progress_devices')
+      .values({ user_id: user, item_id: item, device: inc.device })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+    return ok({ status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) });
+  }
+  const row = await savePosition(ctx, trx, user, item, inc, 'saved');
+  return ok({ status: 'saved', healed, progress: progressOut(row) });
 }
 
 export function conflictOut(r: Row) {

@@ -4,6 +4,7 @@ import { err, fail, Messages, Reading, type Result } from '@bindery/contracts';
 import type { RpcHandler } from '@bindery/platform';
 import type { Ctx } from './context';
 import * as progress from './progress';
+import * as kosync from './kosync';
 import * as conflicts from './conflicts';
 import * as annotations from './annotations';
 import * as ratings from './ratings';
@@ -21,6 +22,7 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'progress-delete': progress.deleteProgress,
   'progress-history': progress.history,
   'progress-item': progress.progressItem,
+  ...kosync.handlers,
   'conflicts-list': conflicts.listConflicts,
   'conflict-get': conflicts.getConflict,
   'conflict-resolve': conflicts.resolveConflict,

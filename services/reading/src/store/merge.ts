@@ -23,6 +23,8 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
   for (const r of rows) byUser.set(r.user_id as string, [...(byUser.get(r.user_id as string) ?? []), r]);
   // history first, so the entries written below come after what each item had
   await t(trx).updateTable('progress_history').set({ item_id: to }).where('item_id', 'in', from).execute();
+  // KOReader documents linked to a merged item follow it
+  await t(trx).updateTable('kosync_documents').set({ item_id: to, progress_version: null }).where('item_id', 'in', from).execute();
   for (const [user, list] of byUser) {
     users.add(user);
     const best = list.reduce((a, b) => (Number(b.percentage) > Number(a.percentage) ? b : a));

@@ -149,4 +149,39 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'reading-002-epub-sha256',
+    async up(trx, s) {
+      // the SHA-256 of the item's EPUB: the name of its locator index at the catalog
+      await execScript(trx, `alter table ${s}.items add column epub_sha256 text`);
+    },
+  },
+  {
+    name: 'reading-kosync-001',
+    async up(trx, s) {
+      // KOReader's stock Progress sync names a book by a document id (docs/decisions.md, "KOReader
+      // sync"): its last push per user and id, linked to a media item when one is known
+      await execScript(
+        trx,
+        `
+        create table ${s}.kosync_documents (
+          user_id uuid not null,
+          document text not null,
+          item_id uuid,
+          linked_by text,
+          percentage double precision not null,
+          progress text not null,
+          device text not null,
+          device_id text not null,
+          -- the item position this push became (its version), to answer it verbatim while it is current
+          progress_version integer,
+          pushed_at timestamptz not null,
+          created_at timestamptz not null,
+          primary key (user_id, document)
+        );
+        create index on ${s}.kosync_documents (user_id, item_id);
+      `,
+      );
+    },
+  },
 ];

@@ -1,0 +1,684 @@
+// Reading positions: one canonical form and the notations clients speak, converted both ways.
+// Pure functions over a book's locator index (built by the catalog at scan time); no I/O.
+//
+// The canonical position of a reflowable (EPUB) book is `{spine, offset}`: the spine item's index
+// counting non-linear items (0-based), and the UTF-16 offset into that document's body text (all the
+// character data under <body>, in document order, white space included, entities decoded). Every
+// notation maps to and from it:
+//
+//   cfiToCanonical(index, 'epubcfi(/6/4[c1]!/4/2[p1]/1:10)')   → {pos: {spine: 1, offset: 10}, healed: []} | null
+//   canonicalToCfi(index, pos)                                  → 'epubcfi(/6/4[c1]!/4/2[p1]/1:10)'
+//   xpointerToCanonical(index, '/body/DocFragment[2]/body/p/text().10') → {pos, healed} | null
+//   canonicalToXPointer(index, pos)                             → '/body/DocFragment[2]/body/p/text().10'
+//   restoreToCanonical(index, {anchor_href, css_selector, char_offset}) → {pos, healed} | null
+//   canonicalToRestore(index, pos)                              → {anchor_href, css_selector, char_offset}
+//   canonicalToPercentage(index, pos)                           → 0..1
+//   percentageToCanonical(index, fraction)                      → pos
+//   isXPointer(s), parseCfi(s), pageToFraction(page, count), fractionToPage(fraction, count)
+//
+// `healed` lists in words what had to change for the notation to point into the book (a step past
+// the last child, an offset past the end of its text, a stale spine step or element found again by its
+// id); null means the text is not that notation at all. Conversions never throw on hostile input.
+//
+// Notation rules:
+// - EPUB CFI: `/6/<2(spine+1)>[idref]!/<body step>[id]/<element steps>[id]/<odd text step>:<utf16 offset>`.
+//   Spine steps count non-linear items. Element steps carry `[id]` when the element has one; a text
+//   step names the run of character data between two element children (a comment does not split it).
+//   A position inside a document with no text is the body step alone.
+// - KOReader XPointer: `/body/DocFragment[<spine+1>]/body/<name>[<n>]/…/text()[<k>].<offset>`: names
+//   indexed 1-based among same-name siblings (`[n]` left out when the name is alone), text nodes among
+//   the element's text nodes that KOReader keeps (white space between blocks is dropped, as its engine
+//   does), offsets in Unicode code points (its engine stores 32-bit characters). A document with no
+//   text is `/body/DocFragment[<n>].0`.
+// - Restore handles: `anchor_href` the spine item's href as the package document writes it;
+//   `css_selector` the innermost element around the position (`#id` when it has an id, else a
+//   `>` path of `name:nth-child(k)` from the nearest ancestor with an id, or from `body`);
+//   `char_offset` UTF-16 units into that element's text.
+// - Percentage: the share of the book's text before the position; every spine item weighs its text
+//   length (at least 1, so a page of pictures counts), non-linear items included.
+
+/** The catalog's per-EPUB index. JSON; compact enough to keep thousands in memory. */
+export interface LocatorIndex {
+  v: 1;
+  /** element names (lower case, no prefix) referenced by number from `DocIndex.t` */
+  names: string[];
+  /** the spine in order, non-linear items included: [idref, href as the package writes it, linear 1|0] */
+  spine: [string, string, 0 | 1][];
+  /** one per spine item, same order; null when that document could not be read */
+  docs: (DocIndex | null)[];
+}
+
+export interface DocIndex {
+  /** the CFI step of <body> under <html>: 4 after a <head>, 2 without one */
+  b: number;
+  /** body text length in UTF-16 units */
+  n: number;
+  /**
+   * The body's subtree in document order, body itself left out. `k >= 0` opens an element named
+   * `names[k]`, `-1` closes it; `k <= -2` is a run of character data: length `(-k - 2) >> 1`, white
+   * space only when `(-k - 2) & 1`.
+   */
+  t: number[];
+  /** element ids, flat: [element ordinal, id, …]; the body is ordinal 0, the others count in document order */
+  ids?: (number | string)[];
+  /** runs holding characters beyond the BMP: [run ordinal, UTF-16 offsets of each surrogate pair…] per run */
+  sp?: number[][];
+}
+
+export interface Canonical {
+  /** spine index, counting non-linear items, 0-based */
+  spine: number;
+  /** UTF-16 offset into that document's body text */
+  offset: number;
+}
+
+export interface Resolved {
+  pos: Canonical;
+  healed: string[];
+}
+
+export interface RestoreHandles {
+  anchor_href: string;
+  css_selector: string;
+  char_offset: number;
+}
+
+// ---------------------------------------------------------------- the expanded tree (cached per index)
+
+interface El {
+  name: string;
+  id?: string;
+  parent: El | null;
+  children: Node[];
+  /** 0-based among element siblings */
+  elIndex: number;
+  /** element children so far (while the tree is built) */
+  nEl: number;
+  start: number;
+  end: number;
+}
+interface Run {
+  parent: El;
+  /** element siblings before it: its CFI step is 2 * slot + 1 */
+  slot: number;
+  start: number;
+  len: number;
+  ws: boolean;
+  /** UTF-16 offsets of surrogate pairs in the run */
+  sp?: number[];
+}
+type Node = El | Run;
+const isEl = (n: Node): n is El => 'children' in n;
+
+interface Doc {
+  body: El;
+  runs: Run[];
+  len: number;
+  byId: Map<string, El>;
+}
+
+const trees = new WeakMap<DocIndex, Doc>();
+
+function expand(index: LocatorIndex, spine: number): Doc | null {
+  const d = index.docs[spine];
+  if (!d) return null;
+  const got = trees.get(d);
+  if (got) return got;
+  const ids = new Map<number, string>();
+  for (let i = 0; i + 1 < (d.ids?.length ?? 0); i += 2) ids.set(Number(d.ids![i]), String(d.ids![i + 1]));
+  const pairs = new Map<number, number[]>();
+  for (const s of d.sp ?? []) if (s.length > 1) pairs.set(s[0]!, s.slice(1));
+  const body: El = { name: 'body', parent: null, children: [], elIndex: 0, nEl: 0, start: 0, end: 0 };
+  if (ids.has(0)) body.id = ids.get(0)!;
+  const byId = new Map<string, El>();
+  if (body.id) byId.set(body.id, body);
+  const runs: Run[] = [];
+  let cur = body;
+  let pos = 0;
+  let ord = 0;
+  for (const k of d.t) {
+    if (k >= 0) {
+      const el: El = { name: index.names[k] ?? '?', parent: cur, children: [], elIndex: cur.nEl++, nEl: 0, start: pos, end: pos };
+      ord += 1;
+      const id = ids.get(ord);
+      if (id !== undefined) {
+        el.id = id;
+        if (!byId.has(id)) byId.set(id, el);
+      }
+      cur.children.push(el);
+      cur = el;
+    } else if (k === -1) {
+      cur.end = pos;
+      if (cur.parent) cur = cur.parent;
+    } else {
+      const len = (-k - 2) >> 1;
+      const run: Run = { parent: cur, slot: cur.nEl, start: pos, len, ws: ((-k - 2) & 1) === 1 };
+      const sp = pairs.get(runs.length);
+      if (sp) run.sp = sp;
+      runs.push(run);
+      cur.children.push(run);
+      pos += len;
+    }
+  }
+  // close whatever a truncated list left open
+  for (let e: El | null = cur; e; e = e.parent) e.end = pos;
+  const doc: Doc = { body, runs, len: pos, byId };
+  trees.set(d, doc);
+  return doc;
+}
+
+/** The run holding the character at `offset` (or the last run, at the document's end). */
+function runAt(doc: Doc, offset: number): Run | null {
+  const runs = doc.runs;
+  if (runs.length === 0) return null;
+  let lo = 0;
+  let hi = runs.length - 1;
+  // last run whose start <= offset, then skip empty runs forward while the offset is at their end
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (runs[mid]!.start <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  let r = runs[lo]!;
+  while (offset >= r.start + r.len && lo + 1 < runs.length && runs[lo + 1]!.start <= offset) r = runs[++lo]!;
+  return r;
+}
+
+const clampPos = (index: LocatorIndex, pos: Canonical): Canonical => {
+  const spine = Math.min(Math.max(0, Math.trunc(pos.spine)), Math.max(0, index.spine.length - 1));
+  const len = index.docs[spine]?.n ?? 0;
+  return { spine, offset: Math.min(Math.max(0, Math.trunc(pos.offset)), len) };
+};
+
+const pathOf = (el: El): El[] => {
+  const out: El[] = [];
+  for (let e: El | null = el; e && e.parent; e = e.parent) out.unshift(e);
+  return out;
+};
+
+// ---------------------------------------------------------------- EPUB CFI
+
+export interface CfiSteps {
+  /** the CFI as read: wrapped in epubcfi( ), a range collapsed to its start */
+  cfi: string;
+  /** the itemref step (even, 2 = the first spine item) */
+  spineStep: number;
+  spineAssert?: string;
+  /** steps inside the content document, from its root element */
+  steps: { n: number; id?: string }[];
+  /** the terminal character offset, when there is one */
+  offset?: number;
+  /** what was changed to read it: a missing wrapper, a range collapsed to its start */
+  healed: string[];
+}
+
+/** Reads a CFI's steps. A range collapses to its start. Null when it is not an EPUB CFI into a spine item. */
+export function parseCfi(raw: string): CfiSteps | null {
+  if (typeof raw !== 'string' || raw.length > 4096) return null;
+  const healed: string[] = [];
+  let s = raw.trim();
+  const m = /^epubcfi\((.*)\)$/s.exec(s);
+  if (m) s = m[1]!;
+  else healed.push('epubcfi: added the epubcfi( ) wrapper');
+  const parts = splitTop(s, ',');
+  if (parts === null) return null;
+  if (parts.length === 3) {
+    s = parts[0]! + parts[1]!;
+    healed.push('epubcfi: a range was collapsed to its start');
+  } else if (parts.length !== 1) return null;
+  const STEP = /^\/(\d{1,9})(?:\[((?:[^\]^]|\^.)*)\])?/s;
+  const TERMINAL = /^(?::(\d{1,9})(?:\[(?:[^\]^]|\^.)*\])?)?(?:~\d+(?:\.\d+)?)?(?:@\d+(?:\.\d+)?:\d+(?:\.\d+)?)?$/s;
+  const outer: { n: number; id?: string }[] = [];
+  const inner: { n: number; id?: string }[] = [];
+  let into = outer;
+  let rest = s;
+  let offset: number | undefined;
+  let bangs = 0;
+  for (;;) {
+    const st = STEP.exec(rest);
+    if (st) {
+      const step: { n: number; id?: string } = { n: Number(st[1]) };
+      const id = assertionId(st[2]);
+      if (id) step.id = id;
+      into.push(step);
+      rest = rest.slice(st[0].length);
+      continue;
+    }
+    if (rest.startsWith('!')) {
+      bangs += 1;
+      if (bangs > 1) break; // a further indirection (an iframe): the position is its host element
+      into = inner;
+      rest = rest.slice(1);
+      continue;
+    }
+    const term = TERMINAL.exec(rest);
+    if (!term) return null;
+    if (term[1] !== undefined) offset = Number(term[1]);
+    break;
+  }
+  if (outer.length !== 2 || outer[0]!.n !== 6 || outer[1]!.n % 2 !== 0 || outer[1]!.n === 0) return null;
+  const out: CfiSteps = { cfi: `epubcfi(${s})`, spineStep: outer[1]!.n, steps: inner, healed };
+  if (outer[1]!.id) out.spineAssert = outer[1]!.id;
+  if (offset !== undefined && bangs === 1) out.offset = offset;
+  return out;
+}
+
+/** `[id]` or `[id;s=b]`: the id part, unescaped. */
+function assertionId(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const id = unescapeCfi(raw.split(/(?<!\^);/)[0]!);
+  return id || undefined;
+}
+const unescapeCfi = (s: string) => s.replace(/\^(.)/gs, '$1');
+const escapeCfi = (s: string) => s.replace(/[\^[\](),;=]/g, '^$&');
+
+function splitTop(s: string, sep: string): string[] | null {
+  const out: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '^' && i + 1 < s.length) {
+      cur += c + s[++i];
+      continue;
+    }
+    if (c === '[') depth++;
+    if (c === ']') depth--;
+    if (depth < 0) return null;
+    if (c === sep && depth === 0) {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
+  }
+  if (depth !== 0) return null;
+  out.push(cur);
+  return out;
+}
+
+/** The spine item a CFI's step names, healing a stale step by its idref. */
+function spineOf(index: LocatorIndex, step: number, assert: string | undefined, healed: string[], what: string): number | null {
+  const at = step / 2 - 1;
+  if (assert !== undefined && index.spine[at]?.[0] !== assert) {
+    const found = index.spine.findIndex((s) => s[0] === assert);
+    if (found >= 0) {
+      healed.push(`${what}: spine step ${step} was stale; [${assert}] is spine step ${(found + 1) * 2}`);
+      return found;
+    }
+  }
+  if (at >= index.spine.length) {
+    healed.push(`${what}: spine step ${step} is past the end of the spine (${index.spine.length} items)`);
+    return null;
+  }
+  return at;
+}
+
+/** A CFI to the canonical position. Null when it is not a CFI; `pos` is null-free: a spine step past the spine ends the book. */
+export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | null {
+  const p = parseCfi(cfi);
+  if (!p) return null;
+  const healed = [...p.healed];
+  const spine = spineOf(index, p.spineStep, p.spineAssert, healed, 'epubcfi');
+  if (spine === null) return { pos: endOfBook(index), healed: [...healed.slice(0, -1), `${healed.at(-1)}; moved to the end of the book`] };
+  const doc = expand(index, spine);
+  const d = index.docs[spine];
+  if (!doc || !d) return { pos: { spine, offset: 0 }, healed };
+  const steps = p.steps;
+  if (steps.length === 0) return { pos: { spine, offset: 0 }, healed };
+  if (steps[0]!.n !== d.b) {
+    healed.push(`epubcfi: /${steps[0]!.n} is not the document's body (/${d.b}); moved to the start of the document`);
+    return { pos: { spine, offset: 0 }, healed };
+  }
+  let el = doc.body;
+  let trail = `/${d.b}`;
+  for (let i = 1; i < steps.length; i++) {
+    const st = steps[i]!;
+    if (st.n % 2 === 0) {
+      const kids = el.children.filter(isEl);
+      const next: El | undefined = st.n === 0 ? undefined : kids[st.n / 2 - 1];
+      if (st.id !== undefined && next?.id !== st.id) {
+        const byId = doc.byId.get(st.id);
+        if (byId) {
+          const path = `/${d.b}${cfiPath(byId)}`;
+          healed.push(`epubcfi: [${st.id}] was not at ${trail}/${st.n}; followed its id to ${path}`);
+          trail = path;
+          el = byId;
+          continue;
+        }
+      }
+      if (!next) {
+        healed.push(`epubcfi: ${trail}/${st.n} is past the last child of its element; moved to the element's end`);
+        return { pos: { spine, offset: el.end }, healed };
+      }
+      el = next;
+      trail += `/${st.n}`;
+      if (i === steps.length - 1) return { pos: { spine, offset: el.start }, healed };
+    } else {
+      // a text step: the character data after `slot` element children
+      const slot = (st.n - 1) / 2;
+      const kids = el.children.filter(isEl);
+      if (slot > kids.length) {
+        healed.push(`epubcfi: ${trail}/${st.n} is past the last child of its element; moved to the element's end`);
+        return { pos: { spine, offset: el.end }, healed };
+      }
+      const run = el.children.find((c): c is Run => !isEl(c) && c.slot === slot);
+      const base = run ? run.start : slot === 0 ? el.start : kids[slot - 1]!.end;
+      const len = run ? run.len : 0;
+      let off = p.offset ?? 0;
+      if (off > len) {
+        healed.push(`epubcfi: character offset ${off} is past the end of its text (${len} characters); moved to its end`);
+        off = len;
+      }
+      return { pos: { spine, offset: base + off }, healed };
+    }
+  }
+  return { pos: { spine, offset: el.start }, healed };
+}
+
+function cfiPath(el: El): string {
+  let out = '';
+  for (const e of pathOf(el)) out += `/${(e.elIndex + 1) * 2}${e.id !== undefined ? `[${escapeCfi(e.id)}]` : ''}`;
+  return out;
+}
+
+/** The canonical position as an EPUB CFI (with id assertions, the way web readers write them). */
+export function canonicalToCfi(index: LocatorIndex, pos: Canonical): string {
+  const p = clampPos(index, pos);
+  const item = index.spine[p.spine];
+  const head = `/6/${(p.spine + 1) * 2}${item?.[0] ? `[${escapeCfi(item[0])}]` : ''}`;
+  const d = index.docs[p.spine];
+  const doc = expand(index, p.spine);
+  if (!doc || !d) return `epubcfi(${head})`;
+  const body = `/${d.b}${doc.body.id !== undefined ? `[${escapeCfi(doc.body.id)}]` : ''}`;
+  const run = runAt(doc, p.offset);
+  if (!run) return `epubcfi(${head}!${body})`;
+  return `epubcfi(${head}!${body}${cfiPath(run.parent)}/${run.slot * 2 + 1}:${p.offset - run.start})`;
+}
+
+// ---------------------------------------------------------------- KOReader XPointer
+
+/** KOReader's XPointer for reflowable documents (what it sends in kosync's `progress` / our `epubcfi`). */
+export const isXPointer = (s: unknown): s is string => typeof s === 'string' && /^\/body\/DocFragment(\[\d+\])?(?:[/.]|$)/.test(s);
+
+const INLINE = new Set(
+  'a abbr acronym b bdi bdo big br cite code del dfn em font i img ins kbd label mark q rb rp rt rtc ruby s samp small span strike strong sub sup time tt u var wbr math svg image'.split(
+    ' ',
+  ),
+);
+
+/** Text nodes KOReader keeps: white space alone between blocks is dropped by its engine. */
+function kept(run: Run): boolean {
+  if (!run.ws || INLINE.has(run.parent.name)) return true;
+  const sib = run.parent.children;
+  const i = sib.indexOf(run);
+  const prev = sib[i - 1];
+  const next = sib[i + 1];
+  return Boolean((prev && isEl(prev) && INLINE.has(prev.name)) || (next && isEl(next) && INLINE.has(next.name)));
+}
+
+const toCodePoints = (run: Run, u: number): number => u - (run.sp?.filter((s) => s + 2 <= u).length ?? 0);
+function toUnits(run: Run, c: number): number {
+  let u = c;
+  let k = 0;
+  for (const s of run.sp ?? []) {
+    if (s - k < c) {
+      u++;
+      k++;
+    } else break;
+  }
+  return u;
+}
+
+/** A KOReader XPointer to the canonical position. Null when it is not an XPointer. */
+export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved | null {
+  if (!isXPointer(xp) || xp.length > 4096) return null;
+  const healed: string[] = [];
+  const m = /^\/body\/DocFragment(?:\[(\d{1,9})\])?(.*)$/s.exec(xp);
+  if (!m) return null;
+  const frag = m[1] === undefined ? 1 : Number(m[1]);
+  if (frag < 1) return null;
+  let rest = m[2]!;
+  if (frag > index.spine.length) {
+    healed.push(`xpointer: DocFragment[${frag}] is past the end of the spine (${index.spine.length} items); moved to the end of the book`);
+    return { pos: endOfBook(index), healed };
+  }
+  const spine = frag - 1;
+  const doc = expand(index, spine);
+  if (!doc) return { pos: { spine, offset: 0 }, healed };
+  if (rest === '' || /^\.\d+$/.test(rest)) return { pos: { spine, offset: 0 }, healed };
+  const b = /^\/body(?:\[1\])?(?=\/|\.|$)/.exec(rest);
+  if (!b) {
+    healed.push('xpointer: the path does not go through the document body; moved to the start of the document');
+    return { pos: { spine, offset: 0 }, healed };
+  }
+  rest = rest.slice(b[0].length);
+  let el = doc.body;
+  let trail = `/body/DocFragment[${frag}]/body`;
+  const STEP = /^\/([A-Za-z_][\w.-]*(?::[\w.-]+)?)(?:\[(\d{1,9})\])?/;
+  const TEXT = /^\/text\(\)(?:\[(\d{1,9})\])?(?:\.(\d{1,9}))?$/;
+  for (;;) {
+    const tx = TEXT.exec(rest);
+    if (tx) {
+      const k = tx[1] === undefined ? 1 : Number(tx[1]);
+      const runs = el.children.filter((c): c is Run => !isEl(c) && kept(c));
+      const run = runs[k - 1];
+      if (!run) {
+        healed.push(`xpointer: ${trail}/text()[${k}] is past the last text of its element; moved to the element's end`);
+        return { pos: { spine, offset: el.end }, healed };
+      }
+      let c = tx[2] === undefined ? 0 : Number(tx[2]);
+      const max = toCodePoints(run, run.len);
+      if (c > max) {
+        healed.push(`xpointer: character offset ${c} is past the end of its text (${max} characters); moved to its end`);
+        c = max;
+      }
+      return { pos: { spine, offset: run.start + toUnits(run, c) }, healed };
+    }
+    const st = STEP.exec(rest);
+    if (st) {
+      const name = st[1]!.toLowerCase().replace(/^.*:/, '');
+      const n = st[2] === undefined ? 1 : Number(st[2]);
+      const same = el.children.filter((c): c is El => isEl(c) && c.name === name);
+      const next = same[n - 1];
+      if (!next) {
+        healed.push(`xpointer: ${trail}/${st[0].slice(1)} is past the last child of its element; moved to the element's end`);
+        return { pos: { spine, offset: el.end }, healed };
+      }
+      el = next;
+      trail += st[0];
+      rest = rest.slice(st[0].length);
+      continue;
+    }
+    // an element position: nothing more, or `.N` (a child offset, read as the element's start)
+    if (rest === '' || /^\.\d{1,9}$/.test(rest)) return { pos: { spine, offset: el.start }, healed };
+    return null;
+  }
+}
+
+/** The canonical position as a KOReader XPointer. A position in white space KOReader drops lands on the next text it keeps. */
+export function canonicalToXPointer(index: LocatorIndex, pos: Canonical): string {
+  const p = clampPos(index, pos);
+  const frag = `/body/DocFragment[${p.spine + 1}]`;
+  const doc = expand(index, p.spine);
+  if (!doc) return `${frag}.0`;
+  let run = runAt(doc, p.offset);
+  let off = run ? p.offset - run.start : 0;
+  if (run && !kept(run)) {
+    const i = doc.runs.indexOf(run);
+    const after = doc.runs.slice(i + 1).find(kept);
+    const before = after ? undefined : doc.runs.slice(0, i).reverse().find(kept);
+    run = after ?? before ?? null;
+    off = after ? 0 : (before?.len ?? 0);
+  }
+  if (!run) return `${frag}.0`;
+  let path = `${frag}/body`;
+  for (const e of pathOf(run.parent)) {
+    const same = e.parent!.children.filter((c): c is El => isEl(c) && c.name === e.name);
+    path += `/${e.name}${same.length > 1 ? `[${same.indexOf(e) + 1}]` : ''}`;
+  }
+  const texts = run.parent.children.filter((c): c is Run => !isEl(c) && kept(c));
+  return `${path}/text()${texts.length > 1 ? `[${texts.indexOf(run) + 1}]` : ''}.${toCodePoints(run, off)}`;
+}
+
+// ---------------------------------------------------------------- restore handles
+
+/** CSS.escape, as browsers define it. */
+function cssEscape(id: string): string {
+  let out = '';
+  const cps = [...id];
+  cps.forEach((ch, i) => {
+    const c = ch.codePointAt(0)!;
+    if (c === 0) out += '\ufffd';
+    else if ((c >= 1 && c <= 0x1f) || c === 0x7f || (i === 0 && c >= 0x30 && c <= 0x39) || (i === 1 && c >= 0x30 && c <= 0x39 && cps[0] === '-')) out += `\\${c.toString(16)} `;
+    else if (i === 0 && ch === '-' && cps.length === 1) out += '\\-';
+    else if (c >= 0x80 || ch === '-' || ch === '_' || /[0-9A-Za-z]/.test(ch)) out += ch;
+    else out += `\\${ch}`;
+  });
+  return out;
+}
+const cssUnescape = (s: string): string =>
+  s.replace(/\\([0-9a-fA-F]{1,6})\s?|\\(.)/gsu, (_, hex: string | undefined, ch: string | undefined) =>
+    hex ? String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff) || 0xfffd) : ch!,
+  );
+
+function selectorOf(el: El): string {
+  if (el.id !== undefined) return `#${cssEscape(el.id)}`;
+  if (!el.parent) return 'body';
+  const steps: string[] = [];
+  let e: El = el;
+  while (e.parent && e.id === undefined) {
+    steps.unshift(`${e.name}:nth-child(${e.elIndex + 1})`);
+    e = e.parent;
+  }
+  return `${e.id !== undefined ? `#${cssEscape(e.id)}` : 'body'} > ${steps.join(' > ')}`;
+}
+
+/** Where a reader lands: the document by href, the element by selector, then UTF-16 units into its text. */
+export function canonicalToRestore(index: LocatorIndex, pos: Canonical): RestoreHandles {
+  const p = clampPos(index, pos);
+  const href = index.spine[p.spine]?.[1] ?? '';
+  const doc = expand(index, p.spine);
+  const run = doc ? runAt(doc, p.offset) : null;
+  const el = run?.parent ?? doc?.body;
+  if (!el) return { anchor_href: href, css_selector: 'body', char_offset: 0 };
+  return { anchor_href: href, css_selector: selectorOf(el), char_offset: p.offset - el.start };
+}
+
+const normHref = (h: string): string => {
+  let s = h.split('#')[0]!.replace(/^\.\//, '');
+  try {
+    s = decodeURIComponent(s);
+  } catch {
+    // keep it as written
+  }
+  return s.normalize('NFC');
+};
+
+/** The spine item an href names (as the package writes it, decoded, or its end matching an archive path). */
+export function spineOfHref(index: LocatorIndex, href: string): number | null {
+  const want = normHref(href);
+  if (!want) return null;
+  let i = index.spine.findIndex((s) => normHref(s[1]) === want);
+  if (i < 0) i = index.spine.findIndex((s) => want.endsWith(`/${normHref(s[1])}`) || normHref(s[1]).endsWith(`/${want}`));
+  return i < 0 ? null : i;
+}
+
+/** Restore handles to the canonical position; null when the href names no spine item. */
+export function restoreToCanonical(index: LocatorIndex, h: { anchor_href: string; css_selector?: string; char_offset?: number }): Resolved | null {
+  const spine = spineOfHref(index, h.anchor_href);
+  if (spine === null) return null;
+  const healed: string[] = [];
+  const doc = expand(index, spine);
+  if (!doc) return { pos: { spine, offset: 0 }, healed };
+  let el: El | null = doc.body;
+  if (h.css_selector) {
+    el = select(doc, h.css_selector);
+    if (!el) {
+      healed.push(`css_selector: ${h.css_selector} was not found in ${index.spine[spine]![1]}; moved to the start of the document`);
+      return { pos: { spine, offset: 0 }, healed };
+    }
+  }
+  let off = h.char_offset ?? 0;
+  if (off > el.end - el.start) {
+    healed.push(`char_offset: ${off} is past the end of the element's text (${el.end - el.start} characters); moved to its end`);
+    off = el.end - el.start;
+  }
+  return { pos: { spine, offset: el.start + off }, healed };
+}
+
+/** The selectors canonicalToRestore writes (`#id`, `body`, `> name:nth-child(k)` chains, `name#id`). */
+function select(doc: Doc, selector: string): El | null {
+  const parts = selector
+    .trim()
+    .split(/\s*(?<!\\)>\s*/)
+    .filter(Boolean);
+  if (parts.length === 0) return null;
+  let el: El | null = null;
+  for (const [i, part] of parts.entries()) {
+    const m = /^([a-zA-Z][\w-]*)?(?:#((?:\\[0-9a-fA-F]{1,6}\s?|\\.|[\w\u00a0-\uffff-])+))?(?::nth-child\((\d{1,6})\))?$/su.exec(part);
+    if (!m || (!m[1] && !m[2] && !m[3])) return null;
+    const [, name, rawId, nth] = m;
+    if (i === 0 && !nth) {
+      if (rawId) el = doc.byId.get(cssUnescape(rawId)) ?? null;
+      else if (name?.toLowerCase() === 'body') el = doc.body;
+      else el = null;
+      if (!el || (name && el.name !== name.toLowerCase())) return null;
+      continue;
+    }
+    if (!el || !nth) return null;
+    const child: El | undefined = el.children.filter(isEl)[Number(nth) - 1];
+    if (!child || (name && child.name !== name.toLowerCase()) || (rawId && child.id !== cssUnescape(rawId))) return null;
+    el = child;
+  }
+  return el;
+}
+
+// ---------------------------------------------------------------- percentage
+
+const weightOf = (index: LocatorIndex, i: number) => Math.max(index.docs[i]?.n ?? 0, 1);
+
+/** The share of the book before the position, 0..1. */
+export function canonicalToPercentage(index: LocatorIndex, pos: Canonical): number {
+  if (index.spine.length === 0) return 0;
+  const p = clampPos(index, pos);
+  let before = 0;
+  let total = 0;
+  for (let i = 0; i < index.spine.length; i++) {
+    const w = weightOf(index, i);
+    if (i < p.spine) before += w;
+    total += w;
+  }
+  const n = index.docs[p.spine]?.n ?? 0;
+  const within = n === 0 ? 0 : (p.offset / n) * weightOf(index, p.spine);
+  return Math.min(1, (before + within) / total);
+}
+
+/** The position a share of the book falls on. */
+export function percentageToCanonical(index: LocatorIndex, fraction: number): Canonical {
+  if (index.spine.length === 0) return { spine: 0, offset: 0 };
+  const f = Number.isFinite(fraction) ? Math.min(1, Math.max(0, fraction)) : 0;
+  let total = 0;
+  for (let i = 0; i < index.spine.length; i++) total += weightOf(index, i);
+  let want = f * total;
+  for (let i = 0; i < index.spine.length; i++) {
+    const w = weightOf(index, i);
+    if (want < w || i === index.spine.length - 1) {
+      const n = index.docs[i]?.n ?? 0;
+      return { spine: i, offset: Math.min(n, Math.round((Math.min(want, w) / w) * n)) };
+    }
+    want -= w;
+  }
+  return endOfBook(index);
+}
+
+function endOfBook(index: LocatorIndex): Canonical {
+  const spine = Math.max(0, index.spine.length - 1);
+  return { spine, offset: index.docs[spine]?.n ?? 0 };
+}
+
+// ---------------------------------------------------------------- fixed layout (PDF, CBZ, CBR)
+
+/** Page 1 is 0, the last page is 1. */
+export const pageToFraction = (page: number, pageCount: number): number => (pageCount <= 1 ? 1 : Math.min(1, Math.max(0, (page - 1) / (pageCount - 1))));
+
+/** The page a fraction of a fixed-layout book falls on (1-based). */
+export const fractionToPage = (fraction: number, pageCount: number): number => Math.min(pageCount, Math.max(1, Math.round(fraction * (pageCount - 1)) + 1));

@@ -1,0 +1,37 @@
+// Locator indexes, stored gzipped and keyed by the SHA-256 of the file they describe: an index is a
+// pure function of the file's bytes, so items sharing content share one row and the item's event
+// (its formats' SHA-256) already names the index that belongs to it.
+import { promisify } from 'node:util';
+import { gunzip, gzip, gzipSync } from 'node:zlib';
+import type { Reading } from '@bindery/contracts';
+import type { DbOrTrx } from '@bindery/platform';
+import { SCHEMA } from './migrations';
+
+const zip = promisify(gzip);
+const unzip = promisify(gunzip);
+
+export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; index: Reading.Locator.LocatorIndex }[]): Promise<void> {
+  if (list.length === 0) return;
+  const seen = new Set<string>();
+  const rows = [];
+  for (const { sha256, index } of list) {
+    if (seen.has(sha256)) continue;
+    seen.add(sha256);
+    const json = JSON.stringify(index);
+    rows.push({ sha256, data: list.length > 8 ? gzipSync(json) : await zip(json), bytes: json.length });
+  }
+  await q
+    .withSchema(SCHEMA)
+    .insertInto('locator_indexes')
+    .values(rows)
+    .onConflict((oc) => oc.column('sha256').doNothing())
+    .execute();
+}
+
+/** The stored index, gzipped JSON (what the locator-index reply carries, base64). */
+export async function loadLocatorIndexGz(q: DbOrTrx, sha256: string): Promise<Buffer | null> {
+  const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('data').where('sha256', '=', sha256).executeTakeFirst();
+  return r ? Buffer.from(r.data as Uint8Array) : null;
+}
+
+export const gunzipIndex = async (gz: Buffer): Promise<Reading.Locator.LocatorIndex> => JSON.parse((await unzip(gz)).toString('utf8'));

@@ -1,0 +1,348 @@
+// The KOReader plugin API (device credential, never a session): /api/sync/koreader/progress,
+// metadata/<uuid>, library, bookmarks, resolve. A book is found by uuid, then SHA-256 (the item's,
+// then a format's, then one it had), then the file name of `file_path`, then title and author.
+// Annotations cross the boundary in the plugin's shape: palette names ↔ the web's hex, an echo
+// without a colour changes nothing, deletions only through the explicit arrays and only by keys the
+// server gave out, a deleted key never comes back, and the metadata fetch carries the tombstones.
+import { createHash } from 'node:crypto';
+import Type from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fail, type Failure, type Result } from '@bindery/contracts';
+import type { DeviceAuth } from '../http/device-auth';
+import type { Reader } from '../http/reading-client';
+import { sendFailure } from '../http/reply';
+import { KosyncView } from '../read-model/kosync-view';
+import type { Reads } from '../read-model/reads';
+
+export const PLUGIN_PREFIX = '/api/sync/koreader';
+export const BOOK_NOT_FOUND = 'book not found';
+
+/** The web's swatches by KOReader palette name (the reading service maps names to these on the way in). */
+const PALETTE: [string, string][] = [
+  ['yellow', '#e0af68'],
+  ['red', '#f7768e'],
+  ['orange', '#ff9e64'],
+  ['green', '#9ece6a'],
+  ['cyan', '#7dcfff'],
+  ['blue', '#7aa2f7'],
+  ['purple', '#bb9af7'],
+  ['gray', '#a9b1d6'],
+];
+/** A stored colour as the device names it: its palette name, or the hex when no name has it. */
+export const paletteOf = (hex: string | null): string | null => (hex ? (PALETTE.find(([, h]) => h === hex.toLowerCase())?.[0] ?? hex) : null);
+
+const Text = (max: number) => Type.String({ maxLength: max });
+const Opt = <T extends Parameters<typeof Type.Optional>[0]>(t: T) => Type.Optional(t);
+const Keys = Type.Array(Text(512), { maxItems: 10_000 });
+
+const Book = Type.Object({
+  uuid: Opt(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
+  sha256: Opt(Type.Union([Type.String({ pattern: '^[0-9a-fA-F]{64}$' }), Type.Null()])),
+  file_path: Opt(Type.Union([Text(4096), Type.Null()])),
+  title: Opt(Type.Union([Text(2000), Type.Null()])),
+  author: Opt(Type.Union([Text(2000), Type.Null()])),
+  authors: Opt(Type.Union([Type.Array(Text(2000), { maxItems: 50 }), Text(2000), Type.Null()])),
+  percentage: Type.Number({ minimum: 0, maximum: 100 }),
+  epubcfi: Opt(Type.Union([Text(4096), Type.Null()])),
+  page: Opt(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()])),
+  page_count: Opt(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()])),
+  deleted_highlights: Opt(Keys),
+  deleted_bookmarks: Opt(Keys),
+});
+type BookT = Type.Static<typeof Book>;
+const ProgressBody = Type.Array(Book, { minItems: 1, maxItems: 1 });
+
+const Annotation = Type.Object({
+  dedup_key: Opt(Type.Union([Text(512), Type.Null()])),
+  type: Opt(Type.Union([Text(20), Type.Null()])),
+  pos0: Opt(Type.Union([Text(4096), Type.Null()])),
+  pos1: Opt(Type.Union([Text(4096), Type.Null()])),
+  page: Opt(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  percentage: Opt(Type.Union([Type.Number({ minimum: 0, maximum: 100 }), Type.Null()])),
+  text: Opt(Type.Union([Text(100_000), Type.Null()])),
+  note: Opt(Type.Union([Text(100_000), Type.Null()])),
+  chapter: Opt(Type.Union([Text(4096), Type.Null()])),
+  color: Opt(Type.Union([Text(32), Type.Null()])),
+  book_sha256: Opt(Type.Union([Text(64), Type.Null()])),
+});
+type AnnotationT = Type.Static<typeof Annotation>;
+const List = Type.Array(Annotation, { maxItems: 5000 });
+const BookmarksBody = Type.Object({
+  book_uuid: Opt(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
+  book_sha256: Opt(Type.Union([Type.String({ pattern: '^[0-9a-fA-F]{64}$' }), Type.Null()])),
+  bookmarks: Opt(List),
+  notes: Opt(List),
+  highlights: Opt(List),
+});
+const ResolveQuery = Type.Object({
+  uuid: Opt(Text(64)),
+  sha256: Opt(Text(128)),
+  file_path: Opt(Text(4096)),
+  title: Opt(Text(2000)),
+  author: Opt(Text(2000)),
+});
+const Paging = Type.Object({ limit: Opt(Type.String({ pattern: '^\\d{1,4}$' })), offset: Opt(Type.String({ pattern: '^\\d{1,9}$' })) });
+
+type Kind = 'highlight' | 'note' | 'bookmark';
+type Stored = {
+  id: string;
+  type: Kind;
+  position: Record<string, unknown>;
+  text: string;
+  note: string;
+  color: string | null;
+  dedup_key: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+};
+
+/** The key a device knows an annotation by: its dedup_key, or (made on the web) its id. */
+const keyOf = (a: Stored) => a.dedup_key ?? a.id;
+
+export interface PluginDeps {
+  deviceAuth: DeviceAuth;
+  reads: Reads;
+  reading: Reader;
+}
+
+export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, reading }: PluginDeps): void {
+  const view = new KosyncView(reads.db);
+  // the device acts for its owner, with at most the owner's role
+  const asOwner = async (req: FastifyRequest) => {
+    if (req.device) req.caller = deviceAuth.callerOf(req.device);
+  };
+  const device = { onRequest: deviceAuth.requireDevice, preHandler: asOwner };
+  const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
+  const notFound = (): Failure => fail('not_found', BOOK_NOT_FOUND);
+
+  type Found = { item: string; by: string };
+  /** Resolution: uuid → sha256 (item, format, history) → file name of file_path → title and author. */
+  async function resolve(
+    req: FastifyRequest,
+    b: { uuid?: string | null; sha256?: string | null; file_path?: string | null; title?: string | null; author?: string | null },
+  ): Promise<Found | null> {
+    const a = await access(req);
+    if (b.uuid && (await reads.catalog.itemLibrary(a, b.uuid))) return { item: b.uuid.toLowerCase(), by: 'uuid' };
+    if (b.sha256 && /^[0-9a-fA-F]{64}$/.test(b.sha256)) {
+      const s = await view.itemBySha256(a, b.sha256);
+      if (s) return { item: s.item, by: s.by === 'sha256' ? 'sha256' : s.by === 'format_sha256' ? 'format_sha256' : 'sha256_history' };
+    }
+    const name = b.file_path?.split(/[\\/]/).pop();
+    if (name) {
+      const f = await view.itemOf(a, createHash('md5').update(name, 'utf8').digest('hex'));
+      if (f) return { item: f, by: 'file_path' };
+    }
+    if (b.title?.trim()) {
+      const t = await view.itemByTitle(a, b.title, b.author ?? undefined);
+      if (t) return { item: t, by: 'title_author' };
+    }
+    return null;
+  }
+
+  const summary = async (req: FastifyRequest, found: Found) => {
+    const doc = (await view.docs(await access(req), [found.item])).get(found.item);
+    return {
+      media_item_id: found.item,
+      uuid: found.item,
+      matched_by: found.by,
+      title: doc?.title ?? null,
+      authors: doc?.authors ?? [],
+      sha256: doc?.sha256 ?? null,
+      formats: ((doc?.formats as { format: string; sha256: string | null }[] | undefined) ?? []).map((f) => ({ format: f.format, sha256: f.sha256 })),
+    };
+  };
+
+  app.get(`${PLUGIN_PREFIX}/resolve`, { ...device, schema: { querystring: ResolveQuery } }, async (req, reply) => {
+    const q = req.query as Type.Static<typeof ResolveQuery>;
+    if (!q.uuid && !q.sha256 && !q.file_path && !q.title) return sendFailure(reply, fail('validation', 'one of uuid, sha256, file_path or title is required'));
+    const found = await resolve(req, q);
+    if (!found) return sendFailure(reply, notFound());
+    return summary(req, found);
+  });
+
+  app.get(`${PLUGIN_PREFIX}/library`, { ...device, schema: { querystring: Paging } }, async (req) => {
+    const q = req.query as Type.Static<typeof Paging>;
+    const limit = Math.min(1000, Math.max(1, Number(q.limit ?? 200)));
+    const offset = Number(q.offset ?? 0);
+    const page = await view.page(await access(req), limit, offset);
+    return {
+      data: page.docs.map((d) => ({
+        uuid: d.id,
+        title: d.title,
+        authors: d.authors,
+        series: d.series,
+        series_index: d.series_index,
+        sha256: d.sha256,
+        formats: (d.formats as { format: string; sha256: string | null; size: number; file_url: string }[]).map((f) => ({
+          format: f.format,
+          sha256: f.sha256,
+          size: f.size,
+          file_url: f.file_url,
+        })),
+        file_url: d.file_url,
+      })),
+      total: page.total,
+      limit,
+      offset,
+    };
+  });
+
+  /** The caller's annotations of a book, live and deleted. */
+  async function annotations(req: FastifyRequest, item: string): Promise<Result<{ live: Stored[]; deleted: Stored[] }>> {
+    const live: Stored[] = [];
+    for (const kind of ['highlight', 'note', 'bookmark'] as const) {
+      const r = await reading(req, 'annotations-list', { item_id: item, kind });
+      if (!r.ok) return r;
+      live.push(...(r.value as { data: Stored[] }).data);
+    }
+    const d = await reading(req, 'annotations-deleted', { item_id: item });
+    if (!d.ok) return d;
+    return { ok: true, value: { live, deleted: (d.value as { data: Stored[] }).data } };
+  }
+
+  /** Deletes live annotations of these kinds by the keys the device names; unknown keys are ignored. */
+  async function deleteByKeys(req: FastifyRequest, item: string, keys: string[], kinds: Kind[], ignored: { key: string; reason: string }[]): Promise<Result<number>> {
+    if (keys.length === 0) return { ok: true, value: 0 };
+    const all = await annotations(req, item);
+    if (!all.ok) return all;
+    let n = 0;
+    for (const key of new Set(keys)) {
+      const live = all.value.live.find((a) => kinds.includes(a.type) && keyOf(a) === key);
+      if (!live) {
+        const gone = all.value.deleted.some((a) => kinds.includes(a.type) && keyOf(a) === key);
+        ignored.push({ key, reason: gone ? 'already deleted' : 'unknown key' });
+        continue;
+      }
+      const r = await reading(req, 'annotation-delete', { id: live.id, kind: live.type });
+      if (!r.ok) return r;
+      n += 1;
+    }
+    return { ok: true, value: n };
+  }
+
+  app.post(`${PLUGIN_PREFIX}/progress`, { ...device, schema: { body: ProgressBody } }, async (req, reply) => {
+    const b = (req.body as BookT[])[0]!;
+    const author = typeof b.authors === 'string' ? b.authors : Array.isArray(b.authors) ? b.authors[0] : (b.author ?? undefined);
+    const found = await resolve(req, { ...b, author });
+    if (!found) return sendFailure(reply, notFound());
+    const input: Record<string, unknown> = { percentage: b.percentage, client: 'koreader', device: req.device!.name };
+    if (b.epubcfi) input.epubcfi = b.epubcfi;
+    if (b.page) input.page = b.page;
+    if (b.page_count) input.page_count = b.page_count;
+    const saved = await reading(req, 'progress-put', { item_id: found.item, input });
+    if (!saved.ok) return sendFailure(reply, saved.error);
+    const ignored: { key: string; reason: string }[] = [];
+    const dh = await deleteByKeys(req, found.item, b.deleted_highlights ?? [], ['highlight', 'note'], ignored);
+    if (!dh.ok) return sendFailure(reply, dh.error);
+    const db = await deleteByKeys(req, found.item, b.deleted_bookmarks ?? [], ['bookmark'], ignored);
+    if (!db.ok) return sendFailure(reply, db.error);
+    const v = saved.value as { status: string; healed: string[]; progress: Record<string, unknown>; conflict?: unknown };
+    return {
+      status: v.status,
+      media_item_id: found.item,
+      matched_by: found.by,
+      healed: v.healed,
+      progress: v.progress,
+      ...(v.conflict ? { conflict: v.conflict } : {}),
+      deleted: { highlights: dh.value, bookmarks: db.value },
+      ignored,
+    };
+  });
+
+  const shape = (a: Stored, sha: string | null) => ({
+    dedup_key: keyOf(a),
+    type: a.type,
+    pos0: a.position.pos0 ?? null,
+    pos1: a.position.pos1 ?? null,
+    page: a.position.page ?? null,
+    percentage: a.position.percentage ?? null,
+    chapter: a.position.chapter ?? null,
+    text: a.text,
+    note: a.note,
+    color: paletteOf(a.color),
+    book_sha256: sha,
+    updated_at: a.updated_at,
+  });
+
+  app.get(`${PLUGIN_PREFIX}/metadata/:uuid`, { ...device, schema: { params: Type.Object({ uuid: Type.String({ maxLength: 64 }) }) } }, async (req, reply) => {
+    const uuid = (req.params as { uuid: string }).uuid;
+    const a = await access(req);
+    if (!(await reads.catalog.itemLibrary(a, uuid))) return sendFailure(reply, notFound());
+    const item = uuid.toLowerCase();
+    const doc = (await view.docs(a, [item])).get(item)!;
+    const sha = (doc.sha256 as string | null) ?? null;
+    const p = await reading(req, 'progress-get', { item_id: item });
+    if (!p.ok && p.error.code !== 'not_found') return sendFailure(reply, p.error);
+    const progress = p.ok ? (p.value as Record<string, unknown>) : null;
+    const all = await annotations(req, item);
+    if (!all.ok) return sendFailure(reply, all.error);
+    const of = (list: Stored[], kind: Kind) => list.filter((x) => x.type === kind);
+    const keys = (list: Stored[], kind: Kind) => of(list, kind).map(keyOf);
+    return {
+      uuid: item,
+      title: doc.title,
+      authors: doc.authors,
+      sha256: sha,
+      formats: (doc.formats as { format: string; sha256: string | null }[]).map((f) => ({ format: f.format, sha256: f.sha256 })),
+      percentage: progress ? progress.percentage : null,
+      koreader_xpointer: progress?.xpointer ?? null,
+      page: progress?.page ?? null,
+      progress,
+      highlights: of(all.value.live, 'highlight').map((x) => shape(x, sha)),
+      notes: of(all.value.live, 'note').map((x) => shape(x, sha)),
+      bookmarks: of(all.value.live, 'bookmark').map((x) => shape(x, sha)),
+      // the tombstones: keys the device should delete on its side
+      deleted: { highlights: keys(all.value.deleted, 'highlight'), notes: keys(all.value.deleted, 'note'), bookmarks: keys(all.value.deleted, 'bookmark') },
+    };
+  });
+
+  app.post(`${PLUGIN_PREFIX}/bookmarks`, { ...device, schema: { body: BookmarksBody } }, async (req, reply: FastifyReply) => {
+    const b = req.body as Type.Static<typeof BookmarksBody>;
+    if (!b.book_uuid && !b.book_sha256) return sendFailure(reply, fail('validation', 'book_uuid or book_sha256 is required'));
+    const found = await resolve(req, { uuid: b.book_uuid, sha256: b.book_sha256 });
+    if (!found) return sendFailure(reply, notFound());
+    const existing = await annotations(req, found.item);
+    if (!existing.ok) return sendFailure(reply, existing.error);
+    const out = { created: 0, unchanged: 0, updated: 0, ignored: [] as { dedup_key: string | null; reason: string }[] };
+    const batches: [Kind, AnnotationT[]][] = [
+      ['bookmark', b.bookmarks ?? []],
+      ['note', b.notes ?? []],
+      ['highlight', b.highlights ?? []],
+    ];
+    for (const [kind, list] of batches) {
+      for (const x of list) {
+        const key = x.dedup_key || null;
+        const known = key ? existing.value.live.find((a) => a.type === kind && keyOf(a) === key) : undefined;
+        if (known) {
+          // an echo without a colour leaves the stored (web) colour alone; a colour sent is a device edit
+          const changes: Record<string, unknown> = {};
+          if (x.color && paletteOf(known.color) !== x.color.toLowerCase() && known.color !== x.color.toLowerCase()) changes.color = x.color;
+          if (typeof x.note === 'string' && x.note !== known.note) changes.note = x.note;
+          if (Object.keys(changes).length === 0) {
+            out.unchanged += 1;
+            continue;
+          }
+          const u = await reading(req, 'annotation-update', { id: known.id, kind, input: changes });
+          if (!u.ok) {
+            out.ignored.push({ dedup_key: key, reason: u.error.message });
+            continue;
+          }
+          out.updated += 1;
+          continue;
+        }
+        const input: Record<string, unknown> = { dedup_key: key ?? undefined };
+        for (const k of ['pos0', 'pos1', 'page', 'percentage', 'chapter', 'text', 'note', 'color'] as const) if (x[k] !== undefined && x[k] !== null) input[k] = x[k];
+        const r = await reading(req, 'annotation-create', { item_id: found.item, kind, input });
+        if (!r.ok) {
+          // a key deleted on the server: a stale replay, which never brings it back
+          out.ignored.push({ dedup_key: key, reason: r.error.code === 'conflict' ? 'deleted on the server' : r.error.message });
+          continue;
+        }
+        if ((r.value as { existing?: boolean }).existing) out.unchanged += 1;
+        else out.created += 1;
+      }
+    }
+    return { media_item_id: found.item, matched_by: found.by, ...out };
+  });
+}

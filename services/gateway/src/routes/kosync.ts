@@ -1,0 +1,245 @@
+// KOReader's stock Progress sync (the kosync protocol, no plugin), under /api/kosync and at the root
+// paths (some clients drop the prefix): users/create, users/auth, syncs/progress, healthcheck. A
+// Bindery user signs in with their own username and password (KOReader sends md5(password) as
+// `x-auth-key`); failures answer the reference server's codes and bodies `{code, message}`.
+// Beside it, the caller's documents under /api/kosync/documents (user session): list, auto link,
+// bulk link, link one, candidates by search.
+import { createHmac, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import Type from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { fail, Messages, rateLimitedMessage, type Identity } from '@bindery/contracts';
+import type { Auth } from '../http/authenticate';
+import type { CallIdentity } from '../http/rpc';
+import type { Reader } from '../http/reading-client';
+import { sendFailure, sendResult } from '../http/reply';
+import { KosyncView } from '../read-model/kosync-view';
+import { sendJson, type Reads } from '../read-model/reads';
+import { queryOf } from './libraries';
+
+export const KOSYNC_PREFIX = '/api/kosync';
+/** how long a verified key is taken on trust before identity is asked again (argon2 is slow) */
+export const KOSYNC_TTL_MS = 60_000;
+
+/** The reference server's errors (koreader-sync-server config/errors.lua). */
+export const KosyncErrors = {
+  2000: { status: 502, message: 'Unknown server error.' },
+  2001: { status: 401, message: 'Unauthorized' },
+  2002: { status: 402, message: 'Username is already registered.' },
+  2003: { status: 403, message: 'Invalid request' },
+  2004: { status: 403, message: "Field 'document' not provided." },
+  2005: { status: 402, message: 'User registration is disabled.' },
+} as const;
+type KosyncCode = keyof typeof KosyncErrors;
+
+const kosyncError = (reply: FastifyReply, code: KosyncCode) => reply.code(KosyncErrors[code].status).send({ code, message: KosyncErrors[code].message });
+
+/** the reference server's key fields: text, not empty, no colon */
+const keyField = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 1024 && !v.includes(':');
+const DOCUMENT = /^[A-Za-z0-9_-]{1,128}$/;
+
+type Verified = { user_id: string; role: Identity.Role };
+
+export interface KosyncDeps {
+  auth: Auth;
+  identity: CallIdentity;
+  reads: Reads;
+  reading: Reader;
+  /** the reading client for the protocol's push: KOReader reads back from the reading service, so it waits for no read model */
+  pushReading?: Reader;
+  /** failed sign-ins per client address and window before 429 (null: no limit) */
+  failureLimit: { max: number; windowMs: number } | null;
+}
+
+export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, pushReading = reading, failureLimit }: KosyncDeps): void {
+  const view = new KosyncView(reads.db);
+  const secret = randomBytes(32);
+  const digest = (user: string, key: string) => createHmac('sha256', secret).update(`${user}\0${key}`).digest('base64url');
+  const verified = new LRUCache<string, Verified>({ max: 10_000, ttl: KOSYNC_TTL_MS });
+  const failures = failureLimit ? new LRUCache<string, { n: number; until: number }>({ max: 50_000, ttl: failureLimit.windowMs }) : null;
+
+  /** Too many failed sign-ins from this address: the seconds left, else 0. */
+  const blocked = (ip: string): number => {
+    const f = failures?.get(ip);
+    if (!f || !failureLimit || f.n < failureLimit.max) return 0;
+    return Math.max(1, Math.ceil((f.until - Date.now()) / 1000));
+  };
+  const failed = (ip: string) => {
+    if (!failures || !failureLimit) return;
+    const f = failures.get(ip);
+    if (f) f.n += 1;
+    else failures.set(ip, { n: 1, until: Date.now() + failureLimit.windowMs });
+  };
+
+  /** onRequest of the protocol's signed-in routes: sets `req.caller`, or answers 2001 (or 429 / 503). */
+  const requireKosync = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const wait = blocked(req.ip);
+    if (wait)
+      return reply
+        .code(429)
+        .header('Retry-After', String(wait))
+        .send({ code: 2001, message: rateLimitedMessage(wait) });
+    const user = req.headers['x-auth-user'];
+    const key = req.headers['x-auth-key'];
+    if (!keyField(user) || typeof key !== 'string' || key === '') return kosyncError(reply, 2001);
+    const k = digest(user, key);
+    const hit = verified.get(k);
+    if (hit) {
+      req.caller = hit;
+      return;
+    }
+    const r = await identity('kosync-verify', { login: user, key: key.slice(0, 1024) });
+    if (!r.ok) {
+      if (r.error.code === 'service_unavailable') return kosyncError(reply, 2000);
+      failed(req.ip);
+      return kosyncError(reply, 2001);
+    }
+    verified.set(k, r.value as Verified);
+    req.caller = r.value as Verified;
+  };
+  const signed = { onRequest: requireKosync };
+  const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
+
+  for (const prefix of ['', KOSYNC_PREFIX]) {
+    app.get(`${prefix}/healthcheck`, async () => ({ state: 'OK' }));
+
+    app.post(`${prefix}/users/create`, { config: failureLimit ? { rateLimit: {} } : {} }, async (req, reply) => {
+      const b = (req.body ?? {}) as Record<string, unknown>;
+      if (typeof b !== 'object' || Array.isArray(b) || !keyField(b.username) || typeof b.password !== 'string' || b.password === '') return kosyncError(reply, 2003);
+      const r = await identity('kosync-create', { username: b.username, key: b.password.slice(0, 1024) });
+      if (r.ok) return reply.code(201).send({ username: b.username });
+      if (r.error.code === 'conflict') return kosyncError(reply, 2002);
+      if (r.error.code === 'registration_disabled') return kosyncError(reply, 2005);
+      if (r.error.code === 'validation') return kosyncError(reply, 2003);
+      return kosyncError(reply, 2000);
+    });
+
+    app.get(`${prefix}/users/auth`, signed, async () => ({ authorized: 'OK' }));
+
+    app.put(`${prefix}/syncs/progress`, signed, async (req, reply) => {
+      const b = req.body;
+      if (typeof b !== 'object' || b === null || Array.isArray(b)) return kosyncError(reply, 2003);
+      const body = b as Record<string, unknown>;
+      if (!keyField(body.document)) return kosyncError(reply, 2004);
+      if (!DOCUMENT.test(body.document)) return kosyncError(reply, 2003);
+      const percentage =
+        typeof body.percentage === 'number' ? body.percentage : typeof body.percentage === 'string' && body.percentage.trim() !== '' ? Number(body.percentage) : Number.NaN;
+      if (!Number.isFinite(percentage) || percentage < 0 || percentage > 1) return kosyncError(reply, 2003);
+      if (typeof body.progress !== 'string' || body.progress.length > 4096 || typeof body.device !== 'string' || body.device === '' || body.device.length > 100)
+        return kosyncError(reply, 2003);
+      if (body.device_id !== undefined && body.device_id !== null && (typeof body.device_id !== 'string' || body.device_id.length > 128)) return kosyncError(reply, 2003);
+      const document = body.document.toLowerCase();
+      const a = await access(req);
+      const item = await view.itemOf(a, document);
+      const r = await pushReading(req, 'kosync-push', {
+        access: a,
+        ...(item ? { item_id: item } : {}),
+        input: { document, progress: body.progress, percentage, device: body.device, device_id: (body.device_id as string | null | undefined) ?? '' },
+      });
+      if (!r.ok) return r.error.code === 'validation' ? kosyncError(reply, 2003) : kosyncError(reply, 2000);
+      const v = r.value as { document: string; timestamp: number };
+      return { document: body.document, timestamp: v.timestamp };
+    });
+
+    app.get(`${prefix}/syncs/progress/:document`, signed, async (req, reply) => {
+      const raw = (req.params as { document: string }).document;
+      if (!keyField(raw)) return kosyncError(reply, 2004);
+      // an id no push could have stored has no progress
+      if (!DOCUMENT.test(raw)) return {};
+      const document = raw.toLowerCase();
+      const a = await access(req);
+      const item = await view.itemOf(a, document);
+      const r = await reading(req, 'kosync-pull', { access: a, ...(item ? { item_id: item } : {}), query: { document } });
+      if (!r.ok) return kosyncError(reply, 2000);
+      const v = r.value as Record<string, unknown>;
+      // the id as the device sent it
+      return 'document' in v ? { ...v, document: raw } : v;
+    });
+  }
+
+  // ---- the caller's documents (user session) ----
+  const user = { onRequest: auth.requireUser };
+  const DocParams = Type.Object({ document: Type.String({ pattern: DOCUMENT.source }) });
+  const docParams = { schema: { params: DocParams }, config: { paramsFailure: fail('validation', 'document must be a KOReader document id') } };
+  const docOf = (req: FastifyRequest) => (req.params as { document: string }).document.toLowerCase();
+
+  type Doc = { document: string; media_item_id: string | null; [k: string]: unknown };
+  const decorate = async (req: FastifyRequest, docs: Doc[]) => {
+    const a = await access(req);
+    const titles = await view.titles(a, [...new Set(docs.map((d) => d.media_item_id).filter((x): x is string => x !== null))]);
+    const out = [];
+    for (const d of docs) {
+      const item = d.media_item_id ? (titles.get(d.media_item_id) ?? null) : null;
+      // what auto link would choose for an unlinked document
+      const suggested = item ? null : await view.itemOf(a, d.document);
+      out.push({ ...d, media_item_id: item ? d.media_item_id : null, item, suggested_media_item_id: suggested });
+    }
+    return out;
+  };
+
+  app.get(`${KOSYNC_PREFIX}/documents`, user, async (req, reply) => {
+    const r = await reading(req, 'kosync-documents', { access: await access(req), query: queryOf(req) });
+    if (!r.ok) return sendFailure(reply, r.error);
+    return { data: await decorate(req, (r.value as { data: Doc[] }).data) };
+  });
+
+  /** Links one document (null unlinks); the item must be one the caller sees. */
+  const link = async (req: FastifyRequest, document: string, item: string | null, kind: 'user' | 'catalog') => {
+    if (item !== null) {
+      const a = await access(req);
+      if (!(await reads.catalog.itemLibrary(a, item))) return { ok: false as const, error: fail('not_found', Messages.mediaItemNotFound) };
+      return reading(req, 'kosync-link', { access: a, item_id: item.toLowerCase(), kind, query: { document } });
+    }
+    return reading(req, 'kosync-link', { access: await access(req), kind, query: { document } });
+  };
+
+  app.post(`${KOSYNC_PREFIX}/documents/auto-link`, user, async (req, reply) => {
+    const a = await access(req);
+    const r = await reading(req, 'kosync-documents', { access: a, query: { status: 'unlinked' } });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const linked: { document: string; media_item_id: string; status: string }[] = [];
+    const unmatched: string[] = [];
+    for (const d of (r.value as { data: Doc[] }).data) {
+      const item = await view.itemOf(a, d.document);
+      if (!item) {
+        unmatched.push(d.document);
+        continue;
+      }
+      const l = await link(req, d.document, item, 'catalog');
+      if (l.ok) linked.push({ document: d.document, media_item_id: item, status: (l.value as { status: string }).status });
+      else unmatched.push(d.document);
+    }
+    return { linked, unmatched };
+  });
+
+  const Links = Type.Object({
+    links: Type.Array(Type.Object({ document: Type.String({ pattern: DOCUMENT.source }), media_item_id: Type.String({ format: 'uuid' }) }), { minItems: 1, maxItems: 500 }),
+  });
+  app.post(`${KOSYNC_PREFIX}/documents/link`, { ...user, schema: { body: Links } }, async (req) => {
+    const succeeded: { document: string; media_item_id: string; status: string }[] = [];
+    const failed: { document: string; error: string }[] = [];
+    for (const l of (req.body as Type.Static<typeof Links>).links) {
+      const r = await link(req, l.document.toLowerCase(), l.media_item_id, 'user');
+      if (r.ok) succeeded.push({ document: l.document.toLowerCase(), media_item_id: l.media_item_id.toLowerCase(), status: (r.value as { status: string }).status });
+      else failed.push({ document: l.document, error: r.error.message });
+    }
+    return { message: `${succeeded.length} linked, ${failed.length} failed`, succeeded, failed };
+  });
+
+  const LinkOne = Type.Object({ media_item_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]) });
+  app.put(`${KOSYNC_PREFIX}/documents/:document`, { ...user, ...docParams, schema: { params: DocParams, body: LinkOne } }, async (req, reply) => {
+    const r = await link(req, docOf(req), (req.body as Type.Static<typeof LinkOne>).media_item_id, 'user');
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as { status: string; document: Doc };
+    return { status: v.status, document: (await decorate(req, [v.document]))[0] };
+  });
+
+  app.get(`${KOSYNC_PREFIX}/documents/:document/candidates`, { ...user, ...docParams }, async (req, reply) => {
+    const q = queryOf(req);
+    const text = typeof q.q === 'string' ? q.q.trim() : '';
+    if (text === '') return sendFailure(reply, fail('validation', 'q is required'));
+    const c = await reads.context(req.caller!);
+    const r = await reads.catalog.search(c.access, { q: text, limit: typeof q.limit === 'string' ? q.limit : '20', offset: typeof q.offset === 'string' ? q.offset : '0' });
+    return r.ok ? sendJson(reply, r.value) : sendResult(reply, r);
+  });
+}

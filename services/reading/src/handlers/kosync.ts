@@ -1,0 +1,222 @@
+// KOReader's stock Progress sync (the kosync protocol): a device names a book by a document id (its
+// partial MD5, or the MD5 of the file name). The user's last push per id is kept here, linked to a
+// media item when the gateway found one (or the user chose one); a linked push is also an ordinary
+// position of the item (client `koreader`), under the guard and the conflict rules.
+import { createHash } from 'node:crypto';
+import { ok, Reading, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import type { Position } from '../domain/position';
+import { t, type Ctx } from './context';
+import { prepareProgress, writeProgress } from './progress';
+import { itemVisible } from './visible';
+import { bad, iso, isUuid, no, notFound, q1, type Req } from './util';
+
+// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
+type Row = Record<string, any>;
+
+export const DOCUMENT_NOT_FOUND = 'document not found';
+const DOC = /^[^:\s]{1,128}$/;
+
+const seconds = (d: unknown) => Math.floor(new Date(d as string).getTime() / 1000);
+const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
+
+export function documentOut(r: Row) {
+  return {
+    document: r.document,
+    media_item_id: r.item_id ?? null,
+    linked_by: r.linked_by ?? null,
+    percentage: Number(r.percentage),
+    progress: r.progress,
+    device: r.device,
+    device_id: r.device_id,
+    timestamp: seconds(r.pushed_at),
+    pushed_at: iso(r.pushed_at),
+    created_at: iso(r.created_at),
+  };
+}
+
+/** The name a KOReader device has in positions and conflicts: its model and the start of its id. */
+export const deviceLabel = (device: string, deviceId: string) => (deviceId ? `${device} ${deviceId.slice(0, 8)}` : device).slice(0, 100);
+
+/** KOReader's progress as a position submission: an XPointer, a page number, or the fraction alone. */
+function positionInput(progress: string, percentage: number, device: string): Record<string, unknown> {
+  const input: Record<string, unknown> = { percentage, client: 'koreader', device };
+  if (progress.startsWith('/body/')) input.epubcfi = progress;
+  else if (/^\d{1,9}$/.test(progress) && Number(progress) > 0) input.page = Number(progress);
+  return input;
+}
+
+async function itemUsable(trx: Trx | Ctx['rt']['db'], req: Req, item: string | null | undefined): Promise<boolean> {
+  if (!item) return false;
+  const r = await t(trx).selectFrom('items').select('id').where('id', '=', item).where(itemVisible(req.access, 'id')).executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Which item a document means now: the user's own choice, else the catalog's (the gateway's lookup), else a link made before. */
+async function itemFor(trx: Trx | Ctx['rt']['db'], req: Req, row: Row | undefined): Promise<{ item: string | null; by: string | null }> {
+  if (row?.linked_by === 'user' && (await itemUsable(trx, req, row.item_id))) return { item: row.item_id, by: 'user' };
+  if (req.item_id && (await itemUsable(trx, req, req.item_id))) return { item: req.item_id, by: 'catalog' };
+  if (row?.item_id && (await itemUsable(trx, req, row.item_id))) return { item: row.item_id, by: row.linked_by ?? 'catalog' };
+  return { item: null, by: null };
+}
+
+function readPush(input: Record<string, unknown>): { document: string; progress: string; percentage: number; device: string; device_id: string } | string {
+  const { document, progress, percentage, device, device_id } = input;
+  if (typeof document !== 'string' || !DOC.test(document)) return 'document must be a document id';
+  if (typeof progress !== 'string' || progress.length > 4096) return 'progress must be text';
+  if (typeof percentage !== 'number' || !Number.isFinite(percentage) || percentage < 0 || percentage > 1) return 'percentage must be a number between 0 and 1';
+  if (typeof device !== 'string' || device.length > 100) return 'device must be text';
+  if (device_id !== undefined && (typeof device_id !== 'string' || device_id.length > 128)) return 'device_id must be text';
+  return { document, progress, percentage, device, device_id: (device_id as string | undefined) ?? '' };
+}
+
+/** Changes the user's row of `values.document` (a link changes a few columns), or inserts a whole push. */
+async function saveRow(ctx: Ctx, trx: Trx, user: string, values: Row): Promise<Row> {
+  const row =
+    (await t(trx).updateTable('kosync_documents').set(values).where('user_id', '=', user).where('document', '=', values.document).returningAll().executeTakeFirst()) ??
+    (await t(trx)
+      .insertInto('kosync_documents')
+      .values({ user_id: user, ...values, created_at: ctx.now() })
+      .returningAll()
+      .executeTakeFirstOrThrow());
+  await ctx.emit(trx, user, [{ type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(row) } }]);
+  return row;
+}
+
+/** `PUT /syncs/progress`: keeps the push, and moves the linked item's position (guard and conflicts apply). */
+export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const p = readPush(req.input ?? {});
+  if (typeof p === 'string') return no(bad(p));
+  const user = req.caller.user_id;
+  const label = deviceLabel(p.device, p.device_id);
+  const pre = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', p.document).executeTakeFirst();
+  const target = await itemFor(ctx.rt.db, req, pre);
+  const prepared = target.item ? await prepareProgress(ctx, target.item, positionInput(p.progress, p.percentage, label)) : null;
+  if (prepared && !prepared.ok) return prepared;
+  return ctx.tx(async (trx) => {
+    await ctx.lock(trx, `kosync.${user}.${p.document}`);
+    let status: string = 'stored';
+    let version: number | null = null;
+    if (target.item && prepared?.ok) {
+      const w = await writeProgress(ctx, trx, user, target.item, prepared.value);
+      if (!w.ok) return w;
+      status = w.value.status;
+      version = w.value.status === 'saved' ? w.value.progress.version : null;
+    }
+    const now = ctx.now();
+    const row = await saveRow(ctx, trx, user, {
+      document: p.document,
+      item_id: target.item,
+      linked_by: target.by,
+      percentage: p.percentage,
+      progress: p.progress,
+      device: p.device,
+      device_id: p.device_id,
+      progress_version: version,
+      pushed_at: now,
+    });
+    return ok({ document: p.document, timestamp: seconds(row.pushed_at), status, media_item_id: target.item });
+  });
+}
+
+/**
+ * What KOReader can go to for a stored item position it did not write itself: the XPointer (derived
+ * from the web's CFI by the locator index at write time), a page, else one made now from the
+ * percentage through the book's locator index, else the start of the chapter.
+ */
+async function progressNotation(ctx: Ctx, item: string, pos: Position, percentage: number): Promise<string> {
+  if (pos.xpointer) return pos.xpointer;
+  if (pos.page !== undefined) return String(pos.page);
+  const meta = await t(ctx.rt.db).selectFrom('items').select(['epub_sha256', 'page_count']).where('id', '=', item).executeTakeFirst();
+  const index = meta?.epub_sha256 ? await ctx.locators.get(meta.epub_sha256 as string) : null;
+  if (index) return Reading.Locator.canonicalToXPointer(index, Reading.Locator.percentageToCanonical(index, percentage));
+  if (!meta?.epub_sha256 && meta?.page_count) return String(Reading.Locator.fractionToPage(percentage, Number(meta.page_count)));
+  // KOReader's DocFragment counts the spine from 1
+  if (pos.spine_index !== undefined) return `/body/DocFragment[${pos.spine_index + 1}].0`;
+  return '';
+}
+
+/** `GET /syncs/progress/<document>`: the item's current position, or the last push; `{}` when there is none. */
+export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const document = q1(req.query, 'document') ?? '';
+  if (!DOC.test(document)) return no(bad('document must be a document id'));
+  const user = req.caller.user_id;
+  let row = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
+  const target = await itemFor(ctx.rt.db, req, row);
+  // a document pushed before its book was catalogued is linked once the catalog knows it, and its
+  // last position reaches the book
+  if (row && target.item && row.item_id !== target.item) {
+    const linked = await linkRow(ctx, user, row, target.item, target.by ?? 'catalog');
+    if (!linked.ok) return linked;
+    row = linked.value.row;
+  }
+  const cur = target.item ? await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
+  if (cur && !(row && row.progress_version !== null && Number(row.progress_version) === Number(cur.version))) {
+    const pos = cur.position as Position;
+    const fromRowDevice = row && deviceLabel(row.device, row.device_id) === cur.device;
+    return ok({
+      document,
+      percentage: Number(cur.percentage),
+      progress: (await progressNotation(ctx, target.item!, pos, Number(cur.percentage))) || (fromRowDevice ? row!.progress : ''),
+      device: fromRowDevice ? row!.device : cur.device,
+      device_id: fromRowDevice ? row!.device_id : md5(`bindery:${cur.device}`),
+      timestamp: seconds(cur.updated_at),
+    });
+  }
+  if (!row) return ok({});
+  return ok({ document, percentage: Number(row.percentage), progress: row.progress, device: row.device, device_id: row.device_id, timestamp: seconds(row.pushed_at) });
+}
+
+/** The caller's documents: `status` all (default), linked or unlinked. */
+export async function kosyncDocuments(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const status = q1(req.query, 'status') ?? 'all';
+  if (!['all', 'linked', 'unlinked'].includes(status)) return no(bad("status must be 'all', 'linked' or 'unlinked'"));
+  let q = t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', req.caller.user_id);
+  if (status === 'linked') q = q.where('item_id', 'is not', null).where(itemVisible(req.access));
+  if (status === 'unlinked') q = q.where((eb) => eb.or([eb('item_id', 'is', null), eb.not(itemVisible(req.access))]));
+  const rows = await q.orderBy('pushed_at', 'desc').limit(1000).execute();
+  return ok({ data: rows.map(documentOut) });
+}
+
+/** Links a document to a media item (`item_id`; the gateway checked the caller sees it), or unlinks it (no item). */
+export async function kosyncLink(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const document = q1(req.query, 'document') ?? '';
+  if (!DOC.test(document)) return no(bad('document must be a document id'));
+  const item = req.item_id ?? null;
+  if (item !== null && !isUuid(item)) return no(bad('media_item_id must be a media item id'));
+  const by = req.kind === 'catalog' ? 'catalog' : 'user';
+  const user = req.caller.user_id;
+  const row = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
+  if (!row) return no(notFound(DOCUMENT_NOT_FOUND));
+  const linked = await linkRow(ctx, user, row, item, by);
+  if (!linked.ok) return linked;
+  return ok({ status: linked.value.status, document: documentOut(linked.value.row) });
+}
+
+/** Links a stored document to an item (or unlinks it); a link moves the document's last position to the item. */
+async function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, by: string): Promise<Result<{ status: string; row: Row }>> {
+  const document = row.document as string;
+  const prepared = item ? await prepareProgress(ctx, item, positionInput(row.progress, Number(row.percentage), deviceLabel(row.device, row.device_id))) : null;
+  if (prepared && !prepared.ok) return prepared;
+  return ctx.tx(async (trx) => {
+    await ctx.lock(trx, `kosync.${user}.${document}`);
+    let status = 'unlinked';
+    let version: number | null = null;
+    if (item && prepared?.ok) {
+      // the device's last position reaches the book, under the guard and the conflict rules
+      const w = await writeProgress(ctx, trx, user, item, prepared.value);
+      if (!w.ok) return w;
+      status = w.value.status;
+      version = w.value.status === 'saved' ? w.value.progress.version : null;
+    }
+    const saved = await saveRow(ctx, trx, user, { document, item_id: item, linked_by: item ? by : null, progress_version: version });
+    return ok({ status, row: saved });
+  });
+}
+
+export const handlers = {
+  'kosync-push': kosyncPush,
+  'kosync-pull': kosyncPull,
+  'kosync-documents': kosyncDocuments,
+  'kosync-link': kosyncLink,
+};
