@@ -3,7 +3,7 @@
 // must be the catalog's, whose page_count the feeds announce: images outside hidden folders and
 // __MACOSX, in natural order (services/catalog/src/formats/comic.ts, images.ts, text.ts).
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 
 const PAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif']);
 /** no single page is read past this, whatever the archive claims */
@@ -97,12 +97,17 @@ export async function cbzPage(file: string, index: number): Promise<Page | null>
   }
 }
 
+/** sharp is loaded on first use, not at start (it is the largest module a start would load) */
+let sharpModule: Promise<typeof Sharp> | null = null;
+const loadSharp = () => (sharpModule ??= import('sharp').then((m) => m.default));
+
 /**
  * A page as the reader can show it: unchanged when it is JPEG, PNG or GIF and no narrower than
  * asked; otherwise converted to JPEG, scaled down to `maxWidth` (never up).
  */
 export async function showable(page: Page, maxWidth: number | null): Promise<Page> {
   if (SHOWABLE.has(page.type) && maxWidth === null) return page;
+  const sharp = await loadSharp();
   const img = sharp(page.data, { failOn: 'none', limitInputPixels: 268_402_689 });
   if (SHOWABLE.has(page.type)) {
     const { width } = await img.metadata();

@@ -7,8 +7,7 @@ import { sendJson, type Reads } from '../read-model/reads';
 
 export function profileRoutes(app: FastifyInstance, { call, auth, reads }: { call: CallIdentity; auth: Auth; reads: Reads }): void {
   app.get('/api/auth/profile', { onRequest: auth.requireUser }, async (req, reply) => {
-    const positions = await reads.models.positions();
-    const p = await reads.identity.profile(req.caller!.user_id, positions.identity ?? 0);
+    const p = await reads.identity.profile(req.caller!.user_id, reads.models.position('identity'));
     if (p !== null) return sendJson(reply, p);
     // not in the projection (yet): identity answers, with its own messages
     return sendResult(reply, await call('profile-get', { caller: req.caller! }));
