@@ -22,7 +22,7 @@ export function parsePositions(raw: unknown): Record<string, number> | null {
     const m = PART.exec(part.trim());
     if (!m) return null;
     const n = Number(m[2]);
-    if (n > (out[m[1]!] ?? 0)) out[m[1]!] = n;
+    if (out[m[1]!] === undefined || n > out[m[1]!]!) out[m[1]!] = n;
   }
   return out;
 }

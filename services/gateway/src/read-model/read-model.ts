@@ -2,7 +2,7 @@
 // through a durable consumer shared by the replicas. This module keeps them running, tells how far
 // each has got (for read-your-writes and cache keys), and rebuilds one from the log on demand or
 // when its definition changed, while the old tables keep serving until the switch.
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type Bus, type Db, type Logger, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
@@ -181,6 +181,7 @@ export class ReadModels {
     });
   }
 
+  private positionsQuery: CompiledQuery<{ source: string; position: number | string }> | null = null;
   private inFlight: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
 
@@ -210,7 +211,8 @@ export class ReadModels {
   }
 
   private async readPositions(): Promise<void> {
-    const rows = await this.db
+    // compiled once: it runs every POLL_MS
+    this.positionsQuery ??= this.db
       .withSchema(SCHEMA)
       .selectFrom('consumer_checkpoints')
       .select(['source', 'position'])
@@ -219,7 +221,8 @@ export class ReadModels {
         'in',
         this.projections.map((p) => p.consumer),
       )
-      .execute();
+      .compile();
+    const { rows } = await this.db.executeQuery(this.positionsQuery);
     let moved = false;
     for (const r of rows) {
       const source = r.source as string;
