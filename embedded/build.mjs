@@ -1,9 +1,10 @@
 // The production output: embedded/src/main.ts and service.ts bundled with the workspace packages
-// into embedded/dist/*.js. Every other package stays an import, resolved at run time from this
-// package's own dependencies (the image installs exactly those, production only).
+// into embedded/dist/*.js. The pure-JavaScript packages of INLINE are bundled too (with what they
+// import): loading hundreds of small ESM/CJS files cost more start time than anything else Bindery
+// does on a restart. Every other package stays an import, resolved at run time from this package's
+// own dependencies (the image installs exactly those, production only).
 //   node embedded/build.mjs              build
 //   node embedded/build.mjs --if-stale   build only when an input is newer than the output
-import { build } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
@@ -19,6 +20,34 @@ const WORKSPACE = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
   .flatMap((p) => (p.endsWith('/*') ? readdirSync(join(root, p.slice(0, -2))).map((d) => `${p.slice(0, -2)}/${d}`) : [p]))
   .filter((p) => existsSync(join(root, p, 'package.json')));
 const ENTRIES = ['main', 'service'];
+// Bundled: plain JavaScript, no native addon, wasm or file read next to its own module. Packages that
+// load files or workers by path (pglite, sharp, argon2, unrar, unpdf, pino's transports), the
+// optional-only one (pg: distributed mode, loaded when used) stay imports.
+const INLINE = new Set([
+  'typebox',
+  '@fastify/type-provider-typebox',
+  'fastify',
+  '@fastify/cookie',
+  '@fastify/formbody',
+  '@fastify/rate-limit',
+  '@fastify/websocket',
+  'kysely',
+  'kysely-pglite-dialect',
+  'xmlbuilder2',
+  'fast-xml-parser',
+  'jose',
+  'lru-cache',
+  'mime',
+  'p-limit',
+  'prom-client',
+  'yauzl',
+  'chokidar',
+  '@nats-io/nats-core',
+  '@nats-io/transport-node',
+  '@nats-io/jetstream',
+  '@nats-io/services',
+]);
+const inNodeModules = (file) => file.includes(`${'/'}node_modules${'/'}`);
 
 function newestInput() {
   let newest = 0;
@@ -42,22 +71,30 @@ function isFresh() {
   if (!existsSync(stamp) || ENTRIES.some((e) => !existsSync(join(out, `${e}.js`)))) return false;
   // A file added or removed changes the set of inputs without touching a newer mtime.
   const { builtAt, inputs } = JSON.parse(readFileSync(stamp, 'utf8'));
-  if (inputs.some((f) => !existsSync(join(root, f)))) return false;
+  if (inputs.some((f) => !existsSync(join(root, f)))) return false; // workspace files only (see below)
   return newestInput() <= builtAt;
 }
 
 if (process.argv.includes('--if-stale') && isFresh()) process.exit(0);
+const { build } = await import('esbuild'); // only when building: a fresh start does not load it
 
 const started = Date.now();
 const own = JSON.parse(readFileSync(join(here, 'package.json'), 'utf8'));
 const externals = new Map();
+const inlined = new Map();
 const externalise = {
   name: 'bindery-externals',
   setup(b) {
-    // Workspace packages (@bindery/*) and relative imports are bundled; every other bare import stays one.
+    // Workspace packages (@bindery/*), relative imports, the INLINE packages and everything those
+    // import are bundled; every other bare import stays one.
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('@bindery/') || args.path.startsWith('node:')) return undefined;
       const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      if (INLINE.has(name)) {
+        inlined.set(name, args.importer);
+        return undefined;
+      }
+      if (inNodeModules(args.importer) && args.path !== '@electric-sql/pglite' && !args.path.startsWith('@electric-sql/pglite/')) return undefined;
       externals.set(name, args.importer);
       return { path: args.path, external: true };
     });
@@ -77,13 +114,16 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
   plugins: [externalise],
-  banner: { js: '// Built by embedded/build.mjs from the TypeScript sources; do not edit.' },
+  // bundled CommonJS code requires node's modules: give it a `require`
+  banner: {
+    js: "// Built by embedded/build.mjs from the TypeScript sources; do not edit.\nimport { createRequire as __bindery_createRequire } from 'node:module';\nconst require = __bindery_createRequire(import.meta.url);",
+  },
 });
 
 // Each external must be a dependency of @bindery/embedded at the version the importing package pins,
 // or the image (which installs only these) would lack it or carry another version.
 const problems = [];
-for (const [name, importer] of externals) {
+for (const [name, importer] of [...externals, ...inlined]) {
   if (name.startsWith('@types/')) continue;
   const pkgDir = findPackageDir(importer);
   const declared = pkgDir ? readDeps(pkgDir)[name] : undefined;
@@ -97,7 +137,10 @@ if (problems.length) {
   process.exit(1);
 }
 
-const inputs = Object.keys(result.metafile.inputs).map((f) => relative(root, join(process.cwd(), f)));
+// the workspace's files: a bundled package changes with pnpm-lock.yaml, which the staleness check reads
+const inputs = Object.keys(result.metafile.inputs)
+  .filter((f) => !inNodeModules(`/${f}`))
+  .map((f) => relative(root, join(process.cwd(), f)));
 writeFileSync(stamp, JSON.stringify({ builtAt: started, inputs, externals: [...externals.keys()].sort() }, null, 1));
 console.error(`built embedded/dist (${ENTRIES.join(', ')}) in ${Date.now() - started} ms`);
 

@@ -175,7 +175,11 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   // Probes answer from the start: /healthz while services migrate and catch up, /readyz 503 until they run.
   const ops: OpsServer | null = cfg.OPS_PORT ? await startOpsServer({ port: cfg.OPS_PORT, host: cfg.OPS_HOST, probes, metrics, log }) : null;
   try {
-    for (const n of names) running.push(await modules[n]!.start(rt));
+    for (const n of names) {
+      const t0 = performance.now();
+      running.push(await modules[n]!.start(rt));
+      log.debug({ service: n, ms: Math.round(performance.now() - t0) }, 'service started');
+    }
   } catch (e) {
     await ops?.close();
     throw e;

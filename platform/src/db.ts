@@ -1,6 +1,5 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 
 // Kysely<any>: each service describes its own tables at the query site; the schema is per service.
@@ -16,12 +15,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// int8 comes back from pg as a string and from PGlite as a number: make both numbers.
-pg.types.setTypeParser(20, (v) => Number(v));
-// numeric likewise; timestamps stay Date objects (PGlite does the same).
-pg.types.setTypeParser(1700, (v) => Number(v));
-
 export async function openPostgres(url: string, opts: { max?: number; application?: string } = {}): Promise<Database> {
+  // loaded here, not at the top: embedded mode never needs it (start time)
+  const { default: pg } = await import('pg');
+  // int8 comes back from pg as a string and from PGlite as a number: make both numbers.
+  pg.types.setTypeParser(20, (v) => Number(v));
+  // numeric likewise; timestamps stay Date objects (PGlite does the same).
+  pg.types.setTypeParser(1700, (v) => Number(v));
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.application ?? 'bindery' });
   pool.on('error', () => {
     /* an idle client lost its connection; the pool replaces it on next use */

@@ -7,6 +7,8 @@ export type { Logger };
 /** What a unit of work carries from the HTTP request that caused it: the gateway sets it, the bus passes it on. */
 export interface RequestContext {
   requestId: string;
+  /** set by the gateway for the HTTP request in flight: told of each write it waited for (read your writes) */
+  onWritten?: ((source: string, position: number) => void) | undefined;
 }
 
 const requestContext = new AsyncLocalStorage<RequestContext>();
@@ -15,6 +17,16 @@ export const REQUEST_ID_HEADER = 'x-request-id';
 
 export function currentRequestId(): string | undefined {
   return requestContext.getStore()?.requestId;
+}
+
+/** The unit of work in progress, if any (the same object for its whole life: fields set on it stay). */
+export function currentRequestContext(): RequestContext | undefined {
+  return requestContext.getStore();
+}
+
+/** Runs `fn` inside `ctx` (enters an existing context again, e.g. after a stream callback lost it). */
+export function withRequestContext<T>(ctx: RequestContext, fn: () => T): T {
+  return requestContext.run(ctx, fn);
 }
 
 /** Runs `fn` with `requestId` attached to every log line it writes (and every request it sends over the bus). */

@@ -11,6 +11,9 @@
 //                 package and the top functions of gateway and identity; then identity's query
 //                 alone against Postgres (kysely + pg)
 //   cpu-embedded  the same for the single embedded process
+//   ratio         the profile against the bare fastify route in each mode (bare, profile, bare; 16
+//                 connections, 6 s each; DIAG_MODES=distributed,embedded), a quick check of the
+//                 ratio `pnpm bench:read` reports on an empty library
 import { spawn } from 'node:child_process';
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -21,7 +24,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { startNatsServer } from '../support/backends';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
-import { BENCH, children, coresUsed, fmt, packageOf, prepare, snapshot, spawnTs, startLoadGen, table, type CpuProfile } from './lib';
+import { BENCH, children, coresUsed, fmt, packageOf, prepare, snapshot, spawnTs, startLoadGen, startRef, table, type CpuProfile } from './lib';
 
 const DEADLINE_MS = 5 * 60_000;
 
@@ -211,6 +214,32 @@ async function waitFor(ok: () => boolean, ms: number): Promise<void> {
   while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
 }
 
+// ---- ratio ----------------------------------------------------------------------------------
+
+async function ratio(mode: Mode): Promise<void> {
+  const b = await startBindery(mode, { LOG_LEVEL: 'warn' });
+  b.procs.forEach((p) => children.add(p.child));
+  const gen = await startLoadGen();
+  const ref = await startRef();
+  try {
+    const p = await prepare(b);
+    const run = (url: string, headers: Record<string, string> = {}) => gen.run({ url, method: 'GET', headers, connections: 16, duration: 6 });
+    const profile = () => run(`${p.url}/api/auth/profile`, { authorization: `Bearer ${p.token}` });
+    await profile();
+    await run(`${ref.url}/ref`);
+    const before = await run(`${ref.url}/ref`);
+    const m = await profile();
+    const after = await run(`${ref.url}/ref`);
+    console.log(
+      `${mode}: profile ${fmt(m.rps, 0)} req/s (p99 ${fmt(m.p99, 1)} ms), bare ${fmt(before.rps, 0)} / ${fmt(after.rps, 0)} req/s: ${fmt((m.rps / ((before.rps + after.rps) / 2)) * 100, 1)} %`,
+    );
+  } finally {
+    await ref.stop();
+    await gen.stop();
+    await b.stop();
+  }
+}
+
 // ---- main -----------------------------------------------------------------------------------
 
 const deadline = setTimeout(() => {
@@ -218,12 +247,13 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, DEADLINE_MS);
 const args = process.argv.slice(2);
-const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' : args.includes(x));
+const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' : args.includes(x));
 try {
   if (want('jwt')) await jwt();
   if (want('nats')) await nats();
   if (want('cpu')) await cpu('distributed');
   if (want('cpu-embedded')) await cpu('embedded');
+  if (args.includes('ratio')) for (const m of (process.env.DIAG_MODES ?? 'distributed,embedded').split(',')) await ratio(m as Mode);
   clearTimeout(deadline);
 } catch (e) {
   console.error(e);

@@ -18,6 +18,8 @@ export interface StartTiming {
   readySeconds: number;
   /** spawn → the first 200 from GET /api/media-items?limit=50 with the admin's token (when there is one) */
   listSeconds: number | null;
+  /** CPU seconds (user + system, all threads) the process had used when /readyz first answered: less sensitive to other load than the wall time */
+  readyCpuSeconds: number;
 }
 
 export interface Idle {
@@ -161,13 +163,14 @@ export async function embeddedBench(): Promise<EmbeddedBench> {
     const t0 = performance.now();
     const spawned = spawnEmbedded(env);
     const readySeconds = await poll(t0, '/readyz', null, spawned);
+    const readyCpuSeconds = cpuTicks((await spawned).child.pid!) / CLK_TCK;
     const listSeconds = inst.token ? await poll(t0, '/api/media-items?limit=50', inst.token, spawned) : null;
     proc = await spawned;
     children.add(proc.child);
     b.procs = [proc];
     inst.catalogPid = proc.child.pid!;
     inst.roles = { pids: new Map([[proc.child.pid!, 'bindery']]), databases: [] };
-    return { readySeconds: round(readySeconds), listSeconds: listSeconds === null ? null : round(listSeconds) };
+    return { readySeconds: round(readySeconds), listSeconds: listSeconds === null ? null : round(listSeconds), readyCpuSeconds: round(readyCpuSeconds) };
   }
 
   return {

@@ -1,9 +1,10 @@
-// The gateway's read models: a client reads its own writes at once (through the same gateway and,
-// in distributed mode, through a second gateway replica), and a projection rebuilt from the log
-// answers every read exactly as the live one did.
+// The gateway's read models: a client reads its own writes at once (through the same gateway without
+// anything more, and, in distributed mode, through a second gateway replica when it presents the
+// position token the write answered with, as a header or as the cookie), and a projection rebuilt
+// from the log answers every read exactly as the live one did.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, spawnBindery, type Bindery } from '../support/bindery';
-import { client } from '../support/http';
+import { client, type Res } from '../support/http';
 import { api, expectError, instances, register, type Account, type Call } from './helpers';
 import { copyOf, createLibrary, FIXTURE, items, settled } from './catalog-helpers';
 
@@ -34,34 +35,71 @@ describe.each(modes)('read side (%s)', (mode) => {
     await settled(call, admin.token, lib.id);
   }, 120_000);
 
+  /** The position token a write answered with: the header, and the same text in a short-lived cookie. */
+  const tokenOf = (r: Res) => {
+    const h = r.headers.get('bindery-position');
+    expect(h, `no position token on ${r.status} ${r.text}`).toMatch(/^[a-z-]+:\d+(\|[a-z-]+:\d+)*$/);
+    const c = r.cookies.find((x) => x.startsWith('bindery_position='));
+    expect(c).toMatch(/^bindery_position=[^;]+; Max-Age=60; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(decodeURIComponent(c!.split(';')[0]!.slice('bindery_position='.length))).toBe(h);
+    return { header: { 'bindery-position': h! }, cookie: c!.split(';')[0]! };
+  };
+
   it('shows an edit to the next read, on this gateway and on another replica', async () => {
     const list = await items(call, admin.token, lib.id);
     const target = list[0]!;
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 6; i++) {
       const title = `Retitled ${mode} ${i} ${Date.now()}`;
       const r = await call('PUT', `/api/media-items/${target.id}`, { token: admin.token, body: { title, tags: [`round-${i}`] } });
       expect(r.status, r.text).toBe(200);
+      const t = tokenOf(r);
+      expect(Number(/catalog:(\d+)/.exec(t.header['bindery-position'])?.[1])).toBeGreaterThan(0);
+      // the same gateway needs nothing more; another replica is shown the token (header or cookie)
       const via = i % 2 === 0 ? call : other;
-      const one = await via('GET', `/api/media-items/${target.id}`, { token: user.token });
+      const extra = i % 2 === 0 ? {} : i % 4 === 1 ? { headers: t.header } : { cookie: t.cookie };
+      const one = await via('GET', `/api/media-items/${target.id}`, { token: user.token, ...extra });
       expect(one.json.title).toBe(title);
-      const page = await via('GET', `/api/media-items?library_id=${lib.id}&limit=1000`, { token: user.token });
+      const page = await via('GET', `/api/media-items?library_id=${lib.id}&limit=1000`, { token: user.token, ...extra });
       expect(page.json.data.find((x: { id: string }) => x.id === target.id).title).toBe(title);
-      const found = await via('GET', `/api/media-items/search?tags_filter=%22round-${i}%22`, { token: user.token });
+      const found = await via('GET', `/api/media-items/search?tags_filter=%22round-${i}%22`, { token: user.token, ...extra });
       expect(found.json.data.map((x: { id: string }) => x.id)).toEqual([target.id]);
     }
   });
 
   it('shows a profile change and a deletion to the next read', async () => {
     const first = `First${Date.now()}`;
-    expect((await call('PUT', '/api/auth/profile', { token: user.token, body: { first_name: first, theme: 'paper' } })).status).toBe(200);
-    const p = await other('GET', '/api/auth/profile', { token: user.token });
+    const put = await call('PUT', '/api/auth/profile', { token: user.token, body: { first_name: first, theme: 'paper' } });
+    expect(put.status, put.text).toBe(200);
+    const p = await other('GET', '/api/auth/profile', { token: user.token, cookie: tokenOf(put).cookie });
     expect(p.status, p.text).toBe(200);
     expect(p.json).toEqual({ id: user.id, email: user.email, username: user.username, first_name: first, last_name: '', role: 'user', theme: 'paper' });
     const made = await call('POST', '/api/media-items', { token: admin.token, body: { library_id: lib.id, title: 'Made for reading', authors: ['A. Writer'] } });
     expect(made.status, made.text).toBe(201);
-    expect((await other('GET', `/api/media-items/${made.json.id}`, { token: user.token })).json.title).toBe('Made for reading');
-    expect((await call('DELETE', `/api/media-items/${made.json.id}`, { token: admin.token })).status).toBe(200);
-    expectError(await other('GET', `/api/media-items/${made.json.id}`, { token: user.token }), 404, 'media item not found');
+    expect((await other('GET', `/api/media-items/${made.json.id}`, { token: user.token, headers: tokenOf(made).header })).json.title).toBe('Made for reading');
+    const del = await call('DELETE', `/api/media-items/${made.json.id}`, { token: admin.token, headers: tokenOf(made).header });
+    expect(del.status).toBe(200);
+    // the delete's token carries the catalog's new position (and keeps what was presented)
+    expect(Number(/catalog:(\d+)/.exec(tokenOf(del).header['bindery-position'])?.[1])).toBeGreaterThan(Number(/catalog:(\d+)/.exec(tokenOf(made).header['bindery-position'])?.[1]));
+    expectError(await other('GET', `/api/media-items/${made.json.id}`, { token: user.token, headers: tokenOf(del).header }), 404, 'media item not found');
+  });
+
+  it('answers reads whatever the position token says: malformed ones are ignored, unreachable ones waited for only once', async () => {
+    for (const bad of ['nope', 'catalog:-1', 'catalog:1e9', `catalog:${'9'.repeat(16)}`, 'x'.repeat(600), 'catalog:1|:2', 'catalog:1;identity:2']) {
+      const r = await other('GET', '/api/auth/profile', { token: user.token, headers: { 'bindery-position': bad } });
+      expect(r.status, `${bad}: ${r.text}`).toBe(200);
+      expect(r.json.id).toBe(user.id);
+    }
+    // a position no projection has reached (a token from an older database): answered once waited for
+    const far = { 'bindery-position': 'catalog:999999999|identity:999999999' };
+    for (let i = 0; i < 2; i++) {
+      const r = await other('GET', `/api/media-items?library_id=${lib.id}&limit=1`, { token: user.token, headers: far });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.data).toHaveLength(1);
+    }
+    // reads answer no token; only writes the gateway waited for do
+    const read = await call('GET', '/api/auth/profile', { token: user.token });
+    expect(read.headers.get('bindery-position')).toBeNull();
+    expect(read.cookies.filter((c) => c.startsWith('bindery_position='))).toEqual([]);
   });
 
   it('rebuilds a projection from the log and answers every read as before', async () => {

@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { fail, Messages, rateLimitedMessage } from '@bindery/contracts';
-import type { Bus, Logger, Metrics, ParkingLot } from '@bindery/platform';
+import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
 import { sendFailure } from './http/reply';
@@ -21,6 +21,7 @@ import { mediaItemRoutes } from './routes/media-items';
 import { uploadsRoutes } from './routes/uploads';
 import { adminOpsRoutes } from './routes/admin-ops';
 import { observeRequests } from './http/observe';
+import { positionTokens } from './http/position-token';
 import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
@@ -77,6 +78,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
   await app.register(cookie);
+  // read your writes across replicas: a request presenting a position token waits (bounded) for it
+  positionTokens(app, o.reads.models, { waitMs: Math.min(o.readYourWritesMs ?? 5000, 2000), secureCookie: o.cookieSecure });
   await app.register(formbody, { bodyLimit: o.bodyLimit });
   jsonBodyParser(app, o.bodyLimit);
   // Routes opt in with `config.rateLimit`; counters are per gateway process, keyed by client address.
@@ -96,7 +99,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // read your writes: a write's answer waits, bounded, until the read models have applied it
   const ryw = o.readYourWritesMs ?? 5000;
   const afterWrite = async (source: string, position: number) => {
-    if (!(await o.reads.models.waitFor(source, position, ryw))) o.log.warn({ source, position }, 'read models lag behind a write');
+    if (await o.reads.models.waitFor(source, position, ryw)) currentRequestContext()?.onWritten?.(source, position);
+    else o.log.warn({ source, position }, 'read models lag behind a write');
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);

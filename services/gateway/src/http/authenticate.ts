@@ -4,8 +4,8 @@
 // authenticated by the cookie alone must also show it came from a page of ours (see sameSiteProof).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, type Identity } from '@bindery/contracts';
-import { TokenVerifier } from '@bindery/platform';
-import type { AuthView } from '../projections/auth-view';
+import { TokenVerifier, type AccessClaims } from '@bindery/platform';
+import type { AuthView, Verdict } from '../projections/auth-view';
 import { isFragment, sendFailure } from './reply';
 
 declare module 'fastify' {
@@ -46,19 +46,33 @@ const unprovenCookie = (req: FastifyRequest, fromCookie: boolean) => fromCookie 
 export function authenticator(key: Uint8Array, view: AuthView) {
   const tokens = new TokenVerifier(key);
   /** Resolves the caller, or null when no usable token came with the request. */
+  /** The caller from the caches alone (no promise), or undefined when something must be looked up. */
+  const resolveCached = (req: FastifyRequest, cred: { token: string; fromCookie: boolean } | null): Identity.Caller | 'invalid' | 'cross-site' | null | undefined => {
+    if (!cred) return null;
+    const claims = tokens.known(cred.token);
+    if (!claims) return undefined;
+    const v = view.checkCached(claims);
+    if (!v) return undefined;
+    return outcome(req, cred, claims, v);
+  };
+  /** Resolves the caller, or null when no usable token came with the request. */
   const resolve = async (req: FastifyRequest): Promise<Identity.Caller | 'invalid' | 'cross-site' | null> => {
     const cred = credentialOf(req);
-    if (!cred) return null;
-    const claims = await tokens.verify(cred.token);
+    const cached = resolveCached(req, cred);
+    if (cached !== undefined) return cached;
+    const claims = await tokens.verify(cred!.token);
     if (!claims) return 'invalid';
-    const v = await view.check(claims);
+    return outcome(req, cred!, claims, await view.check(claims));
+  };
+  const outcome = (req: FastifyRequest, cred: { fromCookie: boolean }, claims: AccessClaims, v: Verdict): Identity.Caller | 'invalid' | 'cross-site' => {
     if (!v.ok) return 'invalid';
     if (unprovenCookie(req, cred.fromCookie)) return 'cross-site';
     return { user_id: claims.user_id, role: v.role, jti: claims.jti, exp: claims.exp };
   };
 
   const requireUser = async (req: FastifyRequest, reply: FastifyReply) => {
-    const c = await resolve(req);
+    // a token seen before, of a user whose facts are cached: no promise beyond this function's own
+    const c = resolveCached(req, credentialOf(req)) ?? (await resolve(req));
     if (c === null) return sendFailure(reply, fail('unauthorized', Messages.unauthorized));
     if (c === 'invalid') return sendFailure(reply, fail('unauthorized', Messages.invalidToken));
     if (c === 'cross-site') return sendFailure(reply, fail('forbidden', Messages.crossSiteRefused), isFragment(req) && req.routeOptions.config?.fragmentErrors === true);

@@ -20,6 +20,14 @@ interface UserFacts {
 
 export type Verdict = { ok: true; role: Identity.Role } | { ok: false };
 
+function verdict(claims: AccessClaims, facts: UserFacts | null, revoked: boolean): Verdict {
+  if (revoked) return { ok: false };
+  if (!facts) return { ok: true, role: claims.user_role }; // not projected yet: the token's own word
+  if (facts.deleted) return { ok: false };
+  if (facts.validAfter !== null && claims.iat * 1000 < facts.validAfter) return { ok: false };
+  return { ok: true, role: facts.role };
+}
+
 export class AuthView {
   // short-lived: another replica's consumer may have applied a change this one has not heard of
   private users = new LRUCache<string, { facts: UserFacts | null }>({ max: 50_000, ttl: CACHE_MS, ttlAutopurge: false });
@@ -94,14 +102,18 @@ export class AuthView {
     }
   }
 
+  /** `check` from the caches alone, without a promise: undefined when either is not cached. */
+  checkCached(claims: AccessClaims): Verdict | undefined {
+    const facts = this.users.get(claims.user_id);
+    const revoked = this.revoked.get(claims.jti);
+    if (!facts || !revoked) return undefined;
+    return verdict(claims, facts.facts, revoked.revoked);
+  }
+
   /** Whether a verified token still stands, and the role its holder has now. */
   async check(claims: AccessClaims): Promise<Verdict> {
     const [facts, revoked] = await Promise.all([this.userFacts(claims.user_id), this.isRevoked(claims.jti)]);
-    if (revoked) return { ok: false };
-    if (!facts) return { ok: true, role: claims.user_role }; // not projected yet: the token's own word
-    if (facts.deleted) return { ok: false };
-    if (facts.validAfter !== null && claims.iat * 1000 < facts.validAfter) return { ok: false };
-    return { ok: true, role: facts.role };
+    return verdict(claims, facts, revoked);
   }
 
   private async userFacts(id: string): Promise<UserFacts | null> {

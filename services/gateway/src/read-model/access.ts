@@ -44,6 +44,11 @@ export class IdentityView {
     return (await this.facts(caller.user_id, identityPosition)).access;
   }
 
+  /** `profile` from the cache alone (no promise): undefined when it must be read. */
+  profileCached(userId: string, identityPosition: number): string | null | undefined {
+    return this.cache.get(`${identityPosition}|${userId}`)?.profile;
+  }
+
   /** The profile JSON as GET /api/auth/profile answers it, or null when there is no such user. */
   async profile(userId: string, identityPosition: number): Promise<string | null> {
     return (await this.facts(userId, identityPosition)).profile;

@@ -2,7 +2,7 @@
 // through a durable consumer shared by the replicas. This module keeps them running, tells how far
 // each has got (for read-your-writes and cache keys), and rebuilds one from the log on demand or
 // when its definition changed, while the old tables keep serving until the switch.
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type Bus, type Db, type Logger, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
@@ -15,6 +15,8 @@ import { projectDevices } from './device-projector';
 import { CATALOG, dropTables, ensureStateTable, IDENTITY, type Projection } from './tables';
 
 const NEXT = '_next';
+/** how often a replica reads the shared checkpoints (distributed mode), to see other replicas' progress */
+const POLL_MS = 50;
 const FOLD: Record<Projection['name'], (trx: Trx, ev: StoredEvent, suffix?: string) => Promise<void>> = {
   catalog: projectCatalog,
   identity: projectIdentity,
@@ -38,6 +40,9 @@ export class ReadModels {
   private known = new Map<string, number>();
   private waiters = new Set<() => void>();
   private rebuilding = new Map<string, { position: number }>();
+  /** per source, the highest token position a read waited for in vain (not waited for again) */
+  private givenUp = new Map<string, number>();
+  private poll: NodeJS.Timeout | null = null;
   private changeListeners = new Set<(source: string) => void>();
 
   constructor(
@@ -56,9 +61,12 @@ export class ReadModels {
       this.known.set(p.source, await consumerCheckpoint(this.db, SCHEMA, p.consumer, p.source));
       await this.startConsumer(p);
     }
+    if (!this.soleConsumer) this.startPolling();
   }
 
   async stop(): Promise<void> {
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
     await Promise.all([...this.subs.values()].map((s) => s.stop()));
     this.subs.clear();
     for (const w of this.waiters) w();
@@ -111,26 +119,81 @@ export class ReadModels {
     for (const w of [...this.waiters]) w();
   }
 
-  /** How far a source's projection has got: from memory when this process is its only writer. */
-  async position(source: string): Promise<number> {
-    if (this.soleConsumer) return this.known.get(source) ?? 0;
-    const p = this.projections.find((x) => x.source === source);
-    if (!p) return 0;
-    const pos = await consumerCheckpoint(this.db, SCHEMA, p.consumer, source);
-    if (pos > (this.known.get(source) ?? 0)) this.known.set(source, pos);
-    return pos;
+  /** How far a source's projection has got, as this process knows it (see `current`). */
+  position(source: string): number {
+    return this.known.get(source) ?? 0;
   }
 
-  private inFlight: Promise<Record<string, number>> | null = null;
-  private queued: Promise<Record<string, number>> | null = null;
+  /**
+   * Positions of every source, for cache keys, from memory: no query per request. In embedded mode
+   * they are the truth (this process applies every event). In distributed mode they are what this
+   * replica's consumers applied, raised by polling the shared checkpoints every POLL_MS and by every
+   * `refresh` (a write waiting for its position, a read presenting a position token), so another
+   * replica's progress is seen within about POLL_MS, and at once by a client that shows its token.
+   */
+  current(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const p of this.projections) out[p.source] = this.known.get(p.source) ?? 0;
+    return out;
+  }
+
+  /** True when every position of `wanted` (sources this gateway projects) is known to be applied. */
+  reached(wanted: Readonly<Record<string, number>>): boolean {
+    for (const p of this.projections) {
+      const w = wanted[p.source];
+      if (w !== undefined && w > (this.known.get(p.source) ?? 0) && w > (this.givenUp.get(p.source) ?? 0)) return false;
+    }
+    return true;
+  }
 
   /**
-   * Positions of every source, for cache keys. In distributed mode another replica may have moved
-   * them, so they come from the database, by a query that starts after this call: concurrent
-   * callers share the next query instead of each making one.
+   * Waits, bounded, until every position of `wanted` is applied (a read presenting a position token).
+   * A position that was not reached in time is not waited for again: a token from an older database,
+   * or ahead of a projection that lags far behind, costs one wait, not one per request.
    */
-  positions(): Promise<Record<string, number>> {
-    if (this.soleConsumer) return Promise.resolve(Object.fromEntries(this.projections.map((p) => [p.source, this.known.get(p.source) ?? 0])));
+  async reach(wanted: Readonly<Record<string, number>>, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.reached(wanted)) return true;
+      if (!this.soleConsumer) {
+        await this.refresh().catch((e: unknown) => this.log.warn({ err: e }, 'reading the projections positions failed'));
+        if (this.reached(wanted)) return true;
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        for (const p of this.projections) {
+          const w = wanted[p.source];
+          if (w !== undefined && w > (this.givenUp.get(p.source) ?? 0)) this.givenUp.set(p.source, w);
+        }
+        return false;
+      }
+      await this.nap(left);
+    }
+  }
+
+  /** Sleeps until this process applies an event, or briefly (another replica may be the one applying). */
+  private nap(left: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(left, this.soleConsumer ? 250 : 10));
+      this.waiters.add(done);
+    });
+  }
+
+  private positionsQuery: CompiledQuery<{ source: string; position: number | string }> | null = null;
+  private inFlight: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+
+  /**
+   * Raises the known positions to the shared checkpoints, by a query that starts after this call:
+   * concurrent callers share the next query instead of each making one.
+   */
+  refresh(): Promise<void> {
+    if (this.soleConsumer) return Promise.resolve();
     if (!this.inFlight) return this.startPositionsQuery();
     // the query in flight may have started before this call: wait for the one after it
     this.queued ??= this.inFlight
@@ -142,7 +205,7 @@ export class ReadModels {
     return this.queued;
   }
 
-  private startPositionsQuery(): Promise<Record<string, number>> {
+  private startPositionsQuery(): Promise<void> {
     const q = this.readPositions().finally(() => {
       if (this.inFlight === q) this.inFlight = null;
     });
@@ -150,8 +213,9 @@ export class ReadModels {
     return q;
   }
 
-  private async readPositions(): Promise<Record<string, number>> {
-    const rows = await this.db
+  private async readPositions(): Promise<void> {
+    // compiled once: it runs every POLL_MS
+    this.positionsQuery ??= this.db
       .withSchema(SCHEMA)
       .selectFrom('consumer_checkpoints')
       .select(['source', 'position'])
@@ -160,10 +224,32 @@ export class ReadModels {
         'in',
         this.projections.map((p) => p.consumer),
       )
-      .execute();
-    const out: Record<string, number> = Object.fromEntries(this.projections.map((p) => [p.source, 0]));
-    for (const r of rows) out[r.source as string] = Number(r.position);
-    return out;
+      .compile();
+    const { rows } = await this.db.executeQuery(this.positionsQuery);
+    let moved = false;
+    for (const r of rows) {
+      const source = r.source as string;
+      const pos = Number(r.position);
+      if (pos > (this.known.get(source) ?? 0)) {
+        this.known.set(source, pos);
+        moved = true;
+      }
+    }
+    if (moved) for (const w of [...this.waiters]) w();
+  }
+
+  private startPolling(): void {
+    let busy = false;
+    this.poll = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      this.refresh()
+        .catch((e: unknown) => this.log.debug({ err: e }, 'polling the projections positions failed'))
+        .finally(() => {
+          busy = false;
+        });
+    }, POLL_MS);
+    this.poll.unref();
   }
 
   /** Waits, bounded, until the source's projection has applied `position`; false on timeout. */
@@ -171,23 +257,19 @@ export class ReadModels {
     if (!this.projections.some((p) => p.source === source)) return true;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if ((await this.position(source)) >= position) return true;
+      if (this.position(source) >= position) return true;
+      if (!this.soleConsumer) {
+        await this.refresh();
+        if (this.position(source) >= position) return true;
+      }
       const left = deadline - Date.now();
       if (left <= 0) return false;
-      // another replica may be the one applying it: look again soon even if nothing wakes us here
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.waiters.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(left, this.soleConsumer ? 250 : 10));
-        this.waiters.add(done);
-      });
+      await this.nap(left);
     }
   }
 
   async status(): Promise<ProjectionStatus[]> {
+    await this.refresh();
     const rows = await this.db.withSchema(SCHEMA).selectFrom('projection_state').selectAll().execute();
     const out: ProjectionStatus[] = [];
     for (const p of this.projections) {
@@ -196,7 +278,7 @@ export class ReadModels {
         name: p.name,
         source: p.source,
         version: r ? Number(r.version) : p.version,
-        position: await this.position(p.source),
+        position: this.position(p.source),
         rebuilding: this.rebuilding.has(p.name),
         rebuild_position: this.rebuilding.get(p.name)?.position ?? null,
         rebuilt_at: r?.rebuilt_at ? new Date(r.rebuilt_at as string).toISOString() : null,

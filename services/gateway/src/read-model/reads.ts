@@ -30,7 +30,7 @@ export class Reads {
   }
 
   async context(caller: Identity.Caller): Promise<ReadContext> {
-    const positions = await this.models.positions();
+    const positions = this.models.current();
     const access = await this.identity.access(caller, positions.identity ?? 0);
     return { positions, access, key: `${positions.catalog ?? 0}|${accessKey(access)}|${caller.role}` };
   }
