@@ -61,6 +61,21 @@ export class LocatorIndexes {
     }
   }
 
+  /** Where the context text occurs in the book, nearest the hint; null when nowhere (or the catalog cannot say now). */
+  async findText(sha256: string, text: string, near: Reading.Locator.Canonical): Promise<Reading.Locator.Canonical | null> {
+    try {
+      const r = (await this.rt.bus.request(rpcSubject('catalog', 'locator-text'), { sha256, text, spine: near.spine, offset: near.offset }, this.rt.rpcTimeoutMs)) as {
+        ok: boolean;
+        value?: { found?: Reading.Locator.Canonical | null };
+      } | null;
+      const f = r?.ok ? r.value?.found : null;
+      return f && Number.isInteger(f.spine) && Number.isInteger(f.offset) ? { spine: f.spine, offset: f.offset } : null;
+    } catch (e) {
+      this.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'reading: context text not looked up');
+      return null;
+    }
+  }
+
   private miss(sha256: string): void {
     if (this.misses.size > 10_000) this.misses.clear();
     this.misses.set(sha256, Date.now() + MISS_MS);

@@ -1,7 +1,7 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
 import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
-import { conflictReason, guardKeeps, locate, parsePosition, type Position } from '../domain/position';
+import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
@@ -127,11 +127,24 @@ export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> 
   if (!parsed.ok) return no(bad(parsed.message));
   const inc: Incoming = { position: parsed.position, client: client || 'web', device: device || client || 'web' };
   const healed = [...parsed.healed];
-  // an EPUB's position is checked against its locator index (page positions need none)
+  // an EPUB's position is checked against its locator index and the text the reader saw (pages need neither)
   const p = parsed.position;
-  if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href)) {
-    const index = await ctx.locators.get(meta.epub_sha256 as string);
-    if (index) healed.push(...locate(index, p));
+  if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href || p.context_text)) {
+    const sha = meta.epub_sha256 as string;
+    const index = await ctx.locators.get(sha);
+    if (index) {
+      const r = resolve(index, p);
+      let at = r.at;
+      healed.push(...r.healed);
+      const hint = contextHint(index, p, at);
+      const found = hint && (await ctx.locators.findText(sha, p.context_text!, hint));
+      if (found) {
+        const moved = byContext(index, at, found);
+        at = moved.at;
+        healed.push(...moved.healed);
+      }
+      if (at) healed.push(...place(index, p, at));
+    }
   }
   return ctx.tx(async (trx) => {
     await ctx.lock(trx, `progress.${user}.${item}`);
