@@ -47,7 +47,10 @@ const CFG = {
   deadlineMinutes: num('BENCH_DEADLINE_MINUTES', 60),
 };
 const TARGET_DASHBOARD_P99_MS = 50;
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 interface ModeFigures {
   mode: Mode;
@@ -150,6 +153,8 @@ await runWithDeadline('bench:reading', CFG.deadlineMinutes * 60_000, async () =>
   console.log(`\n${table(lines)}\n`);
   for (const r of results) {
     const p99 = Math.max(r.rows.dashboard?.p99 ?? NaN, r.rows['dashboard (after writes)']?.p99 ?? NaN);
-    console.log(`${r.mode}: dashboard p99 ${fmt(p99, 1)} ms at ${CFG.load.connections} connections — ${p99 < TARGET_DASHBOARD_P99_MS ? 'meets' : 'misses'} the ${TARGET_DASHBOARD_P99_MS} ms target`);
+    console.log(
+      `${r.mode}: dashboard p99 ${fmt(p99, 1)} ms at ${CFG.load.connections} connections — ${p99 < TARGET_DASHBOARD_P99_MS ? 'meets' : 'misses'} the ${TARGET_DASHBOARD_P99_MS} ms target`,
+    );
   }
 });

@@ -63,14 +63,31 @@ describe('locator index of a document', () => {
 
   it('never throws on hostile notations', () => {
     const idx = book('<body><p id="a">text</p></body>');
-    const junk = ['', '/', 'epubcfi(', 'epubcfi(/6/2!/4/99999999999/1:5)', 'epubcfi(/6/2[^]!/4)', '/body/DocFragment[0]', '/body/DocFragment[2]', '/body/DocFragment[1]/body/p[999]/text()[5].9', '/body/DocFragment[1]/body/p/text().99999999999', '\u0000'.repeat(5000)];
+    const junk = [
+      '',
+      '/',
+      'epubcfi(',
+      'epubcfi(/6/2!/4/99999999999/1:5)',
+      'epubcfi(/6/2[^]!/4)',
+      '/body/DocFragment[0]',
+      '/body/DocFragment[2]',
+      '/body/DocFragment[1]/body/p[999]/text()[5].9',
+      '/body/DocFragment[1]/body/p/text().99999999999',
+      '\u0000'.repeat(5000),
+    ];
     for (const j of junk) {
       expect(() => L.cfiToCanonical(idx, j)).not.toThrow();
       expect(() => L.xpointerToCanonical(idx, j)).not.toThrow();
       expect(() => L.restoreToCanonical(idx, { anchor_href: j, css_selector: j, char_offset: 3 })).not.toThrow();
     }
-    expect(L.cfiToCanonical(idx, 'epubcfi(/6/2[c1]!/4/2[a]/1:500)')!.healed).toEqual(['epubcfi: character offset 500 is past the end of its text (4 characters); moved to its end']);
-    expect(L.xpointerToCanonical(idx, '/body/DocFragment[3]/body/p/text().0')!.healed).toEqual(['xpointer: DocFragment[3] is past the end of the spine (1 item); moved to the end of the book']);
-    expect(L.restoreToCanonical(idx, { anchor_href: 'c1.xhtml', css_selector: 'p:hover' })!.healed).toEqual(['css_selector: p:hover was not found in c1.xhtml; moved to the start of the document']);
+    expect(L.cfiToCanonical(idx, 'epubcfi(/6/2[c1]!/4/2[a]/1:500)')!.healed).toEqual([
+      'epubcfi: character offset 500 is past the end of its text (4 characters); moved to its end',
+    ]);
+    expect(L.xpointerToCanonical(idx, '/body/DocFragment[3]/body/p/text().0')!.healed).toEqual([
+      'xpointer: DocFragment[3] is past the end of the spine (1 item); moved to the end of the book',
+    ]);
+    expect(L.restoreToCanonical(idx, { anchor_href: 'c1.xhtml', css_selector: 'p:hover' })!.healed).toEqual([
+      'css_selector: p:hover was not found in c1.xhtml; moved to the start of the document',
+    ]);
   });
 });
