@@ -58,7 +58,7 @@ export interface DocIndex {
    * `names[k]`, `-1` closes it; `k <= -2` is a run of character data: length `(-k - 2) >> 1`, white
    * space only when `(-k - 2) & 1`.
    */
-  t: number[];
+  t: number[] | Int32Array;
   /** element ids, flat: [element ordinal, id, …]; the body is ordinal 0, the others count in document order */
   ids?: (number | string)[];
   /** runs holding characters beyond the BMP: [run ordinal, UTF-16 offsets of each surrogate pair…] per run */

@@ -10,8 +10,8 @@ import type { Runtime } from '@bindery/platform';
 type Index = Reading.Locator.LocatorIndex;
 const unzip = promisify(gunzip);
 
-/** about 64 MiB of indexes as JSON (a novel's index is some tens of KiB) */
-const MAX_BYTES = 64 * 1024 * 1024;
+/** about 32 MiB of indexes (a novel's is some tens of KiB: ~600 novels) */
+const MAX_BYTES = 32 * 1024 * 1024;
 /** a book the catalog has no index for is asked again after this */
 const MISS_MS = 60_000;
 
@@ -52,6 +52,8 @@ export class LocatorIndexes {
         this.miss(sha256);
         return null;
       }
+      // the shapes as typed arrays: 4 bytes a number, where a JS array of numbers takes 8 or more
+      for (const d of index.docs) if (d) d.t = Int32Array.from(d.t);
       this.cache.set(sha256, { index, bytes: json.length });
       return index;
     } catch (e) {
