@@ -67,7 +67,8 @@ async function items(inst: Instance, libraryId: string): Promise<{ id: string; f
     if (r.status !== 200) throw new Error(`item list failed: ${r.status} ${r.text}`);
     const page = r.json.data as { id: string; formats: { format: string }[] }[];
     out.push(...page.map((i) => ({ id: i.id, format: i.formats[0]?.format ?? '' })));
-    if (page.length < 1000) return out;
+    // offset paging over a list that may reorder between pages can repeat an item: each counts once
+    if (page.length < 1000) return [...new Map(out.map((i) => [i.id, i])).values()];
   }
 }
 
@@ -106,7 +107,7 @@ async function modeRun(mode: Mode, dir: string, gen: ReadGen): Promise<ModeFigur
     for (const until = Date.now() + 300_000; Date.now() < until && shown < inProgress && still < 10; await new Promise((r) => setTimeout(r, 1000))) {
       const d = await inst.call('GET', '/api/dashboard/sections', { token });
       const cont = d.status === 200 ? (d.json.sections as { query_type: string; total: number }[]).find((x) => x.query_type === 'continue-reading') : undefined;
-      // settled: the same count for ten polls (a book in a duplicate-content group may not be listed)
+      // settled: the same count for ten polls
       still = shown > 0 && (cont?.total ?? 0) === shown ? still + 1 : 0;
       shown = cont?.total ?? 0;
     }
