@@ -155,4 +155,34 @@ describe.each(modes)('reading positions against the locator index (%s)', (mode) 
     for (const k of ['anchor_href', 'css_selector', 'char_offset', 'epubcfi']) expect(gone.json.progress).not.toHaveProperty(k);
     expect(gone.json.progress.percentage).toBe(0.5);
   });
+
+  it('confirms a position by the text the reader saw, moves it where that text is, and places a bare percentage by it', async () => {
+    const near = await put(call, reader.token, book, { percentage: pct(CH1 + H1.length), epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1]/1:0)', context_text: 'It was a dark' });
+    expect(near.json.healed).toEqual([]);
+    expect(near.json.progress).toMatchObject({ epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1]/1:0)', context_text: 'It was a dark' });
+    const nowhere = await put(call, reader.token, book, {
+      percentage: pct(CH1 + H1.length),
+      epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1]/1:0)',
+      context_text: 'words this book never had',
+    });
+    expect(nowhere.json.healed).toEqual([]);
+    const moved = await put(call, reader.token, book, { percentage: pct(CH2 + Q1.length), epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1]/1:0)', context_text: Q2 });
+    expect(moved.json.healed).toEqual(['context_text: not found at the position; found in ch2.xhtml and moved there']);
+    expect(moved.json.progress).toMatchObject({
+      epubcfi: 'epubcfi(/6/8[ch2]!/4/4/1:0)',
+      spine_index: 3,
+      doc_offset: Q1.length,
+      anchor_href: 'ch2.xhtml',
+      css_selector: 'body > p:nth-child(2)',
+      char_offset: 0,
+    });
+    const bare = await put(call, reader.token, book, { percentage: 0.5, context_text: 'stormy  night.' });
+    const at = pct(CH1 + H1.length + P1.indexOf('stormy'));
+    expect(bare.json.healed).toEqual([
+      'context_text: whitespace collapsed',
+      'context_text: found in ch1.xhtml; the position was set from it',
+      `percentage: 0.5 disagreed with the position (${at}); set from the position`,
+    ]);
+    expect(bare.json.progress).toMatchObject({ percentage: at, epubcfi: `epubcfi(/6/4[ch1]!/4/2[s1]/4[p1]/1:${P1.indexOf('stormy')})`, css_selector: '#p1' });
+  });
 });

@@ -131,7 +131,9 @@ describe.each(modes)('reading reactions (%s)', (mode) => {
     await eventually(async () => {
       const p = await call('GET', `/api/media-items/${g2.id}/progress`, { token: reader.token });
       expect(p.status, p.text).toBe(200);
-      expect(p.json).toMatchObject({ percentage: 0.45, epubcfi: 'epubcfi(/6/8!/4/2/1:0)', spine_index: 3 });
+      expect(p.json).toMatchObject({ percentage: 0.45, spine_index: 3 });
+      // the same place, in the canonical form (with its assertions) once the book's locator index was used
+      expect(p.json.epubcfi).toMatch(/^epubcfi\(\/6\/8(\[ch002_xhtml\])?!\/4\/2(\[chapter-2\])?\/1:0\)$/);
     }, 10_000);
     expect((await call('GET', `/api/media-items/${g2.id}/highlights`, { token: reader.token })).json.data.map((x: { text: string }) => x.text)).toEqual(['golden line']);
   });

@@ -133,6 +133,15 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/n
     expect(nats.stderr()).toMatch(/Subscription Violation.*bindery\.rpc\.catalog/);
   });
 
+  it('reading asks the catalog for locator indexes and book text, and for nothing else', async () => {
+    const catalog = await busAs('catalog');
+    await catalog.serve('catalog', { 'locator-index': async () => 'index', 'locator-text': async () => 'text', 'item-delete': async () => 'deleted' });
+    const reading = await busAs('reading');
+    expect(await reading.request(rpcSubject('catalog', 'locator-index'), { sha256: 'x' }, 2_000)).toBe('index');
+    expect(await reading.request(rpcSubject('catalog', 'locator-text'), { sha256: 'x' }, 2_000)).toBe('text');
+    await expect(reading.request(rpcSubject('catalog', 'item-delete'), { id: 'x' }, 1_000)).rejects.toThrow(/permission|no reply|no responders/i);
+  });
+
   it("nobody but identity writes identity's events, and nobody reads another service's replies", async () => {
     const identity = await busAs('identity');
     await identity.ensureStream('identity');

@@ -58,7 +58,7 @@ export interface DocIndex {
    * `names[k]`, `-1` closes it; `k <= -2` is a run of character data: length `(-k - 2) >> 1`, white
    * space only when `(-k - 2) & 1`.
    */
-  t: number[];
+  t: number[] | Int32Array;
   /** element ids, flat: [element ordinal, id, …]; the body is ordinal 0, the others count in document order */
   ids?: (number | string)[];
   /** runs holding characters beyond the BMP: [run ordinal, UTF-16 offsets of each surrogate pair…] per run */
@@ -306,7 +306,7 @@ function spineOf(index: LocatorIndex, step: number, assert: string | undefined, 
     }
   }
   if (at >= index.spine.length) {
-    healed.push(`${what}: spine step ${step} is past the end of the spine (${index.spine.length} items)`);
+    healed.push(`${what}: spine step ${step} is past the end of the spine (${items(index.spine.length)})`);
     return null;
   }
   return at;
@@ -438,7 +438,7 @@ export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved |
   if (frag < 1) return null;
   let rest = m[2]!;
   if (frag > index.spine.length) {
-    healed.push(`xpointer: DocFragment[${frag}] is past the end of the spine (${index.spine.length} items); moved to the end of the book`);
+    healed.push(`xpointer: DocFragment[${frag}] is past the end of the spine (${items(index.spine.length)}); moved to the end of the book`);
     return { pos: endOfBook(index), healed };
   }
   const spine = frag - 1;
@@ -669,6 +669,8 @@ export function percentageToCanonical(index: LocatorIndex, fraction: number): Ca
   }
   return endOfBook(index);
 }
+
+const items = (n: number) => `${n} item${n === 1 ? '' : 's'}`;
 
 function endOfBook(index: LocatorIndex): Canonical {
   const spine = Math.max(0, index.spine.length - 1);

@@ -4,31 +4,26 @@ import { isPageName, sniffImage } from './images';
 import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
 import { buildLocatorIndex } from './locator-index';
 import { parsePackage, rootfilePath, type CoverCandidate } from './opf';
+import type { Reading } from '@bindery/contracts';
 import type { Extracted } from './types';
 import { child, decodeXml, descendants, elements, parseXml, type XmlElement, type XmlNode } from './xml';
 import { openZip, type ZipArchive } from './zip';
 import { dirOf, resolveHref } from './zip-path';
 
+type LocatorIndex = Reading.Locator.LocatorIndex;
+
 export async function extractEpub(path: string, bytes?: Buffer): Promise<Extracted> {
   const zip = await openZip(path, 'EPUB', bytes);
   try {
-    const containerEntry = zip.find('META-INF/container.xml');
-    if (!containerEntry) throw new BookError('not a valid EPUB: missing META-INF/container.xml');
-    const container = xmlDocument(await zip.read(containerEntry, MAX_XML_BYTES), 'container.xml');
-    const opfPath = container && rootfilePath(container);
-    if (!opfPath) throw new BookError('not a valid EPUB: container.xml names no package document');
-    const opfEntry = zip.find(opfPath) ?? zip.find(resolveHref('', opfPath) ?? opfPath);
-    if (!opfEntry) throw new BookError(`not a valid EPUB: missing ${opfPath}`);
-    const pkg = xmlDocument(await zip.read(opfEntry, MAX_XML_BYTES), opfPath);
-    if (pkg?.name !== 'package') throw new BookError(`not a valid EPUB: ${opfPath} is not a package document`);
-    const { metadata, covers } = parsePackage(pkg, opfEntry.fileName);
+    const { pkg, opfPath } = await packageOf(zip);
+    const { metadata, covers } = parsePackage(pkg, opfPath);
     // an EPUB of pictures (a comic or manga) has pages like a comic archive: the gateway streams them
-    const pages = await imageOnlyPages(zip, pkg, opfEntry.fileName).catch(() => null);
+    const pages = await imageOnlyPages(zip, pkg, opfPath).catch(() => null);
     if (pages !== null) metadata.page_count = pages;
     const cover = await findCover(zip, covers);
     let locator: Extracted['locator'] = null;
     try {
-      locator = await buildLocatorIndex(zip, pkg, opfEntry.fileName);
+      locator = await buildLocatorIndex(zip, pkg, opfPath);
     } catch {
       // positions in this book keep their percentage; the book itself is fine
     }
@@ -36,6 +31,33 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
   } finally {
     zip.close();
   }
+}
+
+/** The body text of every spine item, in spine order (what locator offsets count), with the index. */
+export async function epubText(path: string): Promise<{ index: LocatorIndex; texts: string[] }> {
+  const zip = await openZip(path, 'EPUB');
+  try {
+    const { pkg, opfPath } = await packageOf(zip);
+    const texts: string[] = [];
+    const index = await buildLocatorIndex(zip, pkg, opfPath, texts);
+    return { index, texts };
+  } finally {
+    zip.close();
+  }
+}
+
+/** container.xml names the package document (OPF). */
+async function packageOf(zip: ZipArchive): Promise<{ pkg: XmlElement; opfPath: string }> {
+  const containerEntry = zip.find('META-INF/container.xml');
+  if (!containerEntry) throw new BookError('not a valid EPUB: missing META-INF/container.xml');
+  const container = xmlDocument(await zip.read(containerEntry, MAX_XML_BYTES), 'container.xml');
+  const opfPath = container && rootfilePath(container);
+  if (!opfPath) throw new BookError('not a valid EPUB: container.xml names no package document');
+  const opfEntry = zip.find(opfPath) ?? zip.find(resolveHref('', opfPath) ?? opfPath);
+  if (!opfEntry) throw new BookError(`not a valid EPUB: missing ${opfPath}`);
+  const pkg = xmlDocument(await zip.read(opfEntry, MAX_XML_BYTES), opfPath);
+  if (pkg?.name !== 'package') throw new BookError(`not a valid EPUB: ${opfPath} is not a package document`);
+  return { pkg, opfPath: opfEntry.fileName };
 }
 
 function xmlDocument(bytes: Buffer, what: string): XmlElement | null {

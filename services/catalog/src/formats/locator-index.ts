@@ -16,8 +16,11 @@ type DocIndex = Reading.Locator.DocIndex;
 const MAX_DOC_BYTES = 16 * 1024 * 1024;
 const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
 
-/** Builds the index from the package document; unreadable documents are null, never a failed book. */
-export async function buildLocatorIndex(zip: ZipArchive, pkg: XmlElement, opfPath: string): Promise<LocatorIndex> {
+/**
+ * Builds the index from the package document; unreadable documents are null, never a failed book.
+ * `texts`, when given, receives each spine item's body text (the characters the offsets count).
+ */
+export async function buildLocatorIndex(zip: ZipArchive, pkg: XmlElement, opfPath: string, texts?: string[]): Promise<LocatorIndex> {
   const base = dirOf(opfPath);
   const manifest = new Map<string, string>();
   for (const item of elements(child(pkg, 'manifest'), 'item')) {
@@ -29,7 +32,7 @@ export async function buildLocatorIndex(zip: ZipArchive, pkg: XmlElement, opfPat
   const nameIds = new Map<string, number>();
   const spine: LocatorIndex['spine'] = [];
   const docs: (DocIndex | null)[] = [];
-  const seen = new Map<string, DocIndex | null>();
+  const seen = new Map<string, { doc: DocIndex | null; text: string }>();
   for (const ref of elements(child(pkg, 'spine'), 'itemref')) {
     const idref = attr(ref, 'idref')?.trim() ?? '';
     const href = manifest.get(idref);
@@ -38,15 +41,17 @@ export async function buildLocatorIndex(zip: ZipArchive, pkg: XmlElement, opfPat
     const path = resolveHref(base, href.split('#')[0]!) ?? href;
     if (!seen.has(path)) {
       let doc: DocIndex | null = null;
+      const parts: string[] | undefined = texts ? [] : undefined;
       try {
         const entry = zip.find(path);
-        if (entry) doc = indexDocument(decodeXml(await zip.read(entry, MAX_DOC_BYTES)), names, nameIds);
+        if (entry) doc = indexDocument(decodeXml(await zip.read(entry, MAX_DOC_BYTES)), names, nameIds, parts);
       } catch {
         doc = null;
       }
-      seen.set(path, doc);
+      seen.set(path, { doc, text: doc && parts ? parts.join('') : '' });
     }
-    docs.push(seen.get(path)!);
+    docs.push(seen.get(path)!.doc);
+    texts?.push(seen.get(path)!.text);
   }
   return { v: 1, names, spine, docs };
 }
@@ -58,7 +63,7 @@ const ID = /(?:^|\s)(?:xml:)?id\s*=\s*(?:"([^"]*)"|'([^']*)')/;
  * One XHTML document's body. CRLF counts as one character (XML line-end handling), entities count
  * as what they decode to, comments and processing instructions do not split a run of text.
  */
-export function indexDocument(src: string, names: string[], nameIds: Map<string, number>): DocIndex | null {
+export function indexDocument(src: string, names: string[], nameIds: Map<string, number>, texts?: string[]): DocIndex | null {
   const t: number[] = [];
   const ids: (number | string)[] = [];
   const sp: number[][] = [];
@@ -81,6 +86,7 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
     pending = '';
     const len = text.length;
     if (len === 0) return;
+    texts?.push(text);
     const ws = /^[ \t\n]*$/.test(text);
     t.push(-2 - (len * 2 + (ws ? 1 : 0)));
     const pairs: number[] = [];

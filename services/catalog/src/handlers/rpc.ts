@@ -6,7 +6,7 @@ import * as libraries from './libraries';
 import * as items from './items';
 import * as scans from './scans';
 import * as conflicts from './conflicts';
-import { locatorIndex } from './locator';
+import { locatorIndex, locatorText } from './locator';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Catalog.CatalogOp]: (ctx: Ctx, req: Catalog.CatalogRequest<K>) => Promise<Result<unknown>> };
@@ -31,6 +31,7 @@ const handlers: Handlers = {
   'conflicts-list': conflicts.listConflicts,
   'conflict-resolve': conflicts.resolveConflict,
   'locator-index': locatorIndex,
+  'locator-text': locatorText,
 };
 
 export function endpoints(ctx: Ctx): Record<string, RpcHandler> {

@@ -9,6 +9,8 @@ import { readingTables } from './reading-tables';
 import { itemsOf, rulesSql, systemRule, type Rules } from './reading-rules';
 
 const R = readingTables();
+// biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
+type CollectionRow = Record<string, any>;
 const tbl = (n: string) => sql.table(`${SCHEMA}.${n}`);
 
 interface Section {
@@ -32,41 +34,62 @@ function visible(access: Access): RawBuilder<boolean> {
 export class DashboardView {
   constructor(private db: Db) {}
 
-  /** A page of a collection's books for a user, by its rule, its conditions or its members. */
-  // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
-  async books(user: string, access: Access, c: Record<string, any>, limit: number, offset = 0): Promise<{ total: number; books: Section['books'] }> {
-    const sel = sql`select i.id, i.doc, p.percentage as pct, count(*) over () as total`;
-    let q: RawBuilder<unknown>;
+  /**
+   * A page of a collection's books for a user, by its rule, its conditions or its members. The count
+   * and the page are two queries: a window count would carry every matching item's document through
+   * the sort, where the page alone is a top-N sort of a few rows.
+   */
+  async books(user: string, access: Access, c: CollectionRow, limit: number, offset = 0): Promise<{ total: number; books: Section['books'] }> {
+    const q = this.query(user, access, c);
+    const total = Number(((await sql`${q.with} select count(*) as n from ${q.from}`.execute(this.db)).rows[0] as { n: number | string } | undefined)?.n ?? 0);
+    if (limit === 0 || total <= offset) return { total, books: [] };
+    const rows = (await sql`${q.with} select ${q.cols} from ${q.from} order by ${q.order} limit ${limit} offset ${offset}`.execute(this.db)).rows as {
+      id: string;
+      doc: string;
+      pct: number | null;
+    }[];
+    return { total, books: rows.map((r) => ({ media_item_id: r.id, percentage: r.pct === null ? null : Number(r.pct), item: JSON.parse(r.doc) })) };
+  }
+
+  /** How many books a collection holds for this caller. */
+  async count(user: string, access: Access, c: CollectionRow): Promise<number> {
+    return (await this.books(user, access, c, 0)).total;
+  }
+
+  /** A collection's books as `with …`, `from … where …`, the columns of a page, and its order. */
+  private query(user: string, access: Access, c: CollectionRow): { with: RawBuilder<unknown>; from: RawBuilder<unknown>; cols: RawBuilder<unknown>; order: RawBuilder<unknown> } {
+    const none = sql``;
+    const cols = sql`i.id, i.doc, p.percentage as pct`;
     const rule = c.is_system ? systemRule(c.query_type) : null;
-    if (rule) {
-      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rule.where} order by ${rule.order} limit ${limit} offset ${offset}`;
-    } else if (c.is_system && c.query_type === 'continue-series') {
-      q = sql`
-        with started as (
-          select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
-          from ${itemsOf(user)} where ${visible(access)} and i.series is not null and p.percentage > 0 group by i.series
-        ), nextup as (
-          select distinct on (i.series) i.id, i.doc, p.percentage as pct, s.last_read
-          from ${itemsOf(user)} join started s on s.series = i.series
-          where ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
-          order by i.series, i.series_index, i.sort_title
-        )
-        select id, doc, pct, count(*) over () as total from nextup order by last_read desc, id limit ${limit} offset ${offset}`;
-    } else if (c.rules) {
-      q = sql`${sel} from ${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as Rules)} order by i.sort_title, i.id limit ${limit} offset ${offset}`;
-    } else {
-      q = sql`${sel} from ${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)} order by m.added_at, i.id limit ${limit} offset ${offset}`;
+    if (rule) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rule.where}`, cols, order: rule.order };
+    if (c.is_system && c.query_type === 'continue-series') {
+      return {
+        with: sql`
+          with started as (
+            select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
+            from ${itemsOf(user)} where ${visible(access)} and i.series is not null and p.percentage > 0 group by i.series
+          ), nextup as (
+            select distinct on (i.series) i.id, i.doc, p.percentage as pct, s.last_read
+            from ${itemsOf(user)} join started s on s.series = i.series
+            where ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
+            order by i.series, i.series_index, i.sort_title
+          )`,
+        from: sql`nextup`,
+        cols: sql`id, doc, pct`,
+        order: sql`last_read desc, id`,
+      };
     }
-    const rows = (await q.execute(this.db)).rows as { id: string; doc: string; pct: number | null; total: number }[];
+    if (c.rules) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as Rules)}`, cols, order: sql`i.sort_title, i.id` };
     return {
-      total: Number(rows[0]?.total ?? 0),
-      books: rows.map((r) => ({ media_item_id: r.id, percentage: r.pct === null ? null : Number(r.pct), item: JSON.parse(r.doc) })),
+      with: none,
+      from: sql`${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)}`,
+      cols,
+      order: sql`m.added_at, i.id`,
     };
   }
 
   /** One of the user's collections, or null (another user's is null too). */
-  // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
-  async collection(user: string, id: string): Promise<Record<string, any> | null> {
+  async collection(user: string, id: string): Promise<CollectionRow | null> {
     const r = await this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('id', '=', id).where('user_id', '=', user).executeTakeFirst();
     return r ?? null;
   }
@@ -77,7 +100,7 @@ export class DashboardView {
     if (id) q = q.where('id', '=', id);
     const rows = await q.orderBy('priority').orderBy('name').execute();
     const out = [];
-    for (const r of rows) out.push({ ...(r.doc as object), item_count: (await this.books(user, access, r, 1)).total });
+    for (const r of rows) out.push({ ...(r.doc as object), item_count: await this.count(user, access, r) });
     return out;
   }
 

@@ -159,11 +159,11 @@ export function conflictReason(
 export const PERCENT_TOLERANCE = 0.02;
 
 /**
- * Checks a reflowable position against the book's locator index and heals it: the strongest notation
- * sent (an XPointer, else the CFI, else the restore handles) becomes the canonical position, and every
- * other notation and the percentage are derived from it. Returns what was healed, in words.
+ * Checks a reflowable position against the book's locator index: the strongest notation sent (an
+ * XPointer, else the CFI, else the restore handles) gives the canonical position, healed where it
+ * does not fit the book. Null when no notation places it (a percentage alone).
  */
-export function locate(index: Reading.Locator.LocatorIndex, pos: Position): string[] {
+export function resolve(index: Reading.Locator.LocatorIndex, pos: Position): { at: Reading.Locator.Canonical | null; healed: string[] } {
   const healed: string[] = [];
   let found: Reading.Locator.Resolved | null = null;
   if (pos.xpointer) {
@@ -192,9 +192,12 @@ export function locate(index: Reading.Locator.LocatorIndex, pos: Position): stri
       delete pos.char_offset;
     }
   }
-  if (!found) return healed;
-  healed.push(...found.healed);
-  const at = found.pos;
+  return { at: found?.pos ?? null, healed: [...healed, ...(found?.healed ?? [])] };
+}
+
+/** Sets every notation of `pos` from the canonical position; the percentage only when it disagrees. */
+export function place(index: Reading.Locator.LocatorIndex, pos: Position, at: Reading.Locator.Canonical): string[] {
+  const healed: string[] = [];
   pos.epubcfi = L.canonicalToCfi(index, at);
   pos.spine_index = at.spine;
   pos.doc_offset = at.offset;
@@ -206,4 +209,29 @@ export function locate(index: Reading.Locator.LocatorIndex, pos: Position): stri
     pos.percentage = pct;
   }
   return healed;
+}
+
+/** context_text this close (UTF-16 units) to the position confirms it */
+export const CONTEXT_WINDOW = 300;
+/** shorter context_text is too common to move a position by */
+export const CONTEXT_MIN = 8;
+
+/** Where the context text is to be looked for: the position if known, else where the percentage falls. */
+export function contextHint(index: Reading.Locator.LocatorIndex, pos: Position, at: Reading.Locator.Canonical | null): Reading.Locator.Canonical | null {
+  if (!pos.context_text || pos.context_text.length < CONTEXT_MIN) return null;
+  return at ?? L.percentageToCanonical(index, pos.percentage);
+}
+
+/**
+ * The context text was found at `found` (nearest the hint): a position far from it moves there, and
+ * a position known by its percentage alone is placed there. Returns the position and why it changed.
+ */
+export function byContext(
+  index: Reading.Locator.LocatorIndex,
+  at: Reading.Locator.Canonical | null,
+  found: Reading.Locator.Canonical,
+): { at: Reading.Locator.Canonical; healed: string[] } {
+  if (at && at.spine === found.spine && Math.abs(at.offset - found.offset) <= CONTEXT_WINDOW) return { at, healed: [] };
+  const href = index.spine[found.spine]?.[1] ?? '';
+  return { at: found, healed: [at ? `context_text: not found at the position; found in ${href} and moved there` : `context_text: found in ${href}; the position was set from it`] };
 }

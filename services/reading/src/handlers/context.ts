@@ -42,7 +42,11 @@ export class Ctx {
       const check = checks.get(e.type);
       if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
     }
-    await this.store.append(trx, userOrStream.includes(':') ? userOrStream : `user:${userOrStream}`, 'any', events);
+    const stream = userOrStream.includes(':') ? userOrStream : `user:${userOrStream}`;
+    // one user's writes to different books append to one stream: taking turns here, rather than
+    // racing for its next version and retrying, keeps a busy reader's writes from failing
+    await this.lock(trx, `stream.${stream}`);
+    await this.store.append(trx, stream, 'any', events);
   }
 
   /** Serialises writes to one user's position in one book. */

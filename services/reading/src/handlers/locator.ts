@@ -10,8 +10,8 @@ import type { Runtime } from '@bindery/platform';
 type Index = Reading.Locator.LocatorIndex;
 const unzip = promisify(gunzip);
 
-/** about 64 MiB of indexes as JSON (a novel's index is some tens of KiB) */
-const MAX_BYTES = 64 * 1024 * 1024;
+/** about 32 MiB of indexes (a novel's is some tens of KiB: ~600 novels) */
+const MAX_BYTES = 32 * 1024 * 1024;
 /** a book the catalog has no index for is asked again after this */
 const MISS_MS = 60_000;
 
@@ -52,11 +52,28 @@ export class LocatorIndexes {
         this.miss(sha256);
         return null;
       }
+      // the shapes as typed arrays: 4 bytes a number, where a JS array of numbers takes 8 or more
+      for (const d of index.docs) if (d) d.t = Int32Array.from(d.t);
       this.cache.set(sha256, { index, bytes: json.length });
       return index;
     } catch (e) {
       // the catalog is away: the position is checked for form only this time
       this.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'reading: no locator index; position not verified');
+      return null;
+    }
+  }
+
+  /** Where the context text occurs in the book, nearest the hint; null when nowhere (or the catalog cannot say now). */
+  async findText(sha256: string, text: string, near: Reading.Locator.Canonical): Promise<Reading.Locator.Canonical | null> {
+    try {
+      const r = (await this.rt.bus.request(rpcSubject('catalog', 'locator-text'), { sha256, text, spine: near.spine, offset: near.offset }, this.rt.rpcTimeoutMs)) as {
+        ok: boolean;
+        value?: { found?: Reading.Locator.Canonical | null };
+      } | null;
+      const f = r?.ok ? r.value?.found : null;
+      return f && Number.isInteger(f.spine) && Number.isInteger(f.offset) ? { spine: f.spine, offset: f.offset } : null;
+    } catch (e) {
+      this.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'reading: context text not looked up');
       return null;
     }
   }

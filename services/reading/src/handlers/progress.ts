@@ -1,7 +1,7 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
 import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
-import { conflictReason, guardKeeps, locate, parsePosition, type Position } from '../domain/position';
+import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
@@ -135,11 +135,25 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
   const meta = await t(ctx.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
   const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count));
   if (!parsed.ok) return no(bad(parsed.message));
-  // an EPUB's position is checked against its locator index (page positions need none)
+  // an EPUB's position is checked against its locator index and the text the reader saw (pages need neither)
   const p = parsed.position;
-  if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href)) {
-    const index = await ctx.locators.get(meta.epub_sha256 as string);
-    if (index) parsed.healed.push(...locate(index, p));
+  if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href || p.context_text)) {
+    const sha = meta.epub_sha256 as string;
+    const index = await ctx.locators.get(sha);
+    if (index) {
+      const healed = parsed.healed;
+      const r = resolve(index, p);
+      let at = r.at;
+      healed.push(...r.healed);
+      const hint = contextHint(index, p, at);
+      const found = hint && (await ctx.locators.findText(sha, p.context_text!, hint));
+      if (found) {
+        const moved = byContext(index, at, found);
+        at = moved.at;
+        healed.push(...moved.healed);
+      }
+      if (at) healed.push(...place(index, p, at));
+    }
   }
   return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web' }, parsed, baseVersion });
 }
