@@ -23,13 +23,18 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
   return {
     name: 'gateway',
     async start(rt: Runtime): Promise<RunningService> {
+      const t0 = performance.now();
+      const lap = (step: string) => rt.log.debug({ step, ms: Math.round(performance.now() - t0) }, 'gateway start');
       await migrate(rt.db, SCHEMA, migrations);
+      lap('migrated');
       const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
       rt.metrics.watchParking(parking);
       const view = new AuthView(rt.db);
       await view.start(parkingBus(rt.bus, parking));
       const models = new ReadModels(rt.db, parkingBus(rt.bus, parking), rt.log, rt.mode === 'embedded');
+      lap('auth view');
       await models.start();
+      lap('read models');
       const reads = new Reads(rt.db, models);
       let stopping = false;
       const app = await buildApp({
@@ -48,6 +53,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         trustProxy: opts.trustProxy ?? false,
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
       });
+      lap('app built');
       const address = await app.listen({ port: opts.port, host: opts.host });
       opts.onListen?.(address);
       return {
