@@ -69,10 +69,13 @@ export class DashboardView {
             select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
             from ${itemsOf(user)} where ${visible(access)} and i.series is not null and p.percentage > 0 group by i.series
           ), nextup as (
-            select distinct on (i.series) i.id, i.doc, p.percentage as pct, s.last_read
-            from ${itemsOf(user)} join started s on s.series = i.series
-            where ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
-            order by i.series, i.series_index, i.sort_title
+            select n.id, n.doc, n.pct, s.last_read from started s cross join lateral (
+              select i.id, i.doc, p.percentage as pct
+              from ${itemsOf(user)}
+              where i.series = s.series and ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
+              order by i.series_index, i.sort_title
+              limit 1
+            ) n
           )`,
         from: sql`nextup`,
         cols: sql`id, doc, pct`,

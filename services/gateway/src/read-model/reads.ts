@@ -20,6 +20,7 @@ export class Reads {
   readonly identity: IdentityView;
   // kept encoded: a page is sent many times and encoded once
   private pages = new LRUCache<string, Buffer>({ max: 5000, maxSize: 24 * 1024 * 1024, sizeCalculation: (v) => v.length || 1 });
+  private rendering = new Map<string, Promise<Result<Buffer>>>();
 
   constructor(
     readonly db: Db,
@@ -39,11 +40,20 @@ export class Reads {
   async cached(key: string, render: () => Promise<Result<string>>): Promise<Result<Buffer>> {
     const hit = this.pages.get(key);
     if (hit !== undefined) return { ok: true, value: hit };
-    const r = await render();
-    if (!r.ok) return r;
-    const body = Buffer.from(r.value);
-    this.pages.set(key, body);
-    return { ok: true, value: body };
+    // requests for the same key while it renders wait for that one rendering
+    let pending = this.rendering.get(key);
+    if (!pending) {
+      pending = render()
+        .then((r): Result<Buffer> => {
+          if (!r.ok) return r;
+          const body = Buffer.from(r.value);
+          this.pages.set(key, body);
+          return { ok: true, value: body };
+        })
+        .finally(() => this.rendering.delete(key));
+      this.rendering.set(key, pending);
+    }
+    return pending;
   }
 }
 

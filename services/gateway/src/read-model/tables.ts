@@ -30,7 +30,7 @@ export const CATALOG: Projection = {
   name: 'catalog',
   source: 'catalog',
   consumer: 'gateway-catalog-view',
-  version: 3,
+  version: 4,
   tables: Object.values(catalogTables()),
   async create(trx, x) {
     const t = catalogTables(x);
@@ -64,6 +64,7 @@ export const CATALOG: Projection = {
       );
       create index on ${SCHEMA}.${t.items} (sort_title, id);
       create index on ${SCHEMA}.${t.items} (library_id, sort_title, id);
+      create index on ${SCHEMA}.${t.items} (series, series_index, sort_title);
       create index on ${SCHEMA}.${t.items} (created_at);
       create index on ${SCHEMA}.${t.items} (updated_at);
       create table ${SCHEMA}.${t.files} (

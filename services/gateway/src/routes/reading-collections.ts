@@ -6,6 +6,7 @@ import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { withItems, type Book } from '../read-model/reading-items';
 import { DashboardView } from '../read-model/dashboard-view';
+import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf } from './libraries';
 import { param, type ReadingDeps } from './reading-progress';
@@ -119,7 +120,16 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   app.get('/api/dashboard/sections', user, async (req, reply) => {
     const limit = whole(queryOf(req).limit, 20);
     if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
-    return reply.send(await dashboard.sections(req.caller!.user_id, await access(req), limit));
+    // cached by the positions it reflects (catalog, identity through the access, reading) and the
+    // minute: "Recently Added" and smart rules `within_days` move with the clock, not with events
+    const c = await reads.context(req.caller!);
+    const uid = req.caller!.user_id;
+    const minute = Math.floor(Date.now() / 60_000);
+    const r = await reads.cached(`dashboard|${c.key}|${c.positions.reading ?? 0}|${uid}|${limit}|${minute}`, async () => ({
+      ok: true as const,
+      value: JSON.stringify(await dashboard.sections(uid, c.access, limit)),
+    }));
+    return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
   });
   app.get('/api/dashboard/preferences', user, async (req, reply) => sendResult(reply, await reading(req, 'dashboard-prefs-get')));
   app.put('/api/dashboard/preferences', user, withBody('dashboard-prefs-put'));
