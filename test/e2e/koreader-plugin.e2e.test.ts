@@ -203,8 +203,14 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     const replay = await marks(dev, { book_uuid: crown.id, highlights: [{ dedup_key: 'h1', pos0: 'x', text: 'a line', color: 'red' }] });
     expect(replay.json).toMatchObject({ created: 0, ignored: [{ dedup_key: 'h1', reason: 'deleted on the server' }] });
     expect((await web('highlights', crown.id)).json.data).toEqual([]);
-    const again = await push(dev, { uuid: crown.id, percentage: 0.42, deleted_highlights: ['h1'] });
-    expect(again.json.ignored).toEqual([{ key: 'h1', reason: 'already deleted' }]);
+    // both lists in one push: each is judged against the book's annotations
+    const again = await push(dev, { uuid: crown.id, percentage: 0.42, deleted_highlights: ['h1'], deleted_bookmarks: ['b1', 'h1'] });
+    expect(again.json.deleted).toEqual({ highlights: 0, bookmarks: 0 });
+    expect(again.json.ignored).toEqual([
+      { key: 'h1', reason: 'already deleted' },
+      { key: 'b1', reason: 'already deleted' },
+      { key: 'h1', reason: 'unknown key' },
+    ]);
     const m = await meta(dev, crown.id);
     expect(m.json.highlights).toEqual([]);
     expect(m.json.deleted.highlights).toEqual(expect.arrayContaining(['h1']));

@@ -58,16 +58,6 @@ export class KosyncView {
     return row ? (row.id as string) : null;
   }
 
-  /** The visible items' public records (rendered JSON), in the order asked. */
-  async docs(access: Access, ids: string[]): Promise<Map<string, Record<string, unknown>>> {
-    const out = new Map<string, Record<string, unknown>>();
-    if (ids.length === 0 || (!access.all && access.ids.length === 0)) return out;
-    let q = this.db.withSchema(SCHEMA).selectFrom(T.items).select(['id', 'doc']).where('id', 'in', ids);
-    if (!access.all) q = q.where('library_id', 'in', access.ids);
-    for (const r of await q.execute()) out.set(r.id as string, JSON.parse(r.doc as string) as Record<string, unknown>);
-    return out;
-  }
-
   /** A page of the visible items' public records, by title. */
   async page(access: Access, limit: number, offset: number): Promise<{ docs: Record<string, unknown>[]; total: number }> {
     if (!access.all && access.ids.length === 0) return { docs: [], total: 0 };

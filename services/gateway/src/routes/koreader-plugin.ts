@@ -7,29 +7,16 @@
 import { createHash } from 'node:crypto';
 import Type from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, type Failure, type Result } from '@bindery/contracts';
+import { fail, Reading, type Failure, type Result } from '@bindery/contracts';
 import type { DeviceAuth } from '../http/device-auth';
 import type { Reader } from '../http/reading-client';
 import { sendFailure } from '../http/reply';
+import type { Access } from '../read-model/access';
 import { KosyncView } from '../read-model/kosync-view';
 import type { Reads } from '../read-model/reads';
 
 export const PLUGIN_PREFIX = '/api/sync/koreader';
 export const BOOK_NOT_FOUND = 'book not found';
-
-/** The web's swatches by KOReader palette name (the reading service maps names to these on the way in). */
-const PALETTE: [string, string][] = [
-  ['yellow', '#e0af68'],
-  ['red', '#f7768e'],
-  ['orange', '#ff9e64'],
-  ['green', '#9ece6a'],
-  ['cyan', '#7dcfff'],
-  ['blue', '#7aa2f7'],
-  ['purple', '#bb9af7'],
-  ['gray', '#a9b1d6'],
-];
-/** A stored colour as the device names it: its palette name, or the hex when no name has it. */
-export const paletteOf = (hex: string | null): string | null => (hex ? (PALETTE.find(([, h]) => h === hex.toLowerCase())?.[0] ?? hex) : null);
 
 const Text = (max: number) => Type.String({ maxLength: max });
 const Opt = <T extends Parameters<typeof Type.Optional>[0]>(t: T) => Type.Optional(t);
@@ -97,6 +84,9 @@ type Stored = {
   deleted_at: string | null;
 };
 
+/** A book's annotations, live and deleted. */
+type Listed = Result<{ live: Stored[]; deleted: Stored[] }>;
+
 /** The key a device knows an annotation by: its dedup_key, or (made on the web) its id. */
 const keyOf = (a: Stored) => a.dedup_key ?? a.id;
 
@@ -140,8 +130,14 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     return null;
   }
 
+  /** The visible item's public record (the catalog view's rendered JSON), or null. */
+  const recordOf = async (a: Access, id: string): Promise<Record<string, unknown> | null> => {
+    const r = await reads.catalog.item(a, id);
+    return r.ok ? (JSON.parse(r.value) as Record<string, unknown>) : null;
+  };
+
   const summary = async (req: FastifyRequest, found: Found) => {
-    const doc = (await view.docs(await access(req), [found.item])).get(found.item);
+    const doc = await recordOf(await access(req), found.item);
     return {
       media_item_id: found.item,
       uuid: found.item,
@@ -189,7 +185,7 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
   });
 
   /** The caller's annotations of a book, live and deleted. */
-  async function annotations(req: FastifyRequest, item: string): Promise<Result<{ live: Stored[]; deleted: Stored[] }>> {
+  async function annotations(req: FastifyRequest, item: string): Promise<Listed> {
     const live: Stored[] = [];
     for (const kind of ['highlight', 'note', 'bookmark'] as const) {
       const r = await reading(req, 'annotations-list', { item_id: item, kind });
@@ -202,9 +198,15 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
   }
 
   /** Deletes live annotations of these kinds by the keys the device names; unknown keys are ignored. */
-  async function deleteByKeys(req: FastifyRequest, item: string, keys: string[], kinds: Kind[], ignored: { key: string; reason: string }[]): Promise<Result<number>> {
+  async function deleteByKeys(
+    req: FastifyRequest,
+    listed: () => Promise<Listed>,
+    keys: string[],
+    kinds: Kind[],
+    ignored: { key: string; reason: string }[],
+  ): Promise<Result<number>> {
     if (keys.length === 0) return { ok: true, value: 0 };
-    const all = await annotations(req, item);
+    const all = await listed();
     if (!all.ok) return all;
     let n = 0;
     for (const key of new Set(keys)) {
@@ -233,9 +235,12 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     const saved = await reading(req, 'progress-put', { item_id: found.item, input });
     if (!saved.ok) return sendFailure(reply, saved.error);
     const ignored: { key: string; reason: string }[] = [];
-    const dh = await deleteByKeys(req, found.item, b.deleted_highlights ?? [], ['highlight', 'note'], ignored);
+    // listed once for both: the two deletions touch disjoint kinds
+    let all: Promise<Listed> | undefined;
+    const listed = () => (all ??= annotations(req, found.item));
+    const dh = await deleteByKeys(req, listed, b.deleted_highlights ?? [], ['highlight', 'note'], ignored);
     if (!dh.ok) return sendFailure(reply, dh.error);
-    const db = await deleteByKeys(req, found.item, b.deleted_bookmarks ?? [], ['bookmark'], ignored);
+    const db = await deleteByKeys(req, listed, b.deleted_bookmarks ?? [], ['bookmark'], ignored);
     if (!db.ok) return sendFailure(reply, db.error);
     const v = saved.value as { status: string; healed: string[]; progress: Record<string, unknown>; conflict?: unknown };
     return {
@@ -260,17 +265,16 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     chapter: a.position.chapter ?? null,
     text: a.text,
     note: a.note,
-    color: paletteOf(a.color),
+    color: Reading.paletteNameOf(a.color),
     book_sha256: sha,
     updated_at: a.updated_at,
   });
 
   app.get(`${PLUGIN_PREFIX}/metadata/:uuid`, { ...device, schema: { params: Type.Object({ uuid: Type.String({ maxLength: 64 }) }) } }, async (req, reply) => {
     const uuid = (req.params as { uuid: string }).uuid;
-    const a = await access(req);
-    if (!(await reads.catalog.itemLibrary(a, uuid))) return sendFailure(reply, notFound());
+    const doc = await recordOf(await access(req), uuid);
+    if (!doc) return sendFailure(reply, notFound());
     const item = uuid.toLowerCase();
-    const doc = (await view.docs(a, [item])).get(item)!;
     const sha = (doc.sha256 as string | null) ?? null;
     const p = await reading(req, 'progress-get', { item_id: item });
     if (!p.ok && p.error.code !== 'not_found') return sendFailure(reply, p.error);
@@ -317,7 +321,7 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
         if (known) {
           // an echo without a colour leaves the stored (web) colour alone; a colour sent is a device edit
           const changes: Record<string, unknown> = {};
-          if (x.color && paletteOf(known.color) !== x.color.toLowerCase() && known.color !== x.color.toLowerCase()) changes.color = x.color;
+          if (x.color && Reading.paletteNameOf(known.color) !== x.color.toLowerCase() && known.color !== x.color.toLowerCase()) changes.color = x.color;
           if (typeof x.note === 'string' && x.note !== known.note) changes.note = x.note;
           if (Object.keys(changes).length === 0) {
             out.unchanged += 1;

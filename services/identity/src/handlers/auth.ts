@@ -10,7 +10,6 @@ import * as users from '../store/users';
 import * as attempts from '../store/login-attempts';
 import * as sessions from '../store/sessions';
 import * as kosync from '../store/kosync';
-import { kosyncKeyOf } from '../store/kosync';
 import { internal, type Ctx } from './context';
 
 export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register'>): Promise<Result<Identity.AuthResult>> {
@@ -21,7 +20,7 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
   let hash: string;
   let verifier: string;
   try {
-    [hash, verifier] = await Promise.all([ctx.hash(input.password), ctx.hash(kosyncKeyOf(input.password))]);
+    [hash, verifier] = await Promise.all([ctx.hash(input.password), ctx.hash(kosync.kosyncKeyOf(input.password))]);
   } catch {
     return err(internal(Messages.failedToHashPassword));
   }
@@ -143,5 +142,5 @@ async function untilValid(ctx: Ctx, validAfter: Date | null): Promise<void> {
 /** An account made before KOReader sync existed has no verifier yet: a good login makes one. */
 export async function missingVerifier(ctx: Ctx, userId: string, password: string): Promise<string | null> {
   if ((await kosync.verifierOf(ctx.rt.db, userId)) !== null) return null;
-  return ctx.hash(kosyncKeyOf(password));
+  return ctx.hash(kosync.kosyncKeyOf(password));
 }

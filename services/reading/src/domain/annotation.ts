@@ -5,25 +5,12 @@ import { parseCfi } from './position';
 export type Kind = 'highlight' | 'note' | 'bookmark';
 export const KINDS: readonly Kind[] = ['highlight', 'note', 'bookmark'];
 
-/** Reader palette names (KOReader) map to the web's hex swatches at the boundary. */
-export const PALETTE: Record<string, string> = {
-  yellow: '#e0af68',
-  red: '#f7768e',
-  orange: '#ff9e64',
-  green: '#9ece6a',
-  olive: '#9ece6a',
-  cyan: '#7dcfff',
-  blue: '#7aa2f7',
-  purple: '#bb9af7',
-  gray: '#a9b1d6',
-  grey: '#a9b1d6',
-};
-
+/** A colour as stored: reader palette names (KOReader) become the web's hex swatches at the boundary. */
 export function parseColor(v: unknown): string | null | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') return null;
   const s = v.trim().toLowerCase();
-  if (PALETTE[s]) return PALETTE[s]!;
+  if (Reading.PALETTE[s]) return Reading.PALETTE[s]!;
   const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/.exec(s);
   if (!m) return null;
   const h = m[1]!;
