@@ -20,16 +20,12 @@ import { join } from 'node:path';
 import type { Mode } from '../support/bindery';
 import { ROOT } from '../support/bindery';
 import { ensureGenerated } from './gen-library';
-import { fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
+import { envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
 import { measure, type LoadCfg, type ReadGen, type Row } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { fullScan, startInstance, type Instance } from './scan-bindery';
 
-const num = (name: string, dflt: number) => {
-  const v = Number(process.env[name] ?? dflt);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
+const num = envNumber;
 const QUICK = process.env.BENCH_QUICK === '1';
 const CFG = {
   items: Math.max(100, num('BENCH_ITEMS', QUICK ? 1000 : 10_000)),

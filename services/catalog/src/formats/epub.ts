@@ -34,8 +34,8 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
 }
 
 /** The body text of every spine item, in spine order (what locator offsets count), with the index. */
-export async function epubText(path: string): Promise<{ index: LocatorIndex; texts: string[] }> {
-  const zip = await openZip(path, 'EPUB');
+export async function epubText(path: string, bytes?: Buffer): Promise<{ index: LocatorIndex; texts: string[] }> {
+  const zip = await openZip(path, 'EPUB', bytes);
   try {
     const { pkg, opfPath } = await packageOf(zip);
     const texts: string[] = [];

@@ -188,9 +188,8 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
     if (!inBody && name === 'body' && bodyStep === 0) {
       bodyStep = kids[parentKids]! * 2;
       inBody = true;
-      const idm = ID.exec(inner.slice(m[0].length));
-      const id = idm ? (idm[1] ?? idm[2])! : undefined;
-      if (id) ids.push(0, decodeEntities(id));
+      const id = idOf(inner.slice(m[0].length));
+      if (id !== undefined) ids.push(0, id);
       if (selfClosing) return done();
       stack.push(name);
       kids.push(0);
@@ -200,9 +199,8 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
     if (inBody) {
       ord++;
       t.push(nameId(name));
-      const idm = ID.exec(inner.slice(m[0].length));
-      const id = idm ? (idm[1] ?? idm[2])! : undefined;
-      if (id) ids.push(ord, decodeEntities(id));
+      const id = idOf(inner.slice(m[0].length));
+      if (id !== undefined) ids.push(ord, id);
       if (selfClosing) {
         t.push(-1);
         continue;
@@ -228,6 +226,13 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
     if (sp.length) d.sp = sp;
     return d;
   }
+}
+
+/** A tag's id (its attributes after the name), decoded; undefined when it has none or an empty one. */
+function idOf(attrs: string): string | undefined {
+  const m = ID.exec(attrs);
+  const raw = m ? (m[1] ?? m[2]) : undefined;
+  return raw ? decodeEntities(raw) : undefined;
 }
 
 const localName = (qname: string) => qname.toLowerCase().replace(/^.*:/, '');

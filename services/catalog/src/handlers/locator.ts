@@ -78,7 +78,8 @@ async function bookText(ctx: Ctx, sha256: string): Promise<BookText | null> {
   if (hit) return hit;
   const file = await fileOf(ctx, sha256);
   if (!file) return null;
-  const { texts: raw } = await epubText(file.path);
+  // the bytes fileOf read (and hashed) are the book: not read from disk a second time
+  const { texts: raw } = await epubText(file.path, file.data);
   const docs = raw.map((t) => {
     let flat = '';
     const at = new Int32Array(t.length + 1);

@@ -2,13 +2,12 @@
 // pure function of the file's bytes, so items sharing content share one row and the item's event
 // (its formats' SHA-256) already names the index that belongs to it.
 import { promisify } from 'node:util';
-import { gunzip, gzip, gzipSync } from 'node:zlib';
+import { gzip, gzipSync } from 'node:zlib';
 import type { Reading } from '@bindery/contracts';
 import type { DbOrTrx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
 
 const zip = promisify(gzip);
-const unzip = promisify(gunzip);
 
 export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; index: Reading.Locator.LocatorIndex }[]): Promise<void> {
   if (list.length === 0) return;
@@ -33,5 +32,3 @@ export async function loadLocatorIndexGz(q: DbOrTrx, sha256: string): Promise<Bu
   const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('data').where('sha256', '=', sha256).executeTakeFirst();
   return r ? Buffer.from(r.data as Uint8Array) : null;
 }
-
-export const gunzipIndex = async (gz: Buffer): Promise<Reading.Locator.LocatorIndex> => JSON.parse((await unzip(gz)).toString('utf8'));

@@ -2,11 +2,11 @@
 // dashboard (hidden ones removed, their order applied) and each one's first books, joined from the
 // catalog projection (the item's JSON) and the reading projection (positions, ratings, members).
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '@bindery/platform';
+import { rulesSql, type CollectionRules, type Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import type { Access } from './access';
 import { readingTables } from './reading-tables';
-import { itemsOf, rulesSql, systemRule, type Rules } from './reading-rules';
+import { itemsOf, systemRule } from './reading-rules';
 
 const R = readingTables();
 // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
@@ -82,7 +82,7 @@ export class DashboardView {
         order: sql`last_read desc, id`,
       };
     }
-    if (c.rules) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as Rules)}`, cols, order: sql`i.sort_title, i.id` };
+    if (c.rules) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as CollectionRules)}`, cols, order: sql`i.sort_title, i.id` };
     return {
       with: none,
       from: sql`${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)}`,

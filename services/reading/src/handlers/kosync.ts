@@ -97,11 +97,10 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     await ctx.lock(trx, `kosync.${user}.${p.document}`);
     let status: string = 'stored';
     let version: number | null = null;
-    if (target.item && prepared?.ok) {
+    if (target.item && prepared) {
       const w = await writeProgress(ctx, trx, user, target.item, prepared.value);
-      if (!w.ok) return w;
-      status = w.value.status;
-      version = w.value.status === 'saved' ? w.value.progress.version : null;
+      status = w.status;
+      version = w.status === 'saved' ? w.progress.version : null;
     }
     const now = ctx.now();
     const row = await saveRow(ctx, trx, user, {
@@ -202,12 +201,11 @@ async function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, by
     await ctx.lock(trx, `kosync.${user}.${document}`);
     let status = 'unlinked';
     let version: number | null = null;
-    if (item && prepared?.ok) {
+    if (item && prepared) {
       // the device's last position reaches the book, under the guard and the conflict rules
       const w = await writeProgress(ctx, trx, user, item, prepared.value);
-      if (!w.ok) return w;
-      status = w.value.status;
-      version = w.value.status === 'saved' ? w.value.progress.version : null;
+      status = w.status;
+      version = w.status === 'saved' ? w.progress.version : null;
     }
     const saved = await saveRow(ctx, trx, user, { document, item_id: item, linked_by: item ? by : null, progress_version: version });
     return ok({ status, row: saved });

@@ -1,6 +1,7 @@
 // Locator indexes on the write path: asked of the catalog once per book content (by the EPUB's
 // SHA-256, which the catalog's item events carry) and kept in a bounded cache, so a position write
-// costs a bus round trip only the first time its book is seen. Reads never need an index.
+// costs a bus round trip only the first time its book is seen. Of the reads, only a KOReader pull of a
+// position with no XPointer or page uses one (kosync.ts).
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { LRUCache } from 'lru-cache';

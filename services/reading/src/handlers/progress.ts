@@ -100,19 +100,24 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
     .insertInto('progress_history')
     .values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now })
     .execute();
-  await t(trx)
-    .insertInto('progress_devices')
-    .values({ user_id: user, item_id: item, device: inc.device })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await knowDevice(trx, user, item, inc.device);
   await ctx.emit(trx, user, [{ type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row) } }]);
   return row;
+}
+
+/** Records that this device has written a position of the book (a later write of it is no first push). */
+async function knowDevice(trx: Trx, user: string, item: string, device: string): Promise<void> {
+  await t(trx)
+    .insertInto('progress_devices')
+    .values({ user_id: user, item_id: item, device })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
 }
 
 export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {});
   if (!prepared.ok) return prepared;
-  return ctx.tx((trx) => writeProgress(ctx, trx, req.caller.user_id, req.item_id!, prepared.value));
+  return ok(await ctx.tx((trx) => writeProgress(ctx, trx, req.caller.user_id, req.item_id!, prepared.value)));
 }
 
 export interface Prepared {
@@ -141,38 +146,41 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
     const sha = meta.epub_sha256 as string;
     const index = await ctx.locators.get(sha);
     if (index) {
-      const healed = parsed.healed;
       const r = resolve(index, p);
       let at = r.at;
-      healed.push(...r.healed);
+      parsed.healed.push(...r.healed);
       const hint = contextHint(index, p, at);
       const found = hint && (await ctx.locators.findText(sha, p.context_text!, hint));
       if (found) {
         const moved = byContext(index, at, found);
         at = moved.at;
-        healed.push(...moved.healed);
+        parsed.healed.push(...moved.healed);
       }
-      if (at) healed.push(...place(index, p, at));
+      if (at) parsed.healed.push(...place(index, p, at));
     }
   }
   return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web' }, parsed, baseVersion });
 }
 
-/** Writes a checked position in the caller's transaction: saved, kept by the guard, or a conflict. */
-export async function writeProgress(
-  ctx: Ctx,
-  trx: Trx,
-  user: string,
-  item: string,
-  { inc, parsed, baseVersion }: Prepared,
-): Promise<Result<{ status: 'saved' | 'kept' | 'conflict'; healed: string[]; progress: ReturnType<typeof progressOut>; conflict?: unknown }>> {
+export interface Written {
+  status: 'saved' | 'kept' | 'conflict';
+  healed: string[];
+  progress: ReturnType<typeof progressOut>;
+  conflict?: unknown;
+}
+
+/**
+ * Writes a checked position in the caller's transaction: saved, kept by the guard, or a conflict.
+ * It copies the healed list: a retried transaction runs it again.
+ */
+export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: string, { inc, parsed, baseVersion }: Prepared): Promise<Written> {
   const healed = [...parsed.healed];
   await ctx.lock(trx, `progress.${user}.${item}`);
   const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
   const curPct = cur ? Number(cur.percentage) : null;
   if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
     healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
-    return ok({ status: 'kept', healed, progress: progressOut(cur!) });
+    return { status: 'kept', healed, progress: progressOut(cur!) };
   }
   const open = await t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('status', '=', 'open').executeTakeFirst();
   const incoming = { ...inc.position, client: inc.client, device: inc.device, submitted_at: iso(ctx.now()) };
@@ -185,7 +193,7 @@ export async function writeProgress(
       .returningAll()
       .executeTakeFirstOrThrow();
     await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
-    return ok({ status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) });
+    return { status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) };
   }
   const known = cur
     ? Boolean(
@@ -215,16 +223,12 @@ export async function writeProgress(
       .returningAll()
       .executeTakeFirstOrThrow();
     // the device is known from now on: what it sends next is a normal write
-    await t(trx)
-      .insertInto('progress_devices')
-      .values({ user_id: user, item_id: item, device: inc.device })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await knowDevice(trx, user, item, inc.device);
     await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
-    return ok({ status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) });
+    return { status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) };
   }
   const row = await savePosition(ctx, trx, user, item, inc, 'saved');
-  return ok({ status: 'saved', healed, progress: progressOut(row) });
+  return { status: 'saved', healed, progress: progressOut(row) };
 }
 
 export function conflictOut(r: Row) {

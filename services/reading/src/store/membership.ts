@@ -1,9 +1,10 @@
 // Which items a collection holds for a user: system collections by their rule, smart ones by their
-// conditions, custom ones by their members; always only items in libraries the caller may see.
+// conditions (compiled by the platform's rulesSql, which the gateway's read model uses too), custom
+// ones by their members; always only items in libraries the caller may see.
 import { sql, type RawBuilder } from 'kysely';
-import type { Db, Trx } from '@bindery/platform';
+import { rulesSql, type Db, type Trx } from '@bindery/platform';
 import { RECENTLY_ADDED_DAYS, type SystemQuery } from '../domain/system-collections';
-import { kindOf, type Condition, type Rules } from '../domain/rules';
+import type { Rules } from '../domain/rules';
 import type { Access } from '../handlers/util';
 
 export interface Member {
@@ -20,79 +21,6 @@ function libraries(access: Access | undefined): RawBuilder<boolean> {
 const FROM = (user: string) => sql`reading.items i
   left join reading.progress p on p.item_id = i.id and p.user_id = ${user}
   left join reading.ratings r on r.item_id = i.id and r.user_id = ${user}`;
-
-const like = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
-
-function textCond(expr: RawBuilder<unknown>, array: boolean, op: string, v: string): RawBuilder<boolean> {
-  const one = (x: RawBuilder<unknown>): RawBuilder<boolean> => {
-    switch (op) {
-      case 'contains':
-      case 'not_contains':
-        return sql<boolean>`lower(${x}) like ${like(v)}`;
-      case 'equals':
-      case 'not_equals':
-        return sql<boolean>`lower(${x}) = ${v.toLowerCase()}`;
-      default:
-        return sql<boolean>`lower(${x}) like ${like(v).slice(1)}`;
-    }
-  };
-  const any = array ? sql<boolean>`exists (select 1 from jsonb_array_elements_text(${expr}) as e(v) where ${one(sql`e.v`)})` : sql<boolean>`coalesce(${one(expr)}, false)`;
-  return op.startsWith('not_') ? sql<boolean>`not (${any})` : any;
-}
-
-function cond(c: Condition): RawBuilder<boolean> {
-  const cols: Record<string, [RawBuilder<unknown>, boolean]> = {
-    title: [sql`i.title`, false],
-    author: [sql`i.authors`, true],
-    series: [sql`i.series`, false],
-    tags: [sql`i.tags`, true],
-    language: [sql`i.language`, false],
-    publisher: [sql`i.publisher`, false],
-    year: [sql`i.year`, false],
-    rating: [sql`r.rating`, false],
-    progress: [sql`coalesce(p.percentage, 0)`, false],
-    added_date: [sql`i.created_at`, false],
-    last_read_date: [sql`p.updated_at`, false],
-  };
-  if (c.op === 'is_empty' || c.op === 'is_not_empty') {
-    const [e, arr] = cols[c.field]!;
-    const empty = arr ? sql<boolean>`jsonb_array_length(${e}) = 0` : sql<boolean>`(${e})::text is null or (${e})::text = ''`;
-    return c.op === 'is_empty' ? empty : sql<boolean>`not (${empty})`;
-  }
-  switch (c.field) {
-    case 'format': {
-      const has = sql<boolean>`i.formats ? ${String(c.value).toLowerCase()}`;
-      return c.op === 'equals' ? has : sql<boolean>`not (${has})`;
-    }
-    case 'library':
-      return c.op === 'equals' ? sql<boolean>`i.library_id = ${c.value}` : sql<boolean>`i.library_id <> ${c.value}`;
-    case 'read_status': {
-      const s =
-        c.value === 'unread'
-          ? sql<boolean>`coalesce(p.percentage, 0) = 0`
-          : c.value === 'finished'
-            ? sql<boolean>`coalesce(p.percentage, 0) >= 1`
-            : sql<boolean>`coalesce(p.percentage, 0) > 0 and p.percentage < 1`;
-      return c.op === 'equals' ? s : sql<boolean>`not (${s})`;
-    }
-  }
-  const [e, arr] = cols[c.field]!;
-  switch (kindOf(c.field)) {
-    case 'text':
-      return textCond(e, arr, c.op, String(c.value));
-    case 'number': {
-      const ops: Record<string, string> = { equals: '=', not_equals: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
-      return sql<boolean>`coalesce(${e} ${sql.raw(ops[c.op]!)} ${c.value}, false)`;
-    }
-    default:
-      if (c.op === 'within_days') return sql<boolean>`coalesce(${e} >= now() - make_interval(days => ${Math.max(0, Math.floor(Number(c.value)))}), false)`;
-      return sql<boolean>`coalesce(${e} ${sql.raw(c.op === 'before' ? '<' : '>')} ${c.value}::timestamptz, false)`;
-  }
-}
-
-export function rulesSql(r: Rules): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.join(r.conditions.map(cond), r.match === 'all' ? sql` and ` : sql` or `)})`;
-}
 
 interface Page {
   limit: number;
