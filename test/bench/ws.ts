@@ -21,7 +21,7 @@ import { jetstream, jetstreamManager, DeliverPolicy } from '@nats-io/jetstream';
 import pLimit from 'p-limit';
 import { ROOT, type Mode } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
-import { BENCH, coresUsed, fmt, machine, runWithDeadline, snapshot, spawnTs, table, waitForQuiet } from './lib';
+import { BENCH, coresUsed, fmt, machine, PASSWORD, runWithDeadline, snapshot, spawnTs, table, waitForQuiet } from './lib';
 import { startInstance, statusKiB, type Instance } from './scan-bindery';
 
 const num = (name: string, dflt: number) => {
@@ -40,7 +40,6 @@ const CFG = {
   deadlineMinutes: num('BENCH_DEADLINE_MINUTES', 30),
 };
 const TARGET_P99_MS = 100;
-const PASSWORD = 'bench-passw0rd-long-enough';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function pct(sorted: number[], p: number): number {

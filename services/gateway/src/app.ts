@@ -104,12 +104,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
+  const deviceView = new DeviceView(o.reads);
   authRoutes(app, {
     call,
     auth,
     cookie: { secure: o.cookieSecure },
     rateLimited: o.authRateLimit !== null,
-    deviceCounts: () => new DeviceView(o.reads).counts(),
+    deviceCounts: () => deviceView.counts(),
   });
   profileRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });

@@ -41,28 +41,27 @@ export function sameSiteProof(req: FastifyRequest): boolean {
   return (typeof xrw === 'string' && xrw.trim() !== '') || req.headers['hx-request'] === 'true';
 }
 
+type Resolved = Identity.Caller | 'invalid' | 'cross-site' | null;
+
 const unprovenCookie = (req: FastifyRequest, fromCookie: boolean) => fromCookie && !SAFE_METHODS.has(req.method) && !sameSiteProof(req);
 
 export function authenticator(key: Uint8Array, view: AuthView) {
   const tokens = new TokenVerifier(key);
-  /** Resolves the caller, or null when no usable token came with the request. */
-  /** The caller from the caches alone (no promise), or undefined when something must be looked up. */
-  const resolveCached = (req: FastifyRequest, cred: { token: string; fromCookie: boolean } | null): Identity.Caller | 'invalid' | 'cross-site' | null | undefined => {
+  /**
+   * Resolves the caller, or null when no usable token came with the request: at once (no promise)
+   * for a token seen before of a user whose facts are cached, else after looking them up.
+   */
+  const resolve = (req: FastifyRequest): Resolved | Promise<Resolved> => {
+    const cred = credentialOf(req);
     if (!cred) return null;
     const claims = tokens.known(cred.token);
-    if (!claims) return undefined;
-    const v = view.checkCached(claims);
-    if (!v) return undefined;
-    return outcome(req, cred, claims, v);
+    const v = claims && view.checkCached(claims);
+    return claims && v ? outcome(req, cred, claims, v) : lookUp(req, cred);
   };
-  /** Resolves the caller, or null when no usable token came with the request. */
-  const resolve = async (req: FastifyRequest): Promise<Identity.Caller | 'invalid' | 'cross-site' | null> => {
-    const cred = credentialOf(req);
-    const cached = resolveCached(req, cred);
-    if (cached !== undefined) return cached;
-    const claims = await tokens.verify(cred!.token);
+  const lookUp = async (req: FastifyRequest, cred: { token: string; fromCookie: boolean }): Promise<Resolved> => {
+    const claims = await tokens.verify(cred.token);
     if (!claims) return 'invalid';
-    return outcome(req, cred!, claims, await view.check(claims));
+    return outcome(req, cred, claims, await view.check(claims));
   };
   const outcome = (req: FastifyRequest, cred: { fromCookie: boolean }, claims: AccessClaims, v: Verdict): Identity.Caller | 'invalid' | 'cross-site' => {
     if (!v.ok) return 'invalid';
@@ -72,7 +71,8 @@ export function authenticator(key: Uint8Array, view: AuthView) {
 
   const requireUser = async (req: FastifyRequest, reply: FastifyReply) => {
     // a token seen before, of a user whose facts are cached: no promise beyond this function's own
-    const c = resolveCached(req, credentialOf(req)) ?? (await resolve(req));
+    const r = resolve(req);
+    const c = r instanceof Promise ? await r : r;
     if (c === null) return sendFailure(reply, fail('unauthorized', Messages.unauthorized));
     if (c === 'invalid') return sendFailure(reply, fail('unauthorized', Messages.invalidToken));
     if (c === 'cross-site') return sendFailure(reply, fail('forbidden', Messages.crossSiteRefused), isFragment(req) && req.routeOptions.config?.fragmentErrors === true);

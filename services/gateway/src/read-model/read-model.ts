@@ -152,21 +152,29 @@ export class ReadModels {
    * or ahead of a projection that lags far behind, costs one wait, not one per request.
    */
   async reach(wanted: Readonly<Record<string, number>>, timeoutMs: number): Promise<boolean> {
+    const refresh = () => this.refresh().catch((e: unknown) => this.log.warn({ err: e }, 'reading the projections positions failed'));
+    if (await this.until(() => this.reached(wanted), timeoutMs, refresh)) return true;
+    for (const p of this.projections) {
+      const w = wanted[p.source];
+      if (w !== undefined && w > (this.givenUp.get(p.source) ?? 0)) this.givenUp.set(p.source, w);
+    }
+    return false;
+  }
+
+  /**
+   * Waits, bounded, until `done()`: looks again whenever this process applies an event and, in
+   * distributed mode, after `refresh` (another replica may be the one applying); false on timeout.
+   */
+  private async until(done: () => boolean, timeoutMs: number, refresh: () => Promise<void>): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.reached(wanted)) return true;
+      if (done()) return true;
       if (!this.soleConsumer) {
-        await this.refresh().catch((e: unknown) => this.log.warn({ err: e }, 'reading the projections positions failed'));
-        if (this.reached(wanted)) return true;
+        await refresh();
+        if (done()) return true;
       }
       const left = deadline - Date.now();
-      if (left <= 0) {
-        for (const p of this.projections) {
-          const w = wanted[p.source];
-          if (w !== undefined && w > (this.givenUp.get(p.source) ?? 0)) this.givenUp.set(p.source, w);
-        }
-        return false;
-      }
+      if (left <= 0) return false;
       await this.nap(left);
     }
   }
@@ -255,17 +263,11 @@ export class ReadModels {
   /** Waits, bounded, until the source's projection has applied `position`; false on timeout. */
   async waitFor(source: string, position: number, timeoutMs: number): Promise<boolean> {
     if (!this.projections.some((p) => p.source === source)) return true;
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.position(source) >= position) return true;
-      if (!this.soleConsumer) {
-        await this.refresh();
-        if (this.position(source) >= position) return true;
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) return false;
-      await this.nap(left);
-    }
+    return this.until(
+      () => this.position(source) >= position,
+      timeoutMs,
+      () => this.refresh(),
+    );
   }
 
   async status(): Promise<ProjectionStatus[]> {
