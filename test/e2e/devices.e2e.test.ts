@@ -515,11 +515,14 @@ for (const mode of modes) {
     it.skipIf(mode !== 'distributed')(
       'replicas share pending registrations; restarting one device-sync replica of two keeps them',
       async () => {
-        const gatewayTwo = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
-        b.procs.push(gatewayTwo.proc);
+        // the second gateway and the second replica start side by side (neither needs the other);
+        // each is stopped with the instance, even when the other fails to start
+        const started = <T extends { proc: Bindery['procs'][number] }>(s: T) => (b.procs.push(s.proc), s);
+        const [gatewayTwo, second] = await Promise.all([
+          spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/).then(started),
+          spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/).then(started),
+        ]);
         const other = client(gatewayTwo.match[1]!);
-        const second = await spawnBindery('service', { ...b.env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/);
-        b.procs.push(second.proc);
         const gina = await register(call);
         // registered through one gateway, approved through the other, collected through the first
         for (let i = 0; i < 4; i++) {

@@ -1,7 +1,7 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
 import { Compile } from 'typebox/compile';
-import { ConcurrencyError, EventStore, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, EventStore, type Runtime, type Trx } from '@bindery/platform';
 import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 
@@ -37,18 +37,9 @@ export class Ctx {
     this.store = new EventStore(rt.db, SCHEMA);
   }
 
-  /** Runs a command in one transaction, retrying on a concurrent append or a deadlock, then wakes the relay. */
-  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await this.rt.db.transaction().execute(fn);
-        this.store.notify();
-        return out;
-      } catch (e) {
-        if ((e instanceof ConcurrencyError || isRetryable(e)) && attempt < 5) continue;
-        throw e;
-      }
-    }
+  /** Runs a command in one transaction (retried on a concurrent append, a deadlock or a serialisation failure), then wakes the relay. */
+  tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    return commandTransaction(this.rt.db, this.store, fn);
   }
 
   /** Appends events to a stream in the caller's transaction; each must match its contract schema. */
@@ -85,8 +76,3 @@ export class Ctx {
 }
 
 export const requireAdmin = (caller: { role: string }): Failure | null => (caller.role === 'admin' ? null : fail('admin_required', Messages.adminRequired));
-
-const isRetryable = (e: unknown): boolean => {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-};

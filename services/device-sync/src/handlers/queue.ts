@@ -2,7 +2,7 @@
 // on a shelf, a position saved elsewhere); the device takes them and acknowledges (done or failed);
 // users see them per device, retry failed ones, delete one or clear a device's queue.
 import { sql } from 'kysely';
-import { type DeviceSync, fail, ok, type Result } from '@bindery/contracts';
+import { type DeviceSync, fail, Messages, ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { t, type Ctx } from './context';
 import { ownDevice } from './devices';
@@ -102,7 +102,7 @@ export async function listAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const s = statusFilter(req);
   if (!s.ok) return s;
   const everyone = (Array.isArray(req.query?.all) ? req.query.all[0] : req.query?.all) === 'true';
-  if (everyone && !(await isAdmin(ctx, user))) return no(fail('admin_required', 'admin access required'));
+  if (everyone && !(await isAdmin(ctx, user))) return no(fail('admin_required', Messages.adminRequired));
   let q = t(ctx.rt.db).selectFrom('queue as q').innerJoin('devices as d', 'd.id', 'q.device_id').selectAll('q').select('d.name as device_name');
   if (!everyone) q = q.where('q.user_id', '=', user);
   if (s.value) q = q.where('q.status', '=', s.value);
@@ -162,14 +162,19 @@ export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     return no(bad('failed must be a list of {id, error}'));
   if (done.length + failed.length === 0) return no(bad(M.idsRequired));
   return ctx.tx(async (trx) => {
-    let removed = 0;
+    // the taken entries leave in one statement; their events keep the order the device gave
+    const ids = [...new Set((done as string[]).map((id) => id.toLowerCase()))];
+    const gone = new Set(
+      ids.length ? (await t(trx).deleteFrom('queue').where('id', 'in', ids).where('device_id', '=', dev.device_id).returning('id').execute()).map((r) => r.id as string) : [],
+    );
+    const removed = ids.filter((id) => gone.has(id));
+    if (removed.length)
+      await ctx.emit(
+        trx,
+        dev.user_id,
+        removed.map((id) => ({ type: 'device-sync.queue-entry-removed.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry_id: id } })),
+      );
     let marked = 0;
-    for (const id of done as string[]) {
-      const r = await t(trx).deleteFrom('queue').where('id', '=', id.toLowerCase()).where('device_id', '=', dev.device_id).returning('id').executeTakeFirst();
-      if (!r) continue;
-      removed++;
-      await ctx.emit(trx, dev.user_id, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry_id: r.id } }]);
-    }
     for (const f of failed as { id: string; error?: unknown }[]) {
       const why = typeof f.error === 'string' ? f.error.slice(0, 500) : 'failed on the device';
       const r = await t(trx)
@@ -183,6 +188,6 @@ export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       marked++;
       await ctx.emit(trx, dev.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry: entryOut(r) } }]);
     }
-    return ok({ removed, failed: marked });
+    return ok({ removed: removed.length, failed: marked });
   });
 }

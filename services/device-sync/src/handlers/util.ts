@@ -1,12 +1,11 @@
 // Small pieces every device-sync handler uses: id checks, record shapes, failures.
 import { randomUUID } from 'node:crypto';
-import { DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
+import { Catalog, DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
 
 export const M = DeviceSync.DeviceSyncMessages;
 export type Req = DeviceSync.DeviceSyncRequest;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+export const { isUuid } = Catalog;
 export const newId = () => randomUUID();
 
 export const bad = (message: string): Failure => fail('validation', message);

@@ -4,7 +4,7 @@
 // to device-sync. Another user's device or entry does not exist (404).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { DeviceSync, fail } from '@bindery/contracts';
+import { Catalog, DeviceSync, fail } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
 import type { CallDeviceSync } from '../http/device-sync-client';
@@ -16,6 +16,7 @@ import { queryOf } from './libraries';
 import { param } from './reading-progress';
 
 const M = DeviceSync.DeviceSyncMessages;
+const { isUuid } = Catalog;
 const RegisterBody = Type.Object({
   name: Type.Optional(Type.Unknown()),
   client: Type.Optional(Type.Unknown()),
@@ -24,7 +25,6 @@ const RegisterBody = Type.Object({
 const StatusBody = Type.Object({ device_code: Type.Optional(Type.Unknown()) });
 const NameBody = Type.Object({ name: Type.Optional(Type.Unknown()) });
 const ShelfBody = Type.Object({ collection_id: Type.Optional(Type.Unknown()) });
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface DeviceDeps {
   auth: Auth;
@@ -89,7 +89,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
 
   app.get('/api/devices', user, async (req) => ({ devices: await view.list(req.caller!.user_id) }));
   app.get('/api/devices/:id', user, async (req, reply) => {
-    if (!UUID.test(param(req))) return badId(reply);
+    if (!isUuid(param(req))) return badId(reply);
     const d = await view.one(req.caller!.user_id, param(req));
     return d ? reply.send(d) : sendFailure(reply, fail('not_found', M.deviceNotFound));
   });
@@ -100,15 +100,15 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
 
   // shelves: collections of the reading service put on a device
   app.get('/api/devices/:id/shelves', user, async (req, reply) => {
-    if (!UUID.test(param(req))) return badId(reply);
+    if (!isUuid(param(req))) return badId(reply);
     const s = await view.shelves(req.caller!.user_id, param(req));
     return s ? reply.send({ device_id: param(req).toLowerCase(), shelves: s }) : sendFailure(reply, fail('not_found', M.deviceNotFound));
   });
   app.post('/api/devices/:id/shelves', { ...user, schema: { body: ShelfBody } }, async (req, reply) => {
     const cid = (req.body as { collection_id?: unknown }).collection_id;
     if (cid === undefined || cid === null || cid === '') return sendFailure(reply, fail('validation', M.collectionIdRequired));
-    if (typeof cid !== 'string' || !UUID.test(cid)) return sendFailure(reply, fail('validation', M.invalidCollectionId));
-    if (!UUID.test(param(req))) return badId(reply);
+    if (!isUuid(cid)) return sendFailure(reply, fail('validation', M.invalidCollectionId));
+    if (!isUuid(param(req))) return badId(reply);
     const c = await view.collection(req.caller!.user_id, cid.toLowerCase());
     if (!c) return sendFailure(reply, fail('not_found', M.collectionNotFound));
     const r = await devices('shelf-add', { ...caller(req), id: param(req), input: { collection_id: cid, collection_name: c.name } });
@@ -130,7 +130,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   // the sidecar: the device itself (its credential) or its owner (session) may fetch it
   const sidecar = (download: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
     const id = param(req);
-    if (!UUID.test(id)) return badId(reply);
+    if (!isUuid(id)) return badId(reply);
     let owner: string;
     if (deviceCredentialOf(req) !== null) {
       await deviceAuth.requireDevice(req, reply);

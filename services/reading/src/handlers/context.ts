@@ -1,7 +1,7 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
 import { sql } from 'kysely';
 import { Compile } from 'typebox/compile';
-import { ConcurrencyError, EventStore, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, EventStore, type Runtime, type Trx } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 import { LocatorIndexes } from './locator';
@@ -22,18 +22,9 @@ export class Ctx {
     return this.rt.now();
   }
 
-  /** Runs a command in one transaction, retrying on a deadlock or serialisation failure, then wakes the relay. */
-  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const out = await this.rt.db.transaction().execute(fn);
-        this.store.notify();
-        return out;
-      } catch (e) {
-        if ((e instanceof ConcurrencyError || isRetryable(e)) && attempt < 5) continue;
-        throw e;
-      }
-    }
+  /** Runs a command in one transaction (retried on a concurrent append, a deadlock or a serialisation failure), then wakes the relay. */
+  tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+    return commandTransaction(this.rt.db, this.store, fn);
   }
 
   /** Appends to a user's stream; every event must match its contract schema. */
@@ -54,11 +45,6 @@ export class Ctx {
     await sql`select pg_advisory_xact_lock(hashtext(${'bindery.reading.' + key}))`.execute(trx);
   }
 }
-
-const isRetryable = (e: unknown): boolean => {
-  const code = (e as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-};
 
 export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
 
