@@ -15,3 +15,4 @@ export * from './metrics';
 export * from './parking';
 export * from './ops-server';
 export * from './collection-rules';
+export * from './page-order';

@@ -16,32 +16,21 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from '../support/bindery';
-import { BENCH, fmt, machine, runWithDeadline, startLoadGen, startRef, table, type Roles } from './lib';
+import { BENCH, envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table, type Roles } from './lib';
 import { calibreAbsent, calibreOpdsPage, type CalibreOpds } from './read-calibre';
 import { ensureReadCorpus } from './read-corpus';
-import { FREE_TEXT, measure, summarise, type LoadCfg, type ReadGen, type Row, type Summary } from './read-load';
+import { FREE_TEXT, getJobs, loadCfgFromEnv, measure, refJob, summarise, type ReadGen, type Row, type Summary } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { fullScan, startInstance } from './scan-bindery';
 
-const num = (name: string, dflt: number) => {
-  const v = Number(process.env[name] ?? dflt);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
+const num = envNumber;
 const QUICK = process.env.BENCH_QUICK === '1';
 const CFG = {
   items: Math.max(100, num('BENCH_ITEMS', QUICK ? 1000 : 10_000)),
   realBooks: num('BENCH_REAL_BOOKS', QUICK ? 50 : 400),
   seed: num('BENCH_SEED', 7),
   modes: (process.env.BENCH_OPDS_MODES ?? 'embedded').split(',').map((m) => m.trim()) as ('embedded' | 'distributed')[],
-  load: {
-    duration: Math.max(1, num('BENCH_DURATION', QUICK ? 5 : 10)),
-    warmup: num('BENCH_WARMUP', QUICK ? 1 : 2),
-    connections: Math.max(1, num('BENCH_CONNECTIONS', 16)),
-    rounds: Math.max(1, num('BENCH_ROUNDS', 1)),
-    quietWait: num('BENCH_QUIET_WAIT', 5),
-    noisyCores: 0.25,
-  } satisfies LoadCfg,
+  load: loadCfgFromEnv(QUICK),
   calibreRuns: Math.max(1, num('BENCH_CALIBRE_RUNS', QUICK ? 1 : 3)),
   dir: process.env.BENCH_READ_DIR ?? join(ROOT, 'test/.tmp/bench-read'),
   corpusWaitMinutes: num('BENCH_CORPUS_WAIT_MINUTES', 60),
@@ -135,21 +124,14 @@ async function modeOpds(gen: ReadGen, mode: 'embedded' | 'distributed', corpusDi
     if (v2doc.publications.length !== Math.min(PER_PAGE, items)) throw new Error(`the OPDS 2.0 page has ${v2doc.publications.length} publications`);
 
     const cfg = CFG.load;
-    const job = (url: string, paths?: string[]): ReadJob => ({
-      url,
-      method: 'GET',
-      headers: auth,
-      connections: cfg.connections,
-      duration: cfg.duration,
-      ...(paths ? { paths } : {}),
-    });
+    const job = getJobs(cfg, auth);
     const refRoles: Roles = { pids: new Map([[ref.pid, 'ref']]), databases: [] };
     const rows: Record<string, Row[]> = {};
     const add = (k: string, r: Row) => (rows[k] ??= []).push(r);
     const allPages = Array.from({ length: pages }, (_, i) => page(i + 1));
     for (let round = 0; round < cfg.rounds; round++) {
       if (cfg.rounds > 1) console.log(` round ${round + 1}/${cfg.rounds}`);
-      add('bare', await measure(gen, cfg, refRoles, { url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration }, 'bare fastify GET /ref'));
+      add('bare', await measure(gen, cfg, refRoles, refJob(ref, cfg), 'bare fastify GET /ref'));
       add('page', await measure(gen, cfg, inst.roles, job(inst.b.url + page(1)), `OPDS 1.2 page 1 (${PER_PAGE} entries)`));
       add('pages', await measure(gen, cfg, inst.roles, job(inst.b.url + page(1), allPages), `OPDS 1.2 pages 1-${pages} in turn`));
       add('search', await measure(gen, cfg, inst.roles, job(inst.b.url + searches[0]!, searches), `OPDS search (${searches.length} terms)`));

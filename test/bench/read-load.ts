@@ -2,7 +2,7 @@
 // a fuzzy author filter and with free text (each connection going round several queries), and the
 // profile bracketed by the bare fastify route (bare, profile, bare) for the ratio.
 import { authorName } from './gen-library';
-import { coresUsed, fmt, median, snapshot, waitForQuiet, type LoadGen, type Roles } from './lib';
+import { coresUsed, envNumber, fmt, median, snapshot, waitForQuiet, type LoadGen, type Roles } from './lib';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 
 export interface LoadCfg {
@@ -13,6 +13,36 @@ export interface LoadCfg {
   quietWait: number;
   noisyCores: number;
 }
+
+/**
+ * The load settings from BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ROUNDS and
+ * BENCH_QUIET_WAIT (`quick`: 5 s measurements after 1 s of warm-up); `rounds` fixes the rounds.
+ */
+export function loadCfgFromEnv(quick: boolean, rounds?: number): LoadCfg {
+  return {
+    duration: Math.max(1, envNumber('BENCH_DURATION', quick ? 5 : 10)),
+    warmup: envNumber('BENCH_WARMUP', quick ? 1 : 2),
+    connections: Math.max(1, envNumber('BENCH_CONNECTIONS', 16)),
+    rounds: rounds ?? Math.max(1, envNumber('BENCH_ROUNDS', 1)),
+    quietWait: envNumber('BENCH_QUIET_WAIT', 5),
+    noisyCores: 0.25,
+  };
+}
+
+/** Jobs of GET requests with these headers (going round `paths` when given), at the settings' load. */
+export const getJobs =
+  (cfg: LoadCfg, headers: Record<string, string>) =>
+  (url: string, paths?: string[]): ReadJob => ({
+    url,
+    method: 'GET',
+    headers,
+    connections: cfg.connections,
+    duration: cfg.duration,
+    ...(paths ? { paths } : {}),
+  });
+
+/** The job of the bare fastify route of the reference server, at the settings' load. */
+export const refJob = (ref: { url: string }, cfg: LoadCfg): ReadJob => ({ url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration });
 
 export interface Row extends ReadMeasured {
   cores: Record<string, number>;
@@ -160,14 +190,7 @@ export async function modeReads(
 ): Promise<ModeReads> {
   const queries = await prepareQueries(t.url, t.token, libraryItems);
   const auth = { authorization: `Bearer ${t.token}` };
-  const job = (url: string, paths?: string[]): ReadJob => ({
-    url,
-    method: 'GET',
-    headers: auth,
-    connections: cfg.connections,
-    duration: cfg.duration,
-    ...(paths ? { paths } : {}),
-  });
+  const job = getJobs(cfg, auth);
   const refRoles: Roles = { pids: new Map([[ref.pid, 'ref']]), databases: [] };
   const rows: Record<string, Row[]> = {};
   const add = (k: string, r: Row) => (rows[k] ??= []).push(r);
@@ -175,15 +198,9 @@ export async function modeReads(
   for (let round = 0; round < cfg.rounds; round++) {
     if (cfg.rounds > 1) console.log(` round ${round + 1}/${cfg.rounds}`);
     if (only.includes('profile')) {
-      const before = await measure(gen, cfg, refRoles, { url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration }, 'bare fastify GET /ref');
+      const before = await measure(gen, cfg, refRoles, refJob(ref, cfg), 'bare fastify GET /ref');
       const profile = await measure(gen, cfg, t.roles, job(`${t.url}/api/auth/profile`), 'GET /api/auth/profile');
-      const after = await measure(
-        gen,
-        cfg,
-        refRoles,
-        { url: `${ref.url}/ref`, method: 'GET', connections: cfg.connections, duration: cfg.duration },
-        'bare fastify GET /ref (after)',
-      );
+      const after = await measure(gen, cfg, refRoles, refJob(ref, cfg), 'bare fastify GET /ref (after)');
       add('bare', before);
       add('bare', after);
       add('profile', profile);

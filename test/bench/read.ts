@@ -26,20 +26,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/bindery';
-import { BENCH, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
+import { BENCH, envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
 import { calibreAbsent, calibreOpdsPage, type CalibreOpds } from './read-calibre';
 import { ensureGrowth, ensureReadCorpus } from './read-corpus';
 import { embeddedBench, startCommand } from './read-embedded';
-import { modeReads, type LoadCfg, type ReadGen } from './read-load';
+import { loadCfgFromEnv, modeReads, type ReadGen } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { formatValue, TARGETS, verdicts, type MemoryResult, type ModeResult } from './read-report';
 import { fullScan, startInstance, type Instance, type ScanMeasure } from './scan-bindery';
 
-const num = (name: string, dflt: number) => {
-  const v = Number(process.env[name] ?? dflt);
-  if (!Number.isFinite(v) || v < 0) throw new Error(`${name} must be a non-negative number`);
-  return v;
-};
+const num = envNumber;
 const QUICK = process.env.BENCH_QUICK === '1';
 const STEPS = ['calibre', 'embedded', 'distributed', 'memory', 'grow'] as const;
 type Step = (typeof STEPS)[number];
@@ -54,14 +50,7 @@ const CFG = {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean) as Step[],
-  load: {
-    duration: Math.max(1, num('BENCH_DURATION', QUICK ? 5 : 10)),
-    warmup: num('BENCH_WARMUP', QUICK ? 1 : 2),
-    connections: Math.max(1, num('BENCH_CONNECTIONS', 16)),
-    rounds: Math.max(1, num('BENCH_ROUNDS', 1)),
-    quietWait: num('BENCH_QUIET_WAIT', 5),
-    noisyCores: 0.25,
-  } satisfies LoadCfg,
+  load: loadCfgFromEnv(QUICK),
   calibreRuns: Math.max(1, num('BENCH_CALIBRE_RUNS', QUICK ? 1 : 3)),
   dir: process.env.BENCH_READ_DIR ?? join(ROOT, 'test/.tmp/bench-read'),
   deadlineMinutes: num('BENCH_DEADLINE_MINUTES', 90),

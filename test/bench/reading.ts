@@ -21,7 +21,7 @@ import type { Mode } from '../support/bindery';
 import { ROOT } from '../support/bindery';
 import { ensureGenerated } from './gen-library';
 import { envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
-import { measure, type LoadCfg, type ReadGen, type Row } from './read-load';
+import { loadCfgFromEnv, measure, refJob, type ReadGen, type Row } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { fullScan, startInstance, type Instance } from './scan-bindery';
 
@@ -32,14 +32,7 @@ const CFG = {
   inProgress: Math.max(1, num('BENCH_IN_PROGRESS', QUICK ? 100 : 500)),
   seed: num('BENCH_SEED', 7),
   modes: (process.env.BENCH_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[],
-  load: {
-    duration: Math.max(1, num('BENCH_DURATION', QUICK ? 5 : 10)),
-    warmup: num('BENCH_WARMUP', QUICK ? 1 : 2),
-    connections: Math.max(1, num('BENCH_CONNECTIONS', 16)),
-    rounds: 1,
-    quietWait: num('BENCH_QUIET_WAIT', 5),
-    noisyCores: 0.25,
-  } satisfies LoadCfg,
+  load: loadCfgFromEnv(QUICK, 1),
   dir: process.env.BENCH_READING_DIR ?? join(ROOT, 'test/.tmp/bench-reading'),
   deadlineMinutes: num('BENCH_DEADLINE_MINUTES', 60),
 };
@@ -120,7 +113,7 @@ async function modeRun(mode: Mode, dir: string, gen: ReadGen): Promise<ModeFigur
     };
     const base = { connections: CFG.load.connections, duration: CFG.load.duration };
     try {
-      await run('bare (before)', { ...base, url: `${ref.url}/ref`, method: 'GET' });
+      await run('bare (before)', refJob(ref, CFG.load));
       // one request at a time: what a single dashboard costs, before it queues behind 15 others
       await run('dashboard, 1 connection', { ...base, connections: 1, url: `${inst.b.url}/api/dashboard/sections`, method: 'GET', headers: auth });
       await run('dashboard', { ...base, url: `${inst.b.url}/api/dashboard/sections`, method: 'GET', headers: auth });
@@ -137,7 +130,7 @@ async function modeRun(mode: Mode, dir: string, gen: ReadGen): Promise<ModeFigur
         });
       await run('write: percentage', { ...base, url: inst.b.url, method: 'POST', headers: auth, paths: paths(picked), body: JSON.stringify({ percentage: 0.61 }) });
       await run('dashboard (after writes)', { ...base, url: `${inst.b.url}/api/dashboard/sections`, method: 'GET', headers: auth });
-      await run('bare (after)', { ...base, url: `${ref.url}/ref`, method: 'GET' });
+      await run('bare (after)', refJob(ref, CFG.load));
     } finally {
       await ref.stop();
     }

@@ -1,15 +1,7 @@
 // Which archive entries are pages, and whether some bytes really are an image.
 
-const PAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif']);
-
-/** A comic page: an image, not inside __MACOSX or any hidden file or folder. */
-export function isPageName(name: string): boolean {
-  const parts = name.split(/[/\\]/u);
-  if (parts.some((p) => p.startsWith('.') || p === '__MACOSX')) return false;
-  const base = parts[parts.length - 1] ?? '';
-  const dot = base.lastIndexOf('.');
-  return dot > 0 && PAGE_EXTENSIONS.has(base.slice(dot + 1).toLowerCase());
-}
+/** A comic page (the rule the gateway's page streaming shares). */
+export { isPageName } from '@bindery/platform';
 
 export function isImageName(name: string): boolean {
   return /\.(jpe?g|png|gif|webp|avif|tiff?)$/iu.test(name);

@@ -135,27 +135,5 @@ export function unique<T>(items: T[], key: (t: T) => string = String): T[] {
   });
 }
 
-/** Natural order for page names: digit runs compare by value, the rest case-insensitively. Ties
- * go to fewer leading zeros, then plain code-unit order, so the result never depends on the locale. */
-export function naturalCompare(a: string, b: string): number {
-  const ta = a.toLowerCase().match(/\d+|\D+/gu) ?? [];
-  const tb = b.toLowerCase().match(/\d+|\D+/gu) ?? [];
-  let padding = 0;
-  for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
-    const x = ta[i] as string;
-    const y = tb[i] as string;
-    if (x === y) continue;
-    if (/^\d/u.test(x) && /^\d/u.test(y)) {
-      const nx = x.replace(/^0+/u, '');
-      const ny = y.replace(/^0+/u, '');
-      if (nx.length !== ny.length) return nx.length - ny.length;
-      if (nx !== ny) return nx < ny ? -1 : 1;
-      padding ||= x.length - y.length;
-      continue;
-    }
-    return x < y ? -1 : 1;
-  }
-  if (ta.length !== tb.length) return ta.length - tb.length;
-  if (padding) return padding;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** Natural order for page names (the rule the gateway's page streaming shares). */
+export { naturalCompare } from '@bindery/platform';

@@ -25,6 +25,9 @@ export const TYPE = {
   openSearch: 'application/opensearchdescription+xml',
 };
 
+/** The OPDS-PSE page template of an item (0-based {pageNumber}, optional {maxWidth}), in both OPDS trees. */
+export const pseTemplate = (base: string, id: string) => `${base}/pages/${id}/{pageNumber}?width={maxWidth}`;
+
 export const REL = {
   acquisition: 'http://opds-spec.org/acquisition',
   image: 'http://opds-spec.org/image',
@@ -195,7 +198,7 @@ export function entryXml(item: Catalog.MediaItem, base: string, stream?: StreamI
   // PSE: a URI template (0-based {pageNumber}, optional {maxWidth}); lastRead is 1-based
   if (stream) {
     const last: Record<string, string> = stream.lastRead !== undefined ? { 'pse:lastRead': String(stream.lastRead), 'pse:lastReadDate': stream.lastReadDate! } : {};
-    out.push(linkXml(REL.pseStream, `${base}/pages/${item.id}/{pageNumber}?width={maxWidth}`, 'image/jpeg', { 'pse:count': String(stream.count), ...last }));
+    out.push(linkXml(REL.pseStream, pseTemplate(base, item.id), 'image/jpeg', { 'pse:count': String(stream.count), ...last }));
   }
   for (const f of item.formats) {
     out.push(

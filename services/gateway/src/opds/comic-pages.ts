@@ -1,46 +1,13 @@
 // Comic pages for OPDS-PSE streaming, read straight from the CBZ on disk by the gateway (which
 // already serves library files; a page of several MB has no business on the bus). Page order
-// must be the catalog's, whose page_count the feeds announce: images outside hidden folders and
-// __MACOSX, in natural order (services/catalog/src/formats/comic.ts, images.ts, text.ts).
+// is the catalog's, whose page_count the feeds announce: both use platform's page-order rule.
+import { isPageName, naturalCompare } from '@bindery/platform';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 
-const PAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif']);
 /** no single page is read past this, whatever the archive claims */
 export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
 /** what any PSE reader shows; everything else (WebP, AVIF) is converted to JPEG */
 const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/gif']);
-
-export function isPageName(name: string): boolean {
-  const parts = name.split(/[/\\]/u);
-  if (parts.some((p) => p.startsWith('.') || p === '__MACOSX')) return false;
-  const base = parts[parts.length - 1] ?? '';
-  const dot = base.lastIndexOf('.');
-  return dot > 0 && PAGE_EXTENSIONS.has(base.slice(dot + 1).toLowerCase());
-}
-
-/** Digit runs by value, the rest case-insensitively; ties by fewer leading zeros, then code units. */
-export function naturalCompare(a: string, b: string): number {
-  const ta = a.toLowerCase().match(/\d+|\D+/gu) ?? [];
-  const tb = b.toLowerCase().match(/\d+|\D+/gu) ?? [];
-  let padding = 0;
-  for (let i = 0; i < Math.min(ta.length, tb.length); i++) {
-    const x = ta[i] as string;
-    const y = tb[i] as string;
-    if (x === y) continue;
-    if (/^\d/u.test(x) && /^\d/u.test(y)) {
-      const nx = x.replace(/^0+/u, '');
-      const ny = y.replace(/^0+/u, '');
-      if (nx.length !== ny.length) return nx.length - ny.length;
-      if (nx !== ny) return nx < ny ? -1 : 1;
-      padding ||= x.length - y.length;
-      continue;
-    }
-    return x < y ? -1 : 1;
-  }
-  if (ta.length !== tb.length) return ta.length - tb.length;
-  if (padding) return padding;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 export function imageType(b: Buffer): string | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';

@@ -3,7 +3,7 @@
 // OPDS 1.2 under `<base>/v2` (docs/decisions.md, "OPDS 2.0 and page streaming").
 import type { Catalog } from '@bindery/contracts';
 import { mimeOf } from '../files/mime';
-import { encodePath, plainText, segment } from './atom';
+import { encodePath, plainText, pseTemplate, REL, segment } from './atom';
 import { lastPage } from './paging';
 import type { StreamInfo } from './streams';
 
@@ -14,7 +14,6 @@ export const TYPE2 = {
 };
 export const V2 = '/v2';
 const ACQUISITION = 'http://opds-spec.org/acquisition';
-const PSE_STREAM = 'http://vaemendis.net/opds-pse/stream';
 /** a BCP 47 tag as the schema takes it (simplified: language with optional subtags) */
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/u;
 
@@ -162,7 +161,7 @@ export function publication(item: Catalog.MediaItem, base: string, stream?: Stre
     links.push({ rel: ACQUISITION, href: `${base}${V2}/publications/${item.id}/manifest`, type: TYPE2.divina, title: 'Pages' });
     const properties: Record<string, unknown> = { numberOfItems: stream.count };
     if (stream.lastRead !== undefined) Object.assign(properties, { lastRead: stream.lastRead, lastReadDate: stream.lastReadDate });
-    links.push({ rel: PSE_STREAM, href: `${base}/pages/${item.id}/{pageNumber}?width={maxWidth}`, type: 'image/jpeg', templated: true, properties });
+    links.push({ rel: REL.pseStream, href: pseTemplate(base, item.id), type: 'image/jpeg', templated: true, properties });
   }
   return { metadata: metadataOf(item, base, stream), links, images: imagesOf(item, base) };
 }

@@ -5,12 +5,12 @@
 // and page streaming").
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { findExecutable } from '@bindery/platform';
+import { findExecutable, isPageName, naturalCompare } from '@bindery/platform';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
-import { cbzPage, imageType, isPageName, listEntries, MAX_PAGE_BYTES, naturalCompare, openZip, type Page, readEntry, showable } from './comic-pages';
+import { cbzPage, imageType, listEntries, MAX_PAGE_BYTES, openZip, type Page, readEntry, showable } from './comic-pages';
 
 export type StreamKind = 'cbz' | 'cbr' | 'pdf' | 'epub';
 /** the format streamed when an item has several, best first */

@@ -30,6 +30,17 @@ export interface Group {
   count: number;
 }
 
+/**
+ * The two name groupings both OPDS trees browse (<base>/authors, <base>/series and their v2 twins):
+ * the feed's title, the item filter of one name, and the message for a name with nothing visible.
+ */
+export const NAME_GROUPS = {
+  authors: { title: 'Authors', filter: (name: string): ItemFilter => ({ by: 'author', name }), notFound: 'author not found' },
+  series: { title: 'Series', filter: (name: string): ItemFilter => ({ by: 'series', name }), notFound: 'series not found' },
+} as const;
+export type GroupKind = keyof typeof NAME_GROUPS;
+export const GROUP_KINDS = Object.keys(NAME_GROUPS) as GroupKind[];
+
 export class OpdsQueries {
   constructor(private db: Db) {}
 
@@ -54,6 +65,11 @@ export class OpdsQueries {
       case 'series':
         return sql<boolean>`series = ${f.name}`;
     }
+  }
+
+  /** One page of authors or series with their item counts, and how many there are. */
+  groups(kind: GroupKind, access: Access, limit: number, offset: number): Promise<{ groups: Group[]; total: number }> {
+    return kind === 'authors' ? this.authors(access, limit, offset) : this.series(access, limit, offset);
   }
 
   /** One page of authors with their item counts, and how many authors there are. */

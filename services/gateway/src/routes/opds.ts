@@ -15,7 +15,7 @@ import { sendFile } from '../files/send';
 import { UPLOADS_CACHE_CONTROL } from './uploads';
 import { acquisitionFeed, nameUuid, navigationFeed, openSearchDescription, segment, TYPE, type FeedHead, type NavEntry } from '../opds/atom';
 import { parsePaging, type Paging } from '../opds/paging';
-import { OpdsQueries, type ItemFilter } from '../opds/queries';
+import { GROUP_KINDS, NAME_GROUPS, OpdsQueries, type ItemFilter } from '../opds/queries';
 import { readerAuth } from '../opds/reader-auth';
 import { opds2Feeds } from './opds2';
 import { baseOf, collectionPage, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
@@ -32,8 +32,6 @@ export interface OpdsDeps {
   reading: Reader;
 }
 
-const authorNotFound = 'author not found';
-const seriesNotFound = 'series not found';
 const PAGE_NOT_FOUND = 'page not found';
 const MAX_WIDTH = 10_000;
 const PAGE_NUMBER_MESSAGE = 'page number must be a whole number from 0';
@@ -64,6 +62,15 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
   const dashboard = new DashboardView(reads.db);
   const cachedFeed = feedCache(reads);
 
+  /** An entry leading to an acquisition feed of `count` books. */
+  const booksEntry = (id: string, title: string, href: string, count: number, updated: string): NavEntry => ({
+    id,
+    title,
+    href,
+    kind: 'acquisition',
+    content: `${count} ${count === 1 ? 'book' : 'books'}`,
+    updated,
+  });
   const nav = (base: string, key: string, title: string, href: string, kind: NavEntry['kind'], content: string, rel?: string): NavEntry => ({
     id: `urn:uuid:${nameUuid(key)}`,
     title,
@@ -98,14 +105,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
       return ok(
         navigationFeed(
           { key: 'libraries', title: 'Libraries', kind: 'navigation', base, self: req.url, up: base, updated: now() },
-          libs.map((l) => ({
-            id: `urn:uuid:${l.id}`,
-            title: l.name,
-            href: `${base}/libraries/${l.id}`,
-            kind: 'acquisition' as const,
-            content: `${l.item_count} ${l.item_count === 1 ? 'book' : 'books'}`,
-            updated: l.updated_at,
-          })),
+          libs.map((l) => booksEntry(`urn:uuid:${l.id}`, l.name, `${base}/libraries/${l.id}`, l.item_count, l.updated_at)),
         ),
       );
     });
@@ -153,17 +153,17 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
     return send(reply, r, TYPE.acquisition);
   });
 
-  for (const kind of ['authors', 'series'] as const) {
+  for (const kind of GROUP_KINDS) {
+    const group = NAME_GROUPS[kind];
     app.get(`/${kind}`, async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const base = baseOf(req);
       const r = await cachedFeed(req, async (c) => {
-        const { groups, total } =
-          kind === 'authors' ? await queries.authors(c.access, p.value.perPage, p.value.offset) : await queries.series(c.access, p.value.perPage, p.value.offset);
+        const { groups, total } = await queries.groups(kind, c.access, p.value.perPage, p.value.offset);
         const head: FeedHead = {
           key: kind,
-          title: kind === 'authors' ? 'Authors' : 'Series',
+          title: group.title,
           kind: 'navigation',
           base,
           self: req.url,
@@ -174,14 +174,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
         return ok(
           navigationFeed(
             head,
-            groups.map((g) => ({
-              id: `urn:uuid:${nameUuid(`${kind}/${g.name}`)}`,
-              title: g.name,
-              href: `${base}/${kind}/${segment(g.name)}`,
-              kind: 'acquisition' as const,
-              content: `${g.count} ${g.count === 1 ? 'book' : 'books'}`,
-              updated: head.updated,
-            })),
+            groups.map((g) => booksEntry(`urn:uuid:${nameUuid(`${kind}/${g.name}`)}`, g.name, `${base}/${kind}/${segment(g.name)}`, g.count, head.updated)),
           ),
         );
       });
@@ -191,10 +184,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const name = req.params.name;
-      const r = await cachedFeed(req, async (c) => {
-        const f: ItemFilter = kind === 'authors' ? { by: 'author', name } : { by: 'series', name };
-        return itemsFeed(req, c, p.value, f, name, `${baseOf(req)}/${kind}`, kind === 'authors' ? authorNotFound : seriesNotFound);
-      });
+      const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, group.filter(name), name, `${baseOf(req)}/${kind}`, group.notFound));
       return send(reply, r, TYPE.acquisition);
     });
   }
@@ -219,14 +209,9 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
       return ok(
         navigationFeed(
           head,
-          all.slice(p.value.offset, p.value.offset + p.value.perPage).map((col) => ({
-            id: `urn:uuid:${col.id}`,
-            title: col.name,
-            href: `${base}/collections/${col.id}`,
-            kind: 'acquisition' as const,
-            content: `${col.item_count} ${col.item_count === 1 ? 'book' : 'books'}`,
-            updated: head.updated,
-          })),
+          all
+            .slice(p.value.offset, p.value.offset + p.value.perPage)
+            .map((col) => booksEntry(`urn:uuid:${col.id}`, col.name, `${base}/collections/${col.id}`, col.item_count, head.updated)),
         ),
       );
     });

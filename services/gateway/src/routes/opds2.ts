@@ -7,7 +7,7 @@ import { sendFailure } from '../http/reply';
 import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from '../opds/json';
 import { segment } from '../opds/atom';
 import { parsePaging, type Paging } from '../opds/paging';
-import type { ItemFilter, OpdsQueries } from '../opds/queries';
+import { GROUP_KINDS, NAME_GROUPS, type ItemFilter, type OpdsQueries } from '../opds/queries';
 import { baseOf, collectionPage, feedCache, otherParams, pathOf, queryOf, send } from '../opds/request';
 import type { Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
@@ -130,17 +130,17 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  for (const kind of ['authors', 'series'] as const) {
+  for (const kind of GROUP_KINDS) {
+    const group = NAME_GROUPS[kind];
     app.get(`${V2}/${kind}`, async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const base = v2(req);
       const r = await cachedFeed(req, async (c) => {
-        const { groups, total } =
-          kind === 'authors' ? await queries.authors(c.access, p.value.perPage, p.value.offset) : await queries.series(c.access, p.value.perPage, p.value.offset);
+        const { groups, total } = await queries.groups(kind, c.access, p.value.perPage, p.value.offset);
         const navigation = groups.map((g) => nav2(g.name, `${base}/${kind}/${segment(g.name)}`, g.count));
         // an empty page still needs a collection: an empty navigation list
-        return ok(feed2(head(req, kind === 'authors' ? 'Authors' : 'Series', base, p.value, total), { navigation }));
+        return ok(feed2(head(req, group.title, base, p.value, total), { navigation }));
       });
       return send(reply, r, TYPE2.feed);
     });
@@ -148,11 +148,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const name = req.params.name;
-      const r = await cachedFeed(req, (c) =>
-        itemsFeed(req, c, p.value, kind === 'authors' ? { by: 'author', name } : { by: 'series', name }, name, `${v2(req)}/${kind}`, {
-          emptyIs: kind === 'authors' ? 'author not found' : 'series not found',
-        }),
-      );
+      const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, group.filter(name), name, `${v2(req)}/${kind}`, { emptyIs: group.notFound }));
       return send(reply, r, TYPE2.feed);
     });
   }
