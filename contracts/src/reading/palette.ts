@@ -15,6 +15,9 @@ export const PALETTE: Readonly<Record<string, string>> = {
   grey: '#a9b1d6',
 };
 
+/** The swatch of a palette name, or undefined: only the table's own names (never `constructor`, `toString`, …). */
+export const paletteHexOf = (name: string): string | undefined => (Object.hasOwn(PALETTE, name) ? PALETTE[name] : undefined);
+
 const NAMES = new Map<string, string>();
 for (const [name, hex] of Object.entries(PALETTE)) if (!NAMES.has(hex)) NAMES.set(hex, name);
 

@@ -63,6 +63,10 @@ describe('colours and rules', () => {
     expect(parseColor('#ABC')).toBe('#aabbcc');
     expect(parseColor('12ab34')).toBe('#12ab34');
     expect(parseColor('mauve')).toBeNull();
+    // names the palette object inherits are no colours
+    expect(parseColor('constructor')).toBeNull();
+    expect(parseColor('toString')).toBeNull();
+    expect(parseColor('__proto__')).toBeNull();
   });
   it('checks rule fields, operators and values', () => {
     expect(parseRules({ conditions: [{ field: 'progress', op: 'gte', value: 50 }] })).toEqual({

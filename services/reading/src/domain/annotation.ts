@@ -10,7 +10,8 @@ export function parseColor(v: unknown): string | null | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') return null;
   const s = v.trim().toLowerCase();
-  if (Reading.PALETTE[s]) return Reading.PALETTE[s]!;
+  const named = Reading.paletteHexOf(s);
+  if (named) return named;
   const m = /^#?([0-9a-f]{3}|[0-9a-f]{6})$/.exec(s);
   if (!m) return null;
   const h = m[1]!;
