@@ -2,7 +2,7 @@
 //   embedded    — one `pnpm start` process (PGlite in a temp DATA_DIR, in-memory bus)
 //   distributed — identity, catalog, reading, device-sync and gateway as separate processes on a fresh Postgres database and a private nats-server
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createTestDatabase, resolveBackends, startNatsServer } from './backends';
@@ -19,7 +19,9 @@ export interface Proc {
 }
 
 export function spawnBindery(entry: 'main' | 'service', env: Record<string, string>, readyPattern: RegExp): Promise<{ proc: Proc; match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)], {
+  // the compiled bundle when the run's global setup built it (what `pnpm start` runs), else the sources
+  const args = process.env.BINDERY_TEST_ENTRY === 'dist' ? [join(ROOT, 'embedded/dist', `${entry}.js`)] : ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // OPS_PORT 0: the ops listener is off unless a test asks for it (three processes share this host);
     // libraries in tests live under the OS temp dir, which is no default root
@@ -82,6 +84,9 @@ const TEST_LIMITS = { AUTH_RATE_LIMIT_MAX: '1000000' };
 export async function startBindery(mode: Mode, extraEnv: Record<string, string> = {}): Promise<Bindery> {
   if (mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'bindery-e2e-'));
+    // a copy of the run's empty data directory (global-setup.ts) saves PGlite's first start
+    const template = process.env.BINDERY_TEST_EMBEDDED_TEMPLATE;
+    if (template && existsSync(template) && !extraEnv.DATA_DIR) cpSync(template, dataDir, { recursive: true });
     const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...extraEnv };
     const start = async () => {
       const { proc, match } = await spawnBindery('main', env, /Bindery is running at (http:\/\/\S+)/);

@@ -73,7 +73,12 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler,
   });
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  // Compiled on a route's first request, not at start: ~200 schemas cost a restart tens of ms of CPU
+  // that most of them never need (a device route on a server without devices, say).
+  app.setValidatorCompiler((def) => {
+    let check: ReturnType<typeof TypeBoxValidatorCompiler> | null = null;
+    return (data) => (check ??= TypeBoxValidatorCompiler(def))(data);
+  });
   app.decorateRequest('caller', null);
   app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
