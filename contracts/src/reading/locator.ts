@@ -107,7 +107,9 @@ export type HealCode =
   /** a percentage that disagreed with the position: set from the position */
   | 'percentage'
   /** a page past the book's last page: the last page */
-  | 'page-past-end';
+  | 'page-past-end'
+  /** a span whose end came before its start: the two were swapped */
+  | 'span-reversed';
 
 export interface Heal {
   code: HealCode;
