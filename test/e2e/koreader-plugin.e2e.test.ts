@@ -47,6 +47,7 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let otherDev: Enrolled;
   let crown: Record<string, any>;
   let garden: Record<string, any>;
+  let comic: Record<string, any>;
   /** an XPointer of the crown at 40 %, as KOReader names the place */
   let xp40: string;
 
@@ -65,11 +66,13 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     mkdirSync(join(dir, 'books'), { recursive: true });
     copyFileSync(CROWN, join(dir, 'books/crown.epub'));
     copyFileSync(join(FIXTURE, 'Erik Lindgren/The Long Winter Cycle/02 - A Garden in Winter.epub'), join(dir, 'books/garden.epub'));
+    copyFileSync(join(FIXTURE, 'comics/Owlhouse Press/The Midnight Agency/The Midnight Agency v1 #1.cbz'), join(dir, 'books/agency.cbz'));
     const lib = await createLibrary(call, admin.token, { name: `Plugin ${mode}`, folders: [dir], watch: false });
     await scan(call, admin.token, lib.id);
     const list = await items(call, admin.token, lib.id);
     crown = list.find((i) => i.formats[0].file_path === 'books/crown.epub')!;
     garden = list.find((i) => i.formats[0].file_path === 'books/garden.epub')!;
+    comic = list.find((i) => i.formats[0].file_path === 'books/agency.cbz')!;
     dev = await enroll(call, reader, 'Kobo Libra');
     otherDev = await enroll(call, other, 'Other Kobo');
     // where KOReader goes for a web position at 40 % (stock sync's pull, through the locator index)
@@ -306,11 +309,36 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     const past = k.pos1.replace(/\.\d+$/, '.99999');
     const healed = await marks(dev, { book_uuid: crown.id, notes: [{ dedup_key: 'span-past', pos0: k.pos0, pos1: past, text: k.text, note: 'mine' }] });
     expect(healed.json.created, healed.text).toBe(1);
-    expect(healed.json.healed).toEqual([{ dedup_key: 'span-past', healed: [expect.stringMatching(/^pos1: character offset 99999 is past the end of its text \(\d+ characters\); moved to its end$/)] }]);
+    expect(healed.json.healed).toEqual([
+      { dedup_key: 'span-past', healed: [expect.stringMatching(/^pos1: character offset 99999 is past the end of its text \(\d+ characters\); moved to its end$/)] },
+    ]);
     const note = (await meta(dev, crown.id)).json.notes.find((a: { dedup_key: string }) => a.dedup_key === 'span-past');
     expect(note.pos0).toBe(k.pos0);
     expect(note.pos1).toMatch(/\.\d+$/);
     expect(note.pos1).not.toBe(past);
+
+    // a fixed-layout book's place is its page: one past the last is the last, and the percentage follows the page
+    const pages = comic.page_count as number;
+    expect(pages).toBeGreaterThan(2);
+    const paged = await marks(dev, {
+      book_uuid: comic.id,
+      bookmarks: [
+        { dedup_key: 'page-past', page: pages + 5, percentage: 0.5 },
+        { dedup_key: 'page-2', page: 2 },
+      ],
+    });
+    expect(paged.json).toMatchObject({ created: 2, ignored: [] });
+    expect(paged.json.healed).toEqual([
+      {
+        dedup_key: 'page-past',
+        healed: [`page: ${pages + 5} is past the last page (${pages}); moved to the last page`, `percentage: 0.5 disagreed with page ${pages} of ${pages}; set from the page`],
+      },
+    ]);
+    const comicMarks = (await meta(dev, comic.id)).json.bookmarks;
+    expect(comicMarks.map((b: Record<string, unknown>) => [b.dedup_key, b.page, b.percentage, b.pos0])).toEqual([
+      ['page-2', 2, Math.round((1 / (pages - 1)) * 1e6) / 1e6, null],
+      ['page-past', pages, 1, null],
+    ]);
 
     // another user's device and session see none of it
     expect((await meta(otherDev, crown.id)).json.highlights).toEqual([]);

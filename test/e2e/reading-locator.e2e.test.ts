@@ -250,6 +250,10 @@ describe.each(modes)('reading positions against the locator index (%s)', (mode) 
     const other = await register(call);
     expect((await call('GET', `/api/media-items/${book}/highlights`, { token: other.token })).json).toEqual({ data: [] });
     expectError(await call('GET', `/api/highlights/${web.json.id}`, { token: other.token }), 404, 'annotation not found');
-    expectError(await call('PATCH', `/api/highlights/${web.json.id}`, { token: other.token, body: { position: { epubcfi: 'epubcfi(/6/4!/4/2/1:0)' } } }), 404, 'annotation not found');
+    expectError(
+      await call('PATCH', `/api/highlights/${web.json.id}`, { token: other.token, body: { position: { epubcfi: 'epubcfi(/6/4!/4/2/1:0)' } } }),
+      404,
+      'annotation not found',
+    );
   });
 });

@@ -79,7 +79,8 @@ export interface Anchor {
 
 const before = (a: Canonical, b: Canonical) => a.spine < b.spine || (a.spine === b.spine && a.offset < b.offset);
 /** A converter's words name its notation; an annotation's say which end they are about. */
-const relabel = (hs: Heal[], from: string, to: string): Heal[] => hs.map((h) => ({ code: h.code, message: h.message.startsWith(from) ? to + h.message.slice(from.length) : h.message }));
+const relabel = (hs: Heal[], from: string, to: string): Heal[] =>
+  hs.map((h) => ({ code: h.code, message: h.message.startsWith(from) ? to + h.message.slice(from.length) : h.message }));
 
 /**
  * The span the notations sent name, healed where they do not fit the book: KOReader's pos0/pos1
