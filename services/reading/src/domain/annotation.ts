@@ -105,6 +105,8 @@ export function anchorOf(index: Index, p: AnnotationPosition): { anchor: Anchor 
         } else healed.push(L.heal('not-a-place', 'pos1: not a place in this book; the annotation is a point at pos0'));
       }
     }
+  } else if (p.pos0 && !p.epubcfi) {
+    healed.push(L.heal('not-a-place', 'pos0: not a place in this book; kept as sent'));
   } else if (p.epubcfi) {
     // parsed once: the start and, for a range, the end
     const c = L.parseCfi(p.epubcfi);
