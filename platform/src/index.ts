@@ -15,4 +15,5 @@ export * from './metrics';
 export * from './parking';
 export * from './ops-server';
 export * from './collection-rules';
+export * from './system-collections';
 export * from './page-order';

@@ -1,10 +1,14 @@
 // The KOReader plugin API (docs/decisions.md, "KOReader sync"): device-authenticated progress,
 // metadata, library, bookmarks and resolve; book resolution by uuid, SHA-256, file name, title and
-// author; the five annotation rules, each with its test; one user's data never another's.
+// author; the five annotation rules, each with its test; one user's data never another's. Annotation
+// places are one canonical form (docs/decisions.md, "Reading: annotation positions"): a KOReader
+// highlight reads as a CFI range on the web and a web highlight as XPointers here, to the character.
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Reading } from '@bindery/contracts';
+import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
@@ -15,6 +19,24 @@ const get = instances(modes);
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const K = '/api/sync/koreader';
+const L = Reading.Locator;
+const CROWN = join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub');
+// the crown's locator index and text, as the catalog makes them, to name places in it
+const { index: idx, texts } = await epubText(CROWN);
+const pctOf = (at: Reading.Locator.Canonical) => Math.round(L.canonicalToPercentage(idx, at) * 1e6) / 1e6;
+
+/** A span of about `len` characters of the crown's longest document from `at` of it, starting at a word and ending inside one. */
+function span(at: number, len: number) {
+  const spine = texts.reduce((best, t, i) => (t.length > texts[best]!.length ? i : best), 0);
+  const t = texts[spine]!;
+  let s = Math.floor(t.length * at);
+  while (!(/\s/.test(t[s - 1] ?? '') && /\w/.test(t[s] ?? ''))) s++;
+  let e = s + len;
+  while (!(/\w/.test(t[e - 1] ?? '') && /\w/.test(t[e] ?? ''))) e++;
+  const start = { spine, offset: s };
+  const end = { spine, offset: e };
+  return { start, end, text: t.slice(s, e), pos0: L.canonicalToXPointer(idx, start), pos1: L.canonicalToXPointer(idx, end), cfi: L.canonicalToCfiRange(idx, start, end) };
+}
 
 describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let call: Call;
@@ -25,6 +47,7 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let otherDev: Enrolled;
   let crown: Record<string, any>;
   let garden: Record<string, any>;
+  let comic: Record<string, any>;
   /** an XPointer of the crown at 40 %, as KOReader names the place */
   let xp40: string;
 
@@ -41,13 +64,15 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     other = await register(call);
     const dir = emptyDir();
     mkdirSync(join(dir, 'books'), { recursive: true });
-    copyFileSync(join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub'), join(dir, 'books/crown.epub'));
+    copyFileSync(CROWN, join(dir, 'books/crown.epub'));
     copyFileSync(join(FIXTURE, 'Erik Lindgren/The Long Winter Cycle/02 - A Garden in Winter.epub'), join(dir, 'books/garden.epub'));
+    copyFileSync(join(FIXTURE, 'comics/Owlhouse Press/The Midnight Agency/The Midnight Agency v1 #1.cbz'), join(dir, 'books/agency.cbz'));
     const lib = await createLibrary(call, admin.token, { name: `Plugin ${mode}`, folders: [dir], watch: false });
     await scan(call, admin.token, lib.id);
     const list = await items(call, admin.token, lib.id);
     crown = list.find((i) => i.formats[0].file_path === 'books/crown.epub')!;
     garden = list.find((i) => i.formats[0].file_path === 'books/garden.epub')!;
+    comic = list.find((i) => i.formats[0].file_path === 'books/agency.cbz')!;
     dev = await enroll(call, reader, 'Kobo Libra');
     otherDev = await enroll(call, other, 'Other Kobo');
     // where KOReader goes for a web position at 40 % (stock sync's pull, through the locator index)
@@ -135,23 +160,41 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   });
 
   it('rule 1: an annotation carries pos0, pos1, page, text, type, book_sha256, dedup_key and percentage', async () => {
+    const at = span(0.2, 40);
     const h = {
       dedup_key: 'h1',
       type: 'highlight',
-      pos0: '/body/DocFragment[2]/body/p[3]/text().0',
-      pos1: '/body/DocFragment[2]/body/p[3]/text().40',
+      pos0: at.pos0,
+      pos1: at.pos1,
       page: 12,
-      percentage: 0.21,
+      percentage: pctOf(at.start),
       text: 'a line',
       book_sha256: crown.sha256,
       color: 'yellow',
     };
-    const r = await marks(dev, { book_uuid: crown.id, highlights: [h], bookmarks: [{ dedup_key: 'b1', pos0: '/body/DocFragment[3].0', page: 20, percentage: 0.3 }] });
+    // a bookmark at the start of the third document: KOReader's short form comes back as the full XPointer
+    const b1 = { spine: 2, offset: 0 };
+    const r = await marks(dev, { book_uuid: crown.id, highlights: [h], bookmarks: [{ dedup_key: 'b1', pos0: '/body/DocFragment[3].0', page: 20, percentage: pctOf(b1) }] });
     expect(r.status, r.text).toBe(200);
-    expect(r.json).toMatchObject({ media_item_id: crown.id, created: 2, unchanged: 0, updated: 0, ignored: [] });
+    expect(r.json).toMatchObject({ media_item_id: crown.id, created: 2, unchanged: 0, updated: 0, ignored: [], healed: [] });
     const m = await meta(dev, crown.id);
     expect(m.json.highlights).toEqual([{ ...h, note: '', chapter: null, updated_at: expect.any(String) }]);
-    expect(m.json.bookmarks).toMatchObject([{ dedup_key: 'b1', type: 'bookmark', pos0: '/body/DocFragment[3].0', page: 20, percentage: 0.3, book_sha256: crown.sha256 }]);
+    expect(m.json.bookmarks).toEqual([
+      {
+        dedup_key: 'b1',
+        type: 'bookmark',
+        pos0: L.canonicalToXPointer(idx, b1),
+        pos1: null,
+        page: 20,
+        percentage: pctOf(b1),
+        chapter: null,
+        text: '',
+        note: '',
+        color: null,
+        book_sha256: crown.sha256,
+        updated_at: expect.any(String),
+      },
+    ]);
     // by SHA-256 too; neither given is refused
     expect((await marks(dev, { book_sha256: crown.sha256, highlights: [h] })).json).toMatchObject({ created: 0, unchanged: 1 });
     expectError(await marks(dev, { highlights: [h] }), 400, 'book_uuid or book_sha256 is required');
@@ -227,5 +270,78 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expect((await push(otherDev, { uuid: crown.id, percentage: 0.9 })).json.status).toBe('saved');
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.42);
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
+  });
+
+  it('keeps annotation places in one canonical form: KOReader XPointers read as a CFI range on the web, and back, to the character', async () => {
+    // made on the device: the web reads the CFI range of the same characters
+    const k = span(0.3, 60);
+    const fromDevice = await marks(dev, { book_uuid: crown.id, highlights: [{ dedup_key: 'span-k', pos0: k.pos0, pos1: k.pos1, text: k.text, color: 'green' }] });
+    expect(fromDevice.json).toMatchObject({ created: 1, ignored: [], healed: [] });
+    const onWeb = (await web('highlights', crown.id)).json.data.find((a: { dedup_key: string }) => a.dedup_key === 'span-k');
+    expect(onWeb.position).toEqual({
+      epubcfi: k.cfi,
+      pos0: k.pos0,
+      pos1: k.pos1,
+      percentage: pctOf(k.start),
+      spine_index: k.start.spine,
+      doc_offset: k.start.offset,
+      end_spine_index: k.end.spine,
+      end_doc_offset: k.end.offset,
+    });
+    // that CFI written on the web is, for the device, the very XPointers it sent
+    const again = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: reader.token, body: { position: { epubcfi: onWeb.position.epubcfi }, text: k.text } });
+    expect(again.status, again.text).toBe(201);
+    expect(again.json.healed).toEqual([]);
+    expect((await meta(dev, crown.id)).json.highlights.find((a: { dedup_key: string }) => a.dedup_key === again.json.id)).toMatchObject({ pos0: k.pos0, pos1: k.pos1 });
+
+    // made on the web: the device reads XPointers, and sending them back gives the web its CFI
+    const w = span(0.6, 45);
+    const fromWeb = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: reader.token, body: { position: { epubcfi: w.cfi }, text: w.text, color: '#7aa2f7' } });
+    expect(fromWeb.status, fromWeb.text).toBe(201);
+    expect(fromWeb.json).toMatchObject({ healed: [], position: { epubcfi: w.cfi, pos0: w.pos0, pos1: w.pos1, doc_offset: w.start.offset, end_doc_offset: w.end.offset } });
+    const pulled = (await meta(dev, crown.id)).json.highlights.find((a: { dedup_key: string }) => a.dedup_key === fromWeb.json.id);
+    expect(pulled).toMatchObject({ pos0: w.pos0, pos1: w.pos1, text: w.text, color: 'blue', percentage: pctOf(w.start) });
+    const back = await marks(dev, { book_uuid: crown.id, highlights: [{ dedup_key: 'span-w', pos0: pulled.pos0, pos1: pulled.pos1, text: w.text }] });
+    expect(back.json).toMatchObject({ created: 1, healed: [] });
+    expect((await web('highlights', crown.id)).json.data.find((a: { dedup_key: string }) => a.dedup_key === 'span-w').position.epubcfi).toBe(w.cfi);
+
+    // a device end past its text is healed, and the answer says so
+    const past = k.pos1.replace(/\.\d+$/, '.99999');
+    const healed = await marks(dev, { book_uuid: crown.id, notes: [{ dedup_key: 'span-past', pos0: k.pos0, pos1: past, text: k.text, note: 'mine' }] });
+    expect(healed.json.created, healed.text).toBe(1);
+    expect(healed.json.healed).toEqual([
+      { dedup_key: 'span-past', healed: [expect.stringMatching(/^pos1: character offset 99999 is past the end of its text \(\d+ characters\); moved to its end$/)] },
+    ]);
+    const note = (await meta(dev, crown.id)).json.notes.find((a: { dedup_key: string }) => a.dedup_key === 'span-past');
+    expect(note.pos0).toBe(k.pos0);
+    expect(note.pos1).toMatch(/\.\d+$/);
+    expect(note.pos1).not.toBe(past);
+
+    // a fixed-layout book's place is its page: one past the last is the last, and the percentage follows the page
+    const pages = comic.page_count as number;
+    expect(pages).toBeGreaterThan(2);
+    const paged = await marks(dev, {
+      book_uuid: comic.id,
+      bookmarks: [
+        { dedup_key: 'page-past', page: pages + 5, percentage: 0.5 },
+        { dedup_key: 'page-2', page: 2 },
+      ],
+    });
+    expect(paged.json).toMatchObject({ created: 2, ignored: [] });
+    expect(paged.json.healed).toEqual([
+      {
+        dedup_key: 'page-past',
+        healed: [`page: ${pages + 5} is past the last page (${pages}); moved to the last page`, `percentage: 0.5 disagreed with page ${pages} of ${pages}; set from the page`],
+      },
+    ]);
+    const comicMarks = (await meta(dev, comic.id)).json.bookmarks;
+    expect(comicMarks.map((b: Record<string, unknown>) => [b.dedup_key, b.page, b.percentage, b.pos0])).toEqual([
+      ['page-2', 2, Math.round((1 / (pages - 1)) * 1e6) / 1e6, null],
+      ['page-past', pages, 1, null],
+    ]);
+
+    // another user's device and session see none of it
+    expect((await meta(otherDev, crown.id)).json.highlights).toEqual([]);
+    expectError(await call('GET', `/api/highlights/${fromWeb.json.id}`, { token: other.token }), 404, 'annotation not found');
   });
 });

@@ -2,13 +2,14 @@
 // scanned EPUB's locator index lets the server heal a CFI past a document's end, a stale spine step,
 // an element that moved, a percentage that disagrees with the position, and turn KOReader's XPointer
 // into the canonical position; the restore handles come back derived, and only for known positions.
+// Highlights, notes and bookmarks are placed the same way ("Reading: annotation positions").
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeEpub } from '../../services/catalog/test/fixtures/books';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, items, scan } from './catalog-helpers';
-import { api, eventually, instances, register, type Account, type Call } from './helpers';
+import { api, eventually, expectError, instances, register, type Account, type Call } from './helpers';
 import { put } from './reading-helpers';
 
 const modes = await availableModes();
@@ -184,5 +185,75 @@ describe.each(modes)('reading positions against the locator index (%s)', (mode) 
       `percentage: 0.5 disagreed with the position (${at}); set from the position`,
     ]);
     expect(bare.json.progress).toMatchObject({ percentage: at, epubcfi: `epubcfi(/6/4[ch1]!/4/2[s1]/4[p1]/1:${P1.indexOf('stormy')})`, css_selector: '#p1' });
+  });
+
+  it('places annotations as spans in the same canonical form, with every notation, and heals them like positions', async () => {
+    const hl = (body: Record<string, unknown>, who = reader) => call('POST', `/api/media-items/${book}/highlights`, { token: who.token, body });
+    // a web highlight: a CFI range over "a dark and sto"
+    const web = await hl({ position: { epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1],/1:7,/1:21)' }, text: P1.slice(7, 21) });
+    expect(web.status, web.text).toBe(201);
+    expect(web.json.healed).toEqual([]);
+    expect(web.json.position).toEqual({
+      epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1],/1:7,/1:21)',
+      pos0: '/body/DocFragment[2]/body/section/p[1]/text().7',
+      pos1: '/body/DocFragment[2]/body/section/p[1]/text().21',
+      percentage: pct(CH1 + H1.length + 7),
+      spine_index: 1,
+      doc_offset: H1.length + 7,
+      end_spine_index: 1,
+      end_doc_offset: H1.length + 21,
+    });
+    expect((await call('GET', `/api/highlights/${web.json.id}`, { token: reader.token })).json.position).toEqual(web.json.position);
+    // KOReader's pos0/pos1 (code points: "the dragon" after the two-unit dragon) read as a CFI range
+    const ko = await hl({ pos0: '/body/DocFragment[4]/body/p[1]/text().12', pos1: '/body/DocFragment[4]/body/p[1]/text().22', text: 'the dragon', page: 7 });
+    expect(ko.status, ko.text).toBe(201);
+    expect(ko.json.healed).toEqual([]);
+    expect(ko.json.position).toMatchObject({ epubcfi: 'epubcfi(/6/8[ch2]!/4/2[q1],/1:13,/1:23)', page: 7, doc_offset: 13, end_doc_offset: 23 });
+
+    // an end past its text, a stale spine step on both ends, a percentage that disagrees
+    const past = await hl({ pos0: '/body/DocFragment[4]/body/p[2]/text().0', pos1: '/body/DocFragment[4]/body/p[2]/text().99', text: Q2, percentage: 0.1 });
+    expect(past.json.healed).toEqual([
+      `pos1: character offset 99 is past the end of its text (${Q2.length} characters); moved to its end`,
+      `percentage: 0.1 disagreed with the position (${pct(CH2 + Q1.length)}); set from the position`,
+    ]);
+    expect(past.json.position).toMatchObject({ epubcfi: `epubcfi(/6/8[ch2]!/4/4,/1:0,/1:${Q2.length})`, pos1: `/body/DocFragment[4]/body/p[2]/text().${Q2.length}` });
+    const stale = await hl({ position: { epubcfi: 'epubcfi(/6/6[ch2]!/4/2[q1],/1:0,/1:9)' }, text: 'Meanwhile' });
+    expect(stale.json.healed).toEqual(['epubcfi: spine step 6 was stale; [ch2] is spine step 8', 'epubcfi end: spine step 6 was stale; [ch2] is spine step 8']);
+    expect(stale.json.position.epubcfi).toBe('epubcfi(/6/8[ch2]!/4/2[q1],/1:0,/1:9)');
+    // an element that moved, followed by its id
+    const moved = await hl({ position: { epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/2[p1],/1:0,/1:6)' }, text: 'It was' });
+    expect(moved.json.healed).toEqual([
+      'epubcfi: [p1] was not at /4/2/2; followed its id to /4/2[s1]/4[p1]',
+      'epubcfi end: [p1] was not at /4/2/2; followed its id to /4/2[s1]/4[p1]',
+    ]);
+    expect(moved.json.position.epubcfi).toBe('epubcfi(/6/4[ch1]!/4/2[s1]/4[p1],/1:0,/1:6)');
+    // the highlighted text is elsewhere: the span moves there, to its length
+    const text = P2.slice(4, 20);
+    const found = await hl({ position: { epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/4[p1],/1:4,/1:20)' }, text });
+    expect(found.json.healed).toEqual(['text: not found at the position; found in ch1.xhtml and moved there']);
+    expect(found.json.position).toMatchObject({ epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/6,/1:4,/1:20)', pos0: '/body/DocFragment[2]/body/section/p[2]/text().4' });
+    // an update that moves it is placed and healed too
+    const up = await call('PATCH', `/api/highlights/${found.json.id}`, { token: reader.token, body: { position: { epubcfi: 'epubcfi(/6/4[ch1]!/4/2[s1]/6,/1:4,/1:500)' } } });
+    expect(up.status, up.text).toBe(200);
+    expect(up.json.healed).toEqual([`epubcfi end: character offset 500 is past the end of its text (${P2.length} characters); moved to its end`]);
+    expect(up.json.position.epubcfi).toBe(`epubcfi(/6/4[ch1]!/4/2[s1]/6,/1:4,/1:${P2.length})`);
+    // a bookmark is a point: a CFI and pos0, no pos1
+    const mark = await call('POST', `/api/media-items/${book}/bookmarks`, { token: reader.token, body: { position: { epubcfi: 'epubcfi(/6/8[ch2]!/4/4/1:3)' } } });
+    expect(mark.json.position).toEqual({
+      epubcfi: 'epubcfi(/6/8[ch2]!/4/4/1:3)',
+      pos0: '/body/DocFragment[4]/body/p[2]/text().3',
+      percentage: pct(CH2 + Q1.length + 3),
+      spine_index: 3,
+      doc_offset: Q1.length + 3,
+    });
+    // another user sees none of it
+    const other = await register(call);
+    expect((await call('GET', `/api/media-items/${book}/highlights`, { token: other.token })).json).toEqual({ data: [] });
+    expectError(await call('GET', `/api/highlights/${web.json.id}`, { token: other.token }), 404, 'annotation not found');
+    expectError(
+      await call('PATCH', `/api/highlights/${web.json.id}`, { token: other.token, body: { position: { epubcfi: 'epubcfi(/6/4!/4/2/1:0)' } } }),
+      404,
+      'annotation not found',
+    );
   });
 });

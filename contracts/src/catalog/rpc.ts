@@ -27,7 +27,7 @@ export const CatalogRequests = {
   'conflict-resolve': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
   /** service to service (reading): an EPUB's locator index by the file's SHA-256 → {sha256, index_gz: base64 of gzipped JSON} */
   'locator-index': Type.Object({ sha256: Type.String({ maxLength: 64 }) }),
-  /** service to service (reading): where a context text occurs in an EPUB, nearest {spine, offset} → {found: {spine, offset} | null} */
+  /** service to service (reading): where a context text occurs in an EPUB, nearest {spine, offset} → {found: {spine, offset, end} | null} */
   'locator-text': Type.Object({
     sha256: Type.String({ maxLength: 64 }),
     text: Type.String({ maxLength: 1000 }),

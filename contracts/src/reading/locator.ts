@@ -8,6 +8,7 @@
 //
 //   cfiToCanonical(index, 'epubcfi(/6/4[c1]!/4/2[p1]/1:10)')   → {pos: {spine: 1, offset: 10}, healed: []} | null
 //   canonicalToCfi(index, pos)                                  → 'epubcfi(/6/4[c1]!/4/2[p1]/1:10)'
+//   canonicalToCfiRange(index, start, end)                      → 'epubcfi(/6/4[c1]!/4/2[p1],/1:3,/1:10)'
 //   xpointerToCanonical(index, '/body/DocFragment[2]/body/p/text().10') → {pos, healed} | null
 //   canonicalToXPointer(index, pos)                             → '/body/DocFragment[2]/body/p/text().10'
 //   restoreToCanonical(index, {anchor_href, css_selector, char_offset}) → {pos, healed} | null
@@ -16,9 +17,10 @@
 //   percentageToCanonical(index, fraction)                      → pos
 //   isXPointer(s), parseCfi(s), pageToFraction(page, count), fractionToPage(fraction, count)
 //
-// `healed` lists in words what had to change for the notation to point into the book (a step past
-// the last child, an offset past the end of its text, a stale spine step or element found again by its
-// id); null means the text is not that notation at all. Conversions never throw on hostile input.
+// `healed` lists what had to change for the notation to point into the book (a step past the last
+// child, an offset past the end of its text, a stale spine step or element found again by its id),
+// each as a code to act on and the words to show; null means the text is not that notation at all.
+// Conversions never throw on hostile input.
 //
 // Notation rules:
 // - EPUB CFI: `/6/<2(spine+1)>[idref]!/<body step>[id]/<element steps>[id]/<odd text step>:<utf16 offset>`.
@@ -72,10 +74,56 @@ export interface Canonical {
   offset: number;
 }
 
+/** What a heal did, to act on without reading its words. */
+export type HealCode =
+  /** the CFI had no epubcfi( ) wrapper */
+  | 'cfi-wrapper'
+  /** a CFI range was read as its start */
+  | 'cfi-range'
+  /** a spine step named another item than its idref: the idref won */
+  | 'spine-stale'
+  /** a spine step (or DocFragment) past the spine: the end of the book */
+  | 'spine-past-end'
+  /** a spine step that disagreed with anchor_href: the href won */
+  | 'spine-href'
+  /** the path does not start at the document body: the start of the document */
+  | 'not-body'
+  /** an element step missed its [id]: the id was followed */
+  | 'id-moved'
+  /** a step past the last child (or text) of its element: the element's end */
+  | 'past-last-child'
+  /** a character offset past the end of its text: the text's end */
+  | 'offset-past-end'
+  /** a css_selector that names nothing in the document: its start */
+  | 'selector-missing'
+  /** an anchor_href that is no document of the book: the restore handles were dropped */
+  | 'href-unknown'
+  /** a notation that is no place in this book: kept as sent */
+  | 'not-a-place'
+  /** the text the reader saw (context or highlighted) is elsewhere: moved there */
+  | 'text-moved'
+  /** a position known by its percentage alone was placed by its text */
+  | 'text-placed'
+  /** a percentage that disagreed with the position: set from the position */
+  | 'percentage'
+  /** a page past the book's last page: the last page */
+  | 'page-past-end'
+  /** a span whose end came before its start: the two were swapped */
+  | 'span-reversed';
+
+export interface Heal {
+  code: HealCode;
+  message: string;
+}
+
 export interface Resolved {
   pos: Canonical;
-  healed: string[];
+  healed: Heal[];
 }
+
+export const heal = (code: HealCode, message: string): Heal => ({ code, message });
+/** The words of heals, as the API reports them. */
+export const healMessages = (h: readonly Heal[]): string[] => h.map((x) => x.message);
 
 export interface RestoreHandles {
   anchor_href: string;
@@ -209,23 +257,34 @@ export interface CfiSteps {
   /** the terminal character offset, when there is one */
   offset?: number;
   /** what was changed to read it: a missing wrapper, a range collapsed to its start */
-  healed: string[];
+  healed: Heal[];
+  /** a range's end (the CFI itself reads as its start) */
+  end?: CfiSteps;
 }
 
-/** Reads a CFI's steps. A range collapses to its start. Null when it is not an EPUB CFI into a spine item. */
+/** Reads a CFI's steps. A range reads as its start, with its end in `end`. Null when it is not an EPUB CFI into a spine item. */
 export function parseCfi(raw: string): CfiSteps | null {
   if (typeof raw !== 'string' || raw.length > 4096) return null;
-  const healed: string[] = [];
+  const healed: Heal[] = [];
   let s = raw.trim();
   const m = /^epubcfi\((.*)\)$/s.exec(s);
   if (m) s = m[1]!;
-  else healed.push('epubcfi: added the epubcfi( ) wrapper');
+  else healed.push(heal('cfi-wrapper', 'epubcfi: added the epubcfi( ) wrapper'));
   const parts = splitTop(s, ',');
   if (parts === null) return null;
   if (parts.length === 3) {
-    s = parts[0]! + parts[1]!;
-    healed.push('epubcfi: a range was collapsed to its start');
-  } else if (parts.length !== 1) return null;
+    const start = parsePath(parts[0]! + parts[1]!, healed);
+    const end = parsePath(parts[0]! + parts[2]!, []);
+    if (!start || !end) return null;
+    healed.push(heal('cfi-range', 'epubcfi: a range was collapsed to its start'));
+    return { ...start, end };
+  }
+  if (parts.length !== 1) return null;
+  return parsePath(s, healed);
+}
+
+/** One path (no range) after the wrapper. */
+function parsePath(s: string, healed: Heal[]): CfiSteps | null {
   const STEP = /^\/(\d{1,9})(?:\[((?:[^\]^]|\^.)*)\])?/s;
   const TERMINAL = /^(?::(\d{1,9})(?:\[(?:[^\]^]|\^.)*\])?)?(?:~\d+(?:\.\d+)?)?(?:@\d+(?:\.\d+)?:\d+(?:\.\d+)?)?$/s;
   const outer: { n: number; id?: string }[] = [];
@@ -296,36 +355,39 @@ function splitTop(s: string, sep: string): string[] | null {
 }
 
 /** The spine item a CFI's step names, healing a stale step by its idref. */
-function spineOf(index: LocatorIndex, step: number, assert: string | undefined, healed: string[], what: string): number | null {
+function spineOf(index: LocatorIndex, step: number, assert: string | undefined, healed: Heal[]): number | null {
   const at = step / 2 - 1;
   if (assert !== undefined && index.spine[at]?.[0] !== assert) {
     const found = index.spine.findIndex((s) => s[0] === assert);
     if (found >= 0) {
-      healed.push(`${what}: spine step ${step} was stale; [${assert}] is spine step ${(found + 1) * 2}`);
+      healed.push(heal('spine-stale', `epubcfi: spine step ${step} was stale; [${assert}] is spine step ${(found + 1) * 2}`));
       return found;
     }
   }
   if (at >= index.spine.length) {
-    healed.push(`${what}: spine step ${step} is past the end of the spine (${items(index.spine.length)})`);
+    healed.push(heal('spine-past-end', `epubcfi: spine step ${step} is past the end of the spine (${items(index.spine.length)}); moved to the end of the book`));
     return null;
   }
   return at;
 }
 
-/** A CFI to the canonical position. Null when it is not a CFI; `pos` is null-free: a spine step past the spine ends the book. */
-export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | null {
-  const p = parseCfi(cfi);
+/**
+ * A CFI (as text, or as parseCfi read it: parsed once) to the canonical position. Null when it is
+ * not a CFI; a spine step past the spine ends the book.
+ */
+export function cfiToCanonical(index: LocatorIndex, cfi: string | CfiSteps): Resolved | null {
+  const p = typeof cfi === 'string' ? parseCfi(cfi) : cfi;
   if (!p) return null;
   const healed = [...p.healed];
-  const spine = spineOf(index, p.spineStep, p.spineAssert, healed, 'epubcfi');
-  if (spine === null) return { pos: endOfBook(index), healed: [...healed.slice(0, -1), `${healed.at(-1)}; moved to the end of the book`] };
+  const spine = spineOf(index, p.spineStep, p.spineAssert, healed);
+  if (spine === null) return { pos: endOfBook(index), healed };
   const doc = expand(index, spine);
   const d = index.docs[spine];
   if (!doc || !d) return { pos: { spine, offset: 0 }, healed };
   const steps = p.steps;
   if (steps.length === 0) return { pos: { spine, offset: 0 }, healed };
   if (steps[0]!.n !== d.b) {
-    healed.push(`epubcfi: /${steps[0]!.n} is not the document's body (/${d.b}); moved to the start of the document`);
+    healed.push(heal('not-body', `epubcfi: /${steps[0]!.n} is not the document's body (/${d.b}); moved to the start of the document`));
     return { pos: { spine, offset: 0 }, healed };
   }
   let el = doc.body;
@@ -339,14 +401,14 @@ export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | nul
         const byId = doc.byId.get(st.id);
         if (byId) {
           const path = `/${d.b}${cfiPath(byId)}`;
-          healed.push(`epubcfi: [${st.id}] was not at ${trail}/${st.n}; followed its id to ${path}`);
+          healed.push(heal('id-moved', `epubcfi: [${st.id}] was not at ${trail}/${st.n}; followed its id to ${path}`));
           trail = path;
           el = byId;
           continue;
         }
       }
       if (!next) {
-        healed.push(`epubcfi: ${trail}/${st.n} is past the last child of its element; moved to the element's end`);
+        healed.push(heal('past-last-child', `epubcfi: ${trail}/${st.n} is past the last child of its element; moved to the element's end`));
         return { pos: { spine, offset: el.end }, healed };
       }
       el = next;
@@ -357,7 +419,7 @@ export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | nul
       const slot = (st.n - 1) / 2;
       const kids = el.children.filter(isEl);
       if (slot > kids.length) {
-        healed.push(`epubcfi: ${trail}/${st.n} is past the last child of its element; moved to the element's end`);
+        healed.push(heal('past-last-child', `epubcfi: ${trail}/${st.n} is past the last child of its element; moved to the element's end`));
         return { pos: { spine, offset: el.end }, healed };
       }
       const run = el.children.find((c): c is Run => !isEl(c) && c.slot === slot);
@@ -365,7 +427,7 @@ export function cfiToCanonical(index: LocatorIndex, cfi: string): Resolved | nul
       const len = run ? run.len : 0;
       let off = p.offset ?? 0;
       if (off > len) {
-        healed.push(`epubcfi: character offset ${off} is past the end of its text (${len} characters); moved to its end`);
+        healed.push(heal('offset-past-end', `epubcfi: character offset ${off} is past the end of its text (${len} characters); moved to its end`));
         off = len;
       }
       return { pos: { spine, offset: base + off }, healed };
@@ -380,18 +442,41 @@ function cfiPath(el: El): string {
   return out;
 }
 
-/** The canonical position as an EPUB CFI (with id assertions, the way web readers write them). */
-export function canonicalToCfi(index: LocatorIndex, pos: Canonical): string {
+/** The steps of the canonical position's CFI, one a token: `/6`, `/4[c1]`, `!`, `/4`, …, `/1:10`. */
+function cfiTokens(index: LocatorIndex, pos: Canonical): string[] {
   const p = clampPos(index, pos);
   const item = index.spine[p.spine];
-  const head = `/6/${(p.spine + 1) * 2}${item?.[0] ? `[${escapeCfi(item[0])}]` : ''}`;
+  const out = ['/6', `/${(p.spine + 1) * 2}${item?.[0] ? `[${escapeCfi(item[0])}]` : ''}`];
   const d = index.docs[p.spine];
   const doc = expand(index, p.spine);
-  if (!doc || !d) return `epubcfi(${head})`;
-  const body = `/${d.b}${doc.body.id !== undefined ? `[${escapeCfi(doc.body.id)}]` : ''}`;
+  if (!doc || !d) return out;
+  out.push('!', `/${d.b}${doc.body.id !== undefined ? `[${escapeCfi(doc.body.id)}]` : ''}`);
   const run = runAt(doc, p.offset);
-  if (!run) return `epubcfi(${head}!${body})`;
-  return `epubcfi(${head}!${body}${cfiPath(run.parent)}/${run.slot * 2 + 1}:${p.offset - run.start})`;
+  if (!run) return out;
+  for (const e of pathOf(run.parent)) out.push(`/${(e.elIndex + 1) * 2}${e.id !== undefined ? `[${escapeCfi(e.id)}]` : ''}`);
+  out.push(`/${run.slot * 2 + 1}:${p.offset - run.start}`);
+  return out;
+}
+
+/** The canonical position as an EPUB CFI (with id assertions, the way web readers write them). */
+export function canonicalToCfi(index: LocatorIndex, pos: Canonical): string {
+  return `epubcfi(${cfiTokens(index, pos).join('')})`;
+}
+
+/**
+ * A span as an EPUB CFI range (`epubcfi(<common parent>,<start>,<end>)`, the way web readers write a
+ * highlight); the point's CFI when the span is empty. The parent ends at an element (or at `/6`
+ * between two documents), never at an indirection.
+ */
+export function canonicalToCfiRange(index: LocatorIndex, start: Canonical, end: Canonical): string {
+  const a = cfiTokens(index, start);
+  const b = cfiTokens(index, end);
+  if (a.join('') === b.join('')) return `epubcfi(${a.join('')})`;
+  let n = 0;
+  while (n < a.length - 1 && n < b.length - 1 && a[n] === b[n]) n++;
+  // the parent is a path to an element: not ending in `!` nor just before it (the spine item)
+  while (n > 1 && (a[n - 1] === '!' || a[n] === '!')) n--;
+  return `epubcfi(${a.slice(0, n).join('')},${a.slice(n).join('')},${b.slice(n).join('')})`;
 }
 
 // ---------------------------------------------------------------- KOReader XPointer
@@ -431,14 +516,14 @@ function toUnits(run: Run, c: number): number {
 /** A KOReader XPointer to the canonical position. Null when it is not an XPointer. */
 export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved | null {
   if (!isXPointer(xp) || xp.length > 4096) return null;
-  const healed: string[] = [];
+  const healed: Heal[] = [];
   const m = /^\/body\/DocFragment(?:\[(\d{1,9})\])?(.*)$/s.exec(xp);
   if (!m) return null;
   const frag = m[1] === undefined ? 1 : Number(m[1]);
   if (frag < 1) return null;
   let rest = m[2]!;
   if (frag > index.spine.length) {
-    healed.push(`xpointer: DocFragment[${frag}] is past the end of the spine (${items(index.spine.length)}); moved to the end of the book`);
+    healed.push(heal('spine-past-end', `xpointer: DocFragment[${frag}] is past the end of the spine (${items(index.spine.length)}); moved to the end of the book`));
     return { pos: endOfBook(index), healed };
   }
   const spine = frag - 1;
@@ -447,7 +532,7 @@ export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved |
   if (rest === '' || /^\.\d+$/.test(rest)) return { pos: { spine, offset: 0 }, healed };
   const b = /^\/body(?:\[1\])?(?=\/|\.|$)/.exec(rest);
   if (!b) {
-    healed.push('xpointer: the path does not go through the document body; moved to the start of the document');
+    healed.push(heal('not-body', 'xpointer: the path does not go through the document body; moved to the start of the document'));
     return { pos: { spine, offset: 0 }, healed };
   }
   rest = rest.slice(b[0].length);
@@ -462,13 +547,13 @@ export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved |
       const runs = el.children.filter((c): c is Run => !isEl(c) && kept(c));
       const run = runs[k - 1];
       if (!run) {
-        healed.push(`xpointer: ${trail}/text()[${k}] is past the last text of its element; moved to the element's end`);
+        healed.push(heal('past-last-child', `xpointer: ${trail}/text()[${k}] is past the last text of its element; moved to the element's end`));
         return { pos: { spine, offset: el.end }, healed };
       }
       let c = tx[2] === undefined ? 0 : Number(tx[2]);
       const max = toCodePoints(run, run.len);
       if (c > max) {
-        healed.push(`xpointer: character offset ${c} is past the end of its text (${max} characters); moved to its end`);
+        healed.push(heal('offset-past-end', `xpointer: character offset ${c} is past the end of its text (${max} characters); moved to its end`));
         c = max;
       }
       return { pos: { spine, offset: run.start + toUnits(run, c) }, healed };
@@ -480,7 +565,7 @@ export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved |
       const same = el.children.filter((c): c is El => isEl(c) && c.name === name);
       const next = same[n - 1];
       if (!next) {
-        healed.push(`xpointer: ${trail}/${st[0].slice(1)} is past the last child of its element; moved to the element's end`);
+        healed.push(heal('past-last-child', `xpointer: ${trail}/${st[0].slice(1)} is past the last child of its element; moved to the element's end`));
         return { pos: { spine, offset: el.end }, healed };
       }
       el = next;
@@ -586,20 +671,20 @@ export function spineOfHref(index: LocatorIndex, href: string): number | null {
 export function restoreToCanonical(index: LocatorIndex, h: { anchor_href: string; css_selector?: string; char_offset?: number }): Resolved | null {
   const spine = spineOfHref(index, h.anchor_href);
   if (spine === null) return null;
-  const healed: string[] = [];
+  const healed: Heal[] = [];
   const doc = expand(index, spine);
   if (!doc) return { pos: { spine, offset: 0 }, healed };
   let el: El | null = doc.body;
   if (h.css_selector) {
     el = select(doc, h.css_selector);
     if (!el) {
-      healed.push(`css_selector: ${h.css_selector} was not found in ${index.spine[spine]![1]}; moved to the start of the document`);
+      healed.push(heal('selector-missing', `css_selector: ${h.css_selector} was not found in ${index.spine[spine]![1]}; moved to the start of the document`));
       return { pos: { spine, offset: 0 }, healed };
     }
   }
   let off = h.char_offset ?? 0;
   if (off > el.end - el.start) {
-    healed.push(`char_offset: ${off} is past the end of the element's text (${el.end - el.start} characters); moved to its end`);
+    healed.push(heal('offset-past-end', `char_offset: ${off} is past the end of the element's text (${el.end - el.start} characters); moved to its end`));
     off = el.end - el.start;
   }
   return { pos: { spine, offset: el.start + off }, healed };

@@ -81,13 +81,41 @@ describe('locator index of a document', () => {
       expect(() => L.restoreToCanonical(idx, { anchor_href: j, css_selector: j, char_offset: 3 })).not.toThrow();
     }
     expect(L.cfiToCanonical(idx, 'epubcfi(/6/2[c1]!/4/2[a]/1:500)')!.healed).toEqual([
-      'epubcfi: character offset 500 is past the end of its text (4 characters); moved to its end',
+      { code: 'offset-past-end', message: 'epubcfi: character offset 500 is past the end of its text (4 characters); moved to its end' },
     ]);
     expect(L.xpointerToCanonical(idx, '/body/DocFragment[3]/body/p/text().0')!.healed).toEqual([
-      'xpointer: DocFragment[3] is past the end of the spine (1 item); moved to the end of the book',
+      { code: 'spine-past-end', message: 'xpointer: DocFragment[3] is past the end of the spine (1 item); moved to the end of the book' },
     ]);
     expect(L.restoreToCanonical(idx, { anchor_href: 'c1.xhtml', css_selector: 'p:hover' })!.healed).toEqual([
-      'css_selector: p:hover was not found in c1.xhtml; moved to the start of the document',
+      { code: 'selector-missing', message: 'css_selector: p:hover was not found in c1.xhtml; moved to the start of the document' },
     ]);
+    expect(L.cfiToCanonical(idx, 'epubcfi(/6/40!/4/2/1:0)')!.healed).toEqual([
+      { code: 'spine-past-end', message: 'epubcfi: spine step 40 is past the end of the spine (1 item); moved to the end of the book' },
+    ]);
+  });
+});
+
+describe('CFI ranges (highlights)', () => {
+  const idx = book('<body><p id="a">abcdefgh</p><p>ijkl<em>mn</em>op</p></body>', '<body><p>second</p></body>');
+
+  it('writes a span as a range with the longest common parent, and reads both ends back', () => {
+    const within = L.canonicalToCfiRange(idx, { spine: 0, offset: 2 }, { spine: 0, offset: 6 });
+    expect(within).toBe('epubcfi(/6/2[c1]!/4/2[a],/1:2,/1:6)');
+    const across = L.canonicalToCfiRange(idx, { spine: 0, offset: 3 }, { spine: 0, offset: 13 });
+    expect(across).toBe('epubcfi(/6/2[c1]!/4,/2[a]/1:3,/4/2/1:1)');
+    const docs = L.canonicalToCfiRange(idx, { spine: 0, offset: 3 }, { spine: 1, offset: 2 });
+    expect(docs).toBe('epubcfi(/6,/2[c1]!/4/2[a]/1:3,/4[c2]!/4/2/1:2)');
+    expect(L.canonicalToCfiRange(idx, { spine: 1, offset: 2 }, { spine: 1, offset: 2 })).toBe(L.canonicalToCfi(idx, { spine: 1, offset: 2 }));
+    for (const [cfi, start, end] of [
+      [within, 2, 6],
+      [across, 3, 13],
+    ] as const) {
+      const p = L.parseCfi(cfi)!;
+      expect(p.healed.map((h) => h.code)).toEqual(['cfi-range']);
+      expect(L.cfiToCanonical(idx, p)!.pos).toEqual({ spine: 0, offset: start });
+      expect(L.cfiToCanonical(idx, p.end!)).toEqual({ pos: { spine: 0, offset: end }, healed: [] });
+    }
+    const d = L.parseCfi(docs)!;
+    expect(L.cfiToCanonical(idx, d.end!)!.pos).toEqual({ spine: 1, offset: 2 });
   });
 });

@@ -1,8 +1,9 @@
 // The position rules on their own: CFI checks and healing, percentages on both scales, pages, the
-// first-page guard and when two devices disagree.
+// first-page guard and when two devices disagree; annotation spans read, healed, moved and written back.
 import { describe, expect, it } from 'vitest';
+import type { Reading } from '@bindery/contracts';
+import { anchorOf, byText, needleOf, parseColor, placeAnnotation, placePage, type AnnotationPosition } from '../src/domain/annotation';
 import { conflictReason, guardKeeps, parseCfi, parsePosition } from '../src/domain/position';
-import { parseColor } from '../src/domain/annotation';
 import { parseRules } from '../src/domain/rules';
 
 describe('EPUB CFI', () => {
@@ -78,5 +79,70 @@ describe('colours and rules', () => {
       message: 'rules.conditions[0].value must be one of unread, reading, finished',
     });
     expect(parseRules({ match: 'some', conditions: [] })).toEqual({ ok: false, message: "rules.match must be 'all' or 'any'" });
+  });
+});
+
+describe('annotation spans', () => {
+  // two documents: "abcdefgh" + "ijkl", and "second"
+  const index: Reading.Locator.LocatorIndex = {
+    v: 1,
+    names: ['p'],
+    spine: [
+      ['c1', 'c1.xhtml', 1],
+      ['c2', 'c2.xhtml', 1],
+    ],
+    docs: [
+      { b: 4, n: 12, t: [0, -(2 + (8 << 1)), -1, 0, -(2 + (4 << 1)), -1] },
+      { b: 4, n: 6, t: [0, -(2 + (6 << 1)), -1] },
+    ],
+  };
+
+  it('reads a span from pos0/pos1 or a CFI range, and writes back every notation', () => {
+    const ko = anchorOf(index, { pos0: '/body/DocFragment[1]/body/p[1]/text().2', pos1: '/body/DocFragment[1]/body/p[2]/text().1' });
+    expect(ko).toEqual({ anchor: { start: { spine: 0, offset: 2 }, end: { spine: 0, offset: 9 } }, healed: [] });
+    const pos: AnnotationPosition = {};
+    expect(placeAnnotation(index, pos, ko.anchor!)).toEqual([]);
+    expect(pos).toEqual({
+      epubcfi: 'epubcfi(/6/2[c1]!/4,/2/1:2,/4/1:1)',
+      pos0: '/body/DocFragment[1]/body/p[1]/text().2',
+      pos1: '/body/DocFragment[1]/body/p[2]/text().1',
+      percentage: 0.111111,
+    });
+    expect(anchorOf(index, { epubcfi: pos.epubcfi! }).anchor).toEqual(ko.anchor);
+  });
+
+  it('heals each end in its own words, swaps a reversed span, and says when pos0 is no place', () => {
+    const r = anchorOf(index, { epubcfi: 'epubcfi(/6/2[c1]!/4/2,/1:7,/1:99)' });
+    expect(r.healed.map((h) => h.message)).toEqual(['epubcfi end: character offset 99 is past the end of its text (8 characters); moved to its end']);
+    const back = anchorOf(index, { pos0: '/body/DocFragment[2]/body/p/text().3', pos1: '/body/DocFragment[1]/body/p[1]/text().1' });
+    expect(back.anchor).toEqual({ start: { spine: 0, offset: 1 }, end: { spine: 1, offset: 3 } });
+    expect(back.healed.map((h) => h.code)).toEqual(['span-reversed']);
+    expect(anchorOf(index, { pos0: 'page 3' })).toEqual({ anchor: null, healed: [{ code: 'not-a-place', message: 'pos0: not a place in this book; kept as sent' }] });
+  });
+
+  it('moves a span to where its text is, keeping its length when the text was cut', () => {
+    const at = { start: { spine: 0, offset: 0 }, end: { spine: 0, offset: 4 } };
+    expect(byText(index, at, { spine: 0, offset: 0, end: 4 }, false, 'abcd')).toEqual({ anchor: at, healed: [] });
+    // leading white space in the text is no move
+    expect(byText(index, at, { spine: 0, offset: 1, end: 4 }, false, ' bcd').healed).toEqual([]);
+    const moved = byText(index, at, { spine: 1, offset: 1, end: 5 }, false, 'econ');
+    expect(moved.anchor).toEqual({ start: { spine: 1, offset: 1 }, end: { spine: 1, offset: 5 } });
+    expect(moved.healed).toEqual([{ code: 'text-moved', message: 'text: not found at the position; found in c2.xhtml and moved there' }]);
+    expect(byText(index, at, { spine: 1, offset: 3, end: 4 }, true, 'x').anchor.end).toEqual({ spine: 1, offset: 6 });
+    expect(byText(index, null, { spine: 1, offset: 0, end: 6 }, false, 'second').healed.map((h) => h.code)).toEqual(['text-placed']);
+    expect(needleOf('  short ')).toBeNull();
+    expect(needleOf('a   longer\ntext')).toEqual({ needle: 'a longer text', cut: false });
+  });
+
+  it('takes a fixed-layout page: past the last is the last, and the percentage follows the page', () => {
+    const p: AnnotationPosition = { page: 14, percentage: 0.2 };
+    expect(placePage(p, 11).map((h) => h.message)).toEqual([
+      'page: 14 is past the last page (11); moved to the last page',
+      'percentage: 0.2 disagreed with page 11 of 11; set from the page',
+    ]);
+    expect(p).toEqual({ page: 11, percentage: 1 });
+    const q: AnnotationPosition = { page: 6 };
+    expect(placePage(q, 11)).toEqual([]);
+    expect(q.percentage).toBe(0.5);
   });
 });

@@ -3,7 +3,8 @@
 //   made at scan time; a file catalogued before indexes existed gets its index made here, from the
 //   file on disk, once its bytes are checked against the hash asked for.
 // - catalog.locator-text {sha256, text, spine, offset}: where a reader's context text occurs in the
-//   book, nearest the given position (white space runs compare as one space). Book texts are kept in
+//   book, nearest the given position (white space runs compare as one space), with where the match
+//   ends (a highlight's span). Book texts are kept in
 //   a bounded cache, so a reader moving through one book reads its file once.
 import { readFile, stat } from 'node:fs/promises';
 import { LRUCache } from 'lru-cache';
@@ -117,16 +118,22 @@ export async function locatorText(ctx: Ctx, req: Catalog.CatalogRequest<'locator
   for (const spine of order) {
     const doc = book.docs[spine]!;
     let best = -1;
+    let at = -1;
     for (let i = doc.flat.indexOf(needle); i >= 0; i = doc.flat.indexOf(needle, i + 1)) {
       const raw = doc.at[i]!;
       if (spine !== hint) {
         best = raw;
+        at = i;
         if (spine > hint) break;
         continue;
       }
-      if (best < 0 || Math.abs(raw - req.offset) < Math.abs(best - req.offset)) best = raw;
+      if (best < 0 || Math.abs(raw - req.offset) < Math.abs(best - req.offset)) {
+        best = raw;
+        at = i;
+      }
     }
-    if (best >= 0) return ok({ found: { spine, offset: best } });
+    // the match ends after its last character (the needle neither starts nor ends in white space)
+    if (best >= 0) return ok({ found: { spine, offset: best, end: doc.at[at + needle.length - 1]! + 1 } });
   }
   return ok({ found: null });
 }

@@ -2,11 +2,11 @@
 // dashboard (hidden ones removed, their order applied) and each one's first books, joined from the
 // catalog projection (the item's JSON) and the reading projection (positions, ratings, members).
 import { sql, type RawBuilder } from 'kysely';
-import { rulesSql, type CollectionRules, type Db } from '@bindery/platform';
+import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type CollectionRules, type Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import type { Access } from './access';
 import { readingTables } from './reading-tables';
-import { itemsOf, systemRule } from './reading-rules';
+import { itemsOf } from './reading-rules';
 
 const R = readingTables();
 // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
@@ -64,22 +64,10 @@ export class DashboardView {
     if (rule) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rule.where}`, cols, order: rule.order };
     if (c.is_system && c.query_type === 'continue-series') {
       return {
-        with: sql`
-          with started as (
-            select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
-            from ${itemsOf(user)} where ${visible(access)} and i.series is not null and p.percentage > 0 group by i.series
-          ), nextup as (
-            select n.id, n.doc, n.pct, s.last_read from started s cross join lateral (
-              select i.id, i.doc, p.percentage as pct
-              from ${itemsOf(user)}
-              where i.series = s.series and ${visible(access)} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
-              order by i.series_index, i.sort_title
-              limit 1
-            ) n
-          )`,
+        with: continueSeries(itemsOf(user), visible(access), sql`i.id, i.doc, p.percentage as pct`),
         from: sql`nextup`,
         cols: sql`id, doc, pct`,
-        order: sql`last_read desc, id`,
+        order: CONTINUE_SERIES_ORDER,
       };
     }
     if (c.rules) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as CollectionRules)}`, cols, order: sql`i.sort_title, i.id` };

@@ -4,6 +4,8 @@
 // Annotations cross the boundary in the plugin's shape: palette names ↔ the web's hex, an echo
 // without a colour changes nothing, deletions only through the explicit arrays and only by keys the
 // server gave out, a deleted key never comes back, and the metadata fetch carries the tombstones.
+// Their places are the reading service's canonical spans: pos0/pos1 go in as XPointers and come
+// back as XPointers derived from the span, whichever client made the annotation.
 import { createHash } from 'node:crypto';
 import Type from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -308,7 +310,14 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     if (!found) return sendFailure(reply, notFound());
     const existing = await annotations(req, found.item);
     if (!existing.ok) return sendFailure(reply, existing.error);
-    const out = { created: 0, unchanged: 0, updated: 0, ignored: [] as { dedup_key: string | null; reason: string }[] };
+    const out = {
+      created: 0,
+      unchanged: 0,
+      updated: 0,
+      ignored: [] as { dedup_key: string | null; reason: string }[],
+      // what placing a new annotation in the book changed, per annotation that needed it
+      healed: [] as { dedup_key: string | null; healed: string[] }[],
+    };
     const batches: [Kind, AnnotationT[]][] = [
       ['bookmark', b.bookmarks ?? []],
       ['note', b.notes ?? []],
@@ -343,8 +352,10 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
           out.ignored.push({ dedup_key: key, reason: r.error.code === 'conflict' ? 'deleted on the server' : r.error.message });
           continue;
         }
-        if ((r.value as { existing?: boolean }).existing) out.unchanged += 1;
+        const made = r.value as { existing?: boolean; healed?: string[] };
+        if (made.existing) out.unchanged += 1;
         else out.created += 1;
+        if (made.healed?.length) out.healed.push({ dedup_key: key, healed: made.healed });
       }
     }
     return { media_item_id: found.item, matched_by: found.by, ...out };

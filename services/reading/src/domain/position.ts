@@ -41,7 +41,7 @@ const round = (x: number) => Math.round(x * 1e6) / 1e6;
 /** Parses an EPUB CFI far enough to check it and find its spine step; a range collapses to its start. */
 export function parseCfi(raw: string): { cfi: string; spineIndex: number; healed: string[] } | null {
   const c = L.parseCfi(raw);
-  return c ? { cfi: c.cfi, spineIndex: c.spineStep / 2 - 1, healed: c.healed } : null;
+  return c ? { cfi: c.cfi, spineIndex: c.spineStep / 2 - 1, healed: L.healMessages(c.healed) } : null;
 }
 
 /**
@@ -158,35 +158,39 @@ export function conflictReason(
 /** a submitted percentage further than this from its position's is healed */
 export const PERCENT_TOLERANCE = 0.02;
 
+type Heal = Reading.Locator.Heal;
+
 /**
  * Checks a reflowable position against the book's locator index: the strongest notation sent (an
  * XPointer, else the CFI, else the restore handles) gives the canonical position, healed where it
- * does not fit the book. Null when no notation places it (a percentage alone).
+ * does not fit the book. Null when no notation places it (a percentage alone). The CFI is parsed
+ * once; what was healed comes with its code, so a heal made moot is dropped by what it is.
  */
-export function resolve(index: Reading.Locator.LocatorIndex, pos: Position): { at: Reading.Locator.Canonical | null; healed: string[] } {
-  const healed: string[] = [];
+export function resolve(index: Reading.Locator.LocatorIndex, pos: Position): { at: Reading.Locator.Canonical | null; healed: Heal[] } {
+  const healed: Heal[] = [];
   let found: Reading.Locator.Resolved | null = null;
   if (pos.xpointer) {
     found = L.xpointerToCanonical(index, pos.xpointer);
-    if (!found) healed.push('xpointer: not a place in this book; kept as sent');
+    if (!found) healed.push(L.heal('not-a-place', 'xpointer: not a place in this book; kept as sent'));
   } else if (pos.epubcfi) {
-    found = L.cfiToCanonical(index, pos.epubcfi);
     const c = L.parseCfi(pos.epubcfi);
+    found = c && L.cfiToCanonical(index, c);
     const fromHref = pos.anchor_href === undefined ? null : L.spineOfHref(index, pos.anchor_href);
     // a spine step without an idref of this book is stale when anchor_href names another document
     const named = c?.spineAssert !== undefined && index.spine.some((s) => s[0] === c.spineAssert);
     if (found && c && fromHref !== null && fromHref !== found.pos.spine && !named) {
       const step = (fromHref + 1) * 2;
-      const moved = L.cfiToCanonical(index, c.cfi.replace(/^epubcfi\(\/6\/\d+(?:\[(?:[^\]^]|\^.)*\])?/s, `epubcfi(/6/${step}`));
+      const { spineAssert: _, ...steps } = c;
+      const moved = L.cfiToCanonical(index, { ...steps, spineStep: step });
       if (moved) {
-        healed.push(`epubcfi: spine step ${c.spineStep} disagreed with anchor_href ${pos.anchor_href}; set to spine step ${step}`);
-        found = { pos: moved.pos, healed: moved.healed.filter((h) => !h.includes('spine step')) };
+        healed.push(L.heal('spine-href', `epubcfi: spine step ${c.spineStep} disagreed with anchor_href ${pos.anchor_href}; set to spine step ${step}`));
+        found = { pos: moved.pos, healed: moved.healed.filter((h) => h.code !== 'spine-stale' && h.code !== 'spine-past-end') };
       }
     }
   } else if (pos.anchor_href) {
     found = L.restoreToCanonical(index, { anchor_href: pos.anchor_href, css_selector: pos.css_selector, char_offset: pos.char_offset });
     if (!found) {
-      healed.push(`anchor_href: ${pos.anchor_href} is not a document of this book; dropped with its css_selector and char_offset`);
+      healed.push(L.heal('href-unknown', `anchor_href: ${pos.anchor_href} is not a document of this book; dropped with its css_selector and char_offset`));
       delete pos.anchor_href;
       delete pos.css_selector;
       delete pos.char_offset;
@@ -195,20 +199,23 @@ export function resolve(index: Reading.Locator.LocatorIndex, pos: Position): { a
   return { at: found?.pos ?? null, healed: [...healed, ...(found?.healed ?? [])] };
 }
 
+/** A percentage healed to the position's when it disagrees by more than the tolerance. */
+export function percentageAt(index: Reading.Locator.LocatorIndex, at: Reading.Locator.Canonical, sent: number | undefined): { percentage: number; healed: Heal[] } {
+  const pct = round(L.canonicalToPercentage(index, at));
+  if (sent === undefined || Math.abs(pct - sent) <= PERCENT_TOLERANCE) return { percentage: sent ?? pct, healed: [] };
+  return { percentage: pct, healed: [L.heal('percentage', `percentage: ${sent} disagreed with the position (${pct}); set from the position`)] };
+}
+
 /** Sets every notation of `pos` from the canonical position; the percentage only when it disagrees. */
-export function place(index: Reading.Locator.LocatorIndex, pos: Position, at: Reading.Locator.Canonical): string[] {
-  const healed: string[] = [];
+export function place(index: Reading.Locator.LocatorIndex, pos: Position, at: Reading.Locator.Canonical): Heal[] {
   pos.epubcfi = L.canonicalToCfi(index, at);
   pos.spine_index = at.spine;
   pos.doc_offset = at.offset;
   pos.xpointer = L.canonicalToXPointer(index, at);
   Object.assign(pos, L.canonicalToRestore(index, at));
-  const pct = round(L.canonicalToPercentage(index, at));
-  if (Math.abs(pct - pos.percentage) > PERCENT_TOLERANCE) {
-    healed.push(`percentage: ${pos.percentage} disagreed with the position (${pct}); set from the position`);
-    pos.percentage = pct;
-  }
-  return healed;
+  const p = percentageAt(index, at, pos.percentage);
+  pos.percentage = p.percentage;
+  return p.healed;
 }
 
 /** context_text this close (UTF-16 units) to the position confirms it */
@@ -230,8 +237,15 @@ export function byContext(
   index: Reading.Locator.LocatorIndex,
   at: Reading.Locator.Canonical | null,
   found: Reading.Locator.Canonical,
-): { at: Reading.Locator.Canonical; healed: string[] } {
+): { at: Reading.Locator.Canonical; healed: Heal[] } {
   if (at && at.spine === found.spine && Math.abs(at.offset - found.offset) <= CONTEXT_WINDOW) return { at, healed: [] };
   const href = index.spine[found.spine]?.[1] ?? '';
-  return { at: found, healed: [at ? `context_text: not found at the position; found in ${href} and moved there` : `context_text: found in ${href}; the position was set from it`] };
+  return {
+    at: found,
+    healed: [
+      at
+        ? L.heal('text-moved', `context_text: not found at the position; found in ${href} and moved there`)
+        : L.heal('text-placed', `context_text: found in ${href}; the position was set from it`),
+    ],
+  };
 }

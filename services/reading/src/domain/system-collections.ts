@@ -1,5 +1,8 @@
-// The five collections every new account gets (spec: "System collection"), with their rules.
-export type SystemQuery = 'continue-reading' | 'recently-added' | 'recently-read' | 'not-started' | 'continue-series';
+// The five collections every new account gets (spec: "System collection"); their rules are the
+// platform's (shared with the gateway's read model).
+import type { SystemQuery } from '@bindery/platform';
+
+export type { SystemQuery };
 
 export interface SystemCollection {
   name: string;
@@ -18,6 +21,3 @@ export const SYSTEM_COLLECTIONS: readonly SystemCollection[] = [
 ];
 
 export const systemCollection = (q: unknown): SystemCollection | undefined => SYSTEM_COLLECTIONS.find((c) => c.query_type === q);
-
-/** Items "newly added": within this many days (and at most the section's page). */
-export const RECENTLY_ADDED_DAYS = 30;

@@ -1,7 +1,21 @@
-// Highlights, notes and bookmarks per user and item, with soft delete, restore and purge.
+// Highlights, notes and bookmarks per user and item, with soft delete, restore and purge. Their place
+// is kept in the canonical form of positions: read on write from what the client sent (the web's CFI,
+// KOReader's pos0/pos1, a page), healed like a position, with every notation written back.
 import { sql } from 'kysely';
-import { ok, type Result } from '@bindery/contracts';
-import { KINDS, parseAnnotationPosition, parseColor, type Kind } from '../domain/annotation';
+import { ok, Reading, type Result } from '@bindery/contracts';
+import {
+  anchorOf,
+  byText,
+  KINDS,
+  needleOf,
+  parseAnnotationPosition,
+  parseColor,
+  placeAnnotation,
+  placePage,
+  quotes,
+  type AnnotationPosition,
+  type Kind,
+} from '../domain/annotation';
 import { t, type Ctx } from './context';
 import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
@@ -9,12 +23,25 @@ import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } fr
 type Row = Record<string, any>;
 const POSITION_KEYS = ['percentage', 'epubcfi', 'page', 'pos0', 'pos1', 'chapter'] as const;
 
+const L = Reading.Locator;
+
+/** The position as stored, with the canonical span (`spine_index`, `doc_offset`, and the end's) when it is known. */
+function positionOut(r: Row): Record<string, unknown> {
+  if (r.start_spine === null || r.start_spine === undefined) return r.position;
+  return {
+    ...r.position,
+    spine_index: Number(r.start_spine),
+    doc_offset: Number(r.start_offset),
+    ...(r.end_spine === null || r.end_spine === undefined ? {} : { end_spine_index: Number(r.end_spine), end_doc_offset: Number(r.end_offset) }),
+  };
+}
+
 export function annotationOut(r: Row) {
   return {
     id: r.id,
     media_item_id: r.item_id,
     type: r.kind,
-    position: r.position,
+    position: positionOut(r),
     text: r.text,
     note: r.note,
     color: r.color ?? null,
@@ -27,16 +54,23 @@ export function annotationOut(r: Row) {
 
 const kindOf = (req: Req): Kind | null => (KINDS.includes(req.kind as Kind) ? (req.kind as Kind) : null);
 
+interface Fields {
+  values: Record<string, unknown>;
+  /** the position sent, checked for form; placed in the book by `anchor` */
+  position?: AnnotationPosition;
+}
+
 /** Validates the fields of a create (all) or an update (only those given). */
-function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): Result<Record<string, unknown>> {
+function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): Result<Fields> {
   const out: Record<string, unknown> = {};
+  let position: AnnotationPosition | undefined;
   // the position as an object, or flat as KOReader sends it (pos0, pos1, page, percentage)
   const flat = Object.fromEntries(POSITION_KEYS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
   const raw = input.position !== undefined ? input.position : Object.keys(flat).length ? flat : undefined;
   if (creating || raw !== undefined) {
     const p = parseAnnotationPosition(raw);
     if (!p.ok) return no(bad(p.message));
-    out.position = JSON.stringify(p.value);
+    position = p.value;
   }
   const body = text(input, 'text', 100_000);
   if (body === null) return no(bad('text must be text of at most 100000 characters'));
@@ -56,7 +90,71 @@ function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): 
     if (key === null) return no(bad('dedup_key must be text of at most 512 characters'));
     out.dedup_key = key || null;
   }
-  return { ok: true, value: out };
+  return { ok: true, value: position ? { values: out, position } : { values: out } };
+}
+
+const NO_ANCHOR = { start_spine: null, start_offset: null, end_spine: null, end_offset: null, anchor_sha256: null };
+type Columns = Record<keyof typeof NO_ANCHOR, number | string | null>;
+
+const columnsOf = (sha: string, a: { start: Reading.Locator.Canonical; end: Reading.Locator.Canonical | null }): Columns => ({
+  start_spine: a.start.spine,
+  start_offset: a.start.offset,
+  end_spine: a.end?.spine ?? null,
+  end_offset: a.end?.offset ?? null,
+  anchor_sha256: sha,
+});
+
+/**
+ * Places a submitted position in the book (no transaction needed): an EPUB's through its locator
+ * index (healed, moved by the highlighted text when that is elsewhere, every notation derived), a
+ * fixed-layout book's by its page. Without an index (the catalog away) it is kept as sent.
+ */
+async function anchor(ctx: Ctx, item: string, kind: Kind, pos: AnnotationPosition, text: string | undefined): Promise<{ columns: Columns; healed: string[] }> {
+  const meta = await t(ctx.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
+  if (!meta?.epub_sha256) return { columns: NO_ANCHOR, healed: L.healMessages(meta?.page_count == null ? [] : placePage(pos, Number(meta.page_count))) };
+  const sha = meta.epub_sha256 as string;
+  const index = await ctx.locators.get(sha);
+  if (!index) return { columns: NO_ANCHOR, healed: [] };
+  const r = anchorOf(index, pos);
+  let at = r.anchor;
+  const healed = r.healed;
+  const needle = quotes(kind) ? needleOf(text) : null;
+  const hint = at?.start ?? (pos.percentage === undefined ? null : L.percentageToCanonical(index, pos.percentage));
+  const found = needle && hint && (await ctx.locators.findText(sha, needle.needle, hint));
+  if (found) {
+    const moved = byText(index, at, found, needle.cut, text!);
+    at = moved.anchor;
+    healed.push(...moved.healed);
+  }
+  if (!at) return { columns: NO_ANCHOR, healed: L.healMessages(healed) };
+  healed.push(...placeAnnotation(index, pos, at));
+  return { columns: columnsOf(sha, at), healed: L.healMessages(healed) };
+}
+
+/**
+ * Rows whose span was not read against their book's current EPUB (written before annotations had
+ * one, while the catalog did not answer, or moved to another item by a merge) are placed from their
+ * stored notations now, for this answer.
+ */
+async function placed(ctx: Ctx, rows: Row[]): Promise<Row[]> {
+  const ids = [...new Set(rows.map((r) => r.item_id as string))];
+  if (ids.length === 0) return rows;
+  const items = await t(ctx.rt.db).selectFrom('items').select(['id', 'epub_sha256']).where('id', 'in', ids).where('epub_sha256', 'is not', null).execute();
+  const shaOf = new Map(items.map((i) => [i.id as string, i.epub_sha256 as string]));
+  const out: Row[] = [];
+  for (const r of rows) {
+    const sha = shaOf.get(r.item_id);
+    const index = sha && r.anchor_sha256 !== sha ? await ctx.locators.get(sha) : null;
+    const a = index ? anchorOf(index, { ...(r.position as AnnotationPosition) }) : null;
+    if (!index || !sha || !a?.anchor) {
+      out.push(r);
+      continue;
+    }
+    const pos = { ...(r.position as AnnotationPosition) };
+    placeAnnotation(index, pos, a.anchor);
+    out.push({ ...r, position: pos, ...columnsOf(sha, a.anchor) });
+  }
+  return out;
 }
 
 export async function listAnnotations(ctx: Ctx, req: Req): Promise<Result<unknown>> {
@@ -73,7 +171,7 @@ export async function listAnnotations(ctx: Ctx, req: Req): Promise<Result<unknow
     .orderBy('created_at')
     .orderBy('id')
     .execute();
-  return ok({ data: rows.map(annotationOut) });
+  return ok({ data: (await placed(ctx, rows)).map(annotationOut) });
 }
 
 export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
@@ -83,8 +181,11 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
   if (!f.ok) return f;
   const user = req.caller.user_id;
   const item = req.item_id!;
-  return ctx.tx(async (trx) => {
-    const key = f.value.dedup_key as string | null;
+  const pos = f.value.position!;
+  const { columns, healed } = await anchor(ctx, item, kind, pos, f.value.values.text as string | undefined);
+  const values: Record<string, unknown> = { ...f.value.values, position: JSON.stringify(pos), ...columns };
+  const r = await ctx.tx(async (trx): Promise<Result<{ row: Row; existing: boolean }>> => {
+    const key = values.dedup_key as string | null;
     if (key) {
       await ctx.lock(trx, `annotation.${user}.${item}.${key}`);
       const same = await t(trx)
@@ -97,18 +198,22 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
         .orderBy('deleted_at', 'desc')
         .executeTakeFirst();
       // a replay of what is already here changes nothing; a replay of what was deleted does not bring it back
-      if (same && same.deleted_at === null) return ok({ ...annotationOut(same), existing: true });
+      if (same && same.deleted_at === null) return ok({ row: same, existing: true });
       if (same) return no(conflict(M.annotationDeletedKey));
     }
     const now = ctx.now();
     const row = await t(trx)
       .insertInto('annotations')
-      .values({ id: newId(), user_id: user, item_id: item, kind, text: '', note: '', color: null, ...f.value, created_at: now, updated_at: now })
+      .values({ id: newId(), user_id: user, item_id: item, kind, text: '', note: '', color: null, ...values, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
     await ctx.emit(trx, user, [{ type: 'reading.annotation-saved.v1', data: { user_id: user, annotation: annotationOut(row) } }]);
-    return ok({ ...annotationOut(row), existing: false });
+    return ok({ row, existing: false });
   });
+  if (!r.ok) return r;
+  // a replay answers what is stored: nothing of this submission was taken, so nothing was healed
+  if (r.value.existing) return ok({ ...annotationOut((await placed(ctx, [r.value.row]))[0]!), existing: true, healed: [] });
+  return ok({ ...annotationOut(r.value.row), existing: false, healed });
 }
 
 async function find(q: Parameters<typeof t>[0], req: Req, opts: { deleted?: boolean } = {}): Promise<Result<Row>> {
@@ -125,28 +230,40 @@ async function find(q: Parameters<typeof t>[0], req: Req, opts: { deleted?: bool
 /** One annotation (live; with kind unset, also a deleted one: the gateway's access check uses it). */
 export async function getAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const r = await find(ctx.rt.db, req, req.kind ? { deleted: false } : {});
-  return r.ok ? ok(annotationOut(r.value)) : r;
+  return r.ok ? ok(annotationOut((await placed(ctx, [r.value]))[0]!)) : r;
 }
 
 export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  return ctx.tx(async (trx) => {
+  // a new position is placed in the book before the transaction (it may ask the catalog)
+  const before = await find(ctx.rt.db, req, { deleted: false });
+  if (!before.ok) return before;
+  const f = fields(before.value.kind as Kind, req.input ?? {}, false);
+  if (!f.ok) return f;
+  const values: Record<string, unknown> = { ...f.value.values };
+  let healed: string[] = [];
+  if (f.value.position) {
+    const pos = f.value.position;
+    const a = await anchor(ctx, before.value.item_id, before.value.kind as Kind, pos, (values.text as string | undefined) ?? before.value.text);
+    healed = a.healed;
+    Object.assign(values, { position: JSON.stringify(pos) }, a.columns);
+  }
+  const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
     const cur = await find(trx, req, { deleted: false });
     if (!cur.ok) return cur;
-    const f = fields(cur.value.kind as Kind, req.input ?? {}, false);
-    if (!f.ok) return f;
     const row = await t(trx)
       .updateTable('annotations')
-      .set({ ...f.value, updated_at: ctx.now() })
+      .set({ ...values, updated_at: ctx.now() })
       .where('id', '=', cur.value.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-saved.v1', data: { user_id: req.caller.user_id, annotation: annotationOut(row) } }]);
-    return ok(annotationOut(row));
+    return ok(row);
   });
+  return r.ok ? ok({ ...annotationOut((await placed(ctx, [r.value]))[0]!), healed }) : r;
 }
 
 async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<unknown>> {
-  return ctx.tx(async (trx) => {
+  const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
     const cur = await find(trx, req, { deleted: !deleted });
     if (!cur.ok) return cur;
     const now = ctx.now();
@@ -157,8 +274,10 @@ async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<
       .returningAll()
       .executeTakeFirstOrThrow();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-saved.v1', data: { user_id: req.caller.user_id, annotation: annotationOut(row) } }]);
-    return ok(deleted ? { message: `${row.kind} deleted` } : annotationOut(row));
+    return ok(row);
   });
+  if (!r.ok) return r;
+  return ok(deleted ? { message: `${r.value.kind} deleted` } : annotationOut((await placed(ctx, [r.value]))[0]!));
 }
 
 export const deleteAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, true);
@@ -174,7 +293,7 @@ export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> 
     .orderBy('deleted_at', 'desc')
     .orderBy('id')
     .execute();
-  return ok({ data: rows.map(annotationOut) });
+  return ok({ data: (await placed(ctx, rows)).map(annotationOut) });
 }
 
 /** Removes a deleted annotation for good. */

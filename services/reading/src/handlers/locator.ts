@@ -64,15 +64,16 @@ export class LocatorIndexes {
     }
   }
 
-  /** Where the context text occurs in the book, nearest the hint; null when nowhere (or the catalog cannot say now). */
-  async findText(sha256: string, text: string, near: Reading.Locator.Canonical): Promise<Reading.Locator.Canonical | null> {
+  /** Where the text occurs in the book, nearest the hint, and where that match ends; null when nowhere (or the catalog cannot say now). */
+  async findText(sha256: string, text: string, near: Reading.Locator.Canonical): Promise<(Reading.Locator.Canonical & { end: number }) | null> {
     try {
       const r = (await this.rt.bus.request(rpcSubject('catalog', 'locator-text'), { sha256, text, spine: near.spine, offset: near.offset }, this.rt.rpcTimeoutMs)) as {
         ok: boolean;
-        value?: { found?: Reading.Locator.Canonical | null };
+        value?: { found?: (Reading.Locator.Canonical & { end?: number }) | null };
       } | null;
       const f = r?.ok ? r.value?.found : null;
-      return f && Number.isInteger(f.spine) && Number.isInteger(f.offset) ? { spine: f.spine, offset: f.offset } : null;
+      if (!f || !Number.isInteger(f.spine) || !Number.isInteger(f.offset)) return null;
+      return { spine: f.spine, offset: f.offset, end: Number.isInteger(f.end) && f.end! >= f.offset ? f.end! : f.offset };
     } catch (e) {
       this.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'reading: context text not looked up');
       return null;

@@ -1,5 +1,5 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
-import { ok, type Result } from '@bindery/contracts';
+import { ok, Reading, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { t, type Ctx } from './context';
@@ -7,6 +7,7 @@ import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util
 
 // biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
+const L = Reading.Locator;
 
 export function progressOut(r: Row) {
   const p = r.position as Position;
@@ -148,15 +149,15 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
     if (index) {
       const r = resolve(index, p);
       let at = r.at;
-      parsed.healed.push(...r.healed);
+      parsed.healed.push(...L.healMessages(r.healed));
       const hint = contextHint(index, p, at);
       const found = hint && (await ctx.locators.findText(sha, p.context_text!, hint));
       if (found) {
         const moved = byContext(index, at, found);
         at = moved.at;
-        parsed.healed.push(...moved.healed);
+        parsed.healed.push(...L.healMessages(moved.healed));
       }
-      if (at) parsed.healed.push(...place(index, p, at));
+      if (at) parsed.healed.push(...L.healMessages(place(index, p, at)));
     }
   }
   return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web' }, parsed, baseVersion });

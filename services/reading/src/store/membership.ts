@@ -2,8 +2,8 @@
 // conditions (compiled by the platform's rulesSql, which the gateway's read model uses too), custom
 // ones by their members; always only items in libraries the caller may see.
 import { sql, type RawBuilder } from 'kysely';
-import { rulesSql, type Db, type Trx } from '@bindery/platform';
-import { RECENTLY_ADDED_DAYS, type SystemQuery } from '../domain/system-collections';
+import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type Db, type Trx } from '@bindery/platform';
+import type { SystemQuery } from '../domain/system-collections';
 import type { Rules } from '../domain/rules';
 import type { Access } from '../handlers/util';
 
@@ -36,35 +36,14 @@ export function systemMembers(q: Db | Trx, user: string, access: Access | undefi
   const base = sql<boolean>`i.removed_at is null and ${libraries(access)}`;
   const sel = sql`select i.id, p.percentage as pct, count(*) over () as total`;
   const tail = sql`limit ${page.limit} offset ${page.offset}`;
-  switch (type) {
-    case 'continue-reading':
-      return run(q, sql`${sel} from ${FROM(user)} where ${base} and p.percentage > 0 and p.percentage < 1 order by p.updated_at desc, i.id ${tail}`);
-    case 'recently-added':
-      return run(
-        q,
-        sql`${sel} from ${FROM(user)} where ${base} and i.created_at >= now() - make_interval(days => ${RECENTLY_ADDED_DAYS}) order by i.created_at desc, i.id ${tail}`,
-      );
-    case 'recently-read':
-      return run(q, sql`${sel} from ${FROM(user)} where ${base} and p.percentage >= 1 order by p.updated_at desc, i.id ${tail}`);
-    case 'not-started':
-      return run(q, sql`${sel} from ${FROM(user)} where ${base} and coalesce(p.percentage, 0) = 0 order by i.sort_title, i.id ${tail}`);
-    case 'continue-series':
-      // per series the user has started: the first unstarted book after the furthest one started
-      return run(
-        q,
-        sql`
-        with started as (
-          select i.series, max(coalesce(i.series_index, 0)) as upto, max(p.updated_at) as last_read
-          from ${FROM(user)} where ${base} and i.series is not null and p.percentage > 0 group by i.series
-        ), nextup as (
-          select distinct on (i.series) i.id, p.percentage as pct, s.last_read
-          from ${FROM(user)} join started s on s.series = i.series
-          where ${base} and coalesce(p.percentage, 0) = 0 and coalesce(i.series_index, 0) > s.upto
-          order by i.series, i.series_index, i.sort_title
-        )
-        select id, pct, count(*) over () as total from nextup order by last_read desc, id ${tail}`,
-      );
-  }
+  const rule = systemRule(type);
+  if (rule) return run(q, sql`${sel} from ${FROM(user)} where ${base} and ${rule.where} order by ${rule.order} ${tail}`);
+  // continue-series: per series the user has started, the first unstarted book after the furthest one started
+  return run(
+    q,
+    sql`${continueSeries(FROM(user), base, sql`i.id, p.percentage as pct`)}
+    select id, pct, count(*) over () as total from nextup order by ${CONTINUE_SERIES_ORDER} ${tail}`,
+  );
 }
 
 export function ruleMembers(q: Db | Trx, user: string, access: Access | undefined, rules: Rules, page: Page) {

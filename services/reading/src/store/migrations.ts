@@ -184,4 +184,24 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'reading-003-annotation-anchors',
+    async up(trx, s) {
+      // an annotation's place in the canonical form of positions (docs/decisions.md, "Reading:
+      // annotation positions"): the span's start and end as {spine, offset} of the EPUB whose locator
+      // index they were read against. Rows without them (written before, or while the catalog did not
+      // answer) are placed from their stored notations when they are read.
+      await execScript(
+        trx,
+        `
+        alter table ${s}.annotations
+          add column start_spine integer,
+          add column start_offset integer,
+          add column end_spine integer,
+          add column end_offset integer,
+          add column anchor_sha256 text;
+      `,
+      );
+    },
+  },
 ];
