@@ -50,7 +50,12 @@ export const DeviceSyncEvents = {
    * KOReader sends md5(key); only an argon2id hash of that md5 travels, and the gateway verifies
    * `x-auth-key` against it. The key itself is shown once, in the answer of the request that made it.
    */
-  'device-sync.sync-key-issued.v1': Type.Object({ user_id: Uuid, device_id: Uuid, verifier: Type.String({ pattern: '^\\$argon2id\\$', maxLength: 300 }), issued_at: Type.String() }),
+  'device-sync.sync-key-issued.v1': Type.Object({
+    user_id: Uuid,
+    device_id: Uuid,
+    verifier: Type.String({ pattern: '^\\$argon2id\\$', maxLength: 300 }),
+    issued_at: Type.String(),
+  }),
   'device-sync.device-updated.v1': Type.Object({ user_id: Uuid, device: Device }),
   /** the device is gone and its credential stops working */
   'device-sync.device-deleted.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),

@@ -25,7 +25,9 @@ export class VerifiedCache {
   private readonly entries = new LRUCache<string, Verified>({ max: 20_000, ttl: PASSWORD_TTL_MS });
 
   private key(kind: VerifiedKind, parts: string[]): string {
-    return createHmac('sha256', this.secret).update([kind, ...parts].join('\0')).digest('base64url');
+    return createHmac('sha256', this.secret)
+      .update([kind, ...parts].join('\0'))
+      .digest('base64url');
   }
 
   get(kind: VerifiedKind, parts: string[]): Verified | undefined {

@@ -28,7 +28,6 @@ export function parseBasic(header: string | undefined): { login: string; passwor
 }
 
 export function readerAuth(auth: Auth, identity: CallIdentity, verified: VerifiedCache = new VerifiedCache()) {
-
   const challenge = (reply: FastifyReply, f: Failure) => {
     if (f.code !== 'login_locked') reply.header('WWW-Authenticate', CHALLENGE);
     return sendFailure(reply, f);

@@ -47,7 +47,12 @@ export class DeviceView {
   }
 
   async one(user: string, id: string) {
-    const r = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash', 'sync_key_issued_at']).where('id', '=', id.toLowerCase()).where('user_id', '=', user).executeTakeFirst();
+    const r = await this.s
+      .selectFrom(D.devices)
+      .select(['doc', 'credential_hash', 'sync_key_issued_at'])
+      .where('id', '=', id.toLowerCase())
+      .where('user_id', '=', user)
+      .executeTakeFirst();
     return r ? this.out(r) : null;
   }
 
