@@ -221,6 +221,8 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     // a new key on request: the caller's device only, with a session
     const rotate = `/api/devices/${deviceId}/sync-key`;
     expectError(await call('POST', rotate, { token: reader.token }), 404, 'device not found');
+    // an administrator gets no key for someone else's device either
+    expectError(await call('POST', rotate, { token: admin.token }), 404, 'device not found');
     expectError(await call('POST', '/api/devices/not-a-device/sync-key', { token: keen.token }), 400, 'invalid device id');
     expectError(await call('POST', rotate), 401, 'authentication required');
     const phone = await enroll(call, keen, 'Phone');

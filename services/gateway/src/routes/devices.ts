@@ -42,6 +42,7 @@ const setupInstructions = (approve: string) =>
     '2. Check the device name and choose Approve.',
     '3. The device keeps polling the status URL and receives its credential once; send it as "Authorization: Device <token>".',
     '4. KOReader: enter this server in the Bindery plugin; it syncs positions, highlights and bookmarks through the sync endpoints.',
+    '5. KOReader without the plugin: the approval page shows a sync key once; in Progress sync, log in with your username and that key as the password.',
   ].join('\n');
 
 export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
