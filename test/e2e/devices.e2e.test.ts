@@ -166,6 +166,8 @@ for (const mode of modes) {
           client: 'koreader',
           model: 'Kobo Clara',
           status: 'active',
+          // approved with a sync key for KOReader's stock sync (shown once at approval, never listed)
+          sync_key_issued_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
