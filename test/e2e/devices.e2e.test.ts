@@ -2,6 +2,7 @@
 // device credentials (which never open user routes, and user tokens never open device routes), a
 // user's devices, max_devices at approval, the Android flow, shelves, the sync queue, the sidecar,
 // other users (404), and pending registrations lost with a restart.
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -165,6 +166,8 @@ for (const mode of modes) {
           client: 'koreader',
           model: 'Kobo Clara',
           status: 'active',
+          // approved with a sync key for KOReader's stock sync (shown once at approval, never listed)
+          sync_key_issued_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
           created_at: expect.any(String),
           updated_at: expect.any(String),
         },
@@ -484,6 +487,14 @@ for (const mode of modes) {
           await page.click('#approve');
           await page.waitForSelector('#result[data-outcome="approved"]');
           expect(await page.textContent('#result')).toBe('Device approved. It will finish setting itself up within a few seconds.');
+          // the sync key for KOReader's built-in sync, shown once: it signs alice in to kosync
+          expect(await page.isVisible('#kosync')).toBe(true);
+          const key = (await page.textContent('#sync-key'))!;
+          expect(key).toMatch(/^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
+          expect(await page.textContent('#kosync-user')).toBe(alice.username);
+          expect(await page.textContent('#kosync-server')).toBe(`${b.url}/api/kosync`);
+          const ko = await call('GET', '/api/kosync/users/auth', { headers: { 'x-auth-user': alice.username, 'x-auth-key': createHash('md5').update(key).digest('hex') } });
+          expect(ko.status, ko.text).toBe(200);
           const s = await poll(call, reg.device_code);
           expect(s.json).toMatchObject({ status: 'approved', name });
           expect((await call('GET', '/api/sync/device', asDevice(s.json.device_token))).json.user_id).toBe(alice.id);

@@ -6,10 +6,11 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { availableModes } from '../support/bindery';
+import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import type { Res } from '../support/http';
-import { api, expectError, instances, putSettings, register, type Account, type Call } from './helpers';
+import { asDevice, enroll, registerDevice } from './device-helpers';
+import { api, eventually, expectError, instances, putSettings, register, type Account, type Call } from './helpers';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -55,6 +56,7 @@ const kosyncError = (r: Res, status: number, code: number, message: string) => {
 };
 
 describe.each(modes)('KOReader stock sync (%s)', (mode) => {
+  let bindery: Bindery;
   let call: Call;
   let admin: Account;
   let reader: Account;
@@ -78,7 +80,8 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
   };
 
   beforeAll(async () => {
-    call = api(await get(mode));
+    bindery = await get(mode);
+    call = api(bindery);
     admin = await register(call);
     reader = await register(call);
     other = await register(call);
@@ -163,6 +166,90 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     } finally {
       expect((await putSettings(call, admin.token, { registration_enabled: true })).status).toBe(200);
     }
+  });
+
+  it('signs in with a device sync key shown once at approval; the key names the device, is replaced on request and dies with the device', async () => {
+    const SYNC_KEY = /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/;
+    const keen = await register(call);
+    const reg = await registerDevice(call, 'Bedside Kobo');
+    const approve = `/api/devices/${reg.user_code}/approve`;
+    expectError(await call('POST', approve, { token: keen.token, body: { sync_key: 'yes' } }), 400, 'sync_key must be true or false');
+    expectError(await call('POST', approve, { token: keen.token, raw: '[1]' }), 400, 'invalid request');
+    const nul = await call('POST', approve, { token: keen.token, body: { sync_key: 'a\u0000' } });
+    expect(nul.status, nul.text).toBe(400);
+    expect(nul.json.error).toMatch(/control characters/);
+    const a = await call('POST', approve, { token: keen.token });
+    expect(a.status, a.text).toBe(200);
+    expect(a.headers.get('cache-control')).toBe('no-store');
+    const key = a.json.sync_key as string;
+    expect(key).toMatch(SYNC_KEY);
+    expect(a.json.kosync).toEqual({ server: `${bindery.url}/api/kosync`, username: keen.username, password: key });
+    const deviceId = a.json.device.id as string;
+    // KOReader sends md5 of the key typed as the password, with the username or the e-mail
+    const kk = device(call, '', keen.username, key, 'c0ffee00c0ffee00c0ffee00c0ffee00', 'Kobo_libra');
+    expect((await kk.auth()).json).toEqual({ authorized: 'OK' });
+    expect((await device(call, '/api/kosync', keen.email, key).auth()).json).toEqual({ authorized: 'OK' });
+    kosyncError(await device(call, '', reader.username, key).auth(), 401, 2001, 'Unauthorized');
+    // the password still works beside it
+    expect((await device(call, '', keen.username, keen.password).auth()).json).toEqual({ authorized: 'OK' });
+    // a push names the Bindery device in the position and its history; the pull gives the device its own push
+    const p = await kk.push(docOf(crown), at.crown25!, 0.25);
+    expect(p.status, p.text).toBe(200);
+    expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: keen.token })).json).toMatchObject({
+      percentage: 0.25,
+      client: 'koreader',
+      device: 'Bedside Kobo',
+    });
+    const h = await call('GET', `/api/progress/${crown.id}/history`, { token: keen.token });
+    expect(h.status, h.text).toBe(200);
+    expect(h.json.data[0]).toMatchObject({ percentage: 0.25, client: 'koreader', device: 'Bedside Kobo' });
+    expect((await kk.pull(docOf(crown))).json).toEqual({
+      document: docOf(crown),
+      percentage: 0.25,
+      progress: at.crown25,
+      device: 'Kobo_libra',
+      device_id: kk.id,
+      timestamp: p.json.timestamp,
+    });
+    expect((await call('GET', '/api/kosync/documents', { token: keen.token })).json.data).toEqual([
+      expect.objectContaining({ document: docOf(crown), media_item_id: crown.id, bindery_device_id: deviceId }),
+    ]);
+    // the device lists when its key was made, never the key
+    const shown = await call('GET', `/api/devices/${deviceId}`, { token: keen.token });
+    expect(shown.json.sync_key_issued_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(shown.text).not.toContain(key);
+    // a new key on request: the caller's device only, with a session
+    const rotate = `/api/devices/${deviceId}/sync-key`;
+    expectError(await call('POST', rotate, { token: reader.token }), 404, 'device not found');
+    // an administrator gets no key for someone else's device either
+    expectError(await call('POST', rotate, { token: admin.token }), 404, 'device not found');
+    expectError(await call('POST', '/api/devices/not-a-device/sync-key', { token: keen.token }), 400, 'invalid device id');
+    expectError(await call('POST', rotate), 401, 'authentication required');
+    const phone = await enroll(call, keen, 'Phone');
+    expect((await call('POST', `/api/devices/${phone.device_id}/sync-key`, asDevice(phone.token))).status).toBe(401);
+    const rot = await call('POST', rotate, { token: keen.token });
+    expect(rot.status, rot.text).toBe(200);
+    expect(rot.json).toEqual({
+      device_id: deviceId,
+      sync_key: expect.stringMatching(SYNC_KEY),
+      issued_at: expect.any(String),
+      kosync: { server: `${bindery.url}/api/kosync`, username: keen.username, password: rot.json.sync_key },
+    });
+    expect(rot.json.sync_key).not.toBe(key);
+    // the earlier key stops at once (even though it was just used), the new one works
+    kosyncError(await kk.auth(), 401, 2001, 'Unauthorized');
+    const kk2 = device(call, '', keen.username, rot.json.sync_key, kk.id, 'Kobo_libra');
+    expect((await kk2.auth()).json).toEqual({ authorized: 'OK' });
+    // approved without a key
+    const reg2 = await registerDevice(call, 'No key');
+    const a2 = await call('POST', `/api/devices/${reg2.user_code}/approve`, { token: keen.token, body: { sync_key: false } });
+    expect(a2.status, a2.text).toBe(200);
+    expect(Object.keys(a2.json).sort()).toEqual(['device', 'message']);
+    expect((await call('GET', `/api/devices/${a2.json.device.id}`, { token: keen.token })).json.sync_key_issued_at).toBeNull();
+    // deleting the device revokes its key at once
+    expect((await call('DELETE', `/api/devices/${deviceId}`, { token: keen.token })).status).toBe(200);
+    kosyncError(await kk2.auth(), 401, 2001, 'Unauthorized');
+    kosyncError(await kk2.push(docOf(crown), at.crown25!, 0.3), 401, 2001, 'Unauthorized');
   });
 
   it('takes a push for a catalogued book and shows it on the web; the pull answers it verbatim', async () => {
@@ -250,7 +337,7 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect((await ko.pull(docOf(comic))).json).toMatchObject({ progress: '3' });
   });
 
-  it('answers 200 {} for a document with no progress, keeps a push for an unknown one, and links it when the book appears', async () => {
+  it('answers 200 {} for a document with no progress, keeps a push for an unknown one, and links it when the catalog announces the book', async () => {
     const ko = device(call, '', reader.username, reader.password);
     const why = readFileSync(join(FIXTURE, WHY));
     const doc = partialMd5(why);
@@ -268,29 +355,47 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
       suggested_media_item_id: null,
       percentage: 0.33,
     });
+    // a user who may not see the library pushes the same document: it waits for them
+    const limited = await register(call);
+    const g = await call('PUT', `/api/auth/users/${limited.id}/libraries`, { token: admin.token, body: { all_libraries: false, library_ids: [] } });
+    expect(g.status, g.text).toBe(200);
+    const koLimited = device(call, '', limited.username, limited.password, '0123456789abcdef0123456789abcdef', 'Kindle');
+    expect((await koLimited.push(doc, XP, 0.2)).status).toBe(200);
     // the book arrives in the library
     mkdirSync(join(dir, 'why'), { recursive: true });
     copyFileSync(join(FIXTURE, WHY), join(dir, 'why/Why.epub'));
     await scan(call, admin.token, libraryId);
     const item = (await items(call, admin.token, libraryId)).find((i) => i.formats[0].file_path === 'why/Why.epub')!;
     expect(docOf(item)).toBe(doc);
-    const suggested = await call('GET', '/api/kosync/documents?status=unlinked', { token: reader.token });
-    expect(suggested.json.data.find((d: { document: string }) => d.document === doc).suggested_media_item_id).toBe(item.id);
-    // auto link: the stored position becomes the book's
-    const auto = await call('POST', '/api/kosync/documents/auto-link', { token: reader.token });
-    expect(auto.status, auto.text).toBe(200);
-    expect(auto.json.linked).toContainEqual({ document: doc, media_item_id: item.id, status: 'saved' });
-    // checked against the book now: the place of the XPointer in this book, and its percentage
-    const web = await call('GET', `/api/media-items/${item.id}/progress`, { token: reader.token });
-    expect(web.json).toMatchObject({ client: 'koreader', device: `Kobo_frost ${ko.id.slice(0, 8)}` });
-    expect(web.json.xpointer).toMatch(/^\/body\/DocFragment\[3\]\//);
-    // the device is given back its own push, as it sent it
-    expect((await ko.pull(doc)).json).toEqual({ document: doc, percentage: 0.33, progress: XP, device: 'Kobo_frost', device_id: ko.id, timestamp: r.json.timestamp });
+    // no further KOReader call: the catalog's announcement links it and the stored position becomes
+    // the book's, checked against the book now (the place of the XPointer in it)
+    const web = await eventually(async () => {
+      const w = await call('GET', `/api/media-items/${item.id}/progress`, { token: reader.token });
+      expect(w.status, w.text).toBe(200);
+      return w.json;
+    }, 20_000);
+    expect(web).toMatchObject({ client: 'koreader', device: `Kobo_frost ${ko.id.slice(0, 8)}` });
+    expect(web.xpointer).toMatch(/^\/body\/DocFragment\[3\]\//);
     expect((await call('GET', '/api/kosync/documents?status=linked', { token: reader.token })).json.data.find((d: { document: string }) => d.document === doc)).toMatchObject({
       media_item_id: item.id,
       linked_by: 'catalog',
       item: { id: item.id },
     });
+    // the device is given back its own push, as it sent it
+    expect((await ko.pull(doc)).json).toEqual({ document: doc, percentage: 0.33, progress: XP, device: 'Kobo_frost', device_id: ko.id, timestamp: r.json.timestamp });
+    // the user without access: still unlinked, nothing suggested, no position on the book
+    const waiting = await call('GET', '/api/kosync/documents?status=unlinked', { token: limited.token });
+    expect(waiting.json.data.find((d: { document: string }) => d.document === doc)).toMatchObject({ media_item_id: null, suggested_media_item_id: null });
+    expectError(await call('GET', `/api/media-items/${item.id}/progress`, { token: limited.token }), 404, 'media item not found');
+    // granted the library later: the book is suggested, and auto link makes the stored position the book's
+    const all = await call('PUT', `/api/auth/users/${limited.id}/libraries`, { token: admin.token, body: { all_libraries: true } });
+    expect(all.status, all.text).toBe(200);
+    const suggested = await call('GET', '/api/kosync/documents?status=unlinked', { token: limited.token });
+    expect(suggested.json.data.find((d: { document: string }) => d.document === doc).suggested_media_item_id).toBe(item.id);
+    const auto = await call('POST', '/api/kosync/documents/auto-link', { token: limited.token });
+    expect(auto.status, auto.text).toBe(200);
+    expect(auto.json).toEqual({ linked: [{ document: doc, media_item_id: item.id, status: 'saved' }], unmatched: [] });
+    expect((await call('GET', `/api/media-items/${item.id}/progress`, { token: limited.token })).json).toMatchObject({ client: 'koreader', device: 'Kindle 01234567' });
   });
 
   it('links at the next pull too, without auto link', async () => {

@@ -45,6 +45,17 @@ export const DeviceSyncEvents = {
    * random secret: the hash cannot be turned back into it); the gateway verifies devices against it.
    */
   'device-sync.device-credential-issued.v1': Type.Object({ user_id: Uuid, device_id: Uuid, credential_hash: Type.String({ pattern: '^[0-9a-f]{64}$' }), issued_at: Type.String() }),
+  /**
+   * The device has a new sync key for KOReader's stock Progress sync (replacing any earlier one).
+   * KOReader sends md5(key); only an argon2id hash of that md5 travels, and the gateway verifies
+   * `x-auth-key` against it. The key itself is shown once, in the answer of the request that made it.
+   */
+  'device-sync.sync-key-issued.v1': Type.Object({
+    user_id: Uuid,
+    device_id: Uuid,
+    verifier: Type.String({ pattern: '^\\$argon2id\\$', maxLength: 300 }),
+    issued_at: Type.String(),
+  }),
   'device-sync.device-updated.v1': Type.Object({ user_id: Uuid, device: Device }),
   /** the device is gone and its credential stops working */
   'device-sync.device-deleted.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),

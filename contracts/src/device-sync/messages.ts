@@ -24,6 +24,7 @@ export const DeviceSyncMessages = {
   invalidStatus: "status must be 'pending' or 'failed'",
   deviceCredentialRequired: 'device credential required',
   invalidDeviceCredential: 'invalid or revoked device credential',
+  syncKeyFlag: 'sync_key must be true or false',
 } as const;
 
 /** Approval over the user's limit (identity's `max_devices`). */

@@ -37,6 +37,8 @@ export const DeviceSyncOps = [
   'pending-reject',
   'device-update',
   'device-delete',
+  /** user: a new sync key for KOReader's stock sync (the earlier one stops working); shown once */
+  'sync-key-issue',
   'shelf-add',
   'shelf-remove',
   'shelves-clear',
@@ -72,6 +74,9 @@ export const RegistrationStatus = Type.Union([
   }),
 ]);
 export type RegistrationStatus = Type.Static<typeof RegistrationStatus>;
+
+/** A sync key as the user types it into KOReader: four groups of five letters and digits (100 bits). */
+export const SYNC_KEY_PATTERN = /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/;
 
 /** Device credentials start with this, so the gateway tells them from session tokens (JWTs) at a glance. */
 export const TOKEN_PREFIX = 'bdt_';

@@ -5,7 +5,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
-import { fail, Messages, rateLimitedMessage } from '@bindery/contracts';
+import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
 import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
@@ -37,6 +37,8 @@ import { readingCollectionRoutes } from './routes/reading-collections';
 import { kosyncRoutes } from './routes/kosync';
 import { koreaderPluginRoutes } from './routes/koreader-plugin';
 import { deviceAuthenticator } from './http/device-auth';
+import { syncKeys } from './http/sync-keys';
+import { VerifiedCache } from './http/verified-cache';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
@@ -124,14 +126,27 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading });
+  // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
+  // goes as soon as this process applies a change of devices (a device deleted, a key replaced)
+  const verified = new VerifiedCache();
+  o.reads.models.onChange((source) => {
+    if (source === DeviceSync.SOURCE) verified.forgetDevices();
+  });
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified });
   opdsKeyRoutes(app, { auth, identity: call });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
   // KOReader reads its own pushes from the reading service, never from the read models: no wait for them
-  kosyncRoutes(app, { ...reading, pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs), identity: call, failureLimit: o.authRateLimit });
+  kosyncRoutes(app, {
+    ...reading,
+    pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs),
+    identity: call,
+    failureLimit: o.authRateLimit,
+    verified,
+    syncKeys: syncKeys(o.reads.db),
+  });
   // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
   const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);

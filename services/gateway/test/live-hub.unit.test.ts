@@ -80,9 +80,10 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     expect(topicOf('reading.progress-conflict-deleted.v1')).toBe('conflicts');
     expect(topicOf('reading.annotation-saved.v1')).toBeNull();
     expect(topicOf('reading.collection-saved.v1')).toBeNull();
-    // device-sync's events: devices (with shelves) and queue; a credential's hash goes nowhere
+    // device-sync's events: devices (with shelves) and queue; a credential's hash and a sync key's verifier go nowhere
+    const hidden = ['device-sync.device-credential-issued.v1', 'device-sync.sync-key-issued.v1'];
     for (const t of Object.keys(DeviceSync.DeviceSyncEvents)) {
-      const want = t.startsWith('device-sync.queue-') ? 'queue' : t === 'device-sync.device-credential-issued.v1' ? null : 'devices';
+      const want = t.startsWith('device-sync.queue-') ? 'queue' : hidden.includes(t) ? null : 'devices';
       expect(topicOf(t), t).toBe(want);
     }
     expect(topicOf('device-sync.something-else.v1')).toBeNull();

@@ -4,7 +4,7 @@
 import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { Ctx } from './handlers/context';
 import { endpoints } from './handlers/rpc';
-import { consumeIdentity } from './handlers/identity-events';
+import { consumeAccess, consumeIdentity } from './handlers/identity-events';
 import { consumeCatalog } from './handlers/catalog-events';
 import { migrations, SCHEMA } from './store/migrations';
 
@@ -15,6 +15,7 @@ export const readingService: ServiceModule = {
     const ctx = new Ctx(rt);
     await rt.bus.attachSource(ctx.store);
     const identity = await consumeIdentity(ctx, rt.bus);
+    const access = await consumeAccess(ctx, rt.bus);
     const catalog = await consumeCatalog(ctx, rt.bus);
     await rt.bus.serve('reading', endpoints(ctx));
     let ready = true;
@@ -24,6 +25,7 @@ export const readingService: ServiceModule = {
       async stop() {
         ready = false;
         await identity.stop();
+        await access.stop();
         await catalog.stop();
       },
     };

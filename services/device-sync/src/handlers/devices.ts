@@ -2,7 +2,9 @@
 // view drops it when it applies the event).
 import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
+import { newSyncKey, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
+import { syncKeyIssued } from './registration';
 import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req, type Row } from './util';
 
 /** The caller's device by id: malformed ids are 400, another user's devices do not exist (404). */
@@ -45,5 +47,25 @@ export async function deleteDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
     await removeDevice(trx, d.value.id);
     await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.device-deleted.v1', data: { user_id: d.value.user_id, device_id: d.value.id } }]);
     return ok({ message: 'device deleted' });
+  });
+}
+
+/**
+ * A new sync key for KOReader's stock sync on one of the caller's devices, answered once; the earlier
+ * key stops working (the gateway verifies against the newest verifier only).
+ */
+export async function issueSyncKey(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  // the cheap checks first: argon2 runs only for a device of the caller's
+  const seen = await ownDevice(ctx.rt.db, req);
+  if (!seen.ok) return seen;
+  const key = newSyncKey();
+  const verifier = await syncKeyVerifier(key);
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    const now = ctx.now();
+    await t(trx).updateTable('devices').set({ sync_key_verifier: verifier, sync_key_issued_at: now }).where('id', '=', d.value.id).execute();
+    await ctx.emit(trx, d.value.user_id, [syncKeyIssued(d.value.user_id, d.value.id, verifier, now)]);
+    return ok({ device_id: d.value.id, sync_key: key, issued_at: now.toISOString() });
   });
 }

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
-import { digest, newDeviceCode, newDeviceToken, newRegistrationId } from '../domain/credential';
+import { digest, newDeviceCode, newDeviceToken, newRegistrationId, newSyncKey, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { bad, deviceOut, M, newId, no, notFound, text, type Req, type Row } from './util';
 
@@ -94,8 +94,18 @@ export async function getPending(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   });
 }
 
+/**
+ * Approves a registration for the caller's account. Unless `input.sync_key` is false, the device also
+ * gets a sync key for KOReader's stock Progress sync, answered here once (kept only as a verifier).
+ */
 export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller!.user_id;
+  const want = req.input?.sync_key;
+  if (want !== undefined && want !== null && typeof want !== 'boolean') return no(bad(M.syncKeyFlag));
+  if (!(await openPending(ctx.rt.db, ctx, req.id, false)).ok) return no(notFound(M.registrationNotFound));
+  const key = want === false ? null : newSyncKey();
+  // hashed before the transaction: argon2 takes a while and the transaction holds locks
+  const verifier = key ? await syncKeyVerifier(key) : null;
   return ctx.tx(async (trx) => {
     const r = await openPending(trx, ctx, req.id, true);
     if (!r.ok) return r;
@@ -109,11 +119,17 @@ export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     if (Number(count?.n ?? 0) >= max) return no(fail('forbidden', DeviceSync.deviceLimitMessage(max)));
     const now = ctx.now();
     const row = { id: newId(), user_id: user, name: p.name, client: p.client, model: p.model, credential_hash: null, created_at: now, updated_at: now };
-    await t(trx).insertInto('devices').values(row).execute();
+    await t(trx)
+      .insertInto('devices')
+      .values({ ...row, sync_key_verifier: verifier, sync_key_issued_at: verifier ? now : null })
+      .execute();
     await t(trx).updateTable('pending').set({ status: 'approved', user_id: user, device_id: row.id }).where('id', '=', p.id).execute();
     const device = deviceOut(row);
-    await ctx.emit(trx, user, [{ type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } }]);
-    return ok({ message: 'device approved', device });
+    await ctx.emit(trx, user, [
+      { type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } },
+      ...(verifier ? [syncKeyIssued(user, row.id, verifier, now)] : []),
+    ]);
+    return ok({ message: 'device approved', device, ...(key ? { sync_key: key } : {}) });
   });
 }
 
@@ -126,3 +142,6 @@ export async function reject(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     return ok({ message: 'device registration rejected' });
   });
 }
+
+export const syncKeyIssued = (user: string, device: string, verifier: string, at: Date) =>
+  ({ type: 'device-sync.sync-key-issued.v1', data: { user_id: user, device_id: device, verifier, issued_at: at.toISOString() } }) as const;

@@ -20,6 +20,7 @@ const handlers: Record<DeviceSync.DeviceSyncOp, [Who, Handler]> = {
   'pending-reject': ['user', registration.reject],
   'device-update': ['user', devices.updateDevice],
   'device-delete': ['user', devices.deleteDevice],
+  'sync-key-issue': ['user', devices.issueSyncKey],
   'shelf-add': ['user', shelves.addShelf],
   'shelf-remove': ['user', shelves.removeShelf],
   'shelves-clear': ['user', shelves.clearShelves],

@@ -69,4 +69,11 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'device-sync-002-sync-key',
+    async up(trx, s) {
+      // KOReader's stock sync: an argon2id hash of md5(sync key); the key itself is shown once
+      await execScript(trx, `alter table ${s}.devices add column sync_key_verifier text, add column sync_key_issued_at timestamptz;`);
+    },
+  },
 ];

@@ -26,6 +26,8 @@ export const USER_ROUTES: readonly LiveRoute[] = [
   { source: DS, prefix: 'device-sync.device-', topic: 'devices' },
   // a credential's hash is for the gateway's check, not for any client
   { source: DS, prefix: 'device-sync.device-credential-', topic: null },
+  // so is a sync key's verifier
+  { source: DS, prefix: 'device-sync.sync-key-', topic: null },
   { source: DS, prefix: 'device-sync.user-devices-removed.', topic: 'devices' },
   { source: DS, prefix: 'device-sync.shelf-', topic: 'devices' },
   { source: DS, prefix: 'device-sync.shelves-', topic: 'devices' },

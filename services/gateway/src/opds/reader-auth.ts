@@ -1,23 +1,21 @@
 // Who is reading: a reader key in the path (`/opds/key/<key>/...`), the session cookie or Bearer
 // token, or HTTP Basic (what KOReader and most reader apps send). Basic is checked by identity
-// under the login lock rules; a success is remembered briefly under an HMAC of the credentials
-// (never the password), so an app fetching fifty covers does not run fifty password hashes.
-import { createHmac, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+// under the login lock rules; a success is remembered briefly in the gateway's VerifiedCache (under
+// an HMAC of the credentials, never the password), so an app fetching fifty covers does not run
+// fifty password hashes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fail, Messages, type Failure, type Identity } from '@bindery/contracts';
+import { fail, Messages, type Failure } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { sendFailure } from '../http/reply';
+import { PASSWORD_TTL_MS, VerifiedCache, type Verified } from '../http/verified-cache';
 
 export const REALM = 'Bindery';
 export const CHALLENGE = `Basic realm="${REALM}", charset="UTF-8"`;
 /** how long a verified Basic login is taken on trust before identity is asked again (argon2 is slow) */
-export const BASIC_TTL_MS = 60_000;
+export const BASIC_TTL_MS = PASSWORD_TTL_MS;
 /** a key check is one indexed lookup, so a revoked key stops working within seconds */
 export const KEY_TTL_MS = 5_000;
-
-type Verified = { user_id: string; role: Identity.Role };
 
 export function parseBasic(header: string | undefined): { login: string; password: string } | 'malformed' | null {
   if (!header) return null;
@@ -29,34 +27,27 @@ export function parseBasic(header: string | undefined): { login: string; passwor
   return { login: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
-export function readerAuth(auth: Auth, identity: CallIdentity) {
-  const secret = randomBytes(32);
-  const digest = (...parts: string[]) => createHmac('sha256', secret).update(parts.join('\0')).digest('base64url');
-  const verified = new LRUCache<string, Verified>({ max: 10_000, ttl: BASIC_TTL_MS });
-  const keys = new LRUCache<string, Verified>({ max: 10_000, ttl: KEY_TTL_MS });
-
+export function readerAuth(auth: Auth, identity: CallIdentity, verified: VerifiedCache = new VerifiedCache()) {
   const challenge = (reply: FastifyReply, f: Failure) => {
     if (f.code !== 'login_locked') reply.header('WWW-Authenticate', CHALLENGE);
     return sendFailure(reply, f);
   };
 
   async function byKey(key: string): Promise<Verified | Failure> {
-    const k = digest('key', key);
-    const hit = keys.get(k);
+    const hit = verified.get('reader-key', [key]);
     if (hit) return hit;
     const r = await identity('reader-key-verify', { key });
     if (!r.ok) return r.error.code === 'service_unavailable' ? r.error : fail('unauthorized', Messages.invalidToken);
-    keys.set(k, r.value as Verified);
+    verified.set('reader-key', [key], r.value as Verified, KEY_TTL_MS);
     return r.value as Verified;
   }
 
   async function byBasic(login: string, password: string): Promise<Verified | Failure> {
-    const k = digest('basic', login, password);
-    const hit = verified.get(k);
+    const hit = verified.get('basic', [login, password]);
     if (hit) return hit;
     const r = await identity('credentials-verify', { input: { login, password } });
     if (!r.ok) return r.error;
-    verified.set(k, r.value as Verified);
+    verified.set('basic', [login, password], r.value as Verified);
     return r.value as Verified;
   }
 

@@ -22,6 +22,9 @@ export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     case 'device-sync.device-credential-issued.v1':
       await s.updateTable(t.devices).set({ credential_hash: e.data.credential_hash }).where('id', '=', e.data.device_id).execute();
       break;
+    case 'device-sync.sync-key-issued.v1':
+      await s.updateTable(t.devices).set({ sync_key_verifier: e.data.verifier, sync_key_issued_at: e.data.issued_at }).where('id', '=', e.data.device_id).execute();
+      break;
     case 'device-sync.device-deleted.v1':
       await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.devices).where('id', '=', e.data.device_id).execute();

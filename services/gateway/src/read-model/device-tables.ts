@@ -1,5 +1,6 @@
 // The devices projection: each user's devices with the digest of their credential (how the gateway
-// authenticates a device without a bus round trip) and the collections shelved on each.
+// authenticates a device without a bus round trip), the verifier of their sync key for KOReader's
+// stock sync (an argon2id hash of md5(key)), and the collections shelved on each.
 import { execScript } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
 import { SCHEMA } from '../projections/migrations';
@@ -11,7 +12,7 @@ export const DEVICES: Projection = {
   name: 'devices',
   source: DeviceSync.SOURCE,
   consumer: 'gateway-devices-view',
-  version: 1,
+  version: 2,
   tables: Object.values(deviceTables()),
   async create(trx, x) {
     const t = deviceTables(x);
@@ -22,6 +23,8 @@ export const DEVICES: Projection = {
         id uuid primary key,
         user_id uuid not null,
         credential_hash text unique,
+        sync_key_verifier text,
+        sync_key_issued_at timestamptz,
         doc jsonb not null
       );
       create index on ${SCHEMA}.${t.devices} (user_id);

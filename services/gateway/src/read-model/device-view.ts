@@ -36,17 +36,23 @@ export class DeviceView {
     return this.reads.db.withSchema(SCHEMA);
   }
 
-  private out(r: { doc: unknown; credential_hash: unknown }) {
-    return { ...(r.doc as DeviceSync.Device), status: r.credential_hash ? 'active' : 'awaiting_device' };
+  private out(r: { doc: unknown; credential_hash: unknown; sync_key_issued_at: unknown }) {
+    const at = r.sync_key_issued_at ? new Date(r.sync_key_issued_at as string).toISOString() : null;
+    return { ...(r.doc as DeviceSync.Device), status: r.credential_hash ? 'active' : 'awaiting_device', sync_key_issued_at: at };
   }
 
   async list(user: string) {
-    const rows = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash']).where('user_id', '=', user).execute();
+    const rows = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash', 'sync_key_issued_at']).where('user_id', '=', user).execute();
     return rows.map((r) => this.out(r)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
   async one(user: string, id: string) {
-    const r = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash']).where('id', '=', id.toLowerCase()).where('user_id', '=', user).executeTakeFirst();
+    const r = await this.s
+      .selectFrom(D.devices)
+      .select(['doc', 'credential_hash', 'sync_key_issued_at'])
+      .where('id', '=', id.toLowerCase())
+      .where('user_id', '=', user)
+      .executeTakeFirst();
     return r ? this.out(r) : null;
   }
 

@@ -17,17 +17,26 @@ export class KosyncView {
    * file name; the most recently updated item last of all.
    */
   async itemOf(access: Access, document: string): Promise<string | null> {
-    if (!access.all && access.ids.length === 0) return null;
+    return (await this.itemsOf(access, [document])).get(document.toLowerCase()) ?? null;
+  }
+
+  /** `itemOf` for many document ids in one query: document id (lower case) → item, for those that name one. */
+  async itemsOf(access: Access, documents: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const docs = [...new Set(documents.map((d) => d.toLowerCase()))];
+    if (docs.length === 0 || (!access.all && access.ids.length === 0)) return out;
     let q = this.db
       .withSchema(SCHEMA)
       .selectFrom(`${T.documents} as d`)
       .innerJoin(`${T.items} as i`, 'i.id', 'd.item_id')
-      .select('d.item_id')
-      .where('d.document', '=', document.toLowerCase())
+      .distinctOn('d.document')
+      .select(['d.document', 'd.item_id'])
+      .where('d.document', 'in', docs)
       .where('d.kind', 'in', ['partial_md5', 'filename']);
     if (!access.all) q = q.where('i.library_id', 'in', access.ids);
-    const row = await q.orderBy(sql`(d.kind = 'partial_md5')`, 'desc').orderBy('d.current', 'desc').orderBy('i.updated_at', 'desc').limit(1).executeTakeFirst();
-    return row ? (row.item_id as string) : null;
+    const rows = await q.orderBy('d.document').orderBy(sql`(d.kind = 'partial_md5')`, 'desc').orderBy('d.current', 'desc').orderBy('i.updated_at', 'desc').execute();
+    for (const r of rows) out.set(r.document as string, r.item_id as string);
+    return out;
   }
 
   /**

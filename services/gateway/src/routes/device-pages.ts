@@ -58,6 +58,12 @@ async function decide(action) {
   if (r.ok) {
     result.textContent = action === 'approve' ? 'Device approved. It will finish setting itself up within a few seconds.' : 'Device rejected.';
     document.getElementById('actions').remove();
+    if (action === 'approve' && body.kosync) {
+      document.getElementById('kosync-server').textContent = body.kosync.server;
+      document.getElementById('kosync-user').textContent = body.kosync.username || '';
+      document.getElementById('sync-key').textContent = body.kosync.password;
+      document.getElementById('kosync').hidden = false;
+    }
   } else {
     result.textContent = body.error || ('Failed (' + r.status + ')');
     for (const b of document.querySelectorAll('button')) b.disabled = false;
@@ -120,7 +126,9 @@ export function devicePages(app: FastifyInstance, { auth, devices }: DeviceDeps)
       200,
       'Approve device',
       `<h1>Approve this device?</h1><p>A device asks to sync with your Bindery library. Approve it only if you started this on your own device.</p>${device}
-<div id="actions"><button id="approve" type="button">Approve</button><button id="reject" type="button">Reject</button></div><p id="result" role="status"></p>`,
+<div id="actions"><button id="approve" type="button">Approve</button><button id="reject" type="button">Reject</button></div><p id="result" role="status"></p>
+<div id="kosync" class="device" hidden><p>For KOReader's built-in <strong>Progress sync</strong> (no plugin): set <em>Custom sync server</em> to <code id="kosync-server"></code>, then <em>Login</em> with the username <code id="kosync-user"></code> and this sync key as the password:</p>
+<p><code id="sync-key"></code></p><p>It is shown only this once and works until the device is deleted or given a new key.</p></div>`,
       APPROVE_SCRIPT,
       ` data-registration="${escapeHtml(p.id)}"`,
     );

@@ -4,7 +4,7 @@
 // to device-sync. Another user's device or entry does not exist (404).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { Catalog, DeviceSync, fail } from '@bindery/contracts';
+import { Catalog, DeviceSync, fail, Messages } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
 import type { CallDeviceSync } from '../http/device-sync-client';
@@ -12,6 +12,7 @@ import { sendFailure, sendResult } from '../http/reply';
 import { DeviceView, SYNC_ENDPOINTS } from '../read-model/device-view';
 import type { Reads } from '../read-model/reads';
 import { devicePages } from './device-pages';
+import { KOSYNC_PREFIX } from './kosync';
 import { queryOf } from './libraries';
 import { param } from './reading-progress';
 
@@ -41,6 +42,7 @@ const setupInstructions = (approve: string) =>
     '2. Check the device name and choose Approve.',
     '3. The device keeps polling the status URL and receives its credential once; send it as "Authorization: Device <token>".',
     '4. KOReader: enter this server in the Bindery plugin; it syncs positions, highlights and bookmarks through the sync endpoints.',
+    '5. KOReader without the plugin: the approval page shows a sync key once; in Progress sync, log in with your username and that key as the password.',
   ].join('\n');
 
 export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
@@ -50,6 +52,12 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   const caller = (req: FastifyRequest) => ({ caller: req.caller! });
   const badId = (reply: FastifyReply) => sendFailure(reply, fail('validation', M.invalidDeviceId));
   const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+  /** What to type in KOReader's Progress sync for a sync key: the server, the user's username, the key as the password. */
+  const kosyncSetup = async (req: FastifyRequest, key: string) => {
+    const profile = await reads.identity.profile(req.caller!.user_id, reads.models.current().identity ?? 0);
+    const username = profile ? (JSON.parse(profile) as { username: string }).username : null;
+    return { server: `${origin(req)}${KOSYNC_PREFIX}`, username, password: key };
+  };
 
   app.post('/api/devices/register', { schema: { body: RegisterBody }, config: deps.rateLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
     const r = await devices('register', { input: req.body as Record<string, unknown> });
@@ -84,7 +92,15 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
 
   // a pending registration, by the id of its approval URL
   app.get('/api/devices/pending/:id', user, async (req, reply) => sendResult(reply, await devices('pending-get', { ...caller(req), id: param(req) })));
-  app.post('/api/devices/:id/approve', user, async (req, reply) => sendResult(reply, await devices('pending-approve', { ...caller(req), id: param(req) })));
+  app.post('/api/devices/:id/approve', user, async (req, reply) => {
+    const b = req.body;
+    if (b !== undefined && b !== null && (typeof b !== 'object' || Array.isArray(b))) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+    const r = await devices('pending-approve', { ...caller(req), id: param(req), input: (b ?? {}) as Record<string, unknown> });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as { message: string; device: DeviceSync.Device; sync_key?: string };
+    reply.header('Cache-Control', 'no-store');
+    return v.sync_key ? { ...v, kosync: await kosyncSetup(req, v.sync_key) } : v;
+  });
   app.post('/api/devices/:id/reject', user, async (req, reply) => sendResult(reply, await devices('pending-reject', { ...caller(req), id: param(req) })));
 
   app.get('/api/devices', user, async (req) => ({ devices: await view.list(req.caller!.user_id) }));
@@ -97,6 +113,15 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
     sendResult(reply, await devices('device-update', { ...caller(req), id: param(req), input: req.body as Record<string, unknown> })),
   );
   app.delete('/api/devices/:id', user, async (req, reply) => sendResult(reply, await devices('device-delete', { ...caller(req), id: param(req) })));
+  // a new sync key for KOReader's stock sync (the earlier one stops working), shown in this answer only
+  app.post('/api/devices/:id/sync-key', user, async (req, reply) => {
+    if (!isUuid(param(req))) return badId(reply);
+    const r = await devices('sync-key-issue', { ...caller(req), id: param(req) });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const v = r.value as { device_id: string; sync_key: string; issued_at: string };
+    reply.header('Cache-Control', 'no-store');
+    return { ...v, kosync: await kosyncSetup(req, v.sync_key) };
+  });
 
   // shelves: collections of the reading service put on a device
   app.get('/api/devices/:id/shelves', user, async (req, reply) => {

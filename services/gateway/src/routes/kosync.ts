@@ -1,25 +1,27 @@
 // KOReader's stock Progress sync (the kosync protocol, no plugin), under /api/kosync and at the root
 // paths (some clients drop the prefix): users/create, users/auth, syncs/progress, healthcheck. A
 // Bindery user signs in with their own username and password (KOReader sends md5(password) as
-// `x-auth-key`); failures answer the reference server's codes and bodies `{code, message}`.
+// `x-auth-key`), or with a device's sync key typed as the password (then the device is named in
+// what it pushes); failures answer the reference server's codes and bodies `{code, message}`.
 // Beside it, the caller's documents under /api/kosync/documents (user session): list, auto link,
 // bulk link, link one, candidates by search.
-import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import Type from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, Messages, rateLimitedMessage, type Identity } from '@bindery/contracts';
+import { fail, Messages, rateLimitedMessage } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import type { Reader } from '../http/reading-client';
 import { sendFailure, sendResult } from '../http/reply';
+import type { SyncKeys } from '../http/sync-keys';
+import { PASSWORD_TTL_MS, type Verified, type VerifiedCache } from '../http/verified-cache';
 import { KosyncView } from '../read-model/kosync-view';
 import { sendJson, type Reads } from '../read-model/reads';
 import { queryOf } from './libraries';
 
 export const KOSYNC_PREFIX = '/api/kosync';
-/** how long a verified key is taken on trust before identity is asked again (argon2 is slow) */
-export const KOSYNC_TTL_MS = 60_000;
+/** how long a verified key is taken on trust before it is checked again (argon2 is slow) */
+export const KOSYNC_TTL_MS = PASSWORD_TTL_MS;
 
 /** The reference server's errors (koreader-sync-server config/errors.lua). */
 export const KosyncErrors = {
@@ -38,7 +40,12 @@ const kosyncError = (reply: FastifyReply, code: KosyncCode) => reply.code(Kosync
 const keyField = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 1024 && !v.includes(':');
 const DOCUMENT = /^[A-Za-z0-9_-]{1,128}$/;
 
-type Verified = { user_id: string; role: Identity.Role };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the device whose sync key signed a kosync request in (null: the user's password did) */
+    kosyncDevice: { device_id: string; name: string } | null;
+  }
+}
 
 export interface KosyncDeps {
   auth: Auth;
@@ -49,13 +56,15 @@ export interface KosyncDeps {
   pushReading?: Reader;
   /** failed sign-ins per client address and window before 429 (null: no limit) */
   failureLimit: { max: number; windowMs: number } | null;
+  /** the sign-ins taken on trust (shared with OPDS) */
+  verified: VerifiedCache;
+  /** devices' sync keys, checked before the password */
+  syncKeys: SyncKeys;
 }
 
-export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, pushReading = reading, failureLimit }: KosyncDeps): void {
+export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, pushReading = reading, failureLimit, verified, syncKeys }: KosyncDeps): void {
   const view = new KosyncView(reads.db);
-  const secret = randomBytes(32);
-  const digest = (user: string, key: string) => createHmac('sha256', secret).update(`${user}\0${key}`).digest('base64url');
-  const verified = new LRUCache<string, Verified>({ max: 10_000, ttl: KOSYNC_TTL_MS });
+  app.decorateRequest('kosyncDevice', null);
   const failures = failureLimit ? new LRUCache<string, { n: number; until: number }>({ max: 50_000, ttl: failureLimit.windowMs }) : null;
 
   /** Too many failed sign-ins from this address: the seconds left, else 0. */
@@ -82,11 +91,17 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
     const user = req.headers['x-auth-user'];
     const key = req.headers['x-auth-key'];
     if (!keyField(user) || typeof key !== 'string' || key === '') return kosyncError(reply, 2001);
-    const k = digest(user, key);
-    const hit = verified.get(k);
-    if (hit) {
-      req.caller = hit;
-      return;
+    const signIn = (v: Verified) => {
+      req.caller = { user_id: v.user_id, role: v.role };
+      req.kosyncDevice = v.device ?? null;
+    };
+    const hit = verified.get('kosync', [user, key]);
+    if (hit) return signIn(hit);
+    // a device's sync key first (only users with one run its check), then the password
+    const byDevice = await syncKeys.verify(user, key.slice(0, 1024));
+    if (byDevice) {
+      verified.set('kosync', [user, key], byDevice);
+      return signIn(byDevice);
     }
     const r = await identity('kosync-verify', { login: user, key: key.slice(0, 1024) });
     if (!r.ok) {
@@ -94,8 +109,9 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
       failed(req.ip);
       return kosyncError(reply, 2001);
     }
-    verified.set(k, r.value as Verified);
-    req.caller = r.value as Verified;
+    const v = r.value as Verified;
+    verified.set('kosync', [user, key], { user_id: v.user_id, role: v.role });
+    signIn(v);
   };
   const signed = { onRequest: requireKosync };
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
@@ -134,7 +150,15 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
       const r = await pushReading(req, 'kosync-push', {
         access: a,
         ...(item ? { item_id: item } : {}),
-        input: { document, progress: body.progress, percentage, device: body.device, device_id: (body.device_id as string | null | undefined) ?? '' },
+        input: {
+          document,
+          progress: body.progress,
+          percentage,
+          device: body.device,
+          device_id: (body.device_id as string | null | undefined) ?? '',
+          // signed in with a device's sync key: the position names that device
+          ...(req.kosyncDevice ? { bindery_device: req.kosyncDevice } : {}),
+        },
       });
       if (!r.ok) return r.error.code === 'validation' ? kosyncError(reply, 2003) : kosyncError(reply, 2000);
       const v = r.value as { document: string; timestamp: number };
@@ -167,14 +191,16 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
   const decorate = async (req: FastifyRequest, docs: Doc[]) => {
     const a = await access(req);
     const titles = await view.titles(a, [...new Set(docs.map((d) => d.media_item_id).filter((x): x is string => x !== null))]);
-    const out = [];
-    for (const d of docs) {
-      const item = d.media_item_id ? (titles.get(d.media_item_id) ?? null) : null;
-      // what auto link would choose for an unlinked document
-      const suggested = item ? null : await view.itemOf(a, d.document);
-      out.push({ ...d, media_item_id: item ? d.media_item_id : null, item, suggested_media_item_id: suggested });
-    }
-    return out;
+    const linked = (d: Doc) => (d.media_item_id ? (titles.get(d.media_item_id) ?? null) : null);
+    // what auto link would choose for each unlinked document, in one query
+    const suggested = await view.itemsOf(
+      a,
+      docs.filter((d) => !linked(d)).map((d) => d.document),
+    );
+    return docs.map((d) => {
+      const item = linked(d);
+      return { ...d, media_item_id: item ? d.media_item_id : null, item, suggested_media_item_id: item ? null : (suggested.get(d.document) ?? null) };
+    });
   };
 
   app.get(`${KOSYNC_PREFIX}/documents`, user, async (req, reply) => {
@@ -199,8 +225,13 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
     if (!r.ok) return sendFailure(reply, r.error);
     const linked: { document: string; media_item_id: string; status: string }[] = [];
     const unmatched: string[] = [];
-    for (const d of (r.value as { data: Doc[] }).data) {
-      const item = await view.itemOf(a, d.document);
+    const docs = (r.value as { data: Doc[] }).data;
+    const found = await view.itemsOf(
+      a,
+      docs.map((d) => d.document),
+    );
+    for (const d of docs) {
+      const item = found.get(d.document);
       if (!item) {
         unmatched.push(d.document);
         continue;

@@ -23,6 +23,7 @@ import { findPdftoppm, PageSourceError, PDFTOPPM_MISSING } from '../opds/page-so
 import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
+import type { VerifiedCache } from '../http/verified-cache';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -30,6 +31,8 @@ export interface OpdsDeps {
   catalog: CallCatalog;
   reads: Reads;
   reading: Reader;
+  /** the sign-ins taken on trust, shared with KOReader's stock sync */
+  verified?: VerifiedCache;
 }
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -45,7 +48,7 @@ export function parseWidth(w: string | undefined): number | null {
 }
 
 export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
-  const requireReader = readerAuth(deps.auth, deps.identity);
+  const requireReader = readerAuth(deps.auth, deps.identity, deps.verified);
   const queries = new OpdsQueries(deps.reads.db);
   const streams = new Streams(deps.reads);
   const tree = async (sub: FastifyInstance) => {

@@ -1,6 +1,7 @@
 // Reactions to the catalog: the item facts collection rules need; a resolved hash conflict merges the
 // removed items' reading data into the kept one; a removed item's data waits, keyed by its SHA-256s,
-// and moves to a new item that brings one of those hashes back.
+// and moves to a new item that brings one of those hashes back; KOReader documents stored before
+// their book was catalogued are linked to it as soon as it is added or its files change.
 import { sql } from 'kysely';
 import type { Catalog, StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type Bus, type Subscription, type Trx } from '@bindery/platform';
@@ -8,6 +9,7 @@ import { SCHEMA } from '../store/migrations';
 import { moveItemData } from '../store/merge';
 import { logged, t, type Ctx } from './context';
 import { autoAssign } from './collections';
+import { linkAnnounced } from './kosync';
 
 export const CATALOG_CONSUMER = 'reading-catalog';
 const TYPES = [
@@ -47,6 +49,10 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
     checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, 'catalog'),
     handler: async (ev: StoredEvent) => {
       await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, ev, (trx) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent)));
+      // after the item is stored (a position is checked against it): waiting documents of its files.
+      // A redelivery runs it again, and finds nothing left to link.
+      const e = ev as unknown as Catalog.CatalogEvent;
+      if (e.type === 'catalog.media-item-added.v1' || e.type === 'catalog.media-item-updated.v1') await logged(ctx, ev, () => linkAnnounced(ctx, e.data.item));
       ctx.store.notify();
     },
   });

@@ -1,5 +1,8 @@
 // Reactions to identity: a new account gets the five system collections; a deleted account's
-// reading data goes with it.
+// reading data goes with it. A second consumer (reading-access) keeps which libraries each user may
+// see, for reactions that have no request to carry the caller's access (kosync documents linked
+// when the catalog announces their book); started later than the first, it reads identity's log
+// from its beginning.
 import type { Identity, StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bindery/platform';
 import { SCHEMA } from '../store/migrations';
@@ -55,4 +58,67 @@ async function removeUser(trx: Parameters<typeof t>[0], user: string): Promise<v
     await t(trx).deleteFrom(table).where('user_id', '=', user).execute();
   }
   await t(trx).deleteFrom('users').where('id', '=', user).execute();
+}
+
+export const ACCESS_CONSUMER = 'reading-access';
+const ACCESS_TYPES = [
+  'identity.user-registered.v1',
+  'identity.role-changed.v1',
+  'identity.library-access-changed.v1',
+  'identity.settings-changed.v1',
+  'identity.user-deleted.v1',
+] as const;
+/** identity's setting that decides what a new account sees until an admin grants more (as the gateway reads it) */
+const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
+
+export async function consumeAccess(ctx: Ctx, bus: Bus): Promise<Subscription> {
+  return bus.consume({
+    source: 'identity',
+    durable: ACCESS_CONSUMER,
+    types: ACCESS_TYPES,
+    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, ACCESS_CONSUMER, 'identity'),
+    handler: async (ev: StoredEvent) => {
+      await logged(ctx, ev, () =>
+        applyOnce(ctx.rt.db, SCHEMA, ACCESS_CONSUMER, ev, async (trx) => {
+          const e = ev as unknown as Identity.IdentityEvent;
+          switch (e.type) {
+            case 'identity.user-registered.v1': {
+              const setting = await t(trx).selectFrom('identity_settings').select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst();
+              await t(trx)
+                .insertInto('user_access')
+                .values({ user_id: e.data.user_id, role: e.data.role, all_libraries: setting?.value !== false, library_ids: '[]' })
+                .onConflict((oc) => oc.doNothing())
+                .execute();
+              return;
+            }
+            case 'identity.role-changed.v1':
+              await t(trx).updateTable('user_access').set({ role: e.data.role }).where('user_id', '=', e.data.user_id).execute();
+              return;
+            case 'identity.library-access-changed.v1':
+              await t(trx)
+                .updateTable('user_access')
+                .set({ all_libraries: e.data.all_libraries, library_ids: JSON.stringify(e.data.library_ids) })
+                .where('user_id', '=', e.data.user_id)
+                .execute();
+              return;
+            case 'identity.settings-changed.v1':
+              for (const [key, value] of Object.entries(e.data.changes)) {
+                const v = JSON.stringify(value);
+                await t(trx)
+                  .insertInto('identity_settings')
+                  .values({ key, value: v })
+                  .onConflict((oc) => oc.column('key').doUpdateSet({ value: v }))
+                  .execute();
+              }
+              return;
+            case 'identity.user-deleted.v1':
+              await t(trx).deleteFrom('user_access').where('user_id', '=', e.data.user_id).execute();
+              return;
+            default:
+              return;
+          }
+        }),
+      );
+    },
+  });
 }

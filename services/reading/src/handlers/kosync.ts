@@ -1,9 +1,11 @@
 // KOReader's stock Progress sync (the kosync protocol): a device names a book by a document id (its
 // partial MD5, or the MD5 of the file name). The user's last push per id is kept here, linked to a
-// media item when the gateway found one (or the user chose one); a linked push is also an ordinary
-// position of the item (client `koreader`), under the guard and the conflict rules.
+// media item when the gateway found one (or the user chose one, or the catalog announced it later);
+// a linked push is also an ordinary position of the item (client `koreader`), under the guard and
+// the conflict rules. A push signed in with a device's sync key names that Bindery device.
 import { createHash } from 'node:crypto';
-import { ok, Reading, type Result } from '@bindery/contracts';
+import { sql } from 'kysely';
+import { ok, Reading, type Catalog, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import type { Position } from '../domain/position';
 import { t, type Ctx } from './context';
@@ -29,6 +31,8 @@ export function documentOut(r: Row) {
     progress: r.progress,
     device: r.device,
     device_id: r.device_id,
+    /** the Bindery device whose sync key signed the push in (null: the user's password) */
+    bindery_device_id: r.bindery_device_id ?? null,
     timestamp: seconds(r.pushed_at),
     pushed_at: iso(r.pushed_at),
     created_at: iso(r.created_at),
@@ -37,6 +41,9 @@ export function documentOut(r: Row) {
 
 /** The name a KOReader device has in positions and conflicts: its model and the start of its id. */
 export const deviceLabel = (device: string, deviceId: string) => (deviceId ? `${device} ${deviceId.slice(0, 8)}` : device).slice(0, 100);
+
+/** The name a stored push's positions carry: the Bindery device's (a sync key), else the KOReader one's. */
+const labelOf = (r: Row): string => (r.label as string | null) ?? deviceLabel(r.device, r.device_id);
 
 /** KOReader's progress as a position submission: an XPointer, a page number, or the fraction alone. */
 function positionInput(progress: string, percentage: number, device: string): Record<string, unknown> {
@@ -60,14 +67,22 @@ async function itemFor(trx: Trx | Ctx['rt']['db'], req: Req, row: Row | undefine
   return { item: null, by: null };
 }
 
-function readPush(input: Record<string, unknown>): { document: string; progress: string; percentage: number; device: string; device_id: string } | string {
-  const { document, progress, percentage, device, device_id } = input;
+type Push = { document: string; progress: string; percentage: number; device: string; device_id: string; via: { device_id: string; name: string } | null };
+
+function readPush(input: Record<string, unknown>): Push | string {
+  const { document, progress, percentage, device, device_id, bindery_device } = input;
   if (typeof document !== 'string' || !DOC.test(document)) return 'document must be a document id';
   if (typeof progress !== 'string' || progress.length > 4096) return 'progress must be text';
   if (typeof percentage !== 'number' || !Number.isFinite(percentage) || percentage < 0 || percentage > 1) return 'percentage must be a number between 0 and 1';
   if (typeof device !== 'string' || device.length > 100) return 'device must be text';
   if (device_id !== undefined && (typeof device_id !== 'string' || device_id.length > 128)) return 'device_id must be text';
-  return { document, progress, percentage, device, device_id: (device_id as string | undefined) ?? '' };
+  let via: Push['via'] = null;
+  if (bindery_device !== undefined) {
+    const b = bindery_device as Record<string, unknown> | null;
+    if (typeof b !== 'object' || b === null || !isUuid(b.device_id) || typeof b.name !== 'string' || b.name === '' || b.name.length > 100) return 'bindery_device must be a device';
+    via = { device_id: (b.device_id as string).toLowerCase(), name: b.name };
+  }
+  return { document, progress, percentage, device, device_id: (device_id as string | undefined) ?? '', via };
 }
 
 /** Changes the user's row of `values.document` (a link changes a few columns), or inserts a whole push. */
@@ -83,39 +98,64 @@ async function saveRow(ctx: Ctx, trx: Trx, user: string, values: Row): Promise<R
   return row;
 }
 
+/**
+ * The one write of a document: its position checked against the item (outside the transaction: the
+ * locator index may be fetched), then under the document's lock the item's position written (guard
+ * and conflicts apply) and the row saved with the position's version. `idle` is the status when no
+ * item is written.
+ */
+async function writeDocument(
+  ctx: Ctx,
+  user: string,
+  document: string,
+  item: string | null,
+  position: Record<string, unknown>,
+  idle: string,
+  values: Row,
+  onlyUnlinked = false,
+): Promise<Result<{ status: string; row: Row }>> {
+  const prepared = item ? await prepareProgress(ctx, item, position) : null;
+  if (prepared && !prepared.ok) return prepared;
+  return ctx.tx(async (trx) => {
+    await ctx.lock(trx, `kosync.${user}.${document}`);
+    if (onlyUnlinked) {
+      // a link made meanwhile (a push, a pull, the user's) stands
+      const cur = await t(trx).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
+      if (!cur || cur.item_id !== null) return ok({ status: 'unchanged', row: cur ?? values });
+    }
+    let status = idle;
+    let version: number | null = null;
+    if (item && prepared) {
+      const w = await writeProgress(ctx, trx, user, item, prepared.value);
+      status = w.status;
+      version = w.status === 'saved' ? w.progress.version : null;
+    }
+    const row = await saveRow(ctx, trx, user, { ...values, document, progress_version: version });
+    return ok({ status, row });
+  });
+}
+
 /** `PUT /syncs/progress`: keeps the push, and moves the linked item's position (guard and conflicts apply). */
 export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const p = readPush(req.input ?? {});
   if (typeof p === 'string') return no(bad(p));
   const user = req.caller.user_id;
-  const label = deviceLabel(p.device, p.device_id);
+  const label = p.via ? p.via.name : deviceLabel(p.device, p.device_id);
   const pre = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', p.document).executeTakeFirst();
   const target = await itemFor(ctx.rt.db, req, pre);
-  const prepared = target.item ? await prepareProgress(ctx, target.item, positionInput(p.progress, p.percentage, label)) : null;
-  if (prepared && !prepared.ok) return prepared;
-  return ctx.tx(async (trx) => {
-    await ctx.lock(trx, `kosync.${user}.${p.document}`);
-    let status: string = 'stored';
-    let version: number | null = null;
-    if (target.item && prepared) {
-      const w = await writeProgress(ctx, trx, user, target.item, prepared.value);
-      status = w.status;
-      version = w.status === 'saved' ? w.progress.version : null;
-    }
-    const now = ctx.now();
-    const row = await saveRow(ctx, trx, user, {
-      document: p.document,
-      item_id: target.item,
-      linked_by: target.by,
-      percentage: p.percentage,
-      progress: p.progress,
-      device: p.device,
-      device_id: p.device_id,
-      progress_version: version,
-      pushed_at: now,
-    });
-    return ok({ document: p.document, timestamp: seconds(row.pushed_at), status, media_item_id: target.item });
+  const w = await writeDocument(ctx, user, p.document, target.item, positionInput(p.progress, p.percentage, label), 'stored', {
+    item_id: target.item,
+    linked_by: target.by,
+    percentage: p.percentage,
+    progress: p.progress,
+    device: p.device,
+    device_id: p.device_id,
+    label: p.via ? label : null,
+    bindery_device_id: p.via?.device_id ?? null,
+    pushed_at: ctx.now(),
   });
+  if (!w.ok) return w;
+  return ok({ document: p.document, timestamp: seconds(w.value.row.pushed_at), status: w.value.status, media_item_id: target.item });
 }
 
 /**
@@ -152,7 +192,7 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const cur = target.item ? await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
   if (cur && !(row && row.progress_version !== null && Number(row.progress_version) === Number(cur.version))) {
     const pos = cur.position as Position;
-    const fromRowDevice = row && deviceLabel(row.device, row.device_id) === cur.device;
+    const fromRowDevice = row && labelOf(row) === cur.device;
     return ok({
       document,
       percentage: Number(cur.percentage),
@@ -193,23 +233,54 @@ export async function kosyncLink(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 }
 
 /** Links a stored document to an item (or unlinks it); a link moves the document's last position to the item. */
-async function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, by: string): Promise<Result<{ status: string; row: Row }>> {
-  const document = row.document as string;
-  const prepared = item ? await prepareProgress(ctx, item, positionInput(row.progress, Number(row.percentage), deviceLabel(row.device, row.device_id))) : null;
-  if (prepared && !prepared.ok) return prepared;
-  return ctx.tx(async (trx) => {
-    await ctx.lock(trx, `kosync.${user}.${document}`);
-    let status = 'unlinked';
-    let version: number | null = null;
-    if (item && prepared) {
-      // the device's last position reaches the book, under the guard and the conflict rules
-      const w = await writeProgress(ctx, trx, user, item, prepared.value);
-      status = w.status;
-      version = w.status === 'saved' ? w.progress.version : null;
-    }
-    const saved = await saveRow(ctx, trx, user, { document, item_id: item, linked_by: item ? by : null, progress_version: version });
-    return ok({ status, row: saved });
-  });
+export function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, by: string, onlyUnlinked = false): Promise<Result<{ status: string; row: Row }>> {
+  // the device's last position reaches the book, under the guard and the conflict rules
+  return writeDocument(
+    ctx,
+    user,
+    row.document as string,
+    item,
+    positionInput(row.progress, Number(row.percentage), labelOf(row)),
+    'unlinked',
+    { item_id: item, linked_by: item ? by : null },
+    onlyUnlinked,
+  );
+}
+
+/** The ids a device may know an item's files by: partial MD5s, MD5s of the file names, SHA-256s (lower case). */
+export function documentsOf(item: Catalog.MediaItem): string[] {
+  const out = new Set<string>();
+  for (const h of [item.partial_md5, item.sha256, ...item.known_sha256, ...item.formats.flatMap((f) => [f.partial_md5, f.sha256])]) if (h) out.add(h.toLowerCase());
+  for (const path of [item.file_path, ...item.formats.map((f) => f.file_path)]) {
+    const name = path?.split('/').pop();
+    if (name) out.add(md5(name));
+  }
+  return [...out];
+}
+
+/**
+ * The catalog announced an item (added, or its files changed): documents pushed before the book was
+ * known, whose id is one of its files', are linked to it, for each user who may see its library.
+ * Their last position becomes the book's (guard and conflicts apply), with no further device call.
+ */
+export async function linkAnnounced(ctx: Ctx, item: Catalog.MediaItem): Promise<void> {
+  const ids = documentsOf(item);
+  if (ids.length === 0) return;
+  const rows = await t(ctx.rt.db)
+    .selectFrom('kosync_documents as k')
+    .innerJoin('user_access as a', 'a.user_id', 'k.user_id')
+    .selectAll('k')
+    .where('k.document', 'in', ids)
+    .where('k.item_id', 'is', null)
+    .where((eb) => eb.or([eb('a.role', '=', 'admin'), eb('a.all_libraries', '=', true), sql<boolean>`a.library_ids @> ${JSON.stringify([item.library_id])}::jsonb`]))
+    .where(sql<boolean>`exists (select 1 from reading.items i where i.id = ${item.id} and i.removed_at is null)`)
+    .orderBy('k.pushed_at')
+    .execute();
+  for (const row of rows) {
+    const r = await linkRow(ctx, row.user_id as string, row, item.id, 'catalog', true);
+    if (!r.ok)
+      ctx.rt.log.warn({ user_id: row.user_id, document: row.document, item_id: item.id, error: r.error.message }, 'kosync: a document of an announced item was not linked');
+  }
 }
 
 export const handlers = {

@@ -204,4 +204,26 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'reading-kosync-002-devices-and-access',
+    async up(trx, s) {
+      await execScript(
+        trx,
+        `
+        -- a push signed in with a Bindery device's sync key: that device, and the name its positions carry
+        alter table ${s}.kosync_documents add column bindery_device_id uuid, add column label text;
+        create index on ${s}.kosync_documents (document) where item_id is null;
+        -- which libraries each user may see (identity's events, folded by the consumer reading-access):
+        -- a document is linked when the catalog announces its book only for a user who may see it
+        create table ${s}.user_access (
+          user_id uuid primary key,
+          role text not null,
+          all_libraries boolean not null,
+          library_ids jsonb not null default '[]'
+        );
+        create table ${s}.identity_settings (key text primary key, value jsonb not null);
+      `,
+      );
+    },
+  },
 ];
