@@ -32,7 +32,7 @@ export class LiveHub {
   private byUser = new Map<string, Set<Member>>();
   /** sockets closed for not draining, since the start */
   dropped = 0;
-  /** events handed to sockets, since the start */
+  /** events handed to sockets (not counting those a closed or too slow socket did not take), since the start */
   delivered = 0;
   /** the same, by topic */
   deliveredBy: Record<Topic, number> = { progress: 0, conflicts: 0, scanner: 0, devices: 0, queue: 0 };
@@ -79,7 +79,7 @@ export class LiveHub {
     const to = (m: Member) => {
       if (!m.topics.has(topic)) return;
       text ??= JSON.stringify(message);
-      send(m, text, this);
+      if (!send(m, text, this)) return;
       this.delivered += 1;
       this.deliveredBy[topic] += 1;
     };
@@ -88,16 +88,18 @@ export class LiveHub {
   }
 }
 
-export function send(m: Member, text: string, hub?: LiveHub): void {
-  if (m.socket.readyState !== m.socket.OPEN) return;
+/** Sends `text` to the member's socket; false when it was not sent (closed, or dropped as too slow). */
+export function send(m: Member, text: string, hub?: LiveHub): boolean {
+  if (m.socket.readyState !== m.socket.OPEN) return false;
   if (m.socket.bufferedAmount + Buffer.byteLength(text) > MAX_BUFFERED_BYTES) {
     if (hub) hub.dropped += 1;
     m.socket.close(CLOSE_SLOW, 'too slow');
     // a peer that stopped reading may never complete the closing handshake
     setTimeout(() => m.socket.terminate(), TERMINATE_AFTER_MS).unref();
-    return;
+    return false;
   }
   m.socket.send(text);
+  return true;
 }
 
 /**

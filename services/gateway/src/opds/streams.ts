@@ -87,9 +87,7 @@ export class Streams {
     const hit = this.pageLists.get(key);
     if (hit) return hit;
     const row = await sql<{ pages: string[] | string | null }>`
-      select pages from ${sql.table(`${SCHEMA}.${F.files}`)} where library_id = ${item.library_id} and rel_path = ${f.file_path} and item_id = ${item.id}`.execute(
-      this.reads.db,
-    );
+      select pages from ${sql.table(`${SCHEMA}.${F.files}`)} where library_id = ${item.library_id} and rel_path = ${f.file_path} and item_id = ${item.id}`.execute(this.reads.db);
     const raw = row.rows[0]?.pages ?? null;
     const pages = typeof raw === 'string' ? (JSON.parse(raw) as string[]) : raw;
     if (pages?.length) this.pageLists.set(key, pages);

@@ -21,8 +21,7 @@ const ordered = <T extends object>(o: T, keys: readonly string[]): T => {
   return out as T;
 };
 // page lists travel in events for cv_files, never in the public JSON
-const render = (item: Catalog.MediaItem) =>
-  JSON.stringify(ordered({ ...item, formats: item.formats.map(({ pages: _pages, ...f }) => ordered(f, FORMAT_KEYS)) }, ITEM_KEYS));
+const render = (item: Catalog.MediaItem) => JSON.stringify(ordered({ ...item, formats: item.formats.map(({ pages: _pages, ...f }) => ordered(f, FORMAT_KEYS)) }, ITEM_KEYS));
 
 function itemRow(item: Catalog.MediaItem) {
   return {
