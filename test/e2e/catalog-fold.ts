@@ -43,8 +43,7 @@ export function foldCatalog(log: StoredEvent[]): Folded {
         for (const [k, i] of out.issues) if (i.library_id === e.data.library_id) out.issues.delete(k);
         break;
       case 'catalog.media-item-added.v1':
-      case 'catalog.media-item-updated.v1':
-      {
+      case 'catalog.media-item-updated.v1': {
         const { item } = e.data;
         out.items.set(item.id, { ...item, formats: item.formats.map(({ pages: _pages, ...f }) => f) });
         out.pages.set(item.id, Object.fromEntries(item.formats.flatMap((f) => (f.pages ? [[f.file_path, f.pages]] : []))));
