@@ -94,14 +94,20 @@ export class Streams {
     return pages?.length ? pages : null;
   }
 
-  /** The file streamed for an item, its page list and count, or null when it has none to stream. */
+  /**
+   * The file streamed for an item, its page list and count, or null when it has none to stream:
+   * the same choice as kindsOf, from the cached page lists (a page fetch costs no count query).
+   */
   async streamOf(item: Catalog.MediaItem): Promise<(StreamFile & { count: number }) | null> {
-    const k = (await this.kindsOf([item])).get(item.id);
-    if (!k) return null;
-    const pages = k.kind === 'pdf' ? null : await this.pagesOf(item, k.format);
-    if (k.kind !== 'pdf' && !pages) return null;
-    const abs = await this.abs(item, k.format);
-    return abs ? { kind: k.kind, abs, pages, count: pages ? pages.length : k.count } : null;
+    const pdf = await findPdftoppm();
+    for (const k of this.kinds(item)) {
+      const pages = k.kind === 'pdf' ? null : await this.pagesOf(item, k.format);
+      const count = k.kind === 'pdf' ? (pdf ? (item.page_count ?? 0) : 0) : (pages?.length ?? 0);
+      if (count < 1) continue;
+      const abs = await this.abs(item, k.format);
+      return abs ? { kind: k.kind, abs, pages, count } : null;
+    }
+    return null;
   }
 
   /** Stream info for the items of one feed page, with the user's place in each. */
