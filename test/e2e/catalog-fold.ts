@@ -17,6 +17,8 @@ export interface Folded {
   /** key: `<library_id>/<file_path>` */
   issues: Map<string, Catalog.FileIssue>;
   conflicts: Map<string, FoldedConflict>;
+  /** item id → file path → its page list: events carry these, public records never do */
+  pages: Map<string, Record<string, string[]>>;
   /** events whose type or data the contract does not know */
   invalid: { position: number; type: string }[];
 }
@@ -24,7 +26,7 @@ export interface Folded {
 const checks = new Map(Object.entries(Catalog.CatalogEvents).map(([type, schema]) => [type, Compile(schema)]));
 
 export function foldCatalog(log: StoredEvent[]): Folded {
-  const out: Folded = { libraries: new Map(), items: new Map(), issues: new Map(), conflicts: new Map(), invalid: [] };
+  const out: Folded = { libraries: new Map(), items: new Map(), issues: new Map(), conflicts: new Map(), pages: new Map(), invalid: [] };
   for (const ev of log) {
     if (!checks.get(ev.type)?.Check(ev.data)) {
       out.invalid.push({ position: ev.position, type: ev.type });
@@ -41,11 +43,15 @@ export function foldCatalog(log: StoredEvent[]): Folded {
         for (const [k, i] of out.issues) if (i.library_id === e.data.library_id) out.issues.delete(k);
         break;
       case 'catalog.media-item-added.v1':
-      case 'catalog.media-item-updated.v1':
-        out.items.set(e.data.item.id, e.data.item);
+      case 'catalog.media-item-updated.v1': {
+        const { item } = e.data;
+        out.items.set(item.id, { ...item, formats: item.formats.map(({ pages: _pages, ...f }) => f) });
+        out.pages.set(item.id, Object.fromEntries(item.formats.flatMap((f) => (f.pages ? [[f.file_path, f.pages]] : []))));
         break;
+      }
       case 'catalog.media-item-removed.v1':
         out.items.delete(e.data.item_id);
+        out.pages.delete(e.data.item_id);
         break;
       case 'catalog.file-issue-recorded.v1':
         out.issues.set(`${e.data.issue.library_id}/${e.data.issue.file_path}`, e.data.issue);

@@ -261,6 +261,10 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
       expect(folded.items.get(i.id), i.file_path).toEqual(i);
       expect(api_.one.get(i.id), i.file_path).toEqual(i);
     }
+    // page lists travel in the events alone: every comic archive has one, as long as its page count
+    const comics = api_.list.filter((i) => i.formats.length === 1 && ['cbz', 'cbr'].includes(i.formats[0].format));
+    expect(comics.length).toBeGreaterThan(0);
+    for (const i of comics) expect(folded.pages.get(i.id)?.[i.formats[0].file_path]?.length, i.file_path).toBe(i.page_count);
   });
 
   it('folds into the file issues and pending conflicts the API lists', () => {

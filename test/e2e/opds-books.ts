@@ -69,6 +69,32 @@ export function imageOnlyEpub(title: string, pages: Buffer[]): Buffer {
   return makeEpub(opf(title, items.join(''), spine.join('')), files);
 }
 
+/**
+ * An image-only EPUB written the ways that once split the catalog's rule from the gateway's own
+ * pattern-matching copy of it: a page with an old picture left in a comment (the copy counted two
+ * pictures and served no page), pictures wrapped in SVG with an empty `<p>` of whitespace, a
+ * page with a no-break space and its picture in a subfolder named relative to the page.
+ */
+export function framedEpub(title: string, pages: Buffer[]): Buffer {
+  const files: { name: string; data: Buffer | string; deflate?: boolean }[] = [];
+  const items: string[] = [];
+  const spine: string[] = [];
+  const bodies = [
+    (img: string) => `<!-- the first scan: <img src="../${img.replace('.jpg', '-old.jpg')}" alt=""/> -->\n<div class="page"><img src="../${img}" alt=""/></div>`,
+    (img: string) => `<p> </p><svg:svg viewBox="0 0 60 90"><svg:title>page</svg:title><svg:image width="60" height="90" xlink:href="../${img}"/></svg:svg><p>\n\t</p>`,
+    (img: string) => `<p>&#160;</p><div><img src="./../${img}" alt=""/></div>`,
+  ];
+  pages.forEach((p, i) => {
+    const img = `art/scan ${i + 1}.jpg`;
+    files.push({ name: `OEBPS/${img}`, data: p });
+    items.push(`<item id="img${i}" href="${img.replace(' ', '%20')}" media-type="image/jpeg"/>`);
+    files.push({ name: `OEBPS/text/p${i + 1}.xhtml`, data: xhtml(bodies[i % bodies.length]!(img.replace(' ', '%20'))), deflate: true });
+    items.push(`<item id="page${i}" href="text/p${i + 1}.xhtml" media-type="application/xhtml+xml"/>`);
+    spine.push(`<itemref idref="page${i}"/>`);
+  });
+  return makeEpub(opf(title, items.join(''), spine.join('')), files);
+}
+
 /** An EPUB with a cover picture and then text: not streamed. */
 export function textEpub(title: string, cover: Buffer): Buffer {
   const items = `<item id="c" href="cover.jpg" media-type="image/jpeg"/><item id="p0" href="cover.xhtml" media-type="application/xhtml+xml"/><item id="p1" href="text.xhtml" media-type="application/xhtml+xml"/>`;
@@ -85,6 +111,8 @@ export interface PageBooks {
   cbz: { title: string; pages: number; webpAt: number };
   pdf: { title: string; pages: number };
   epub: { title: string; pages: number };
+  /** an image-only EPUB the gateway's former copy of the rule read differently; its page images, in order */
+  framed: { title: string; images: Buffer[] };
   text: { title: string };
 }
 
@@ -116,11 +144,14 @@ export async function writePageBooks(dir: string): Promise<PageBooks> {
     imageOnlyEpub('Picture Book', [await jpegPage(60, 90, '#c00'), await jpegPage(60, 90, '#0c0'), await jpegPage(60, 90, '#00c')]),
   );
   writeFileSync(join(dir, 'books/Words Book.epub'), textEpub('Words Book', await jpegPage(60, 90, '#888')));
+  const framed = [await jpegPage(60, 90, '#d22'), await jpegPage(60, 90, '#2d2'), await jpegPage(60, 90, '#22d')];
+  writeFileSync(join(dir, 'books/Framed Book.epub'), framedEpub('Framed Book', framed));
   return {
     cbr: { title: 'Rar Comic', pages: 4, webpAt: 1 },
     cbz: { title: 'Zip Comic', pages: 2, webpAt: 1 },
     pdf: { title: 'Three Pages', pages: 3 },
     epub: { title: 'Picture Book', pages: 3 },
+    framed: { title: 'Framed Book', images: framed },
     text: { title: 'Words Book' },
   };
 }

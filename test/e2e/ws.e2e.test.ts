@@ -3,12 +3,14 @@
 // for admins and carries the catalog's scan events; `progress` and `conflicts` carry the reading
 // service's events to their owner only, on every gateway replica; a socket that stops reading is dropped.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, spawnBindery, startBindery, type Bindery } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
-import { api, instances, register, type Account, type Call } from './helpers';
+import { api, eventually, instances, register, type Account, type Call } from './helpers';
+import { client } from '../support/http';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
 import { put, shelf } from './reading-helpers';
 import { enroll } from './device-helpers';
@@ -361,14 +363,79 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
   );
 });
 
-describe('live channel heartbeat (embedded, 300 ms)', () => {
+/** A free TCP port on this host, for the ops listener. */
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+/** One sample of a Prometheus text exposition, by name and labels. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+// also the ops listener's /metrics: the socket numbers are this gateway process's own (no bus),
+// the same in both modes, so they are read once, here
+describe('live channel heartbeat and metrics (embedded, 300 ms)', () => {
   let b: Bindery;
   let token: string;
+  let ops: string;
+  const dirs: string[] = [];
   beforeAll(async () => {
-    b = await startBindery('embedded', { WS_HEARTBEAT_MS: '300' });
-    token = (await register(api(b))).token;
+    const port = await freePort();
+    ops = `http://127.0.0.1:${port}`;
+    b = await startBindery('embedded', { WS_HEARTBEAT_MS: '300', OPS_PORT: String(port), OPS_HOST: '127.0.0.1' });
+    token = (await register(api(b))).token; // the first account: an administrator
   }, 240_000);
-  afterAll(async () => b?.stop());
+  afterAll(async () => {
+    await b?.stop();
+    dirs.forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  it('shows open sockets by kind, events delivered, dropped sockets and buffered bytes on /metrics', async () => {
+    const metrics = async () => {
+      const r = await client(ops)('GET', '/metrics');
+      expect(r.status).toBe(200);
+      return r.text;
+    };
+    // no socket is open yet
+    await eventually(async () => expect(sample(await metrics(), 'bindery_ws_sockets', { kind: 'user' })).toBe(0), 10_000);
+    const before = await metrics();
+    expect(sample(before, 'bindery_ws_sockets', { kind: 'device' })).toBe(0);
+    expect(sample(before, 'bindery_ws_slow_dropped_total')).toBe(0);
+    expect(sample(before, 'bindery_ws_buffered_bytes')).toBe(0);
+    expect(sample(before, 'bindery_ws_buffered_bytes_max')).toBe(0);
+    const delivered0 = sample(before, 'bindery_ws_events_delivered_total', { topic: 'scanner' });
+    expect(delivered0).toBe(0);
+
+    const c = await subscribed(wsUrl(b.url), token, ['scanner']);
+    const two = await subscribed(wsUrl(b.url), token, ['progress']);
+    expect(sample(await metrics(), 'bindery_ws_sockets', { kind: 'user' })).toBe(2);
+    two.s.close();
+    await eventually(async () => expect(sample(await metrics(), 'bindery_ws_sockets', { kind: 'user' })).toBe(1), 10_000);
+
+    // a scan's events reach the subscribed socket, and are counted under their topic
+    const dir = mkdtempSync(join(tmpdir(), 'bindery-ws-metrics-'));
+    dirs.push(dir);
+    const lib = await createLibrary(api(b), token, { name: 'Metrics', folders: [dir], watch: false });
+    await c.next((m) => m.type === 'event' && m.event === 'scan-started' && m.data.library_id === lib.id);
+    await c.next((m) => m.type === 'event' && m.event === 'scan-finished' && m.data.library_id === lib.id);
+    const after = await metrics();
+    expect(sample(after, 'bindery_ws_events_delivered_total', { topic: 'scanner' })).toBeGreaterThanOrEqual(2);
+    expect(sample(after, 'bindery_ws_events_delivered_total', { topic: 'progress' })).toBe(0);
+    expect(sample(after, 'bindery_ws_slow_dropped_total')).toBe(0);
+    c.s.close();
+    await eventually(async () => expect(sample(await metrics(), 'bindery_ws_sockets', { kind: 'user' })).toBe(0), 10_000);
+  });
 
   it('closes a socket that stops answering pings, and keeps one that answers', async () => {
     const url = wsUrl(b.url);

@@ -42,6 +42,12 @@ export const MediaFormat = Type.Object({
   partial_md5: Nullable(Type.String()),
   modified_at: Nullable(Type.String()),
   file_url: Type.String(),
+  /**
+   * In events only, never in a public record: the archive entries that are this file's pages, in
+   * reading order (CBZ, CBR, image-only EPUB), as the catalog read them at scan time. Absent when
+   * the file has none, or was catalogued before page lists were recorded.
+   */
+  pages: Type.Optional(Type.Array(Type.String())),
 });
 export type MediaFormat = Type.Static<typeof MediaFormat>;
 

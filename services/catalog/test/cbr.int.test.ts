@@ -43,6 +43,8 @@ describe('CBR', () => {
     const r = await extract(path, 'cbr');
     expect(r.metadata).toMatchObject({ title: 'Rar Title', series: 'Rar Saga', series_index: 4, page_count: 3 });
     expect(r.cover?.equals(first)).toBe(true);
+    // the page entries in reading order: what the gateway streams, page n = entry n
+    expect(r.pages).toEqual(['P1.jpg', 'p2.jpg', 'p10.jpg']);
   });
 
   it('reads a large CBR without holding it in memory', async () => {

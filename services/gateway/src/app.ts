@@ -152,7 +152,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
-  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth });
+  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   uploadsRoutes(app, {
     requireUser: auth.requireUser,

@@ -1,9 +1,10 @@
 // The live hub's delivery rules: topic and user scoping, and a slow socket closed instead of
 // buffering without bound; the routing of services' events to topics and users. The socket is a
 // stand-in with the few members the hub reads.
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { DeviceSync } from '@bindery/contracts';
-import { CLOSE_SLOW, LiveHub, MAX_BUFFERED_BYTES, type Member } from '../src/live/hub';
+import { CLOSE_SLOW, LiveHub, MAX_BUFFERED_BYTES, watchLive, type Member } from '../src/live/hub';
 import { deliver, eventName, recipientsOf, topicOf } from '../src/live/user-feed';
 
 function fakeSocket(buffered = 0) {
@@ -54,6 +55,40 @@ describe('LiveHub', () => {
     expect(slow.closed).toEqual([[CLOSE_SLOW, 'too slow']]);
     expect(hub.dropped).toBe(1);
     expect(fast.sent).toEqual(['{"x":"y"}']);
+  });
+
+  it('shows its sockets by kind, drops, deliveries by topic and buffered bytes on the registry', async () => {
+    const hub = new LiveHub();
+    const registry = new Registry();
+    watchLive(registry, hub);
+    // a second app on the same registry does not register the metrics twice
+    watchLive(registry, new LiveHub());
+    const value = async (name: string, labels: Record<string, string> = {}) => {
+      const m = (await registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x));
+      return m?.value;
+    };
+    const slow = fakeSocket(MAX_BUFFERED_BYTES);
+    const busy = fakeSocket(300);
+    const device = fakeSocket(20);
+    hub.add(member(slow, 'u1', new Set(['scanner'])));
+    hub.add(member(busy, 'u2', new Set(['scanner', 'progress'])));
+    hub.add({ ...member(device, 'u2', new Set(['queue'])), deviceId: 'd1' });
+    expect(await value('bindery_ws_sockets', { kind: 'user' })).toBe(2);
+    expect(await value('bindery_ws_sockets', { kind: 'device' })).toBe(1);
+    expect(await value('bindery_ws_buffered_bytes')).toBe(MAX_BUFFERED_BYTES + 320);
+    expect(await value('bindery_ws_buffered_bytes_max')).toBe(MAX_BUFFERED_BYTES);
+    hub.publish('scanner', { x: 1 });
+    hub.publish('progress', { x: 2 }, ['u2']);
+    hub.publish('queue', { x: 3 }, ['u1']);
+    expect(await value('bindery_ws_slow_dropped_total')).toBe(1);
+    // the slow socket was dropped, not delivered to
+    expect(await value('bindery_ws_events_delivered_total', { topic: 'scanner' })).toBe(1);
+    expect(await value('bindery_ws_events_delivered_total', { topic: 'progress' })).toBe(1);
+    expect(await value('bindery_ws_events_delivered_total', { topic: 'queue' })).toBe(0);
+    // scraped twice, a counter does not count twice
+    expect(await value('bindery_ws_slow_dropped_total')).toBe(1);
+    hub.remove([...hub.of('u2')].find((m) => m.deviceId === 'd1')!);
+    expect(await value('bindery_ws_sockets', { kind: 'device' })).toBe(0);
   });
 
   it('forgets removed sockets', () => {

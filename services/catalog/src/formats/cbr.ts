@@ -49,7 +49,7 @@ export async function extractCbr(path: string): Promise<Extracted> {
         break;
       }
     }
-    return { metadata: layout.metadata, cover };
+    return { metadata: layout.metadata, cover, pages: layout.pages };
   } catch (e) {
     if (e instanceof BookError) throw e;
     throw new BookError(`not a valid CBR: ${e instanceof Error ? e.message : String(e)}`, { cause: e });

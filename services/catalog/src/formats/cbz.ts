@@ -24,7 +24,7 @@ export async function extractCbz(path: string, bytes?: Buffer): Promise<Extracte
       cover = await readImage(zip, name);
       if (cover) break;
     }
-    return { metadata: layout.metadata, cover };
+    return { metadata: layout.metadata, cover, pages: layout.pages };
   } finally {
     zip.close();
   }

@@ -19,7 +19,7 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
     const { metadata, covers } = parsePackage(pkg, opfPath);
     // an EPUB of pictures (a comic or manga) has pages like a comic archive: the gateway streams them
     const pages = await imageOnlyPages(zip, pkg, opfPath).catch(() => null);
-    if (pages !== null) metadata.page_count = pages;
+    if (pages !== null) metadata.page_count = pages.length;
     const cover = await findCover(zip, covers);
     let locator: Extracted['locator'] = null;
     try {
@@ -27,7 +27,7 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
     } catch {
       // positions in this book keep their percentage; the book itself is fine
     }
-    return { metadata, cover, locator };
+    return { metadata, cover, locator, pages };
   } finally {
     zip.close();
   }
@@ -108,12 +108,13 @@ const MAX_PAGE_DOC_BYTES = 512 * 1024;
 const MAX_SPINE = 5000;
 
 /**
- * How many pages an image-only EPUB has: every linear spine item is an image, or an (X)HTML
- * document without text holding exactly one <img> or SVG <image> of the book. Null for any EPUB
- * with text; reading stops at the first page with text. The gateway's page stream
- * (services/gateway/src/opds/page-sources.ts) applies the same rules to find the pages.
+ * The pages of an image-only EPUB, as archive entry names in reading order: every linear spine
+ * item is a page image of the book, or an (X)HTML document without text holding exactly one <img>
+ * or SVG <image> of the book. Null for any EPUB with text; reading stops at the first page with
+ * text. This is the only place the rule lives: the list travels in the catalog's events and the
+ * gateway streams exactly these entries (docs/decisions.md, "One page list").
  */
-async function imageOnlyPages(zip: ZipArchive, pkg: XmlElement, opfPath: string): Promise<number | null> {
+async function imageOnlyPages(zip: ZipArchive, pkg: XmlElement, opfPath: string): Promise<string[] | null> {
   const base = dirOf(opfPath);
   const manifest = new Map<string, { href: string | null; type: string }>();
   for (const item of elements(child(pkg, 'manifest'), 'item')) {
@@ -121,10 +122,16 @@ async function imageOnlyPages(zip: ZipArchive, pkg: XmlElement, opfPath: string)
   }
   const spine = elements(child(pkg, 'spine'), 'itemref').filter((r) => r.attrs.linear !== 'no');
   if (spine.length === 0 || spine.length > MAX_SPINE) return null;
+  const pages: string[] = [];
   for (const ref of spine) {
     const item = manifest.get(ref.attrs.idref ?? '');
     if (!item?.href) return null;
-    if (item.type.startsWith('image/')) continue;
+    if (item.type.startsWith('image/')) {
+      const image = zip.find(item.href);
+      if (!image || !isPageName(image.fileName)) return null;
+      pages.push(image.fileName);
+      continue;
+    }
     const entry = zip.find(item.href);
     if (!entry) return null;
     const doc = parseXml(decodeXml(await zip.read(entry, MAX_PAGE_DOC_BYTES)));
@@ -133,9 +140,11 @@ async function imageOnlyPages(zip: ZipArchive, pkg: XmlElement, opfPath: string)
     const refs = [...descendants(body, 'img').map((i) => i.attrs.src), ...descendants(body, 'image').map((i) => i.attrs.href)];
     if (refs.length !== 1 || !refs[0]) return null;
     const img = resolveHref(dirOf(entry.fileName), refs[0]);
-    if (!img || !zip.find(img) || !isPageName(img)) return null;
+    const image = img ? zip.find(img) : null;
+    if (!image || !isPageName(image.fileName)) return null;
+    pages.push(image.fileName);
   }
-  return spine.length;
+  return pages;
 }
 
 const SILENT = new Set(['script', 'style', 'title']);

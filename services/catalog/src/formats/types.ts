@@ -34,6 +34,11 @@ export interface Extracted {
   coverLater?: boolean;
   /** EPUB: the locator index (spine and document shapes) positions are mapped with */
   locator?: Reading.Locator.LocatorIndex | null;
+  /**
+   * CBZ, CBR and image-only EPUB: the archive entries that are the book's pages, in reading order
+   * (what the gateway streams page by page); null or absent for every other book
+   */
+  pages?: string[] | null;
 }
 
 export function emptyMetadata(): BookMetadata {

@@ -10,7 +10,7 @@ import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashe
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
 import type { Catalog } from '@bindery/contracts';
-import { findItem, jsonCols, publicOf, rememberHash, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
+import { findItem, jsonCols, PAGED_FORMATS, pageList, pagesJson, publicOf, rememberHash, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
@@ -129,7 +129,7 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     seen.add(f.rel);
     const k = known.get(f.rel);
     const same = (x: { size: number; mtime_ms: number }) => Number(x.size) === f.size && Number(x.mtime_ms) === f.mtimeMs;
-    if (k && same(k) && !scan.full_rehash) {
+    if (k && same(k) && !scan.full_rehash && !needsPages(k)) {
       if (!k.present || k.item_state !== 'active') back.push(k);
       else counts.unchanged++;
       continue;
@@ -267,7 +267,8 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
     }
     job.kind = 'new';
   }
-  if (job.kind === 'touch' || job.kind === 'excluded') return;
+  // same bytes: read again only for a page list never recorded (files catalogued before page lists)
+  if (job.kind === 'excluded' || (job.kind === 'touch' && !needsPages(job.known!))) return;
   try {
     job.extracted = await extract(f.abs, f.format, { renderPdfCover: false, bytes });
   } catch (e) {
@@ -317,7 +318,8 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
     await recordIssue(ctx, trx, libraryId, f, job.error);
     // a known file that became unreadable keeps its item; only its stat is refreshed so it is not retried every scan
     if (job.known) {
-      await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs }).where('id', '=', job.known.id).execute();
+      // pages_read: a file that cannot be read is not read again for its pages until it changes
+      await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs, pages_read: true }).where('id', '=', job.known.id).execute();
       if (job.known.present && statChanged(job.known, f)) await emitUpdated(ctx, trx, job.known.item_id, 'file');
     }
     return;
@@ -330,13 +332,22 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
       return;
     case 'touch': {
       const k = job.known!;
-      await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
+      // a file catalogued before page lists were recorded gets its list now (the bytes are the same)
+      const paged = job.extracted ? { pages: pagesJson(pageList(job.extracted.pages)), pages_read: true } : {};
+      await t
+        .updateTable('media_formats')
+        .set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date(), ...paged })
+        .where('id', '=', k.id)
+        .execute();
+      const list = job.extracted ? pageList(job.extracted.pages) : null;
+      // an image-only EPUB catalogued before EPUB pages were counted gets its count with its list
+      if (list && k.format === 'epub') await updateItem(trx, k.item_id, { page_count: list.length });
       if (!k.present || k.item_state !== 'active') {
         if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
         else await emitUpdated(ctx, trx, k.item_id, 'file');
       } else {
         // same bytes, new size or time on disk (a touch, a copy with a new time): the record shows both
-        if (statChanged(k, f)) await emitUpdated(ctx, trx, k.item_id, 'file');
+        if (statChanged(k, f) || list !== null) await emitUpdated(ctx, trx, k.item_id, 'file');
         counts.unchanged++;
       }
       return;
@@ -345,7 +356,16 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
       const k = job.known!;
       await t
         .updateTable('media_formats')
-        .set({ size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true, updated_at: new Date() })
+        .set({
+          size: f.size,
+          mtime_ms: f.mtimeMs,
+          sha256: h.sha256,
+          partial_md5: h.partial_md5,
+          present: true,
+          updated_at: new Date(),
+          pages: pagesJson(pageList(job.extracted!.pages)),
+          pages_read: true,
+        })
         .where('id', '=', k.id)
         .execute();
       await rememberHash(trx, k.item_id, f.format, h.sha256, h.partial_md5);
@@ -476,6 +496,8 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
       sha256: h.sha256,
       partial_md5: h.partial_md5,
       present: true,
+      pages: pageList(job.extracted!.pages),
+      pages_read: true,
     });
   });
   if (items.length > 0) {
@@ -486,7 +508,7 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
   }
   await t
     .insertInto('media_formats')
-    .values(formats.map(({ id: _id, ...r }) => r))
+    .values(formats.map(({ id: _id, pages, ...r }) => ({ ...r, pages: pagesJson(pages) })))
     .onConflict((oc) =>
       oc.constraint('media_formats_path_key').doUpdateSet((eb) => ({
         item_id: eb.ref('excluded.item_id'),
@@ -495,6 +517,8 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
         mtime_ms: eb.ref('excluded.mtime_ms'),
         sha256: eb.ref('excluded.sha256'),
         partial_md5: eb.ref('excluded.partial_md5'),
+        pages: eb.ref('excluded.pages'),
+        pages_read: eb.ref('excluded.pages_read'),
         present: true,
       })),
     )
@@ -521,6 +545,7 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
                 row,
                 own,
                 own.map((f) => f.sha256!),
+                { pages: true },
               ),
             },
           },
@@ -532,10 +557,22 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
 }
 
 async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
+  // the same bytes at another path: the page list read when they were catalogued still holds
+  const known = await trx
+    .withSchema(SCHEMA)
+    .selectFrom('media_formats')
+    .select(['pages', 'pages_read'])
+    .where('item_id', '=', itemId)
+    .where('sha256', '=', h.sha256)
+    .where('pages_read', '=', true)
+    .limit(1)
+    .executeTakeFirst();
+  const paged = { pages: pagesJson((known?.pages as string[] | null | undefined) ?? null), pages_read: known?.pages_read === true };
   await trx
     .withSchema(SCHEMA)
     .insertInto('media_formats')
     .values({
+      ...paged,
       item_id: itemId,
       library_id: libraryId,
       rel_path: f.rel,
@@ -549,7 +586,7 @@ async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: Foun
     .onConflict((oc) =>
       oc
         .constraint('media_formats_path_key')
-        .doUpdateSet({ item_id: itemId, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true }),
+        .doUpdateSet({ item_id: itemId, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true, ...paged }),
     )
     .execute();
   await rememberHash(trx, itemId, f.format, h.sha256, h.partial_md5);
@@ -565,9 +602,12 @@ export type UpdateCause = Extract<Catalog.CatalogEvent, { type: 'catalog.media-i
 export async function emitUpdated(ctx: Ctx, trx: Trx, itemId: string, cause: UpdateCause): Promise<void> {
   const row = await findItem(trx, itemId, { lock: true });
   if (!row) return;
-  const snap = (await publicOf(trx, [row]))[0]!;
+  const snap = (await publicOf(trx, [row], { pages: true }))[0]!;
   await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }]);
 }
+
+/** A comic or EPUB catalogued before page lists were recorded: read once more for its pages. */
+const needsPages = (k: FormatRow) => k.pages_read === false && PAGED_FORMATS.has(k.format);
 
 const statChanged = (k: { size: number; mtime_ms: number }, f: FoundFile) => Number(k.size) !== f.size || Number(k.mtime_ms) !== f.mtimeMs;
 

@@ -48,7 +48,25 @@ export interface FormatRow {
   sha256: string | null;
   partial_md5: string | null;
   present: boolean;
+  /** CBZ, CBR, image-only EPUB: page entries in reading order (jsonb; written with pagesJson) */
+  pages?: string[] | null;
+  /** false for a file catalogued before page lists were recorded: the next scan reads it again */
+  pages_read?: boolean;
 }
+
+/** Formats whose files have page lists the gateway streams from. */
+export const PAGED_FORMATS: ReadonlySet<string> = new Set(['cbz', 'cbr', 'epub']);
+/** A page list longer than this (as JSON) is not kept: it would make every event of its item huge. */
+const MAX_PAGE_LIST_CHARS = 256 * 1024;
+
+/** What to store for a file's page list: null when it has none or it is too long to carry. */
+export function pageList(pages: string[] | null | undefined): string[] | null {
+  if (!pages || pages.length === 0) return null;
+  return JSON.stringify(pages).length > MAX_PAGE_LIST_CHARS ? null : pages;
+}
+
+/** A page list as the jsonb column takes it. */
+export const pagesJson = (pages: string[] | null | undefined): string | null => (pages ? JSON.stringify(pages) : null);
 
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
 
@@ -79,7 +97,8 @@ async function hashesOf(q: DbOrTrx, itemIds: readonly string[]): Promise<{ item_
   }[];
 }
 
-export function toPublic(r: ItemRow, formats: FormatRow[], history: string[]): Catalog.MediaItem {
+/** `pages: true` (events only): each format carries its page list, when it has one. */
+export function toPublic(r: ItemRow, formats: FormatRow[], history: string[], opts: { pages?: boolean } = {}): Catalog.MediaItem {
   const present = formats.filter((f) => f.present);
   const primary = present[0] ?? null;
   const current = present.map((f) => f.sha256).filter((h): h is string => h !== null);
@@ -115,6 +134,7 @@ export function toPublic(r: ItemRow, formats: FormatRow[], history: string[]): C
       partial_md5: f.partial_md5,
       modified_at: new Date(Number(f.mtime_ms)).toISOString(),
       file_url: fileUrl(r.library_id, f.rel_path),
+      ...(opts.pages && f.pages ? { pages: f.pages } : {}),
     })),
     file_url: primary ? fileUrl(r.library_id, primary.rel_path) : r.file_path ? fileUrl(r.library_id, r.file_path) : null,
     cover_url: cover,
@@ -127,20 +147,20 @@ export function toPublic(r: ItemRow, formats: FormatRow[], history: string[]): C
 }
 
 /** Public records of rows already read, in their order, with formats and hash history attached. */
-export async function publicOf(q: DbOrTrx, rows: ItemRow[]): Promise<Catalog.MediaItem[]> {
+export async function publicOf(q: DbOrTrx, rows: ItemRow[], opts: { pages?: boolean } = {}): Promise<Catalog.MediaItem[]> {
   const ids = rows.map((r) => r.id);
   const [formats, hashes] = await Promise.all([formatsOf(q, ids), hashesOf(q, ids)]);
   const fBy = new Map<string, FormatRow[]>();
   for (const f of formats) fBy.set(f.item_id, [...(fBy.get(f.item_id) ?? []), f]);
   const hBy = new Map<string, string[]>();
   for (const h of hashes) hBy.set(h.item_id, [...(hBy.get(h.item_id) ?? []), h.sha256]);
-  return rows.map((r) => toPublic(r, fBy.get(r.id) ?? [], hBy.get(r.id) ?? []));
+  return rows.map((r) => toPublic(r, fBy.get(r.id) ?? [], hBy.get(r.id) ?? [], opts));
 }
 
-export async function snapshot(q: DbOrTrx, id: string): Promise<Catalog.MediaItem | null> {
+export async function snapshot(q: DbOrTrx, id: string, opts: { pages?: boolean } = {}): Promise<Catalog.MediaItem | null> {
   const row = await findItem(q, id, { includeMissing: true });
   if (!row) return null;
-  return (await publicOf(q, [row]))[0]!;
+  return (await publicOf(q, [row], opts))[0]!;
 }
 
 export async function insertItem(q: DbOrTrx, row: Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state'> & { created_at?: Date; updated_at?: Date }): Promise<void> {

@@ -155,4 +155,12 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'catalog-004-page-lists',
+    async up(trx, s) {
+      // the page images of CBZ, CBR and image-only EPUB files in reading order (null: none);
+      // pages_read false marks files catalogued before, which the next scan reads again for them
+      await execScript(trx, `alter table ${s}.media_formats add column pages jsonb, add column pages_read boolean not null default false`);
+    },
+  },
 ];

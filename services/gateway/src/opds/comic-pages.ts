@@ -1,7 +1,6 @@
-// Comic pages for OPDS-PSE streaming, read straight from the CBZ on disk by the gateway (which
-// already serves library files; a page of several MB has no business on the bus). Page order
-// is the catalog's, whose page_count the feeds announce: both use platform's page-order rule.
-import { isPageName, naturalCompare } from '@bindery/platform';
+// Pages of zip-based books (CBZ, image-only EPUB) for page streaming, read straight from the file
+// on disk by the gateway (which already serves library files; a page of several MB has no business
+// on the bus). Which entries are pages, in what order, is the catalog's page list.
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 
 /** no single page is read past this, whatever the archive claims */
@@ -56,12 +55,11 @@ export interface Page {
   type: string;
 }
 
-/** One page (0-based) of a CBZ, or null when there is no such page. Throws on a broken archive. */
-export async function cbzPage(file: string, index: number): Promise<Page | null> {
+/** The entry `name` of a zip (CBZ, EPUB), or null when the archive has no such entry. Throws on a broken archive. */
+export async function zipPage(file: string, name: string): Promise<Page | null> {
   const zip = await openZip(file);
   try {
-    const pages = (await listEntries(zip)).filter((e) => isPageName(e.fileName)).sort((a, b) => naturalCompare(a.fileName, b.fileName));
-    const entry = pages[index];
+    const entry = (await listEntries(zip)).find((e) => e.fileName === name);
     if (!entry) return null;
     const data = await readEntry(zip, entry);
     return { data, type: imageType(data) ?? 'application/octet-stream' };

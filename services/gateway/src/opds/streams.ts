@@ -1,17 +1,20 @@
 // Which items the feeds offer page by page, how many pages they have and where the caller is in
 // them (pse:lastRead, OPDS 2.0 page lists), and the reading progress a page fetch records (PSE has
-// no write call). Page counts are the catalog's (CBZ, CBR, PDF, image-only EPUB); no file is opened
-// to render a feed.
+// no write call). Pages are the catalog's: the page lists it recorded for CBZ, CBR and image-only
+// EPUB (cv_files.pages; the count a feed announces is the length of the list the stream serves)
+// and a PDF's page_count; no file is opened to render a feed.
 import { sql } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import { LRUCache } from 'lru-cache';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from '../read-model/reading-tables';
+import { catalogTables } from '../read-model/tables';
 import type { Reads } from '../read-model/reads';
 import { findPdftoppm, PageSources, STREAM_ORDER, type StreamFile, type StreamKind } from './page-sources';
 
 const R = readingTables();
+const F = catalogTables();
 
 export interface StreamInfo {
   kind: StreamKind;
@@ -31,6 +34,8 @@ export class Streams {
   readonly sources = new PageSources();
   /** the furthest page this process submitted per user and item, so prefetches never step back */
   private submitted = new LRUCache<string, number>({ max: 10_000, ttl: 10 * 60_000 });
+  /** the catalog's page lists of the files last streamed, keyed by file version */
+  private pageLists = new LRUCache<string, readonly string[]>({ max: 5_000 });
 
   constructor(private reads: Reads) {}
 
@@ -47,28 +52,68 @@ export class Streams {
     return (await resolveInside((await this.reads.catalog.folders(item.library_id)) ?? [], f.file_path))?.abs ?? null;
   }
 
-  /** What an item streams and how many pages, from its catalog record alone (feeds open no file). */
-  async kindOf(item: Catalog.MediaItem): Promise<{ kind: StreamKind; format: Catalog.MediaFormat; count: number } | null> {
-    // the catalog counts the pages of CBZ, CBR, PDF and image-only EPUB (none for an EPUB with text)
-    if (item.page_count === null || item.page_count < 1) return null;
-    // the count belongs to the first of these formats the item has
-    const first = this.kinds(item)[0];
-    if (!first || (first.kind === 'pdf' && !(await findPdftoppm()))) return null;
-    return { ...first, count: item.page_count };
+  /**
+   * What each item streams and how many pages: the first of CBZ, CBR, PDF, EPUB it has that the
+   * catalog gave pages. Archives and EPUBs count their recorded page list (one query for the
+   * whole feed page, no file opened); a PDF its page_count, when pdftoppm is here.
+   */
+  async kindsOf(items: Catalog.MediaItem[]): Promise<Map<string, { kind: StreamKind; format: Catalog.MediaFormat; count: number }>> {
+    const out = new Map<string, { kind: StreamKind; format: Catalog.MediaFormat; count: number }>();
+    const candidates = items.map((item) => ({ item, kinds: this.kinds(item) })).filter((c) => c.kinds.length > 0);
+    if (candidates.length === 0) return out;
+    const counts = new Map<string, number>();
+    if (candidates.some((c) => c.kinds.some((k) => k.kind !== 'pdf'))) {
+      const rows = await sql<{ item_id: string; rel_path: string; count: number }>`
+        select item_id, rel_path, jsonb_array_length(pages) as count from ${sql.table(`${SCHEMA}.${F.files}`)}
+        where item_id in (${sql.join(candidates.map((c) => c.item.id))}) and pages is not null`.execute(this.reads.db);
+      for (const r of rows.rows) counts.set(`${r.item_id}|${r.rel_path}`, Number(r.count));
+    }
+    const pdf = await findPdftoppm();
+    for (const { item, kinds } of candidates) {
+      for (const k of kinds) {
+        const count = k.kind === 'pdf' ? (pdf ? (item.page_count ?? 0) : 0) : (counts.get(`${item.id}|${k.format.file_path}`) ?? 0);
+        if (count > 0) {
+          out.set(item.id, { ...k, count });
+          break;
+        }
+      }
+    }
+    return out;
   }
 
-  /** The file streamed for an item and its page count, or null when it has none to stream. */
+  /** The catalog's page list of one file (null: none recorded), per file version. */
+  private async pagesOf(item: Catalog.MediaItem, f: Catalog.MediaFormat): Promise<readonly string[] | null> {
+    const key = `${item.id}|${f.file_path}|${f.sha256}|${f.size}|${f.modified_at}`;
+    const hit = this.pageLists.get(key);
+    if (hit) return hit;
+    const row = await sql<{ pages: string[] | string | null }>`
+      select pages from ${sql.table(`${SCHEMA}.${F.files}`)} where library_id = ${item.library_id} and rel_path = ${f.file_path} and item_id = ${item.id}`.execute(this.reads.db);
+    const raw = row.rows[0]?.pages ?? null;
+    const pages = typeof raw === 'string' ? (JSON.parse(raw) as string[]) : raw;
+    if (pages?.length) this.pageLists.set(key, pages);
+    return pages?.length ? pages : null;
+  }
+
+  /**
+   * The file streamed for an item, its page list and count, or null when it has none to stream:
+   * the same choice as kindsOf, from the cached page lists (a page fetch costs no count query).
+   */
   async streamOf(item: Catalog.MediaItem): Promise<(StreamFile & { count: number }) | null> {
-    const k = await this.kindOf(item);
-    const abs = k ? await this.abs(item, k.format) : null;
-    return k && abs ? { kind: k.kind, abs, count: k.count } : null;
+    const pdf = await findPdftoppm();
+    for (const k of this.kinds(item)) {
+      const pages = k.kind === 'pdf' ? null : await this.pagesOf(item, k.format);
+      const count = k.kind === 'pdf' ? (pdf ? (item.page_count ?? 0) : 0) : (pages?.length ?? 0);
+      if (count < 1) continue;
+      const abs = await this.abs(item, k.format);
+      return abs ? { kind: k.kind, abs, pages, count } : null;
+    }
+    return null;
   }
 
   /** Stream info for the items of one feed page, with the user's place in each. */
   async infoFor(user: string, items: Catalog.MediaItem[]): Promise<Map<string, StreamInfo>> {
     const out = new Map<string, StreamInfo>();
-    const found = await Promise.all(items.map(async (i) => [i.id, await this.kindOf(i)] as const));
-    for (const [id, k] of found) if (k) out.set(id, { kind: k.kind, count: k.count });
+    for (const [id, k] of await this.kindsOf(items)) out.set(id, { kind: k.kind, count: k.count });
     if (out.size === 0) return out;
     const rows = await sql<{ item_id: string; percentage: number; updated_at: Date | string }>`
       select item_id, percentage, updated_at from ${sql.table(`${SCHEMA}.${R.progress}`)}

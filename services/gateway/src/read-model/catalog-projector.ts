@@ -20,7 +20,8 @@ const ordered = <T extends object>(o: T, keys: readonly string[]): T => {
   for (const [k, v] of Object.entries(o)) if (!(k in out)) out[k] = v;
   return out as T;
 };
-const render = (item: Catalog.MediaItem) => JSON.stringify(ordered({ ...item, formats: item.formats.map((f) => ordered(f, FORMAT_KEYS)) }, ITEM_KEYS));
+// page lists travel in events for cv_files, never in the public JSON
+const render = (item: Catalog.MediaItem) => JSON.stringify(ordered({ ...item, formats: item.formats.map(({ pages: _pages, ...f }) => ordered(f, FORMAT_KEYS)) }, ITEM_KEYS));
 
 function itemRow(item: Catalog.MediaItem) {
   return {
@@ -45,11 +46,12 @@ function itemRow(item: Catalog.MediaItem) {
   };
 }
 
-/** The files an item may be downloaded by: every present format, and its own path. */
-function filesOf(item: Catalog.MediaItem): string[] {
-  const paths = new Set(item.formats.map((f) => f.file_path));
-  if (item.file_path) paths.add(item.file_path);
-  return [...paths];
+/** The files an item may be downloaded by (every present format, and its own path), with their page lists. */
+function filesOf(item: Catalog.MediaItem): { rel_path: string; pages: string | null }[] {
+  const paths = new Map<string, string | null>();
+  for (const f of item.formats) if (!paths.has(f.file_path)) paths.set(f.file_path, f.pages?.length ? JSON.stringify(f.pages) : null);
+  if (item.file_path && !paths.has(item.file_path)) paths.set(item.file_path, null);
+  return [...paths].map(([rel_path, pages]) => ({ rel_path, pages }));
 }
 
 /** The values fuzzy filters look through, by field. */
@@ -87,8 +89,8 @@ async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<vo
   if (files.length) {
     await s
       .insertInto(t.files)
-      .values(files.map((rel_path) => ({ library_id: item.library_id, rel_path, item_id: item.id })))
-      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ item_id: item.id }))
+      .values(files.map((f) => ({ library_id: item.library_id, rel_path: f.rel_path, item_id: item.id, pages: f.pages })))
+      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet((eb) => ({ item_id: item.id, pages: eb.ref('excluded.pages') })))
       .execute();
   }
 }

@@ -30,7 +30,8 @@ export const CATALOG: Projection = {
   name: 'catalog',
   source: 'catalog',
   consumer: 'gateway-catalog-view',
-  version: 4,
+  // 5: cv_files.pages, the page lists the catalog records for CBZ, CBR and image-only EPUB
+  version: 5,
   tables: Object.values(catalogTables()),
   async create(trx, x) {
     const t = catalogTables(x);
@@ -71,6 +72,8 @@ export const CATALOG: Projection = {
         library_id uuid not null,
         rel_path text not null,
         item_id uuid not null,
+        -- the file's page images in reading order, as the catalog read them (null: not streamed)
+        pages jsonb,
         primary key (library_id, rel_path)
       );
       create index on ${SCHEMA}.${t.files} (item_id);

@@ -10,8 +10,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import websocket, { type WebSocket } from '@fastify/websocket';
 import { Messages, type Identity } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
-import type { Bus, Logger, Subscription } from '@bindery/platform';
-import { ADMIN_TOPICS, LiveHub, send, TOPICS, type Member, type Topic } from '../live/hub';
+import type { Bus, Logger, Metrics, Subscription } from '@bindery/platform';
+import { ADMIN_TOPICS, LiveHub, send, TOPICS, watchLive, type Member, type Topic } from '../live/hub';
 import { listenScans } from '../live/scan-feed';
 import { followUserTopics } from '../live/user-feed';
 import { CLOSE_POLICY, followIdentity } from '../live/identity-feed';
@@ -159,8 +159,9 @@ async function callerOf(auth: Auth, token: string): Promise<Identity.Caller | nu
 }
 
 /** The channel with its sources: registered from app.ts in one line. */
-export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger; device?: DeviceAuthenticator }): LiveHub {
+export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger; device?: DeviceAuthenticator; metrics?: Metrics }): LiveHub {
   const hub = new LiveHub();
+  if (deps.metrics) watchLive(deps.metrics.registry, hub);
   wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS, ...(deps.device ? { device: deps.device } : {}) });
   const feeds: Subscription[] = [];
   app.addHook('onReady', async () => {
