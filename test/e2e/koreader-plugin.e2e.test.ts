@@ -2,19 +2,36 @@
 // metadata, library, bookmarks and resolve; book resolution by uuid, SHA-256, file name, title and
 // author; the five annotation rules, each with its test; one user's data never another's.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, expectError, instances, register, type Account, type Call } from './helpers';
+import { list, luaFiles, luaMissing, luaSyntaxErrors, runDriver, type Line } from './koplugin-driver';
 
 const modes = await availableModes();
 const get = instances(modes);
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const K = '/api/sync/koreader';
+/** why the plugin's own client cannot run here (no LuaJIT, luasocket or lua-cjson), or null */
+const noLua = luaMissing();
+const withLua = (name: string) => (noLua ? `${name} — skipped: ${noLua}` : name);
+
+describe('bindery.koplugin sources', () => {
+  it.skipIf(noLua !== null)(withLua('every Lua file of the plugin and its driver compiles under LuaJIT'), () => {
+    const files = luaFiles();
+    expect(files.map((f) => f.split('/').pop()).sort()).toEqual(['_meta.lua', 'binderyclient.lua', 'binderysha256.lua', 'driver.lua', 'main.lua']);
+    for (const f of files) expect(luaSyntaxErrors(f), f).toBe('');
+    // and a broken file is reported, so the check can fail
+    const bad = join(mkdtempSync(join(tmpdir(), 'koplugin-')), 'bad.lua');
+    writeFileSync(bad, 'local x = = 1\n');
+    expect(luaSyntaxErrors(bad)).toMatch(/unexpected symbol near '='/);
+  });
+});
 
 describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let call: Call;
@@ -27,6 +44,8 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let garden: Record<string, any>;
   /** an XPointer of the crown at 40 %, as KOReader names the place */
   let xp40: string;
+  let base: string;
+  let libDir: string;
 
   const as = (d: Enrolled, r: Parameters<typeof asDevice>[1] = {}) => asDevice(d.token, r);
   const push = (d: Enrolled, book: Record<string, unknown>) => call('POST', `${K}/progress`, as(d, { body: [book] }));
@@ -35,11 +54,14 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   const web = (kind: string, id: string, a = reader) => call('GET', `/api/media-items/${id}/${kind}`, { token: a.token });
 
   beforeAll(async () => {
-    call = api(await get(mode));
+    const b = await get(mode);
+    call = api(b);
+    base = b.url;
     admin = await register(call);
     reader = await register(call);
     other = await register(call);
     const dir = emptyDir();
+    libDir = dir;
     mkdirSync(join(dir, 'books'), { recursive: true });
     copyFileSync(join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub'), join(dir, 'books/crown.epub'));
     copyFileSync(join(FIXTURE, 'Erik Lindgren/The Long Winter Cycle/02 - A Garden in Winter.epub'), join(dir, 'books/garden.epub'));
@@ -228,4 +250,108 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.42);
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
   });
+  it.skipIf(noLua !== null)(
+    withLua('the plugin’s client (LuaJIT): registers and is approved, pushes a position and a highlight, pulls the web’s, deletes through deleted_highlights'),
+    async () => {
+      const owner = await register(call);
+      const work = mkdtempSync(join(tmpdir(), 'koplugin-'));
+      const state = join(work, 'state.json');
+      const book = join(libDir, 'books/crown.epub');
+      const driver = async (command: string, session: Record<string, unknown>) => {
+        const file = join(work, `${command}-${Math.random().toString(36).slice(2)}.json`);
+        writeFileSync(file, JSON.stringify({ file: book, ...session }));
+        const r = await runDriver([command, state, file]);
+        expect(r.code, `${r.stderr}\n${JSON.stringify(r.lines)}`).toBe(0);
+        return r.lines.at(-1)!;
+      };
+
+      // the SHA-256 the plugin computes is the catalog's
+      const sha = (await runDriver(['sha256', book])).lines[0]!;
+      expect(sha.sha256).toBe(createHash('sha256').update(readFileSync(book)).digest('hex'));
+      expect(sha.sha256).toBe(crown.sha256);
+
+      // registration: the device shows the approval address, the user approves, the poll collects the credential
+      let code = '';
+      const enrolled = await runDriver(['enroll', state, base, `Lua Kobo ${mode}`], async (l: Line) => {
+        if (l.event !== 'registered') return;
+        code = l.user_code;
+        expect(l.auth_url).toBe(`/devices/approve/${l.user_code}`);
+        expect(l.approval_url).toBe(`${base}/devices/approve/${l.user_code}`);
+        expect(l.setup_instructions).toContain(l.approval_url);
+        expect(l.poll_interval).toBeGreaterThan(0);
+        const a = await call('POST', `/api/devices/${l.user_code}/approve`, { token: owner.token });
+        expect(a.status, a.text).toBe(200);
+      });
+      expect(enrolled.code, enrolled.stderr).toBe(0);
+      expect(enrolled.lines[0]!.event).toBe('registered');
+      const approved = enrolled.lines.at(-1)!;
+      expect(approved).toMatchObject({ event: 'approved', name: `Lua Kobo ${mode}` });
+      expect(enrolled.lines.slice(1, -1).every((l) => l.event === 'pending')).toBe(true);
+      const kept = JSON.parse(readFileSync(state, 'utf8'));
+      expect(kept).toMatchObject({ server: base, device_id: approved.device_id });
+      expect(kept.token).toMatch(/^bdt_/);
+      const devices = await call('GET', '/api/devices', { token: owner.token });
+      expect(devices.json.devices.map((d: { id: string; name: string }) => [d.id, d.name])).toEqual([[approved.device_id, `Lua Kobo ${mode}`]]);
+      expect(code).toMatch(/^[0-9A-F]{12}$/i);
+
+      // reading on the device: a position (XPointer) and a red highlight
+      const h = {
+        datetime: '2026-11-20 10:00:00',
+        drawer: 'lighten',
+        color: 'red',
+        pos0: '/body/DocFragment[2]/body/p[2]/text().0',
+        pos1: '/body/DocFragment[2]/body/p[2]/text().24',
+        page: '/body/DocFragment[2]/body/p[2]/text().0',
+        pageno: 3,
+        text: 'marked on the Lua device',
+        chapter: 'One',
+      };
+      const pushed = await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] });
+      // the book is found by its SHA-256 once, then pushed by the uuid learned
+      expect(pushed).toMatchObject({ event: 'pushed', uuid: crown.id, matched_by: 'sha256', sha256: crown.sha256 });
+      expect(kept.books).toEqual({});
+      expect(JSON.parse(readFileSync(state, 'utf8')).books[book]).toMatchObject({ uuid: crown.id, sha256: crown.sha256 });
+      expect(pushed.progress).toMatchObject({ status: 'saved', media_item_id: crown.id, matched_by: 'uuid', deleted: { highlights: 0, bookmarks: 0 } });
+      expect(pushed.annotations).toMatchObject({ created: 1, unchanged: 0, updated: 0 });
+      const hKey = Object.keys(pushed.synced)[0]!;
+      expect(pushed.synced).toEqual({ [hKey]: 'highlight' });
+      expect(hKey).toMatch(/^ko-[0-9a-f]{32}$/);
+      const w = await call('GET', `/api/media-items/${crown.id}/progress`, { token: owner.token });
+      expect(w.status, w.text).toBe(200);
+      expect(Math.abs(w.json.percentage - 0.4)).toBeLessThanOrEqual(0.01);
+      expect(w.json).toMatchObject({ xpointer: xp40, client: 'koreader', device: `Lua Kobo ${mode}` });
+      const webH = (await web('highlights', crown.id, owner)).json.data;
+      expect(webH).toMatchObject([{ dedup_key: hKey, text: h.text, color: '#f7768e', position: { pos0: h.pos0, pos1: h.pos1 } }]);
+      // pushing again changes nothing: the key is the same
+      expect((await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] })).annotations).toMatchObject({ created: 0, unchanged: 1 });
+
+      // read further on the web, and highlighted there: the device is offered the web's place and gets the highlight
+      expect((await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.6 } })).status).toBe(200);
+      const made = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'from the web', percentage: 0.6, color: '#7aa2f7' } });
+      expect(made.status, made.text).toBe(201);
+      const pulled = await driver('pull', { percentage: 0.4, xpointer: xp40, annotations: [h] });
+      expect(pulled).toMatchObject({ event: 'pulled', uuid: crown.id, position: { forward: true } });
+      expect(Math.abs(pulled.position.percentage - 0.6)).toBeLessThanOrEqual(0.01);
+      expect(list(pulled.add)).toMatchObject([{ bindery_key: made.json.id, text: 'from the web', color: 'blue', bindery_color: 'blue', drawer: 'lighten' }]);
+      expect(list(pulled.remove)).toEqual([]);
+      expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight' });
+      // already there, the device is not moved
+      const same = await driver('pull', { percentage: 0.6, annotations: [h, pulled.add[0]] });
+      expect(same.position).toBeNull();
+      expect(list(same.add)).toEqual([]);
+
+      // both deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
+      const deleted = await driver('push', { percentage: 0.6, annotations: [] });
+      expect(deleted.progress.deleted).toEqual({ highlights: 2, bookmarks: 0 });
+      expect(deleted.progress.ignored).toEqual([]);
+      expect(deleted.synced).toEqual({});
+      expect((await web('highlights', crown.id, owner)).json.data).toEqual([]);
+      const after = await driver('pull', { percentage: 0.6, annotations: [] });
+      expect(list(after.add)).toEqual([]);
+      expect(after.synced).toEqual({});
+      // the reader on the web and another account's device saw none of it
+      expect((await meta(otherDev, crown.id)).json.highlights.map((a: { text: string }) => a.text)).not.toContain(h.text);
+    },
+    120_000,
+  );
 });
