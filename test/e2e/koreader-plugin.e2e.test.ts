@@ -251,7 +251,7 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
   });
   it.skipIf(noLua !== null)(
-    withLua('the plugin’s client (LuaJIT): registers and is approved, pushes a position and a highlight, pulls the web’s, deletes through deleted_highlights'),
+    withLua('the plugin’s client (LuaJIT): registers and is approved, pushes a position and annotations, pulls the web’s, deletes through deleted_highlights and deleted_bookmarks'),
     async () => {
       const owner = await register(call);
       const work = mkdtempSync(join(tmpdir(), 'koplugin-'));
@@ -328,6 +328,10 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // pushing again changes nothing: the key is the same
       expect((await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] })).annotations).toMatchObject({ created: 0, unchanged: 1 });
 
+      // the latest position is this device's own: nothing to move, even from elsewhere in the book
+      const own = await driver('pull', { percentage: 0.3, annotations: [h] });
+      expect([own.position, own.position_reason]).toEqual([null, "the latest position is this device's"]);
+
       // read further on the web, and highlighted there: the device is offered the web's place and gets the highlight
       const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.6 } });
       expect([further.status, further.json.status]).toEqual([200, 'saved']);
@@ -341,7 +345,7 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight' });
       // already there, the device is not moved
       const same = await driver('pull', { percentage: 0.6, annotations: [h, pulled.add[0]] });
-      expect(same.position).toBeNull();
+      expect([same.position, same.position_reason]).toEqual([null, "already at the server's position"]);
       expect(list(same.add)).toEqual([]);
 
       // both deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
@@ -353,6 +357,33 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       const after = await driver('pull', { percentage: 0.6, annotations: [] });
       expect(list(after.add)).toEqual([]);
       expect(after.synced).toEqual({});
+
+      // bookmarks: one deleted on the device goes in deleted_bookmarks; one deleted on the web leaves
+      // the device at the next pull, and a stale copy sent later is refused and dropped, never re-made
+      const b1 = { datetime: '2026-11-20 11:00:00', page: '/body/DocFragment[3].0', pageno: 5, text: 'chapter two' };
+      const b2 = { datetime: '2026-11-20 11:05:00', page: '/body/DocFragment[4].0', pageno: 9, text: 'chapter three' };
+      const marked = await driver('push', { percentage: 0.6, annotations: [b1, b2] });
+      expect(marked.annotations).toMatchObject({ created: 2, unchanged: 0 });
+      const webB = (await web('bookmarks', crown.id, owner)).json.data as { id: string; dedup_key: string; position: { pos0: string; page: number } }[];
+      expect(webB.map((b) => [b.position.pos0, b.position.page]).sort()).toEqual([
+        [b1.page, b1.pageno],
+        [b2.page, b2.pageno],
+      ]);
+      const mark = (pos0: string) => webB.find((b) => b.position.pos0 === pos0)!;
+      expect(marked.synced).toEqual({ [mark(b1.page).dedup_key]: 'bookmark', [mark(b2.page).dedup_key]: 'bookmark' });
+      const dropped = await driver('push', { percentage: 0.6, annotations: [b1] });
+      expect(dropped.progress.deleted).toEqual({ highlights: 0, bookmarks: 1 });
+      expect((await web('bookmarks', crown.id, owner)).json.data.map((b: { dedup_key: string }) => b.dedup_key)).toEqual([mark(b1.page).dedup_key]);
+      expect((await call('DELETE', `/api/bookmarks/${mark(b1.page).id}`, { token: owner.token })).status).toBe(200);
+      const gone = await driver('pull', { percentage: 0.6, annotations: [b1] });
+      expect(list(gone.remove)).toEqual([mark(b1.page).dedup_key]);
+      expect(gone.synced).toEqual({});
+      const stale = await driver('push', { percentage: 0.6, annotations: [b1] });
+      expect(stale.annotations).toMatchObject({ created: 0, ignored: [{ dedup_key: mark(b1.page).dedup_key, reason: 'deleted on the server' }] });
+      expect(list(stale.remove)).toEqual([mark(b1.page).dedup_key]);
+      expect(stale.synced).toEqual({});
+      expect((await web('bookmarks', crown.id, owner)).json.data).toEqual([]);
+
       // the reader on the web and another account's device saw none of it
       expect((await meta(otherDev, crown.id)).json.highlights.map((a: { text: string }) => a.text)).not.toContain(h.text);
     },
