@@ -251,7 +251,9 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
   });
   it.skipIf(noLua !== null)(
-    withLua('the plugin’s client (LuaJIT): registers and is approved, pushes a position and annotations, pulls the web’s, deletes through deleted_highlights and deleted_bookmarks'),
+    withLua(
+      'the plugin’s client (LuaJIT): registers and is approved, pushes a position and annotations, pulls the web’s, deletes through deleted_highlights and deleted_bookmarks',
+    ),
     async () => {
       const owner = await register(call);
       const work = mkdtempSync(join(tmpdir(), 'koplugin-'));
@@ -335,12 +337,21 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // read further on the web, and highlighted there: the device is offered the web's place and gets the highlight
       const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.6 } });
       expect([further.status, further.json.status]).toEqual([200, 'saved']);
-      const made = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'from the web', percentage: 0.6, color: '#7aa2f7' } });
+      const placed = { pos0: '/body/DocFragment[5]/body/p[1]/text().0', pos1: '/body/DocFragment[5]/body/p[1]/text().12' };
+      const made = await call('POST', `/api/media-items/${crown.id}/highlights`, {
+        token: owner.token,
+        body: { text: 'from the web', percentage: 0.6, color: '#7aa2f7', ...placed },
+      });
       expect(made.status, made.text).toBe(201);
+      // one without an XPointer KOReader cannot place: it is not brought over, so never deleted from there
+      const unplaced = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'no XPointer', percentage: 0.65 } });
+      expect(unplaced.status, unplaced.text).toBe(201);
       const pulled = await driver('pull', { percentage: 0.4, xpointer: xp40, annotations: [h] });
       expect(pulled, pulled.position_reason).toMatchObject({ event: 'pulled', uuid: crown.id, position: { forward: true, client: 'web' } });
       expect(Math.abs(pulled.position.percentage - 0.6)).toBeLessThanOrEqual(0.01);
-      expect(list(pulled.add)).toMatchObject([{ bindery_key: made.json.id, text: 'from the web', color: 'blue', bindery_color: 'blue', drawer: 'lighten' }]);
+      expect(list(pulled.add)).toMatchObject([
+        { bindery_key: made.json.id, text: 'from the web', color: 'blue', bindery_color: 'blue', drawer: 'lighten', ...placed, page: placed.pos0 },
+      ]);
       expect(list(pulled.remove)).toEqual([]);
       expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight' });
       // already there, the device is not moved
@@ -353,7 +364,7 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       expect(deleted.progress.deleted).toEqual({ highlights: 2, bookmarks: 0 });
       expect(list(deleted.progress.ignored)).toEqual([]);
       expect(deleted.synced).toEqual({});
-      expect((await web('highlights', crown.id, owner)).json.data).toEqual([]);
+      expect((await web('highlights', crown.id, owner)).json.data.map((a: { text: string }) => a.text)).toEqual(['no XPointer']);
       const after = await driver('pull', { percentage: 0.6, annotations: [] });
       expect(list(after.add)).toEqual([]);
       expect(after.synced).toEqual({});

@@ -160,12 +160,19 @@ end
 
 -- Books ---------------------------------------------------------------------------------------------
 
+--- Files larger than this are not hashed (a pure-Lua SHA-256 on an e-reader's processor takes seconds
+--- per ten megabytes); such a book is found by its file name, or its title and author.
+Client.MAX_HASH_BYTES = 64 * 1024 * 1024
+
 --- The book's identity for the server. The SHA-256 is of the file (the caller caches it per book).
 function Client.identity(file_path, props, cached_sha256)
     props = props or {}
+    -- false: known to be too large to hash
+    local hash = cached_sha256
+    if hash == nil and file_path then hash = sha256.file(file_path, Client.MAX_HASH_BYTES) end
     local id = {
         file_path = file_path,
-        sha256 = cached_sha256 or (file_path and sha256.file(file_path)) or nil,
+        sha256 = hash or nil,
         title = props.title,
         author = props.authors or props.author,
     }
@@ -282,10 +289,18 @@ function Client.deletions(synced, annotations)
     return out
 end
 
+--- Whether KOReader can place a pulled annotation: reflowable books need an XPointer (a highlight
+--- made on the web knows none unless its reader gave one); fixed-layout books take page bookmarks only.
+function Client.placeable(item, has_pages)
+    if has_pages then return item.pos0 == nil and tonumber(item.page) ~= nil end
+    return type(item.page) == "string" and item.page:sub(1, 6) == "/body/"
+end
+
 --- Which pulled annotations to add here and which local ones to drop, and the new `synced`.
 --- A server annotation already synced but gone here was deleted here: it waits for the next push and
---- is not brought back. A tombstone removes the local annotation with that key.
-function Client.merge(annotations, meta, synced)
+--- is not brought back. One KOReader cannot place is left alone (not synced, so never deleted from
+--- here). A tombstone removes the local annotation with that key.
+function Client.merge(annotations, meta, synced, has_pages)
     local here = {}
     for i, a in ipairs(annotations or {}) do here[Client.key_of(a)] = i end
     local new_synced = {}
@@ -296,8 +311,11 @@ function Client.merge(annotations, meta, synced)
             local key = w.dedup_key
             if key and not here[key] then
                 if not (synced and synced[key]) then
-                    plan.add[#plan.add + 1] = Client.from_wire(w)
-                    new_synced[key] = w.type or Client.kind_of(w)
+                    local item = Client.from_wire(w)
+                    if Client.placeable(item, has_pages) then
+                        plan.add[#plan.add + 1] = item
+                        new_synced[key] = w.type or Client.kind_of(w)
+                    end
                 end
             elseif key then
                 new_synced[key] = w.type or new_synced[key]
@@ -433,7 +451,7 @@ function Client:pull(book, own_device_name)
     if not uuid then return nil, err end
     local meta, merr = self:call("GET", Client.PREFIX .. "/metadata/" .. url_encode(uuid))
     if not meta then return nil, merr end
-    local plan = Client.merge(book.annotations, meta, book.synced)
+    local plan = Client.merge(book.annotations, meta, book.synced, book.has_pages)
     local position, reason = Client.decide_position(meta, book, own_device_name)
     return { uuid = uuid, meta = meta, position = position, position_reason = reason, add = plan.add, remove = plan.remove, synced = plan.synced }
 end

@@ -102,10 +102,19 @@ function M.string(s)
     return new():update(s):hex()
 end
 
---- The SHA-256 of a file, in lowercase hex, read in 64 KiB pieces; nil and a message when unreadable.
-function M.file(path)
+--- The SHA-256 of a file, in lowercase hex, read in 64 KiB pieces; nil and a message when unreadable
+--- or larger than `max_bytes` (when given).
+function M.file(path, max_bytes)
     local f, err = io.open(path, "rb")
     if not f then return nil, err end
+    if max_bytes then
+        local size = f:seek("end")
+        f:seek("set", 0)
+        if size and size > max_bytes then
+            f:close()
+            return nil, "file larger than " .. max_bytes .. " bytes"
+        end
+    end
     local hasher = new()
     while true do
         local piece = f:read(65536)

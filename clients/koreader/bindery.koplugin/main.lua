@@ -43,6 +43,12 @@ function Bindery:init()
     if self.settings.pending then UIManager:scheduleIn(2, self.poll_task) end
 end
 
+function Bindery:onCloseWidget()
+    -- the reader or the file browser closing takes its tasks along; the next one schedules its own
+    UIManager:unschedule(self.poll_task)
+    UIManager:unschedule(self.push_task)
+end
+
 function Bindery:saveSettings()
     G_reader_settings:saveSetting("bindery", self.settings)
 end
@@ -119,6 +125,8 @@ function Bindery:closePendingMessage()
 end
 
 function Bindery:pollRegistration()
+    -- the file browser's and the reader's instances share the settings: the other may have finished
+    self.settings = G_reader_settings:readSetting("bindery") or self.settings
     local pending = self.settings.pending
     if not pending then return end
     if os.time() > pending.expires_at then
@@ -166,8 +174,9 @@ end
 function Bindery:bookState()
     local doc = self.ui.document
     local kept = self.ui.doc_settings:readSetting("bindery") or {}
-    if not kept.sha256 then
-        kept.sha256 = Client.identity(doc.file).sha256
+    if kept.sha256 == nil then
+        -- once per book; false remembers a file too large to hash
+        kept.sha256 = Client.identity(doc.file).sha256 or false
         self.ui.doc_settings:saveSetting("bindery", kept)
     end
     local props = self.ui.doc_props or doc:getProps() or {}
@@ -196,7 +205,6 @@ end
 function Bindery:keep(book, synced)
     local kept = self.ui.doc_settings:readSetting("bindery") or {}
     kept.uuid = book.identity.uuid
-    kept.sha256 = book.identity.sha256
     if not book.no_annotations and synced then kept.synced = synced end
     self.ui.doc_settings:saveSetting("bindery", kept)
 end
@@ -213,20 +221,15 @@ end
 
 function Bindery:addAnnotations(items)
     if not self.ui.annotation then return end
-    local fixed = self.ui.document.info.has_pages
+    -- the client gives only what this book can place (an XPointer, or a page of a fixed-layout book)
     for _, item in ipairs(items) do
-        -- a fixed-layout highlight needs its box, which the server does not keep
-        if not (fixed and item.pos0) then
-            if fixed then item.page = tonumber(item.page) end
-            if item.page then
-                local index = self.ui.annotation:addItem(item)
-                local kind = Client.kind_of(item)
-                if kind == "highlight" then
-                    self.ui:handleEvent(Event:new("AnnotationsModified", { item, nb_highlights_added = 1, index_modified = index }))
-                elseif kind == "note" then
-                    self.ui:handleEvent(Event:new("AnnotationsModified", { item, nb_notes_added = 1, index_modified = index }))
-                end
-            end
+        if self.ui.document.info.has_pages then item.page = tonumber(item.page) end
+        local index = self.ui.annotation:addItem(item)
+        local kind = Client.kind_of(item)
+        if kind == "highlight" then
+            self.ui:handleEvent(Event:new("AnnotationsModified", { item, nb_highlights_added = 1, index_modified = index }))
+        elseif kind == "note" then
+            self.ui:handleEvent(Event:new("AnnotationsModified", { item, nb_notes_added = 1, index_modified = index }))
         end
     end
 end
