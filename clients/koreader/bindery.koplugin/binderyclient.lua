@@ -65,7 +65,8 @@ end
 Client.url_encode = url_encode
 
 --- The default transport: luasocket (or luasec for https), a table `{url, method, headers, body}` in,
---- `status, body_text` out (nil and a message when the server cannot be reached).
+--- `status, body_text` out (nil and a message when the server cannot be reached). `timeout` (seconds)
+--- replaces the library's for this request; nil keeps what the host set (KOReader's socketutil).
 function Client.socket_request(req, timeout)
     local ltn12 = require("ltn12")
     local transport
@@ -75,7 +76,7 @@ function Client.socket_request(req, timeout)
         transport = require("socket.http")
     end
     local old_timeout = transport.TIMEOUT
-    transport.TIMEOUT = timeout or 15
+    if timeout then transport.TIMEOUT = timeout end
     local chunks = {}
     local ok, code = transport.request({
         url = req.url,

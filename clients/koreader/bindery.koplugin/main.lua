@@ -61,7 +61,7 @@ local function request(req, timeout)
     -- KOReader's socket timeouts, when available, rather than luasocket's global one
     local has_socketutil, socketutil = pcall(require, "socketutil")
     if has_socketutil then socketutil:set_timeout(socketutil.DEFAULT_BLOCK_TIMEOUT, socketutil.DEFAULT_TOTAL_TIMEOUT) end
-    local ok, status, body = pcall(Client.socket_request, req, timeout)
+    local ok, status, body = pcall(Client.socket_request, req, not has_socketutil and timeout or nil)
     if has_socketutil then socketutil:reset_timeout() end
     if not ok then return nil, status end
     return status, body
@@ -77,6 +77,9 @@ end
 
 local function describe(err)
     if not err then return _("unknown error") end
+    if err.status == 401 then
+        return _("the server no longer accepts this device (revoked on the web?); register it again")
+    end
     return err.message or _("unknown error")
 end
 
@@ -181,6 +184,8 @@ function Bindery:bookState()
     end
     local props = self.ui.doc_props or doc:getProps() or {}
     local identity = Client.identity(doc.file, { title = props.title, authors = props.authors }, kept.sha256)
+    -- a uuid (and the synced keys) belong to the server they came from
+    if kept.server ~= self.settings.server then kept.uuid, kept.synced = nil, nil end
     identity.uuid = kept.uuid
     local has_pages = doc.info.has_pages
     local book = { identity = identity, has_pages = has_pages }
@@ -205,6 +210,7 @@ end
 function Bindery:keep(book, synced)
     local kept = self.ui.doc_settings:readSetting("bindery") or {}
     kept.uuid = book.identity.uuid
+    kept.server = self.settings.server
     if not book.no_annotations and synced then kept.synced = synced end
     self.ui.doc_settings:saveSetting("bindery", kept)
 end
