@@ -8,6 +8,8 @@ import { ROOT } from '../support/bindery';
 
 export const PLUGIN_DIR = join(ROOT, 'clients/koreader/bindery.koplugin');
 export const DRIVER = join(ROOT, 'clients/koreader/spec/driver.lua');
+/** main.lua itself on stand-ins for KOReader's modules */
+export const READER = join(ROOT, 'clients/koreader/spec/reader.lua');
 
 /** null when LuaJIT, luasocket and lua-cjson are all there; otherwise why the plugin tests skip. */
 export function luaMissing(): string | null {
@@ -22,7 +24,8 @@ export function luaMissing(): string | null {
 
 /** Every Lua file of the plugin and the driver, for the syntax check. */
 export function luaFiles(): string[] {
-  return [...readdirSync(PLUGIN_DIR).map((f) => join(PLUGIN_DIR, f)), DRIVER].filter((f) => f.endsWith('.lua'));
+  const spec = join(ROOT, 'clients/koreader/spec');
+  return [...readdirSync(PLUGIN_DIR).map((f) => join(PLUGIN_DIR, f)), ...readdirSync(spec).map((f) => join(spec, f))].filter((f) => f.endsWith('.lua'));
 }
 
 /** LuaJIT's compiler over a file (parse and byte-compile, no run): the messages, empty when clean. */
@@ -34,12 +37,15 @@ export function luaSyntaxErrors(file: string): string {
 export type Line = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
- * Runs the driver with these arguments; `onLine` sees each JSON line as it comes (the enrolment
- * waits for the test to approve). Resolves with every line and the exit code.
+ * Runs a Lua script (the driver unless named) with these arguments; `onLine` sees each JSON line as
+ * it comes, and once it has finished the script is told to go on (a line on its stdin: reader.lua
+ * waits for it, so the test can check the server between steps). Resolves with every line and the
+ * exit code.
  */
-export function runDriver(args: string[], onLine: (l: Line) => unknown = () => undefined): Promise<{ lines: Line[]; code: number | null; stderr: string }> {
+export function runDriver(args: string[], onLine: (l: Line) => unknown = () => undefined, script = DRIVER): Promise<{ lines: Line[]; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn('luajit', [DRIVER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn('luajit', [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    p.stdin.on('error', () => undefined); // a script that reads nothing may be gone already
     const lines: Line[] = [];
     let out = '';
     let stderr = '';
@@ -55,7 +61,13 @@ export function runDriver(args: string[], onLine: (l: Line) => unknown = () => u
         if (!text.trim()) continue;
         const line = JSON.parse(text) as Line;
         lines.push(line);
-        pending.push(Promise.resolve(onLine(line)));
+        const done = Promise.resolve()
+          .then(() => onLine(line))
+          .then(() => {
+            if (!p.stdin.destroyed) p.stdin.write('go\n');
+          });
+        done.catch(() => p.kill());
+        pending.push(done);
       }
     });
     p.stderr.on('data', (d) => {

@@ -10,7 +10,7 @@ import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, expectError, instances, register, type Account, type Call } from './helpers';
-import { list, luaFiles, luaMissing, luaSyntaxErrors, runDriver, type Line } from './koplugin-driver';
+import { list, luaFiles, luaMissing, luaSyntaxErrors, READER, runDriver, type Line } from './koplugin-driver';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -24,7 +24,15 @@ const withLua = (name: string) => (noLua ? `${name} — skipped: ${noLua}` : nam
 describe('bindery.koplugin sources', () => {
   it.skipIf(noLua !== null)(withLua('every Lua file of the plugin and its driver compiles under LuaJIT'), () => {
     const files = luaFiles();
-    expect(files.map((f) => f.split('/').pop()).sort()).toEqual(['_meta.lua', 'binderyclient.lua', 'binderysha256.lua', 'driver.lua', 'main.lua']);
+    expect(files.map((f) => f.split('/').pop()).sort()).toEqual([
+      '_meta.lua',
+      'binderyclient.lua',
+      'binderysha256.lua',
+      'driver.lua',
+      'fake_koreader.lua',
+      'main.lua',
+      'reader.lua',
+    ]);
     for (const f of files) expect(luaSyntaxErrors(f), f).toBe('');
     // and a broken file is reported, so the check can fail
     const bad = join(mkdtempSync(join(tmpdir(), 'koplugin-')), 'bad.lua');
@@ -397,6 +405,112 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
 
       // the reader on the web and another account's device saw none of it
       expect((await meta(otherDev, crown.id)).json.highlights.map((a: { text: string }) => a.text)).not.toContain(h.text);
+    },
+    120_000,
+  );
+  it.skipIf(noLua !== null)(
+    withLua('the plugin itself (main.lua on stand-ins for KOReader): menu registration, pull on open, debounced push, deletion on close, the web’s position asked for'),
+    async () => {
+      const owner = await register(call);
+      const work = mkdtempSync(join(tmpdir(), 'koplugin-reader-'));
+      const book = join(libDir, 'books/crown.epub');
+      const progress = async () => (await call('GET', `/api/media-items/${crown.id}/progress`, { token: owner.token })).json;
+      const highlights = async () => (await web('highlights', crown.id, owner)).json.data as { id: string; dedup_key: string; text: string }[];
+      // a second place KOReader would name, at 50 % (stock sync's pull, through the locator index)
+      const scout = await register(call);
+      expect((await call('PUT', `/api/media-items/${crown.id}/progress`, { token: scout.token, body: { percentage: 0.5 } })).status).toBe(200);
+      const xp50 = (await call('GET', `/syncs/progress/${crown.formats[0].partial_md5}`, { headers: { 'x-auth-user': scout.username, 'x-auth-key': md5(scout.password) } })).json
+        .progress as string;
+      expect(xp50).toMatch(/^\/body\/DocFragment\[\d+\]\//);
+      expect(xp50).not.toBe(xp40);
+      const opened = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.01 } });
+      expect(opened.json.status).toBe('saved');
+
+      const h1 = { datetime: '2026-11-21 09:00:00', drawer: 'lighten', color: 'yellow', pos0: xp40, pos1: xp40, page: xp40, pageno: 4, text: 'first mark' };
+      const h2 = { datetime: '2026-11-21 09:10:00', drawer: 'lighten', color: 'green', pos0: xp50, pos1: xp50, page: xp50, pageno: 6, text: 'second mark' };
+      const session = (extra: Record<string, unknown>) =>
+        writeFileSync(join(work, 'session.json'), JSON.stringify({ server: base, book, title: crown.title, author: crown.authors[0], ...extra }));
+      const run = async (phase: string, check: (l: Line) => unknown) => {
+        const r = await runDriver([work, phase], check, READER);
+        expect(r.code, `${r.stderr}\n${JSON.stringify(r.lines)}`).toBe(0);
+        return r.lines;
+      };
+
+      // the file browser: server address, Register, approval in the browser (here: the API)
+      session({});
+      const reg = await run('register', async (l) => {
+        expect(list(l.warnings)).toEqual([]);
+        if (l.event === 'server') expect(l).toMatchObject({ server: base, menu: `Server: ${base}`, register_enabled: true });
+        if (l.event === 'registered') {
+          expect(l).toMatchObject({ pending: true, menu: 'Waiting for approval… (show address)' });
+          const code = /\/devices\/approve\/([0-9A-Fa-f]{12})/.exec(l.message)![1]!;
+          expect(l.message).toContain(`${base}/devices/approve/${code}`);
+          expect(l.message).toContain('KOReader on Kobo Libra 2');
+          expect((await call('POST', `/api/devices/${code}/approve`, { token: owner.token })).status).toBe(200);
+        }
+        if (l.event === 'approved') {
+          expect(l).toMatchObject({ has_token: true, pending: false, message_closed: true, device_name: 'KOReader on Kobo Libra 2' });
+          expect(l.menu).toBe('Registered as "KOReader on Kobo Libra 2" (register again)');
+          expect(list<{ text: string }>(l.shown).map((w) => w.text)).toEqual(['This device is registered with Bindery as "KOReader on Kobo Libra 2".']);
+        }
+      });
+      expect(reg.map((l) => l.event)).toEqual(['server', 'registered', 'approved']);
+      expect((await call('GET', '/api/devices', { token: owner.token })).json.devices).toMatchObject([{ id: reg[2]!.device_id, name: 'KOReader on Kobo Libra 2' }]);
+
+      // reading: opening pulls (the web is behind: kept) and sends the highlights, never the opening page
+      session({ percentage: 0.4, xpointer: xp40, turn_to: { percentage: 0.5, xpointer: xp50 }, annotations: [h1, h2] });
+      const read = await run('read', async (l) => {
+        expect(list(l.warnings)).toEqual([]);
+        if (l.event === 'opened') {
+          expect(list(l.events)).toEqual([]);
+          expect(l.sidecar).toMatchObject({ uuid: crown.id, sha256: crown.sha256, server: base });
+          expect(Object.values(l.sidecar.synced)).toEqual(['highlight', 'highlight']);
+          expect((await highlights()).map((a) => a.text).sort()).toEqual(['first mark', 'second mark']);
+          expect((await progress()).percentage).toBe(0.01);
+        }
+        if (l.event === 'turning') expect((await progress()).percentage).toBe(0.01);
+        if (l.event === 'idle') {
+          const p = await progress();
+          expect(Math.abs(p.percentage - 0.5)).toBeLessThanOrEqual(0.01);
+          expect(p).toMatchObject({ xpointer: xp50, client: 'koreader', device: 'KOReader on Kobo Libra 2' });
+        }
+        if (l.event === 'closed') {
+          expect(list(l.annotations).map((a) => a.text)).toEqual(['second mark']);
+          expect((await highlights()).map((a) => a.text)).toEqual(['second mark']);
+          expect(Object.values(l.sidecar.synced)).toEqual(['highlight']);
+        }
+      });
+      expect(read.map((l) => l.event)).toEqual(['opened', 'turning', 'idle', 'closed']);
+
+      // further on the web, with a highlight placed there: the reopened book asks, then goes there
+      const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.7 } });
+      expect(further.json.status).toBe('saved');
+      const made = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'web mark', pos0: xp50, pos1: xp50, color: '#bb9af7' } });
+      expect(made.status, made.text).toBe(201);
+      session({ percentage: 0.5, xpointer: xp50, annotations: [h2] });
+      const again = await run('reopen', async (l) => {
+        expect(list(l.warnings)).toEqual([]);
+        if (l.event === 'asked') {
+          expect(l.question).toBe('Go forward to 70% (read on web)?');
+          expect(list(l.annotations).map((a) => [a.text, a.color, a.bindery_key ?? null])).toEqual([
+            ['second mark', 'green', null],
+            ['web mark', 'purple', made.json.id],
+          ]);
+          expect(list<{ name: string }>(l.events).map((e) => e.name)).toEqual(['AnnotationsModified']);
+        }
+        if (l.event === 'moved') {
+          expect(list(l.events).at(-1)!.name).toBe('GotoPercent');
+          expect(list(l.events).at(-1)!.args[0]).toBeCloseTo(70, 6);
+          expect(l.percentage).toBeCloseTo(0.7, 6);
+        }
+        if (l.event === 'synced') {
+          expect(l.moves).toBe(0);
+          expect(list<{ text: string }>(l.shown).map((w) => w.text)).toEqual(['Progress pushed to Bindery.']);
+          expect(await progress()).toMatchObject({ percentage: 0.7, client: 'koreader', device: 'KOReader on Kobo Libra 2' });
+          expect((await highlights()).map((a) => a.text).sort()).toEqual(['second mark', 'web mark']);
+        }
+      });
+      expect(again.map((l) => l.event)).toEqual(['asked', 'moved', 'synced']);
     },
     120_000,
   );
