@@ -22,6 +22,14 @@ local Client = require("binderyclient")
 local STRATEGY = { PROMPT = "prompt", AUTO = "auto", NEVER = "never" }
 local PUSH_DELAY = 10 -- seconds of quiet after a page turn before the position is pushed
 
+--- Whether the network is up. A Bindery server is often on the local network only: "connected"
+--- (the interface has a gateway) is the test, not "online" (which some versions take to mean that
+--- an internet host name resolves).
+local function online()
+    if NetworkMgr.isConnected then return NetworkMgr:isConnected() and true or false end
+    return NetworkMgr:isOnline()
+end
+
 local Bindery = WidgetContainer:extend{
     name = "bindery",
     is_doc_only = false,
@@ -34,7 +42,7 @@ function Bindery:init()
     self.settings.sync_backward = self.settings.sync_backward or STRATEGY.NEVER
     self.push_task = function()
         self.push_scheduled = false
-        if NetworkMgr:isOnline() then self:push(false) end
+        if online() then self:push(false) end
     end
     self.poll_task = function() self:pollRegistration() end
     Dispatcher:registerAction("bindery_sync_now", { category = "none", event = "BinderySyncNow", title = _("Bindery: sync now"), reader = true })
@@ -139,7 +147,7 @@ function Bindery:pollRegistration()
         notify(_("The registration expired before it was approved. Register again."))
         return
     end
-    if not NetworkMgr:isOnline() then
+    if not online() then
         UIManager:scheduleIn(pending.interval, self.poll_task)
         return
     end
@@ -339,7 +347,7 @@ end
 function Bindery:onReaderReady()
     if not (self:registered() and self.settings.auto_sync) then return end
     UIManager:nextTick(function()
-        if not NetworkMgr:isOnline() then return end
+        if not online() then return end
         -- on opening, the server's position is asked for first: pushing the opening page would
         -- overwrite a position read further on elsewhere
         if self:pull(false) then self:push(false, { progress = false }) end
@@ -356,7 +364,7 @@ end
 
 function Bindery:flush()
     if self.push_scheduled then UIManager:unschedule(self.push_task) self.push_scheduled = false end
-    if self:registered() and self.settings.auto_sync and self.ui.document and NetworkMgr:isOnline() then self:push(false) end
+    if self:registered() and self.settings.auto_sync and self.ui.document and online() then self:push(false) end
 end
 
 function Bindery:onCloseDocument()
@@ -370,7 +378,7 @@ end
 function Bindery:onResume()
     if self:registered() and self.settings.auto_sync and self.ui.document then
         UIManager:scheduleIn(1, function()
-            if NetworkMgr:isOnline() then self:pull(false) end
+            if online() then self:pull(false) end
         end)
     end
 end

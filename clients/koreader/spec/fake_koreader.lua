@@ -3,7 +3,7 @@ A stand-in for the few KOReader modules bindery.koplugin's main.lua uses, so its
 dialogs, settings, scheduling) runs under a plain LuaJIT. The stand-ins record what the plugin shows
 and asks for; time is a fake clock the script moves on. They mirror the KOReader calls main.lua makes
 (UIManager:scheduleIn/nextTick/unschedule/show/close, Event:new, WidgetContainer:extend, LuaSettings'
-readSetting/saveSetting, NetworkMgr:isOnline/willRerunWhenOnline), not KOReader itself.
+readSetting/saveSetting, NetworkMgr:isConnected/willRerunWhenOnline), not KOReader itself.
 --]]
 local F = { shown = {}, events = {}, actions = {}, tasks = {}, now = 0, log = {} }
 
@@ -97,7 +97,9 @@ function F.advance(seconds)
 end
 
 preload("ui/network/manager", {
-    isOnline = function() return true end,
+    -- a server on the local network: connected, with no internet host name to resolve
+    isConnected = function() return true end,
+    isOnline = function() return false end,
     willRerunWhenOnline = function() return false end,
 })
 preload("device", { model = "Kobo Libra 2" })
