@@ -66,9 +66,10 @@ function Bindery:registered()
 end
 
 local function request(req, timeout)
-    -- KOReader's socket timeouts, when available, rather than luasocket's global one
+    -- KOReader's socket timeouts, when available, rather than luasocket's global one: short, as the
+    -- reader waits (10 s without a byte, 30 s in all; the defaults are a minute and unbounded)
     local has_socketutil, socketutil = pcall(require, "socketutil")
-    if has_socketutil then socketutil:set_timeout(socketutil.DEFAULT_BLOCK_TIMEOUT, socketutil.DEFAULT_TOTAL_TIMEOUT) end
+    if has_socketutil then socketutil:set_timeout(10, 30) end
     local ok, status, body = pcall(Client.socket_request, req, not has_socketutil and timeout or nil)
     if has_socketutil then socketutil:reset_timeout() end
     if not ok then return nil, status end
