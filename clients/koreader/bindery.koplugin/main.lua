@@ -445,6 +445,7 @@ end
 function Bindery:addToMainMenu(menu_items)
     menu_items.bindery = {
         text = _("Bindery sync"),
+        sorting_hint = "tools", -- the Tools menu, next to Progress sync
         sub_item_table = {
             {
                 text_func = function()
