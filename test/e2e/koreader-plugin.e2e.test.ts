@@ -4,7 +4,8 @@
 // places are one canonical form (docs/decisions.md, "Reading: annotation positions"): a KOReader
 // highlight reads as a CFI range on the web and a web highlight as XPointers here, to the character.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Reading } from '@bindery/contracts';
@@ -13,6 +14,7 @@ import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, expectError, instances, register, type Account, type Call } from './helpers';
+import { list, luaFiles, luaMissing, luaSyntaxErrors, READER, runDriver, type Line } from './koplugin-driver';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -37,6 +39,29 @@ function span(at: number, len: number) {
   const end = { spine, offset: e };
   return { start, end, text: t.slice(s, e), pos0: L.canonicalToXPointer(idx, start), pos1: L.canonicalToXPointer(idx, end), cfi: L.canonicalToCfiRange(idx, start, end) };
 }
+/** why the plugin's own client cannot run here (no LuaJIT, luasocket or lua-cjson), or null */
+const noLua = luaMissing();
+const withLua = (name: string) => (noLua ? `${name} — skipped: ${noLua}` : name);
+
+describe('bindery.koplugin sources', () => {
+  it.skipIf(noLua !== null)(withLua('every Lua file of the plugin and its driver compiles under LuaJIT'), () => {
+    const files = luaFiles();
+    expect(files.map((f) => f.split('/').pop()).sort()).toEqual([
+      '_meta.lua',
+      'binderyclient.lua',
+      'binderysha256.lua',
+      'driver.lua',
+      'fake_koreader.lua',
+      'main.lua',
+      'reader.lua',
+    ]);
+    for (const f of files) expect(luaSyntaxErrors(f), f).toBe('');
+    // and a broken file is reported, so the check can fail
+    const bad = join(mkdtempSync(join(tmpdir(), 'koplugin-')), 'bad.lua');
+    writeFileSync(bad, 'local x = = 1\n');
+    expect(luaSyntaxErrors(bad)).toMatch(/unexpected symbol near '='/);
+  });
+});
 
 describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let call: Call;
@@ -50,6 +75,8 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   let comic: Record<string, any>;
   /** an XPointer of the crown at 40 %, as KOReader names the place */
   let xp40: string;
+  let base: string;
+  let libDir: string;
 
   const as = (d: Enrolled, r: Parameters<typeof asDevice>[1] = {}) => asDevice(d.token, r);
   const push = (d: Enrolled, book: Record<string, unknown>) => call('POST', `${K}/progress`, as(d, { body: [book] }));
@@ -58,11 +85,14 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
   const web = (kind: string, id: string, a = reader) => call('GET', `/api/media-items/${id}/${kind}`, { token: a.token });
 
   beforeAll(async () => {
-    call = api(await get(mode));
+    const b = await get(mode);
+    call = api(b);
+    base = b.url;
     admin = await register(call);
     reader = await register(call);
     other = await register(call);
     const dir = emptyDir();
+    libDir = dir;
     mkdirSync(join(dir, 'books'), { recursive: true });
     copyFileSync(CROWN, join(dir, 'books/crown.epub'));
     copyFileSync(join(FIXTURE, 'Erik Lindgren/The Long Winter Cycle/02 - A Garden in Winter.epub'), join(dir, 'books/garden.epub'));
@@ -344,4 +374,260 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expect((await meta(otherDev, crown.id)).json.highlights).toEqual([]);
     expectError(await call('GET', `/api/highlights/${fromWeb.json.id}`, { token: other.token }), 404, 'annotation not found');
   });
+  it.skipIf(noLua !== null)(
+    withLua(
+      'the plugin’s client (LuaJIT): registers and is approved, pushes a position and annotations, pulls the web’s, deletes through deleted_highlights and deleted_bookmarks',
+    ),
+    async () => {
+      const owner = await register(call);
+      const work = mkdtempSync(join(tmpdir(), 'koplugin-'));
+      const state = join(work, 'state.json');
+      const book = join(libDir, 'books/crown.epub');
+      const driver = async (command: string, session: Record<string, unknown>) => {
+        const file = join(work, `${command}-${Math.random().toString(36).slice(2)}.json`);
+        writeFileSync(file, JSON.stringify({ file: book, ...session }));
+        const r = await runDriver([command, state, file]);
+        expect(r.code, `${r.stderr}\n${JSON.stringify(r.lines)}`).toBe(0);
+        return r.lines.at(-1)!;
+      };
+
+      // the SHA-256 the plugin computes is the catalog's
+      const sha = (await runDriver(['sha256', book])).lines[0]!;
+      expect(sha.sha256).toBe(createHash('sha256').update(readFileSync(book)).digest('hex'));
+      expect(sha.sha256).toBe(crown.sha256);
+
+      // registration: the device shows the approval address, the user approves, the poll collects the credential
+      let code = '';
+      const enrolled = await runDriver(['enroll', state, base, `Lua Kobo ${mode}`], async (l: Line) => {
+        if (l.event !== 'registered') return;
+        code = l.user_code;
+        expect(l.auth_url).toBe(`/devices/approve/${l.user_code}`);
+        expect(l.approval_url).toBe(`${base}/devices/approve/${l.user_code}`);
+        expect(l.setup_instructions).toContain(l.approval_url);
+        expect(l.poll_interval).toBeGreaterThan(0);
+        const a = await call('POST', `/api/devices/${l.user_code}/approve`, { token: owner.token });
+        expect(a.status, a.text).toBe(200);
+      });
+      expect(enrolled.code, enrolled.stderr).toBe(0);
+      expect(enrolled.lines[0]!.event).toBe('registered');
+      const approved = enrolled.lines.at(-1)!;
+      expect(approved).toMatchObject({ event: 'approved', name: `Lua Kobo ${mode}` });
+      expect(enrolled.lines.slice(1, -1).every((l) => l.event === 'pending')).toBe(true);
+      const kept = JSON.parse(readFileSync(state, 'utf8'));
+      expect(kept).toMatchObject({ server: base, device_id: approved.device_id });
+      expect(kept.token).toMatch(/^bdt_/);
+      const devices = await call('GET', '/api/devices', { token: owner.token });
+      expect(devices.json.devices.map((d: { id: string; name: string }) => [d.id, d.name])).toEqual([[approved.device_id, `Lua Kobo ${mode}`]]);
+      expect(code).toMatch(/^[0-9A-F]{12}$/i);
+
+      // the book was opened on the web first (at its start: no conflict with the device's first push)
+      const opened = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.01 } });
+      expect([opened.status, opened.json.status]).toEqual([200, 'saved']);
+      // reading on the device: a position (XPointer) and a red highlight
+      const h = {
+        datetime: '2026-11-20 10:00:00',
+        drawer: 'lighten',
+        color: 'red',
+        pos0: '/body/DocFragment[2]/body/p[2]/text().0',
+        pos1: '/body/DocFragment[2]/body/p[2]/text().24',
+        page: '/body/DocFragment[2]/body/p[2]/text().0',
+        pageno: 3,
+        text: 'marked on the Lua device',
+        chapter: 'One',
+      };
+      const pushed = await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] });
+      // the book is found by its SHA-256 once, then pushed by the uuid learned
+      expect(pushed).toMatchObject({ event: 'pushed', uuid: crown.id, matched_by: 'sha256', sha256: crown.sha256 });
+      expect(kept.books).toEqual({});
+      expect(JSON.parse(readFileSync(state, 'utf8')).books[book]).toMatchObject({ uuid: crown.id, sha256: crown.sha256 });
+      expect(pushed.progress).toMatchObject({ status: 'saved', media_item_id: crown.id, matched_by: 'uuid', deleted: { highlights: 0, bookmarks: 0 } });
+      expect(pushed.annotations).toMatchObject({ created: 1, unchanged: 0, updated: 0 });
+      const hKey = Object.keys(pushed.synced)[0]!;
+      expect(pushed.synced).toEqual({ [hKey]: 'highlight' });
+      expect(hKey).toMatch(/^ko-[0-9a-f]{32}$/);
+      const w = await call('GET', `/api/media-items/${crown.id}/progress`, { token: owner.token });
+      expect(w.status, w.text).toBe(200);
+      expect(Math.abs(w.json.percentage - 0.4)).toBeLessThanOrEqual(0.01);
+      expect(w.json).toMatchObject({ xpointer: xp40, client: 'koreader', device: `Lua Kobo ${mode}` });
+      const webH = (await web('highlights', crown.id, owner)).json.data;
+      expect(webH).toMatchObject([{ dedup_key: hKey, text: h.text, color: '#f7768e', position: { pos0: h.pos0, pos1: h.pos1 } }]);
+      // pushing again changes nothing: the key is the same
+      expect((await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] })).annotations).toMatchObject({ created: 0, unchanged: 1 });
+
+      // the latest position is this device's own: nothing to move, even from elsewhere in the book
+      const own = await driver('pull', { percentage: 0.3, annotations: [h] });
+      expect([own.position, own.position_reason]).toEqual([null, "the latest position is this device's"]);
+
+      // read further on the web, and highlighted there: the device is offered the web's place and gets the highlight
+      const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.6 } });
+      expect([further.status, further.json.status]).toEqual([200, 'saved']);
+      const placed = { pos0: '/body/DocFragment[5]/body/p[1]/text().0', pos1: '/body/DocFragment[5]/body/p[1]/text().12' };
+      const made = await call('POST', `/api/media-items/${crown.id}/highlights`, {
+        token: owner.token,
+        body: { text: 'from the web', percentage: 0.6, color: '#7aa2f7', ...placed },
+      });
+      expect(made.status, made.text).toBe(201);
+      // one without an XPointer KOReader cannot place: it is not brought over, so never deleted from there
+      const unplaced = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'no XPointer', percentage: 0.65 } });
+      expect(unplaced.status, unplaced.text).toBe(201);
+      const pulled = await driver('pull', { percentage: 0.4, xpointer: xp40, annotations: [h] });
+      expect(pulled, pulled.position_reason).toMatchObject({ event: 'pulled', uuid: crown.id, position: { forward: true, client: 'web' } });
+      expect(Math.abs(pulled.position.percentage - 0.6)).toBeLessThanOrEqual(0.01);
+      expect(list(pulled.add)).toMatchObject([
+        { bindery_key: made.json.id, text: 'from the web', color: 'blue', bindery_color: 'blue', drawer: 'lighten', ...placed, page: placed.pos0 },
+      ]);
+      expect(list(pulled.remove)).toEqual([]);
+      expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight' });
+      // already there, the device is not moved
+      const same = await driver('pull', { percentage: 0.6, annotations: [h, pulled.add[0]] });
+      expect([same.position, same.position_reason]).toEqual([null, "already at the server's position"]);
+      expect(list(same.add)).toEqual([]);
+
+      // both deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
+      const deleted = await driver('push', { percentage: 0.6, annotations: [] });
+      expect(deleted.progress.deleted).toEqual({ highlights: 2, bookmarks: 0 });
+      expect(list(deleted.progress.ignored)).toEqual([]);
+      expect(deleted.synced).toEqual({});
+      expect((await web('highlights', crown.id, owner)).json.data.map((a: { text: string }) => a.text)).toEqual(['no XPointer']);
+      const after = await driver('pull', { percentage: 0.6, annotations: [] });
+      expect(list(after.add)).toEqual([]);
+      expect(after.synced).toEqual({});
+
+      // bookmarks: one deleted on the device goes in deleted_bookmarks; one deleted on the web leaves
+      // the device at the next pull, and a stale copy sent later is refused and dropped, never re-made
+      const b1 = { datetime: '2026-11-20 11:00:00', page: '/body/DocFragment[3].0', pageno: 5, text: 'chapter two' };
+      const b2 = { datetime: '2026-11-20 11:05:00', page: '/body/DocFragment[4].0', pageno: 9, text: 'chapter three' };
+      const marked = await driver('push', { percentage: 0.6, annotations: [b1, b2] });
+      expect(marked.annotations).toMatchObject({ created: 2, unchanged: 0 });
+      const webB = (await web('bookmarks', crown.id, owner)).json.data as { id: string; dedup_key: string; position: { pos0: string; page: number } }[];
+      expect(webB.map((b) => [b.position.pos0, b.position.page]).sort()).toEqual([
+        [b1.page, b1.pageno],
+        [b2.page, b2.pageno],
+      ]);
+      const mark = (pos0: string) => webB.find((b) => b.position.pos0 === pos0)!;
+      expect(marked.synced).toEqual({ [mark(b1.page).dedup_key]: 'bookmark', [mark(b2.page).dedup_key]: 'bookmark' });
+      const dropped = await driver('push', { percentage: 0.6, annotations: [b1] });
+      expect(dropped.progress.deleted).toEqual({ highlights: 0, bookmarks: 1 });
+      expect((await web('bookmarks', crown.id, owner)).json.data.map((b: { dedup_key: string }) => b.dedup_key)).toEqual([mark(b1.page).dedup_key]);
+      expect((await call('DELETE', `/api/bookmarks/${mark(b1.page).id}`, { token: owner.token })).status).toBe(200);
+      const gone = await driver('pull', { percentage: 0.6, annotations: [b1] });
+      expect(list(gone.remove)).toEqual([mark(b1.page).dedup_key]);
+      expect(gone.synced).toEqual({});
+      const stale = await driver('push', { percentage: 0.6, annotations: [b1] });
+      expect(stale.annotations).toMatchObject({ created: 0, ignored: [{ dedup_key: mark(b1.page).dedup_key, reason: 'deleted on the server' }] });
+      expect(list(stale.remove)).toEqual([mark(b1.page).dedup_key]);
+      expect(stale.synced).toEqual({});
+      expect((await web('bookmarks', crown.id, owner)).json.data).toEqual([]);
+
+      // the reader on the web and another account's device saw none of it
+      expect((await meta(otherDev, crown.id)).json.highlights.map((a: { text: string }) => a.text)).not.toContain(h.text);
+    },
+    120_000,
+  );
+  it.skipIf(noLua !== null)(
+    withLua('the plugin itself (main.lua on stand-ins for KOReader): menu registration, pull on open, debounced push, deletion on close, the web’s position asked for'),
+    async () => {
+      const owner = await register(call);
+      const work = mkdtempSync(join(tmpdir(), 'koplugin-reader-'));
+      const book = join(libDir, 'books/crown.epub');
+      const progress = async () => (await call('GET', `/api/media-items/${crown.id}/progress`, { token: owner.token })).json;
+      const highlights = async () => (await web('highlights', crown.id, owner)).json.data as { id: string; dedup_key: string; text: string }[];
+      // a second place KOReader would name, at 50 % (stock sync's pull, through the locator index)
+      const scout = await register(call);
+      expect((await call('PUT', `/api/media-items/${crown.id}/progress`, { token: scout.token, body: { percentage: 0.5 } })).status).toBe(200);
+      const xp50 = (await call('GET', `/syncs/progress/${crown.formats[0].partial_md5}`, { headers: { 'x-auth-user': scout.username, 'x-auth-key': md5(scout.password) } })).json
+        .progress as string;
+      expect(xp50).toMatch(/^\/body\/DocFragment\[\d+\]\//);
+      expect(xp50).not.toBe(xp40);
+      const opened = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.01 } });
+      expect(opened.json.status).toBe('saved');
+
+      const h1 = { datetime: '2026-11-21 09:00:00', drawer: 'lighten', color: 'yellow', pos0: xp40, pos1: xp40, page: xp40, pageno: 4, text: 'first mark' };
+      const h2 = { datetime: '2026-11-21 09:10:00', drawer: 'lighten', color: 'green', pos0: xp50, pos1: xp50, page: xp50, pageno: 6, text: 'second mark' };
+      const session = (extra: Record<string, unknown>) =>
+        writeFileSync(join(work, 'session.json'), JSON.stringify({ server: base, book, title: crown.title, author: crown.authors[0], ...extra }));
+      const run = async (phase: string, check: (l: Line) => unknown) => {
+        const r = await runDriver([work, phase], check, READER);
+        expect(r.code, `${r.stderr}\n${JSON.stringify(r.lines)}`).toBe(0);
+        return r.lines;
+      };
+
+      // the file browser: server address, Register, approval in the browser (here: the API)
+      session({});
+      const reg = await run('register', async (l) => {
+        expect(list(l.warnings)).toEqual([]);
+        if (l.event === 'server') expect(l).toMatchObject({ server: base, menu: `Server: ${base}`, register_enabled: true });
+        if (l.event === 'registered') {
+          expect(l).toMatchObject({ pending: true, menu: 'Waiting for approval… (show address)' });
+          const code = /\/devices\/approve\/([0-9A-Fa-f]{12})/.exec(l.message)![1]!;
+          expect(l.message).toContain(`${base}/devices/approve/${code}`);
+          expect(l.message).toContain('KOReader on Kobo Libra 2');
+          expect((await call('POST', `/api/devices/${code}/approve`, { token: owner.token })).status).toBe(200);
+        }
+        if (l.event === 'approved') {
+          expect(l).toMatchObject({ has_token: true, pending: false, message_closed: true, device_name: 'KOReader on Kobo Libra 2' });
+          expect(l.menu).toBe('Registered as "KOReader on Kobo Libra 2" (register again)');
+          expect(list<{ text: string }>(l.shown).map((w) => w.text)).toEqual(['This device is registered with Bindery as "KOReader on Kobo Libra 2".']);
+        }
+      });
+      expect(reg.map((l) => l.event)).toEqual(['server', 'registered', 'approved']);
+      expect((await call('GET', '/api/devices', { token: owner.token })).json.devices).toMatchObject([{ id: reg[2]!.device_id, name: 'KOReader on Kobo Libra 2' }]);
+
+      // reading: opening pulls (the web is behind: kept) and sends the highlights, never the opening page
+      session({ percentage: 0.4, xpointer: xp40, turn_to: { percentage: 0.5, xpointer: xp50 }, annotations: [h1, h2] });
+      const read = await run('read', async (l) => {
+        expect(list(l.warnings)).toEqual([]);
+        if (l.event === 'opened') {
+          expect(list(l.events)).toEqual([]);
+          expect(l.sidecar).toMatchObject({ uuid: crown.id, sha256: crown.sha256, server: base });
+          expect(Object.values(l.sidecar.synced)).toEqual(['highlight', 'highlight']);
+          expect((await highlights()).map((a) => a.text).sort()).toEqual(['first mark', 'second mark']);
+          expect((await progress()).percentage).toBe(0.01);
+        }
+        if (l.event === 'turning') expect((await progress()).percentage).toBe(0.01);
+        if (l.event === 'idle') {
+          const p = await progress();
+          expect(Math.abs(p.percentage - 0.5)).toBeLessThanOrEqual(0.01);
+          expect(p).toMatchObject({ xpointer: xp50, client: 'koreader', device: 'KOReader on Kobo Libra 2' });
+        }
+        if (l.event === 'closed') {
+          expect(list(l.annotations).map((a) => a.text)).toEqual(['second mark']);
+          expect((await highlights()).map((a) => a.text)).toEqual(['second mark']);
+          expect(Object.values(l.sidecar.synced)).toEqual(['highlight']);
+        }
+      });
+      expect(read.map((l) => l.event)).toEqual(['opened', 'turning', 'idle', 'closed']);
+
+      // further on the web, with a highlight placed there: the reopened book asks, then goes there
+      const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.7 } });
+      expect(further.json.status).toBe('saved');
+      const made = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'web mark', pos0: xp50, pos1: xp50, color: '#bb9af7' } });
+      expect(made.status, made.text).toBe(201);
+      session({ percentage: 0.5, xpointer: xp50, annotations: [h2] });
+      const again = await run('reopen', async (l) => {
+        expect(list(l.warnings)).toEqual([]);
+        if (l.event === 'asked') {
+          expect(l.question).toBe('Go forward to 70% (read on web)?');
+          expect(list(l.annotations).map((a) => [a.text, a.color, a.bindery_key ?? null])).toEqual([
+            ['second mark', 'green', null],
+            ['web mark', 'purple', made.json.id],
+          ]);
+          expect(list<{ name: string }>(l.events).map((e) => e.name)).toEqual(['AnnotationsModified']);
+        }
+        if (l.event === 'moved') {
+          expect(list(l.events).at(-1)!.name).toBe('GotoPercent');
+          expect(list(l.events).at(-1)!.args[0]).toBeCloseTo(70, 6);
+          expect(l.percentage).toBeCloseTo(0.7, 6);
+        }
+        if (l.event === 'synced') {
+          expect(l.moves).toBe(0);
+          expect(list<{ text: string }>(l.shown).map((w) => w.text)).toEqual(['Progress pushed to Bindery.']);
+          expect(await progress()).toMatchObject({ percentage: 0.7, client: 'koreader', device: 'KOReader on Kobo Libra 2' });
+          expect((await highlights()).map((a) => a.text).sort()).toEqual(['second mark', 'web mark']);
+        }
+      });
+      expect(again.map((l) => l.event)).toEqual(['asked', 'moved', 'synced']);
+    },
+    120_000,
+  );
 });

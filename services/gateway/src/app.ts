@@ -79,7 +79,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // that most of them never need (a device route on a server without devices, say).
   app.setValidatorCompiler((def) => {
     let check: ReturnType<typeof TypeBoxValidatorCompiler> | null = null;
-    return (data) => (check ??= TypeBoxValidatorCompiler(def))(data);
+    return (data) => {
+      if (!check) check = TypeBoxValidatorCompiler(def);
+      return check(data);
+    };
   });
   app.decorateRequest('caller', null);
   app.decorateRequest('device', null);
