@@ -22,6 +22,8 @@ import {
 } from './types';
 
 const POLL_MS = 500;
+/** the longest a consumer's catch-up runs before it lets requests in (see the loop) */
+const YIELD_EVERY_MS = 10;
 const BATCH = 200;
 
 export interface MemoryBusOptions {
@@ -103,6 +105,7 @@ export class MemoryBus implements Bus {
     const done = (async () => {
       const store = await this.source(sourceName, ctl.signal, wake);
       pos = await start();
+      let slice = performance.now();
       while (!ctl.signal.aborted) {
         let batch: StoredEvent[];
         try {
@@ -131,6 +134,13 @@ export class MemoryBus implements Bus {
             if (ctl.signal.aborted) break;
           }
           pos = ev.position;
+          // PGlite answers on this thread and its promises settle as microtasks: a consumer catching
+          // up on a long log (a rebuild, a first start after an upgrade) would starve every request
+          // for the whole replay. Give the event loop a turn every few milliseconds of work.
+          if (performance.now() - slice > YIELD_EVERY_MS) {
+            await new Promise<void>((r) => setImmediate(r));
+            slice = performance.now();
+          }
         }
         if (batch.length < BATCH && !ctl.signal.aborted) await wake.wait(POLL_MS);
       }
