@@ -13,7 +13,7 @@ import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
-import { api, expectError, instances, register, type Account, type Call } from './helpers';
+import { api, eventually, expectError, instances, register, type Account, type Call } from './helpers';
 import { list, luaFiles, luaMissing, luaSyntaxErrors, READER, runDriver, type Line } from './koplugin-driver';
 
 const modes = await availableModes();
@@ -300,6 +300,64 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expect((await push(otherDev, { uuid: crown.id, percentage: 0.9 })).json.status).toBe('saved');
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.42);
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
+  });
+
+  it('queues a position for the user’s other devices, never back to the device that pushed it (plugin and stock kosync with its sync key)', async () => {
+    const u = await register(call);
+    const a = await enroll(call, u, 'Queue Kobo A');
+    const b = await enroll(call, u, 'Queue Kobo B');
+    expect(a.sync_key).toMatch(/^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
+    const queue = async (d: Enrolled) => {
+      const r = await call('GET', `/api/devices/${d.device_id}/queue`, { token: u.token });
+      expect(r.status, r.text).toBe(200);
+      return (r.json.entries as { media_item_id: string; action: string; reason: string }[]).filter((e) => e.action === 'progress');
+    };
+    // the plugin: A pushes the crown; B is told, A is not
+    const pushed = await push(a, { uuid: crown.id, percentage: 0.3, epubcfi: xp40 });
+    expect(pushed.json.status, pushed.text).toBe('saved');
+    expect(pushed.json.progress).toMatchObject({ client: 'koreader', device: 'Queue Kobo A' });
+    const forB = await eventually(async () => {
+      const q = await queue(b);
+      expect(q.length).toBe(1);
+      return q;
+    });
+    expect(forB).toMatchObject([{ media_item_id: crown.id, reason: 'reading position changed on Queue Kobo A' }]);
+    // B's entry and A's (if any) come from the same event: A's queue is final here
+    expect(await queue(a)).toEqual([]);
+
+    // stock Progress sync signed in with A's sync key: the same rule
+    const kosync = { 'x-auth-user': u.username, 'x-auth-key': md5(a.sync_key) };
+    const gi = (await epubText(join(libDir, 'books/garden.epub'))).index;
+    const xp25 = L.canonicalToXPointer(gi, L.percentageToCanonical(gi, 0.25));
+    const put = await call('PUT', '/syncs/progress', {
+      headers: kosync,
+      body: { document: garden.formats[0].partial_md5, progress: xp25, percentage: 0.25, device: 'Kobo', device_id: 'c0ffee00c0ffee00' },
+    });
+    expect(put.status, put.text).toBe(200);
+    const forB2 = await eventually(async () => {
+      const q = await queue(b);
+      expect(q.length).toBe(2);
+      return q;
+    });
+    expect(forB2.find((e) => e.media_item_id === garden.id)).toMatchObject({ reason: 'reading position changed on Queue Kobo A' });
+    expect(await queue(a)).toEqual([]);
+    const onWeb = await call('GET', `/api/media-items/${garden.id}/progress`, { token: u.token });
+    expect(onWeb.json).toMatchObject({ xpointer: xp25, client: 'koreader', device: 'Queue Kobo A' });
+    expect(Math.abs(onWeb.json.percentage - 0.25)).toBeLessThanOrEqual(0.01);
+
+    // B's first push of the garden, mid-read on A, is a conflict; keeping it on the web queues it for A, not B
+    const first = await push(b, { uuid: garden.id, percentage: 0.5 });
+    expect(first.json.status, first.text).toBe('conflict');
+    expect(first.json.conflict.incoming).toMatchObject({ device: 'Queue Kobo B', bindery_device_id: b.device_id });
+    const kept = await call('POST', `/api/progress-conflicts/${first.json.conflict.id}/resolve`, { token: u.token, body: { keep: 'incoming' } });
+    expect(kept.status, kept.text).toBe(200);
+    const forA = await eventually(async () => {
+      const q = await queue(a);
+      expect(q.length).toBe(1);
+      return q;
+    });
+    expect(forA).toMatchObject([{ media_item_id: garden.id, reason: 'reading position changed on Queue Kobo B' }]);
+    expect((await queue(b)).map((e) => e.media_item_id).sort()).toEqual([crown.id, garden.id].sort());
   });
 
   it('keeps annotation places in one canonical form: KOReader XPointers read as a CFI range on the web, and back, to the character', async () => {
