@@ -4,17 +4,18 @@
 // places are one canonical form (docs/decisions.md, "Reading: annotation positions"): a KOReader
 // highlight reads as a CFI range on the web and a web highlight as XPointers here, to the character.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
+import { openZip } from '../../services/catalog/src/formats/zip';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, eventually, expectError, instances, register, type Account, type Call } from './helpers';
-import { list, luaFiles, luaMissing, luaSyntaxErrors, READER, runDriver, type Line } from './koplugin-driver';
+import { list, luaFiles, luaMissing, luaSyntaxErrors, PLUGIN_DIR, READER, runDriver, type Line } from './koplugin-driver';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -300,6 +301,45 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expect((await push(otherDev, { uuid: crown.id, percentage: 0.9 })).json.status).toBe('saved');
     expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(0.42);
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
+  });
+
+  it('offers the plugin as a zip of the bindery.koplugin folder, to anyone, and names the address at registration and approval', async () => {
+    const z = await call('GET', '/api/koreader/plugin');
+    expect(z.status, z.text).toBe(200);
+    expect(z.headers.get('content-type')).toBe('application/zip');
+    expect(z.headers.get('content-disposition')).toBe('attachment; filename="bindery.koplugin.zip"');
+    expect(Number(z.headers.get('content-length'))).toBe(z.bytes.length);
+    // unpacked, it is the folder: the same files under bindery.koplugin/, byte for byte
+    const zip = await openZip('', 'plugin zip', z.bytes);
+    const names = zip.entries.map((e) => e.fileName);
+    const folder = readdirSync(PLUGIN_DIR, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(PLUGIN_DIR, join(e.parentPath, e.name)).split(sep).join('/'))
+      .sort();
+    expect(folder).toContain('main.lua');
+    expect(names).toEqual(folder.map((f) => `bindery.koplugin/${f}`));
+    for (const e of zip.entries) expect((await zip.read(e, 1 << 24)).equals(readFileSync(join(PLUGIN_DIR, e.fileName.slice('bindery.koplugin/'.length)))), e.fileName).toBe(true);
+    zip.close();
+    // kept: the same bytes again, and a revalidation with its ETag is a 304
+    const again = await call('GET', '/api/koreader/plugin', { token: reader.token });
+    expect(again.bytes.equals(z.bytes)).toBe(true);
+    const etag = z.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const same = await call('GET', '/api/koreader/plugin', { headers: { 'if-none-match': etag } });
+    expect([same.status, same.bytes.length]).toEqual([304, 0]);
+    const head = await call('HEAD', '/api/koreader/plugin');
+    expect([head.status, head.headers.get('content-type'), head.bytes.length]).toEqual([200, 'application/zip', 0]);
+    // other methods: no such route (fastify answers 404 for a method it has no route for)
+    for (const m of ['POST', 'PUT', 'DELETE']) expectError(await call(m, '/api/koreader/plugin', { body: {} }), 404, 'not found');
+    expectError(await call('GET', '/api/koreader/plugin/main.lua'), 404, 'not found');
+
+    // the registration's instructions and the approval page name the address
+    const reg = await call('POST', '/api/devices/register', { body: { name: 'Plugin reader', client: 'koreader' } });
+    expect(reg.status, reg.text).toBe(201);
+    expect(reg.json.setup_instructions).toContain(`${base}/api/koreader/plugin`);
+    const page = await call('GET', `/devices/approve/${reg.json.user_code}`, { token: reader.token });
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('<a id="plugin-download" href="/api/koreader/plugin" download>bindery.koplugin.zip</a>');
   });
 
   it('queues a position for the user’s other devices, never back to the device that pushed it (plugin and stock kosync with its sync key)', async () => {
