@@ -521,18 +521,9 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // the book was opened on the web first (at its start: no conflict with the device's first push)
       const opened = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.01 } });
       expect([opened.status, opened.json.status]).toEqual([200, 'saved']);
-      // reading on the device: a position (XPointer) and a red highlight
-      const h = {
-        datetime: '2026-11-20 10:00:00',
-        drawer: 'lighten',
-        color: 'red',
-        pos0: '/body/DocFragment[2]/body/p[2]/text().0',
-        pos1: '/body/DocFragment[2]/body/p[2]/text().24',
-        page: '/body/DocFragment[2]/body/p[2]/text().0',
-        pageno: 3,
-        text: 'marked on the Lua device',
-        chapter: 'One',
-      };
+      // reading on the device: a position (XPointer) and a red highlight, at places the book has
+      const hs = span(0.2, 24);
+      const h = { datetime: '2026-11-20 10:00:00', drawer: 'lighten', color: 'red', pos0: hs.pos0, pos1: hs.pos1, page: hs.pos0, pageno: 3, text: hs.text, chapter: 'One' };
       const pushed = await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] });
       // the book is found by its SHA-256 once, then pushed by the uuid learned
       expect(pushed).toMatchObject({ event: 'pushed', uuid: crown.id, matched_by: 'sha256', sha256: crown.sha256 });
@@ -559,7 +550,8 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // read further on the web, and highlighted there: the device is offered the web's place and gets the highlight
       const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.6 } });
       expect([further.status, further.json.status]).toEqual([200, 'saved']);
-      const placed = { pos0: '/body/DocFragment[5]/body/p[1]/text().0', pos1: '/body/DocFragment[5]/body/p[1]/text().12' };
+      const ps = span(0.62, 12);
+      const placed = { pos0: ps.pos0, pos1: ps.pos1 };
       const made = await call('POST', `/api/media-items/${crown.id}/highlights`, {
         token: owner.token,
         body: { text: 'from the web', percentage: 0.6, color: '#7aa2f7', ...placed },
@@ -568,33 +560,50 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // one without an XPointer KOReader cannot place: it is not brought over, so never deleted from there
       const unplaced = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'no XPointer', percentage: 0.65 } });
       expect(unplaced.status, unplaced.text).toBe(201);
+      // made on the web reader from a CFI range alone: the server gives it XPointers and the device adds it
+      const c = span(0.55, 40);
+      const fromCfi = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { position: { epubcfi: c.cfi }, text: c.text, color: '#9ece6a' } });
+      expect(fromCfi.status, fromCfi.text).toBe(201);
+      expect(Object.keys(fromCfi.json.position)).not.toContain('xpointer');
+      // a point (a point CFI, its text too short to find): KOReader draws no highlight without an end
+      const p = span(0.7, 4);
+      const point = await call('POST', `/api/media-items/${crown.id}/highlights`, {
+        token: owner.token,
+        body: { position: { epubcfi: L.canonicalToCfi(idx, p.start) }, text: 'tiny' },
+      });
+      expect(point.status, point.text).toBe(201);
+      expect([point.json.position.pos0, point.json.position.pos1]).toEqual([p.pos0, undefined]);
       const pulled = await driver('pull', { percentage: 0.4, xpointer: xp40, annotations: [h] });
       expect(pulled, pulled.position_reason).toMatchObject({ event: 'pulled', uuid: crown.id, position: { forward: true, client: 'web' } });
       expect(Math.abs(pulled.position.percentage - 0.6)).toBeLessThanOrEqual(0.01);
+      // in the book's order
       expect(list(pulled.add)).toMatchObject([
+        { bindery_key: fromCfi.json.id, text: c.text, color: 'green', bindery_color: 'green', drawer: 'lighten', pos0: c.pos0, pos1: c.pos1, page: c.pos0 },
         { bindery_key: made.json.id, text: 'from the web', color: 'blue', bindery_color: 'blue', drawer: 'lighten', ...placed, page: placed.pos0 },
       ]);
+      expect(list(pulled.add)[0]!.pos_percent).toBe(pctOf(c.start));
       expect(list(pulled.remove)).toEqual([]);
-      expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight' });
+      expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight', [fromCfi.json.id]: 'highlight' });
       // already there, the device is not moved
-      const same = await driver('pull', { percentage: 0.6, annotations: [h, pulled.add[0]] });
+      const same = await driver('pull', { percentage: 0.6, annotations: [h, ...list(pulled.add)] });
       expect([same.position, same.position_reason]).toEqual([null, "already at the server's position"]);
       expect(list(same.add)).toEqual([]);
 
-      // both deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
+      // all three deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
       const deleted = await driver('push', { percentage: 0.6, annotations: [] });
-      expect(deleted.progress.deleted).toEqual({ highlights: 2, bookmarks: 0 });
+      expect(deleted.progress.deleted).toEqual({ highlights: 3, bookmarks: 0 });
       expect(list(deleted.progress.ignored)).toEqual([]);
       expect(deleted.synced).toEqual({});
-      expect((await web('highlights', crown.id, owner)).json.data.map((a: { text: string }) => a.text)).toEqual(['no XPointer']);
+      expect((await web('highlights', crown.id, owner)).json.data.map((a: { text: string }) => a.text).sort()).toEqual(['no XPointer', 'tiny']);
       const after = await driver('pull', { percentage: 0.6, annotations: [] });
       expect(list(after.add)).toEqual([]);
       expect(after.synced).toEqual({});
 
       // bookmarks: one deleted on the device goes in deleted_bookmarks; one deleted on the web leaves
       // the device at the next pull, and a stale copy sent later is refused and dropped, never re-made
-      const b1 = { datetime: '2026-11-20 11:00:00', page: '/body/DocFragment[3].0', pageno: 5, text: 'chapter two' };
-      const b2 = { datetime: '2026-11-20 11:05:00', page: '/body/DocFragment[4].0', pageno: 9, text: 'chapter three' };
+      // (KOReader names a bookmark's place by the XPointer of the text there)
+      const b1 = { datetime: '2026-11-20 11:00:00', page: L.canonicalToXPointer(idx, { spine: 2, offset: 0 }), pageno: 5, text: 'chapter two' };
+      const b2 = { datetime: '2026-11-20 11:05:00', page: L.canonicalToXPointer(idx, { spine: 3, offset: 0 }), pageno: 9, text: 'chapter three' };
       const marked = await driver('push', { percentage: 0.6, annotations: [b1, b2] });
       expect(marked.annotations).toMatchObject({ created: 2, unchanged: 0 });
       const webB = (await web('bookmarks', crown.id, owner)).json.data as { id: string; dedup_key: string; position: { pos0: string; page: number } }[];
