@@ -104,7 +104,9 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
     .values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now })
     .execute();
   await knowDevice(trx, user, item, inc.device);
-  await ctx.emit(trx, user, [{ type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row), device_id: inc.device_id ?? null } }]);
+  await ctx.emit(trx, user, [
+    { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}) } },
+  ]);
   return row;
 }
 
