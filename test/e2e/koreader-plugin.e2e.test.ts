@@ -398,6 +398,22 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     });
     expect(forA).toMatchObject([{ media_item_id: garden.id, reason: 'reading position changed on Queue Kobo B' }]);
     expect((await queue(b)).map((e) => e.media_item_id).sort()).toEqual([crown.id, garden.id].sort());
+
+    // a sync-key push for a document Bindery does not know, linked later on the web: still A's own
+    const doc = md5(`unknown-${mode}-${u.username}`);
+    const stored = await call('PUT', '/syncs/progress', {
+      headers: kosync,
+      body: { document: doc, progress: '2', percentage: 0.3, device: 'Kobo', device_id: 'c0ffee00c0ffee00' },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    const linked = await call('PUT', `/api/kosync/documents/${doc}`, { token: u.token, body: { media_item_id: comic.id } });
+    expect(linked.status, linked.text).toBe(200);
+    expect((await call('GET', `/api/media-items/${comic.id}/progress`, { token: u.token })).json).toMatchObject({ page: 2, device: 'Queue Kobo A' });
+    await eventually(async () => {
+      const q = await queue(b);
+      expect(q.map((e) => e.media_item_id).sort()).toEqual([crown.id, garden.id, comic.id].sort());
+    });
+    expect((await queue(a)).map((e) => e.media_item_id)).toEqual([garden.id]);
   });
 
   it('keeps annotation places in one canonical form: KOReader XPointers read as a CFI range on the web, and back, to the character', async () => {
