@@ -28,6 +28,8 @@ ENV NODE_ENV=production DATA_DIR=/data PORT=8080 OPS_PORT=9464
 WORKDIR /app
 # owned by root and read-only to the process; only DATA_DIR (a volume) is its own
 COPY --from=build /app /app
+# the KOReader plugin, served as a zip at /api/koreader/plugin (found next to dist/)
+COPY --from=build /src/clients/koreader/bindery.koplugin /app/clients/koreader/bindery.koplugin
 # pdftoppm renders PDF covers and streamed PDF pages (without it, PDFs get neither)
 RUN apt-get update && apt-get install -y --no-install-recommends poppler-utils \
  && rm -rf /var/lib/apt/lists/* \

@@ -41,6 +41,7 @@ const INLINE = new Set([
   'p-limit',
   'prom-client',
   'yauzl',
+  'yazl',
   'chokidar',
   '@nats-io/nats-core',
   '@nats-io/transport-node',

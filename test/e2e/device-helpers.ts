@@ -9,6 +9,8 @@ export interface Enrolled {
   token: string;
   name: string;
   user_code: string;
+  /** the kosync sync key shown at approval */
+  sync_key: string;
 }
 
 export async function registerDevice(call: Call, name: string, extra: Record<string, unknown> = {}) {
@@ -27,7 +29,7 @@ export async function enroll(call: Call, user: Account, name = 'Reader'): Promis
   const s = await poll(call, reg.device_code);
   expect(s.status, s.text).toBe(200);
   expect(s.json.status).toBe('approved');
-  return { device_id: s.json.device_id, token: s.json.device_token, name, user_code: reg.user_code };
+  return { device_id: s.json.device_id, token: s.json.device_token, name, user_code: reg.user_code, sync_key: a.json.sync_key };
 }
 
 /** A request carrying a device credential. */

@@ -4,17 +4,18 @@
 // places are one canonical form (docs/decisions.md, "Reading: annotation positions"): a KOReader
 // highlight reads as a CFI range on the web and a web highlight as XPointers here, to the character.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
+import { openZip } from '../../services/catalog/src/formats/zip';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
-import { api, expectError, instances, register, type Account, type Call } from './helpers';
-import { list, luaFiles, luaMissing, luaSyntaxErrors, READER, runDriver, type Line } from './koplugin-driver';
+import { api, eventually, expectError, instances, register, type Account, type Call } from './helpers';
+import { list, luaFiles, luaMissing, luaSyntaxErrors, PLUGIN_DIR, READER, runDriver, type Line } from './koplugin-driver';
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -302,6 +303,119 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     expectError(await meta(dev, '00000000-0000-4000-8000-000000000000'), 404, 'book not found');
   });
 
+  it('offers the plugin as a zip of the bindery.koplugin folder, to anyone, and names the address at registration and approval', async () => {
+    const z = await call('GET', '/api/koreader/plugin');
+    expect(z.status, z.text).toBe(200);
+    expect(z.headers.get('content-type')).toBe('application/zip');
+    expect(z.headers.get('content-disposition')).toBe('attachment; filename="bindery.koplugin.zip"');
+    expect(Number(z.headers.get('content-length'))).toBe(z.bytes.length);
+    // unpacked, it is the folder: the same files under bindery.koplugin/, byte for byte
+    const zip = await openZip('', 'plugin zip', z.bytes);
+    const names = zip.entries.map((e) => e.fileName);
+    const folder = readdirSync(PLUGIN_DIR, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => relative(PLUGIN_DIR, join(e.parentPath, e.name)).split(sep).join('/'))
+      .sort();
+    expect(folder).toContain('main.lua');
+    expect(names).toEqual(folder.map((f) => `bindery.koplugin/${f}`));
+    for (const e of zip.entries) expect((await zip.read(e, 1 << 24)).equals(readFileSync(join(PLUGIN_DIR, e.fileName.slice('bindery.koplugin/'.length)))), e.fileName).toBe(true);
+    zip.close();
+    // kept: the same bytes again, and a revalidation with its ETag is a 304
+    const again = await call('GET', '/api/koreader/plugin', { token: reader.token });
+    expect(again.bytes.equals(z.bytes)).toBe(true);
+    const etag = z.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const same = await call('GET', '/api/koreader/plugin', { headers: { 'if-none-match': etag } });
+    expect([same.status, same.bytes.length]).toEqual([304, 0]);
+    const head = await call('HEAD', '/api/koreader/plugin');
+    expect([head.status, head.headers.get('content-type'), head.bytes.length]).toEqual([200, 'application/zip', 0]);
+    // other methods: no such route (fastify answers 404 for a method it has no route for)
+    for (const m of ['POST', 'PUT', 'DELETE']) expectError(await call(m, '/api/koreader/plugin', { body: {} }), 404, 'not found');
+    expectError(await call('GET', '/api/koreader/plugin/main.lua'), 404, 'not found');
+
+    // the registration's instructions and the approval page name the address
+    const reg = await call('POST', '/api/devices/register', { body: { name: 'Plugin reader', client: 'koreader' } });
+    expect(reg.status, reg.text).toBe(201);
+    expect(reg.json.setup_instructions).toContain(`${base}/api/koreader/plugin`);
+    const page = await call('GET', `/devices/approve/${reg.json.user_code}`, { token: reader.token });
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('<a id="plugin-download" href="/api/koreader/plugin" download>bindery.koplugin.zip</a>');
+  });
+
+  it('queues a position for the user’s other devices, never back to the device that pushed it (plugin and stock kosync with its sync key)', async () => {
+    const u = await register(call);
+    const a = await enroll(call, u, 'Queue Kobo A');
+    const b = await enroll(call, u, 'Queue Kobo B');
+    expect(a.sync_key).toMatch(/^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/);
+    const queue = async (d: Enrolled) => {
+      const r = await call('GET', `/api/devices/${d.device_id}/queue`, { token: u.token });
+      expect(r.status, r.text).toBe(200);
+      return (r.json.entries as { media_item_id: string; action: string; reason: string }[]).filter((e) => e.action === 'progress');
+    };
+    // the plugin: A pushes the crown; B is told, A is not
+    const pushed = await push(a, { uuid: crown.id, percentage: 0.3, epubcfi: xp40 });
+    expect(pushed.json.status, pushed.text).toBe('saved');
+    expect(pushed.json.progress).toMatchObject({ client: 'koreader', device: 'Queue Kobo A' });
+    const forB = await eventually(async () => {
+      const q = await queue(b);
+      expect(q.length).toBe(1);
+      return q;
+    });
+    expect(forB).toMatchObject([{ media_item_id: crown.id, reason: 'reading position changed on Queue Kobo A' }]);
+    // B's entry and A's (if any) come from the same event: A's queue is final here
+    expect(await queue(a)).toEqual([]);
+
+    // stock Progress sync signed in with A's sync key: the same rule
+    const kosync = { 'x-auth-user': u.username, 'x-auth-key': md5(a.sync_key) };
+    const gi = (await epubText(join(libDir, 'books/garden.epub'))).index;
+    const xp25 = L.canonicalToXPointer(gi, L.percentageToCanonical(gi, 0.25));
+    const put = await call('PUT', '/syncs/progress', {
+      headers: kosync,
+      body: { document: garden.formats[0].partial_md5, progress: xp25, percentage: 0.25, device: 'Kobo', device_id: 'c0ffee00c0ffee00' },
+    });
+    expect(put.status, put.text).toBe(200);
+    const forB2 = await eventually(async () => {
+      const q = await queue(b);
+      expect(q.length).toBe(2);
+      return q;
+    });
+    expect(forB2.find((e) => e.media_item_id === garden.id)).toMatchObject({ reason: 'reading position changed on Queue Kobo A' });
+    expect(await queue(a)).toEqual([]);
+    const onWeb = await call('GET', `/api/media-items/${garden.id}/progress`, { token: u.token });
+    expect(onWeb.json).toMatchObject({ xpointer: xp25, client: 'koreader', device: 'Queue Kobo A' });
+    expect(Math.abs(onWeb.json.percentage - 0.25)).toBeLessThanOrEqual(0.01);
+
+    // B's first push of the garden, mid-read on A, is a conflict; keeping it on the web queues it for A, not B
+    const first = await push(b, { uuid: garden.id, percentage: 0.5 });
+    expect(first.json.status, first.text).toBe('conflict');
+    expect(first.json.conflict.incoming).toMatchObject({ device: 'Queue Kobo B', bindery_device_id: b.device_id });
+    const kept = await call('POST', `/api/progress-conflicts/${first.json.conflict.id}/resolve`, { token: u.token, body: { keep: 'incoming' } });
+    expect(kept.status, kept.text).toBe(200);
+    const forA = await eventually(async () => {
+      const q = await queue(a);
+      expect(q.length).toBe(1);
+      return q;
+    });
+    expect(forA).toMatchObject([{ media_item_id: garden.id, reason: 'reading position changed on Queue Kobo B' }]);
+    expect((await queue(b)).map((e) => e.media_item_id).sort()).toEqual([crown.id, garden.id].sort());
+
+    // a sync-key push for a document Bindery does not know, linked later on the web: still A's own
+    const doc = md5(`unknown-${mode}-${u.username}`);
+    const stored = await call('PUT', '/syncs/progress', {
+      headers: kosync,
+      body: { document: doc, progress: '2', percentage: 0.3, device: 'Kobo', device_id: 'c0ffee00c0ffee00' },
+    });
+    expect(stored.status, stored.text).toBe(200);
+    const linked = await call('PUT', `/api/kosync/documents/${doc}`, { token: u.token, body: { media_item_id: comic.id } });
+    expect(linked.status, linked.text).toBe(200);
+    expect((await call('GET', `/api/media-items/${comic.id}/progress`, { token: u.token })).json).toMatchObject({ page: 2, device: 'Queue Kobo A' });
+    await eventually(async () => {
+      const q = await queue(b);
+      expect(q.map((e) => e.media_item_id).sort()).toEqual([crown.id, garden.id, comic.id].sort());
+    });
+    expect((await queue(a)).map((e) => e.media_item_id)).toEqual([garden.id]);
+  });
+
   it('keeps annotation places in one canonical form: KOReader XPointers read as a CFI range on the web, and back, to the character', async () => {
     // made on the device: the web reads the CFI range of the same characters
     const k = span(0.3, 60);
@@ -423,18 +537,9 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // the book was opened on the web first (at its start: no conflict with the device's first push)
       const opened = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.01 } });
       expect([opened.status, opened.json.status]).toEqual([200, 'saved']);
-      // reading on the device: a position (XPointer) and a red highlight
-      const h = {
-        datetime: '2026-11-20 10:00:00',
-        drawer: 'lighten',
-        color: 'red',
-        pos0: '/body/DocFragment[2]/body/p[2]/text().0',
-        pos1: '/body/DocFragment[2]/body/p[2]/text().24',
-        page: '/body/DocFragment[2]/body/p[2]/text().0',
-        pageno: 3,
-        text: 'marked on the Lua device',
-        chapter: 'One',
-      };
+      // reading on the device: a position (XPointer) and a red highlight, at places the book has
+      const hs = span(0.2, 24);
+      const h = { datetime: '2026-11-20 10:00:00', drawer: 'lighten', color: 'red', pos0: hs.pos0, pos1: hs.pos1, page: hs.pos0, pageno: 3, text: hs.text, chapter: 'One' };
       const pushed = await driver('push', { percentage: 0.4, xpointer: xp40, annotations: [h] });
       // the book is found by its SHA-256 once, then pushed by the uuid learned
       expect(pushed).toMatchObject({ event: 'pushed', uuid: crown.id, matched_by: 'sha256', sha256: crown.sha256 });
@@ -461,7 +566,8 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // read further on the web, and highlighted there: the device is offered the web's place and gets the highlight
       const further = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: owner.token, body: { percentage: 0.6 } });
       expect([further.status, further.json.status]).toEqual([200, 'saved']);
-      const placed = { pos0: '/body/DocFragment[5]/body/p[1]/text().0', pos1: '/body/DocFragment[5]/body/p[1]/text().12' };
+      const ps = span(0.62, 12);
+      const placed = { pos0: ps.pos0, pos1: ps.pos1 };
       const made = await call('POST', `/api/media-items/${crown.id}/highlights`, {
         token: owner.token,
         body: { text: 'from the web', percentage: 0.6, color: '#7aa2f7', ...placed },
@@ -470,33 +576,50 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
       // one without an XPointer KOReader cannot place: it is not brought over, so never deleted from there
       const unplaced = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { text: 'no XPointer', percentage: 0.65 } });
       expect(unplaced.status, unplaced.text).toBe(201);
+      // made on the web reader from a CFI range alone: the server gives it XPointers and the device adds it
+      const c = span(0.55, 40);
+      const fromCfi = await call('POST', `/api/media-items/${crown.id}/highlights`, { token: owner.token, body: { position: { epubcfi: c.cfi }, text: c.text, color: '#9ece6a' } });
+      expect(fromCfi.status, fromCfi.text).toBe(201);
+      expect(Object.keys(fromCfi.json.position)).not.toContain('xpointer');
+      // a point (a point CFI, its text too short to find): KOReader draws no highlight without an end
+      const p = span(0.7, 4);
+      const point = await call('POST', `/api/media-items/${crown.id}/highlights`, {
+        token: owner.token,
+        body: { position: { epubcfi: L.canonicalToCfi(idx, p.start) }, text: 'tiny' },
+      });
+      expect(point.status, point.text).toBe(201);
+      expect([point.json.position.pos0, point.json.position.pos1]).toEqual([p.pos0, undefined]);
       const pulled = await driver('pull', { percentage: 0.4, xpointer: xp40, annotations: [h] });
       expect(pulled, pulled.position_reason).toMatchObject({ event: 'pulled', uuid: crown.id, position: { forward: true, client: 'web' } });
       expect(Math.abs(pulled.position.percentage - 0.6)).toBeLessThanOrEqual(0.01);
+      // in the book's order
       expect(list(pulled.add)).toMatchObject([
+        { bindery_key: fromCfi.json.id, text: c.text, color: 'green', bindery_color: 'green', drawer: 'lighten', pos0: c.pos0, pos1: c.pos1, page: c.pos0 },
         { bindery_key: made.json.id, text: 'from the web', color: 'blue', bindery_color: 'blue', drawer: 'lighten', ...placed, page: placed.pos0 },
       ]);
+      expect(list(pulled.add)[0]!.pos_percent).toBe(pctOf(c.start));
       expect(list(pulled.remove)).toEqual([]);
-      expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight' });
+      expect(pulled.synced).toEqual({ [hKey]: 'highlight', [made.json.id]: 'highlight', [fromCfi.json.id]: 'highlight' });
       // already there, the device is not moved
-      const same = await driver('pull', { percentage: 0.6, annotations: [h, pulled.add[0]] });
+      const same = await driver('pull', { percentage: 0.6, annotations: [h, ...list(pulled.add)] });
       expect([same.position, same.position_reason]).toEqual([null, "already at the server's position"]);
       expect(list(same.add)).toEqual([]);
 
-      // both deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
+      // all three deleted on the device: the deletions travel in deleted_highlights, and they stay deleted
       const deleted = await driver('push', { percentage: 0.6, annotations: [] });
-      expect(deleted.progress.deleted).toEqual({ highlights: 2, bookmarks: 0 });
+      expect(deleted.progress.deleted).toEqual({ highlights: 3, bookmarks: 0 });
       expect(list(deleted.progress.ignored)).toEqual([]);
       expect(deleted.synced).toEqual({});
-      expect((await web('highlights', crown.id, owner)).json.data.map((a: { text: string }) => a.text)).toEqual(['no XPointer']);
+      expect((await web('highlights', crown.id, owner)).json.data.map((a: { text: string }) => a.text).sort()).toEqual(['no XPointer', 'tiny']);
       const after = await driver('pull', { percentage: 0.6, annotations: [] });
       expect(list(after.add)).toEqual([]);
       expect(after.synced).toEqual({});
 
       // bookmarks: one deleted on the device goes in deleted_bookmarks; one deleted on the web leaves
       // the device at the next pull, and a stale copy sent later is refused and dropped, never re-made
-      const b1 = { datetime: '2026-11-20 11:00:00', page: '/body/DocFragment[3].0', pageno: 5, text: 'chapter two' };
-      const b2 = { datetime: '2026-11-20 11:05:00', page: '/body/DocFragment[4].0', pageno: 9, text: 'chapter three' };
+      // (KOReader names a bookmark's place by the XPointer of the text there)
+      const b1 = { datetime: '2026-11-20 11:00:00', page: L.canonicalToXPointer(idx, { spine: 2, offset: 0 }), pageno: 5, text: 'chapter two' };
+      const b2 = { datetime: '2026-11-20 11:05:00', page: L.canonicalToXPointer(idx, { spine: 3, offset: 0 }), pageno: 9, text: 'chapter three' };
       const marked = await driver('push', { percentage: 0.6, annotations: [b1, b2] });
       expect(marked.annotations).toMatchObject({ created: 2, unchanged: 0 });
       const webB = (await web('bookmarks', crown.id, owner)).json.data as { id: string; dedup_key: string; position: { pos0: string; page: number } }[];

@@ -246,6 +246,17 @@ describe.each(modes)('reading positions against the locator index (%s)', (mode) 
       spine_index: 3,
       doc_offset: Q1.length + 3,
     });
+    // a highlight sent as a point where its text starts spans that text (KOReader draws none without an end)
+    const point = await hl({ position: { epubcfi: 'epubcfi(/6/8[ch2]!/4/2[q1]/1:13)' }, text: 'the dragon' });
+    expect(point.status, point.text).toBe(201);
+    expect(point.json.healed).toEqual(['text: the highlight was a point; its end was set where its text ends']);
+    expect(point.json.position).toMatchObject({
+      epubcfi: 'epubcfi(/6/8[ch2]!/4/2[q1],/1:13,/1:23)',
+      pos0: '/body/DocFragment[4]/body/p[1]/text().12',
+      pos1: '/body/DocFragment[4]/body/p[1]/text().22',
+      doc_offset: 13,
+      end_doc_offset: 23,
+    });
     // another user sees none of it
     const other = await register(call);
     expect((await call('GET', `/api/media-items/${book}/highlights`, { token: other.token })).json).toEqual({ data: [] });

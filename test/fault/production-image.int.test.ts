@@ -2,13 +2,14 @@
 // `pnpm deploy` stage copies them), in a clean directory of its own, as an unprivileged user.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../support/bindery';
 import { client } from '../support/http';
 
 const NOBODY = 65534;
+const PLUGIN = 'clients/koreader/bindery.koplugin';
 const isRoot = process.getuid?.() === 0;
 
 function run(cmd: string, args: string[]): string {
@@ -36,6 +37,8 @@ describe.skipIf(!isRoot)('the production output in a clean directory, as uid 655
     run(process.execPath, ['embedded/build.mjs']);
     // the Dockerfile's build stage does the same: production dependencies of the app package, and its dist
     run('pnpm', ['--filter', '@bindery/embedded', 'deploy', '--prod', '--legacy', '--prefer-offline', app]);
+    // and its run stage copies the KOReader plugin next to dist/
+    cpSync(join(ROOT, PLUGIN), join(app, PLUGIN), { recursive: true });
   }, 240_000);
   afterAll(async () => {
     if (child && child.exitCode === null) {
@@ -49,7 +52,7 @@ describe.skipIf(!isRoot)('the production output in a clean directory, as uid 655
     const files = walk(app).map((f) => f.slice(app.length + 1));
     expect(files.filter((f) => f.startsWith('dist/')).sort()).toEqual(expect.arrayContaining(['dist/main.js', 'dist/service.js']));
     expect(files.filter((f) => !f.startsWith('node_modules/') && /\.ts$/.test(f))).toEqual([]);
-    expect(files.filter((f) => !f.startsWith('node_modules/') && !f.startsWith('dist/'))).toEqual(['package.json']);
+    expect(files.filter((f) => !f.startsWith('node_modules/') && !f.startsWith('dist/') && !f.startsWith(`${PLUGIN}/`))).toEqual(['package.json']);
     const installed = readdirSync(join(app, 'node_modules/.pnpm'));
     for (const dev of ['tsx@', 'esbuild@', 'typescript@', 'vitest@', '@bindery+']) expect(installed.filter((p) => p.startsWith(dev))).toEqual([]);
     expect(existsSync(join(app, 'node_modules/fastify/package.json'))).toBe(true);
@@ -93,7 +96,11 @@ describe.skipIf(!isRoot)('the production output in a clean directory, as uid 655
     expect((await http('GET', '/api/auth/profile', { token: r.json.access_token })).json.username).toBe('image-admin');
     // it wrote its database and token secret under DATA_DIR, and nothing into its own directory
     expect(readdirSync(data).sort()).toEqual(expect.arrayContaining(['db', 'jwt-secret']));
-    expect(readdirSync(app).sort()).toEqual(['dist', 'node_modules', 'package.json']);
+    expect(readdirSync(app).sort()).toEqual(['clients', 'dist', 'node_modules', 'package.json']);
+    // the plugin folder is found next to dist/ and served as a zip
+    const zip = await http('GET', '/api/koreader/plugin');
+    expect([zip.status, zip.headers.get('content-type'), zip.headers.get('content-disposition')]).toEqual([200, 'application/zip', 'attachment; filename="bindery.koplugin.zip"']);
+    for (const f of readdirSync(join(app, PLUGIN))) expect(zip.bytes.includes(`bindery.koplugin/${f}`), f).toBe(true);
   }, 90_000);
 
   it('the distributed entry point refuses to start without DATABASE_URL and NATS_URL, naming them', () => {

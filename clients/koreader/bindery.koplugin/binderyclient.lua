@@ -290,11 +290,18 @@ function Client.deletions(synced, annotations)
     return out
 end
 
---- Whether KOReader can place a pulled annotation: reflowable books need an XPointer (a highlight
---- made on the web knows none unless its reader gave one); fixed-layout books take page bookmarks only.
+local function is_xpointer(v)
+    return type(v) == "string" and v:sub(1, 6) == "/body/"
+end
+
+--- Whether KOReader can place a pulled annotation: reflowable books need an XPointer (the server
+--- gives one to every annotation it could place in the text, a web highlight made from a CFI too),
+--- and a highlight or note both ends (KOReader draws none without pos1); fixed-layout books take
+--- page bookmarks only.
 function Client.placeable(item, has_pages)
     if has_pages then return item.pos0 == nil and tonumber(item.page) ~= nil end
-    return type(item.page) == "string" and item.page:sub(1, 6) == "/body/"
+    if item.pos0 ~= nil and not (is_xpointer(item.pos0) and is_xpointer(item.pos1)) then return false end
+    return is_xpointer(item.page)
 end
 
 --- Which pulled annotations to add here and which local ones to drop, and the new `synced`.

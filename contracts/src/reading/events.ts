@@ -7,7 +7,8 @@ const Row = Type.Record(Type.String(), Type.Unknown());
 
 export const ReadingEvents = {
   'reading.system-collections-created.v1': Type.Object({ user_id: Uuid, collections: Type.Array(Row) }),
-  'reading.progress-saved.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, progress: Row }),
+  /** `device_id`: the Bindery device that wrote the position (its credential or sync key); absent for the web and other clients */
+  'reading.progress-saved.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, progress: Row, device_id: Type.Optional(Uuid) }),
   'reading.progress-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
   'reading.progress-conflict-opened.v1': Type.Object({ user_id: Uuid, conflict: Row }),
   'reading.progress-conflict-closed.v1': Type.Object({ user_id: Uuid, conflict: Row }),

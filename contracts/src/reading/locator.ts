@@ -104,6 +104,8 @@ export type HealCode =
   | 'text-moved'
   /** a position known by its percentage alone was placed by its text */
   | 'text-placed'
+  /** a highlight sent as a point where its text starts: its end was set where the text ends */
+  | 'text-end'
   /** a percentage that disagreed with the position: set from the position */
   | 'percentage'
   /** a page past the book's last page: the last page */

@@ -12,6 +12,8 @@ export const AccessSchema = Type.Union([Type.Object({ all: Type.Literal(true) })
 /** One shape for every operation: which fields an operation reads is its handler's business. */
 export const ReadingRequest = Type.Object({
   caller: Caller,
+  /** the Bindery device the gateway authenticated the request as (a device credential), if any */
+  device: Type.Optional(Type.Object({ device_id: Type.String({ format: 'uuid' }), name: Type.String({ maxLength: 100 }) })),
   access: Type.Optional(AccessSchema),
   item_id: Type.Optional(Type.String()),
   id: Type.Optional(Type.String()),

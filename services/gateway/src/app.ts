@@ -36,6 +36,7 @@ import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
 import { kosyncRoutes } from './routes/kosync';
 import { koreaderPluginRoutes } from './routes/koreader-plugin';
+import { koreaderDownloadRoutes } from './routes/koreader-download';
 import { deviceAuthenticator } from './http/device-auth';
 import { syncKeys } from './http/sync-keys';
 import { VerifiedCache } from './http/verified-cache';
@@ -157,6 +158,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
+  koreaderDownloadRoutes(app);
   uploadsRoutes(app, {
     requireUser: auth.requireUser,
     folders: async (req, id) => {

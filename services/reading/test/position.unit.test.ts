@@ -129,6 +129,12 @@ describe('annotation spans', () => {
     expect(moved.anchor).toEqual({ start: { spine: 1, offset: 1 }, end: { spine: 1, offset: 5 } });
     expect(moved.healed).toEqual([{ code: 'text-moved', message: 'text: not found at the position; found in c2.xhtml and moved there' }]);
     expect(byText(index, at, { spine: 1, offset: 3, end: 4 }, true, 'x').anchor.end).toEqual({ spine: 1, offset: 6 });
+    // a highlight sent as a point where its text starts spans the text
+    const point = byText(index, { start: { spine: 0, offset: 0 }, end: null }, { spine: 0, offset: 0, end: 4 }, false, 'abcd');
+    expect(point).toEqual({
+      anchor: { start: { spine: 0, offset: 0 }, end: { spine: 0, offset: 4 } },
+      healed: [{ code: 'text-end', message: 'text: the highlight was a point; its end was set where its text ends' }],
+    });
     expect(byText(index, null, { spine: 1, offset: 0, end: 6 }, false, 'second').healed.map((h) => h.code)).toEqual(['text-placed']);
     expect(needleOf('  short ')).toBeNull();
     expect(needleOf('a   longer\ntext')).toEqual({ needle: 'a longer text', cut: false });

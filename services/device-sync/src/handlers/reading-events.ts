@@ -44,10 +44,13 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void>
       break;
     }
     case 'reading.progress-saved.v1': {
+      // the writer is the Bindery device the reading service names (its credential or sync key); the
+      // position's `device` is a name for people and never tells a device apart
       const p = e.data.progress as { device?: unknown; client?: unknown };
-      const from = typeof p.device === 'string' ? p.device : '';
+      const from = e.data.device_id?.toLowerCase() ?? null;
+      const named = typeof p.device === 'string' ? p.device : '';
       const devices = await t(trx).selectFrom('devices').select(['id', 'name']).where('user_id', '=', e.data.user_id).where('credential_hash', 'is not', null).execute();
-      const origin = devices.find((d) => d.id === from)?.name ?? (from || (typeof p.client === 'string' && p.client) || 'the web');
+      const origin = (from && devices.find((d) => d.id === from)?.name) || named || (typeof p.client === 'string' && p.client) || 'the web';
       for (const d of devices) {
         if (d.id === from) continue;
         await enqueue(ctx, trx, d.id, e.data.user_id, e.data.media_item_id, 'progress', `reading position changed on ${origin}`);

@@ -12,7 +12,9 @@ export type CallReading = (op: Reading.ReadingOp, body: Omit<Reading.ReadingRequ
 export function readingClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite) {
   return async (req: FastifyRequest, op: Reading.ReadingOp, body: Omit<Reading.ReadingRequest, 'caller'> = {}): Promise<Result<unknown>> => {
     try {
-      const r = (await bus.request(rpcSubject('reading', op), { caller: req.caller!, ...body }, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
+      // a device credential names the device: what it writes is known as its own (the sync queue skips it)
+      const device = req.device ? { device: { device_id: req.device.device_id, name: req.device.name } } : {};
+      const r = (await bus.request(rpcSubject('reading', op), { caller: req.caller!, ...device, ...body }, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
       if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
       if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position);
       return r;

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml } from '../http/reply';
 import { param } from './reading-progress';
 import type { DeviceDeps } from './devices';
+import { PLUGIN_DOWNLOAD, PLUGIN_ZIP } from './koreader-download';
 
 interface Pending {
   id: string;
@@ -128,7 +129,8 @@ export function devicePages(app: FastifyInstance, { auth, devices }: DeviceDeps)
       `<h1>Approve this device?</h1><p>A device asks to sync with your Bindery library. Approve it only if you started this on your own device.</p>${device}
 <div id="actions"><button id="approve" type="button">Approve</button><button id="reject" type="button">Reject</button></div><p id="result" role="status"></p>
 <div id="kosync" class="device" hidden><p>For KOReader's built-in <strong>Progress sync</strong> (no plugin): set <em>Custom sync server</em> to <code id="kosync-server"></code>, then <em>Login</em> with the username <code id="kosync-user"></code> and this sync key as the password:</p>
-<p><code id="sync-key"></code></p><p>It is shown only this once and works until the device is deleted or given a new key.</p></div>`,
+<p><code id="sync-key"></code></p><p>It is shown only this once and works until the device is deleted or given a new key.</p></div>
+<p id="plugin">The Bindery plugin for KOReader: <a id="plugin-download" href="${PLUGIN_DOWNLOAD}" download>${PLUGIN_ZIP}</a> (unzip it into KOReader's <code>plugins</code> folder).</p>`,
       APPROVE_SCRIPT,
       ` data-registration="${escapeHtml(p.id)}"`,
     );

@@ -12,6 +12,7 @@ import { sendFailure, sendResult } from '../http/reply';
 import { DeviceView, SYNC_ENDPOINTS } from '../read-model/device-view';
 import type { Reads } from '../read-model/reads';
 import { devicePages } from './device-pages';
+import { PLUGIN_DOWNLOAD } from './koreader-download';
 import { KOSYNC_PREFIX } from './kosync';
 import { queryOf } from './libraries';
 import { param } from './reading-progress';
@@ -36,12 +37,12 @@ export interface DeviceDeps {
   rateLimited?: boolean;
 }
 
-const setupInstructions = (approve: string) =>
+const setupInstructions = (approve: string, plugin: string) =>
   [
     `1. Open ${approve} in a browser where you are signed in to Bindery (you will be asked to sign in first otherwise).`,
     '2. Check the device name and choose Approve.',
     '3. The device keeps polling the status URL and receives its credential once; send it as "Authorization: Device <token>".',
-    '4. KOReader: enter this server in the Bindery plugin; it syncs positions, highlights and bookmarks through the sync endpoints.',
+    `4. KOReader: the Bindery plugin is at ${plugin} (unzip it into KOReader's plugins folder); enter this server in it and it syncs positions, highlights and bookmarks through the sync endpoints.`,
     '5. KOReader without the plugin: the approval page shows a sync key once; in Progress sync, log in with your username and that key as the password.',
   ].join('\n');
 
@@ -75,7 +76,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
         status_url: '/api/devices/register/status',
         expires_in: v.expires_in,
         poll_interval: v.poll_interval,
-        setup_instructions: setupInstructions(`${origin(req)}${path}`),
+        setup_instructions: setupInstructions(`${origin(req)}${path}`, `${origin(req)}${PLUGIN_DOWNLOAD}`),
         sync_endpoints: SYNC_ENDPOINTS,
       });
   });

@@ -146,7 +146,13 @@ export function needleOf(text: string | undefined): { needle: string; cut: boole
  */
 export function byText(index: Index, anchor: Anchor | null, found: Canonical & { end: number }, cut: boolean, text: string): { anchor: Anchor; healed: Heal[] } {
   const lead = text.length - text.trimStart().length;
-  if (anchor && anchor.start.spine === found.spine && found.offset >= anchor.start.offset && found.offset - anchor.start.offset <= lead) return { anchor, healed: [] };
+  if (anchor && anchor.start.spine === found.spine && found.offset >= anchor.start.offset && found.offset - anchor.start.offset <= lead) {
+    // a highlight sent as a point (a point CFI, pos0 alone) where its text starts spans that text:
+    // a reader such as KOReader cannot draw a highlight without its end
+    if (anchor.end || found.end <= found.offset) return { anchor, healed: [] };
+    const end = { spine: found.spine, offset: found.end };
+    return { anchor: { start: anchor.start, end }, healed: [L.heal('text-end', 'text: the highlight was a point; its end was set where its text ends')] };
+  }
   const href = index.spine[found.spine]?.[1] ?? '';
   const n = index.docs[found.spine]?.n ?? found.end;
   // a text cut to its first 1000 characters keeps the span's length, where it had one

@@ -45,10 +45,18 @@ async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | '
   const item = c.item_id as string;
   await ctx.lock(trx, `progress.${user}.${item}`);
   const inc = c.incoming as Position & { client: string; device: string };
-  const { client, device, ...rest } = inc as Position & { client: string; device: string; submitted_at?: string; version?: number; updated_at?: string };
+  const { client, device, bindery_device_id, ...rest } = inc as Position & {
+    client: string;
+    device: string;
+    bindery_device_id?: string;
+    submitted_at?: string;
+    version?: number;
+    updated_at?: string;
+  };
   delete (rest as { submitted_at?: string }).submitted_at;
   if (how === 'incoming') {
-    await savePosition(ctx, trx, user, item, { position: rest as Position, client, device }, 'conflict resolved: incoming kept');
+    // the device that sent it has it already: the sync queue leaves that one out
+    await savePosition(ctx, trx, user, item, { position: rest as Position, client, device, device_id: bindery_device_id ?? null }, 'conflict resolved: incoming kept');
   } else {
     // the position not chosen stays findable in the history
     await t(trx)

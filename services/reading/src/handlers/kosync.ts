@@ -113,8 +113,9 @@ async function writeDocument(
   idle: string,
   values: Row,
   onlyUnlinked = false,
+  deviceId: string | null = null,
 ): Promise<Result<{ status: string; row: Row }>> {
-  const prepared = item ? await prepareProgress(ctx, item, position) : null;
+  const prepared = item ? await prepareProgress(ctx, item, position, deviceId) : null;
   if (prepared && !prepared.ok) return prepared;
   return ctx.tx(async (trx) => {
     await ctx.lock(trx, `kosync.${user}.${document}`);
@@ -143,17 +144,27 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const label = p.via ? p.via.name : deviceLabel(p.device, p.device_id);
   const pre = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', p.document).executeTakeFirst();
   const target = await itemFor(ctx.rt.db, req, pre);
-  const w = await writeDocument(ctx, user, p.document, target.item, positionInput(p.progress, p.percentage, label), 'stored', {
-    item_id: target.item,
-    linked_by: target.by,
-    percentage: p.percentage,
-    progress: p.progress,
-    device: p.device,
-    device_id: p.device_id,
-    label: p.via ? label : null,
-    bindery_device_id: p.via?.device_id ?? null,
-    pushed_at: ctx.now(),
-  });
+  const w = await writeDocument(
+    ctx,
+    user,
+    p.document,
+    target.item,
+    positionInput(p.progress, p.percentage, label),
+    'stored',
+    {
+      item_id: target.item,
+      linked_by: target.by,
+      percentage: p.percentage,
+      progress: p.progress,
+      device: p.device,
+      device_id: p.device_id,
+      label: p.via ? label : null,
+      bindery_device_id: p.via?.device_id ?? null,
+      pushed_at: ctx.now(),
+    },
+    false,
+    p.via?.device_id ?? null,
+  );
   if (!w.ok) return w;
   return ok({ document: p.document, timestamp: seconds(w.value.row.pushed_at), status: w.value.status, media_item_id: target.item });
 }
@@ -244,6 +255,7 @@ export function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, b
     'unlinked',
     { item_id: item, linked_by: item ? by : null },
     onlyUnlinked,
+    (row.bindery_device_id as string | null) ?? null,
   );
 }
 

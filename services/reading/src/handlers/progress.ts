@@ -69,6 +69,8 @@ interface Incoming {
   position: Position;
   client: string;
   device: string;
+  /** the Bindery device that sent it (its credential or sync key); the sync queue does not send it back there */
+  device_id?: string | null;
 }
 
 /** Stores a position as the current one, with a history entry; in the caller's transaction. */
@@ -102,7 +104,9 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
     .values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now })
     .execute();
   await knowDevice(trx, user, item, inc.device);
-  await ctx.emit(trx, user, [{ type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row) } }]);
+  await ctx.emit(trx, user, [
+    { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}) } },
+  ]);
   return row;
 }
 
@@ -116,7 +120,7 @@ async function knowDevice(trx: Trx, user: string, item: string, device: string):
 }
 
 export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {});
+  const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {}, req.device?.device_id);
   if (!prepared.ok) return prepared;
   return ok(await ctx.tx((trx) => writeProgress(ctx, trx, req.caller.user_id, req.item_id!, prepared.value)));
 }
@@ -127,8 +131,11 @@ export interface Prepared {
   baseVersion: number | undefined;
 }
 
-/** Checks a submitted position (no transaction needed): the incoming position, or the message. */
-export async function prepareProgress(ctx: Ctx, item: string, input: Record<string, unknown>): Promise<Result<Prepared>> {
+/**
+ * Checks a submitted position (no transaction needed): the incoming position, or the message.
+ * `deviceId` is the Bindery device that sent it, when one did (never taken from the input).
+ */
+export async function prepareProgress(ctx: Ctx, item: string, input: Record<string, unknown>, deviceId?: string | null): Promise<Result<Prepared>> {
   const client = text(input, 'client', 50);
   if (client === null) return no(bad('client must be text of at most 50 characters'));
   const device = text(input, 'device', 100);
@@ -160,7 +167,7 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
       if (at) parsed.healed.push(...L.healMessages(place(index, p, at)));
     }
   }
-  return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web' }, parsed, baseVersion });
+  return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web', device_id: deviceId?.toLowerCase() ?? null }, parsed, baseVersion });
 }
 
 export interface Written {
@@ -184,7 +191,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
     return { status: 'kept', healed, progress: progressOut(cur!) };
   }
   const open = await t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('status', '=', 'open').executeTakeFirst();
-  const incoming = { ...inc.position, client: inc.client, device: inc.device, submitted_at: iso(ctx.now()) };
+  const incoming = { ...inc.position, client: inc.client, device: inc.device, ...(inc.device_id ? { bindery_device_id: inc.device_id } : {}), submitted_at: iso(ctx.now()) };
   if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
     // the disagreeing device keeps reading: its latest position is what the conflict offers
     const c = await t(trx)
