@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '../..');
 const VARIANTS = {
-  compiled: { args: ['embedded/dist/main.js'], env: {} },
+  // as `pnpm start` runs it (package.json sets MALLOC_ARENA_MAX=2 unless it is set)
+  compiled: { args: ['embedded/dist/main.js'], env: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } },
   'compiled-128MB': { args: ['embedded/dist/main.js'], env: { PGLITE_SHARED_BUFFERS: '128MB' } },
   tsx: { args: ['--import', 'tsx', 'embedded/src/main.ts'], env: {} },
 };

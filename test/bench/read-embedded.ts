@@ -53,21 +53,30 @@ function cpuTicks(pid: number): number {
  * becomes `node --import tsx X`, `node …` stays as it is. The bench so follows the start script
  * when embedded mode moves from the TypeScript loader to compiled JavaScript.
  */
-export function startCommand(): { args: string[]; script: string } {
+export function startCommand(): { args: string[]; script: string; env: Record<string, string> } {
   // BENCH_EMBEDDED_START (e.g. "node embedded/dist/main.js") measures another entry than the script's
   const script = process.env.BENCH_EMBEDDED_START ?? (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
   // `node build.mjs --if-stale && exec node dist/main.js`: build now, run what the last step runs
   const steps = script.split('&&').map((x) => x.trim().replace(/^exec\s+/, ''));
   if (steps.length > 1) execSync(steps.slice(0, -1).join(' && '), { cwd: ROOT, stdio: 'inherit' });
-  const words = steps[steps.length - 1]!.split(/\s+/);
-  if (words[0] === 'tsx' && words.length > 1) return { args: ['--import', 'tsx', ...words.slice(1)], script };
-  if (words[0] === 'node' && words.length > 1) return { args: words.slice(1), script };
+  // `NAME=${NAME:-value} exec node …`: the assignments before the command, with their defaults
+  const env: Record<string, string> = {};
+  const assignment = /^(\w+)=(?:\$\{\1:-([^}]*)\}|(\S*))\s+(?:exec\s+)?/;
+  let last = steps[steps.length - 1]!;
+  for (let m = last.match(assignment); m; m = last.match(assignment)) {
+    env[m[1]!] = process.env[m[1]!] ?? m[2] ?? m[3] ?? '';
+    last = last.slice(m[0].length);
+  }
+  const words = last.split(/\s+/);
+  if (words[0] === 'tsx' && words.length > 1) return { args: ['--import', 'tsx', ...words.slice(1)], script, env };
+  if (words[0] === 'node' && words.length > 1) return { args: words.slice(1), script, env };
   throw new Error(`cannot run the start script without pnpm: ${script}`);
 }
 
 /** Spawns embedded Bindery as `pnpm start` would and resolves when it prints its URL. */
 function spawnEmbedded(env: Record<string, string>): Promise<Proc> {
-  const child = spawn(process.execPath, startCommand().args, { cwd: ROOT, env: { ...process.env, NODE_ENV: 'test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const cmd = startCommand();
+  const child = spawn(process.execPath, cmd.args, { cwd: ROOT, env: { ...process.env, ...cmd.env, NODE_ENV: 'test', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const proc: Proc = {
