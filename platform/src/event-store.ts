@@ -3,7 +3,9 @@
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
+import type { Bus, Subscription } from './bus/types';
 import { assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx } from './db';
+import type { Logger } from './logger';
 import { notePosition } from './write-position';
 
 export class ConcurrencyError extends Error {
@@ -324,6 +326,57 @@ export async function applyOnce(db: Db, schema: string, consumer: string, event:
 export async function consumerCheckpoint(db: Db, schema: string, consumer: string, source: string): Promise<number> {
   const cp = await db.withSchema(schema).selectFrom('consumer_checkpoints').select('position').where('consumer', '=', consumer).where('source', '=', source).executeTakeFirst();
   return Number(cp?.position ?? 0);
+}
+
+/** Where a service's reactions keep their checkpoints, and how a failing one is reported. */
+export interface ReactionSite {
+  db: Db;
+  schema: string;
+  log: Logger;
+  /** names the service in the failure log line: `<label>: reaction failed; it will be retried` */
+  label: string;
+}
+
+/** A durable reaction to another service's events. */
+export interface Reaction<T> {
+  source: string;
+  /** the consumer's name: its checkpoint row and the bus's durable */
+  durable: string;
+  types: readonly string[];
+  /** applied at most once per event, in the transaction that moves the checkpoint */
+  effect(trx: Trx, ev: StoredEvent): Promise<T>;
+  /**
+   * Runs after that transaction, on every delivery (a redelivery too): `result` is what the effect
+   * returned, undefined when the event had been applied before. A failure here is retried as well.
+   */
+  after?(ev: StoredEvent, result: T | undefined): void | Promise<void>;
+}
+
+/**
+ * Consumes `source`'s events durably: each is applied once (applyOnce) from the consumer's own
+ * checkpoint, then `after` runs. A failure is logged with the event and thrown, so the bus retries
+ * it (or parks it); without the log a reaction would retry in silence.
+ */
+export function react<T = void>(bus: Bus, site: ReactionSite, r: Reaction<T>): Promise<Subscription> {
+  const { db, schema, log, label } = site;
+  return bus.consume({
+    source: r.source,
+    durable: r.durable,
+    types: r.types,
+    checkpoint: () => consumerCheckpoint(db, schema, r.durable, r.source),
+    handler: async (ev) => {
+      try {
+        let result: T | undefined;
+        await applyOnce(db, schema, r.durable, ev, async (trx) => {
+          result = await r.effect(trx, ev);
+        });
+        await r.after?.(ev, result);
+      } catch (e) {
+        log.error({ err: e, type: ev.type, position: ev.position }, `${label}: reaction failed; it will be retried`);
+        throw e;
+      }
+    },
+  });
 }
 
 /**

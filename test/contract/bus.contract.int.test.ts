@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { eventSubject, rpcSubject, type NewEvent, type StoredEvent } from '@bindery/contracts';
 import { migrate, openPGlite, openPostgres, type Database, type Db, type Migration } from '../../platform/src/db';
-import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations } from '../../platform/src/event-store';
-import { createLogger } from '../../platform/src/logger';
+import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations, react } from '../../platform/src/event-store';
+import { createLogger, type Logger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';
 import { connectNatsBus, type NatsBus } from '../../platform/src/bus/nats-bus';
 import { RpcUnavailableError, type Bus, type RetryPolicy, type Subscription } from '../../platform/src/bus/types';
@@ -211,6 +211,56 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       expect(rows).toEqual(events.map((e) => e.id));
       expect(attempts.get(target.id)).toBe(2);
       expect(attempts.get(events[2]!.id)).toBe(1); // nothing overtook the failed one
+    });
+
+    it('reacts durably: each event applied once, a failure logged with the service name and retried, then the after step', async () => {
+      const bus = await h.newBus();
+      const store = await source('react', bus);
+      const events = await append(store, 'rc-1', [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1'), ev('t.skip.v1')]);
+      const [a, b, c] = events as [StoredEvent, StoredEvent, StoredEvent];
+      const { log, lines } = capture();
+      const tries = new Map<string, number>();
+      const afters: [string, string | undefined][] = [];
+      await react(
+        bus,
+        { db: db(), schema: CONSUMER, log: log as unknown as Logger, label: 'svc' },
+        {
+          source: store.source,
+          durable: 'react',
+          types: ['t.a.v1', 't.b.v1', 't.c.v1'],
+          effect: async (trx, e) => {
+            await trx.withSchema(CONSUMER).insertInto('applied').values({ consumer: 'react', event_id: e.id, position: e.position, type: e.type }).execute();
+            const k = (tries.get(e.id) ?? 0) + 1;
+            tries.set(e.id, k);
+            // b's first try fails inside the transaction: its row goes with it
+            if (e.id === b.id && k === 1) throw new Error('effect failed');
+            return e.type;
+          },
+          after: (e, result) => {
+            afters.push([e.id, result]);
+            // c's first after step fails once its effect is committed: the redelivery skips the effect
+            if (e.id === c.id && afters.filter(([id]) => id === c.id).length === 1) throw new Error('after failed');
+          },
+        },
+      );
+      await until(
+        'c redelivered',
+        async () => afters.length,
+        (len) => len >= 4,
+      );
+      expect(await appliedIds('react')).toEqual([a.id, b.id, c.id]);
+      expect(afters).toEqual([
+        [a.id, 't.a.v1'],
+        [b.id, 't.b.v1'],
+        [c.id, 't.c.v1'],
+        [c.id, undefined],
+      ]);
+      expect(await consumerCheckpoint(db(), CONSUMER, 'react', store.source)).toBe(c.position);
+      const failures = lines.filter((l) => l.msg === 'svc: reaction failed; it will be retried');
+      expect(failures.map((l) => [l.level, l.type, l.position, (l.err as Error).message])).toEqual([
+        ['error', 't.b.v1', b.position, 'effect failed'],
+        ['error', 't.c.v1', c.position, 'after failed'],
+      ]);
     });
 
     it('resumes a restarted consumer where it left off: nothing replayed, nothing lost', async () => {

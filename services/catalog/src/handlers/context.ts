@@ -1,7 +1,7 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
 import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
 import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 
@@ -29,12 +29,15 @@ export class Ctx {
   readonly store: EventStore;
   /** set by main: asks the scheduler to look at the scan queue now */
   kick: () => void = () => undefined;
+  /** where its reactions to other services keep their checkpoints */
+  readonly site: ReactionSite;
 
   constructor(
     readonly rt: Runtime,
     readonly opts: CatalogOptions,
   ) {
     this.store = new EventStore(rt.db, SCHEMA);
+    this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'catalog' };
   }
 
   /** Runs a command in one transaction (retried on a concurrent append, a deadlock or a serialisation failure), then wakes the relay. */

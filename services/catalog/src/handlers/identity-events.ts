@@ -1,7 +1,7 @@
 // Reactions to identity's events: a deleted admin's libraries and items go to the successor
 // admin; the scan poll interval follows the system setting.
-import type { Identity, StoredEvent } from '@bindery/contracts';
-import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bindery/platform';
+import type { Identity } from '@bindery/contracts';
+import { react, type Bus, type Subscription } from '@bindery/platform';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from './context';
 import { emitUpdated } from '../scanner/scan-library';
@@ -11,33 +11,34 @@ export const CONSUMER = 'catalog-identity';
 const TYPES = ['identity.user-deleted.v1', 'identity.settings-changed.v1'] as const;
 
 export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void): Promise<Subscription> {
-  return bus.consume({
+  return react(bus, ctx.site, {
     source: 'identity',
     durable: CONSUMER,
     types: TYPES,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, CONSUMER, 'identity'),
-    handler: async (ev: StoredEvent) => {
+    // the effect says whether the scan poll interval changed
+    effect: async (trx, ev) => {
       let settingsChanged = false;
-      await applyOnce(ctx.rt.db, SCHEMA, CONSUMER, ev, async (trx) => {
-        const e = ev as unknown as Identity.IdentityEvent;
-        const t = trx.withSchema(SCHEMA);
-        if (e.type === 'identity.user-deleted.v1') {
-          const successor = e.data.successor_admin_id;
-          const libs = await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).returning('id').execute();
-          for (const l of libs) await emitLibraryUpdated(ctx, trx, l.id as string, null);
-          const items = await t.updateTable('media_items').set({ added_by_admin: successor }).where('added_by_admin', '=', e.data.user_id).returning('id').execute();
-          for (const i of items) await emitUpdated(ctx, trx, i.id as string, 'owner');
-        } else if (e.type === 'identity.settings-changed.v1') {
-          for (const [key, value] of Object.entries(e.data.changes)) {
-            await t
-              .insertInto('settings')
-              .values({ key, value: JSON.stringify(value) })
-              .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(value) }))
-              .execute();
-            settingsChanged ||= key === 'scan_poll_interval_seconds';
-          }
+      const e = ev as unknown as Identity.IdentityEvent;
+      const t = trx.withSchema(SCHEMA);
+      if (e.type === 'identity.user-deleted.v1') {
+        const successor = e.data.successor_admin_id;
+        const libs = await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).returning('id').execute();
+        for (const l of libs) await emitLibraryUpdated(ctx, trx, l.id as string, null);
+        const items = await t.updateTable('media_items').set({ added_by_admin: successor }).where('added_by_admin', '=', e.data.user_id).returning('id').execute();
+        for (const i of items) await emitUpdated(ctx, trx, i.id as string, 'owner');
+      } else if (e.type === 'identity.settings-changed.v1') {
+        for (const [key, value] of Object.entries(e.data.changes)) {
+          await t
+            .insertInto('settings')
+            .values({ key, value: JSON.stringify(value) })
+            .onConflict((oc) => oc.column('key').doUpdateSet({ value: JSON.stringify(value) }))
+            .execute();
+          settingsChanged ||= key === 'scan_poll_interval_seconds';
         }
-      });
+      }
+      return settingsChanged;
+    },
+    after: (_ev, settingsChanged) => {
       ctx.store.notify();
       if (settingsChanged) onSettings();
     },

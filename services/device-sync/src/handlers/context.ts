@@ -1,7 +1,7 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
 import { Compile } from 'typebox/compile';
-import { applyOnce, commandTransaction, consumerCheckpoint, EventStore, type Bus, type Runtime, type Subscription, type Trx } from '@bindery/platform';
-import { DeviceSync, type StoredEvent } from '@bindery/contracts';
+import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
+import { DeviceSync } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 
 const checks = new Map(Object.entries(DeviceSync.DeviceSyncEvents).map(([type, schema]) => [type, Compile(schema)]));
@@ -15,12 +15,15 @@ export interface DeviceSyncOptions {
 
 export class Ctx {
   readonly store: EventStore;
+  /** where its reactions to other services keep their checkpoints */
+  readonly site: ReactionSite;
 
   constructor(
     readonly rt: Runtime,
     readonly opts: DeviceSyncOptions,
   ) {
     this.store = new EventStore(rt.db, SCHEMA);
+    this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'device-sync' };
   }
 
   now(): Date {
@@ -43,27 +46,3 @@ export class Ctx {
 }
 
 export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
-
-/** A reaction that fails is retried by the bus; say why, or it retries in silence. */
-export async function logged<T>(ctx: Ctx, ev: { type: string; position: number }, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    ctx.rt.log.error({ err: e, type: ev.type, position: ev.position }, 'device-sync: reaction failed; it will be retried');
-    throw e;
-  }
-}
-
-/** A durable reaction to another service's events: each applied once, with its effect, in one transaction. */
-export function react(ctx: Ctx, bus: Bus, source: string, durable: string, types: readonly string[], effect: (trx: Trx, ev: StoredEvent) => Promise<void>): Promise<Subscription> {
-  return bus.consume({
-    source,
-    durable,
-    types,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, durable, source),
-    handler: async (ev) => {
-      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, durable, ev, (trx) => effect(trx, ev)));
-      ctx.store.notify();
-    },
-  });
-}

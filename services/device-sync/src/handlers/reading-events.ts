@@ -2,15 +2,21 @@
 // shelved collection is queued for the device, a removed one queued for removal), collections that
 // go (their shelves go too), and positions saved elsewhere (queued for the user's other devices).
 import type { Reading } from '@bindery/contracts';
-import type { Bus, Subscription, Trx } from '@bindery/platform';
-import { react, t, type Ctx } from './context';
+import { react, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { t, type Ctx } from './context';
 import { enqueue } from './queue';
 
 export const READING_CONSUMER = 'device-sync-reading';
 const TYPES = ['reading.collection-items-changed.v1', 'reading.collection-deleted.v1', 'reading.progress-saved.v1', 'reading.items-merged.v1'] as const;
 
 export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
-  return react(ctx, bus, 'reading', READING_CONSUMER, TYPES, (trx, ev) => apply(ctx, trx, ev as unknown as Reading.ReadingEvent));
+  return react(bus, ctx.site, {
+    source: 'reading',
+    durable: READING_CONSUMER,
+    types: TYPES,
+    effect: (trx, ev) => apply(ctx, trx, ev as unknown as Reading.ReadingEvent),
+    after: () => ctx.store.notify(),
+  });
 }
 
 async function shelvedOn(trx: Trx, collection: string) {

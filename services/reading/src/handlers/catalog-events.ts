@@ -3,11 +3,10 @@
 // and moves to a new item that brings one of those hashes back; KOReader documents stored before
 // their book was catalogued are linked to it as soon as it is added or its files change.
 import { sql } from 'kysely';
-import type { Catalog, StoredEvent } from '@bindery/contracts';
-import { applyOnce, consumerCheckpoint, type Bus, type Subscription, type Trx } from '@bindery/platform';
-import { SCHEMA } from '../store/migrations';
+import type { Catalog } from '@bindery/contracts';
+import { react, type Bus, type Subscription, type Trx } from '@bindery/platform';
 import { moveItemData } from '../store/merge';
-import { logged, t, type Ctx } from './context';
+import { t, type Ctx } from './context';
 import { autoAssign } from './collections';
 import { linkAnnounced } from './kosync';
 
@@ -42,17 +41,16 @@ function itemValues(i: Catalog.MediaItem) {
 }
 
 export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> {
-  return bus.consume({
+  return react(bus, ctx.site, {
     source: 'catalog',
     durable: CATALOG_CONSUMER,
     types: TYPES,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, 'catalog'),
-    handler: async (ev: StoredEvent) => {
-      await logged(ctx, ev, () => applyOnce(ctx.rt.db, SCHEMA, CATALOG_CONSUMER, ev, (trx) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent)));
+    effect: (trx, ev) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent),
+    after: async (ev) => {
       // after the item is stored (a position is checked against it): waiting documents of its files.
       // A redelivery runs it again, and finds nothing left to link.
       const e = ev as unknown as Catalog.CatalogEvent;
-      if (e.type === 'catalog.media-item-added.v1' || e.type === 'catalog.media-item-updated.v1') await logged(ctx, ev, () => linkAnnounced(ctx, e.data.item));
+      if (e.type === 'catalog.media-item-added.v1' || e.type === 'catalog.media-item-updated.v1') await linkAnnounced(ctx, e.data.item);
       ctx.store.notify();
     },
   });

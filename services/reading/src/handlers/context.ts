@@ -1,7 +1,7 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
 import { sql } from 'kysely';
 import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 import { LocatorIndexes } from './locator';
@@ -12,10 +12,13 @@ export class Ctx {
   readonly store: EventStore;
   /** books' locator indexes, from the catalog, for checking and healing positions */
   readonly locators: LocatorIndexes;
+  /** where its reactions to other services keep their checkpoints */
+  readonly site: ReactionSite;
 
   constructor(readonly rt: Runtime) {
     this.store = new EventStore(rt.db, SCHEMA);
     this.locators = new LocatorIndexes(rt);
+    this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'reading' };
   }
 
   now(): Date {
@@ -47,13 +50,3 @@ export class Ctx {
 }
 
 export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
-
-/** A reaction that fails is retried by the bus; say why, or it retries in silence. */
-export async function logged<T>(ctx: Ctx, ev: { type: string; position: number }, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    ctx.rt.log.error({ err: e, type: ev.type, position: ev.position }, 'reading: reaction failed; it will be retried');
-    throw e;
-  }
-}

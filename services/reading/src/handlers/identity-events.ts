@@ -3,42 +3,36 @@
 // see, for reactions that have no request to carry the caller's access (kosync documents linked
 // when the catalog announces their book); started later than the first, it reads identity's log
 // from its beginning.
-import type { Identity, StoredEvent } from '@bindery/contracts';
-import { applyOnce, consumerCheckpoint, type Bus, type Subscription } from '@bindery/platform';
-import { SCHEMA } from '../store/migrations';
+import type { Identity } from '@bindery/contracts';
+import { react, type Bus, type Subscription } from '@bindery/platform';
 import { collectionOut, createSystemCollections } from '../store/collections';
-import { logged, t, type Ctx } from './context';
+import { t, type Ctx } from './context';
 
 export const IDENTITY_CONSUMER = 'reading-identity';
 const TYPES = ['identity.user-registered.v1', 'identity.user-deleted.v1'] as const;
 
 export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription> {
-  return bus.consume({
+  return react(bus, ctx.site, {
     source: 'identity',
     durable: IDENTITY_CONSUMER,
     types: TYPES,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, 'identity'),
-    handler: async (ev: StoredEvent) => {
-      await logged(ctx, ev, () =>
-        applyOnce(ctx.rt.db, SCHEMA, IDENTITY_CONSUMER, ev, async (trx) => {
-          const e = ev as unknown as Identity.IdentityEvent;
-          if (e.type === 'identity.user-registered.v1') {
-            const user = e.data.user_id;
-            await t(trx)
-              .insertInto('users')
-              .values({ id: user })
-              .onConflict((oc) => oc.doNothing())
-              .execute();
-            const made = await createSystemCollections(trx, user, ctx.now());
-            if (made.length) await ctx.emit(trx, user, [{ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } }]);
-          } else if (e.type === 'identity.user-deleted.v1') {
-            await removeUser(trx, e.data.user_id);
-            await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
-          }
-        }),
-      );
-      ctx.store.notify();
+    effect: async (trx, ev) => {
+      const e = ev as unknown as Identity.IdentityEvent;
+      if (e.type === 'identity.user-registered.v1') {
+        const user = e.data.user_id;
+        await t(trx)
+          .insertInto('users')
+          .values({ id: user })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+        const made = await createSystemCollections(trx, user, ctx.now());
+        if (made.length) await ctx.emit(trx, user, [{ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } }]);
+      } else if (e.type === 'identity.user-deleted.v1') {
+        await removeUser(trx, e.data.user_id);
+        await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
+      }
     },
+    after: () => ctx.store.notify(),
   });
 }
 
@@ -72,53 +66,48 @@ const ACCESS_TYPES = [
 const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
 
 export async function consumeAccess(ctx: Ctx, bus: Bus): Promise<Subscription> {
-  return bus.consume({
+  return react(bus, ctx.site, {
     source: 'identity',
     durable: ACCESS_CONSUMER,
     types: ACCESS_TYPES,
-    checkpoint: () => consumerCheckpoint(ctx.rt.db, SCHEMA, ACCESS_CONSUMER, 'identity'),
-    handler: async (ev: StoredEvent) => {
-      await logged(ctx, ev, () =>
-        applyOnce(ctx.rt.db, SCHEMA, ACCESS_CONSUMER, ev, async (trx) => {
-          const e = ev as unknown as Identity.IdentityEvent;
-          switch (e.type) {
-            case 'identity.user-registered.v1': {
-              const setting = await t(trx).selectFrom('identity_settings').select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst();
-              await t(trx)
-                .insertInto('user_access')
-                .values({ user_id: e.data.user_id, role: e.data.role, all_libraries: setting?.value !== false, library_ids: '[]' })
-                .onConflict((oc) => oc.doNothing())
-                .execute();
-              return;
-            }
-            case 'identity.role-changed.v1':
-              await t(trx).updateTable('user_access').set({ role: e.data.role }).where('user_id', '=', e.data.user_id).execute();
-              return;
-            case 'identity.library-access-changed.v1':
-              await t(trx)
-                .updateTable('user_access')
-                .set({ all_libraries: e.data.all_libraries, library_ids: JSON.stringify(e.data.library_ids) })
-                .where('user_id', '=', e.data.user_id)
-                .execute();
-              return;
-            case 'identity.settings-changed.v1':
-              for (const [key, value] of Object.entries(e.data.changes)) {
-                const v = JSON.stringify(value);
-                await t(trx)
-                  .insertInto('identity_settings')
-                  .values({ key, value: v })
-                  .onConflict((oc) => oc.column('key').doUpdateSet({ value: v }))
-                  .execute();
-              }
-              return;
-            case 'identity.user-deleted.v1':
-              await t(trx).deleteFrom('user_access').where('user_id', '=', e.data.user_id).execute();
-              return;
-            default:
-              return;
+    effect: async (trx, ev) => {
+      const e = ev as unknown as Identity.IdentityEvent;
+      switch (e.type) {
+        case 'identity.user-registered.v1': {
+          const setting = await t(trx).selectFrom('identity_settings').select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst();
+          await t(trx)
+            .insertInto('user_access')
+            .values({ user_id: e.data.user_id, role: e.data.role, all_libraries: setting?.value !== false, library_ids: '[]' })
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+          return;
+        }
+        case 'identity.role-changed.v1':
+          await t(trx).updateTable('user_access').set({ role: e.data.role }).where('user_id', '=', e.data.user_id).execute();
+          return;
+        case 'identity.library-access-changed.v1':
+          await t(trx)
+            .updateTable('user_access')
+            .set({ all_libraries: e.data.all_libraries, library_ids: JSON.stringify(e.data.library_ids) })
+            .where('user_id', '=', e.data.user_id)
+            .execute();
+          return;
+        case 'identity.settings-changed.v1':
+          for (const [key, value] of Object.entries(e.data.changes)) {
+            const v = JSON.stringify(value);
+            await t(trx)
+              .insertInto('identity_settings')
+              .values({ key, value: v })
+              .onConflict((oc) => oc.column('key').doUpdateSet({ value: v }))
+              .execute();
           }
-        }),
-      );
+          return;
+        case 'identity.user-deleted.v1':
+          await t(trx).deleteFrom('user_access').where('user_id', '=', e.data.user_id).execute();
+          return;
+        default:
+          return;
+      }
     },
   });
 }
