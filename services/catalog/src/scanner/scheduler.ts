@@ -21,6 +21,9 @@ const DEBOUNCE_MS = 1000;
 /** How often a running scan looks whether its library still exists (a delete on any replica). */
 const LIBRARY_CHECK_MS = 1000;
 
+/** how long an embedded scheduler waits after the process starts before its first step (see `run`) */
+const EMBEDDED_START_GRACE_MS = 1500;
+
 export class Scheduler {
   private readonly me = randomUUID();
   private leader = false;
@@ -149,6 +152,10 @@ export class Scheduler {
   }
 
   private async run(): Promise<void> {
+    // Embedded, every service shares this thread: the leader's start-up chores (conflict detection
+    // over every file, covers left to render, the startup scans) would slow the gateway's own start
+    // and a restarted server's first answers. They begin a moment later, or at once when kicked.
+    if (this.ctx.rt.mode === 'embedded') await this.sleep(EMBEDDED_START_GRACE_MS);
     let lastTry = 0;
     // a replica without the lease tries for it twice per lease period (at most every 5 s)
     const retryMs = Math.min(5000, (this.ctx.opts.leaseSeconds * 1000) / 2);
