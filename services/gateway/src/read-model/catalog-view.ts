@@ -17,16 +17,21 @@ type Filter = { exact: boolean; value: string };
 
 const fuzzy = (col: RawBuilder<unknown>, v: string) => sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;
 const exactly = (col: RawBuilder<unknown>, v: string) => sql<boolean>`lower(${col}) = lower(${v})`;
-/** Lower-cased known values of a field that resemble v: computed once per query, not per item. */
-const similarTerms = (field: string, v: string) => sql`array(select lower(value) from ${table(T.terms)} where field = ${field} and ${fuzzy(sql`value`, v)})`;
-/** A list column holds a value matching the filter. */
-const anyOf = (jsonCol: string, field: string, f: Filter) =>
+/**
+ * The known values of a field (lower-cased) that resemble v. Looked up on their own before the
+ * search: as a sub-select inside the per-item EXISTS, Postgres planned it per item, and a fuzzy
+ * author filter took 1.6 s at 34,000 items (8 ms at 10,000).
+ */
+const similarTerms = (field: string, v: string) => sql<{ v: string }>`select distinct lower(value) as v from ${table(T.terms)} where field = ${field} and ${fuzzy(sql`value`, v)}`;
+/** `expr` is one of `terms`; no terms, no match */
+const inTerms = (expr: RawBuilder<unknown>, terms: string[]) => (terms.length === 0 ? sql<boolean>`false` : sql<boolean>`${expr} in (${sql.join(terms.map((t) => sql`${t}`))})`);
+/** A list column holds a value matching the filter (`terms`: the similar known values, for a fuzzy filter). */
+const anyOf = (jsonCol: string, f: Filter, terms: string[]) =>
   f.exact
     ? sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where ${exactly(sql`x.v`, f.value)})`
-    : sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where lower(x.v) = any(${similarTerms(field, f.value)}))`;
+    : sql<boolean>`exists (select 1 from jsonb_array_elements_text(${sql.ref(jsonCol)}) as x(v) where ${inTerms(sql`lower(x.v)`, terms)})`;
 /** A text column matches the filter. */
-const columnMatch = (col: string, field: string, f: Filter) =>
-  f.exact ? exactly(sql`coalesce(${sql.ref(col)}, '')`, f.value) : sql<boolean>`lower(${sql.ref(col)}) = any(${similarTerms(field, f.value)})`;
+const columnMatch = (col: string, f: Filter, terms: string[]) => (f.exact ? exactly(sql`coalesce(${sql.ref(col)}, '')`, f.value) : inTerms(sql`lower(${sql.ref(col)})`, terms));
 
 /** The libraries condition of an access: nothing, or `library_id` in the granted set. */
 function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
@@ -119,18 +124,28 @@ export class CatalogView {
       )`);
       rank = sql`greatest(similarity(lower(title), lower(${text})), word_similarity(lower(${text}), lower(title)))`;
     }
+    const terms = async (field: string, f: Filter) => (f.exact ? [] : (await similarTerms(field, f.value).execute(this.db)).rows.map((r) => r.v));
     const author = q1(q, 'author_filter');
-    if (author) conds.push(anyOf('authors', 'author', filterValue(author)));
-    const series = q1(q, 'series_filter');
-    if (series) conds.push(columnMatch('series', 'series', filterValue(series)));
+    if (author) {
+      const f = filterValue(author);
+      conds.push(anyOf('authors', f, await terms('author', f)));
+    }
     for (const k of ['genre_filter', 'tags_filter']) {
       const v = q1(q, k);
-      if (v) conds.push(anyOf('tags', 'tag', filterValue(v)));
+      if (!v) continue;
+      const f = filterValue(v);
+      conds.push(anyOf('tags', f, await terms('tag', f)));
     }
-    const language = q1(q, 'language_filter');
-    if (language) conds.push(columnMatch('language', 'language', filterValue(language)));
-    const publisher = q1(q, 'publisher_filter');
-    if (publisher) conds.push(columnMatch('publisher', 'publisher', filterValue(publisher)));
+    for (const [key, col] of [
+      ['series_filter', 'series'],
+      ['language_filter', 'language'],
+      ['publisher_filter', 'publisher'],
+    ] as const) {
+      const v = q1(q, key);
+      if (!v) continue;
+      const f = filterValue(v);
+      conds.push(columnMatch(col, f, await terms(col, f)));
+    }
     const year = q1(q, 'year');
     if (year !== undefined && year !== '') {
       if (!/^\d{1,4}$/.test(year)) return err(fail('validation', YEAR_MESSAGE));
