@@ -2,7 +2,6 @@
 // request ids carried from the gateway across the bus into the services' log lines, and the admin
 // routes over parked events. Each process gets its own OPS_PORT, so this file starts its own set.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, resolveBackends, startNatsServer } from '../support/backends';
 import { availableModes, spawnBindery, type Mode, type Proc } from '../support/bindery';
 import { client } from '../support/http';
+import { freePort, sample } from '../support/ops';
 import { eventually, expectError, register, type Call } from './helpers';
 import { createLibrary, emptyDir, scan } from './catalog-helpers';
 
@@ -24,14 +24,6 @@ interface Running {
   output: Record<Role, () => string>;
   databaseUrl?: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 // library folders of this file are temporary directories
@@ -85,17 +77,6 @@ async function start(mode: Mode): Promise<Running> {
     await stop();
     throw e;
   }
-}
-
-/** The value of one sample in Prometheus text, labels matched in any order; undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
 }
 
 const METRIC_NAMES = [

@@ -3,7 +3,6 @@
 // for admins and carries the catalog's scan events; `progress` and `conflicts` carry the reading
 // service's events to their owner only, on every gateway replica; a socket that stops reading is dropped.
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { availableModes, spawnBindery, startBindery, type Bindery } from '../sup
 import { WsClient, wsUrl } from '../support/ws-client';
 import { api, eventually, instances, register, type Account, type Call } from './helpers';
 import { client } from '../support/http';
+import { freePort, sample } from '../support/ops';
 import { createLibrary, FIXTURE, settled } from './catalog-helpers';
 import { put, shelf } from './reading-helpers';
 import { enroll } from './device-helpers';
@@ -362,26 +362,6 @@ describe.each(modes)('live channel /api/ws (%s)', (mode) => {
     120_000,
   );
 });
-
-/** A free TCP port on this host, for the ops listener. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-/** One sample of a Prometheus text exposition, by name and labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
-    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 // also the ops listener's /metrics: the socket numbers are this gateway process's own (no bus),
 // the same in both modes, so they are read once, here
