@@ -32,9 +32,7 @@ export class LiveHub {
   private byUser = new Map<string, Set<Member>>();
   /** sockets closed for not draining, since the start */
   dropped = 0;
-  /** events handed to sockets (not counting those a closed or too slow socket did not take), since the start */
-  delivered = 0;
-  /** the same, by topic */
+  /** events handed to sockets by topic (not counting those a closed or too slow socket did not take), since the start */
   deliveredBy: Record<Topic, number> = { progress: 0, conflicts: 0, scanner: 0, devices: 0, queue: 0 };
 
   add(m: Member): void {
@@ -80,7 +78,6 @@ export class LiveHub {
       if (!m.topics.has(topic)) return;
       text ??= JSON.stringify(message);
       if (!send(m, text, this)) return;
-      this.delivered += 1;
       this.deliveredBy[topic] += 1;
     };
     if (userIds === undefined) this.members.forEach(to);
