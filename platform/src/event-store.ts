@@ -1,6 +1,6 @@
 // An append-only event log per service, in the service's own schema.
 // The log is also the outbox: the relay publishes it in position order from a saved checkpoint.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import type { Bus, Subscription } from './bus/types';
@@ -14,8 +14,9 @@ export class ConcurrencyError extends Error {
     readonly streamId: string,
     readonly expected: number,
     readonly actual: number,
+    message = `stream ${streamId}: expected version ${expected}, found ${actual}`,
   ) {
-    super(`stream ${streamId}: expected version ${expected}, found ${actual}`);
+    super(message);
   }
 }
 
@@ -129,9 +130,10 @@ export class EventStore {
    */
   async append(trx: Trx, streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
+    if (expected === 'any') return this.appendAny(trx, streamId, events);
     const cur = await this.t(trx).selectFrom('events').select(sql<number | null>`max(stream_version)`.as('v')).where('stream_id', '=', streamId).executeTakeFirst();
     const current = cur?.v == null ? -1 : Number(cur.v);
-    if (expected !== 'any' && expected !== current) throw new ConcurrencyError(streamId, expected, current);
+    if (expected !== current) throw new ConcurrencyError(streamId, expected, current);
     const rows = events.map((e, i) => ({
       stream_id: streamId,
       stream_version: current + 1 + i,
@@ -146,7 +148,32 @@ export class EventStore {
       return inserted.map((r) => this.toStored(r));
     } catch (e) {
       // a concurrent writer took the version between our read and insert
-      if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(streamId, expected === 'any' ? current : expected, current + 1);
+      if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(streamId, expected, current + 1);
+      throw e;
+    }
+  }
+
+  /**
+   * Appends at the stream's next versions, whatever they are, in one statement: the versions are
+   * read in the insert itself. A concurrent writer that took them first still fails the unique key.
+   */
+  private async appendAny(trx: Trx, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
+    const rows = sql.join(
+      events.map((e, i) => sql`(${i}::int, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`),
+    );
+    const S = sql.raw(this.source);
+    try {
+      const { rows: inserted } = await sql<Row>`
+        insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
+        select ${streamId}, coalesce((select max(stream_version) from ${S}.events where stream_id = ${streamId}), -1) + 1 + v.i, v.event_id, v.type, v.data, v.metadata
+        from (values ${rows}) as v (i, event_id, type, data, metadata)
+        order by v.i
+        returning *`.execute(trx);
+      inserted.sort((a, b) => Number(a.global_position) - Number(b.global_position));
+      for (const r of inserted) notePosition(Number(r.global_position));
+      return inserted.map((r) => this.toStored(r));
+    } catch (e) {
+      if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(streamId, -1, -1, `stream ${streamId}: another writer took its next version`);
       throw e;
     }
   }
@@ -299,8 +326,20 @@ export class EventStore {
 export async function applyOnce(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (trx: Trx) => Promise<void>): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const s = trx.withSchema(schema);
-    const cp = await s.selectFrom('consumer_checkpoints').select('position').where('consumer', '=', consumer).where('source', '=', event.source).forUpdate().executeTakeFirst();
-    if (cp && Number(cp.position) >= event.position) {
+    // moves the checkpoint to this event when it is behind it, in the statement that takes its row
+    // lock: a row back means the event is new here (the effect commits with the move)
+    const moved = await s
+      .insertInto('consumer_checkpoints')
+      .values({ consumer, source: event.source, position: event.position })
+      .onConflict((oc) =>
+        oc
+          .columns(['consumer', 'source'])
+          .doUpdateSet({ position: event.position, updated_at: sql`now()` })
+          .where('consumer_checkpoints.position', '<', event.position),
+      )
+      .returning('position')
+      .executeTakeFirst();
+    if (!moved) {
       const parked = await s
         .updateTable('parked_events')
         .set({ replayed_at: sql`now()` })
@@ -310,17 +349,29 @@ export async function applyOnce(db: Db, schema: string, consumer: string, event:
         .returning('id')
         .executeTakeFirst();
       if (!parked) return false;
-      await effect(trx);
-      return true;
     }
     await effect(trx);
-    await s
-      .insertInto('consumer_checkpoints')
-      .values({ consumer, source: event.source, position: event.position })
-      .onConflict((oc) => oc.columns(['consumer', 'source']).doUpdateSet({ position: event.position, updated_at: sql`now()` }))
-      .execute();
     return true;
   });
+}
+
+/**
+ * applyOnce for an effect that is one data-modifying statement: the checkpoint's move and the
+ * effect run as a single statement (one round trip, no explicit transaction). `effect` gets the
+ * condition it must hold to (the event is new here). False when the event was not new: the caller
+ * goes through applyOnce then, which knows parked events.
+ */
+export async function applyOnceInOne(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>): Promise<boolean> {
+  const S = sql.raw(assertIdent(schema));
+  const { rows } = await sql<{ n: number }>`
+    with moved as (
+      insert into ${S}.consumer_checkpoints as cp (consumer, source, position) values (${consumer}, ${event.source}, ${event.position})
+      on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
+      where cp.position < excluded.position
+      returning position
+    ), effect as (${effect(sql<boolean>`exists (select 1 from moved)`)})
+    select count(*)::int as n from moved`.execute(db);
+  return Number(rows[0]?.n ?? 0) > 0;
 }
 
 export async function consumerCheckpoint(db: Db, schema: string, consumer: string, source: string): Promise<number> {
@@ -346,6 +397,12 @@ export interface Reaction<T> {
   /** applied at most once per event, in the transaction that moves the checkpoint */
   effect(trx: Trx, ev: StoredEvent): Promise<T>;
   /**
+   * A read outside any transaction: true when the event certainly has nothing to do here. It is
+   * then passed by without a transaction (nor `after`), and the checkpoint moves past it with the
+   * next event that does something; applied again after a restart, it is asked again.
+   */
+  idle?(ev: StoredEvent): Promise<boolean>;
+  /**
    * Runs after that transaction, on every delivery (a redelivery too): `result` is what the effect
    * returned, undefined when the event had been applied before. A failure here is retried as well.
    */
@@ -366,6 +423,7 @@ export function react<T = void>(bus: Bus, site: ReactionSite, r: Reaction<T>): P
     checkpoint: () => consumerCheckpoint(db, schema, r.durable, r.source),
     handler: async (ev) => {
       try {
+        if (r.idle && (await r.idle(ev))) return;
         let result: T | undefined;
         await applyOnce(db, schema, r.durable, ev, async (trx) => {
           result = await r.effect(trx, ev);

@@ -12,7 +12,8 @@
 //
 // Knobs: BENCH_MODES (embedded,distributed), BENCH_WS_SOCKETS (1000), BENCH_WS_USERS (100),
 // BENCH_WS_RATE (200), BENCH_WS_SECONDS (20), BENCH_WS_WARMUP (3), BENCH_QUIET_WAIT (20 s at most
-// waiting for other processes to calm down), BENCH_DEADLINE_MINUTES (30).
+// waiting for other processes to calm down), BENCH_DEADLINE_MINUTES (30), BENCH_WS_PROFILE (a folder: CPU profiles of
+// every Bindery process over the measured writes, `<folder>/<mode>/<pid>.cpuprofile`).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ const CFG = {
   warmup: num('BENCH_WS_WARMUP', 3),
   quietWait: num('BENCH_QUIET_WAIT', 20),
   deadlineMinutes: num('BENCH_DEADLINE_MINUTES', 30),
+  /** a folder: every Bindery process is CPU-profiled over the measured writes (cpu-profiler.mjs) */
+  profileDir: process.env.BENCH_WS_PROFILE || null,
 };
 const TARGET_P99_MS = 100;
 
@@ -139,7 +142,10 @@ interface ModeResult {
 }
 
 async function measureMode(mode: Mode): Promise<ModeResult> {
-  const inst: Instance = await startInstance(mode);
+  const inst: Instance = await startInstance(mode, CFG.profileDir && join(CFG.profileDir, mode));
+  const profileSignal = () => {
+    if (CFG.profileDir) for (const pid of inst.roles.pids.keys()) process.kill(pid, 'SIGUSR2');
+  };
   const libDir = mkdtempSync(join(tmpdir(), 'bindery-bench-ws-'));
   try {
     const gatewayPid = [...inst.roles.pids].find(([, role]) => role === 'gateway' || role === 'bindery')![0];
@@ -231,8 +237,10 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
     await Promise.all([...inflight]);
     firstMeasured = seq;
     const snapA = snapshot();
+    profileSignal();
     const took = await run(CFG.seconds, true);
     await Promise.all([...inflight]);
+    profileSignal();
     const snapB = snapshot();
     const loadAfter = loadavg();
     // let late deliveries arrive

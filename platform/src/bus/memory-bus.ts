@@ -25,6 +25,8 @@ const POLL_MS = 500;
 /** the longest a consumer's catch-up runs before it lets requests in (see the loop) */
 const YIELD_EVERY_MS = 10;
 const BATCH = 200;
+/** how long one read of a log serves the other consumers asking from the same position */
+const SHARE_MS = 100;
 
 export interface MemoryBusOptions {
   logger?: BusLogger;
@@ -45,6 +47,8 @@ export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
   private sources = new Map<string, EventStore>();
   private sourceWaiters = new Map<string, Set<() => void>>();
+  /** per source, recent reads by the position they start after: consumers at the same place share one */
+  private reads = new Map<string, Map<number, { at: number; batch: Promise<StoredEvent[]> }>>();
   private handlers = new Map<string, RpcHandler>();
   private subs = new Set<Subscription>();
   private consumers = new Set<ConsumerStatus>();
@@ -62,7 +66,12 @@ export class MemoryBus implements Bus {
 
   async attachSource(store: EventStore): Promise<void> {
     this.sources.set(store.source, store);
-    store.onAppend(() => this.sourceWaiters.get(store.source)?.forEach((w) => w()));
+    this.reads.set(store.source, new Map());
+    store.onAppend(() => {
+      // what was read before this append is not what a woken consumer must see
+      this.reads.get(store.source)?.clear();
+      this.sourceWaiters.get(store.source)?.forEach((w) => w());
+    });
     this.sourceWaiters.get(store.source)?.forEach((w) => w());
   }
 
@@ -109,7 +118,7 @@ export class MemoryBus implements Bus {
       while (!ctl.signal.aborted) {
         let batch: StoredEvent[];
         try {
-          batch = await store.readAll(pos, BATCH);
+          batch = await this.read(store, pos);
         } catch {
           if (ctl.signal.aborted) break;
           await wake.wait(POLL_MS);
@@ -162,6 +171,25 @@ export class MemoryBus implements Bus {
     this.subs.add(sub);
     this.consumers.add(state);
     return sub;
+  }
+
+  /**
+   * The events after `after`: one query for every consumer of the log that asks from the same
+   * position within SHARE_MS of each other and of no append (an append clears them all). After an
+   * event, the gateway's projection, its live feed and the other services' reactions all ask from
+   * its position: one read instead of one each.
+   */
+  private read(store: EventStore, after: number): Promise<StoredEvent[]> {
+    const reads = this.reads.get(store.source)!;
+    const now = performance.now();
+    const hit = reads.get(after);
+    if (hit && now - hit.at < SHARE_MS) return hit.batch;
+    if (reads.size > 64) reads.clear();
+    // shared by consumers, so nobody may change one (a change would throw: modules are strict)
+    const batch = store.readAll(after, BATCH).then((evs) => evs.map(deepFreeze));
+    reads.set(after, { at: now, batch });
+    batch.catch(() => reads.get(after)?.batch === batch && reads.delete(after));
+    return batch;
   }
 
   async consume(opts: ConsumeOptions): Promise<Subscription> {
@@ -264,6 +292,14 @@ export class MemoryBus implements Bus {
       },
     };
   }
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
 }
 
 /** NATS subject matching: `*` is any one token, a final `>` is one or more. */

@@ -15,7 +15,19 @@ export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
     durable: READING_CONSUMER,
     types: TYPES,
     effect: (trx, ev) => apply(ctx, trx, ev as unknown as Reading.ReadingEvent),
-    after: () => ctx.store.notify(),
+    // most positions are saved by users with no other device to queue them for
+    idle: async (ev) => {
+      const e = ev as unknown as Reading.ReadingEvent;
+      if (e.type !== 'reading.progress-saved.v1') return false;
+      const from = e.data.device_id?.toLowerCase() ?? null;
+      let q = t(ctx.rt.db).selectFrom('devices').select('id').where('user_id', '=', e.data.user_id).where('credential_hash', 'is not', null);
+      if (from) q = q.where('id', '<>', from);
+      return !(await q.limit(1).executeTakeFirst());
+    },
+    // a position saved where the user has no other device appends nothing: nobody to wake
+    after: (_ev, appended) => {
+      if (appended !== false) ctx.store.notify();
+    },
   });
 }
 
@@ -23,7 +35,8 @@ async function shelvedOn(trx: Trx, collection: string) {
   return t(trx).selectFrom('shelves').select(['device_id', 'user_id']).where('collection_id', '=', collection).execute();
 }
 
-async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void> {
+/** Applies one event; false when it certainly appended nothing to device-sync's log. */
+async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<boolean> {
   switch (e.type) {
     case 'reading.collection-items-changed.v1': {
       const c = e.data.collection_id;
@@ -57,11 +70,13 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void>
       const named = typeof p.device === 'string' ? p.device : '';
       const devices = await t(trx).selectFrom('devices').select(['id', 'name']).where('user_id', '=', e.data.user_id).where('credential_hash', 'is not', null).execute();
       const origin = (from && devices.find((d) => d.id === from)?.name) || named || (typeof p.client === 'string' && p.client) || 'the web';
+      let queued = false;
       for (const d of devices) {
         if (d.id === from) continue;
         await enqueue(ctx, trx, d.id, e.data.user_id, e.data.media_item_id, 'progress', `reading position changed on ${origin}`);
+        queued = true;
       }
-      break;
+      return queued;
     }
     case 'reading.items-merged.v1': {
       const removed = e.data.removed_item_ids;
@@ -79,4 +94,5 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<void>
     default:
       break;
   }
+  return true;
 }

@@ -2,6 +2,7 @@
 // filters and autocomplete, libraries. Every read takes the caller's library access and sees only
 // what it allows. Items are stored as their rendered public JSON and pages are joined from it.
 import { sql, type RawBuilder } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { Catalog, err, fail, Messages, ok, type Result } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
@@ -54,7 +55,18 @@ function pageOf(q: Query): Result<{ library: string | undefined; limit: number; 
 }
 
 export class CatalogView {
-  constructor(private db: Db) {}
+  /**
+   * Items' libraries by `<catalog position>|<id>`: every write a client sends about an item checks it
+   * first. Only items that exist are kept: an item just made elsewhere is read again, never refused
+   * from memory; any catalog change is a new position, so a move or a removal is seen at once.
+   */
+  private itemLibraries = new LRUCache<string, string>({ max: 20_000 });
+
+  constructor(
+    private db: Db,
+    /** how far this process's catalog projection has got */
+    private catalogPosition: () => number = () => 0,
+  ) {}
 
   /** `{data:[...]}` of items, sorted, optionally of one library. */
   async list(access: Access, q: Query): Promise<Result<string>> {
@@ -99,8 +111,15 @@ export class CatalogView {
   /** The item's library, for writes the gateway forwards (null: not there or not visible). */
   async itemLibrary(access: Access, id: string): Promise<string | null> {
     if (!isUuid(id)) return null;
-    const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('library_id').where('id', '=', id.toLowerCase()).where(visible(access)).executeTakeFirst();
-    return row ? (row.library_id as string) : null;
+    const key = `${this.catalogPosition()}|${id.toLowerCase()}`;
+    let library = this.itemLibraries.get(key);
+    if (library === undefined) {
+      const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('library_id').where('id', '=', id.toLowerCase()).executeTakeFirst();
+      if (!row) return null;
+      library = row.library_id as string;
+      this.itemLibraries.set(key, library);
+    }
+    return access.all || access.ids.includes(library) ? library : null;
   }
 
   async search(access: Access, q: Query): Promise<Result<string>> {

@@ -1,6 +1,7 @@
 // Folds the reading service's events into the gateway's reading tables. Reactions (a merge of
 // duplicates, a book found again by hash) arrive as the ordinary events of what each user's data became.
 import type { Reading, StoredEvent } from '@bindery/contracts';
+import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from './reading-tables';
@@ -16,6 +17,22 @@ type Collection = {
   show_on_dashboard: boolean;
   rules: unknown;
 };
+
+/**
+ * The fold of the most frequent event, a saved position, as one statement that holds to `isNew`
+ * (applyOnceInOne); null for every other event (folded by projectReading in a transaction).
+ */
+export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>) | null {
+  if (ev.type !== 'reading.progress-saved.v1') return null;
+  const e = ev as unknown as Extract<Reading.ReadingEvent, { type: 'reading.progress-saved.v1' }>;
+  const p = e.data.progress as { percentage: number; updated_at: string };
+  const table = sql.raw(`${SCHEMA}.${readingTables('').progress}`);
+  return (isNew) => sql`
+    insert into ${table} (user_id, item_id, percentage, updated_at)
+    select ${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz
+    where ${isNew}
+    on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at`;
+}
 
 export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = readingTables(suffix);

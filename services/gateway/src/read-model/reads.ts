@@ -26,7 +26,7 @@ export class Reads {
     readonly db: Db,
     readonly models: ReadModels,
   ) {
-    this.catalog = new CatalogView(db);
+    this.catalog = new CatalogView(db, () => models.position('catalog'));
     this.identity = new IdentityView(db);
   }
 

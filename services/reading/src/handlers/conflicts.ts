@@ -43,7 +43,7 @@ export async function getConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> 
 async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | 'dismissed'): Promise<Row> {
   const user = c.user_id as string;
   const item = c.item_id as string;
-  await ctx.lock(trx, `progress.${user}.${item}`);
+  await ctx.lockUser(trx, user);
   const inc = c.incoming as Position & { client: string; device: string };
   const { client, device, bindery_device_id, ...rest } = inc as Position & {
     client: string;

@@ -43,9 +43,26 @@ export class Ctx {
     await this.store.append(trx, stream, 'any', events);
   }
 
-  /** Serialises writes to one user's position in one book. */
+  /**
+   * Takes the user's stream lock: the one every write of theirs that emits ends up taking, so a
+   * position write that takes it first needs no lock of its own (and one statement less).
+   */
+  lockUser(trx: Trx, user: string): Promise<void> {
+    return this.lock(trx, `stream.user:${user}`);
+  }
+
+  private held = new WeakMap<Trx, Set<string>>();
+
+  /** Serialises writes under `key` until the transaction ends; taken once per transaction. */
   async lock(trx: Trx, key: string): Promise<void> {
+    // embedded: PGlite has one connection and a transaction holds it to its end, so no other
+    // transaction can run in between and there is nothing to wait for
+    if (this.rt.mode === 'embedded') return;
+    let keys = this.held.get(trx);
+    if (keys?.has(key)) return;
     await sql`select pg_advisory_xact_lock(hashtext(${'bindery.reading.' + key}))`.execute(trx);
+    if (!keys) this.held.set(trx, (keys = new Set()));
+    keys.add(key);
   }
 }
 

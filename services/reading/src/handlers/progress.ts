@@ -2,6 +2,8 @@
 import { ok, Reading, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
+import { sql } from 'kysely';
+import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 
@@ -25,6 +27,9 @@ export function progressOut(r: Row) {
   };
 }
 
+/** A progress row read as JSON (`to_jsonb`): its timestamps as dates again, as a plain select gives them. */
+const fromJson = (j: Row): Row => ({ ...j, created_at: new Date(j.created_at), updated_at: new Date(j.updated_at) });
+
 export const positionOf = (r: Row) => ({
   ...(r.position as Position),
   percentage: Number(r.percentage),
@@ -43,7 +48,7 @@ export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown
   const user = req.caller.user_id;
   const item = req.item_id!;
   return ctx.tx(async (trx) => {
-    await ctx.lock(trx, `progress.${user}.${item}`);
+    await ctx.lockUser(trx, user);
     const gone = await t(trx).deleteFrom('progress').where('user_id', '=', user).where('item_id', '=', item).returningAll().executeTakeFirst();
     if (!gone) return no(notFound(M.progressNotFound));
     // the history stays: it is the way back
@@ -73,37 +78,33 @@ interface Incoming {
   device_id?: string | null;
 }
 
-/** Stores a position as the current one, with a history entry; in the caller's transaction. */
+/**
+ * Stores a position as the current one, with a history entry and the device noted as a writer of
+ * the book, in one statement; in the caller's transaction. The stored hashes are the item's (or,
+ * while reading does not know the item, the ones the position had).
+ */
 export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: string, inc: Incoming, reason: string): Promise<Row> {
   const now = ctx.now();
-  const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
-  const hashes = await t(trx).selectFrom('items').select('sha256').where('id', '=', item).executeTakeFirst();
   const { percentage, ...rest } = inc.position;
-  const values = {
-    percentage,
-    position: JSON.stringify(rest),
-    client: inc.client,
-    device: inc.device,
-    sha256: JSON.stringify(hashes?.sha256 ?? cur?.sha256 ?? []),
-    updated_at: now,
-  };
-  const row = cur
-    ? await t(trx)
-        .updateTable('progress')
-        .set({ ...values, version: Number(cur.version) + 1 })
-        .where('id', '=', cur.id)
-        .returningAll()
-        .executeTakeFirstOrThrow()
-    : await t(trx)
-        .insertInto('progress')
-        .values({ id: newId(), user_id: user, item_id: item, version: 1, created_at: now, ...values })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-  await t(trx)
-    .insertInto('progress_history')
-    .values({ user_id: user, item_id: item, percentage, position: JSON.stringify(rest), client: inc.client, device: inc.device, reason, recorded_at: now })
-    .execute();
-  await knowDevice(trx, user, item, inc.device);
+  const position = JSON.stringify(rest);
+  const S = sql.raw(SCHEMA);
+  const itemSha = sql`(select i.sha256 from ${S}.items i where i.id = ${item})`;
+  const { rows } = await sql<Row>`
+    with saved as (
+      insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
+      values (${newId()}, ${user}, ${item}, 1, ${now}, ${percentage}, ${position}::jsonb, ${inc.client}, ${inc.device}, coalesce(${itemSha}, '[]'::jsonb), ${now})
+      on conflict (user_id, item_id) do update set
+        percentage = excluded.percentage, position = excluded.position, client = excluded.client, device = excluded.device,
+        sha256 = coalesce(${itemSha}, p.sha256), updated_at = excluded.updated_at, version = p.version + 1
+      returning *
+    ), history as (
+      insert into ${S}.progress_history (user_id, item_id, percentage, position, client, device, reason, recorded_at)
+      values (${user}, ${item}, ${percentage}, ${position}::jsonb, ${inc.client}, ${inc.device}, ${reason}, ${now})
+    ), writer as (
+      insert into ${S}.progress_devices (user_id, item_id, device) values (${user}, ${item}, ${inc.device}) on conflict do nothing
+    )
+    select * from saved`.execute(trx);
+  const row = rows[0]!;
   await ctx.emit(trx, user, [
     { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}) } },
   ]);
@@ -183,14 +184,21 @@ export interface Written {
  */
 export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: string, { inc, parsed, baseVersion }: Prepared): Promise<Written> {
   const healed = [...parsed.healed];
-  await ctx.lock(trx, `progress.${user}.${item}`);
-  const cur = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
+  await ctx.lockUser(trx, user);
+  // the current position, the book's open conflict and whether this device has written it before, at once
+  const S = sql.raw(SCHEMA);
+  const { rows } = await sql<{ cur: Row | null; open: Row | null; known: boolean }>`
+    select
+      (select to_jsonb(p) from ${S}.progress p where p.user_id = ${user} and p.item_id = ${item}) as cur,
+      (select to_jsonb(c) from ${S}.conflicts c where c.user_id = ${user} and c.item_id = ${item} and c.status = 'open' limit 1) as open,
+      exists (select 1 from ${S}.progress_devices d where d.user_id = ${user} and d.item_id = ${item} and d.device = ${inc.device}) as known`.execute(trx);
+  const cur = rows[0]!.cur ? fromJson(rows[0]!.cur) : undefined;
+  const open = rows[0]!.open;
   const curPct = cur ? Number(cur.percentage) : null;
   if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
     healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
     return { status: 'kept', healed, progress: progressOut(cur!) };
   }
-  const open = await t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', user).where('item_id', '=', item).where('status', '=', 'open').executeTakeFirst();
   const incoming = { ...inc.position, client: inc.client, device: inc.device, ...(inc.device_id ? { bindery_device_id: inc.device_id } : {}), submitted_at: iso(ctx.now()) };
   if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
     // the disagreeing device keeps reading: its latest position is what the conflict offers
@@ -203,11 +211,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
     await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
     return { status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) };
   }
-  const known = cur
-    ? Boolean(
-        await t(trx).selectFrom('progress_devices').select('device').where('user_id', '=', user).where('item_id', '=', item).where('device', '=', inc.device).executeTakeFirst(),
-      )
-    : true;
+  const known = cur ? rows[0]!.known : true;
   const reason = parsed.force
     ? null
     : conflictReason(
