@@ -298,9 +298,14 @@ export class EventStore {
     return this.db.transaction().execute(async (trx) => {
       const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${'bindery.relay.' + this.source + '.' + name})) as ok`.execute(trx);
       if (!lock.rows[0]?.ok) return 0;
-      const cp = await this.t(trx).selectFrom('relay_checkpoints').select('position').where('name', '=', name).executeTakeFirst();
-      const after = Number(cp?.position ?? 0);
-      const events = await this.readAll(after, batch, trx);
+      // the events after the relay's checkpoint, read with it in one statement
+      const S = sql.raw(this.source);
+      const { rows } = await sql<Row>`
+        select * from ${S}.events
+        where global_position > coalesce((select position from ${S}.relay_checkpoints where name = ${name}), 0)
+          and tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        order by global_position limit ${batch}`.execute(trx);
+      const events = rows.map((r) => this.toStored(r));
       if (events.length === 0) return 0;
       crashPoint('relay-before-publish');
       await publish(events);

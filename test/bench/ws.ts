@@ -123,6 +123,8 @@ interface ModeResult {
   delivery: Summary;
   /** deliveries expected but not seen within 10 s of the last write */
   missing: number;
+  /** the first writes not seen on every socket of their user: which, and on how many */
+  short: { seq: number; user: number; got: number }[];
   /** sockets the server closed during the run, by close code */
   socketsClosed: Record<string, number>;
   /** the PUT's answer time */
@@ -252,7 +254,12 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       await sleep(100);
     }
     let missing = 0;
-    for (let s = firstMeasured; s < seq; s++) missing += Math.max(0, expected(s) - (got.get(s) ?? 0));
+    const short: { seq: number; user: number; got: number }[] = [];
+    for (let s = firstMeasured; s < seq; s++) {
+      const lost = Math.max(0, expected(s) - (got.get(s) ?? 0));
+      missing += lost;
+      if (lost && short.length < 100) short.push({ seq: s, user: s % CFG.users, got: got.get(s) ?? 0 });
+    }
     const rssAfterLoad = statusKiB(gatewayPid, 'VmRSS');
     // the live channel's own share: arrival on the socket minus the PUT's answer (negative: the event came first)
     const afterAnswer = arrivals.flatMap((a) => (answeredAt.has(a.seq) ? [a.at - answeredAt.get(a.seq)!] : []));
@@ -272,6 +279,7 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       afterAnswer: summary(afterAnswer),
       delivery: summary(delivery),
       missing,
+      short,
       socketsClosed: Object.fromEntries(closedBy),
       put: summary(putLat),
       achievedRate: (seq - firstMeasured) / took,

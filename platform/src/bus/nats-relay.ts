@@ -7,6 +7,7 @@ import { backoff, pause } from './retry';
 
 export const RELAY = 'jetstream';
 const RELAY_TICK_MS = 250;
+const RELAY_BATCH = 256;
 
 export interface RelayTarget {
   ensureStream(source: string): Promise<void>;
@@ -38,9 +39,10 @@ export class Relay {
       try {
         if (!streamReady) await this.bus.ensureStream(this.store.source);
         streamReady = true;
-        const n = await this.store.relayOnce(RELAY, this.bus.publishBatch);
+        const n = await this.store.relayOnce(RELAY, this.bus.publishBatch, RELAY_BATCH);
         failures = 0;
-        if (n === 0) await this.wake.wait(RELAY_TICK_MS);
+        // fewer than a batch: all that was committed is out (an append since has woken us again)
+        if (n < RELAY_BATCH) await this.wake.wait(RELAY_TICK_MS);
       } catch (e) {
         // NATS or the database is away: keep the checkpoint, back off, try again (the stream may be gone too).
         streamReady = false;
