@@ -131,6 +131,7 @@ export class EventStore {
   async append(trx: Trx, streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     if (expected === 'any') return this.appendAny(trx, streamId, events);
+    await this.lockAppends(trx);
     const cur = await this.t(trx).selectFrom('events').select(sql<number | null>`max(stream_version)`.as('v')).where('stream_id', '=', streamId).executeTakeFirst();
     const current = cur?.v == null ? -1 : Number(cur.v);
     if (expected !== current) throw new ConcurrencyError(streamId, expected, current);
@@ -154,6 +155,22 @@ export class EventStore {
   }
 
   /**
+   * Positions must be taken in commit order. Were two transactions to append at once, the later
+   * position could commit first, and a reader (the relay, a follower) would take it and move past
+   * the lower one for good (readAll's transaction-id guard covers only a lower position in the
+   * transaction with the lower id; ids are given at a transaction's first write, not at its
+   * append). So an append holds its store's lock until its transaction ends: appends take turns,
+   * from the append to the commit, which is the last step of most commands.
+   */
+  private appendLock() {
+    return sql`pg_advisory_xact_lock(hashtext(${'bindery.events.' + this.source}))`;
+  }
+
+  private async lockAppends(trx: Trx): Promise<void> {
+    await sql`select ${this.appendLock()}`.execute(trx);
+  }
+
+  /**
    * Appends at the stream's next versions, whatever they are, in one statement: the versions are
    * read in the insert itself. A concurrent writer that took them first still fails the unique key.
    */
@@ -167,6 +184,7 @@ export class EventStore {
         insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
         select ${streamId}, coalesce((select max(stream_version) from ${S}.events where stream_id = ${streamId}), -1) + 1 + v.i, v.event_id, v.type, v.data, v.metadata
         from (values ${rows}) as v (i, event_id, type, data, metadata)
+        where ${this.appendLock()} is not null
         order by v.i
         returning *`.execute(trx);
       inserted.sort((a, b) => Number(a.global_position) - Number(b.global_position));
@@ -194,6 +212,7 @@ export class EventStore {
       })),
     );
     if (rows.length === 0) return;
+    await this.lockAppends(trx);
     try {
       const inserted = await this.t(trx).insertInto('events').values(rows).returning('global_position').execute();
       for (const r of inserted) notePosition(Number(r.global_position));
@@ -234,6 +253,7 @@ export class EventStore {
         })),
       );
       if (rows.length === 0) continue;
+      await this.lockAppends(trx);
       try {
         await this.t(trx).insertInto('events').values(rows).execute();
       } catch (e) {

@@ -158,16 +158,53 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
           await commit.wait;
         });
       const low = await appended.wait;
-      const [high] = await append('fast-1', -1, [ev('t.fast.v1')]);
-      expect(high!.position).toBeGreaterThan(low.position);
-      // The committed higher position stays hidden too: a reader that took it would move past `low` for good.
-      const during = await store.readAll(start);
-      expect(during.map((e) => e.id)).not.toContain(low.id);
-      expect(during.map((e) => e.id)).not.toContain(high!.id);
+      // a second append waits for the first one's commit: it is numbered after it
+      const fast = append('fast-1', -1, [ev('t.fast.v1')]);
+      expect(await Promise.race([fast.then(() => 'appended'), sleep(500).then(() => 'waiting')])).toBe('waiting');
+      expect((await store.readAll(start)).map((e) => e.id)).not.toContain(low.id);
       commit.open();
       await slow;
+      const [high] = await fast;
+      expect(high!.position).toBeGreaterThan(low.position);
       const after = await readAllEventually(start, 2);
       expect(after.map((e) => e.id)).toEqual([low.id, high!.id]);
+    });
+
+    it.skipIf(!caps.concurrentTransactions)('numbers positions in commit order when the later transaction id appends first', async () => {
+      // Y gets its transaction id first, X second; X appends first and commits last. Were Y numbered
+      // at once and committed, a reader would see Y's position (its id is below every running one)
+      // and move past X's lower position before X commits: X's event would never be read.
+      const start = await store.headPosition();
+      const yHasId = gate();
+      const xAppended = gate<StoredEvent>();
+      const xCommit = gate();
+      const y = db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          yHasId.open();
+          await xAppended.wait;
+          const [e] = await store.append(trx, 'order-y', 'any', [ev('t.y.v1')]);
+          return e!;
+        });
+      await yHasId.wait;
+      const x = db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          const [e] = await store.append(trx, 'order-x', 'any', [ev('t.x.v1')]);
+          xAppended.open(e!);
+          await xCommit.wait;
+          return e!;
+        });
+      const low = await xAppended.wait;
+      expect(await Promise.race([y.then(() => 'committed'), sleep(500).then(() => 'waiting')])).toBe('waiting');
+      expect((await store.readAll(start)).map((e) => e.id)).toEqual([]);
+      xCommit.open();
+      await x;
+      const high = await y;
+      expect(high.position).toBeGreaterThan(low.position);
+      expect((await readAllEventually(start, 2)).map((e) => e.id)).toEqual([low.id, high.id]);
     });
 
     it('applies an event once per consumer: positions at or below the checkpoint are skipped', async () => {
