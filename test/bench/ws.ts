@@ -124,7 +124,7 @@ interface ModeResult {
   /** deliveries expected but not seen within 10 s of the last write */
   missing: number;
   /** the first writes not seen on every socket of their user: which, and on how many */
-  short: { seq: number; user: number; got: number }[];
+  short: { seq: number; user: number; got: number; answer: string | null }[];
   /** sockets the server closed during the run, by close code */
   socketsClosed: Record<string, number>;
   /** the PUT's answer time */
@@ -211,6 +211,8 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       errorKinds.set(k, (errorKinds.get(k) ?? 0) + 1);
     };
     const putLat: number[] = [];
+    /** each measured write's answer in short: status, version and the text it stored */
+    const answers = new Map<number, string>();
     const answeredAt = new Map<number, number>();
     const inflight = new Set<Promise<void>>();
     const write = (measured: boolean) => {
@@ -227,6 +229,8 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
           else if (measured) {
             putLat.push(performance.now() - t0);
             answeredAt.set(s, performance.now());
+            const j = r.json as { status?: string; progress?: { version?: number; context_text?: string } } | undefined;
+            answers.set(s, `${j?.status} v${j?.progress?.version} ${j?.progress?.context_text}`);
           }
         },
         (e: unknown) => fail(e instanceof Error ? e.message : String(e)),
@@ -254,11 +258,11 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       await sleep(100);
     }
     let missing = 0;
-    const short: { seq: number; user: number; got: number }[] = [];
+    const short: { seq: number; user: number; got: number; answer: string | null }[] = [];
     for (let s = firstMeasured; s < seq; s++) {
       const lost = Math.max(0, expected(s) - (got.get(s) ?? 0));
       missing += lost;
-      if (lost && short.length < 100) short.push({ seq: s, user: s % CFG.users, got: got.get(s) ?? 0 });
+      if (lost && short.length < 100) short.push({ seq: s, user: s % CFG.users, got: got.get(s) ?? 0, answer: answers.get(s) ?? null });
     }
     const rssAfterLoad = statusKiB(gatewayPid, 'VmRSS');
     // the live channel's own share: arrival on the socket minus the PUT's answer (negative: the event came first)
@@ -295,6 +299,10 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       ...(reference ? { reference } : {}),
     };
   } finally {
+    // each process's own output (warnings and errors), for a run that shows something odd
+    const logs = join(ROOT, 'test/.tmp/bench-ws');
+    mkdirSync(logs, { recursive: true });
+    for (const p of inst.b.procs) writeFileSync(join(logs, `${mode}-${inst.roles.pids.get(p.child.pid!) ?? p.child.pid}.log`), p.output());
     await inst.stop();
     rmSync(libDir, { recursive: true, force: true });
   }
