@@ -175,9 +175,7 @@ export class EventStore {
    * read in the insert itself. A concurrent writer that took them first still fails the unique key.
    */
   private async appendAny(trx: Trx, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
-    const rows = sql.join(
-      events.map((e, i) => sql`(${i}::int, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`),
-    );
+    const rows = sql.join(events.map((e, i) => sql`(${i}::int, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`));
     const S = sql.raw(this.source);
     try {
       const { rows: inserted } = await sql<Row>`
@@ -357,10 +355,7 @@ export async function applyOnce(db: Db, schema: string, consumer: string, event:
       .insertInto('consumer_checkpoints')
       .values({ consumer, source: event.source, position: event.position })
       .onConflict((oc) =>
-        oc
-          .columns(['consumer', 'source'])
-          .doUpdateSet({ position: event.position, updated_at: sql`now()` })
-          .where('consumer_checkpoints.position', '<', event.position),
+        oc.columns(['consumer', 'source']).doUpdateSet({ position: event.position, updated_at: sql`now()` }).where('consumer_checkpoints.position', '<', event.position),
       )
       .returning('position')
       .executeTakeFirst();

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, DeliverPolicy } from '@nats-io/jetstream';
 import pLimit from 'p-limit';
+import { eventStreamName } from '@bindery/contracts';
 import { ROOT, type Mode } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
 import { BENCH, coresUsed, fmt, machine, PASSWORD, runWithDeadline, snapshot, spawnTs, table, waitForQuiet } from './lib';
@@ -124,7 +125,7 @@ interface ModeResult {
   /** deliveries expected but not seen within 10 s of the last write */
   missing: number;
   /** the first writes not seen on every socket of their user: which, and on how many */
-  short: { seq: number; user: number; got: number; answer: string | null }[];
+  short: { seq: number; user: number; got: number; answer: string | null; onBus?: number | null }[];
   /** sockets the server closed during the run, by close code */
   socketsClosed: Record<string, number>;
   /** the PUT's answer time */
@@ -258,7 +259,7 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       await sleep(100);
     }
     let missing = 0;
-    const short: { seq: number; user: number; got: number; answer: string | null }[] = [];
+    const short: { seq: number; user: number; got: number; answer: string | null; onBus?: number | null }[] = [];
     for (let s = firstMeasured; s < seq; s++) {
       const lost = Math.max(0, expected(s) - (got.get(s) ?? 0));
       missing += lost;
@@ -270,6 +271,11 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
     closing = true;
     for (const s of sockets) s.terminate();
 
+    // where an undelivered write's event went: is it on the bus at all?
+    if (mode === 'distributed' && short.length) {
+      const onBus = await eventsOnBus(inst.b.env.NATS_URL!, 'reading');
+      for (const x of short) x.onBus = onBus.get(`w${x.seq}`) ?? null;
+    }
     const reference = mode === 'distributed' ? await natsReference(inst.b.env.NATS_URL!) : undefined;
     return {
       mode,
@@ -306,6 +312,26 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
     await inst.stop();
     rmSync(libDir, { recursive: true, force: true });
   }
+}
+
+/** The stream sequence of each progress write's event on the source's stream, by the text the bench wrote (`w<seq>`). */
+async function eventsOnBus(url: string, source: string): Promise<Map<string, number>> {
+  const nc = await connect({ servers: url });
+  const out = new Map<string, number>();
+  try {
+    const consumer = await jetstream(nc).consumers.get(eventStreamName(source), { deliver_policy: DeliverPolicy.All });
+    const pending = (await consumer.info()).num_pending;
+    const messages = await consumer.consume({ max_messages: 512 });
+    let seen = 0;
+    for await (const m of messages) {
+      const text = (m.json() as { data?: { progress?: { context_text?: string } } }).data?.progress?.context_text;
+      if (text) out.set(text, m.seq);
+      if (++seen >= pending) break;
+    }
+  } finally {
+    await nc.close();
+  }
+  return out;
 }
 
 /** Bare NATS at the same rate: core publish → subscriber, and JetStream publish → ordered consumer. */

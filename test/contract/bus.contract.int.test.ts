@@ -465,12 +465,15 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
           await commit.wait;
         });
       await appended.wait;
-      const [high] = await append(store, 'x-fast', [ev('t.fast.v1')]);
-      expect(high!.position).toBeGreaterThan(low!.position);
-      await sleep(1_000); // several relay ticks: were `high` let through now, `low` would later count as applied
+      // the later append waits for the earlier one's commit (positions are numbered in commit order)
+      const fast = append(store, 'x-fast', [ev('t.fast.v1')]);
+      await sleep(1_000); // several relay ticks: were anything let through now, `low` could later count as applied
+      expect(await Promise.race([fast.then(() => 'appended'), Promise.resolve('waiting')])).toBe('waiting');
       expect(await appliedIds('xmin')).toEqual([]);
       commit.open();
       await slow;
+      const [high] = await fast;
+      expect(high!.position).toBeGreaterThan(low!.position);
       store.notify();
       const rows = await until(
         'both',

@@ -22,7 +22,7 @@ const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const ACCOUNTS = join(ROOT, 'infra/nats/bindery-accounts.conf');
 const SERVICES = ['identity', 'catalog', 'reading', 'device-sync', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
-const passwords = Object.fromEntries(SERVICES.map((s) => [s, randomBytes(18).toString('base64url')])) as Record<Service, string>;
+const passwords = Object.fromEntries(SERVICES.map((s) => [s, `p${randomBytes(18).toString('base64url')}`])) as Record<Service, string>;
 const log = createLogger('test', 'silent');
 const backends = await resolveBackends();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

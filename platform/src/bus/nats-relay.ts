@@ -8,6 +8,12 @@ import { backoff, pause } from './retry';
 export const RELAY = 'jetstream';
 const RELAY_TICK_MS = 250;
 const RELAY_BATCH = 256;
+/**
+ * The least time between two passes that found events. An idle relay publishes an append at once;
+ * under a stream of appends, a pass takes what a few milliseconds brought (one transaction and one
+ * round of acknowledgements for several events, not one each).
+ */
+const RELAY_MIN_GAP_MS = 8;
 
 export interface RelayTarget {
   ensureStream(source: string): Promise<void>;
@@ -35,11 +41,15 @@ export class Relay {
 
   private async run(): Promise<void> {
     let streamReady = true;
+    let busyAt = -Infinity;
     for (let failures = 0; !this.ctl.signal.aborted; ) {
       try {
         if (!streamReady) await this.bus.ensureStream(this.store.source);
         streamReady = true;
+        const gap = busyAt + RELAY_MIN_GAP_MS - performance.now();
+        if (gap > 0) await pause(gap, this.ctl.signal);
         const n = await this.store.relayOnce(RELAY, this.bus.publishBatch, RELAY_BATCH);
+        if (n > 0) busyAt = performance.now();
         failures = 0;
         // fewer than a batch: all that was committed is out (an append since has woken us again)
         if (n < RELAY_BATCH) await this.wake.wait(RELAY_TICK_MS);

@@ -58,11 +58,11 @@ export class Ctx {
     // embedded: PGlite has one connection and a transaction holds it to its end, so no other
     // transaction can run in between and there is nothing to wait for
     if (this.rt.mode === 'embedded') return;
-    let keys = this.held.get(trx);
+    const keys = this.held.get(trx);
     if (keys?.has(key)) return;
     await sql`select pg_advisory_xact_lock(hashtext(${'bindery.reading.' + key}))`.execute(trx);
-    if (!keys) this.held.set(trx, (keys = new Set()));
-    keys.add(key);
+    if (keys) keys.add(key);
+    else this.held.set(trx, new Set([key]));
   }
 }
 
