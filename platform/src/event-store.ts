@@ -157,10 +157,9 @@ export class EventStore {
   /**
    * Positions must be taken in commit order. Were two transactions to append at once, the later
    * position could commit first, and a reader (the relay, a follower) would take it and move past
-   * the lower one for good (readAll's transaction-id guard covers only a lower position in the
-   * transaction with the lower id; ids are given at a transaction's first write, not at its
-   * append). So an append holds its store's lock until its transaction ends: appends take turns,
-   * from the append to the commit, which is the last step of most commands.
+   * the lower one for good. So an append holds its store's lock until its transaction ends: appends
+   * take turns, from the append to the commit, which is the last step of most commands, and a
+   * transaction is visible before its locks are let go, so a read sees a whole prefix of the log.
    */
   private appendLock() {
     return sql`pg_advisory_xact_lock(hashtext(${'bindery.events.' + this.source}))`;
@@ -270,18 +269,14 @@ export class EventStore {
   }
 
   /**
-   * The log in position order after `after`, only below the oldest transaction still running,
-   * so a slow transaction's lower position is never skipped by a reader that has moved past it.
+   * The log in position order after `after`. Positions are numbered in commit order (appends hold
+   * the store's lock to their commit), so what a read sees is a whole prefix: no lower position can
+   * commit after a higher one was read. (A guard by transaction id, `tx_id < xmin`, used to stand
+   * here instead: ids follow a transaction's first write, not its append, and the guard itself hid a
+   * lower position while letting a higher one through, which a reader then moved past for good.)
    */
   async readAll(after: number, limit = 500, q: DbOrTrx = this.db): Promise<StoredEvent[]> {
-    const rows = (await this.t(q)
-      .selectFrom('events')
-      .selectAll()
-      .where('global_position', '>', after)
-      .where(sql<boolean>`tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
-      .orderBy('global_position')
-      .limit(limit)
-      .execute()) as Row[];
+    const rows = (await this.t(q).selectFrom('events').selectAll().where('global_position', '>', after).orderBy('global_position').limit(limit).execute()) as Row[];
     return rows.map((r) => this.toStored(r));
   }
 
@@ -321,7 +316,6 @@ export class EventStore {
       const { rows } = await sql<Row>`
         select * from ${S}.events
         where global_position > coalesce((select position from ${S}.relay_checkpoints where name = ${name}), 0)
-          and tx_id < pg_snapshot_xmin(pg_current_snapshot())
         order by global_position limit ${batch}`.execute(trx);
       const events = rows.map((r) => this.toStored(r));
       if (events.length === 0) return 0;

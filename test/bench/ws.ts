@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, DeliverPolicy } from '@nats-io/jetstream';
 import pLimit from 'p-limit';
+import pg from 'pg';
 import { eventStreamName } from '@bindery/contracts';
 import { ROOT, type Mode } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
@@ -125,7 +126,7 @@ interface ModeResult {
   /** deliveries expected but not seen within 10 s of the last write */
   missing: number;
   /** the first writes not seen on every socket of their user: which, and on how many */
-  short: { seq: number; user: number; got: number; answer: string | null; onBus?: number | null }[];
+  short: { seq: number; user: number; got: number; answer: string | null; onBus?: number | null; inLog?: unknown }[];
   /** sockets the server closed during the run, by close code */
   socketsClosed: Record<string, number>;
   /** the PUT's answer time */
@@ -259,7 +260,7 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
       await sleep(100);
     }
     let missing = 0;
-    const short: { seq: number; user: number; got: number; answer: string | null; onBus?: number | null }[] = [];
+    const short: { seq: number; user: number; got: number; answer: string | null; onBus?: number | null; inLog?: unknown }[] = [];
     for (let s = firstMeasured; s < seq; s++) {
       const lost = Math.max(0, expected(s) - (got.get(s) ?? 0));
       missing += lost;
@@ -274,7 +275,21 @@ async function measureMode(mode: Mode): Promise<ModeResult> {
     // where an undelivered write's event went: is it on the bus at all?
     if (mode === 'distributed' && short.length) {
       const onBus = await eventsOnBus(inst.b.env.NATS_URL!, 'reading');
-      for (const x of short) x.onBus = onBus.get(`w${x.seq}`) ?? null;
+      const pgc = new pg.Client({ connectionString: inst.b.env.DATABASE_URL });
+      await pgc.connect();
+      try {
+        for (const x of short) {
+          x.onBus = onBus.get(`w${x.seq}`) ?? null;
+          const r = await pgc.query(
+            `select global_position as p, tx_id::text as tx, (select count(*) from reading.events) as n, (select position from reading.relay_checkpoints) as cp from reading.events where data->'progress'->>'context_text' = $1`,
+            [`w${x.seq}`],
+          );
+          x.inLog = r.rows[0] ?? null;
+        }
+      } finally {
+        await pgc.end();
+      }
+      console.error(`bench:ws: ${onBus.size} writes on the bus`);
     }
     const reference = mode === 'distributed' ? await natsReference(inst.b.env.NATS_URL!) : undefined;
     return {

@@ -207,6 +207,48 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       expect((await readAllEventually(start, 2)).map((e) => e.id)).toEqual([low.id, high.id]);
     });
 
+    it.skipIf(!caps.concurrentTransactions)('reads every committed position below a higher one, whatever transaction ids run', async () => {
+      // B gets its id, then Z, then A. A appends and commits, then B. While Z still runs, a guard by
+      // transaction id (below the oldest running one) would show B's higher position and hide A's
+      // lower one, and a reader would move past A's for good.
+      const start = await store.headPosition();
+      const bHasId = gate();
+      const bAppend = gate();
+      const zHasId = gate();
+      const zEnd = gate();
+      const b = db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          bHasId.open();
+          await bAppend.wait;
+          const [e] = await store.append(trx, 'ids-b', 'any', [ev('t.b.v1')]);
+          return e!;
+        });
+      await bHasId.wait;
+      const z = db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          zHasId.open();
+          await zEnd.wait;
+        });
+      await zHasId.wait;
+      const a = await db()
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select pg_current_xact_id()`.execute(trx);
+          const [e] = await store.append(trx, 'ids-a', 'any', [ev('t.a.v1')]);
+          return e!;
+        });
+      bAppend.open();
+      const bEvent = await b;
+      expect(bEvent.position).toBeGreaterThan(a.position);
+      expect((await store.readAll(start)).map((e) => e.id)).toEqual([a.id, bEvent.id]);
+      zEnd.open();
+      await z;
+    });
+
     it('applies an event once per consumer: positions at or below the checkpoint are skipped', async () => {
       const [e1, e2, e3] = await append('once-1', -1, [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1')]);
       const effects: number[] = [];
