@@ -45,8 +45,13 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
     source: 'catalog',
     durable: CATALOG_CONSUMER,
     types: TYPES,
-    effect: (trx, ev) => apply(ctx, trx, ev as unknown as Catalog.CatalogEvent),
+    effect: (trx, ev) => {
+      ctx.forgetItems();
+      return apply(ctx, trx, ev as unknown as Catalog.CatalogEvent);
+    },
     after: async (ev) => {
+      // again once committed: a write that read an item during the transaction kept the old copy
+      ctx.forgetItems();
       // after the item is stored (a position is checked against it): waiting documents of its files.
       // A redelivery runs it again, and finds nothing left to link.
       const e = ev as unknown as Catalog.CatalogEvent;

@@ -1,5 +1,6 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
 import { sql } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { Compile } from 'typebox/compile';
 import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
@@ -7,6 +8,11 @@ import { SCHEMA } from '../store/migrations';
 import { LocatorIndexes } from './locator';
 
 const checks = new Map(Object.entries(Reading.ReadingEvents).map(([type, schema]) => [type, Compile(schema)]));
+
+export interface ItemMeta {
+  page_count: number | null;
+  epub_sha256: string | null;
+}
 
 export class Ctx {
   readonly store: EventStore;
@@ -19,6 +25,27 @@ export class Ctx {
     this.store = new EventStore(rt.db, SCHEMA);
     this.locators = new LocatorIndexes(rt);
     this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'reading' };
+  }
+
+  /**
+   * Embedded mode only: items' page counts and EPUB hashes, read once. This process applies every
+   * catalog event, and clears them whenever it does (`forgetItems`); with replicas (distributed) the
+   * replica that applies an event is not the one asked, so each write reads them.
+   */
+  private metas = new LRUCache<string, { meta: ItemMeta | undefined }>({ max: 20_000 });
+
+  async itemMeta(item: string): Promise<ItemMeta | undefined> {
+    const cached = this.rt.mode === 'embedded' ? this.metas.get(item) : undefined;
+    if (cached) return cached.meta;
+    const row = await t(this.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
+    const meta = row ? { page_count: row.page_count == null ? null : Number(row.page_count), epub_sha256: (row.epub_sha256 as string | null) ?? null } : undefined;
+    if (this.rt.mode === 'embedded') this.metas.set(item, { meta });
+    return meta;
+  }
+
+  /** Called when the catalog's items change here (reading's copy of them). */
+  forgetItems(): void {
+    this.metas.clear();
   }
 
   now(): Date {

@@ -146,7 +146,7 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
     baseVersion = Number(input.version);
     if (!Number.isInteger(baseVersion) || baseVersion < 0) return no(bad('version must be a whole number'));
   }
-  const meta = await t(ctx.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
+  const meta = await ctx.itemMeta(item);
   const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count));
   if (!parsed.ok) return no(bad(parsed.message));
   // an EPUB's position is checked against its locator index and the text the reader saw (pages need neither)
