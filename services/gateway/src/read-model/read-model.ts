@@ -207,21 +207,31 @@ export class ReadModels {
 
   private pollWhileWaiting(): void {
     if (this.waitPoll) return;
-    let busy = false;
-    this.waitPoll = setInterval(() => {
-      if (this.waiters.size === 0) {
-        clearInterval(this.waitPoll!);
+    this.waitPoll = this.refreshEvery(
+      WAIT_POLL_MS,
+      (e) => this.log.warn({ err: e }, 'reading the projections positions failed'),
+      () => {
+        if (this.waiters.size > 0) return false;
         this.waitPoll = null;
-        return;
-      }
+        return true;
+      },
+    );
+  }
+
+  /** Every `ms`, one `refresh` at a time, until `done()` says to stop. */
+  private refreshEvery(ms: number, failed: (e: unknown) => void, done: () => boolean = () => false): NodeJS.Timeout {
+    let busy = false;
+    const timer = setInterval(() => {
+      if (done()) return clearInterval(timer);
       if (busy) return;
       busy = true;
       this.refresh()
-        .catch((e: unknown) => this.log.warn({ err: e }, 'reading the projections positions failed'))
+        .catch(failed)
         .finally(() => {
           busy = false;
         });
-    }, WAIT_POLL_MS);
+    }, ms);
+    return timer;
   }
 
   private positionsQuery: CompiledQuery<{ source: string; position: number | string }> | null = null;
@@ -279,16 +289,7 @@ export class ReadModels {
   }
 
   private startPolling(): void {
-    let busy = false;
-    this.poll = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      this.refresh()
-        .catch((e: unknown) => this.log.debug({ err: e }, 'polling the projections positions failed'))
-        .finally(() => {
-          busy = false;
-        });
-    }, POLL_MS);
+    this.poll = this.refreshEvery(POLL_MS, (e) => this.log.debug({ err: e }, 'polling the projections positions failed'));
     this.poll.unref();
   }
 
