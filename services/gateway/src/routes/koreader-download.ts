@@ -34,16 +34,11 @@ export function findPluginDir(from: string = import.meta.dirname): string | null
 
 /** Every file under `dir`, as paths relative to it with `/`, sorted (so the zip is the same each time). */
 async function filesOf(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of await readdir(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) await walk(p);
-      else if (e.isFile()) out.push(relative(dir, p).split(sep).join('/'));
-    }
-  };
-  await walk(dir);
-  return out.sort();
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))
+    .sort();
 }
 
 export interface PluginZip {
