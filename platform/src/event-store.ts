@@ -275,7 +275,7 @@ export class EventStore {
    * here instead: ids follow a transaction's first write, not its append, and the guard itself hid a
    * lower position while letting a higher one through, which a reader then moved past for good.)
    */
-  async readAll(after: number, limit = 500, q: DbOrTrx = this.db): Promise<StoredEvent[]> {
+  async readAll(after: number | RawBuilder<number>, limit = 500, q: DbOrTrx = this.db): Promise<StoredEvent[]> {
     const rows = (await this.t(q).selectFrom('events').selectAll().where('global_position', '>', after).orderBy('global_position').limit(limit).execute()) as Row[];
     return rows.map((r) => this.toStored(r));
   }
@@ -312,12 +312,8 @@ export class EventStore {
       const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${'bindery.relay.' + this.source + '.' + name})) as ok`.execute(trx);
       if (!lock.rows[0]?.ok) return 0;
       // the events after the relay's checkpoint, read with it in one statement
-      const S = sql.raw(this.source);
-      const { rows } = await sql<Row>`
-        select * from ${S}.events
-        where global_position > coalesce((select position from ${S}.relay_checkpoints where name = ${name}), 0)
-        order by global_position limit ${batch}`.execute(trx);
-      const events = rows.map((r) => this.toStored(r));
+      const after = sql<number>`coalesce((select position from ${sql.raw(this.source)}.relay_checkpoints where name = ${name}), 0)`;
+      const events = await this.readAll(after, batch, trx);
       if (events.length === 0) return 0;
       crashPoint('relay-before-publish');
       await publish(events);
@@ -343,17 +339,9 @@ export class EventStore {
 export async function applyOnce(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (trx: Trx) => Promise<void>): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const s = trx.withSchema(schema);
-    // moves the checkpoint to this event when it is behind it, in the statement that takes its row
-    // lock: a row back means the event is new here (the effect commits with the move)
-    const moved = await s
-      .insertInto('consumer_checkpoints')
-      .values({ consumer, source: event.source, position: event.position })
-      .onConflict((oc) =>
-        oc.columns(['consumer', 'source']).doUpdateSet({ position: event.position, updated_at: sql`now()` }).where('consumer_checkpoints.position', '<', event.position),
-      )
-      .returning('position')
-      .executeTakeFirst();
-    if (!moved) {
+    // a row back: the event is new here, and the effect commits with the checkpoint's move
+    const { rows: moved } = await moveCheckpoint(schema, consumer, event).execute(trx);
+    if (moved.length === 0) {
       const parked = await s
         .updateTable('parked_events')
         .set({ replayed_at: sql`now()` })
@@ -376,16 +364,24 @@ export async function applyOnce(db: Db, schema: string, consumer: string, event:
  * goes through applyOnce then, which knows parked events.
  */
 export async function applyOnceInOne(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>): Promise<boolean> {
-  const S = sql.raw(assertIdent(schema));
   const { rows } = await sql<{ n: number }>`
-    with moved as (
-      insert into ${S}.consumer_checkpoints as cp (consumer, source, position) values (${consumer}, ${event.source}, ${event.position})
-      on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
-      where cp.position < excluded.position
-      returning position
-    ), effect as (${effect(sql<boolean>`exists (select 1 from moved)`)})
+    with moved as (${moveCheckpoint(schema, consumer, event)}),
+    effect as (${effect(sql<boolean>`exists (select 1 from moved)`)})
     select count(*)::int as n from moved`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;
+}
+
+/**
+ * Moves a consumer's checkpoint to the event when it is behind it, in the statement that takes the
+ * checkpoint's row lock; returns a row only when it moved (the event is new to this consumer).
+ */
+function moveCheckpoint(schema: string, consumer: string, event: StoredEvent): RawBuilder<{ position: number }> {
+  const S = sql.raw(assertIdent(schema));
+  return sql`
+    insert into ${S}.consumer_checkpoints as cp (consumer, source, position) values (${consumer}, ${event.source}, ${event.position})
+    on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
+    where cp.position < excluded.position
+    returning position`;
 }
 
 export async function consumerCheckpoint(db: Db, schema: string, consumer: string, source: string): Promise<number> {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { eventSubject, rpcSubject, type NewEvent, type StoredEvent } from '@bindery/contracts';
-import { migrate, openPGlite, openPostgres, type Database, type Db, type Migration } from '../../platform/src/db';
+import { migrate, openPGlite, openPostgres, type Database, type Db, type Migration, type Trx } from '../../platform/src/db';
 import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations, react } from '../../platform/src/event-store';
 import { createLogger, type Logger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';
@@ -211,6 +211,48 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       expect(rows).toEqual(events.map((e) => e.id));
       expect(attempts.get(target.id)).toBe(2);
       expect(attempts.get(events[2]!.id)).toBe(1); // nothing overtook the failed one
+    });
+
+    it('passes by an event its reaction calls idle: no effect, no after step; the checkpoint moves with the next applied event', async () => {
+      const bus = await h.newBus();
+      const store = await source('idle', bus);
+      const [a, quiet, b] = (await append(store, 'id-1', [ev('t.a.v1'), ev('t.quiet.v1'), ev('t.b.v1')])) as [StoredEvent, StoredEvent, StoredEvent];
+      const asked: string[] = [];
+      const afters: string[] = [];
+      const site = { db: db(), schema: CONSUMER, log: capture().log as unknown as Logger, label: 'svc' };
+      const reaction = {
+        source: store.source,
+        durable: 'idle',
+        types: ['t.a.v1', 't.quiet.v1', 't.b.v1'],
+        effect: async (trx: Trx, e: StoredEvent) => {
+          await trx.withSchema(CONSUMER).insertInto('applied').values({ consumer: 'idle', event_id: e.id, position: e.position, type: e.type }).execute();
+        },
+        idle: async (e: StoredEvent) => {
+          asked.push(e.id);
+          return e.type === 't.quiet.v1';
+        },
+        after: (e: StoredEvent) => void afters.push(e.id),
+      };
+      const sub = await react(bus, site, reaction);
+      await until(
+        'a and b applied',
+        () => appliedIds('idle'),
+        (r) => r.length >= 2,
+      );
+      expect(await appliedIds('idle')).toEqual([a.id, b.id]);
+      expect(afters).toEqual([a.id, b.id]);
+      expect(asked).toEqual([a.id, quiet.id, b.id]);
+      expect(await consumerCheckpoint(db(), CONSUMER, 'idle', store.source)).toBe(b.position);
+      // an idle event last in the log leaves the checkpoint where the last applied one put it
+      const [last] = (await append(store, 'id-1', [ev('t.quiet.v1')])) as [StoredEvent];
+      await until(
+        'the last one asked',
+        async () => asked.length,
+        (n) => n >= 4,
+      );
+      expect(asked.at(-1)).toBe(last.id);
+      expect(await consumerCheckpoint(db(), CONSUMER, 'idle', store.source)).toBe(b.position);
+      await sub.stop();
     });
 
     it('reacts durably: each event applied once, a failure logged with the service name and retried, then the after step', async () => {

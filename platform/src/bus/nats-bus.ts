@@ -289,8 +289,10 @@ export class NatsBus implements Bus {
       });
       if (!messages) return;
       if (ctl.signal.aborted) return messages.stop();
-      const handle = async (ev: StoredEvent | null) => {
-        if (!ev || (opts.types && !opts.types.includes(ev.type))) return;
+      for await (const m of messages) {
+        if (ctl.signal.aborted) break;
+        const ev = this.parse(m);
+        if (!ev || (opts.types && !opts.types.includes(ev.type))) continue;
         // A read model must not skip an event: retry this one until it applies (loudly, past the retry budget).
         state.busySince = Date.now();
         for (let attempt = 1; !ctl.signal.aborted; attempt++) {
@@ -303,23 +305,6 @@ export class NatsBus implements Bus {
           }
         }
         state.busySince = null;
-      };
-      // The follower takes every subject of the stream, so its sequence numbers have no holes: a
-      // jump means messages the ordered consumer lost (seen when it resets under load). They are
-      // fetched by sequence and handled first, in order.
-      let last = 0;
-      for await (const m of messages) {
-        if (ctl.signal.aborted) break;
-        if (last > 0 && m.seq > last + 1) {
-          this.log.warn({ stream, from: last + 1, to: m.seq - 1 }, 'follower missed messages; fetching them');
-          for (let seq = last + 1; seq < m.seq && !ctl.signal.aborted; seq++) {
-            const missed = await this.jsm.streams.getMessage(stream, { seq }).catch(() => null);
-            if (missed) await handle(this.parse(missed));
-          }
-        }
-        if (m.seq > last) last = m.seq;
-        else continue; // a message handled before (redelivered after a reset)
-        await handle(this.parse(m));
       }
     })().catch((e) => {
       state.running = false;
@@ -365,7 +350,7 @@ export class NatsBus implements Bus {
     };
   }
 
-  private parse(m: Pick<JsMsg, 'json' | 'subject' | 'seq'>): StoredEvent | null {
+  private parse(m: JsMsg): StoredEvent | null {
     try {
       return m.json<StoredEvent>();
     } catch (e) {

@@ -112,8 +112,8 @@ async function writeDocument(
   position: Record<string, unknown>,
   idle: string,
   values: Row,
-  onlyUnlinked = false,
-  deviceId: string | null = null,
+  /** `onlyUnlinked`: write only while the document has no item; `deviceId`: the Bindery device that sent the position */
+  { onlyUnlinked = false, deviceId = null }: { onlyUnlinked?: boolean; deviceId?: string | null } = {},
 ): Promise<Result<{ status: string; row: Row }>> {
   const prepared = item ? await prepareProgress(ctx, item, position, deviceId) : null;
   if (prepared && !prepared.ok) return prepared;
@@ -162,8 +162,7 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       bindery_device_id: p.via?.device_id ?? null,
       pushed_at: ctx.now(),
     },
-    false,
-    p.via?.device_id ?? null,
+    { deviceId: p.via?.device_id ?? null },
   );
   if (!w.ok) return w;
   return ok({ document: p.document, timestamp: seconds(w.value.row.pushed_at), status: w.value.status, media_item_id: target.item });
@@ -254,8 +253,7 @@ export function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, b
     positionInput(row.progress, Number(row.percentage), labelOf(row)),
     'unlinked',
     { item_id: item, linked_by: item ? by : null },
-    onlyUnlinked,
-    (row.bindery_device_id as string | null) ?? null,
+    { onlyUnlinked, deviceId: (row.bindery_device_id as string | null) ?? null },
   );
 }
 
