@@ -45,6 +45,8 @@ export const Config = Type.Object({
   /** login and register requests per client address per window, each; 0 turns the limit off */
   AUTH_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
+  /** the default of the `registration_enabled` setting (anyone may create an account) until an admin saves one */
+  PUBLIC_REGISTRATION: Type.Boolean({ default: false }),
   BINDERY_SERVICES: Type.String({
     default: 'identity,catalog,reading,device-sync,gateway',
     pattern: '^(identity|catalog|reading|device-sync|gateway)(,(identity|catalog|reading|device-sync|gateway))*$',
@@ -146,7 +148,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const roots = cfg.LIBRARY_ROOTS.split(delimiter).filter((r) => r !== '');
   if (roots.some((r) => !isAbsolute(r))) throw new Error('invalid configuration: LIBRARY_ROOTS must be absolute paths separated by ' + JSON.stringify(delimiter));
   const modules: Record<string, ServiceModule> = {
-    identity: identityService,
+    identity: identityService({ publicRegistration: cfg.PUBLIC_REGISTRATION }),
     reading: readingService,
     'device-sync': deviceSyncService({ registrationTtlSeconds: cfg.DEVICE_REGISTRATION_TTL_SECONDS, pollIntervalSeconds: cfg.DEVICE_POLL_INTERVAL_SECONDS }),
     catalog: catalogService({

@@ -6,8 +6,9 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
-import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot } from '@bindery/platform';
+import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot, type Subscription } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
+import { AuthFailures } from './http/auth-failures';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
 import { sendFailure } from './http/reply';
 import { clientErrorHandler, errorHandler, frameworkErrors } from './http/errors';
@@ -40,6 +41,7 @@ import { koreaderDownloadRoutes } from './routes/koreader-download';
 import { deviceAuthenticator } from './http/device-auth';
 import { syncKeys } from './http/sync-keys';
 import { VerifiedCache } from './http/verified-cache';
+import { followCredentialChanges } from './http/verified-feed';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
@@ -116,7 +118,23 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
   const deviceView = new DeviceView(o.reads);
+  // one budget of failed password and key checks per client address, across every surface
+  const failures = new AuthFailures(o.authRateLimit);
+  // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
+  // goes as soon as this process applies a change of devices (a device deleted, a key replaced), a
+  // user's as soon as identity says their credentials changed
+  const verified = new VerifiedCache();
+  o.reads.models.onChange((source) => {
+    if (source === DeviceSync.SOURCE) verified.forgetDevices();
+  });
+  let credentialFeed: Subscription | null = null;
+  app.addHook('onReady', async () => {
+    credentialFeed = await followCredentialChanges(o.bus, verified, o.log);
+  });
+  app.addHook('onClose', async () => credentialFeed?.stop());
   authRoutes(app, {
+    failures,
+    verified,
     call,
     auth,
     cookie: { secure: o.cookieSecure },
@@ -130,14 +148,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
-  // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
-  // goes as soon as this process applies a change of devices (a device deleted, a key replaced)
-  const verified = new VerifiedCache();
-  o.reads.models.onChange((source) => {
-    if (source === DeviceSync.SOURCE) verified.forgetDevices();
-  });
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified });
-  opdsKeyRoutes(app, { auth, identity: call });
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified, failures });
+  opdsKeyRoutes(app, { auth, identity: call, verified });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
@@ -147,12 +159,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...reading,
     pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs),
     identity: call,
-    failureLimit: o.authRateLimit,
+    failures,
+    createLimited: o.authRateLimit !== null,
     verified,
     syncKeys: syncKeys(o.reads.db),
   });
   // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
-  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
+  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models, failures);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });

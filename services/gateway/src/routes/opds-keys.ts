@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
+import type { VerifiedCache } from '../http/verified-cache';
 import { sendFailure } from '../http/reply';
 import { OPDS_ROOT } from '../opds/request';
 
@@ -13,7 +14,7 @@ interface KeyInfo {
   key?: string;
 }
 
-export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: Auth; identity: CallIdentity }): void {
+export function opdsKeyRoutes(app: FastifyInstance, { auth, identity, verified }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache }): void {
   const user = { onRequest: auth.requireUser };
   app.get('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'get' });
@@ -22,6 +23,8 @@ export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: 
   app.post('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'create' });
     if (!r.ok) return sendFailure(reply, r.error);
+    // the old key stops here at once (other replicas drop it on identity's event)
+    verified?.forgetUser(req.caller!.user_id);
     const v = r.value as KeyInfo;
     const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
     return reply
@@ -31,6 +34,7 @@ export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: 
   });
   app.delete('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'revoke' });
+    if (r.ok) verified?.forgetUser(req.caller!.user_id);
     return r.ok ? reply.send({ message: 'opds key revoked' }) : sendFailure(reply, r.error);
   });
 }

@@ -24,6 +24,7 @@ import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
 import type { VerifiedCache } from '../http/verified-cache';
+import type { AuthFailures } from '../http/auth-failures';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -33,6 +34,8 @@ export interface OpdsDeps {
   reading: Reader;
   /** the sign-ins taken on trust, shared with KOReader's stock sync */
   verified?: VerifiedCache;
+  /** the per-address budget of failed credential checks (shared with every other surface) */
+  failures?: AuthFailures;
 }
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -48,7 +51,7 @@ export function parseWidth(w: string | undefined): number | null {
 }
 
 export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
-  const requireReader = readerAuth(deps.auth, deps.identity, deps.verified);
+  const requireReader = readerAuth(deps.auth, deps.identity, deps.verified, deps.failures);
   const queries = new OpdsQueries(deps.reads.db);
   const streams = new Streams(deps.reads);
   const tree = async (sub: FastifyInstance) => {
