@@ -62,6 +62,8 @@ export const Messages = {
   headersTooLarge: 'request headers too large',
   usernameCharacters: 'username must not contain control or bidirectional formatting characters',
   crossSiteRefused: 'cookie-authenticated requests must be JSON or carry the X-Requested-With header',
+  /** a sign-in or a cookie's WebSocket whose Origin (or Referer) names another site */
+  crossOriginRefused: 'requests from another site are refused',
 } as const;
 
 /** A string with NUL or another control character (tab, line feed and carriage return are allowed). */

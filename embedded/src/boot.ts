@@ -29,7 +29,7 @@ import {
   type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
-import { gatewayService } from '@bindery/gateway';
+import { gatewayService, parsePublicUrls } from '@bindery/gateway';
 import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 import { readingService } from '@bindery/reading';
 import { deviceSyncService } from '@bindery/device-sync';
@@ -45,6 +45,10 @@ export const Config = Type.Object({
   /** login and register requests per client address per window, each; 0 turns the limit off */
   AUTH_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
+  /** the addresses people reach Bindery by (absolute http(s) URLs, commas between): absolute links use them, never a Host header naming anything else; empty: this machine's own addresses */
+  PUBLIC_URL: Type.String({ default: '' }),
+  /** open live-channel sockets per user */
+  WS_MAX_SOCKETS_PER_USER: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
   /** the default of the `registration_enabled` setting (anyone may create an account) until an admin saves one */
   PUBLIC_REGISTRATION: Type.Boolean({ default: false }),
   BINDERY_SERVICES: Type.String({
@@ -166,6 +170,8 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       cookieSecure: cfg.COOKIE_SECURE,
       bodyLimit: cfg.BODY_LIMIT_BYTES,
       trustProxy: trustProxy(cfg.TRUST_PROXY),
+      publicUrls: parsePublicUrls(cfg.PUBLIC_URL),
+      maxSocketsPerUser: cfg.WS_MAX_SOCKETS_PER_USER,
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
       onListen: (u) => {
         url = u;

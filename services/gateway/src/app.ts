@@ -9,6 +9,7 @@ import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contrac
 import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot, type Subscription } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { AuthFailures } from './http/auth-failures';
+import { Origins } from './http/origin';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
 import { sendFailure } from './http/reply';
 import { clientErrorHandler, errorHandler, frameworkErrors } from './http/errors';
@@ -62,6 +63,10 @@ export interface AppOptions {
   trustProxy: boolean | string | number;
   /** per client address, for login and register each; null turns the limit off */
   authRateLimit: { max: number; windowMs: number } | null;
+  /** the addresses people reach this server by, for absolute links (PUBLIC_URL); empty: this machine's own */
+  publicUrls?: string[];
+  /** open live-channel sockets one user may hold (default 50) */
+  maxSocketsPerUser?: number;
   ready(): Promise<boolean>;
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
@@ -120,6 +125,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const deviceView = new DeviceView(o.reads);
   // one budget of failed password and key checks per client address, across every surface
   const failures = new AuthFailures(o.authRateLimit);
+  const origins = new Origins(o.publicUrls);
   // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
   // goes as soon as this process applies a change of devices (a device deleted, a key replaced), a
   // user's as soon as identity says their credentials changed
@@ -134,6 +140,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.addHook('onClose', async () => credentialFeed?.stop());
   authRoutes(app, {
     failures,
+    origins,
     verified,
     call,
     auth,
@@ -148,8 +155,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified, failures });
-  opdsKeyRoutes(app, { auth, identity: call, verified });
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified, failures, origins });
+  opdsKeyRoutes(app, { auth, identity: call, verified, origins });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
@@ -167,9 +174,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
   const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models, failures);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
-  deviceSyncRoutes(app, { deviceAuth, devices });
-  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
-  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  deviceSyncRoutes(app, { deviceAuth, devices, reads: o.reads });
+  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null, origins });
+  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);
   uploadsRoutes(app, {

@@ -15,6 +15,10 @@ export interface GatewayOptions {
   trustProxy?: boolean | string | number;
   /** requests per client address and window, for login and register each (null: no limit) */
   authRateLimit?: { max: number; windowMs: number } | null;
+  /** the addresses people reach this server by (PUBLIC_URL); empty: only this machine's own */
+  publicUrls?: string[];
+  /** open live-channel sockets per user */
+  maxSocketsPerUser?: number;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -51,6 +55,8 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         // the process's readiness: its database, its bus and its consumers, not just `select 1`
         ready: async () => !stopping && (await rt.probes.check()).ready,
         trustProxy: opts.trustProxy ?? false,
+        publicUrls: opts.publicUrls ?? [],
+        ...(opts.maxSocketsPerUser ? { maxSocketsPerUser: opts.maxSocketsPerUser } : {}),
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
       });
       lap('app built');

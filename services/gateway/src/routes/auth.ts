@@ -9,6 +9,7 @@ import { escapeHtml, isFragment, sendFailure, sendFragment, sendResult } from '.
 import { checkTarget } from '../http/target';
 import type { AuthFailures } from '../http/auth-failures';
 import type { VerifiedCache } from '../http/verified-cache';
+import type { Origins } from '../http/origin';
 import { clearSessionCookie, setSessionCookie, type CookiePolicy } from '../http/session-cookie';
 
 export interface AuthDeps {
@@ -23,6 +24,8 @@ export interface AuthDeps {
   failures?: AuthFailures;
   /** the sign-ins taken on trust: a user's go at once when their password changes or they are deleted */
   verified?: VerifiedCache;
+  /** a sign-in or registration posted from another site's page is refused (login CSRF) */
+  origins?: Origins;
 }
 
 /** The body as a bound object; anything else (an array, a bare value) cannot be bound. */
@@ -60,7 +63,7 @@ async function formIntegers(req: FastifyRequest) {
 /** A failed check of a password: counts against the address's budget (a missing field or an outage does not). */
 const FAILED_CHECKS = new Set(['invalid_credentials', 'login_locked', 'current_password_incorrect']);
 
-export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts, failures, verified }: AuthDeps): void {
+export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts, failures, verified, origins }: AuthDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const user = { onRequest: auth.requireUser };
   const byId = { onRequest: [auth.requireUser, checkTarget], schema: { params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
@@ -70,7 +73,12 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
   const input = (req: FastifyRequest) => req.body as Record<string, unknown>;
   const signedIn = (reply: FastifyReply, a: Identity.AuthResult) => setSessionCookie(reply, a.session.access_token, a.session.expires_in, cookie);
 
-  app.post('/api/auth/register', { onRequest: auth.optionalUser, schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
+  /** onRequest of sign-in routes: another site's page may not post a form that signs someone in */
+  const sameSite = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (origins?.crossSite(req)) return sendFailure(reply, fail('forbidden', Messages.crossOriginRefused), isFragment(req));
+  };
+
+  app.post('/api/auth/register', { onRequest: [sameSite, auth.optionalUser], schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
     const r = await call('register', { caller: req.caller, input: req.body });
     if (!r.ok) return sendFailure(reply, r.error, frag);
@@ -80,7 +88,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     return reply.code(201).send(authResponse(a));
   });
 
-  app.post('/api/auth/login', { schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
+  app.post('/api/auth/login', { onRequest: sameSite, schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
     if (failures?.refuse(req, reply, true)) return reply;
     const r = await call('login', { input: req.body });

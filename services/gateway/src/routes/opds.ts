@@ -25,6 +25,7 @@ import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
 import type { VerifiedCache } from '../http/verified-cache';
 import type { AuthFailures } from '../http/auth-failures';
+import type { Origins } from '../http/origin';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -36,6 +37,8 @@ export interface OpdsDeps {
   verified?: VerifiedCache;
   /** the per-address budget of failed credential checks (shared with every other surface) */
   failures?: AuthFailures;
+  /** which Host may go into absolute addresses (the OpenSearch template) */
+  origins?: Origins;
 }
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -63,7 +66,7 @@ export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
 }
 
-function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
+function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
   const now = () => new Date().toISOString();
   const dashboard = new DashboardView(reads.db);
   const cachedFeed = feedCache(reads);
@@ -266,7 +269,8 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
     const text = Catalog.q1(q, 'q');
     const base = baseOf(req);
     if (text === undefined || text.trim() === '') {
-      const origin = `${req.protocol}://${req.host}`;
+      // a Host this server may not believe gives a relative template (most apps resolve it)
+      const origin = origins ? (origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`;
       const r = await cachedFeed(req, async () => ok(openSearchDescription(origin, base)), origin);
       return send(reply, r, TYPE.openSearch);
     }
@@ -334,7 +338,10 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
       return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
     }
     if (!out) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
-    if (await streams.advances(req.caller!.user_id, item.id, index, stream.count)) {
+    // only a reader app's own credential (Basic, a key in the path, Bearer) moves the position: a cookie
+    // rides along on any navigation, so another site could otherwise move someone's place in a book
+    const byApp = req.headers.authorization !== undefined || (req.params as { key?: string }).key !== undefined;
+    if (byApp && (await streams.advances(req.caller!.user_id, item.id, index, stream.count))) {
       // not awaited: the page goes out now; the reading service keeps its own rules (guard, conflicts)
       const input = { page: index + 1, page_count: stream.count, client: PSE_CLIENT, device: PSE_DEVICE };
       reading(req, 'progress-put', { item_id: item.id, input }).then(
