@@ -57,7 +57,10 @@ for (const mode of modes) {
       expect((await call('GET', '/api/setup/status')).json).toEqual({ needs_setup: false, has_admin: true, registration_enabled: false });
       const n = uniq('walkin');
       err(await call('POST', '/api/auth/register', { body: { email: `${n}@example.com`, username: n, password: PASSWORD } }), 403, 'registration is disabled on this server');
-      expect((await call('POST', '/api/kosync/users/create', { body: { username: n, password: md5(PASSWORD) } })).json).toEqual({ code: 2005, message: 'User registration is disabled.' });
+      expect((await call('POST', '/api/kosync/users/create', { body: { username: n, password: md5(PASSWORD) } })).json).toEqual({
+        code: 2005,
+        message: 'User registration is disabled.',
+      });
       const settings = await call('GET', '/api/system/settings', { token: admin.token });
       expect(settings.json.settings.find((e: { key: string }) => e.key === 'registration_enabled')).toMatchObject({ value: false, default: false, is_default: true });
       // an admin adds people; they sign in as usual
@@ -84,11 +87,17 @@ for (const mode of modes) {
       expect((await call('GET', '/api/kosync/users/auth', { headers: { 'x-auth-user': u.username, 'x-auth-key': md5(PASSWORD) } })).status).toBe(200);
 
       const NEW = 'n3w-passphrase';
-      expectMessage(await call('PUT', '/api/auth/password', { token: u.token, body: { current_password: PASSWORD, new_password: NEW, confirm_password: NEW } }), 'password updated successfully');
+      expectMessage(
+        await call('PUT', '/api/auth/password', { token: u.token, body: { current_password: PASSWORD, new_password: NEW, confirm_password: NEW } }),
+        'password updated successfully',
+      );
       // at once, no cache window: Basic with the old password, the key, kosync's old key
       err(await call('GET', '/opds', { headers: basic(u.username, PASSWORD) }), 401, 'invalid credentials');
       err(await call('GET', key.json.opds_path), 401, 'invalid or expired token');
-      expect((await call('GET', '/api/kosync/users/auth', { headers: { 'x-auth-user': u.username, 'x-auth-key': md5(PASSWORD) } })).json).toEqual({ code: 2001, message: 'Unauthorized' });
+      expect((await call('GET', '/api/kosync/users/auth', { headers: { 'x-auth-user': u.username, 'x-auth-key': md5(PASSWORD) } })).json).toEqual({
+        code: 2001,
+        message: 'Unauthorized',
+      });
       // the other session's access and refresh tokens end; this one's do not
       await eventually(async () => err(await call('GET', '/api/auth/profile', { token: other.json.access_token }), 401, 'invalid or expired token'));
       err(await call('POST', '/api/auth/refresh', { body: { refresh_token: other.json.refresh_token } }), 401, 'invalid or expired refresh token');
@@ -137,13 +146,18 @@ for (const mode of modes) {
 
     it('every failed password or key check, on any surface, spends one budget per address; over it, 429 before any check', async () => {
       const u = await account();
-      const from = (ip: string) => (h: Record<string, string> = {}) => ({ ...h, 'X-Forwarded-For': ip });
+      const from =
+        (ip: string) =>
+        (h: Record<string, string> = {}) => ({ ...h, 'X-Forwarded-For': ip });
       const h = from('198.51.100.23');
       // six failures, one of each kind, and spellings the per-string lock would each count apart
       err(await call('POST', '/api/auth/login', { body: { login: u.username.toUpperCase(), password: 'wrong-passw0rd' }, headers: h() }), 401, 'invalid credentials');
       err(await call('GET', '/opds', { headers: h(basic(` ${u.username}`, 'wrong-passw0rd')) }), 401, 'invalid credentials');
       err(await call('GET', '/opds/key/not-a-key', { headers: h() }), 401, 'invalid or expired token');
-      expect((await call('GET', '/api/kosync/users/auth', { headers: h({ 'x-auth-user': u.email, 'x-auth-key': md5('wrong') }) })).json).toEqual({ code: 2001, message: 'Unauthorized' });
+      expect((await call('GET', '/api/kosync/users/auth', { headers: h({ 'x-auth-user': u.email, 'x-auth-key': md5('wrong') }) })).json).toEqual({
+        code: 2001,
+        message: 'Unauthorized',
+      });
       err(await call('GET', '/api/sync/koreader/library', { headers: h({ authorization: 'Device bdt_forged-credential' }) }), 401, 'invalid or revoked device credential');
       const wrongCurrent = { current_password: 'wrong-passw0rd', new_password: 'n3w-passphrase', confirm_password: 'n3w-passphrase' };
       err(await call('PUT', '/api/auth/password', { token: u.token, body: wrongCurrent, headers: h() }), 401, 'current password is incorrect');

@@ -275,6 +275,24 @@ describe.each(modes)('OPDS 2.0 and page streaming (%s)', (mode) => {
     expect(await pagesRead()).toEqual([4, 3]);
   });
 
+  it('a page fetched with the session cookie alone records no progress (another site could link it)', async () => {
+    const item = byTitle(books.cbr.title);
+    const cookieOnly = await register(call);
+    const storedPage = async () => {
+      const r = await call('GET', `/api/media-items/${item.id}/progress`, { token: cookieOnly.token });
+      return r.status === 200 ? r.json.page : null;
+    };
+    // a navigation from anywhere carries the cookie: it shows the page and moves nothing
+    const viaCookie = await call('GET', `/opds/pages/${item.id}/2`, { cookie: `token=${cookieOnly.token}` });
+    expect(viaCookie.status, viaCookie.text).toBe(200);
+    // a barrier that can fail: the app's own fetch of a later page records; once that is stored, a
+    // write for the cookie's page would have been sent before it, and the history would hold it
+    expect((await page(item.id, 3, '', cookieOnly)).status).toBe(200);
+    await eventually(async () => expect(await storedPage()).toBe(4), 15_000);
+    const h = await call('GET', `/api/progress/${item.id}/history`, { token: cookieOnly.token });
+    expect((h.json.data as { percentage: number }[]).map((e) => Math.round(e.percentage * 3) + 1)).toEqual([4]);
+  });
+
   it("lists the user's collections and their books, and no one else's", async () => {
     const made = await call('POST', '/api/collections', { token: reader.token, body: { name: 'Comics to read' } });
     expect(made.status, made.text).toBe(201);

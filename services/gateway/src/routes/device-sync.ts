@@ -21,7 +21,11 @@ export function deviceSyncRoutes(app: FastifyInstance, { deviceAuth, devices, re
   app.get('/api/sync/queue', device, async (req, reply) =>
     sendResult(
       reply,
-      await visibleQueue(reads, deviceAuth.callerOf(req.device!), await devices('queue-list', { device: deviceAuth.deviceOf(req.device!), id: req.device!.device_id, query: { status: 'pending' } })),
+      await visibleQueue(
+        reads,
+        deviceAuth.callerOf(req.device!),
+        await devices('queue-list', { device: deviceAuth.deviceOf(req.device!), id: req.device!.device_id, query: { status: 'pending' } }),
+      ),
     ),
   );
   app.post('/api/sync/queue/ack', { ...device, schema: { body: AckBody } }, async (req, reply) =>

@@ -152,7 +152,9 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
 
   // the sync queue
   app.get('/api/sync-queue/stats', user, async (req, reply) => sendResult(reply, await devices('queue-stats', caller(req))));
-  app.get('/api/sync-queue', user, async (req, reply) => sendResult(reply, await visibleQueue(reads, req.caller!, await devices('queue-all', { ...caller(req), query: queryOf(req) }))));
+  app.get('/api/sync-queue', user, async (req, reply) =>
+    sendResult(reply, await visibleQueue(reads, req.caller!, await devices('queue-all', { ...caller(req), query: queryOf(req) }))),
+  );
   app.post('/api/sync-queue/:id/retry', user, async (req, reply) => sendResult(reply, await devices('queue-retry', { ...caller(req), id: param(req) })));
   app.delete('/api/sync-queue/:id', user, async (req, reply) => sendResult(reply, await devices('queue-delete', { ...caller(req), id: param(req) })));
   app.get('/api/devices/:id/queue', user, async (req, reply) =>

@@ -64,7 +64,10 @@ export interface KosyncDeps {
   syncKeys: SyncKeys;
 }
 
-export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, pushReading = reading, failures, createLimited = false, verified, syncKeys }: KosyncDeps): void {
+export function kosyncRoutes(
+  app: FastifyInstance,
+  { auth, identity, reads, reading, pushReading = reading, failures, createLimited = false, verified, syncKeys }: KosyncDeps,
+): void {
   const view = new KosyncView(reads.db);
   app.decorateRequest('kosyncDevice', null);
   /** onRequest of the protocol's signed-in routes: sets `req.caller`, or answers 2001 (or 429 / 503). */

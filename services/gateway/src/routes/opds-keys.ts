@@ -15,7 +15,10 @@ interface KeyInfo {
   key?: string;
 }
 
-export function opdsKeyRoutes(app: FastifyInstance, { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins?: Origins }): void {
+export function opdsKeyRoutes(
+  app: FastifyInstance,
+  { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins?: Origins },
+): void {
   const user = { onRequest: auth.requireUser };
   app.get('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'get' });
