@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
+import type { Req } from '../support/http';
 import { api, eventually, expectError as err, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { enroll, asDevice } from './device-helpers';
 import { createLibrary } from './catalog-helpers';
@@ -87,7 +88,7 @@ for (const mode of modes) {
     it('a sign-in or registration posted from another site is refused and sets no cookie; our own pages and apps sign in', async () => {
       const u = await register(call);
       const form = { login: u.username, password: PASSWORD };
-      for (const headers of [{ Origin: EVIL }, { Referer: `${EVIL}/phish.html` }, { Origin: 'null' }]) {
+      for (const headers of [{ Origin: EVIL }, { Referer: `${EVIL}/phish.html` }, { Origin: 'null' }] as Record<string, string>[]) {
         const r = await call('POST', '/api/auth/login', { form, headers });
         err(r, 403, REFUSED);
         expect(r.cookies.join(';')).not.toContain('token=');
@@ -167,7 +168,7 @@ for (const mode of modes) {
       expect(coll.status, coll.text).toBe(201);
       expect((await call('POST', `/api/collections/${coll.json.id}/items`, { token: u.token, body: { media_item_ids: [item] } })).status).toBe(200);
       expect((await call('POST', `/api/devices/${device.device_id}/shelves`, { token: u.token, body: { collection_id: coll.json.id } })).status).toBe(201);
-      const downloads = async (path: string, opts: Record<string, unknown>) => {
+      const downloads = async (path: string, opts: Req) => {
         const r = await call('GET', path, opts);
         expect(r.status, r.text).toBe(200);
         return (r.json.entries as { media_item_id: string; action: string }[]).filter((e) => e.media_item_id === item && e.action === 'download').length;
