@@ -636,6 +636,8 @@ function nodeUnits(node: KNode, c: number): number | null {
     u += si < sp.length && base + sp[si]! === u ? 2 : 1;
     left--;
   }
+  // the point before the next character crengine keeps: past characters it leaves out here
+  for (; ci < node.cuts.length; ci += 2) if (node.cuts[ci]! <= u && node.cuts[ci + 1]! > u) u = node.cuts[ci + 1]!;
   return u;
 }
 
