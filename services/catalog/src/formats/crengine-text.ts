@@ -23,9 +23,7 @@ const BLOCK = new Set(
 );
 const NONE = new Set('style script base basefont bgsound meta link'.split(' '));
 const NO_TEXT = new Set(
-  'html head applet area track input keygen param audio source table colgroup col thead tbody tfoot tr svg object embed img image base basefont bgsound meta link'.split(
-    ' ',
-  ),
+  'html head applet area track input keygen param audio source table colgroup col thead tbody tfoot tr svg object embed img image base basefont bgsound meta link'.split(' '),
 );
 const PRE = new Set('pre listing textarea plaintext xmp'.split(' '));
 const STRIP_NEWLINE = new Set(['pre', 'textarea']);
