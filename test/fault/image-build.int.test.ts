@@ -69,7 +69,7 @@ describe('the image build stage, replayed without a container engine', () => {
       timeoutMs: 400_000,
     });
     const app = replay.at('/app');
-    expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'service.js']));
+    expect(readdirSync(join(app, 'dist'))).toEqual(expect.arrayContaining(['main.js', 'service.js', 'render-worker.js']));
     expect(existsSync(join(app, 'node_modules/fastify/package.json'))).toBe(true);
     expect(existsSync(join(app, 'node_modules/sharp/package.json'))).toBe(true);
     // the run stage copies these out of the build stage

@@ -44,6 +44,7 @@ import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
+import type { PageRenderOptions } from './opds/page-sources';
 
 export interface AppOptions {
   bus: Bus;
@@ -60,6 +61,8 @@ export interface AppOptions {
   trustProxy: boolean | string | number;
   /** per client address, for login and register each; null turns the limit off */
   authRateLimit: { max: number; windowMs: number } | null;
+  /** streamed pages: renders at once, their queue, each render's memory and time */
+  pageRender?: PageRenderOptions;
   ready(): Promise<boolean>;
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
@@ -136,7 +139,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   o.reads.models.onChange((source) => {
     if (source === DeviceSync.SOURCE) verified.forgetDevices();
   });
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified });
+  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified, ...(o.pageRender ? { pageRender: o.pageRender } : {}) });
   opdsKeyRoutes(app, { auth, identity: call });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);

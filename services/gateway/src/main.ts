@@ -5,6 +5,7 @@ import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
 import { Reads } from './read-model/reads';
 import { migrations, SCHEMA } from './projections/migrations';
+import type { PageRenderOptions } from './opds/page-sources';
 
 export interface GatewayOptions {
   port: number;
@@ -15,6 +16,8 @@ export interface GatewayOptions {
   trustProxy?: boolean | string | number;
   /** requests per client address and window, for login and register each (null: no limit) */
   authRateLimit?: { max: number; windowMs: number } | null;
+  /** streamed pages: renders at once, their queue, each render's memory and time (default DEFAULT_PAGE_RENDER) */
+  pageRender?: PageRenderOptions;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -52,6 +55,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         ready: async () => !stopping && (await rt.probes.check()).ready,
         trustProxy: opts.trustProxy ?? false,
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
+        ...(opts.pageRender ? { pageRender: opts.pageRender } : {}),
       });
       lap('app built');
       const address = await app.listen({ port: opts.port, host: opts.host });
