@@ -81,5 +81,10 @@ describe('the image build stage, replayed without a container engine', () => {
     // the bundle loads with the deployed dependencies alone, and refuses a distributed start without its URLs
     const r = spawnSync(process.execPath, ['dist/service.js'], { cwd: app, env: { PATH: process.env.PATH }, encoding: 'utf8', timeout: 60_000 });
     expect([r.status, r.stderr.trim().split('\n').at(-1)]).toEqual([1, 'invalid configuration: DATABASE_URL and NATS_URL are required for a distributed service']);
+    // the page render child runs from the deployed app too (sharp from its node_modules): a 1×1 PNG in, a JPEG out
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==', 'base64');
+    const job = JSON.stringify({ width: 160, maxSide: 4000, maxPixels: 1_000_000 });
+    const w = spawnSync(process.execPath, ['dist/render-worker.js', job], { cwd: app, env: { PATH: process.env.PATH }, input: png, timeout: 60_000 });
+    expect([w.status, w.stderr.toString(), w.stdout.subarray(0, 3).toString('hex')]).toEqual([0, '', 'ffd8ff']);
   }, 600_000);
 });
