@@ -34,7 +34,8 @@ WORKDIR /app
 COPY --from=build /app /app
 # the KOReader plugin, served as a zip at /api/koreader/plugin (found next to dist/)
 COPY --from=build /src/clients/koreader/bindery.koplugin /app/clients/koreader/bindery.koplugin
-# pdftoppm renders PDF covers and streamed PDF pages (without it, PDFs get neither)
+# pdftoppm renders PDF covers and streamed PDF pages, pdfinfo sizes the pages first (without them, PDFs get
+# neither); prlimit (util-linux, already in the base image) limits each page render's memory
 RUN apt-get update && apt-get install -y --no-install-recommends poppler-utils \
  && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /data && chown 1000:1000 /data
