@@ -100,6 +100,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'unprocessable'
   | 'internal'
   | 'service_unavailable';
 
@@ -143,6 +144,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 413;
     case 'unsupported_media_type':
       return 415;
+    case 'unprocessable':
+      return 422;
     case 'login_locked':
     case 'rate_limited':
       return 429;

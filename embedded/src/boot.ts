@@ -72,6 +72,11 @@ export const Config = Type.Object({
   EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   EVENT_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 200 }),
   EVENT_RETRY_MAX_MS: Type.Integer({ minimum: 1, maximum: 3600000, default: 30000 }),
+  /** streamed pages rendered at once per gateway, requests that may wait for them (then 503), and each render's limits */
+  PAGE_RENDER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  PAGE_RENDER_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
+  PAGE_RENDER_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 65_536, default: 512 }),
+  PAGE_RENDER_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
   /** seconds the scanner lease lasts unrenewed; the holder renews it every third of that, scans included */
   SCAN_LEASE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
 });
@@ -173,6 +178,12 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       publicUrls: parsePublicUrls(cfg.PUBLIC_URL),
       maxSocketsPerUser: cfg.WS_MAX_SOCKETS_PER_USER,
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
+      pageRender: {
+        concurrency: cfg.PAGE_RENDER_CONCURRENCY,
+        queue: cfg.PAGE_RENDER_QUEUE,
+        memoryMb: cfg.PAGE_RENDER_MEMORY_MB,
+        timeoutMs: cfg.PAGE_RENDER_TIMEOUT_SECONDS * 1000,
+      },
       onListen: (u) => {
         url = u;
         onListen?.(u);

@@ -47,6 +47,7 @@ import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
+import type { PageRenderOptions } from './opds/page-sources';
 
 export interface AppOptions {
   bus: Bus;
@@ -67,6 +68,8 @@ export interface AppOptions {
   publicUrls?: string[];
   /** open live-channel sockets one user may hold (default 50) */
   maxSocketsPerUser?: number;
+  /** streamed pages: renders at once, their queue, each render's memory and time */
+  pageRender?: PageRenderOptions;
   ready(): Promise<boolean>;
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
@@ -155,7 +158,17 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified, failures, origins });
+  opdsRoutes(app, {
+    auth,
+    identity: call,
+    catalog,
+    reads: o.reads,
+    reading: reading.reading,
+    verified,
+    failures,
+    origins,
+    ...(o.pageRender ? { pageRender: o.pageRender } : {}),
+  });
   opdsKeyRoutes(app, { auth, identity: call, verified, origins });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);

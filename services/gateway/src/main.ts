@@ -5,6 +5,7 @@ import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
 import { Reads } from './read-model/reads';
 import { migrations, SCHEMA } from './projections/migrations';
+import type { PageRenderOptions } from './opds/page-sources';
 
 export interface GatewayOptions {
   port: number;
@@ -19,6 +20,8 @@ export interface GatewayOptions {
   publicUrls?: string[];
   /** open live-channel sockets per user */
   maxSocketsPerUser?: number;
+  /** streamed pages: renders at once, their queue, each render's memory and time (default DEFAULT_PAGE_RENDER) */
+  pageRender?: PageRenderOptions;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -58,6 +61,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         publicUrls: opts.publicUrls ?? [],
         ...(opts.maxSocketsPerUser ? { maxSocketsPerUser: opts.maxSocketsPerUser } : {}),
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
+        ...(opts.pageRender ? { pageRender: opts.pageRender } : {}),
       });
       lap('app built');
       const address = await app.listen({ port: opts.port, host: opts.host });

@@ -19,7 +19,7 @@ import { GROUP_KINDS, NAME_GROUPS, OpdsQueries, type ItemFilter } from '../opds/
 import { readerAuth } from '../opds/reader-auth';
 import { opds2Feeds } from './opds2';
 import { baseOf, collectionPage, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
-import { findPdftoppm, PageSourceError, PDFTOPPM_MISSING } from '../opds/page-sources';
+import { BUSY_RETRY_SECONDS, findPdftoppm, PageBusyError, type PageRenderOptions, PageSourceError, PDFTOPPM_MISSING, RenderLimitError } from '../opds/page-sources';
 import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
@@ -39,6 +39,8 @@ export interface OpdsDeps {
   failures?: AuthFailures;
   /** which Host may go into absolute addresses (the OpenSearch template) */
   origins?: Origins;
+  /** page rendering: concurrency, queue, memory and time limits (defaults: DEFAULT_PAGE_RENDER) */
+  pageRender?: PageRenderOptions;
 }
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -46,6 +48,8 @@ const MAX_WIDTH = 10_000;
 const PAGE_NUMBER_MESSAGE = 'page number must be a whole number from 0';
 const CONVERT_MESSAGE = 'convert must be jpeg';
 const WIDTH_MESSAGE = `width must be a whole number from 1 to ${MAX_WIDTH}`;
+const PAGE_TOO_LARGE = 'page too large to render within the server limits';
+const PAGES_BUSY = `too many pages are being rendered: try again in ${BUSY_RETRY_SECONDS} seconds`;
 
 /** `width` of a page request: null for none (an app that does not fill {maxWidth} sends the template text), NaN when invalid. */
 export function parseWidth(w: string | undefined): number | null {
@@ -56,7 +60,7 @@ export function parseWidth(w: string | undefined): number | null {
 export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   const requireReader = readerAuth(deps.auth, deps.identity, deps.verified, deps.failures);
   const queries = new OpdsQueries(deps.reads.db);
-  const streams = new Streams(deps.reads);
+  const streams = new Streams(deps.reads, deps.pageRender, (msg) => app.log.warn(msg));
   const tree = async (sub: FastifyInstance) => {
     sub.addHook('onRequest', requireReader);
     feeds(sub, deps, queries, streams);
@@ -333,6 +337,11 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
       out = await streams.sources.page(stream, index, width, convert === 'jpeg');
     } catch (e) {
       if (e instanceof PageSourceError && e.message === PDFTOPPM_MISSING) return sendFailure(reply, fail('service_unavailable', PDFTOPPM_MISSING));
+      if (e instanceof PageBusyError) return sendFailure(reply.header('Retry-After', String(BUSY_RETRY_SECONDS)), fail('service_unavailable', PAGES_BUSY));
+      if (e instanceof RenderLimitError) {
+        req.log.warn({ err: e, item: item.id, page: n }, 'page over the render limits');
+        return sendFailure(reply, fail('unprocessable', PAGE_TOO_LARGE));
+      }
       // a broken archive or image is a missing page to the reader, and a warning here
       req.log.warn({ err: e, item: item.id, page: n }, 'page unreadable');
       return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
