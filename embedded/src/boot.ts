@@ -63,7 +63,8 @@ export const Config = Type.Object({
   SCAN_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   /** the ops listener (/healthz, /readyz, /metrics) of this process; 0 turns it off */
   OPS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
-  OPS_HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
+  /** its address: loopback unless set (it has no auth); `0.0.0.0` where probes or scrapers come from outside, as in Kubernetes */
+  OPS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   /** tries of a failing event handler before the event is parked, and the backoff between them */
   EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   EVENT_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 200 }),
