@@ -13,6 +13,7 @@ import {
   Metrics,
   openPGlite,
   openPostgres,
+  privateDataDir,
   Probes,
   startOpsServer,
   stuckAfterMs,
@@ -107,6 +108,17 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   }
   const natsAuthOpts = distributed ? natsAuth(cfg) : undefined;
   const dataDir = resolve(cfg.DATA_DIR);
+  // The embedded database (password hashes, notes) and the token secret are the owner's alone. The
+  // umask (main.ts) covers most files; PGlite sets some modes itself (its initial cluster 0666, files
+  // it writes through stdio 0644), so the tree is tightened again once it is open, once the services
+  // have migrated, and after it is closed. DATA_DIR 0700 keeps others out in between.
+  const keepPrivate = (when: string) => {
+    if (distributed) return;
+    const kept = privateDataDir(dataDir);
+    if (kept.tightened) log.debug({ dataDir, entries: kept.tightened, when }, 'data directory: group and other permissions removed');
+    if (kept.failed.length) log.warn({ dataDir, paths: kept.failed.slice(0, 10), count: kept.failed.length }, 'data directory: could not remove group and other permissions');
+  };
+  keepPrivate('start');
   const secret = tokenSecret(cfg.JWT_SECRET, dataDir, !distributed);
   const names = cfg.BINDERY_SERVICES.split(',');
 
@@ -127,6 +139,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     });
   } else {
     database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
+    keepPrivate('database open');
     bus = new MemoryBus({ logger: log, metrics, retry });
   }
   metrics.watchBus(() => bus.status());
@@ -188,6 +201,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     throw e;
   }
   probes.track(running);
+  keepPrivate('services started');
   const host = hostProcess(
     log,
     running,
@@ -195,6 +209,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       await ops?.close();
       await bus.close();
       await database.close();
+      keepPrivate('database closed');
     },
     cfg.SHUTDOWN_TIMEOUT_MS,
   );
