@@ -25,6 +25,7 @@ import {
   type RetryPolicy,
   type Database,
   type Host,
+  type HttpTimeouts,
   type RunningService,
   type Runtime,
   type ServiceModule,
@@ -41,6 +42,16 @@ export const Config = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
+  /**
+   * Every HTTP listener (the gateway's, the ops listener): the whole request (headers and body) must
+   * arrive within HTTP_REQUEST_TIMEOUT_SECONDS and its headers within HTTP_HEADERS_TIMEOUT_SECONDS
+   * (else 408 and the connection closed); a connection with nothing sent either way for
+   * HTTP_IDLE_TIMEOUT_SECONDS is closed, a kept-alive one between requests too. Answers (downloads)
+   * and upgraded WebSockets are not timed by the first two.
+   */
+  HTTP_REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  HTTP_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
+  HTTP_IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 120 }),
   /** whose X-Forwarded-For to believe: `false`, `true`, a hop count, or addresses/CIDRs separated by commas */
   TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|\\d{1,2}|[0-9a-fA-F.:/]+(,\\s*[0-9a-fA-F.:/]+)*)$' }),
   /** login and register requests per client address per window, each; 0 turns the limit off */
@@ -107,6 +118,13 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     );
   }
   const natsAuthOpts = distributed ? natsAuth(cfg) : undefined;
+  if (cfg.HTTP_HEADERS_TIMEOUT_SECONDS > cfg.HTTP_REQUEST_TIMEOUT_SECONDS)
+    throw new Error('invalid configuration: HTTP_HEADERS_TIMEOUT_SECONDS must not be more than HTTP_REQUEST_TIMEOUT_SECONDS (the headers are part of the request)');
+  const httpTimeouts: HttpTimeouts = {
+    requestMs: cfg.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    headersMs: cfg.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+    idleMs: cfg.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
+  };
   const dataDir = resolve(cfg.DATA_DIR);
   // The embedded database (password hashes, notes) and the token secret are the owner's alone. The
   // umask (main.ts) covers most files; PGlite sets some modes itself (its initial cluster 0666, files
@@ -179,6 +197,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       host: cfg.HOST,
       cookieSecure: cfg.COOKIE_SECURE,
       bodyLimit: cfg.BODY_LIMIT_BYTES,
+      timeouts: httpTimeouts,
       trustProxy: trustProxy(cfg.TRUST_PROXY),
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
       onListen: (u) => {
@@ -189,7 +208,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   };
   const running: RunningService[] = [];
   // Probes answer from the start: /healthz while services migrate and catch up, /readyz 503 until they run.
-  const ops: OpsServer | null = cfg.OPS_PORT ? await startOpsServer({ port: cfg.OPS_PORT, host: cfg.OPS_HOST, probes, metrics, log }) : null;
+  const ops: OpsServer | null = cfg.OPS_PORT ? await startOpsServer({ port: cfg.OPS_PORT, host: cfg.OPS_HOST, probes, metrics, log, timeouts: httpTimeouts }) : null;
   try {
     for (const n of names) {
       const t0 = performance.now();
