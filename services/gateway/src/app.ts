@@ -6,7 +6,7 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
-import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot, type Subscription } from '@bindery/platform';
+import { currentRequestContext, httpServerTimeouts, type Bus, type HttpTimeouts, type Logger, type Metrics, type ParkingLot, type Subscription } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { AuthFailures } from './http/auth-failures';
 import { Origins } from './http/origin';
@@ -60,6 +60,12 @@ export interface AppOptions {
   cookieSecure: boolean;
   rpcTimeoutMs: number;
   bodyLimit: number;
+  /**
+   * the whole request within `requestMs`, its headers within `headersMs` (else 408 and closed), and a
+   * connection silent either way for `idleMs` closed, between kept-alive requests too (defaults 30 s,
+   * 15 s, 120 s). Upgraded WebSockets leave Node's request tracking and `ws` clears their idle timer.
+   */
+  timeouts?: HttpTimeouts;
   /** fastify's `trustProxy`: whose X-Forwarded-For to believe for the client address (false: none) */
   trustProxy: boolean | string | number;
   /** per client address, for login and register each; null turns the limit off */
@@ -77,9 +83,15 @@ export interface AppOptions {
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const timeouts = o.timeouts ?? { requestMs: 30_000, headersMs: 15_000, idleMs: 120_000 };
   const app = Fastify({
     loggerInstance: o.log as FastifyBaseLogger,
     bodyLimit: o.bodyLimit,
+    // a body trickled a byte at a time, or headers never finished, no longer hold a connection for ever
+    http: httpServerTimeouts(timeouts),
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.idleMs,
     logController: new LogController({ disableRequestLogging: true }),
     // a hop count is a number at runtime; fastify's types only list strings and booleans
     trustProxy: o.trustProxy as boolean | string,

@@ -1,5 +1,5 @@
 // The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
-import { migrate, parkingBus, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { migrate, parkingBus, ParkingLot, type HttpTimeouts, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
@@ -12,6 +12,8 @@ export interface GatewayOptions {
   host: string;
   cookieSecure: boolean;
   bodyLimit?: number;
+  /** how long a client may take to send a request, its headers, or nothing (defaults: 30 s, 15 s, 120 s) */
+  timeouts?: HttpTimeouts;
   /** fastify's `trustProxy` (default false: the socket's address is the client's) */
   trustProxy?: boolean | string | number;
   /** requests per client address and window, for login and register each (null: no limit) */
@@ -53,6 +55,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
         bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+        ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
         metrics: rt.metrics,
         parking,
         // the process's readiness: its database, its bus and its consumers, not just `select 1`

@@ -151,8 +151,10 @@ export function kosyncRoutes(
         },
       });
       if (!r.ok) return r.error.code === 'validation' ? kosyncError(reply, 2003) : kosyncError(reply, 2000);
-      const v = r.value as { document: string; timestamp: number };
-      return { document: body.document, timestamp: v.timestamp };
+      const v = r.value as { document: string; timestamp: number; healed?: string[] };
+      // the reference server's answer; what had to change in the position (a page past the last
+      // one, say) is added only when something did: KOReader reads the fields it knows
+      return { document: body.document, timestamp: v.timestamp, ...(v.healed?.length ? { healed: v.healed } : {}) };
     });
 
     app.get(`${prefix}/syncs/progress/:document`, signed, async (req, reply) => {
