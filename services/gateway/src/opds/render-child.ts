@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { findExecutable } from '@bindery/platform';
-import { MAX_INPUT_PIXELS, MAX_SIDE, TOO_LARGE_EXIT } from './render-limits';
+import { MAX_INPUT_PIXELS, MAX_SIDE, UNREADABLE_EXIT } from './render-limits';
 
 export interface RenderLimits {
   /** RLIMIT_DATA of each render process, in MiB */
@@ -112,10 +112,10 @@ export async function renderPicture(data: Buffer, width: number | null, limits: 
     ...(warn ? { warn } : {}),
   });
   if (r.code === 0 && r.stdout.length > 0) return r.stdout;
-  if (r.code === TOO_LARGE_EXIT || r.timedOut || r.overflow || r.signal !== null) throw new RenderLimitError(`picture over the render limits (${describe(r)})`);
-  // a full address space shows as an allocation failure rather than a signal
-  if (/memory|alloc/iu.test(r.stderr)) throw new RenderLimitError(`picture over the render limits (${describe(r)})`);
-  throw new Error(`page picture unreadable: ${r.stderr || describe(r)}`);
+  // the child says when the picture itself is unreadable; any other end (a signal, a full address
+  // space while loading or decoding, the time or output limit) is a limit hit
+  if (r.code === UNREADABLE_EXIT && !r.timedOut && !r.overflow) throw new Error(`page picture unreadable: ${r.stderr || describe(r)}`);
+  throw new RenderLimitError(`picture over the render limits (${describe(r)})`);
 }
 
 export const describe = (r: ChildResult) =>

@@ -14,6 +14,8 @@ export const MAX_DPI = 300;
 export const MAX_INPUT_PIXELS = 16383 * 16383;
 /** render-worker's exit code for a picture over MAX_INPUT_PIXELS */
 export const TOO_LARGE_EXIT = 3;
+/** the render child's exit when the input is no picture it can read (any other failure is a limit hit) */
+export const UNREADABLE_EXIT = 4;
 
 /** The width a page is made at for a requested one (null: none asked). */
 export function snapWidth(w: number | null): number | null {

@@ -1,9 +1,9 @@
 // The child process that decodes and scales one page picture (render-child.ts starts it under a
 // memory and time limit): the picture on stdin, `{width, maxSide, maxPixels}` as its argument, the
-// JPEG on stdout. A picture larger than maxPixels exits with TOO_LARGE before it is decoded; any
-// other failure exits 1 with the reason on stderr. Nothing else is imported: it starts in ~0.1 s.
+// JPEG on stdout. A picture larger than maxPixels exits with TOO_LARGE before it is decoded; one it
+// cannot read exits UNREADABLE with the reason on stderr; anything else (memory) exits 1. Nothing else is imported: it starts in ~0.1 s.
 import sharp from 'sharp';
-import { TOO_LARGE_EXIT } from './render-limits';
+import { TOO_LARGE_EXIT, UNREADABLE_EXIT } from './render-limits';
 
 interface Job {
   width: number | null;
@@ -32,6 +32,7 @@ main().then(
   (e: unknown) => {
     const message = e instanceof Error ? e.message : String(e);
     process.stderr.write(message);
-    process.exit(/pixel limit/iu.test(message) ? TOO_LARGE_EXIT : 1);
+    // the picture's own fault (no picture, a broken one) says so; running out of room is a limit
+    process.exit(/pixel limit/iu.test(message) ? TOO_LARGE_EXIT : /memory|alloc/iu.test(message) ? 1 : UNREADABLE_EXIT);
   },
 );
