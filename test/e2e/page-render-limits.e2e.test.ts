@@ -7,10 +7,10 @@ import { accessSync, constants as fsConstants, mkdirSync, mkdtempSync, readFileS
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { constants, crc32, deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfFile } from '../bench/gen-files';
 import { buildZip } from '../../services/catalog/test/fixtures/zip-writer';
+import { blackPng } from '../../platform/test/support/png';
 import { availableModes, ROOT, startBindery, type Bindery } from '../support/bindery';
 import { createLibrary, items, settled } from './catalog-helpers';
 import { api, expectError, register, type Account, type Call } from './helpers';
@@ -33,24 +33,6 @@ const onPath = (name: string) =>
   });
 const poppler = onPath('pdftoppm') && onPath('pdfinfo');
 const popplerSkip = poppler ? '' : ' [skipped: pdftoppm and pdfinfo are not installed (apt-get install poppler-utils)]';
-
-/** A grey PNG of `w` × `h` black pixels whose header says so: ~260 KB on disk for 16383², 268 megapixels decoded. */
-function blackPng(w: number, h: number, rows = h): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(w, 0);
-  ihdr.writeUInt32BE(h, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale, no interlace
-  const idat = deflateSync(Buffer.alloc((w + 1) * rows), { level: 9, strategy: constants.Z_RLE });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** A one-page PDF of `w` × `h` points with a filled square on it. */
 function onePagePdf(title: string, w: number, h: number): Buffer {

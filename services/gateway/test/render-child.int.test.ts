@@ -1,29 +1,13 @@
 // The page render child (opds/render-child.ts) started from the TypeScript source, as in development:
 // a pixel bomb is drawn at most MAX_SIDE a side, and a render over its memory or time limit ends
 // the child alone, as a RenderLimitError.
-import { constants, crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { RenderLimitError, renderPicture } from '../src/opds/render-child';
 import { fitted, imageSize, pdfPixels, snapWidth } from '../src/opds/render-limits';
+import { blackPng as grey } from '../../../platform/test/support/png';
 
-/** A greyscale PNG of `side`² black pixels: ~260 KB for 16383², 268 megapixels decoded. */
-function blackPng(side: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([head, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(side, 0);
-  ihdr.writeUInt32BE(side, 4);
-  ihdr.set([8, 0, 0, 0, 0], 8);
-  const idat = deflateSync(Buffer.alloc((side + 1) * side), { level: 9, strategy: constants.Z_RLE });
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
-}
+const blackPng = (side: number) => grey(side, side);
 
 describe('render limits', () => {
   it('snaps widths down to the sizes, the first one at least', () => {
