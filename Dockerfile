@@ -15,6 +15,7 @@ COPY services/identity/package.json services/identity/
 COPY services/catalog/package.json services/catalog/
 COPY services/gateway/package.json services/gateway/
 COPY embedded/package.json embedded/
+COPY web/package.json web/
 COPY test/package.json test/
 RUN pnpm install --frozen-lockfile
 COPY . .

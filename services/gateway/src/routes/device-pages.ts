@@ -1,5 +1,5 @@
 // Browser pages: /devices/approve/<id> (a signed-in user sees the device's name and approves or
-// rejects it) and a minimal /login that signs in through POST /api/auth/login and goes back. The
+// rejects it; a signed-out one is sent to the web app's /login and back). The
 // buttons send JSON with X-Requested-With (cookie writes must prove they come from our page); the
 // pages may not be framed (no clickjacking of the Approve button) and run only their own script.
 import { randomBytes } from 'node:crypto';
@@ -75,42 +75,11 @@ document.getElementById('approve').addEventListener('click', () => decide('appro
 document.getElementById('reject').addEventListener('click', () => decide('reject'));
 `;
 
-const LOGIN_SCRIPT = `
-const form = document.getElementById('login');
-const error = document.getElementById('error');
-form.addEventListener('submit', async (ev) => {
-  ev.preventDefault();
-  error.textContent = '';
-  const r = await fetch('/api/auth/login', {
-    method: 'POST', credentials: 'same-origin',
-    headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'fetch' },
-    body: JSON.stringify({ login: form.login.value, password: form.password.value })
-  });
-  if (r.ok) { location.assign(form.dataset.next); return; }
-  const body = await r.json().catch(() => ({}));
-  error.textContent = body.error || ('Sign-in failed (' + r.status + ')');
-});
-`;
-
 export function devicePages(app: FastifyInstance, { auth, devices }: DeviceDeps): void {
-  app.get('/login', async (req: FastifyRequest, reply) => {
-    const next = safeNext((req.query as Record<string, unknown>).next);
-    return page(
-      reply,
-      200,
-      'Sign in',
-      `<h1>Sign in to Bindery</h1><form id="login" data-next="${escapeHtml(next)}">
-<label for="login-name">Username or e-mail</label><input id="login-name" name="login" autocomplete="username" required>
-<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<p><button type="submit" id="submit">Sign in</button></p><p id="error" role="alert"></p></form>`,
-      LOGIN_SCRIPT,
-    );
-  });
-
   app.get('/devices/approve/:id', async (req, reply) => {
     await auth.optionalUser(req);
     const id = param(req);
-    if (!req.caller) return reply.redirect(`/login?next=${encodeURIComponent(`/devices/approve/${id}`)}`, 302);
+    if (!req.caller) return reply.redirect(`/login?redirect=${encodeURIComponent(`/devices/approve/${id}`)}`, 302);
     const r = await devices('pending-get', { caller: req.caller, id });
     if (!r.ok) {
       const status = r.error.code === 'not_found' ? 404 : r.error.code === 'service_unavailable' ? 503 : 400;

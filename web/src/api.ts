@@ -1,0 +1,27 @@
+// The pages read what the API answers, through the gateway's own routes in-process (fastify's
+// inject, no socket): access rules, read models, caches and read-your-writes stay in one place, and
+// a page shows exactly what `/api/...` would show the same caller. The caller's cookies go along.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+}
+
+export type Api = <T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => Promise<Answer<T>>;
+
+export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
+  const base: Record<string, string> = {};
+  if (typeof req.headers.cookie === 'string') base.cookie = req.headers.cookie;
+  return async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+    const headers = body === undefined ? base : { ...base, 'content-type': 'application/json', 'x-requested-with': 'bindery-web' };
+    const r = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    let parsed: unknown;
+    try {
+      parsed = r.body === '' ? undefined : JSON.parse(r.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: r.statusCode, body: parsed as T };
+  };
+}

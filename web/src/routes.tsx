@@ -1,0 +1,111 @@
+// The web app: server-rendered pages (preact to HTML) with htmx, mounted by the gateway with
+// webRoutes(app). Pages read through the gateway's own /api routes in-process (api.ts) and add no
+// rule of their own; writes are htmx requests straight to /api (the HX-Request header is the
+// same-site proof a cookie-authenticated write needs).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { apiFor, type Api } from './api';
+import { loadAssets, type Assets } from './assets';
+import { localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
+import { Layout, type Viewer } from './layout';
+import { FirstRun, SignIn } from './pages/auth';
+import { Dashboard, type Section } from './pages/dashboard';
+
+export { CSP, localTarget } from './http';
+export { schemeOf } from './theme';
+
+export interface WebDeps {
+  /** the assets to serve (tests); read from disk once when absent */
+  assets?: Assets;
+}
+
+export interface PageContext {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  api: Api;
+  viewer: Viewer;
+  assets: Assets;
+}
+
+export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
+  const assets = deps.assets ?? loadAssets();
+
+  app.get('/assets/:file', (req, reply) => {
+    const a = assets.byPath.get(req.url.split('?')[0]!);
+    if (!a) return securityHeaders(reply).code(404).type('text/plain; charset=utf-8').send('not found');
+    return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(a.type).send(a.body);
+  });
+
+  const viewerOf = async (api: Api): Promise<Viewer | null> => {
+    const r = await api<Viewer>('GET', '/api/auth/profile');
+    return r.status === 200 ? r.body : null;
+  };
+  const needsSetup = async (api: Api): Promise<boolean> => (await api<{ needs_setup: boolean }>('GET', '/api/setup/status')).body?.needs_setup === true;
+
+  const render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status = 200) =>
+    sendHtml(
+      reply,
+      <Layout assets={assets} title={title} viewer={viewer} current={current}>
+        {body}
+      </Layout>,
+      status,
+    );
+
+  /** A signed-in page: without a valid session, to sign-in and back; `admin` pages are 404 for others. */
+  const page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) =>
+    app.get(path, async (req, reply) => {
+      const api = apiFor(app, req);
+      const viewer = await viewerOf(api);
+      if (!viewer) return redirectTo(req, reply, loginFor(req));
+      if (opts.admin && viewer.role !== 'admin') return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+      return handler({ req, reply, api, viewer, assets });
+    });
+
+  app.get('/', async (req, reply) => {
+    const api = apiFor(app, req);
+    if (await needsSetup(api)) return redirectTo(req, reply, '/setup');
+    return redirectTo(req, reply, (await viewerOf(api)) ? '/dashboard' : '/login');
+  });
+
+  app.get('/setup', async (req, reply) => {
+    const api = apiFor(app, req);
+    if (!(await needsSetup(api))) return redirectTo(req, reply, '/login');
+    return render(reply, 'Welcome', null, undefined, <FirstRun />);
+  });
+
+  app.get('/login', async (req, reply) => {
+    const q = req.query as Record<string, unknown>;
+    // `next` is what the device approval page sent before this page existed
+    const target = localTarget(q.redirect ?? q.next);
+    const api = apiFor(app, req);
+    if (await needsSetup(api)) return redirectTo(req, reply, '/setup');
+    if (await viewerOf(api)) return redirectTo(req, reply, target);
+    return render(reply, 'Sign in', null, undefined, <SignIn redirect={target} />);
+  });
+
+  page('/dashboard', {}, async ({ reply, api, viewer }) => {
+    const r = await api<{ sections: Section[] }>('GET', '/api/dashboard/sections?limit=12');
+    if (r.status !== 200) return render(reply, 'Home', viewer, '/dashboard', <Failed status={r.status} />, 502);
+    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} username={viewer.username} />);
+  });
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        There is no such page. <a href="/dashboard">Back home</a>
+      </p>
+    </>
+  );
+}
+
+function Failed({ status }: { status: number }) {
+  return (
+    <>
+      <h1>Something went wrong</h1>
+      <p id="failure">The server could not answer this page ({status}). Try again in a moment.</p>
+    </>
+  );
+}
