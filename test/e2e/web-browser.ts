@@ -8,6 +8,10 @@ import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ROOT } from '../support/bindery';
 
+// the page's globals, for the functions that run inside it (the test project has no DOM library)
+declare const document: any;
+declare function getComputedStyle(e: unknown): any;
+
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 export const SHOTS = join(ROOT, 'test/.tmp/screenshots');
@@ -51,9 +55,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 export async function axeProblems(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const found = (await page.evaluate(async () => {
-    // biome-ignore lint/suspicious/noExplicitAny: axe is a global the evaluated source defined
-    const r = await (globalThis as any).axe.run(document, { resultTypes: ['violations'] });
-    // biome-ignore lint/suspicious/noExplicitAny: axe's result shape
+    const r = await (globalThis as { axe?: any }).axe.run(document, { resultTypes: ['violations'] });
     return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n: any) => n.target.join(' ')).slice(0, 3) }));
   })) as { id: string; impact: string; nodes: string[] }[];
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.nodes.join(', ')}`);
@@ -64,7 +66,7 @@ export async function axeProblems(page: Page): Promise<string[]> {
  * when it is not reached in `max` presses or shows no focus outline.
  */
 export async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.evaluate(() => document.activeElement?.blur());
   for (let i = 0; i < max; i++) {
     await page.keyboard.press('Tab');
     if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) {

@@ -10,6 +10,8 @@ import { availableModes, type Bindery } from '../support/bindery';
 import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
 
+declare const document: any;
+
 const modes = await availableModes();
 const get = instances(modes);
 if (!HAS_CHROMIUM) describe.skip(`the web app in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
