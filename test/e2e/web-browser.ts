@@ -94,10 +94,11 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 
 /**
  * Console errors other than Chromium's own network line for an answer the test expects (a wrong
- * password's 401, a lock's 429): those are the API's answers, logged by the browser for any 4xx.
+ * password's 401, a lock's 429, a page that is not there): those are the API's answers, logged by the browser for any 4xx.
  */
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests' };
 export const unexpectedErrors = (errors: string[], statuses: number[]) =>
-  errors.filter((e) => !statuses.some((s) => e === `Failed to load resource: the server responded with a status of ${s} (${s === 401 ? 'Unauthorized' : 'Too Many Requests'})`));
+  errors.filter((e) => !statuses.some((s) => e === `Failed to load resource: the server responded with a status of ${s} (${REASONS[s]})`));
 
 /** The checks every page gets: no serious/critical axe violation, no console error, no dialog, landmarks, screenshots. */
 export async function checkPage(t: Tab, name: string): Promise<void> {

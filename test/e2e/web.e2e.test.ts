@@ -7,6 +7,11 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { availableModes, type Bindery } from '../support/bindery';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { emptyDir, FIXTURE, items as listItems, scan } from './catalog-helpers';
+import { makeItem, put } from './reading-helpers';
 import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
 
@@ -23,6 +28,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
+
+const HOSTILE = '<script>alert(1)</script>';
+const EPUB = join(FIXTURE, 'Amélie Fournier/Inspector Lumière/01 - Une Clé perdue.epub');
+const CBZ = join(FIXTURE, 'comics/Himmelsverlag/Die Wolkenpiraten/Die Wolkenpiraten 001 (2009).cbz');
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
@@ -153,6 +162,181 @@ for (const mode of modes) {
       expect(new URL(t.page.url()).pathname).toBe('/login');
       expect(unexpectedErrors(t.errors, [401, 429])).toEqual([]);
       await t.ctx.close();
+    });
+
+    describe('pages', () => {
+      let alice: Account;
+      let openLib: Record<string, any>;
+      let hiddenLib: Record<string, any>;
+      let epub: Record<string, any>;
+      let dune: Record<string, any>;
+      let hostile: Record<string, any>;
+      let gem: Record<string, any>;
+      let folder: string;
+      let openCount: number;
+      let cbzTitle: string;
+      beforeAll(async () => {
+        folder = mkdtempSync(join(tmpdir(), 'bindery-web-'));
+        copyFileSync(EPUB, join(folder, 'cle.epub'));
+        copyFileSync(CBZ, join(folder, 'wolken.cbz'));
+        const lr = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Open shelf', folders: [folder], watch: false } });
+        expect(lr.status, lr.text).toBe(201);
+        openLib = lr.json;
+        await scan(call, admin.token, openLib.id);
+        epub = (await listItems(call, admin.token, openLib.id)).find((i) => i.formats[0]?.format === 'epub')!;
+        expect(epub.title).toBe('Une Clé perdue');
+        cbzTitle = (await listItems(call, admin.token, openLib.id)).find((i) => i.formats[0]?.format === 'cbz')!.title;
+        const hr = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Hidden shelf', folders: [emptyDir()], watch: false } });
+        expect(hr.status, hr.text).toBe(201);
+        hiddenLib = hr.json;
+        gem = await makeItem(call, admin, hiddenLib.id, { title: 'Hidden Gem', authors: ['Secret Author'], tags: ['secret'] });
+        dune = await makeItem(call, admin, openLib.id, { title: 'Dune', authors: ['Frank Herbert'], series: 'Dune Chronicles', series_index: 1, tags: ['sf'], year: 1965 });
+        for (let i = 1; i <= 24; i++) await makeItem(call, admin, openLib.id, { title: `Volume ${String(i).padStart(2, '0')}`, authors: ['Filler Writer'] });
+        hostile = await makeItem(call, admin, openLib.id, { title: HOSTILE, authors: ['<img src=x onerror=alert(2)>'], tags: ['xss'], description: '<b>bold</b>' });
+        openCount = 2 + 1 + 24 + 1;
+        alice = await register(call);
+        const g = await call('PUT', `/api/auth/users/${alice.id}/libraries`, { token: admin.token, body: { all_libraries: false, library_ids: [openLib.id] } });
+        expect(g.status, g.text).toBe(200);
+        expect((await put(call, alice.token, epub.id, { percentage: 0.42 })).status).toBe(200);
+        expect((await call('PUT', `/api/media-items/${epub.id}/rating`, { token: alice.token, body: { rating: 4 } })).status).toBe(201);
+      }, 120_000);
+      afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+      /** A browser signed in as `who` (its session cookie set directly). */
+      const as = async (who: Account) => {
+        const t = await open(browser);
+        await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
+        return t;
+      };
+      const titles = (t: Awaited<ReturnType<typeof as>>, scope = '') => t.page.locator(`${scope} .book-title`).allTextContents();
+
+      it('dashboard: continue reading with its progress bar, recently added; a hidden library never shows; a hostile title is text', async () => {
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/dashboard`);
+        expect(await t.page.textContent('h1')).toBe(`Welcome, ${alice.username}`);
+        const cont = t.page.locator('section[data-section="continue-reading"]');
+        expect(await cont.locator('.book-title').allTextContents()).toEqual(['Une Clé perdue']);
+        expect(await cont.locator('progress').getAttribute('value')).toBe('42');
+        expect(await cont.locator('progress').getAttribute('aria-label')).toBe('Une Clé perdue: 42% read');
+        // the newest twelve of alice's books, newest first (Hidden Gem, newer than most, is not hers)
+        const recent = await titles(t, 'section[data-section="recently-added"]');
+        expect(recent).toEqual([HOSTILE, ...Array.from({ length: 11 }, (_, i) => `Volume ${24 - i}`)]);
+        expect(await t.page.textContent('section[data-section="recently-added"] h2')).toBe(`Recently Added (${openCount})`);
+        expect(await t.page.content()).not.toContain('Hidden Gem');
+        // the hostile title is text: no script of its own, no dialog
+        expect(await t.page.locator('script').count()).toBe(2);
+        await tabTo(t.page, 'section[data-section="continue-reading"] a.book-link');
+        await checkPage(t, `${mode}-dashboard-user`);
+        await t.ctx.close();
+        // the admin sees every library
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/dashboard`);
+        expect(await a.page.textContent('section[data-section="recently-added"] h2')).toBe(`Recently Added (${openCount + 1})`);
+        await checkPage(a, `${mode}-dashboard-admin`);
+        await a.ctx.close();
+      });
+
+      it('library: a cover grid paged by "Load more" (htmx and plain links), sorted, filtered and searched; a hidden library never shows', async () => {
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/library`);
+        const first = await titles(t, '#grid');
+        expect(first.length).toBe(24);
+        expect(first[0]).toBe(HOSTILE); // '<' sorts first
+        await tabTo(t.page, '#load-more a');
+        await checkPage(t, `${mode}-library-user`);
+        await Promise.all([t.page.waitForResponse((r: { url(): string }) => r.url().includes('/library?offset=24')), t.page.keyboard.press('Enter')]);
+        await t.page.waitForFunction((n: number) => document.querySelectorAll('#grid .book').length === n, openCount);
+        const all = await titles(t, '#grid');
+        expect(all.length).toBe(openCount);
+        expect(new Set(all).size).toBe(openCount);
+        expect(all).not.toContain('Hidden Gem');
+        expect(await t.page.locator('#load-more a').count()).toBe(0);
+        // the plain link works without htmx too
+        const second = await call('GET', '/library?offset=24', { cookie: `token=${alice.token}` });
+        expect(second.status).toBe(200);
+        expect((second.text.match(/class="book-title"/g) ?? []).length).toBe(openCount - 24);
+        // sort: recently added first
+        await t.page.selectOption('#f-sort', '-created_at');
+        await Promise.all([t.page.waitForURL(/sort=-created_at/), t.page.click('#apply')]);
+        expect((await titles(t, '#grid'))[0]).toBe(HOSTILE);
+        expect((await titles(t, '#grid'))[1]).toBe('Volume 24');
+        // filters and search
+        const shown = async (query: string) => {
+          await t.page.goto(`${b.url}/library?${query}`);
+          return titles(t, '#grid');
+        };
+        expect(await shown('author=%22Frank+Herbert%22')).toEqual(['Dune']);
+        expect(await shown('series=%22Dune+Chronicles%22')).toEqual(['Dune']);
+        expect(await shown('format=epub')).toEqual(['Une Clé perdue']);
+        expect(await shown('format=cbz')).toEqual([cbzTitle]);
+        expect(await shown('tag=%22xss%22')).toEqual([HOSTILE]);
+        // relevance first: the fuzzy match on "une" comes after
+        expect(await shown('q=Dune')).toEqual([dune.title, 'Une Clé perdue']);
+        expect(await shown('q=Hidden+Gem')).toEqual([]);
+        expect(await t.page.textContent('#no-results')).toBe('No books match.');
+        expect(await shown('tag=%22secret%22')).toEqual([]);
+        // the search form by keyboard
+        await t.page.goto(`${b.url}/library`);
+        await tabTo(t.page, '#f-q');
+        await t.page.keyboard.type('Dune');
+        await Promise.all([t.page.waitForURL(/q=Dune/), t.page.keyboard.press('Enter')]);
+        expect(await titles(t, '#grid')).toEqual(['Dune', 'Une Clé perdue']);
+        expect(t.dialogs).toEqual([]);
+        expect(t.errors).toEqual([]);
+        await t.ctx.close();
+        // the admin finds the hidden library's book
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/library?q=Hidden+Gem`);
+        expect(await titles(a, '#grid')).toEqual(['Hidden Gem']);
+        await checkPage(a, `${mode}-library-admin`);
+        await a.ctx.close();
+      });
+
+      it('book page: metadata, cover, formats with a working download, progress, rating, collections; a hidden book is not found', async () => {
+        const c = await call('POST', '/api/collections', { token: alice.token, body: { name: 'Favourites' } });
+        expect(c.status, c.text).toBe(201);
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/books/${epub.id}`);
+        expect(await t.page.textContent('h1')).toBe('Une Clé perdue');
+        expect(await t.page.textContent('#book-authors')).toBe('by Amélie Fournier');
+        expect(await t.page.textContent('#book-progress')).toBe('42% 42% read');
+        expect(await t.page.textContent('#book-rating')).toBe('4 of 5');
+        const link = t.page.locator('#formats a');
+        expect(await link.textContent()).toBe('Download EPUB');
+        expect(await link.getAttribute('href')).toBe(epub.formats[0].file_url);
+        const file = await t.page.request.get(`${b.url}${epub.formats[0].file_url}`);
+        expect(file.status()).toBe(200);
+        expect((await file.body()).length).toBe(epub.formats[0].size);
+        // the cover loads (an image, no error)
+        expect(await t.page.locator('img.cover-big').evaluate((img: any) => img.complete && img.naturalWidth > 0)).toBe(true);
+        await tabTo(t.page, '#add-collection');
+        await checkPage(t, `${mode}-book-user`);
+        await t.page.selectOption('#collection', c.json.id);
+        await t.page.click('#add-collection');
+        await t.page.waitForSelector('#collection-outcome [role="status"]');
+        expect(await t.page.textContent('#collection-outcome')).toBe('items added');
+        const members = await call('GET', `/api/collections/${c.json.id}/items`, { token: alice.token });
+        expect(members.json.data.map((x: any) => x.media_item_id ?? x.id)).toEqual([epub.id]);
+        // the hostile book: its title and author are text
+        await t.page.goto(`${b.url}/books/${hostile.id}`);
+        expect(await t.page.textContent('h1')).toBe(HOSTILE);
+        expect(await t.page.textContent('#book-authors')).toBe('by <img src=x onerror=alert(2)>');
+        expect(await t.page.locator('main img').count()).toBe(0);
+        expect(await t.page.textContent('.description')).toBe('<b>bold</b>');
+        await checkPage(t, `${mode}-book-hostile`);
+        // a book of a library alice may not see does not exist for her
+        const gone = await t.page.goto(`${b.url}/books/${gem.id}`);
+        expect(gone?.status()).toBe(404);
+        expect(await t.page.textContent('h1')).toBe('Not found');
+        expect((await t.page.goto(`${b.url}/books/not-an-id`))?.status()).toBe(404);
+        expect(unexpectedErrors(t.errors, [404])).toEqual([]);
+        await t.ctx.close();
+        const a = await as(admin);
+        expect((await a.page.goto(`${b.url}/books/${gem.id}`))?.status()).toBe(200);
+        expect(await a.page.textContent('h1')).toBe('Hidden Gem');
+        await checkPage(a, `${mode}-book-admin`);
+        await a.ctx.close();
+      });
     });
   });
 }

@@ -6,10 +6,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { apiFor, type Api } from './api';
 import { loadAssets, type Assets } from './assets';
-import { localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
+import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
 import { Layout, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
+import { Book, type Collection, type Progress } from './pages/book';
+import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
+import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE } from './pages/library';
 
 export { CSP, localTarget } from './http';
 export { schemeOf } from './theme';
@@ -87,6 +90,51 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const r = await api<{ sections: Section[] }>('GET', '/api/dashboard/sections?limit=12');
     if (r.status !== 200) return render(reply, 'Home', viewer, '/dashboard', <Failed status={r.status} />, 502);
     return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} username={viewer.username} />);
+  });
+
+  page('/library', {}, async ({ req, reply, api, viewer }) => {
+    const q = libraryQuery(req.query as Record<string, unknown>);
+    const r = await api<{ data: Item[]; error?: string }>('GET', apiUrl(q));
+    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} />);
+    if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
+    const items = r.body.data.slice(0, PAGE);
+    const more = r.body.data.length > PAGE;
+    // "Load more" with htmx: the next books for the grid, and the link after them
+    if (isHtmx(req))
+      return sendHtml(
+        reply,
+        <>
+          <Books items={items} />
+          <LoadMore q={q} more={more} oob />
+        </>,
+        200,
+        true,
+      );
+    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+  });
+
+  page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const r = await api<Item>('GET', `/api/media-items/${id}`);
+    if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
+    const [progress, rating, collections] = await Promise.all([
+      api<{ progress?: Progress } & Progress>('GET', `/api/media-items/${id}/progress`),
+      api<{ rating?: number | null }>('GET', `/api/media-items/${id}/rating`),
+      api<{ data: Collection[] }>('GET', '/api/collections'),
+    ]);
+    return render(
+      reply,
+      r.body.title,
+      viewer,
+      undefined,
+      <Book
+        item={r.body}
+        progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
+        rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
+        collections={collections.status === 200 ? collections.body.data : []}
+      />,
+    );
   });
 }
 

@@ -1,39 +1,72 @@
-// Bindery's own page script (htmx does the rest). The login API answers its 401 as JSON even to
-// htmx, and a rate limit may be JSON too: show an error response's message as text (never as HTML),
-// and let HTML error fragments (lock messages, validation) swap in as the API words them.
+// Bindery's own page script (htmx does the rest).
+// 1. The API answers in JSON where the interface says so (the login's 401 even to htmx, messages
+//    of writes): show an error's or a confirmation's message as text, never as HTML. HTML error
+//    fragments (lock messages, validation) swap in as the API words them.
 document.addEventListener('htmx:beforeSwap', (e) => {
   const xhr = e.detail.xhr;
-  if (xhr.status < 400) return;
   const type = xhr.getResponseHeader('content-type') || '';
+  const failed = xhr.status >= 400;
   if (!type.includes('application/json')) {
-    e.detail.shouldSwap = true;
-    e.detail.isError = false;
+    if (failed) {
+      e.detail.shouldSwap = true;
+      e.detail.isError = false;
+    }
     return;
   }
   // handled here: no swap, and not an error for htmx to log
   e.detail.shouldSwap = false;
   e.detail.isError = false;
-  let message = `The request failed (${xhr.status}).`;
+  let message = failed ? `The request failed (${xhr.status}).` : 'Saved.';
   try {
     const body = JSON.parse(xhr.responseText);
     if (body && typeof body.error === 'string') message = body.error;
+    else if (body && typeof body.message === 'string') message = body.message;
   } catch {
     // not JSON after all: keep the generic message
   }
-  const alert = document.createElement('div');
-  alert.className = 'alert alert-error';
-  alert.setAttribute('role', 'alert');
-  alert.textContent = message;
-  e.detail.target.replaceChildren(alert);
+  const note = document.createElement('div');
+  note.className = failed ? 'alert alert-error' : 'alert alert-success';
+  note.setAttribute('role', failed ? 'alert' : 'status');
+  note.textContent = message;
+  e.detail.target.replaceChildren(note);
 });
 
-// A form marked data-redirect-to goes there once its request succeeded (sign out).
+// 2. A form marked data-redirect-to goes there once its request succeeded (sign out); one marked
+//    data-reload reloads the page (a changed theme); data-reset-on-success clears it (passwords).
 document.addEventListener('htmx:afterRequest', (e) => {
-  const to = e.detail.elt.dataset?.redirectTo;
-  if (to && e.detail.successful && to.startsWith('/') && !to.startsWith('//')) location.assign(to);
+  if (!e.detail.successful) return;
+  const form = e.detail.elt.closest ? e.detail.elt.closest('form') : null;
+  const el = form || e.detail.elt;
+  const to = el.dataset?.redirectTo;
+  if (to && to.startsWith('/') && !to.startsWith('//')) location.assign(to);
+  else if (el.dataset?.reload !== undefined) location.reload();
+  else if (el.dataset?.resetOnSuccess !== undefined) el.reset();
 });
 
-// A form marked data-reset-on-success is cleared after it succeeded (the password change).
-document.addEventListener('htmx:afterRequest', (e) => {
-  if (e.detail.successful && e.detail.elt.matches?.('form[data-reset-on-success]')) e.detail.elt.reset();
+// 3. JSON bodies for the API's JSON routes: `name[]` collects a list, `name:number` a number, and
+//    `{name}` in the request path takes that field's value (a collection's id, say).
+htmx.defineExtension('bindery-json', {
+  onEvent(name, evt) {
+    if (name !== 'htmx:configRequest') return;
+    const d = evt.detail;
+    d.path = d.path.replace(/\{(\w+)\}/g, (_, k) => {
+      const v = d.formData.get(k);
+      d.formData.delete(k);
+      return encodeURIComponent(v ?? '');
+    });
+    d.headers['Content-Type'] = 'application/json';
+  },
+  encodeParameters(xhr, parameters) {
+    xhr.overrideMimeType('text/json');
+    const out = {};
+    parameters.forEach((v, k) => {
+      if (k.endsWith('[]')) {
+        const list = out[k.slice(0, -2)] || [];
+        list.push(v);
+        out[k.slice(0, -2)] = list;
+      } else if (k.endsWith(':number')) out[k.slice(0, -7)] = Number(v);
+      else out[k] = v;
+    });
+    return JSON.stringify(out);
+  },
 });
