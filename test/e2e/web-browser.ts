@@ -39,7 +39,8 @@ export async function open(browser: Browser, width = 1280): Promise<Tab> {
   const errors: string[] = [];
   const dialogs: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
+    // where a CSP report or a script error came from, when it is not a failed resource load
+    if (m.type() === 'error') errors.push(m.text().startsWith('Failed to load resource') ? m.text() : `${m.text()} (at ${m.location().url}:${m.location().lineNumber})`);
   });
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('dialog', (d) => {
@@ -96,7 +97,7 @@ export async function screenshots(page: Page, name: string): Promise<void> {
  * Console errors other than Chromium's own network line for an answer the test expects (a wrong
  * password's 401, a lock's 429, a page that is not there): those are the API's answers, logged by the browser for any 4xx.
  */
-const REASONS: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests' };
+const REASONS: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests' };
 export const unexpectedErrors = (errors: string[], statuses: number[]) =>
   errors.filter((e) => !statuses.some((s) => e === `Failed to load resource: the server responded with a status of ${s} (${REASONS[s]})`));
 

@@ -337,6 +337,83 @@ for (const mode of modes) {
         await checkPage(a, `${mode}-book-admin`);
         await a.ctx.close();
       });
+
+      it('profile: theme (dark by default, light after saving) and password change, with the messages as the API words them', async () => {
+        const bob = await register(call);
+        const t = await as(bob);
+        await t.page.goto(`${b.url}/profile`);
+        expect(await t.page.getAttribute('html', 'class')).toBe('theme-dark');
+        expect(await t.page.textContent('#profile-username')).toBe(bob.username);
+        expect(await t.page.textContent('#profile-role')).toBe('Reader');
+        expect(await t.page.locator('#theme option:checked').textContent()).toBe('Dark (Tokyo Night)');
+        await tabTo(t.page, '#change-password');
+        await checkPage(t, `${mode}-profile-dark`);
+        await t.page.selectOption('#theme', 'light');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click('#save-theme')]);
+        expect(await t.page.getAttribute('html', 'class')).toBe('theme-light');
+        expect((await call('GET', '/api/auth/profile', { token: bob.token })).json.theme).toBe('light');
+        await checkPage(t, `${mode}-profile-light`);
+        const change = async (current: string, next: string, again: string) => {
+          await t.page.fill('#current-password', current);
+          await t.page.fill('#new-password', next);
+          await t.page.fill('#confirm-password', again);
+          await t.page.evaluate(() => document.getElementById('password-outcome').replaceChildren());
+          await t.page.click('#change-password');
+          await t.page.waitForSelector('#password-outcome .alert');
+          return t.page.textContent('#password-outcome');
+        };
+        expect(await change('wrong-passw0rd-1', 'new-passw0rd-456', 'new-passw0rd-456')).toBe('current password is incorrect');
+        expect(await change(bob.password, 'new-passw0rd-456', 'new-passw0rd-789')).toBe('passwords do not match');
+        expect(await change(bob.password, 'new-passw0rd-456', 'new-passw0rd-456')).toBe('password updated successfully');
+        expect(await t.page.inputValue('#current-password')).toBe('');
+        expect((await login(call, bob.username, 'new-passw0rd-456')).status).toBe(200);
+        expect((await login(call, bob.username, bob.password)).status).toBe(401);
+        expect(unexpectedErrors(t.errors, [400, 401])).toEqual([]);
+        await t.ctx.close();
+      });
+
+      it('admin libraries: a plain user never sees them; the admin creates a library with the folder browser and rescans it', async () => {
+        const t = await as(alice);
+        for (const path of ['/admin/libraries', '/admin/libraries/browse']) {
+          const r = await t.page.goto(`${b.url}${path}`);
+          expect(r?.status()).toBe(404);
+          expect(await t.page.textContent('h1')).toBe('Not found');
+          expect(await t.page.content()).not.toContain('Hidden shelf');
+        }
+        await t.ctx.close();
+        const fresh = mkdtempSync(join(tmpdir(), 'bindery-web-fresh-'));
+        copyFileSync(EPUB, join(fresh, 'cle.epub'));
+        try {
+          const a = await as(admin);
+          await a.page.goto(`${b.url}/admin/libraries`);
+          const names = await a.page.locator('#libraries tbody td:first-child').allTextContents();
+          expect(names).toEqual(expect.arrayContaining(['Open shelf', 'Hidden shelf']));
+          await tabTo(a.page, '#create');
+          await checkPage(a, `${mode}-admin-libraries`);
+          await a.page.click(`button[data-folder="${tmpdir()}"]`);
+          await a.page.waitForSelector('#browse-path:has-text("In ")');
+          expect(await a.page.textContent('#browse-path')).toBe(`In ${tmpdir()}`);
+          await a.page.click(`button[data-folder="${fresh}"]`);
+          await a.page.waitForFunction((p: string) => document.getElementById('lib-folder').value === p, fresh);
+          expect(await a.page.textContent('#browse-path')).toBe(`In ${fresh}`);
+          await a.page.fill('#lib-name', 'Fresh <shelf>');
+          await Promise.all([a.page.waitForEvent('load'), a.page.click('#create')]);
+          const row = a.page.locator('#libraries tbody tr', { hasText: 'Fresh <shelf>' });
+          expect(await row.locator('td').nth(1).textContent()).toBe(fresh);
+          await row.locator('button').click();
+          await a.page.waitForSelector(`#libraries tbody tr:has-text("Fresh <shelf>") [role="status"]`);
+          expect(await row.locator('[role="status"]').textContent()).toBe('scan queued');
+          const id = await row.getAttribute('data-library');
+          const { settled } = await import('./catalog-helpers');
+          await settled(call, admin.token, id!);
+          expect((await listItems(call, admin.token, id!)).map((i) => i.title)).toEqual(['Une Clé perdue']);
+          expect(a.errors).toEqual([]);
+          expect(a.dialogs).toEqual([]);
+          await a.ctx.close();
+        } finally {
+          rmSync(fresh, { recursive: true, force: true });
+        }
+      });
     });
   });
 }

@@ -11,8 +11,16 @@ export interface Viewer {
   theme?: string;
 }
 
-// No inline indicator styles (the CSP has no 'unsafe-inline'), no eval, no script tags in swaps.
-const HTMX_CONFIG = JSON.stringify({ includeIndicatorStyles: false, allowEval: false, allowScriptTags: false, selfRequestsOnly: true, historyCacheSize: 0 });
+// No inline indicator styles and no settling of `style` attributes (the CSP has no 'unsafe-inline':
+// htmx copying a `style=""` between old and new elements is a violation), no eval, no script tags in swaps.
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  attributesToSettle: ['class', 'width', 'height'],
+  allowEval: false,
+  allowScriptTags: false,
+  selfRequestsOnly: true,
+  historyCacheSize: 0,
+});
 
 const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/dashboard', label: 'Home' },

@@ -9,10 +9,12 @@ import { loadAssets, type Assets } from './assets';
 import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
 import { Layout, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
+import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
 import { Book, type Collection, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE } from './pages/library';
+import { Profile, type ProfileData } from './pages/profile';
 
 export { CSP, localTarget } from './http';
 export { schemeOf } from './theme';
@@ -111,6 +113,33 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         true,
       );
     return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+  });
+
+  page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
+
+  page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
+    const [libs, roots] = await Promise.all([api<LibraryRow[]>('GET', '/api/libraries'), api<Browse>('GET', '/api/libraries/browse')]);
+    if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
+    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />);
+  });
+
+  // the folder browser's next folder, as a fragment (opening a folder also chooses it)
+  page('/admin/libraries/browse', { admin: true }, async ({ req, reply, api }) => {
+    const path = (req.query as Record<string, unknown>).path;
+    const r = await api<Browse & { error?: string }>(
+      'GET',
+      typeof path === 'string' && path !== '' ? `/api/libraries/browse?${new URLSearchParams({ path })}` : '/api/libraries/browse',
+    );
+    if (r.status !== 200)
+      return sendHtml(
+        reply,
+        <div id="folder-browser" class="alert alert-error" role="alert">
+          {r.body?.error ?? `The folder could not be listed (${r.status}).`}
+        </div>,
+        200,
+        true,
+      );
+    return sendHtml(reply, <FolderBrowser b={r.body} oob />, 200, true);
   });
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {

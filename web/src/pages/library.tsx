@@ -105,8 +105,8 @@ export function Library({ q, items, more }: { q: LibraryQuery; items: Item[]; mo
   return (
     <>
       <h1>Library</h1>
-      <search>
-        <form class="filters card" method="get" action="/library" role="search" aria-label="Search and filter the library">
+      <search aria-label="Search and filter the library">
+        <form class="filters card" method="get" action="/library">
           <Field id="q" label="Search" value={q.q} type="search" />
           <Field id="author" label="Author" value={q.author} />
           <Field id="series" label="Series" value={q.series} />
