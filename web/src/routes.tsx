@@ -15,6 +15,8 @@ import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
+import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
+import { adminUserActions } from './admin-users-routes';
 
 export { CSP, localTarget } from './http';
 export { schemeOf } from './theme';
@@ -122,6 +124,27 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
     return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />);
   });
+
+  page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryName[]>('GET', '/api/libraries')]);
+    if (users.status !== 200 || libs.status !== 200) return render(reply, 'People', viewer, '/admin/users', <Failed status={users.status} />, 502);
+    const access = new Map<string, Access>();
+    await Promise.all(
+      users.body.map(async (u) => {
+        const a = await api<Access>('GET', `/api/auth/users/${u.id}/libraries`);
+        if (a.status === 200) access.set(u.id, a.body);
+      }),
+    );
+    const added = (req.query as Record<string, unknown>).added;
+    return render(
+      reply,
+      'People',
+      viewer,
+      '/admin/users',
+      <AdminUsers users={users.body} access={access} libraries={libs.body} me={viewer.id} {...(typeof added === 'string' && added !== '' ? { added } : {})} />,
+    );
+  });
+  adminUserActions(app);
 
   // the folder browser's next folder, as a fragment (opening a folder also chooses it)
   page('/admin/libraries/browse', { admin: true }, async ({ req, reply, api }) => {
