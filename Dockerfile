@@ -1,18 +1,21 @@
 # One image for every Bindery process. `node dist/main.js` (the default) runs every service in one
 # process (embedded unless DATABASE_URL and NATS_URL are set); `node dist/service.js` with
-# BINDERY_SERVICES=identity|catalog|gateway is one distributed service.
+# BINDERY_SERVICES=identity|catalog|reading|device-sync|gateway is one distributed service.
 #   docker build -t bindery:0.1.0 .
 
 # ---- build: the workspace bundled (CI type-checks; tests are not in the context) ---------------
 FROM node:20.20.2-bookworm-slim AS build
 RUN npm install -g pnpm@10.34.9
 WORKDIR /src
-# manifests first: the dependency layer is reused until one of them changes
+# manifests first: the dependency layer is reused until one of them changes. Every workspace package's
+# manifest (test/fault/image-build.int.test.ts replays these steps and fails on a missing one)
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY contracts/package.json contracts/
 COPY platform/package.json platform/
 COPY services/identity/package.json services/identity/
 COPY services/catalog/package.json services/catalog/
+COPY services/reading/package.json services/reading/
+COPY services/device-sync/package.json services/device-sync/
 COPY services/gateway/package.json services/gateway/
 COPY embedded/package.json embedded/
 COPY web/package.json web/
@@ -32,7 +35,8 @@ WORKDIR /app
 COPY --from=build /app /app
 # the KOReader plugin, served as a zip at /api/koreader/plugin (found next to dist/)
 COPY --from=build /src/clients/koreader/bindery.koplugin /app/clients/koreader/bindery.koplugin
-# pdftoppm renders PDF covers and streamed PDF pages (without it, PDFs get neither)
+# pdftoppm renders PDF covers and streamed PDF pages, pdfinfo sizes the pages first (without them, PDFs get
+# neither); prlimit (util-linux, already in the base image) limits each page render's memory
 RUN apt-get update && apt-get install -y --no-install-recommends poppler-utils \
  && rm -rf /var/lib/apt/lists/* \
  && mkdir -p /data && chown 1000:1000 /data

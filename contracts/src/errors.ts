@@ -62,6 +62,8 @@ export const Messages = {
   headersTooLarge: 'request headers too large',
   usernameCharacters: 'username must not contain control or bidirectional formatting characters',
   crossSiteRefused: 'cookie-authenticated requests must be JSON or carry the X-Requested-With header',
+  /** a sign-in or a cookie's WebSocket whose Origin (or Referer) names another site */
+  crossOriginRefused: 'requests from another site are refused',
 } as const;
 
 /** A string with NUL or another control character (tab, line feed and carriage return are allowed). */
@@ -98,6 +100,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'unprocessable'
   | 'internal'
   | 'service_unavailable';
 
@@ -141,6 +144,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 413;
     case 'unsupported_media_type':
       return 415;
+    case 'unprocessable':
+      return 422;
     case 'login_locked':
     case 'rate_limited':
       return 429;

@@ -13,6 +13,7 @@ import {
   Metrics,
   openPGlite,
   openPostgres,
+  privateDataDir,
   Probes,
   startOpsServer,
   stuckAfterMs,
@@ -24,12 +25,13 @@ import {
   type RetryPolicy,
   type Database,
   type Host,
+  type HttpTimeouts,
   type RunningService,
   type Runtime,
   type ServiceModule,
 } from '@bindery/platform';
 import { identityService } from '@bindery/identity';
-import { gatewayService } from '@bindery/gateway';
+import { gatewayService, parsePublicUrls } from '@bindery/gateway';
 import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 import { readingService } from '@bindery/reading';
 import { deviceSyncService } from '@bindery/device-sync';
@@ -40,11 +42,27 @@ export const Config = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
+  /**
+   * Every HTTP listener (the gateway's, the ops listener): the whole request (headers and body) must
+   * arrive within HTTP_REQUEST_TIMEOUT_SECONDS and its headers within HTTP_HEADERS_TIMEOUT_SECONDS
+   * (else 408 and the connection closed); a connection with nothing sent either way for
+   * HTTP_IDLE_TIMEOUT_SECONDS is closed, a kept-alive one between requests too. Answers (downloads)
+   * and upgraded WebSockets are not timed by the first two.
+   */
+  HTTP_REQUEST_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
+  HTTP_HEADERS_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 15 }),
+  HTTP_IDLE_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 120 }),
   /** whose X-Forwarded-For to believe: `false`, `true`, a hop count, or addresses/CIDRs separated by commas */
   TRUST_PROXY: Type.String({ default: 'false', pattern: '^(true|false|\\d{1,2}|[0-9a-fA-F.:/]+(,\\s*[0-9a-fA-F.:/]+)*)$' }),
   /** login and register requests per client address per window, each; 0 turns the limit off */
   AUTH_RATE_LIMIT_MAX: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 20 }),
   AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
+  /** the addresses people reach Bindery by (absolute http(s) URLs, commas between): absolute links use them, never a Host header naming anything else; empty: this machine's own addresses */
+  PUBLIC_URL: Type.String({ default: '' }),
+  /** open live-channel sockets per user */
+  WS_MAX_SOCKETS_PER_USER: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
+  /** the default of the `registration_enabled` setting (anyone may create an account) until an admin saves one */
+  PUBLIC_REGISTRATION: Type.Boolean({ default: false }),
   BINDERY_SERVICES: Type.String({
     default: 'identity,catalog,reading,device-sync,gateway',
     pattern: '^(identity|catalog|reading|device-sync|gateway)(,(identity|catalog|reading|device-sync|gateway))*$',
@@ -61,11 +79,17 @@ export const Config = Type.Object({
   SCAN_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
   /** the ops listener (/healthz, /readyz, /metrics) of this process; 0 turns it off */
   OPS_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 9464 }),
-  OPS_HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
+  /** its address: loopback unless set (it has no auth); `0.0.0.0` where probes or scrapers come from outside, as in Kubernetes */
+  OPS_HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
   /** tries of a failing event handler before the event is parked, and the backoff between them */
   EVENT_RETRY_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
   EVENT_RETRY_BASE_MS: Type.Integer({ minimum: 1, maximum: 600000, default: 200 }),
   EVENT_RETRY_MAX_MS: Type.Integer({ minimum: 1, maximum: 3600000, default: 30000 }),
+  /** streamed pages rendered at once per gateway, requests that may wait for them (then 503), and each render's limits */
+  PAGE_RENDER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: 2 }),
+  PAGE_RENDER_QUEUE: Type.Integer({ minimum: 0, maximum: 10_000, default: 16 }),
+  PAGE_RENDER_MEMORY_MB: Type.Integer({ minimum: 64, maximum: 65_536, default: 512 }),
+  PAGE_RENDER_TIMEOUT_SECONDS: Type.Integer({ minimum: 1, maximum: 600, default: 30 }),
   /** seconds the scanner lease lasts unrenewed; the holder renews it every third of that, scans included */
   SCAN_LEASE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
 });
@@ -103,7 +127,25 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     );
   }
   const natsAuthOpts = distributed ? natsAuth(cfg) : undefined;
+  if (cfg.HTTP_HEADERS_TIMEOUT_SECONDS > cfg.HTTP_REQUEST_TIMEOUT_SECONDS)
+    throw new Error('invalid configuration: HTTP_HEADERS_TIMEOUT_SECONDS must not be more than HTTP_REQUEST_TIMEOUT_SECONDS (the headers are part of the request)');
+  const httpTimeouts: HttpTimeouts = {
+    requestMs: cfg.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+    headersMs: cfg.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+    idleMs: cfg.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
+  };
   const dataDir = resolve(cfg.DATA_DIR);
+  // The embedded database (password hashes, notes) and the token secret are the owner's alone. The
+  // umask (main.ts) covers most files; PGlite sets some modes itself (its initial cluster 0666, files
+  // it writes through stdio 0644), so the tree is tightened again once it is open, once the services
+  // have migrated, and after it is closed. DATA_DIR 0700 keeps others out in between.
+  const keepPrivate = (when: string) => {
+    if (distributed) return;
+    const kept = privateDataDir(dataDir);
+    if (kept.tightened) log.debug({ dataDir, entries: kept.tightened, when }, 'data directory: group and other permissions removed');
+    if (kept.failed.length) log.warn({ dataDir, paths: kept.failed.slice(0, 10), count: kept.failed.length }, 'data directory: could not remove group and other permissions');
+  };
+  keepPrivate('start');
   const secret = tokenSecret(cfg.JWT_SECRET, dataDir, !distributed);
   const names = cfg.BINDERY_SERVICES.split(',');
 
@@ -124,6 +166,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     });
   } else {
     database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });
+    keepPrivate('database open');
     bus = new MemoryBus({ logger: log, metrics, retry });
   }
   metrics.watchBus(() => bus.status());
@@ -146,7 +189,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const roots = cfg.LIBRARY_ROOTS.split(delimiter).filter((r) => r !== '');
   if (roots.some((r) => !isAbsolute(r))) throw new Error('invalid configuration: LIBRARY_ROOTS must be absolute paths separated by ' + JSON.stringify(delimiter));
   const modules: Record<string, ServiceModule> = {
-    identity: identityService,
+    identity: identityService({ publicRegistration: cfg.PUBLIC_REGISTRATION }),
     reading: readingService,
     'device-sync': deviceSyncService({ registrationTtlSeconds: cfg.DEVICE_REGISTRATION_TTL_SECONDS, pollIntervalSeconds: cfg.DEVICE_POLL_INTERVAL_SECONDS }),
     catalog: catalogService({
@@ -163,8 +206,17 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       host: cfg.HOST,
       cookieSecure: cfg.COOKIE_SECURE,
       bodyLimit: cfg.BODY_LIMIT_BYTES,
+      timeouts: httpTimeouts,
       trustProxy: trustProxy(cfg.TRUST_PROXY),
+      publicUrls: parsePublicUrls(cfg.PUBLIC_URL),
+      maxSocketsPerUser: cfg.WS_MAX_SOCKETS_PER_USER,
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
+      pageRender: {
+        concurrency: cfg.PAGE_RENDER_CONCURRENCY,
+        queue: cfg.PAGE_RENDER_QUEUE,
+        memoryMb: cfg.PAGE_RENDER_MEMORY_MB,
+        timeoutMs: cfg.PAGE_RENDER_TIMEOUT_SECONDS * 1000,
+      },
       onListen: (u) => {
         url = u;
         onListen?.(u);
@@ -173,7 +225,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   };
   const running: RunningService[] = [];
   // Probes answer from the start: /healthz while services migrate and catch up, /readyz 503 until they run.
-  const ops: OpsServer | null = cfg.OPS_PORT ? await startOpsServer({ port: cfg.OPS_PORT, host: cfg.OPS_HOST, probes, metrics, log }) : null;
+  const ops: OpsServer | null = cfg.OPS_PORT ? await startOpsServer({ port: cfg.OPS_PORT, host: cfg.OPS_HOST, probes, metrics, log, timeouts: httpTimeouts }) : null;
   try {
     for (const n of names) {
       const t0 = performance.now();
@@ -185,6 +237,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     throw e;
   }
   probes.track(running);
+  keepPrivate('services started');
   const host = hostProcess(
     log,
     running,
@@ -192,6 +245,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       await ops?.close();
       await bus.close();
       await database.close();
+      keepPrivate('database closed');
     },
     cfg.SHUTDOWN_TIMEOUT_MS,
   );

@@ -3,6 +3,8 @@
 import { ConfigError } from '@bindery/platform';
 import { boot } from './boot';
 
+// files this process creates (the embedded database under DATA_DIR above all) are its user's alone
+process.umask(0o077);
 try {
   const s = await boot();
   const shown = (s.url ?? '').replace('0.0.0.0', 'localhost').replace('[::]', 'localhost');

@@ -66,14 +66,34 @@ export class Probes {
   }
 }
 
+/** How long a client may take to send a request, its headers, or nothing at all (every HTTP listener). */
+export interface HttpTimeouts {
+  requestMs: number;
+  headersMs: number;
+  idleMs: number;
+}
+
+/**
+ * Node's server options for `t`. Node checks the request and headers deadlines on a timer (every 30 s
+ * unless told): every second here, or more often for deadlines of a few seconds.
+ */
+export function httpServerTimeouts(t: HttpTimeouts): { requestTimeout: number; headersTimeout: number; connectionsCheckingInterval: number } {
+  return {
+    requestTimeout: t.requestMs,
+    headersTimeout: t.headersMs,
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(t.headersMs / 4))),
+  };
+}
+
 export interface OpsServer {
   url: string;
   close(): Promise<void>;
 }
 
 /** Starts the ops listener; a port taken is a start-up error, not a silent absence of probes. */
-export async function startOpsServer(opts: { port: number; host: string; probes: Probes; metrics: Metrics; log: Logger }): Promise<OpsServer> {
-  const server: Server = createServer((req, res) => {
+export async function startOpsServer(opts: { port: number; host: string; probes: Probes; metrics: Metrics; log: Logger; timeouts?: HttpTimeouts }): Promise<OpsServer> {
+  const timeouts = opts.timeouts ?? { requestMs: 30_000, headersMs: 15_000, idleMs: 120_000 };
+  const server: Server = createServer(httpServerTimeouts(timeouts), (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, type: string, body: string) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
@@ -97,7 +117,8 @@ export async function startOpsServer(opts: { port: number; host: string; probes:
       if (!res.headersSent) send(500, 'application/json', JSON.stringify({ error: 'internal server error' }));
     });
   });
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = Math.min(5_000, timeouts.idleMs);
+  server.setTimeout(timeouts.idleMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
       reject(

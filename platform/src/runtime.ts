@@ -1,6 +1,6 @@
 // What a service is given to run: its database handle, the bus, a logger, a clock and the token key.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from './db';
 import type { Bus } from './bus/types';
@@ -50,4 +50,37 @@ export function tokenSecret(envSecret: string | undefined, dataDir: string, embe
   const s = randomBytes(48).toString('base64url');
   writeFileSync(file, s + '\n', { mode: 0o600 });
   return s;
+}
+
+/**
+ * The data directory is the owner's alone (embedded mode keeps password hashes and notes in it):
+ * created 0700, or tightened to 0700, and every file and folder under it stripped of group and other
+ * permissions (what an earlier version or another umask left). Symlinks are left as they are, and so
+ * is what they point to. Returns how many entries were tightened and the paths it could not change.
+ */
+export function privateDataDir(dir: string): { tightened: number; failed: string[] } {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let tightened = 0;
+  const failed: string[] = [];
+  const tighten = (path: string, mode: number) => {
+    if ((mode & 0o077) === 0) return;
+    try {
+      chmodSync(path, mode & 0o700);
+      tightened++;
+    } catch {
+      failed.push(path);
+    }
+  };
+  // DATA_DIR itself may be a symlink to the folder meant: that folder is tightened
+  tighten(dir, statSync(dir).mode & 0o777);
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isSymbolicLink()) continue;
+    const path = join(e.parentPath, e.name);
+    try {
+      tighten(path, lstatSync(path).mode & 0o777);
+    } catch {
+      failed.push(path);
+    }
+  }
+  return { tightened, failed };
 }

@@ -337,6 +337,20 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect((await ko.pull(docOf(comic))).json).toMatchObject({ progress: '3' });
   });
 
+  it('stores a page past the last page of a fixed-layout book as the last page, and says so in the heal list', async () => {
+    const pages = comic.page_count as number;
+    expect(pages).toBeGreaterThan(2);
+    const u = await register(call);
+    const ko = device(call, '', u.username, u.password);
+    const r = await ko.push(docOf(comic), String(pages + 5), 1);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json).toEqual({ document: docOf(comic), timestamp: r.json.timestamp, healed: [`page: ${pages + 5} is past the last page (${pages}); moved to the last page`] });
+    const web = await call('GET', `/api/media-items/${comic.id}/progress`, { token: u.token });
+    expect(web.status, web.text).toBe(200);
+    expect(web.json).toMatchObject({ page: pages, page_count: pages, percentage: 1, finished: true, client: 'koreader' });
+    expect((await ko.pull(docOf(comic))).json).toMatchObject({ document: docOf(comic), progress: String(pages), percentage: 1 });
+  });
+
   it('answers 200 {} for a document with no progress, keeps a push for an unknown one, and links it when the catalog announces the book', async () => {
     const ko = device(call, '', reader.username, reader.password);
     const why = readFileSync(join(FIXTURE, WHY));

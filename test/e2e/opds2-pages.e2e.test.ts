@@ -128,9 +128,10 @@ describe.each(modes)('OPDS 2.0 and page streaming (%s)', (mode) => {
     expect(webp.bytes.subarray(0, 3).toString('hex')).toBe('ffd8ff');
     const png = await page(item.id, 2, '', admin);
     expect(png.headers.get('content-type')).toBe('image/png');
-    const small = await page(item.id, 2, '?width=120', admin);
+    // widths are snapped down to a few sizes (docs/decisions.md, "Page rendering limits"): 250 → 240
+    const small = await page(item.id, 2, '?width=250', admin);
     expect(small.headers.get('content-type')).toBe('image/jpeg');
-    expect(await imageWidth(small.bytes)).toBe(120);
+    expect(await imageWidth(small.bytes)).toBe(240);
     // never scaled up
     expect(await imageWidth((await page(item.id, 0, '?width=5000', admin)).bytes)).toBe(600);
     // `Page 010` comes after `Page 003`: the fourth page is yellow
@@ -218,10 +219,11 @@ describe.each(modes)('OPDS 2.0 and page streaming (%s)', (mode) => {
   it.skipIf(pdfSkip !== null)(`renders PDF pages at the asked width${pdfSkip ? ` [skipped: ${pdfSkip}]` : ''}`, async () => {
     const pdf = byTitle(books.pdf.title);
     for (let n = 0; n < books.pdf.pages; n++) {
+      // 300 is snapped down to 240
       const r = await page(pdf.id, n, '?width=300', admin);
       expect(r.status, r.text).toBe(200);
       expect(r.headers.get('content-type')).toBe('image/jpeg');
-      expect(await imageWidth(r.bytes)).toBe(300);
+      expect(await imageWidth(r.bytes)).toBe(240);
     }
     expectError(await page(pdf.id, books.pdf.pages, '', admin), 404, 'page not found');
   });
@@ -273,6 +275,24 @@ describe.each(modes)('OPDS 2.0 and page streaming (%s)', (mode) => {
     expect((await page(item.id, 3, '', other)).status).toBe(200);
     await eventually(async () => expect(await storedPage()).toBe(4), 15_000);
     expect(await pagesRead()).toEqual([4, 3]);
+  });
+
+  it('a page fetched with the session cookie alone records no progress (another site could link it)', async () => {
+    const item = byTitle(books.cbr.title);
+    const cookieOnly = await register(call);
+    const storedPage = async () => {
+      const r = await call('GET', `/api/media-items/${item.id}/progress`, { token: cookieOnly.token });
+      return r.status === 200 ? r.json.page : null;
+    };
+    // a navigation from anywhere carries the cookie: it shows the page and moves nothing
+    const viaCookie = await call('GET', `/opds/pages/${item.id}/2`, { cookie: `token=${cookieOnly.token}` });
+    expect(viaCookie.status, viaCookie.text).toBe(200);
+    // a barrier that can fail: the app's own fetch of a later page records; once that is stored, a
+    // write for the cookie's page would have been sent before it, and the history would hold it
+    expect((await page(item.id, 3, '', cookieOnly)).status).toBe(200);
+    await eventually(async () => expect(await storedPage()).toBe(4), 15_000);
+    const h = await call('GET', `/api/progress/${item.id}/history`, { token: cookieOnly.token });
+    expect((h.json.data as { percentage: number }[]).map((e) => Math.round(e.percentage * 3) + 1)).toEqual([4]);
   });
 
   it("lists the user's collections and their books, and no one else's", async () => {

@@ -2,7 +2,8 @@
 // request ids carried from the gateway across the bus into the services' log lines, and the admin
 // routes over parked events. Each process gets its own OPS_PORT, so this file starts its own set.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -273,3 +274,70 @@ for (const mode of await availableModes()) {
     });
   });
 }
+
+/** A non-loopback IPv4 address of this machine, or null when it has none. */
+function outsideAddress(): string | null {
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
+  return null;
+}
+
+/** Whether a TCP connection to host:port is accepted (false: refused, or nothing within 3 s). */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolveP) => {
+    const s = connect({ host, port });
+    const done = (v: boolean) => {
+      s.destroy();
+      resolveP(v);
+    };
+    s.setTimeout(3000, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+// Issue 18, item 12: the ops listener (metrics, health; no auth) answers on loopback unless OPS_HOST says otherwise.
+const outside = outsideAddress();
+if (!outside) describe.skip('ops listener address (this machine has no non-loopback IPv4 address to try)', () => it('needs one', () => undefined));
+else
+  for (const mode of await availableModes()) {
+    describe(`ops listener address (${mode})`, () => {
+      const stops: (() => Promise<void>)[] = [];
+      afterAll(async () => {
+        await Promise.all(stops.map((s) => s()));
+      });
+      /** one process with OPS_HOST as given ('' is unset: the default); its ops port */
+      const startWith = async (opsHost: string): Promise<number> => {
+        const port = await freePort();
+        const base = { HOST: '127.0.0.1', PORT: '0', SCAN_WATCH: 'off', OPS_PORT: String(port), OPS_HOST: opsHost };
+        if (mode === 'embedded') {
+          const dataDir = mkdtempSync(join(tmpdir(), 'bindery-ops-host-'));
+          const { proc } = await spawnBindery('main', { ...base, DATA_DIR: dataDir }, /Bindery is running at (http:\/\/\S+)/);
+          stops.push(async () => {
+            await proc.stop();
+            rmSync(dataDir, { recursive: true, force: true });
+          });
+        } else {
+          const db = await createTestDatabase((await resolveBackends()).postgresUrl!);
+          const nats = await startNatsServer();
+          stops.push(async () => {
+            await nats.stop();
+            await db.drop();
+          });
+          const env = { ...base, DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, BINDERY_SERVICES: 'identity' };
+          const { proc } = await spawnBindery('service', env, /bindery identity started/);
+          stops.unshift(async () => void (await proc.stop()));
+        }
+        return port;
+      };
+
+      it('listens on 127.0.0.1 only by default, and on every address when OPS_HOST says 0.0.0.0', async () => {
+        const port = await startWith('');
+        expect(await connects('127.0.0.1', port)).toBe(true);
+        expect((await client(`http://127.0.0.1:${port}`)('GET', '/healthz')).json).toEqual({ status: 'ok' });
+        expect(await connects(outside, port), `ops port reachable at ${outside}`).toBe(false);
+        const open = await startWith('0.0.0.0');
+        expect(await connects(outside, open)).toBe(true);
+        expect((await client(`http://${outside}:${open}`)('GET', '/healthz')).json).toEqual({ status: 'ok' });
+      }, 240_000);
+    });
+  }

@@ -6,8 +6,9 @@ import { api, instances, eventually, expectError as err, expectMessage, login, N
 
 const UPDATED = 'profile updated successfully';
 
-const modes = (await availableModes()).filter((m) => m === 'embedded'); // account rules: embedded tier; the bus is the distributed tier's (smoke, contract, fault, replicas)
-const instance = instances(modes);
+const allModes = await availableModes();
+const modes = allModes.filter((m) => m === 'embedded'); // account rules: embedded tier; the bus is the distributed tier's (smoke, contract, fault, replicas)
+const instance = instances(allModes);
 
 for (const mode of modes) {
   describe(`profile (${mode})`, () => {
@@ -111,12 +112,12 @@ for (const mode of modes) {
       expect(await profile(u.token)).toEqual(before);
     });
 
-    it('ignores role in self mode when it changes nothing or the caller is the admin; a user asking for admin is 403', async () => {
+    it('ignores role in self mode, whoever asks: a user asking for admin gets 200 and stays a user', async () => {
       const u = await register(call);
-      err(await put(u.token, { role: 'admin', theme: 'dark' }), 403, 'admin access required');
-      expect(await profile(u.token)).toMatchObject({ role: 'user', theme: 'tokyo-night' });
-      expectMessage(await put(u.token, { role: 'user', theme: 'dark' }), UPDATED);
+      expectMessage(await put(u.token, { role: 'admin', theme: 'dark' }), UPDATED);
       expect(await profile(u.token)).toMatchObject({ role: 'user', theme: 'dark' });
+      expectMessage(await put(u.token, { role: 'user', theme: 'light' }), UPDATED);
+      expect(await profile(u.token)).toMatchObject({ role: 'user', theme: 'light' });
       err(await call('GET', '/api/auth/users', { token: u.token }), 403, 'admin access required');
       expectMessage(await put(admin.token, { role: 'user' }), UPDATED);
       expect((await profile(admin.token)).role).toBe('admin');
@@ -271,6 +272,32 @@ for (const mode of modes) {
         err(await call('PUT', '/api/auth/email', { body: { email: 'a@b.co' } }), 401, 'authentication required');
         expect((await profile(u.token)).email).toBe(`${n}@example.io`);
       });
+    });
+  });
+}
+
+// Rule 2 in both modes (issue 18, item 13): self mode ignores `role`, whoever asks. After the
+// embedded suite above, whose first account must be its admin.
+for (const mode of allModes) {
+  describe(`profile self mode ignores role (${mode})`, () => {
+    let call: Call;
+    beforeAll(async () => {
+      call = api(await instance(mode));
+      // the first account is the admin; later ones are users
+      await register(call);
+    });
+
+    it('a user sending role admin gets 200, the other fields applied and the role unchanged', async () => {
+      const u = await register(call);
+      const name = uniq('selfrole');
+      expectMessage(await call('PUT', '/api/auth/profile', { token: u.token, body: { role: 'admin', theme: 'dark', first_name: 'Ada', username: name } }), UPDATED);
+      const p = await call('GET', '/api/auth/profile', { token: u.token });
+      expect(p.status, p.text).toBe(200);
+      expect(p.json).toEqual({ id: u.id, email: u.email, username: name, first_name: 'Ada', last_name: '', role: 'user', theme: 'dark' });
+      err(await call('GET', '/api/auth/users', { token: u.token }), 403, 'admin access required');
+      // a role that is neither user nor admin is still a validation failure (rule 2), nothing applied
+      err(await call('PUT', '/api/auth/profile', { token: u.token, body: { role: 'owner', theme: 'light' } }), 400, "invalid role. must be 'admin' or 'user'");
+      expect((await call('GET', '/api/auth/profile', { token: u.token })).json).toMatchObject({ role: 'user', theme: 'dark' });
     });
   });
 }

@@ -78,8 +78,11 @@ export interface Bindery {
 }
 
 const SECRET = 'test-secret-test-secret-test-secret-0123456789';
-/** The suites register and log in hundreds of accounts from 127.0.0.1; rate-limit.e2e starts its own low limit. */
-const TEST_LIMITS = { AUTH_RATE_LIMIT_MAX: '1000000' };
+/**
+ * The suites register and log in hundreds of accounts from 127.0.0.1, anonymously: a high limit and
+ * public registration on (rate-limit.e2e starts its own low limit; registration-default.e2e the defaults).
+ */
+const TEST_LIMITS = { AUTH_RATE_LIMIT_MAX: '1000000', PUBLIC_REGISTRATION: 'true' };
 
 export async function startBindery(mode: Mode, extraEnv: Record<string, string> = {}): Promise<Bindery> {
   if (mode === 'embedded') {

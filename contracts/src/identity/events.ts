@@ -36,8 +36,16 @@ export const RoleChanged = Type.Object({ user_id: Uuid, role: Role, previous_rol
 export const PasswordChanged = Type.Object({
   user_id: Uuid,
   changed_by: Uuid,
-  /** sessions issued before this instant are no longer valid (set when an admin resets a password) */
+  /** sessions issued before this instant are no longer valid (null in events from before every change set it) */
   sessions_revoked_before: Type.Union([Type.String(), Type.Null()]),
+  /** the access token (jti) of the session that made a self change: it keeps working */
+  session_kept: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+/** A user's reader key (OPDS key) was created, replaced or revoked. */
+export const ReaderKeyChanged = Type.Object({
+  user_id: Uuid,
+  action: Type.Union([Type.Literal('created'), Type.Literal('revoked')]),
 });
 
 export const UserDeleted = Type.Object({
@@ -87,6 +95,7 @@ export const IdentityEvents = {
   'identity.config-changed.v1': ConfigChanged,
   'identity.session-revoked.v1': SessionRevoked,
   'identity.library-access-changed.v1': LibraryAccessChanged,
+  'identity.reader-key-changed.v1': ReaderKeyChanged,
 } as const;
 
 export type IdentityEventType = keyof typeof IdentityEvents;

@@ -28,10 +28,13 @@
 //   step names the run of character data between two element children (a comment does not split it).
 //   A position inside a document with no text is the body step alone.
 // - KOReader XPointer: `/body/DocFragment[<spine+1>]/body/<name>[<n>]/…/text()[<k>].<offset>`: names
-//   indexed 1-based among same-name siblings (`[n]` left out when the name is alone), text nodes among
-//   the element's text nodes that KOReader keeps (white space between blocks is dropped, as its engine
-//   does), offsets in Unicode code points (its engine stores 32-bit characters). A document with no
-//   text is `/body/DocFragment[<n>].0`.
+//   indexed 1-based among same-name siblings (`[n]` left out when the name is alone), text nodes in
+//   crengine's numbering (the index's `kr`: the text nodes KOReader's engine keeps, split where it
+//   splits them, at comments and every 8,192 characters), offsets in Unicode code points into the text
+//   as crengine stores it (white space runs collapsed to one space outside <pre>). An element pointer
+//   `…/<name>.<N>` is the point before that element's N-th child (its start for `.0`); one is written
+//   where a position is at an image (img, svg, object…) before any text, as crengine writes it when a
+//   page begins with one. A document with no text is `/body/DocFragment[<n>].0`.
 // - Restore handles: `anchor_href` the spine item's href as the package document writes it;
 //   `css_selector` the innermost element around the position (`#id` when it has an id, else a
 //   `>` path of `name:nth-child(k)` from the nearest ancestor with an id, or from `body`);
@@ -41,7 +44,8 @@
 
 /** The catalog's per-EPUB index. JSON; compact enough to keep thousands in memory. */
 export interface LocatorIndex {
-  v: 1;
+  /** 2: with crengine's text nodes (`kr`); 1 (no longer made) had none */
+  v: 1 | 2;
   /** element names (lower case, no prefix) referenced by number from `DocIndex.t` */
   names: string[];
   /** the spine in order, non-linear items included: [idref, href as the package writes it, linear 1|0] */
@@ -65,6 +69,14 @@ export interface DocIndex {
   ids?: (number | string)[];
   /** runs holding characters beyond the BMP: [run ordinal, UTF-16 offsets of each surrogate pair…] per run */
   sp?: number[][];
+  /**
+   * crengine's text nodes (KOReader's engine), for the runs where they are not simply "one node, kept
+   * as written, unless the run is white space only": `[run ordinal, …nodes]`, each node the ones
+   * crengine keeps as `start, end, cut count, …cuts` (UTF-16 offsets into the run; a cut `from, to`
+   * is characters crengine's text leaves out: white space after the first of a run, the newline
+   * after <pre>). A listed run with no nodes is dropped whole.
+   */
+  kr?: number[][];
 }
 
 export interface Canonical {
@@ -140,6 +152,8 @@ interface El {
   id?: string;
   parent: El | null;
   children: Node[];
+  /** crengine's children: the elements and the text nodes it keeps */
+  kids: (El | KNode)[];
   /** 0-based among element siblings */
   elIndex: number;
   /** element children so far (while the tree is built) */
@@ -157,14 +171,28 @@ interface Run {
   /** UTF-16 offsets of surrogate pairs in the run */
   sp?: number[];
 }
+/** A text node crengine keeps: a part of a run, with the characters its text leaves out. */
+interface KNode {
+  parent: El;
+  run: Run;
+  /** canonical offsets of its first character and after its last */
+  start: number;
+  end: number;
+  /** canonical [from, to) pairs left out of crengine's text, in order */
+  cuts: number[];
+}
 type Node = El | Run;
-const isEl = (n: Node): n is El => 'children' in n;
+const isEl = (n: Node | KNode): n is El => 'children' in n;
 
 interface Doc {
   body: El;
   runs: Run[];
   len: number;
   byId: Map<string, El>;
+  /** crengine's text nodes in document order */
+  knodes: KNode[];
+  /** the elements in document order (their starts never decrease) */
+  els: El[];
 }
 
 const trees = new WeakMap<DocIndex, Doc>();
@@ -178,18 +206,24 @@ function expand(index: LocatorIndex, spine: number): Doc | null {
   for (let i = 0; i + 1 < (d.ids?.length ?? 0); i += 2) ids.set(Number(d.ids![i]), String(d.ids![i + 1]));
   const pairs = new Map<number, number[]>();
   for (const s of d.sp ?? []) if (s.length > 1) pairs.set(s[0]!, s.slice(1));
-  const body: El = { name: 'body', parent: null, children: [], elIndex: 0, nEl: 0, start: 0, end: 0 };
+  const kr = new Map<number, number[]>();
+  for (const k of d.kr ?? []) if (k.length > 0) kr.set(k[0]!, k);
+  const body: El = { name: 'body', parent: null, children: [], kids: [], elIndex: 0, nEl: 0, start: 0, end: 0 };
   if (ids.has(0)) body.id = ids.get(0)!;
   const byId = new Map<string, El>();
   if (body.id) byId.set(body.id, body);
   const runs: Run[] = [];
+  const knodes: KNode[] = [];
+  const els: El[] = [];
   let cur = body;
   let pos = 0;
   let ord = 0;
   for (const k of d.t) {
     if (k >= 0) {
-      const el: El = { name: index.names[k] ?? '?', parent: cur, children: [], elIndex: cur.nEl++, nEl: 0, start: pos, end: pos };
+      const el: El = { name: index.names[k] ?? '?', parent: cur, children: [], kids: [], elIndex: cur.nEl++, nEl: 0, start: pos, end: pos };
       ord += 1;
+      els.push(el);
+      cur.kids.push(el);
       const id = ids.get(ord);
       if (id !== undefined) {
         el.id = id;
@@ -205,6 +239,10 @@ function expand(index: LocatorIndex, spine: number): Doc | null {
       const run: Run = { parent: cur, slot: cur.nEl, start: pos, len, ws: ((-k - 2) & 1) === 1 };
       const sp = pairs.get(runs.length);
       if (sp) run.sp = sp;
+      for (const kn of crNodes(run, kr.get(runs.length))) {
+        knodes.push(kn);
+        cur.kids.push(kn);
+      }
       runs.push(run);
       cur.children.push(run);
       pos += len;
@@ -212,9 +250,32 @@ function expand(index: LocatorIndex, spine: number): Doc | null {
   }
   // close whatever a truncated list left open
   for (let e: El | null = cur; e; e = e.parent) e.end = pos;
-  const doc: Doc = { body, runs, len: pos, byId };
+  const doc: Doc = { body, runs, len: pos, byId, knodes, els };
   trees.set(d, doc);
   return doc;
+}
+
+/** The text nodes crengine keeps of one run: as the index lists them, else the whole run unless it is white space only. */
+function crNodes(run: Run, listed: number[] | undefined): KNode[] {
+  if (!listed) return run.ws || run.len === 0 ? [] : [{ parent: run.parent, run, start: run.start, end: run.start + run.len, cuts: [] }];
+  const out: KNode[] = [];
+  for (let i = 1; i + 2 < listed.length; ) {
+    const a = Math.min(Math.max(0, listed[i]!), run.len);
+    const b = Math.min(Math.max(a, listed[i + 1]!), run.len);
+    const nc = Math.max(0, listed[i + 2]!);
+    const cuts: number[] = [];
+    for (let c = 0; c < nc; c++) {
+      const from = listed[i + 3 + 2 * c];
+      const to = listed[i + 4 + 2 * c];
+      if (from === undefined || to === undefined) break;
+      const f = Math.min(Math.max(a, from), b);
+      const t = Math.min(Math.max(f, to), b);
+      if (t > f && (cuts.length === 0 || f >= cuts[cuts.length - 1]! - run.start)) cuts.push(run.start + f, run.start + t);
+    }
+    out.push({ parent: run.parent, run, start: run.start + a, end: run.start + b, cuts });
+    i += 3 + 2 * nc;
+  }
+  return out;
 }
 
 /** The run holding the character at `offset` (or the last run, at the document's end). */
@@ -453,6 +514,12 @@ function cfiTokens(index: LocatorIndex, pos: Canonical): string[] {
   const doc = expand(index, p.spine);
   if (!doc || !d) return out;
   out.push('!', `/${d.b}${doc.body.id !== undefined ? `[${escapeCfi(doc.body.id)}]` : ''}`);
+  // at an image before any text: the image itself, as a web reader writes a position on a picture
+  const { image } = placeOf(doc, p.offset);
+  if (image) {
+    for (const e of pathOf(image)) out.push(`/${(e.elIndex + 1) * 2}${e.id !== undefined ? `[${escapeCfi(e.id)}]` : ''}`);
+    return out;
+  }
   const run = runAt(doc, p.offset);
   if (!run) return out;
   for (const e of pathOf(run.parent)) out.push(`/${(e.elIndex + 1) * 2}${e.id !== undefined ? `[${escapeCfi(e.id)}]` : ''}`);
@@ -486,34 +553,97 @@ export function canonicalToCfiRange(index: LocatorIndex, start: Canonical, end: 
 /** KOReader's XPointer for reflowable documents (what it sends in kosync's `progress` / our `epubcfi`). */
 export const isXPointer = (s: unknown): s is string => typeof s === 'string' && /^\/body\/DocFragment(\[\d+\])?(?:[/.]|$)/.test(s);
 
-const INLINE = new Set(
-  'a abbr acronym b bdi bdo big br cite code del dfn em font i img ins kbd label mark q rb rp rt rtc ruby s samp small span strike strong sub sup time tt u var wbr math svg image'.split(
-    ' ',
-  ),
-);
+/** Elements a page can begin with that hold no text: a position at one is written as a pointer to it. */
+const REPLACED = new Set('img image svg object embed video audio iframe canvas'.split(' '));
 
-/** Text nodes KOReader keeps: white space alone between blocks is dropped by its engine. */
-function kept(run: Run): boolean {
-  if (!run.ws || INLINE.has(run.parent.name)) return true;
-  const sib = run.parent.children;
-  const i = sib.indexOf(run);
-  const prev = sib[i - 1];
-  const next = sib[i + 1];
-  return Boolean((prev && isEl(prev) && INLINE.has(prev.name)) || (next && isEl(next) && INLINE.has(next.name)));
+/** The elements, in document order, whose start lies in [from, to]. */
+function elementsFrom(doc: Doc, from: number, to: number): El[] {
+  const els = doc.els;
+  let lo = 0;
+  let hi = els.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (els[mid]!.start < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: El[] = [];
+  for (let i = lo; i < els.length && els[i]!.start <= to; i++) out.push(els[i]!);
+  return out;
 }
 
-const toCodePoints = (run: Run, u: number): number => u - (run.sp?.filter((s) => s + 2 <= u).length ?? 0);
-function toUnits(run: Run, c: number): number {
-  let u = c;
-  let k = 0;
-  for (const s of run.sp ?? []) {
-    if (s - k < c) {
-      u++;
-      k++;
-    } else break;
+/** The first text node crengine keeps that holds a character at or after `offset`. */
+function knodeFrom(doc: Doc, offset: number): KNode | null {
+  const ks = doc.knodes;
+  let lo = 0;
+  let hi = ks.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ks[mid]!.end <= offset) lo = mid + 1;
+    else hi = mid;
   }
+  return ks[lo] ?? null;
+}
+
+/**
+ * Where a position is, in the nodes both engines share: the first text crengine keeps at or after it
+ * (`node`, `at` its canonical offset; null past the last), and an image met on the way there (the
+ * first of img, svg… whose start lies between the position and that text), which is then the place.
+ */
+function placeOf(doc: Doc, offset: number): { node: KNode | null; at: number; image: El | null } {
+  const node = knodeFrom(doc, offset);
+  const at = node ? Math.max(offset, node.start) : doc.len;
+  // a position inside a text node has no element before it; at its start (or in dropped white space) it may
+  const image = node && offset > node.start ? null : (elementsFrom(doc, offset, at).find((e) => REPLACED.has(e.name)) ?? null);
+  return { node, at, image };
+}
+
+/** UTF-16 units from a text node's start to code points of crengine's text (cut characters left out). */
+function nodeCodePoints(node: KNode, to: number): number {
+  const sp = node.run.sp ?? [];
+  const base = node.run.start;
+  let n = 0;
+  let ci = 0;
+  let si = 0;
+  for (let u = node.start; u < to && u < node.end; ) {
+    while (ci < node.cuts.length && node.cuts[ci + 1]! <= u) ci += 2;
+    if (ci < node.cuts.length && node.cuts[ci]! <= u) {
+      u = node.cuts[ci + 1]!;
+      continue;
+    }
+    while (si < sp.length && base + sp[si]! < u) si++;
+    u += si < sp.length && base + sp[si]! === u ? 2 : 1;
+    n++;
+  }
+  return n;
+}
+
+/** Code points of crengine's text to the canonical offset in a text node; null when past its end. */
+function nodeUnits(node: KNode, c: number): number | null {
+  const sp = node.run.sp ?? [];
+  const base = node.run.start;
+  let u = node.start;
+  let left = c;
+  let ci = 0;
+  let si = 0;
+  while (left > 0) {
+    while (ci < node.cuts.length && node.cuts[ci + 1]! <= u) ci += 2;
+    if (ci < node.cuts.length && node.cuts[ci]! <= u) {
+      u = node.cuts[ci + 1]!;
+      continue;
+    }
+    if (u >= node.end) return null;
+    while (si < sp.length && base + sp[si]! < u) si++;
+    u += si < sp.length && base + sp[si]! === u ? 2 : 1;
+    left--;
+  }
+  // the point before the next character crengine keeps: past characters it leaves out here
+  for (; ci < node.cuts.length; ci += 2) if (node.cuts[ci]! <= u && node.cuts[ci + 1]! > u) u = node.cuts[ci + 1]!;
   return u;
 }
+
+/** An XPointer step name: letters, digits, `_`, `-`, a prefix, and dots only inside the name (`.N` ends it). */
+const XP_STEP = /^\/([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*(?::[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)?)(?:\[(\d{1,9})\])?/;
+const XP_TEXT = /^\/text\(\)(?:\[(\d{1,9})\])?(?:\.(\d{1,9}))?$/;
 
 /** A KOReader XPointer to the canonical position. Null when it is not an XPointer. */
 export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved | null {
@@ -540,27 +670,25 @@ export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved |
   rest = rest.slice(b[0].length);
   let el = doc.body;
   let trail = `/body/DocFragment[${frag}]/body`;
-  const STEP = /^\/([A-Za-z_][\w.-]*(?::[\w.-]+)?)(?:\[(\d{1,9})\])?/;
-  const TEXT = /^\/text\(\)(?:\[(\d{1,9})\])?(?:\.(\d{1,9}))?$/;
   for (;;) {
-    const tx = TEXT.exec(rest);
+    const tx = XP_TEXT.exec(rest);
     if (tx) {
       const k = tx[1] === undefined ? 1 : Number(tx[1]);
-      const runs = el.children.filter((c): c is Run => !isEl(c) && kept(c));
-      const run = runs[k - 1];
-      if (!run) {
+      const node = el.kids.filter((c): c is KNode => !isEl(c))[k - 1];
+      if (!node) {
         healed.push(heal('past-last-child', `xpointer: ${trail}/text()[${k}] is past the last text of its element; moved to the element's end`));
         return { pos: { spine, offset: el.end }, healed };
       }
-      let c = tx[2] === undefined ? 0 : Number(tx[2]);
-      const max = toCodePoints(run, run.len);
-      if (c > max) {
+      const c = tx[2] === undefined ? 0 : Number(tx[2]);
+      const u = nodeUnits(node, c);
+      if (u === null) {
+        const max = nodeCodePoints(node, node.end);
         healed.push(heal('offset-past-end', `xpointer: character offset ${c} is past the end of its text (${max} characters); moved to its end`));
-        c = max;
+        return { pos: { spine, offset: node.end }, healed };
       }
-      return { pos: { spine, offset: run.start + toUnits(run, c) }, healed };
+      return { pos: { spine, offset: u }, healed };
     }
-    const st = STEP.exec(rest);
+    const st = XP_STEP.exec(rest);
     if (st) {
       const name = st[1]!.toLowerCase().replace(/^.*:/, '');
       const n = st[2] === undefined ? 1 : Number(st[2]);
@@ -575,35 +703,50 @@ export function xpointerToCanonical(index: LocatorIndex, xp: string): Resolved |
       rest = rest.slice(st[0].length);
       continue;
     }
-    // an element position: nothing more, or `.N` (a child offset, read as the element's start)
-    if (rest === '' || /^\.\d{1,9}$/.test(rest)) return { pos: { spine, offset: el.start }, healed };
-    return null;
+    // an element pointer: nothing more (the element's start), or `.N`, the point before its N-th child
+    if (rest === '') return { pos: { spine, offset: el.start }, healed };
+    const dot = /^\.(\d{1,9})$/.exec(rest);
+    if (!dot) return null;
+    const n = Number(dot[1]);
+    if (n === 0) return { pos: { spine, offset: el.start }, healed };
+    const kid = el.kids[n];
+    if (kid) return { pos: { spine, offset: kid.start }, healed };
+    if (n > el.kids.length) healed.push(heal('past-last-child', `xpointer: ${trail}.${n} is past the last child of its element; moved to the element's end`));
+    return { pos: { spine, offset: el.end }, healed };
   }
 }
 
-/** The canonical position as a KOReader XPointer. A position in white space KOReader drops lands on the next text it keeps. */
+/** An element's XPointer path from the document's body, names counted among same-name siblings. */
+function xpPath(frag: string, el: El): string {
+  let path = `${frag}/body`;
+  for (const e of pathOf(el)) {
+    const same = e.parent!.children.filter((c): c is El => isEl(c) && c.name === e.name);
+    path += `/${e.name}${same.length > 1 ? `[${same.indexOf(e) + 1}]` : ''}`;
+  }
+  return path;
+}
+
+/**
+ * The canonical position as a KOReader XPointer, in crengine's node numbering. A position at an image
+ * before any text is a pointer to the image (`…/img.0`); one in white space crengine drops lands on
+ * the next text it keeps (or the end of the last).
+ */
 export function canonicalToXPointer(index: LocatorIndex, pos: Canonical): string {
   const p = clampPos(index, pos);
   const frag = `/body/DocFragment[${p.spine + 1}]`;
   const doc = expand(index, p.spine);
   if (!doc) return `${frag}.0`;
-  let run = runAt(doc, p.offset);
-  let off = run ? p.offset - run.start : 0;
-  if (run && !kept(run)) {
-    const i = doc.runs.indexOf(run);
-    const after = doc.runs.slice(i + 1).find(kept);
-    const before = after ? undefined : doc.runs.slice(0, i).reverse().find(kept);
-    run = after ?? before ?? null;
-    off = after ? 0 : (before?.len ?? 0);
+  const { node, at, image } = placeOf(doc, p.offset);
+  if (image) return `${xpPath(frag, image)}.0`;
+  let target = node;
+  let u = at;
+  if (!target) {
+    target = doc.knodes[doc.knodes.length - 1] ?? null;
+    u = target?.end ?? 0;
   }
-  if (!run) return `${frag}.0`;
-  let path = `${frag}/body`;
-  for (const e of pathOf(run.parent)) {
-    const same = e.parent!.children.filter((c): c is El => isEl(c) && c.name === e.name);
-    path += `/${e.name}${same.length > 1 ? `[${same.indexOf(e) + 1}]` : ''}`;
-  }
-  const texts = run.parent.children.filter((c): c is Run => !isEl(c) && kept(c));
-  return `${path}/text()${texts.length > 1 ? `[${texts.indexOf(run) + 1}]` : ''}.${toCodePoints(run, off)}`;
+  if (!target) return `${frag}.0`;
+  const texts = target.parent.kids.filter((c): c is KNode => !isEl(c));
+  return `${xpPath(frag, target.parent)}/text()${texts.length > 1 ? `[${texts.indexOf(target) + 1}]` : ''}.${nodeCodePoints(target, u)}`;
 }
 
 // ---------------------------------------------------------------- restore handles
@@ -644,6 +787,8 @@ export function canonicalToRestore(index: LocatorIndex, pos: Canonical): Restore
   const p = clampPos(index, pos);
   const href = index.spine[p.spine]?.[1] ?? '';
   const doc = expand(index, p.spine);
+  const image = doc ? placeOf(doc, p.offset).image : null;
+  if (image) return { anchor_href: href, css_selector: selectorOf(image), char_offset: 0 };
   const run = doc ? runAt(doc, p.offset) : null;
   const el = run?.parent ?? doc?.body;
   if (!el) return { anchor_href: href, css_selector: 'body', char_offset: 0 };

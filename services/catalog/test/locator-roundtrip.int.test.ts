@@ -63,11 +63,22 @@ describe('locator round trips', () => {
       expect(index.spine.length).toBe(index.docs.length);
       let checked = 0;
       let dropped = 0;
+      let images = 0;
       for (let spine = 0; spine < index.spine.length; spine++) {
-        for (const offset of positions(index, spine)) {
-          const pos = { spine, offset };
-          const cfi = L.canonicalToCfi(index, pos);
-          const fromCfi = L.cfiToCanonical(index, cfi);
+        for (const at of positions(index, spine)) {
+          let pos = { spine, offset: at };
+          let cfi = L.canonicalToCfi(index, pos);
+          let fromCfi = L.cfiToCanonical(index, cfi);
+          if (fromCfi && fromCfi.pos.offset !== at && /\/\d+(?:\[[^\]]*\])?\)$/.test(cfi)) {
+            // white space before an image: the CFI names the image, which then reads as itself
+            expect(fromCfi.pos.offset, cfi).toBeGreaterThan(at);
+            expect(L.canonicalToXPointer(index, pos), cfi).toMatch(/\.0$/);
+            images++;
+            pos = fromCfi.pos;
+            cfi = L.canonicalToCfi(index, pos);
+            fromCfi = L.cfiToCanonical(index, cfi);
+          }
+          const offset = pos.offset;
           expect(fromCfi, cfi).toEqual({ pos, healed: [] });
           const xp = L.canonicalToXPointer(index, fromCfi!.pos);
           const fromXp = L.xpointerToCanonical(index, xp);
@@ -91,6 +102,7 @@ describe('locator round trips', () => {
         }
       }
       expect(checked + dropped).toBeGreaterThan(0);
+      expect(images).toBeLessThanOrEqual(checked + dropped);
     });
   }
 });

@@ -6,8 +6,10 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
-import { currentRequestContext, type Bus, type Logger, type Metrics, type ParkingLot } from '@bindery/platform';
+import { currentRequestContext, httpServerTimeouts, type Bus, type HttpTimeouts, type Logger, type Metrics, type ParkingLot, type Subscription } from '@bindery/platform';
 import { authenticator } from './http/authenticate';
+import { AuthFailures } from './http/auth-failures';
+import { Origins } from './http/origin';
 import { catalogClient, identityClient, optionalClient } from './http/rpc';
 import { sendFailure } from './http/reply';
 import { clientErrorHandler, errorHandler, frameworkErrors } from './http/errors';
@@ -40,11 +42,13 @@ import { koreaderDownloadRoutes } from './routes/koreader-download';
 import { deviceAuthenticator } from './http/device-auth';
 import { syncKeys } from './http/sync-keys';
 import { VerifiedCache } from './http/verified-cache';
+import { followCredentialChanges } from './http/verified-feed';
 import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
 import { webRoutes } from '@bindery/web';
+import type { PageRenderOptions } from './opds/page-sources';
 
 export interface AppOptions {
   bus: Bus;
@@ -57,10 +61,22 @@ export interface AppOptions {
   cookieSecure: boolean;
   rpcTimeoutMs: number;
   bodyLimit: number;
+  /**
+   * the whole request within `requestMs`, its headers within `headersMs` (else 408 and closed), and a
+   * connection silent either way for `idleMs` closed, between kept-alive requests too (defaults 30 s,
+   * 15 s, 120 s). Upgraded WebSockets leave Node's request tracking and `ws` clears their idle timer.
+   */
+  timeouts?: HttpTimeouts;
   /** fastify's `trustProxy`: whose X-Forwarded-For to believe for the client address (false: none) */
   trustProxy: boolean | string | number;
   /** per client address, for login and register each; null turns the limit off */
   authRateLimit: { max: number; windowMs: number } | null;
+  /** the addresses people reach this server by, for absolute links (PUBLIC_URL); empty: this machine's own */
+  publicUrls?: string[];
+  /** open live-channel sockets one user may hold (default 50) */
+  maxSocketsPerUser?: number;
+  /** streamed pages: renders at once, their queue, each render's memory and time */
+  pageRender?: PageRenderOptions;
   ready(): Promise<boolean>;
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
@@ -68,9 +84,15 @@ export interface AppOptions {
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const timeouts = o.timeouts ?? { requestMs: 30_000, headersMs: 15_000, idleMs: 120_000 };
   const app = Fastify({
     loggerInstance: o.log as FastifyBaseLogger,
     bodyLimit: o.bodyLimit,
+    // a body trickled a byte at a time, or headers never finished, no longer hold a connection for ever
+    http: httpServerTimeouts(timeouts),
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.idleMs,
     logController: new LogController({ disableRequestLogging: true }),
     // a hop count is a number at runtime; fastify's types only list strings and booleans
     trustProxy: o.trustProxy as boolean | string,
@@ -117,7 +139,25 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   const auth = authenticator(o.tokenKey, o.view);
   const deviceView = new DeviceView(o.reads);
+  // one budget of failed password and key checks per client address, across every surface
+  const failures = new AuthFailures(o.authRateLimit);
+  const origins = new Origins(o.publicUrls);
+  // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
+  // goes as soon as this process applies a change of devices (a device deleted, a key replaced), a
+  // user's as soon as identity says their credentials changed
+  const verified = new VerifiedCache();
+  o.reads.models.onChange((source) => {
+    if (source === DeviceSync.SOURCE) verified.forgetDevices();
+  });
+  let credentialFeed: Subscription | null = null;
+  app.addHook('onReady', async () => {
+    credentialFeed = await followCredentialChanges(o.bus, verified, o.log);
+  });
+  app.addHook('onClose', async () => credentialFeed?.stop());
   authRoutes(app, {
+    failures,
+    origins,
+    verified,
     call,
     auth,
     cookie: { secure: o.cookieSecure },
@@ -131,14 +171,18 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
-  // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
-  // goes as soon as this process applies a change of devices (a device deleted, a key replaced)
-  const verified = new VerifiedCache();
-  o.reads.models.onChange((source) => {
-    if (source === DeviceSync.SOURCE) verified.forgetDevices();
+  opdsRoutes(app, {
+    auth,
+    identity: call,
+    catalog,
+    reads: o.reads,
+    reading: reading.reading,
+    verified,
+    failures,
+    origins,
+    ...(o.pageRender ? { pageRender: o.pageRender } : {}),
   });
-  opdsRoutes(app, { auth, identity: call, catalog, reads: o.reads, reading: reading.reading, verified });
-  opdsKeyRoutes(app, { auth, identity: call });
+  opdsKeyRoutes(app, { auth, identity: call, verified, origins });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
@@ -148,16 +192,17 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...reading,
     pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs),
     identity: call,
-    failureLimit: o.authRateLimit,
+    failures,
+    createLimited: o.authRateLimit !== null,
     verified,
     syncKeys: syncKeys(o.reads.db),
   });
   // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
-  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models);
+  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models, failures);
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
-  deviceSyncRoutes(app, { deviceAuth, devices });
-  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null });
-  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, ...(o.metrics ? { metrics: o.metrics } : {}) });
+  deviceSyncRoutes(app, { deviceAuth, devices, reads: o.reads });
+  deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null, origins });
+  liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);
   uploadsRoutes(app, {

@@ -2,3 +2,4 @@ export { gatewayService, type GatewayOptions } from './main';
 export { buildApp } from './app';
 export { wsRoutes } from './routes/ws';
 export { LiveHub } from './live/hub';
+export { parsePublicUrls } from './http/origin';

@@ -1,20 +1,29 @@
 // The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
-import { migrate, parkingBus, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { migrate, parkingBus, ParkingLot, type HttpTimeouts, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
 import { Reads } from './read-model/reads';
 import { migrations, SCHEMA } from './projections/migrations';
+import type { PageRenderOptions } from './opds/page-sources';
 
 export interface GatewayOptions {
   port: number;
   host: string;
   cookieSecure: boolean;
   bodyLimit?: number;
+  /** how long a client may take to send a request, its headers, or nothing (defaults: 30 s, 15 s, 120 s) */
+  timeouts?: HttpTimeouts;
   /** fastify's `trustProxy` (default false: the socket's address is the client's) */
   trustProxy?: boolean | string | number;
   /** requests per client address and window, for login and register each (null: no limit) */
   authRateLimit?: { max: number; windowMs: number } | null;
+  /** the addresses people reach this server by (PUBLIC_URL); empty: only this machine's own */
+  publicUrls?: string[];
+  /** open live-channel sockets per user */
+  maxSocketsPerUser?: number;
+  /** streamed pages: renders at once, their queue, each render's memory and time (default DEFAULT_PAGE_RENDER) */
+  pageRender?: PageRenderOptions;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -46,12 +55,16 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
         bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+        ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
         metrics: rt.metrics,
         parking,
         // the process's readiness: its database, its bus and its consumers, not just `select 1`
         ready: async () => !stopping && (await rt.probes.check()).ready,
         trustProxy: opts.trustProxy ?? false,
+        publicUrls: opts.publicUrls ?? [],
+        ...(opts.maxSocketsPerUser ? { maxSocketsPerUser: opts.maxSocketsPerUser } : {}),
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
+        ...(opts.pageRender ? { pageRender: opts.pageRender } : {}),
       });
       lap('app built');
       const address = await app.listen({ port: opts.port, host: opts.host });

@@ -6,11 +6,16 @@ import { migrations, SCHEMA } from './store/migrations';
 import { pruneExpired } from './store/sessions';
 import { prune as pruneAttempts } from './store/login-attempts';
 
-export const identityService: ServiceModule = {
+export interface IdentityOptions {
+  /** the default of the `registration_enabled` setting until an admin saves one (off unless the deployment says) */
+  publicRegistration?: boolean;
+}
+
+export const identityService = (opts: IdentityOptions = {}): ServiceModule => ({
   name: 'identity',
   async start(rt: Runtime): Promise<RunningService> {
     await migrate(rt.db, SCHEMA, migrations);
-    const ctx = new Ctx(rt);
+    const ctx = new Ctx(rt, opts.publicRegistration === undefined ? {} : { registration_enabled: opts.publicRegistration });
     const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
     rt.metrics.watchParking(parking);
     await rt.bus.attachSource(ctx.store);
@@ -37,4 +42,4 @@ export const identityService: ServiceModule = {
       },
     };
   },
-};
+});

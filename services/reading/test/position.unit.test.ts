@@ -36,6 +36,14 @@ describe('positions', () => {
     expect(p.ok && p.position).toEqual({ page: 3, page_count: 5, percentage: 0.5 });
     expect(parsePosition({ page: 6 }, 5)).toEqual({ ok: false, message: 'page must not be past page_count' });
   });
+  it('clamps a page past the last to the last when asked (KOReader stock sync), and says so', () => {
+    expect(parsePosition({ page: 9, percentage: 1 }, 5, { clampPage: true })).toEqual({
+      ok: true,
+      position: { page: 5, page_count: 5, percentage: 1 },
+      healed: ['page: 9 is past the last page (5); moved to the last page'],
+      force: false,
+    });
+  });
   it('keeps a KOReader XPointer as its own notation', () => {
     const p = parsePosition({ percentage: 0.5, epubcfi: '/body/DocFragment[3]/body/p[2]/text().10' });
     expect(p.ok && p.position.xpointer).toBe('/body/DocFragment[3]/body/p[2]/text().10');

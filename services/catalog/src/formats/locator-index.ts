@@ -4,6 +4,7 @@
 // map EPUB CFIs, KOReader XPointers, restore handles and percentages onto one another. The XHTML is
 // scanned with a small tokenizer rather than a DOM: only tags, ids and text lengths matter here.
 import type { Reading } from '@bindery/contracts';
+import { CrTree, krEntry, type Piece, runChars } from './crengine-text';
 import { decodeEntities } from './text';
 import { attr, child, decodeXml, elements, type XmlElement } from './xml';
 import type { ZipArchive } from './zip';
@@ -53,7 +54,7 @@ export async function buildLocatorIndex(zip: ZipArchive, pkg: XmlElement, opfPat
     docs.push(seen.get(path)!.doc);
     texts?.push(seen.get(path)!.text);
   }
-  return { v: 1, names, spine, docs };
+  return { v: 2, names, spine, docs };
 }
 
 const NAME = /^[A-Za-z_][\w.:-]*/;
@@ -61,12 +62,17 @@ const ID = /(?:^|\s)(?:xml:)?id\s*=\s*(?:"([^"]*)"|'([^']*)')/;
 
 /**
  * One XHTML document's body. CRLF counts as one character (XML line-end handling), entities count
- * as what they decode to, comments and processing instructions do not split a run of text.
+ * as what they decode to, comments and processing instructions do not split a run of text (they do
+ * split crengine's text nodes, which `kr` records).
  */
 export function indexDocument(src: string, names: string[], nameIds: Map<string, number>, texts?: string[]): DocIndex | null {
   const t: number[] = [];
   const ids: (number | string)[] = [];
   const sp: number[][] = [];
+  const kr: number[][] = [];
+  const cr = new CrTree();
+  const wsRuns: boolean[] = [];
+  const runLen: number[] = [];
   const stack: string[] = [];
   /** element children seen so far, per open element (to find the body's step) */
   const kids: number[] = [0];
@@ -76,18 +82,32 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
   let ord = 0;
   let runs = 0;
   let n = 0;
-  let pending = '';
+  /** the text since the last tag, as the pieces crengine reads one by one (a comment between two) */
+  let pending: Piece[] = [];
+  let broken = true;
+  const add = (raw: string, literal: boolean) => {
+    if (raw === '') return;
+    const last = pending[pending.length - 1];
+    if (last && !broken && last.literal === literal) last.raw += raw;
+    else pending.push({ raw, literal });
+    broken = literal;
+  };
+  const cut = () => {
+    broken = true;
+  };
   const flush = () => {
-    if (!inBody || pending === '') {
-      pending = '';
-      return;
-    }
-    const text = pending.replace(/\r\n?/g, '\n');
-    pending = '';
+    const pieces = pending;
+    pending = [];
+    broken = true;
+    if (!inBody || pieces.length === 0) return;
+    const chars = runChars(pieces, decodeEntities);
+    const text = chars.map((c) => c.ch).join('');
     const len = text.length;
     if (len === 0) return;
     texts?.push(text);
     const ws = /^[ \t\n]*$/.test(text);
+    cr.text(runs, chars, pieces);
+    wsRuns[runs] = ws;
     t.push(-2 - (len * 2 + (ws ? 1 : 0)));
     const pairs: number[] = [];
     for (let i = 0; i < len; i++) {
@@ -98,6 +118,7 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
       }
     }
     if (pairs.length) sp.push([runs, ...pairs]);
+    runLen[runs] = len;
     runs++;
     n += len;
   };
@@ -115,24 +136,28 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
   while (i < L) {
     const lt = src.indexOf('<', i);
     if (lt < 0) {
-      pending += decodeEntities(src.slice(i));
+      add(src.slice(i), false);
       break;
     }
-    if (lt > i) pending += decodeEntities(src.slice(i, lt));
+    if (lt > i) add(src.slice(i, lt), false);
     if (src.startsWith('<!--', lt)) {
       const end = src.indexOf('-->', lt + 4);
       i = end < 0 ? L : end + 3;
+      cut();
       continue;
     }
     if (src.startsWith('<![CDATA[', lt)) {
       const end = src.indexOf(']]>', lt + 9);
-      pending += src.slice(lt + 9, end < 0 ? L : end);
+      cut();
+      add(src.slice(lt + 9, end < 0 ? L : end), true);
       i = end < 0 ? L : end + 3;
+      cut();
       continue;
     }
     if (src.startsWith('<?', lt)) {
       const end = src.indexOf('?>', lt + 2);
       i = end < 0 ? L : end + 2;
+      cut();
       continue;
     }
     if (src.startsWith('<!', lt)) {
@@ -171,13 +196,14 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
             return done();
           }
           t.push(-1);
+          cr.close();
         }
       }
       continue;
     }
     const m = NAME.exec(inner);
     if (!m) {
-      pending += `<${inner}>`; // a stray "<" in text (broken markup): it is text to a reader too
+      add(`<${inner}>`, true); // a stray "<" in text (broken markup): it is text to a reader too
       continue;
     }
     flush();
@@ -188,6 +214,7 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
     if (!inBody && name === 'body' && bodyStep === 0) {
       bodyStep = kids[parentKids]! * 2;
       inBody = true;
+      cr.open('body');
       const id = idOf(inner.slice(m[0].length));
       if (id !== undefined) ids.push(0, id);
       if (selfClosing) return done();
@@ -199,10 +226,12 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
     if (inBody) {
       ord++;
       t.push(nameId(name));
+      cr.open(name);
       const id = idOf(inner.slice(m[0].length));
       if (id !== undefined) ids.push(ord, id);
       if (selfClosing) {
         t.push(-1);
+        cr.close();
         continue;
       }
     }
@@ -221,9 +250,15 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
 
   function done(): DocIndex | null {
     if (bodyStep === 0) return null;
+    cr.finish();
+    for (let r = 0; r < runs; r++) {
+      const e = krEntry(r, runLen[r]!, wsRuns[r]!, cr.nodes[r] ?? []);
+      if (e) kr.push(e);
+    }
     const d: DocIndex = { b: bodyStep, n, t };
     if (ids.length) d.ids = ids;
     if (sp.length) d.sp = sp;
+    if (kr.length) d.kr = kr;
     return d;
   }
 }

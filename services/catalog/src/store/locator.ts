@@ -3,11 +3,15 @@
 // (its formats' SHA-256) already names the index that belongs to it.
 import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
+import { sql } from 'kysely';
 import type { Reading } from '@bindery/contracts';
 import type { DbOrTrx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
 
 const zip = promisify(gzip);
+
+/** The index format this code makes; a stored row of an older one is made again when it is asked for. */
+export const LOCATOR_VERSION = 2;
 
 export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; index: Reading.Locator.LocatorIndex }[]): Promise<void> {
   if (list.length === 0) return;
@@ -17,18 +21,20 @@ export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; ind
     if (seen.has(sha256)) continue;
     seen.add(sha256);
     const json = JSON.stringify(index);
-    rows.push({ sha256, data: list.length > 8 ? gzipSync(json) : await zip(json), bytes: json.length });
+    rows.push({ sha256, data: list.length > 8 ? gzipSync(json) : await zip(json), bytes: json.length, v: index.v });
   }
   await q
     .withSchema(SCHEMA)
     .insertInto('locator_indexes')
     .values(rows)
-    .onConflict((oc) => oc.column('sha256').doNothing())
+    .onConflict((oc) =>
+      oc.column('sha256').doUpdateSet({ data: sql`excluded.data`, bytes: sql`excluded.bytes`, v: sql`excluded.v` }).where('locator_indexes.v', '<', sql<number>`excluded.v`),
+    )
     .execute();
 }
 
-/** The stored index, gzipped JSON (what the locator-index reply carries, base64). */
+/** The stored index, gzipped JSON (what the locator-index reply carries, base64); null when absent or of an older format. */
 export async function loadLocatorIndexGz(q: DbOrTrx, sha256: string): Promise<Buffer | null> {
-  const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('data').where('sha256', '=', sha256).executeTakeFirst();
+  const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('data').where('sha256', '=', sha256).where('v', '>=', LOCATOR_VERSION).executeTakeFirst();
   return r ? Buffer.from(r.data as Uint8Array) : null;
 }

@@ -163,4 +163,11 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.media_formats add column pages jsonb, add column pages_read boolean not null default false`);
     },
   },
+  {
+    name: 'catalog-005-locator-index-version',
+    async up(trx, s) {
+      // the index's format version: rows older than the code's are made again from the file when asked for
+      await execScript(trx, `alter table ${s}.locator_indexes add column v smallint not null default 1`);
+    },
+  },
 ];

@@ -11,6 +11,7 @@ import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from '../read-model/device-tables';
 import { identityTables } from '../read-model/tables';
 import type { ReadModels } from '../read-model/read-model';
+import type { AuthFailures } from './auth-failures';
 import { sendFailure } from './reply';
 
 /** A device the gateway authenticated: its id, its owner, its name, and its owner's role now. */
@@ -43,7 +44,7 @@ export function deviceCredentialOf(req: FastifyRequest): string | null {
 
 export const credentialDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-export function deviceAuthenticator(db: Db, models?: Pick<ReadModels, 'onChange'>) {
+export function deviceAuthenticator(db: Db, models?: Pick<ReadModels, 'onChange'>, failures?: AuthFailures) {
   const cache = new LRUCache<string, { device: AuthenticatedDevice | null }>({ max: 20_000, ttl: DEVICE_CACHE_MS, ttlAutopurge: false });
   // what this process applies (a deletion, a new credential) counts at once; another replica's within DEVICE_CACHE_MS
   models?.onChange((source) => {
@@ -82,8 +83,13 @@ export function deviceAuthenticator(db: Db, models?: Pick<ReadModels, 'onChange'
   async function requireDevice(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const token = deviceCredentialOf(req);
     if (!token) return sendFailure(reply, fail('unauthorized', M.deviceCredentialRequired));
+    // a wrong credential counts against the address's budget of failed checks, like a password
+    if (failures?.refuse(req, reply)) return;
     const d = await verify(token);
-    if (!d) return sendFailure(reply, fail('unauthorized', M.invalidDeviceCredential));
+    if (!d) {
+      failures?.failed(req.ip);
+      return sendFailure(reply, fail('unauthorized', M.invalidDeviceCredential));
+    }
     req.device = d;
   }
 

@@ -3,7 +3,7 @@
 // OPDS reader keys and KOReader's stock sync; entries are keyed by an HMAC of the kind and the
 // credentials under a secret of this process (never the credentials themselves) and expire on their
 // own TTL. An entry that came from a device's sync key names the device, so revoking or rotating it
-// can drop the entry at once (`forgetDevices`).
+// can drop the entry at once (`forgetDevices`); identity's events about a user drop theirs (`forgetUser`).
 import { createHmac, randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Identity } from '@bindery/contracts';
@@ -37,6 +37,11 @@ export class VerifiedCache {
   /** `ttlMs` shorter than the default for a credential that is cheap to check again (a reader key). */
   set(kind: VerifiedKind, parts: string[], value: Verified, ttlMs = PASSWORD_TTL_MS): void {
     this.entries.set(this.key(kind, parts), value, { ttl: Math.min(ttlMs, PASSWORD_TTL_MS) });
+  }
+
+  /** Drops every entry of a user (a password changed, a reader key replaced or revoked, an account deleted). */
+  forgetUser(userId: string): void {
+    for (const [k, v] of this.entries.entries()) if (v.user_id === userId) this.entries.delete(k);
   }
 
   /** Drops every entry a device's credential made (a device deleted, or its sync key replaced). */

@@ -49,6 +49,11 @@ export class LiveHub {
     if (mine?.size === 0) this.byUser.delete(m.userId);
   }
 
+  /** A user's open sockets (devices' included). */
+  count(userId: string): number {
+    return this.byUser.get(userId)?.size ?? 0;
+  }
+
   get size(): number {
     return this.members.size;
   }

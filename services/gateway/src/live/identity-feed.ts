@@ -9,7 +9,7 @@ import { ADMIN_TOPICS, send, type LiveHub, type Member } from './hub';
 export const CLOSE_POLICY = 1008;
 const TYPES = ['identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.session-revoked.v1', 'identity.password-changed.v1'] as const;
 
-type Data = { user_id?: string; role?: 'user' | 'admin'; jti?: string | null; sessions_revoked_before?: string | null };
+type Data = { user_id?: string; role?: 'user' | 'admin'; jti?: string | null; sessions_revoked_before?: string | null; session_kept?: string | null };
 
 export function applyIdentity(hub: LiveHub, type: string, data: Data): void {
   if (typeof data.user_id !== 'string') return;
@@ -30,8 +30,8 @@ export function applyIdentity(hub: LiveHub, type: string, data: Data): void {
       if (data.jti) shut(hub.of(data.user_id, (m) => m.jti === data.jti));
       return;
     case 'identity.password-changed.v1':
-      // an admin's reset ends every session issued before it: every socket open now
-      if (data.sessions_revoked_before) shut(hub.of(data.user_id, (m) => m.deviceId === undefined));
+      // a password change ends every session issued before it (every socket open now) but the changing one's
+      if (data.sessions_revoked_before) shut(hub.of(data.user_id, (m) => m.deviceId === undefined && (!data.session_kept || m.jti !== data.session_kept)));
       return;
   }
 }

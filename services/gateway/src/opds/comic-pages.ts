@@ -6,7 +6,7 @@ import yauzl, { type Entry, type ZipFile } from 'yauzl';
 /** no single page is read past this, whatever the archive claims */
 export const MAX_PAGE_BYTES = 64 * 1024 * 1024;
 /** what any PSE reader shows; everything else (WebP, AVIF) is converted to JPEG */
-const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/gif']);
+export const SHOWABLE = new Set(['image/jpeg', 'image/png', 'image/gif']);
 
 export function imageType(b: Buffer): string | null {
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
@@ -66,23 +66,4 @@ export async function zipPage(file: string, name: string): Promise<Page | null> 
   } finally {
     zip.close();
   }
-}
-
-/**
- * A page as the reader can show it: unchanged when it is JPEG, PNG or GIF (only JPEG with `jpeg`)
- * and no wider than asked; otherwise converted to JPEG, scaled down to `maxWidth` (never up).
- */
-export async function showable(page: Page, maxWidth: number | null, jpeg = false): Promise<Page> {
-  const keep = jpeg ? page.type === 'image/jpeg' : SHOWABLE.has(page.type);
-  if (keep && maxWidth === null) return page;
-  // sharp (libvips) is loaded on the first conversion, not when the gateway starts
-  const { default: sharp } = await import('sharp');
-  const img = sharp(page.data, { failOn: 'none', limitInputPixels: 268_402_689 });
-  if (keep) {
-    const { width } = await img.metadata();
-    if (width !== undefined && width <= maxWidth!) return page;
-  }
-  const out = img.rotate();
-  if (maxWidth !== null) out.resize({ width: maxWidth, withoutEnlargement: true });
-  return { data: await out.jpeg({ quality: 85, mozjpeg: false }).toBuffer(), type: 'image/jpeg' };
 }

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, type Failure } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
+import { AuthFailures } from '../http/auth-failures';
 import { sendFailure } from '../http/reply';
 import { PASSWORD_TTL_MS, VerifiedCache, type Verified } from '../http/verified-cache';
 
@@ -27,7 +28,10 @@ export function parseBasic(header: string | undefined): { login: string; passwor
   return { login: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
-export function readerAuth(auth: Auth, identity: CallIdentity, verified: VerifiedCache = new VerifiedCache()) {
+/** a failed check of the key or password (an outage is not one) */
+const checkFailed = (f: Failure) => f.code !== 'service_unavailable';
+
+export function readerAuth(auth: Auth, identity: CallIdentity, verified: VerifiedCache = new VerifiedCache(), failures = new AuthFailures(null)) {
   const challenge = (reply: FastifyReply, f: Failure) => {
     if (f.code !== 'login_locked') reply.header('WWW-Authenticate', CHALLENGE);
     return sendFailure(reply, f);
@@ -55,7 +59,10 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
   return async function requireReader(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const key = (req.params as { key?: string } | undefined)?.key;
     if (key !== undefined) {
+      // over the address's budget: no check at all, not even one taken on trust earlier
+      if (failures.refuse(req, reply)) return;
       const v = await byKey(key);
+      if ('code' in v && checkFailed(v)) failures.failed(req.ip);
       // a wrong key is refused without a Basic challenge: a password would not help that URL
       if ('code' in v) return sendFailure(reply, v);
       req.caller = v;
@@ -66,7 +73,9 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
     const basic = parseBasic(req.headers.authorization);
     if (basic === null) return challenge(reply, fail('unauthorized', Messages.unauthorized));
     if (basic === 'malformed') return challenge(reply, fail('unauthorized', Messages.invalidCredentials));
+    if (failures.refuse(req, reply)) return;
     const v = await byBasic(basic.login, basic.password);
+    if ('code' in v && checkFailed(v)) failures.failed(req.ip);
     if ('code' in v)
       return v.code === 'service_unavailable' ? sendFailure(reply, v) : challenge(reply, v.code === 'validation' ? fail('invalid_credentials', Messages.invalidCredentials) : v);
     req.caller = v;

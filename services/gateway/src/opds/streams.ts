@@ -11,7 +11,7 @@ import { SCHEMA } from '../projections/migrations';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Reads } from '../read-model/reads';
-import { findPdftoppm, PageSources, STREAM_ORDER, type StreamFile, type StreamKind } from './page-sources';
+import { findPdftoppm, type PageRenderOptions, PageSources, STREAM_ORDER, type StreamFile, type StreamKind } from './page-sources';
 
 const R = readingTables();
 const F = catalogTables();
@@ -31,13 +31,19 @@ export const PSE_CLIENT = 'opds-pse';
 export const PSE_DEVICE = 'OPDS page streaming';
 
 export class Streams {
-  readonly sources = new PageSources();
+  readonly sources: PageSources;
   /** the furthest page this process submitted per user and item, so prefetches never step back */
   private submitted = new LRUCache<string, number>({ max: 10_000, ttl: 10 * 60_000 });
   /** the catalog's page lists of the files last streamed, keyed by file version */
   private pageLists = new LRUCache<string, readonly string[]>({ max: 5_000 });
 
-  constructor(private reads: Reads) {}
+  constructor(
+    private reads: Reads,
+    render?: PageRenderOptions,
+    warn?: (msg: string) => void,
+  ) {
+    this.sources = new PageSources(render, warn);
+  }
 
   private kinds(item: Catalog.MediaItem): { kind: StreamKind; format: Catalog.MediaFormat }[] {
     const out: { kind: StreamKind; format: Catalog.MediaFormat }[] = [];

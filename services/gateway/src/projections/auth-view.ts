@@ -1,5 +1,5 @@
 // The gateway's view of who may still use a token: roles as they are now, deleted accounts,
-// sessions revoked by logout or by an admin password reset. Rebuilt from identity's events by a
+// sessions revoked by logout, a refresh token's reuse or a password change. Rebuilt from identity's events by a
 // durable consumer; each replica reads it through a short-lived cache.
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -16,6 +16,8 @@ interface UserFacts {
   role: Identity.Role;
   deleted: boolean;
   validAfter: number | null;
+  /** the access token (jti) exempt from `validAfter`: the session that changed its own password */
+  kept: string | null;
 }
 
 export type Verdict = { ok: true; role: Identity.Role } | { ok: false };
@@ -24,7 +26,7 @@ function verdict(claims: AccessClaims, facts: UserFacts | null, revoked: boolean
   if (revoked) return { ok: false };
   if (!facts) return { ok: true, role: claims.user_role }; // not projected yet: the token's own word
   if (facts.deleted) return { ok: false };
-  if (facts.validAfter !== null && claims.iat * 1000 < facts.validAfter) return { ok: false };
+  if (facts.validAfter !== null && claims.iat * 1000 < facts.validAfter && claims.jti !== facts.kept) return { ok: false };
   return { ok: true, role: facts.role };
 }
 
@@ -82,7 +84,11 @@ export class AuthView {
         break;
       case 'identity.password-changed.v1':
         if (e.data.sessions_revoked_before) {
-          await t.updateTable('auth_users').set({ sessions_valid_after: e.data.sessions_revoked_before }).where('user_id', '=', e.data.user_id).execute();
+          await t
+            .updateTable('auth_users')
+            .set({ sessions_valid_after: e.data.sessions_revoked_before, session_kept: e.data.session_kept ?? null })
+            .where('user_id', '=', e.data.user_id)
+            .execute();
           this.users.delete(e.data.user_id);
         }
         break;
@@ -121,7 +127,12 @@ export class AuthView {
     if (hit) return hit.facts;
     const row = await this.db.withSchema(SCHEMA).selectFrom('auth_users').selectAll().where('user_id', '=', id).executeTakeFirst();
     const facts = row
-      ? { role: row.role as Identity.Role, deleted: Boolean(row.deleted), validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null }
+      ? {
+          role: row.role as Identity.Role,
+          deleted: Boolean(row.deleted),
+          validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null,
+          kept: (row.session_kept as string | null) ?? null,
+        }
       : null;
     this.users.set(id, { facts });
     return facts;

@@ -34,3 +34,11 @@ migrations.push({
     await execScript(trx, `create table ${s}.libraries (id uuid primary key, folders jsonb not null)`);
   },
 });
+
+migrations.push({
+  name: 'gateway-003',
+  async up(trx, s) {
+    // the session that changed its own password keeps working past the cutoff
+    await execScript(trx, `alter table ${s}.auth_users add column if not exists session_kept text`);
+  },
+});

@@ -2,7 +2,7 @@
 // JSON the reader plugin keeps: books on its shelves keyed by per-format SHA-256, or the item's UUID
 // when no format has a hash, with the collections and the formats available).
 import { sql } from 'kysely';
-import type { Catalog, DeviceSync, Identity } from '@bindery/contracts';
+import type { Catalog, DeviceSync, Identity, Result } from '@bindery/contracts';
 import { SCHEMA } from '../projections/migrations';
 import { DashboardView } from './dashboard-view';
 import { deviceTables } from './device-tables';
@@ -22,6 +22,24 @@ export const SYNC_ENDPOINTS = {
 } as const;
 
 export const SIDECAR_VERSION = 1;
+
+/**
+ * A sync queue as device-sync answers it, less the entries of books the caller may not see now (a
+ * library hidden from them since the entry was queued): like every other read, filtered by access.
+ * Removals stay (the device holds those books already).
+ */
+export async function visibleQueue(reads: Reads, caller: Identity.Caller, r: Result<unknown>): Promise<Result<unknown>> {
+  if (!r.ok) return r;
+  const body = r.value as { entries?: DeviceSync.QueueEntry[] };
+  if (!Array.isArray(body.entries)) return r;
+  const { access } = await reads.context(caller);
+  if (access.all) return r;
+  // a removal stays: the device holds that book already, and taking it off is what a lost library means
+  const keep = await Promise.all(
+    body.entries.map(async (e) => e.media_item_id === null || e.action === 'remove' || (await reads.catalog.itemLibrary(access, e.media_item_id)) !== null),
+  );
+  return { ok: true, value: { ...body, entries: body.entries.filter((_, i) => keep[i]) } };
+}
 /** at most this many books per shelf in a sidecar */
 const SHELF_BOOKS = 1000;
 

@@ -7,6 +7,9 @@ import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { escapeHtml, isFragment, sendFailure, sendFragment, sendResult } from '../http/reply';
 import { checkTarget } from '../http/target';
+import type { AuthFailures } from '../http/auth-failures';
+import type { VerifiedCache } from '../http/verified-cache';
+import type { Origins } from '../http/origin';
 import { clearSessionCookie, setSessionCookie, type CookiePolicy } from '../http/session-cookie';
 
 export interface AuthDeps {
@@ -17,6 +20,12 @@ export interface AuthDeps {
   rateLimited?: boolean;
   /** each user's number of devices (the devices projection), for `device_count` in the user listing */
   deviceCounts?: () => Promise<Map<string, number>>;
+  /** the per-address budget of failed credential checks (shared with every other surface) */
+  failures?: AuthFailures;
+  /** the sign-ins taken on trust: a user's go at once when their password changes or they are deleted */
+  verified?: VerifiedCache;
+  /** a sign-in or registration posted from another site's page is refused (login CSRF) */
+  origins?: Origins;
 }
 
 /** The body as a bound object; anything else (an array, a bare value) cannot be bound. */
@@ -51,7 +60,10 @@ async function formIntegers(req: FastifyRequest) {
   if (typeof b.max_devices === 'string' && /^\s*-?\d{1,9}\s*$/.test(b.max_devices)) b.max_devices = Number(b.max_devices);
 }
 
-export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts }: AuthDeps): void {
+/** A failed check of a password: counts against the address's budget (a missing field or an outage does not). */
+const FAILED_CHECKS = new Set(['invalid_credentials', 'login_locked', 'current_password_incorrect']);
+
+export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts, failures, verified, origins }: AuthDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const user = { onRequest: auth.requireUser };
   const byId = { onRequest: [auth.requireUser, checkTarget], schema: { params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
@@ -61,7 +73,12 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
   const input = (req: FastifyRequest) => req.body as Record<string, unknown>;
   const signedIn = (reply: FastifyReply, a: Identity.AuthResult) => setSessionCookie(reply, a.session.access_token, a.session.expires_in, cookie);
 
-  app.post('/api/auth/register', { onRequest: auth.optionalUser, schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
+  /** onRequest of sign-in routes: another site's page may not post a form that signs someone in */
+  const sameSite = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (origins?.crossSite(req)) return sendFailure(reply, fail('forbidden', Messages.crossOriginRefused), isFragment(req));
+  };
+
+  app.post('/api/auth/register', { onRequest: [sameSite, auth.optionalUser], schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
     const r = await call('register', { caller: req.caller, input: req.body });
     if (!r.ok) return sendFailure(reply, r.error, frag);
@@ -71,9 +88,11 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     return reply.code(201).send(authResponse(a));
   });
 
-  app.post('/api/auth/login', { schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
+  app.post('/api/auth/login', { onRequest: sameSite, schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
+    if (failures?.refuse(req, reply, true)) return reply;
     const r = await call('login', { input: req.body });
+    if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
     // The 401 stays JSON even for fragment requests.
     if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');
     const a = r.value as Identity.AuthResult;
@@ -118,7 +137,12 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
 
   const changePassword = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = userId(req);
-    return sendResult(reply, await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) }));
+    // the current password is a password check too: a stolen session must not guess it freely
+    if (id === undefined && failures?.refuse(req, reply)) return reply;
+    const r = await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) });
+    if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
+    if (r.ok) verified?.forgetUser((id ?? req.caller!.user_id).toLowerCase());
+    return sendResult(reply, r);
   };
   app.put('/api/auth/password', { ...user, schema: { body: PasswordBody } }, changePassword);
   app.put('/api/auth/password/:user_id', { ...byId, schema: { ...byId.schema, body: PasswordBody } }, changePassword);
@@ -127,6 +151,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     const id = userId(req);
     const r = await call('user-delete', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}) });
     if (!r.ok) return sendFailure(reply, r.error, isFragment(req));
+    verified?.forgetUser((id ?? req.caller!.user_id).toLowerCase());
     if (id === undefined || id.toLowerCase() === req.caller!.user_id) clearSessionCookie(reply, cookie);
     return reply.send(r.value);
   };

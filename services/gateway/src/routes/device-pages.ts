@@ -60,7 +60,7 @@ async function decide(action) {
     result.textContent = action === 'approve' ? 'Device approved. It will finish setting itself up within a few seconds.' : 'Device rejected.';
     document.getElementById('actions').remove();
     if (action === 'approve' && body.kosync) {
-      document.getElementById('kosync-server').textContent = body.kosync.server;
+      document.getElementById('kosync-server').textContent = new URL(body.kosync.server, location.href).href;
       document.getElementById('kosync-user').textContent = body.kosync.username || '';
       document.getElementById('sync-key').textContent = body.kosync.password;
       document.getElementById('kosync').hidden = false;

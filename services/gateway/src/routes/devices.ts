@@ -7,9 +7,10 @@ import Type from 'typebox';
 import { Catalog, DeviceSync, fail, Messages } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
+import type { Origins } from '../http/origin';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import { sendFailure, sendResult } from '../http/reply';
-import { DeviceView, SYNC_ENDPOINTS } from '../read-model/device-view';
+import { DeviceView, SYNC_ENDPOINTS, visibleQueue } from '../read-model/device-view';
 import type { Reads } from '../read-model/reads';
 import { devicePages } from './device-pages';
 import { PLUGIN_DOWNLOAD } from './koreader-download';
@@ -35,6 +36,8 @@ export interface DeviceDeps {
   reads: Reads;
   /** registration shares the login and register limit per client address */
   rateLimited?: boolean;
+  /** which Host may go into absolute addresses */
+  origins?: Origins;
 }
 
 const setupInstructions = (approve: string, plugin: string) =>
@@ -52,7 +55,8 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   const user = { onRequest: auth.requireUser };
   const caller = (req: FastifyRequest) => ({ caller: req.caller! });
   const badId = (reply: FastifyReply) => sendFailure(reply, fail('validation', M.invalidDeviceId));
-  const origin = (req: FastifyRequest) => `${req.protocol}://${req.host}`;
+  /** the base of absolute addresses in answers: '' (paths) when the Host is not to be believed */
+  const origin = (req: FastifyRequest) => (deps.origins ? (deps.origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`);
   /** What to type in KOReader's Progress sync for a sync key: the server, the user's username, the key as the password. */
   const kosyncSetup = async (req: FastifyRequest, key: string) => {
     const profile = await reads.identity.profile(req.caller!.user_id, reads.models.current().identity ?? 0);
@@ -72,7 +76,8 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
         device_code: v.device_code,
         user_code: v.registration_id,
         auth_url: path,
-        verification_uri: `${origin(req)}${path}`,
+        // without a believable Host the device builds it from the server address it was given
+        ...(origin(req) ? { verification_uri: `${origin(req)}${path}` } : {}),
         status_url: '/api/devices/register/status',
         expires_in: v.expires_in,
         poll_interval: v.poll_interval,
@@ -147,10 +152,14 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
 
   // the sync queue
   app.get('/api/sync-queue/stats', user, async (req, reply) => sendResult(reply, await devices('queue-stats', caller(req))));
-  app.get('/api/sync-queue', user, async (req, reply) => sendResult(reply, await devices('queue-all', { ...caller(req), query: queryOf(req) })));
+  app.get('/api/sync-queue', user, async (req, reply) =>
+    sendResult(reply, await visibleQueue(reads, req.caller!, await devices('queue-all', { ...caller(req), query: queryOf(req) }))),
+  );
   app.post('/api/sync-queue/:id/retry', user, async (req, reply) => sendResult(reply, await devices('queue-retry', { ...caller(req), id: param(req) })));
   app.delete('/api/sync-queue/:id', user, async (req, reply) => sendResult(reply, await devices('queue-delete', { ...caller(req), id: param(req) })));
-  app.get('/api/devices/:id/queue', user, async (req, reply) => sendResult(reply, await devices('queue-list', { ...caller(req), id: param(req), query: queryOf(req) })));
+  app.get('/api/devices/:id/queue', user, async (req, reply) =>
+    sendResult(reply, await visibleQueue(reads, req.caller!, await devices('queue-list', { ...caller(req), id: param(req), query: queryOf(req) }))),
+  );
   app.delete('/api/devices/:id/queue', user, async (req, reply) => sendResult(reply, await devices('queue-clear', { ...caller(req), id: param(req) })));
 
   // the sidecar: the device itself (its credential) or its owner (session) may fetch it

@@ -5,13 +5,13 @@
 // what it pushes); failures answer the reference server's codes and bodies `{code, message}`.
 // Beside it, the caller's documents under /api/kosync/documents (user session): list, auto link,
 // bulk link, link one, candidates by search.
-import { LRUCache } from 'lru-cache';
 import Type from 'typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, rateLimitedMessage } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import type { Reader } from '../http/reading-client';
+import type { AuthFailures } from '../http/auth-failures';
 import { sendFailure, sendResult } from '../http/reply';
 import type { SyncKeys } from '../http/sync-keys';
 import { PASSWORD_TTL_MS, type Verified, type VerifiedCache } from '../http/verified-cache';
@@ -54,35 +54,25 @@ export interface KosyncDeps {
   reading: Reader;
   /** the reading client for the protocol's push: KOReader reads back from the reading service, so it waits for no read model */
   pushReading?: Reader;
-  /** failed sign-ins per client address and window before 429 (null: no limit) */
-  failureLimit: { max: number; windowMs: number } | null;
+  /** the per-address budget of failed credential checks (shared with every other surface) */
+  failures: AuthFailures;
+  /** users/create carries the per-address request limit of register */
+  createLimited?: boolean;
   /** the sign-ins taken on trust (shared with OPDS) */
   verified: VerifiedCache;
   /** devices' sync keys, checked before the password */
   syncKeys: SyncKeys;
 }
 
-export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, reading, pushReading = reading, failureLimit, verified, syncKeys }: KosyncDeps): void {
+export function kosyncRoutes(
+  app: FastifyInstance,
+  { auth, identity, reads, reading, pushReading = reading, failures, createLimited = false, verified, syncKeys }: KosyncDeps,
+): void {
   const view = new KosyncView(reads.db);
   app.decorateRequest('kosyncDevice', null);
-  const failures = failureLimit ? new LRUCache<string, { n: number; until: number }>({ max: 50_000, ttl: failureLimit.windowMs }) : null;
-
-  /** Too many failed sign-ins from this address: the seconds left, else 0. */
-  const blocked = (ip: string): number => {
-    const f = failures?.get(ip);
-    if (!f || !failureLimit || f.n < failureLimit.max) return 0;
-    return Math.max(1, Math.ceil((f.until - Date.now()) / 1000));
-  };
-  const failed = (ip: string) => {
-    if (!failures || !failureLimit) return;
-    const f = failures.get(ip);
-    if (f) f.n += 1;
-    else failures.set(ip, { n: 1, until: Date.now() + failureLimit.windowMs });
-  };
-
   /** onRequest of the protocol's signed-in routes: sets `req.caller`, or answers 2001 (or 429 / 503). */
   const requireKosync = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const wait = blocked(req.ip);
+    const wait = failures.wait(req.ip);
     if (wait)
       return reply
         .code(429)
@@ -106,7 +96,7 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
     const r = await identity('kosync-verify', { login: user, key: key.slice(0, 1024) });
     if (!r.ok) {
       if (r.error.code === 'service_unavailable') return kosyncError(reply, 2000);
-      failed(req.ip);
+      failures.failed(req.ip);
       return kosyncError(reply, 2001);
     }
     const v = r.value as Verified;
@@ -119,7 +109,7 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
   for (const prefix of ['', KOSYNC_PREFIX]) {
     app.get(`${prefix}/healthcheck`, async () => ({ state: 'OK' }));
 
-    app.post(`${prefix}/users/create`, { config: failureLimit ? { rateLimit: {} } : {} }, async (req, reply) => {
+    app.post(`${prefix}/users/create`, { config: createLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       if (typeof b !== 'object' || Array.isArray(b) || !keyField(b.username) || typeof b.password !== 'string' || b.password === '') return kosyncError(reply, 2003);
       const r = await identity('kosync-create', { username: b.username, key: b.password.slice(0, 1024) });
@@ -161,8 +151,10 @@ export function kosyncRoutes(app: FastifyInstance, { auth, identity, reads, read
         },
       });
       if (!r.ok) return r.error.code === 'validation' ? kosyncError(reply, 2003) : kosyncError(reply, 2000);
-      const v = r.value as { document: string; timestamp: number };
-      return { document: body.document, timestamp: v.timestamp };
+      const v = r.value as { document: string; timestamp: number; healed?: string[] };
+      // the reference server's answer; what had to change in the position (a page past the last
+      // one, say) is added only when something did: KOReader reads the fields it knows
+      return { document: body.document, timestamp: v.timestamp, ...(v.healed?.length ? { healed: v.healed } : {}) };
     });
 
     app.get(`${prefix}/syncs/progress/:document`, signed, async (req, reply) => {

@@ -4,6 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
+import type { VerifiedCache } from '../http/verified-cache';
+import type { Origins } from '../http/origin';
 import { sendFailure } from '../http/reply';
 import { OPDS_ROOT } from '../opds/request';
 
@@ -13,7 +15,10 @@ interface KeyInfo {
   key?: string;
 }
 
-export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: Auth; identity: CallIdentity }): void {
+export function opdsKeyRoutes(
+  app: FastifyInstance,
+  { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins?: Origins },
+): void {
   const user = { onRequest: auth.requireUser };
   app.get('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'get' });
@@ -22,15 +27,20 @@ export function opdsKeyRoutes(app: FastifyInstance, { auth, identity }: { auth: 
   app.post('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'create' });
     if (!r.ok) return sendFailure(reply, r.error);
+    // the old key stops here at once (other replicas drop it on identity's event)
+    verified?.forgetUser(req.caller!.user_id);
     const v = r.value as KeyInfo;
     const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
+    // the absolute address only for a Host this server may believe (else the app takes the path)
+    const base = origins ? origins.publicBase(req) : `${req.protocol}://${req.host}`;
     return reply
       .code(201)
       .header('Cache-Control', 'no-store')
-      .send({ key: v.key, created_at: v.created_at, opds_path: path, opds_url: `${req.protocol}://${req.host}${path}` });
+      .send({ key: v.key, created_at: v.created_at, opds_path: path, ...(base ? { opds_url: `${base}${path}` } : {}) });
   });
   app.delete('/api/auth/opds-key', user, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'revoke' });
+    if (r.ok) verified?.forgetUser(req.caller!.user_id);
     return r.ok ? reply.send({ message: 'opds key revoked' }) : sendFailure(reply, r.error);
   });
 }

@@ -19,11 +19,13 @@ import { GROUP_KINDS, NAME_GROUPS, OpdsQueries, type ItemFilter } from '../opds/
 import { readerAuth } from '../opds/reader-auth';
 import { opds2Feeds } from './opds2';
 import { baseOf, collectionPage, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
-import { findPdftoppm, PageSourceError, PDFTOPPM_MISSING } from '../opds/page-sources';
+import { BUSY_RETRY_SECONDS, findPdftoppm, PageBusyError, type PageRenderOptions, PageSourceError, PDFTOPPM_MISSING, RenderLimitError } from '../opds/page-sources';
 import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
 import type { VerifiedCache } from '../http/verified-cache';
+import type { AuthFailures } from '../http/auth-failures';
+import type { Origins } from '../http/origin';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -33,6 +35,12 @@ export interface OpdsDeps {
   reading: Reader;
   /** the sign-ins taken on trust, shared with KOReader's stock sync */
   verified?: VerifiedCache;
+  /** the per-address budget of failed credential checks (shared with every other surface) */
+  failures?: AuthFailures;
+  /** which Host may go into absolute addresses (the OpenSearch template) */
+  origins?: Origins;
+  /** page rendering: concurrency, queue, memory and time limits (defaults: DEFAULT_PAGE_RENDER) */
+  pageRender?: PageRenderOptions;
 }
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -40,6 +48,8 @@ const MAX_WIDTH = 10_000;
 const PAGE_NUMBER_MESSAGE = 'page number must be a whole number from 0';
 const CONVERT_MESSAGE = 'convert must be jpeg';
 const WIDTH_MESSAGE = `width must be a whole number from 1 to ${MAX_WIDTH}`;
+const PAGE_TOO_LARGE = 'page too large to render within the server limits';
+const PAGES_BUSY = `too many pages are being rendered: try again in ${BUSY_RETRY_SECONDS} seconds`;
 
 /** `width` of a page request: null for none (an app that does not fill {maxWidth} sends the template text), NaN when invalid. */
 export function parseWidth(w: string | undefined): number | null {
@@ -48,9 +58,9 @@ export function parseWidth(w: string | undefined): number | null {
 }
 
 export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
-  const requireReader = readerAuth(deps.auth, deps.identity, deps.verified);
+  const requireReader = readerAuth(deps.auth, deps.identity, deps.verified, deps.failures);
   const queries = new OpdsQueries(deps.reads.db);
-  const streams = new Streams(deps.reads);
+  const streams = new Streams(deps.reads, deps.pageRender, (msg) => app.log.warn(msg));
   const tree = async (sub: FastifyInstance) => {
     sub.addHook('onRequest', requireReader);
     feeds(sub, deps, queries, streams);
@@ -60,7 +70,7 @@ export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
 }
 
-function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
+function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
   const now = () => new Date().toISOString();
   const dashboard = new DashboardView(reads.db);
   const cachedFeed = feedCache(reads);
@@ -263,7 +273,8 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
     const text = Catalog.q1(q, 'q');
     const base = baseOf(req);
     if (text === undefined || text.trim() === '') {
-      const origin = `${req.protocol}://${req.host}`;
+      // a Host this server may not believe gives a relative template (most apps resolve it)
+      const origin = origins ? (origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`;
       const r = await cachedFeed(req, async () => ok(openSearchDescription(origin, base)), origin);
       return send(reply, r, TYPE.openSearch);
     }
@@ -326,12 +337,20 @@ function feeds(app: FastifyInstance, { reads, catalog, reading }: OpdsDeps, quer
       out = await streams.sources.page(stream, index, width, convert === 'jpeg');
     } catch (e) {
       if (e instanceof PageSourceError && e.message === PDFTOPPM_MISSING) return sendFailure(reply, fail('service_unavailable', PDFTOPPM_MISSING));
+      if (e instanceof PageBusyError) return sendFailure(reply.header('Retry-After', String(BUSY_RETRY_SECONDS)), fail('service_unavailable', PAGES_BUSY));
+      if (e instanceof RenderLimitError) {
+        req.log.warn({ err: e, item: item.id, page: n }, 'page over the render limits');
+        return sendFailure(reply, fail('unprocessable', PAGE_TOO_LARGE));
+      }
       // a broken archive or image is a missing page to the reader, and a warning here
       req.log.warn({ err: e, item: item.id, page: n }, 'page unreadable');
       return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
     }
     if (!out) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
-    if (await streams.advances(req.caller!.user_id, item.id, index, stream.count)) {
+    // only a reader app's own credential (Basic, a key in the path, Bearer) moves the position: a cookie
+    // rides along on any navigation, so another site could otherwise move someone's place in a book
+    const byApp = req.headers.authorization !== undefined || (req.params as { key?: string }).key !== undefined;
+    if (byApp && (await streams.advances(req.caller!.user_id, item.id, index, stream.count))) {
       // not awaited: the page goes out now; the reading service keeps its own rules (guard, conflicts)
       const input = { page: index + 1, page_count: stream.count, client: PSE_CLIENT, device: PSE_DEVICE };
       reading(req, 'progress-put', { item_id: item.id, input }).then(

@@ -15,6 +15,7 @@ import { ADMIN_TOPICS, LiveHub, send, TOPICS, watchLive, type Member, type Topic
 import { listenScans } from '../live/scan-feed';
 import { followUserTopics } from '../live/user-feed';
 import { CLOSE_POLICY, followIdentity } from '../live/identity-feed';
+import type { Origins } from '../http/origin';
 
 export const WS_PATH = '/api/ws';
 export const HEARTBEAT_MS = 30_000;
@@ -43,7 +44,14 @@ export interface WsDeps {
   heartbeatMs?: number;
   /** absent until device-sync provides it: a device credential is then refused */
   device?: DeviceAuthenticator;
+  /** refuses an upgrade signed in by the cookie alone from another site's page */
+  origins?: Origins;
+  /** open sockets one user may hold (their devices' included); more are refused */
+  maxSocketsPerUser?: number;
 }
+
+export const DEFAULT_MAX_SOCKETS_PER_USER = 50;
+const TOO_MANY_SOCKETS = 'too many open connections for this user';
 
 type ClientMessage = { type?: unknown; token?: unknown; device?: unknown; topics?: unknown };
 
@@ -67,11 +75,16 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
 
     // the upgrade carries the cookie, a Bearer header or a device credential; without one, the first message must authenticate
     const devices = new WeakMap<FastifyRequest, DeviceOwner>();
-    sub.addHook('onRequest', async (req) => {
+    const maxSockets = deps.maxSocketsPerUser ?? DEFAULT_MAX_SOCKETS_PER_USER;
+    sub.addHook('onRequest', async (req, reply) => {
       if (req.url.split('?', 1)[0] !== WS_PATH) return;
       await deps.auth.optionalUser(req);
+      // a cookie rides along on another site's script's WebSocket too: it counts only from our own pages
+      if (req.caller && !req.headers.authorization && deps.origins?.crossSite(req)) return reply.code(403).send({ error: Messages.crossOriginRefused });
       const dev = !req.caller && deps.device ? await deps.device.device(req) : null;
       if (dev) devices.set(req, dev);
+      const owner = req.caller?.user_id ?? dev?.user_id;
+      if (owner && deps.hub.count(owner) >= maxSockets) return reply.code(429).send({ error: TOO_MANY_SOCKETS });
     });
 
     sub.get(WS_PATH, { websocket: true }, (socket, req) => {
@@ -80,6 +93,10 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
       let member: Member | null = null;
       const reply = (msg: unknown) => (member ? send(member, JSON.stringify(msg), deps.hub) : socket.send(JSON.stringify(msg)));
       const admit = (caller: Identity.Caller, deviceId?: string) => {
+        if (deps.hub.count(caller.user_id) >= maxSockets) {
+          socket.send(JSON.stringify({ type: 'error', error: TOO_MANY_SOCKETS }));
+          return socket.close(CLOSE_POLICY, TOO_MANY_SOCKETS);
+        }
         member = { socket, userId: caller.user_id, role: caller.role, topics: new Set(), ...(deviceId ? { deviceId } : {}), ...(caller.jti ? { jti: caller.jti } : {}) };
         deps.hub.add(member);
         // the socket lives no longer than the token that opened it: the client reconnects with a fresh one
@@ -159,10 +176,20 @@ async function callerOf(auth: Auth, token: string): Promise<Identity.Caller | nu
 }
 
 /** The channel with its sources: registered from app.ts in one line. */
-export function liveChannel(app: FastifyInstance, deps: { auth: Auth; bus: Bus; log: Logger; device?: DeviceAuthenticator; metrics?: Metrics }): LiveHub {
+export function liveChannel(
+  app: FastifyInstance,
+  deps: { auth: Auth; bus: Bus; log: Logger; device?: DeviceAuthenticator; metrics?: Metrics; origins?: Origins; maxSocketsPerUser?: number | undefined },
+): LiveHub {
   const hub = new LiveHub();
   if (deps.metrics) watchLive(deps.metrics.registry, hub);
-  wsRoutes(app, { auth: deps.auth, hub, heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS, ...(deps.device ? { device: deps.device } : {}) });
+  wsRoutes(app, {
+    auth: deps.auth,
+    hub,
+    heartbeatMs: Number(process.env.WS_HEARTBEAT_MS) || HEARTBEAT_MS,
+    ...(deps.device ? { device: deps.device } : {}),
+    ...(deps.origins ? { origins: deps.origins } : {}),
+    ...(deps.maxSocketsPerUser ? { maxSocketsPerUser: deps.maxSocketsPerUser } : {}),
+  });
   const feeds: Subscription[] = [];
   app.addHook('onReady', async () => {
     feeds.push(await listenScans(deps.bus, hub, deps.log), await followIdentity(deps.bus, hub, deps.log), ...(await followUserTopics(deps.bus, hub, deps.log)));

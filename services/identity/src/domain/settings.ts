@@ -28,7 +28,8 @@ export const SETTINGS = {
   },
   registration_enabled: {
     type: 'boolean',
-    default: true,
+    // off: anyone who reaches the server could otherwise make an account and read every library
+    default: false,
     min: null,
     max: null,
     requires_restart: false,
@@ -83,16 +84,22 @@ export type Settings = { [K in SettingKey]: (typeof SETTINGS)[K]['default'] exte
 
 export const isSettingKey = (k: string): k is SettingKey => Object.hasOwn(SETTINGS, k);
 
-export function resolveSettings(stored: Record<string, Value>): Settings {
+/** Defaults the deployment sets in place of the registry's (an operator's choice at start; a stored value wins). */
+export type SettingDefaults = Partial<Record<SettingKey, Value>>;
+
+const defaultOf = (key: string, d: Def, defaults: SettingDefaults): Value => (key in defaults ? defaults[key as SettingKey]! : d.default);
+
+export function resolveSettings(stored: Record<string, Value>, defaults: SettingDefaults = {}): Settings {
   const out: Record<string, Value> = {};
-  for (const [k, d] of Object.entries(SETTINGS)) out[k] = k in stored ? stored[k]! : d.default;
+  for (const [k, d] of Object.entries(SETTINGS)) out[k] = k in stored ? stored[k]! : defaultOf(k, d, defaults);
   return out as Settings;
 }
 
-export function settingEntries(stored: Record<string, Value>): Identity.SettingEntry[] {
+export function settingEntries(stored: Record<string, Value>, defaults: SettingDefaults = {}): Identity.SettingEntry[] {
   return Object.entries(SETTINGS).map(([key, d]) => {
-    const value = key in stored ? stored[key]! : d.default;
-    return { key, value, ...d, is_default: value === d.default };
+    const dflt = defaultOf(key, d, defaults);
+    const value = key in stored ? stored[key]! : dflt;
+    return { key, value, ...d, default: dflt, is_default: value === dflt };
   });
 }
 

@@ -60,9 +60,8 @@ export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: 
     for (const k of Object.keys(changes)) delete changes[k];
   };
 
-  // Self mode ignores a role (the spec) only when it changes nothing or the caller is an admin; a
-  // user asking for another role is refused rather than silently told "updated".
-  if (!byId && input.role !== '' && input.role !== user.role && user.role !== 'admin') return stop(fail('admin_required', Messages.adminRequired));
+  // Rule 2: a role (already checked to be `user` or `admin`) is applied only by id; self mode
+  // ignores it whoever asks, and applies the other fields.
   if (byId && input.role !== '' && input.role !== user.role) {
     if (user.role === 'admin' && input.role === 'user' && facts.adminCount <= 1) return stop(fail('last_admin', Messages.lastAdminDemote));
     events.push({ type: 'identity.role-changed.v1', data: { user_id: user.id, role: input.role as Role, previous_role: user.role, changed_by: callerId } });

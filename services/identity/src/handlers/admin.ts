@@ -35,7 +35,7 @@ export async function setMaxDevices(ctx: Ctx, req: Identity.IdentityRequest<'max
 export async function getSettings(ctx: Ctx, req: Identity.IdentityRequest<'settings-get'>): Promise<Result<{ settings: Identity.SettingEntry[] }>> {
   const denied = await ctx.requireAdmin(req.caller);
   if (denied) return err(denied);
-  return ok({ settings: settingEntries(await store.storedSettings(ctx.rt.db)) });
+  return ok({ settings: settingEntries(await store.storedSettings(ctx.rt.db), ctx.settingDefaults) });
 }
 
 export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'settings-put'>): Promise<Result<{ message: string; settings: Identity.SettingEntry[] }>> {
@@ -46,7 +46,7 @@ export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'setti
   const entries = await ctx.tx(async (trx) => {
     await store.putSettings(trx, parsed.value);
     await ctx.store.append(trx, 'settings', 'any', [{ type: 'identity.settings-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
-    return settingEntries(await store.storedSettings(trx));
+    return settingEntries(await store.storedSettings(trx), ctx.settingDefaults);
   });
   ctx.invalidateSetup();
   return ok({ message: 'settings updated successfully', settings: entries });

@@ -105,8 +105,22 @@ export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>
     // Credentials first, then the token row: the same order as a password reset, so the two serialise.
     const owner = await sessions.ownerOf(trx, req.refresh_token);
     if (owner) await users.lockCredentials(trx, owner);
-    const r = await sessions.redeem(trx, req.refresh_token, ctx.rt.now());
-    if (!r.ok) return err(fail('unauthorized', Messages.invalidRefreshToken));
+    const now = ctx.rt.now();
+    const r = await sessions.redeem(trx, req.refresh_token, now);
+    if (!r.ok) {
+      // a reused token leaked: its family is revoked, and so is every access token the family issued
+      if (r.reason === 'reused' && r.familyId && r.userId) {
+        const tokens = await sessions.familyAccessTokens(trx, r.familyId, now);
+        if (tokens.length > 0)
+          await ctx.store.append(
+            trx,
+            `sessions-${r.userId}`,
+            'any',
+            tokens.map((a) => ({ type: 'identity.session-revoked.v1', data: { user_id: r.userId!, jti: a.jti, expires_at: a.expires_at.toISOString() } })),
+          );
+      }
+      return err(fail('unauthorized', Messages.invalidRefreshToken));
+    }
     const u = await users.findById(trx, r.userId);
     if (!u) return err(fail('unauthorized', Messages.invalidRefreshToken));
     const out = await ctx.issueSession(trx, u, settings, r.familyId);

@@ -6,7 +6,7 @@ import { err, fail, Messages, type Failure, type Identity, type Result } from '@
 import { Compile } from 'typebox/compile';
 import { Identity as Contracts } from '@bindery/contracts';
 import { fold, streamOf, type Ev, type UserState } from '../domain/user';
-import { resolveSettings, type Settings } from '../domain/settings';
+import { resolveSettings, type SettingDefaults, type Settings } from '../domain/settings';
 import { isUuid } from '../domain/validate';
 import * as users from '../store/users';
 import * as sessions from '../store/sessions';
@@ -24,7 +24,11 @@ export class Ctx {
   private touched = new WeakMap<Trx, Set<string>>();
   private setupCache: { value: Identity.SetupStatus; at: number } | null = null;
 
-  constructor(readonly rt: Runtime) {
+  constructor(
+    readonly rt: Runtime,
+    /** the deployment's defaults in place of the registry's (PUBLIC_REGISTRATION) */
+    readonly settingDefaults: SettingDefaults = {},
+  ) {
     this.store = new EventStore(rt.db, SCHEMA);
   }
 
@@ -71,7 +75,7 @@ export class Ctx {
   }
 
   async settings(q: Trx | Runtime['db'] = this.rt.db): Promise<Settings> {
-    return resolveSettings(await storedSettings(q));
+    return resolveSettings(await storedSettings(q), this.settingDefaults);
   }
 
   /** Roles are read from identity's own state, not trusted from the token. */

@@ -7,6 +7,7 @@ import { decideDelete } from '../domain/delete-user';
 import * as users from '../store/users';
 import { kosyncKeyOf } from '../store/kosync';
 import * as sessions from '../store/sessions';
+import * as readerKeys from '../store/reader-keys';
 import { internal, type Ctx } from './context';
 
 type Msg = { message: string };
@@ -92,21 +93,27 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   } catch {
     return err(internal(Messages.failedToHashPassword));
   }
-  // An admin resetting someone else's password ends that user's sessions everywhere. The cutoff is
-  // taken once the credentials row is ours, so a login that raced the reset has an earlier `iat`.
-  const resetOther = !selfMode && id !== req.caller.user_id;
+  // A password change ends the user's sessions everywhere but the one making it (an admin resetting
+  // someone else's ends them all), and their reader key. The cutoff is taken once the credentials row
+  // is ours, so a login that raced the change has an earlier `iat`.
+  const kept = id === req.caller.user_id && req.caller.jti ? req.caller.jti : null;
   return ctx.tx(async (trx) => {
     const user = await ctx.loadUser(trx, id);
     if (!user.exists || user.deleted) return notFound();
     await users.setPasswordHash(trx, id, hash, verifier);
     const now = ctx.rt.now();
-    const cutoff = resetOther ? sessionCutoff(now) : null;
-    if (cutoff) await users.setSessionsValidAfter(trx, id, cutoff);
-    // every refresh token of the user: a stolen one must not outlive a password change
-    await sessions.revokeAllForUser(trx, id, now);
+    const cutoff = sessionCutoff(now);
+    await users.setSessionsValidAfter(trx, id, cutoff);
+    // every refresh token of the user but the changing session's: a stolen one must not outlive the change
+    await sessions.revokeAllForUser(trx, id, now, kept ? await sessions.familyOfAccessJti(trx, id, kept) : null);
+    const keyRevoked = await readerKeys.revoke(trx, id);
     await ctx.appendUser(trx, user, [
-      { type: 'identity.password-changed.v1', data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: cutoff ? cutoff.toISOString() : null } },
+      {
+        type: 'identity.password-changed.v1',
+        data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: cutoff.toISOString(), session_kept: kept },
+      },
     ]);
+    if (keyRevoked) await ctx.store.append(trx, readerKeys.STREAM(id), 'any', [{ type: 'identity.reader-key-changed.v1', data: { user_id: id, action: 'revoked' } }]);
     return ok({ message: 'password updated successfully' });
   });
 }

@@ -91,11 +91,18 @@ export async function readerKey(ctx: Ctx, req: Identity.IdentityRequest<'reader-
       return ok({ exists: at !== null, created_at: at?.toISOString() ?? null });
     }
     case 'create': {
-      const k = await keys.issue(ctx.rt.db, me.id, ctx.rt.now());
+      const k = await ctx.tx(async (trx) => {
+        const issued = await keys.issue(trx, me.id, ctx.rt.now());
+        await ctx.store.append(trx, keys.STREAM(me.id), 'any', [{ type: 'identity.reader-key-changed.v1', data: { user_id: me.id, action: 'created' } }]);
+        return issued;
+      });
       return ok({ exists: true, created_at: k.created_at.toISOString(), key: k.key });
     }
     case 'revoke':
-      await keys.revoke(ctx.rt.db, me.id);
+      await ctx.tx(async (trx) => {
+        if (await keys.revoke(trx, me.id))
+          await ctx.store.append(trx, keys.STREAM(me.id), 'any', [{ type: 'identity.reader-key-changed.v1', data: { user_id: me.id, action: 'revoked' } }]);
+      });
       return ok({ exists: false, created_at: null });
   }
 }

@@ -5,6 +5,8 @@ import type { DbOrTrx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
 
 const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+/** the stream of a user's reader-key events (created, replaced, revoked) */
+export const STREAM = (userId: string) => `reader-keys-${userId}`;
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 /** A new key for the user, replacing any earlier one (which stops working at once). */

@@ -29,7 +29,7 @@ export async function issueRefreshToken(
   return token;
 }
 
-export type Redeem = { ok: true; userId: string; familyId: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused'; userId?: string };
+export type Redeem = { ok: true; userId: string; familyId: string } | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused'; userId?: string; familyId?: string };
 
 /**
  * Marks a refresh token used, under a row lock so two concurrent redeems cannot both win.
@@ -41,7 +41,7 @@ export async function redeem(q: DbOrTrx, token: string, now: Date): Promise<Rede
   if (row.revoked_at) return { ok: false, reason: 'revoked', userId: row.user_id };
   if (row.used_at) {
     await revokeFamily(q, row.family_id, now);
-    return { ok: false, reason: 'reused', userId: row.user_id };
+    return { ok: false, reason: 'reused', userId: row.user_id, familyId: row.family_id };
   }
   if (new Date(row.expires_at).getTime() <= now.getTime()) return { ok: false, reason: 'expired', userId: row.user_id };
   await t(q).updateTable('refresh_tokens').set({ used_at: now }).where('token_hash', '=', row.token_hash).execute();
@@ -66,8 +66,29 @@ export async function revokeByAccessJti(q: DbOrTrx, userId: string, jti: string,
   if (row) await revokeFamily(q, row.family_id as string, now);
 }
 
-export async function revokeAllForUser(q: DbOrTrx, userId: string, now: Date): Promise<void> {
-  await t(q).updateTable('refresh_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+/** Revokes every refresh family of the user but `keepFamily` (the session making a change keeps going). */
+export async function revokeAllForUser(q: DbOrTrx, userId: string, now: Date, keepFamily: string | null = null): Promise<void> {
+  let u = t(q).updateTable('refresh_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  if (keepFamily) u = u.where('family_id', '<>', keepFamily);
+  await u.execute();
+}
+
+/** The refresh family an access token was issued with, if any. */
+export async function familyOfAccessJti(q: DbOrTrx, userId: string, jti: string): Promise<string | null> {
+  const row = await t(q).selectFrom('refresh_tokens').select('family_id').where('access_jti', '=', jti).where('user_id', '=', userId).executeTakeFirst();
+  return (row?.family_id as string | undefined) ?? null;
+}
+
+/** The access tokens a family issued that may still be unexpired: their jti and when each expires. */
+export async function familyAccessTokens(q: DbOrTrx, familyId: string, now: Date): Promise<{ jti: string; expires_at: Date }[]> {
+  const rows = await t(q)
+    .selectFrom('refresh_tokens')
+    .select(['access_jti', 'expires_at'])
+    .where('family_id', '=', familyId)
+    .where('access_jti', 'is not', null)
+    .where('expires_at', '>', now)
+    .execute();
+  return rows.map((r) => ({ jti: r.access_jti as string, expires_at: new Date(r.expires_at as Date) }));
 }
 
 export async function pruneExpired(q: DbOrTrx, now: Date): Promise<void> {

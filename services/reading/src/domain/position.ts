@@ -46,9 +46,10 @@ export function parseCfi(raw: string): { cfi: string; spineIndex: number; healed
 
 /**
  * Checks and normalises a submitted position. `pageCount` is the catalog's page count of a
- * fixed-layout book, when it knows one.
+ * fixed-layout book, when it knows one. `clampPage`: a page past the last is healed to the last
+ * (KOReader's stock sync, which shows any refusal as a sync error) instead of refused.
  */
-export function parsePosition(input: Record<string, unknown>, pageCount: number | null = null): Parsed {
+export function parsePosition(input: Record<string, unknown>, pageCount: number | null = null, { clampPage = false }: { clampPage?: boolean } = {}): Parsed {
   const healed: string[] = [];
   const pos: Partial<Position> = {};
   const str = (k: string, max: number): string | undefined | null => {
@@ -57,12 +58,17 @@ export function parsePosition(input: Record<string, unknown>, pageCount: number 
     if (typeof v !== 'string' || v.length > max) return null;
     return v;
   };
-  const page = input.page === undefined || input.page === null ? undefined : num(input.page);
-  if (input.page !== undefined && input.page !== null && (page === undefined || !Number.isInteger(page) || page < 1))
+  const sent = input.page === undefined || input.page === null ? undefined : num(input.page);
+  if (input.page !== undefined && input.page !== null && (sent === undefined || !Number.isInteger(sent) || sent < 1))
     return { ok: false, message: 'page must be a whole number of at least 1' };
   const pc = input.page_count === undefined || input.page_count === null ? undefined : num(input.page_count);
   if (pc !== undefined && (!Number.isInteger(pc) || pc < 1)) return { ok: false, message: 'page_count must be a whole number of at least 1' };
   const pages = pc ?? pageCount ?? undefined;
+  let page = sent;
+  if (page !== undefined && pages !== undefined && page > pages && clampPage) {
+    healed.push(`page: ${page} is past the last page (${pages}); moved to the last page`);
+    page = pages;
+  }
   if (page !== undefined) {
     pos.page = page;
     if (pages !== undefined) pos.page_count = pages;

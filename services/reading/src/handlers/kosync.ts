@@ -114,25 +114,32 @@ async function writeDocument(
   values: Row,
   /** `onlyUnlinked`: write only while the document has no item; `deviceId`: the Bindery device that sent the position */
   { onlyUnlinked = false, deviceId = null }: { onlyUnlinked?: boolean; deviceId?: string | null } = {},
-): Promise<Result<{ status: string; row: Row }>> {
-  const prepared = item ? await prepareProgress(ctx, item, position, deviceId) : null;
+): Promise<Result<{ status: string; row: Row; healed: string[] }>> {
+  // KOReader shows any refusal as a sync error: a page past the book's last is stored as the last
+  const prepared = item ? await prepareProgress(ctx, item, position, deviceId, { clampPage: true }) : null;
   if (prepared && !prepared.ok) return prepared;
+  // a clamped page is what the document keeps too, so a pull answers the page the book has
+  const kept = prepared?.value.inc.position;
+  const clamped =
+    kept && typeof position.page === 'number' && kept.page !== undefined && kept.page !== position.page ? { progress: String(kept.page), percentage: kept.percentage } : {};
   return ctx.tx(async (trx) => {
     await ctx.lock(trx, `kosync.${user}.${document}`);
     if (onlyUnlinked) {
       // a link made meanwhile (a push, a pull, the user's) stands
       const cur = await t(trx).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
-      if (!cur || cur.item_id !== null) return ok({ status: 'unchanged', row: cur ?? values });
+      if (!cur || cur.item_id !== null) return ok({ status: 'unchanged', row: cur ?? values, healed: [] });
     }
     let status = idle;
     let version: number | null = null;
+    let healed: string[] = [];
     if (item && prepared) {
       const w = await writeProgress(ctx, trx, user, item, prepared.value);
       status = w.status;
+      healed = w.healed;
       version = w.status === 'saved' ? w.progress.version : null;
     }
-    const row = await saveRow(ctx, trx, user, { ...values, document, progress_version: version });
-    return ok({ status, row });
+    const row = await saveRow(ctx, trx, user, { ...values, ...clamped, document, progress_version: version });
+    return ok({ status, row, healed });
   });
 }
 
@@ -165,7 +172,7 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     { deviceId: p.via?.device_id ?? null },
   );
   if (!w.ok) return w;
-  return ok({ document: p.document, timestamp: seconds(w.value.row.pushed_at), status: w.value.status, media_item_id: target.item });
+  return ok({ document: p.document, timestamp: seconds(w.value.row.pushed_at), status: w.value.status, media_item_id: target.item, healed: w.value.healed });
 }
 
 /**

@@ -49,7 +49,7 @@ export class LocatorIndexes {
       }
       const json = (await unzip(Buffer.from(r.value.index_gz, 'base64'))).toString('utf8');
       const index = JSON.parse(json) as Index;
-      if (index?.v !== 1 || !Array.isArray(index.spine) || !Array.isArray(index.docs)) {
+      if ((index?.v !== 1 && index?.v !== 2) || !Array.isArray(index.spine) || !Array.isArray(index.docs)) {
         this.miss(sha256);
         return null;
       }

@@ -134,9 +134,16 @@ export interface Prepared {
 
 /**
  * Checks a submitted position (no transaction needed): the incoming position, or the message.
- * `deviceId` is the Bindery device that sent it, when one did (never taken from the input).
+ * `deviceId` is the Bindery device that sent it, when one did (never taken from the input);
+ * `clampPage` heals a page past the last page to the last one (parsePosition).
  */
-export async function prepareProgress(ctx: Ctx, item: string, input: Record<string, unknown>, deviceId?: string | null): Promise<Result<Prepared>> {
+export async function prepareProgress(
+  ctx: Ctx,
+  item: string,
+  input: Record<string, unknown>,
+  deviceId?: string | null,
+  opts: { clampPage?: boolean } = {},
+): Promise<Result<Prepared>> {
   const client = text(input, 'client', 50);
   if (client === null) return no(bad('client must be text of at most 50 characters'));
   const device = text(input, 'device', 100);
@@ -147,7 +154,7 @@ export async function prepareProgress(ctx: Ctx, item: string, input: Record<stri
     if (!Number.isInteger(baseVersion) || baseVersion < 0) return no(bad('version must be a whole number'));
   }
   const meta = await ctx.itemMeta(item);
-  const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count));
+  const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count), opts);
   if (!parsed.ok) return no(bad(parsed.message));
   // an EPUB's position is checked against its locator index and the text the reader saw (pages need neither)
   const p = parsed.position;
