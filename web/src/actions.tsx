@@ -24,13 +24,7 @@ export const fields = (f: Form, k: string): string[] => {
 export function Said({ a, fallback }: { a: Answer<unknown>; fallback: string }) {
   const body = (a.body ?? {}) as { error?: unknown; message?: unknown };
   const failed = a.status >= 400;
-  const text = failed
-    ? typeof body.error === 'string'
-      ? body.error
-      : `The request failed (${a.status}).`
-    : typeof body.message === 'string'
-      ? body.message
-      : fallback;
+  const text = failed ? (typeof body.error === 'string' ? body.error : `The request failed (${a.status}).`) : typeof body.message === 'string' ? body.message : fallback;
   return (
     <div class={failed ? 'alert alert-error' : 'alert alert-success'} role={failed ? 'alert' : 'status'}>
       {text}

@@ -7,7 +7,12 @@ const user = (req: { params: unknown }) => encodeURIComponent((req.params as { i
 export function adminUserActions(app: FastifyInstance): void {
   // registering someone else: the API's answer carries the new person's session, which stays here
   action(app, '/admin/users', { done: 'account created', then: (f) => `/admin/users?added=${encodeURIComponent(field(f, 'username') ?? '')}` }, (api, f) =>
-    api('POST', '/api/auth/register', { email: field(f, 'email') ?? '', username: field(f, 'username') ?? '', password: field(f, 'password') ?? '', role: field(f, 'role') ?? 'user' }),
+    api('POST', '/api/auth/register', {
+      email: field(f, 'email') ?? '',
+      username: field(f, 'username') ?? '',
+      password: field(f, 'password') ?? '',
+      role: field(f, 'role') ?? 'user',
+    }),
   );
   action(app, '/admin/users/:id/role', { done: 'role updated', refresh: true }, (api, f, req) => api('PUT', `/api/auth/profile/${user(req)}`, { role: field(f, 'role') ?? '' }));
   action(app, '/admin/users/:id/max-devices', { done: 'max devices updated' }, (api, f, req) => {

@@ -14,7 +14,9 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
   const base: Record<string, string> = {};
   if (typeof req.headers.cookie === 'string') base.cookie = req.headers.cookie;
   return async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
-    const headers = body === undefined ? base : { ...base, 'content-type': 'application/json', 'x-requested-with': 'bindery-web' };
+    // a write carries the same-site proof a cookie-authenticated write needs, with or without a body
+    const proof = method === 'GET' ? base : { ...base, 'x-requested-with': 'bindery-web' };
+    const headers = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
     const r = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
     let parsed: unknown;
     try {

@@ -80,7 +80,14 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
         <dd>{`${u.device_count} of ${u.max_devices}`}</dd>
         <dt>Libraries</dt>
         <dd class="person-access">
-          {u.role === 'admin' ? 'All (administrator)' : access.all_libraries ? 'All' : libraries.filter((l) => access.library_ids.includes(l.id)).map((l) => l.name).join(', ') || 'None'}
+          {u.role === 'admin'
+            ? 'All (administrator)'
+            : access.all_libraries
+              ? 'All'
+              : libraries
+                  .filter((l) => access.library_ids.includes(l.id))
+                  .map((l) => l.name)
+                  .join(', ') || 'None'}
         </dd>
       </dl>
       <details>
