@@ -38,7 +38,7 @@ export interface ActionOptions {
   /** a successful action reloads the page (the change shows everywhere on it) */
   refresh?: boolean;
   /** a successful action goes to this page instead (a full load) */
-  then?: (form: Form) => string;
+  goTo?: (form: Form) => string;
 }
 
 /**
@@ -51,7 +51,7 @@ export function action(app: FastifyInstance, path: string, opts: ActionOptions, 
     const form = (req.body && typeof req.body === 'object' ? req.body : {}) as Form;
     const a = await run(apiFor(app, req), form, req);
     reply.header('X-Api-Status', String(a.status));
-    if (a.status < 400 && opts.then) reply.header('HX-Redirect', opts.then(form));
+    if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
     return sendHtml(reply, <Said a={a} fallback={opts.done} />, 200, true);
   });

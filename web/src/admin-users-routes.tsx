@@ -6,7 +6,7 @@ const user = (req: { params: unknown }) => encodeURIComponent((req.params as { i
 
 export function adminUserActions(app: FastifyInstance): void {
   // registering someone else: the API's answer carries the new person's session, which stays here
-  action(app, '/admin/users', { done: 'account created', then: (f) => `/admin/users?added=${encodeURIComponent(field(f, 'username') ?? '')}` }, (api, f) =>
+  action(app, '/admin/users', { done: 'account created', goTo: (f) => `/admin/users?added=${encodeURIComponent(field(f, 'username') ?? '')}` }, (api, f) =>
     api('POST', '/api/auth/register', {
       email: field(f, 'email') ?? '',
       username: field(f, 'username') ?? '',
