@@ -67,7 +67,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Profile', 'Libraries']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -97,7 +97,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard?from=mail`), t.page.click('#submit')]);
       expect(await t.page.textContent('#who')).toBe(alice.username);
       // a plain user's navigation has no admin entry
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile']);
       // signed in: /login goes straight on
       await t.page.goto(`${b.url}/login?redirect=${encodeURIComponent('/dashboard?again=1')}`);
       expect(t.page.url()).toBe(`${b.url}/dashboard?again=1`);

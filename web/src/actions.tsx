@@ -4,6 +4,7 @@
 // only htmx requests (the HX-Request header is what a cross-site form cannot send), calls the API
 // in-process as the signed-in caller, and answers a fragment with the API's own words.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
 import { apiFor, type Answer, type Api } from './api';
 import { isHtmx, sendHtml } from './http';
 
@@ -39,6 +40,8 @@ export interface ActionOptions {
   refresh?: boolean;
   /** a successful action goes to this page instead (a full load) */
   goTo?: (form: Form) => string;
+  /** what a success shows instead of the API's message (a key shown once, say) */
+  show?: (a: Answer<unknown>) => VNode;
 }
 
 /**
@@ -53,6 +56,6 @@ export function action(app: FastifyInstance, path: string, opts: ActionOptions, 
     reply.header('X-Api-Status', String(a.status));
     if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
-    return sendHtml(reply, <Said a={a} fallback={opts.done} />, 200, true);
+    return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={opts.done} />, 200, true);
   });
 }

@@ -17,6 +17,8 @@ import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE } from './pages/li
 import { Profile, type ProfileData } from './pages/profile';
 import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 import { adminUserActions } from './admin-users-routes';
+import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type QueueRow, type Shelf } from './pages/devices';
+import { deviceActions } from './devices-routes';
 
 export { CSP, localTarget } from './http';
 export { schemeOf } from './theme';
@@ -24,6 +26,8 @@ export { schemeOf } from './theme';
 export interface WebDeps {
   /** the assets to serve (tests); read from disk once when absent */
   assets?: Assets;
+  /** this server's address for the request, to show people what to type elsewhere (null: the page fills it in) */
+  origin?: (req: FastifyRequest) => string | null;
 }
 
 export interface PageContext {
@@ -124,6 +128,47 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
     return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />);
   });
+
+  page('/devices', {}, async ({ req, reply, api, viewer }) => {
+    const [list, colls, key] = await Promise.all([
+      api<{ devices: DeviceRow[] }>('GET', '/api/devices'),
+      api<{ data: CollectionName[] }>('GET', '/api/collections'),
+      api<{ exists: boolean; created_at: string | null }>('GET', '/api/auth/opds-key'),
+    ]);
+    if (list.status !== 200) return render(reply, 'Devices', viewer, '/devices', <Failed status={list.status} />, 502);
+    const titles = new Map<string, string>();
+    const devices: DeviceDetail[] = await Promise.all(
+      list.body.devices.map(async (device) => {
+        const [shelves, queue] = await Promise.all([
+          api<{ shelves: Shelf[] }>('GET', `/api/devices/${device.id}/shelves`),
+          api<{ entries: QueueRow[] }>('GET', `/api/devices/${device.id}/queue`),
+        ]);
+        return { device, shelves: shelves.status === 200 ? shelves.body.shelves : [], queue: queue.status === 200 ? queue.body.entries.slice(0, 50) : [] };
+      }),
+    );
+    // the queued books' titles, each looked up once (one the caller may not see stays nameless)
+    const ids = [...new Set(devices.flatMap((d) => d.queue.map((q) => q.media_item_id)).filter((x): x is string => x !== null))].slice(0, 100);
+    await Promise.all(
+      ids.map(async (id) => {
+        const r = await api<{ title: string }>('GET', `/api/media-items/${id}`);
+        if (r.status === 200) titles.set(id, r.body.title);
+      }),
+    );
+    for (const d of devices) for (const q of d.queue) if (q.media_item_id && titles.has(q.media_item_id)) q.title = titles.get(q.media_item_id)!;
+    return render(
+      reply,
+      'Devices',
+      viewer,
+      '/devices',
+      <Devices
+        devices={devices}
+        collections={colls.status === 200 ? colls.body.data.map((c) => ({ id: c.id, name: c.name })) : []}
+        origin={deps.origin?.(req) ?? ''}
+        opdsKey={key.status === 200 ? key.body : { exists: false, created_at: null }}
+      />,
+    );
+  });
+  deviceActions(app);
 
   page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
     const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryName[]>('GET', '/api/libraries')]);

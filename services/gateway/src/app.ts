@@ -215,6 +215,6 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
   // the web app's pages and assets (web/): they read through the routes above, in-process
-  webRoutes(app);
+  webRoutes(app, { origin: (req) => origins.publicBase(req) });
   return app;
 }

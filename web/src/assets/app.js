@@ -70,3 +70,13 @@ htmx.defineExtension('bindery-json', {
     return JSON.stringify(out);
   },
 });
+
+// 4. An address the server could not write whole (its Host is not one it may believe): a path in
+//    `data-origin`, completed with the address this page was loaded from.
+const fillOrigins = (root) => {
+  for (const el of root.querySelectorAll('[data-origin]')) {
+    if (el.textContent.trim().startsWith('/')) el.textContent = location.origin + el.dataset.origin;
+  }
+};
+document.addEventListener('DOMContentLoaded', () => fillOrigins(document));
+document.addEventListener('htmx:afterSwap', (e) => fillOrigins(e.detail.target));
