@@ -9,6 +9,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, eventually, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
+import { createHash } from 'node:crypto';
+import { enroll } from './device-helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, type Tab } from './web-browser';
 
 const modes = await availableModes();
@@ -132,6 +134,65 @@ for (const mode of modes) {
       expect(await card(t, reader.username).count()).toBe(0);
       expect((await login(call, reader.username, 'an0ther-password')).status).toBe(401);
       expect(t.errors).toEqual([]);
+      await t.ctx.close();
+    });
+
+    it('Devices: rename, shelves, a sync key shown once, the reader key, remove; a hostile device name stays text', async () => {
+      const owner = await register(call, { caller: admin.token });
+      const hostile = '<img src=x onerror=alert(1)>';
+      const dev = await enroll(call, owner, hostile);
+      const t = await as(owner, 360);
+      await t.page.goto(`${b.url}/devices`);
+      expect(await t.page.textContent('h1')).toBe('Devices');
+      const cardOf = (name: string) => t.page.locator(`li.device[data-device="${name}"]`);
+      expect(await cardOf(hostile).locator('.device-name').textContent()).toBe(hostile);
+      expect(await t.page.locator('li.device img').count()).toBe(0);
+      expect(await t.page.textContent('#opds-address')).toBe(`${b.url}/opds`);
+      await tabTo(t.page, '#make-opds-key');
+      await checkPage(t, `${mode}-devices`);
+
+      // a shelf: one of the owner's collections on the device, and off again
+      const recent = ((await call('GET', '/api/collections', { token: owner.token })).json.data as { id: string; name: string }[]).find((c) => c.name === 'Recently Added')!;
+      await cardOf(hostile).locator('select[name="collection_id"]').selectOption(recent.id);
+      await Promise.all([t.page.waitForEvent('load'), cardOf(hostile).getByRole('button', { name: 'Add shelf' }).click()]);
+      expect(await cardOf(hostile).locator('.shelf-name').allTextContents()).toEqual(['Recently Added']);
+      expect((await call('GET', `/api/devices/${dev.device_id}/shelves`, { token: owner.token })).json.shelves.map((x: { name: string }) => x.name)).toEqual(['Recently Added']);
+      await Promise.all([t.page.waitForEvent('load'), cardOf(hostile).getByRole('button', { name: 'Take Recently Added off' }).click()]);
+      expect(await cardOf(hostile).locator('.shelf-name').count()).toBe(0);
+
+      // a sync key, shown once, signs KOReader's stock sync in
+      await cardOf(hostile).locator('summary').click();
+      await cardOf(hostile).getByRole('button', { name: 'Make a new sync key' }).click();
+      const key = (await cardOf(hostile).locator('.sync-key').textContent())!;
+      expect(key.length).toBeGreaterThan(10);
+      expect(await cardOf(hostile).locator('.kosync-user').textContent()).toBe(owner.username);
+      expect(await cardOf(hostile).locator('.kosync-server').textContent()).toBe(`${b.url}/api/kosync`);
+      const md5 = createHash('md5').update(key).digest('hex');
+      expect((await call('GET', '/api/kosync/users/auth', { headers: { 'x-auth-user': owner.username, 'x-auth-key': md5 } })).json).toEqual({ authorized: 'OK' });
+
+      // rename
+      await cardOf(hostile).locator('input[name="name"]').fill('Kobo Libra');
+      await Promise.all([t.page.waitForEvent('load'), cardOf(hostile).getByRole('button', { name: 'Rename' }).click()]);
+      expect(await cardOf('Kobo Libra').locator('.device-name').textContent()).toBe('Kobo Libra');
+
+      // the reader key: made and shown once, works, revoked
+      await t.page.click('#make-opds-key');
+      const url = (await t.page.locator('#opds-key-outcome .opds-key-url').textContent())!;
+      expect(url).toMatch(new RegExp(`^${b.url}/opds/key/`));
+      expect((await fetch(url)).status).toBe(200);
+      await t.page.reload();
+      expect(await t.page.textContent('#opds-key-state')).toMatch(/^You have a reader key, made \d{4}-\d{2}-\d{2}\.$/);
+      await Promise.all([t.page.waitForEvent('load'), t.page.click('#revoke-opds-key')]);
+      expect((await fetch(url)).status).toBe(401);
+
+      // remove the device: its credential stops at once
+      await cardOf('Kobo Libra').locator('summary').click();
+      await cardOf('Kobo Libra').locator('input[name="confirm"]').check();
+      await Promise.all([t.page.waitForEvent('load'), cardOf('Kobo Libra').getByRole('button', { name: 'Remove Kobo Libra' }).click()]);
+      expect(await t.page.textContent('#no-devices')).toBe('No device yet. Add one with the steps below.');
+      expect((await call('GET', '/api/sync/device', { headers: { authorization: `Device ${dev.token}` } })).status).toBe(401);
+      expect(t.errors).toEqual([]);
+      expect(t.dialogs).toEqual([]);
       await t.ctx.close();
     });
 

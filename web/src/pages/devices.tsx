@@ -58,7 +58,9 @@ export function Devices(p: { devices: DeviceDetail[]; collections: CollectionNam
           <li>
             Download the <a href="/api/koreader/plugin">Bindery plugin for KOReader</a> (a zip with one folder, <code>bindery.koplugin</code>).
           </li>
-          <li>Copy that folder into KOReader's plugins folder (on a Kobo <code>.adds/koreader/plugins/</code>, on a Kindle <code>koreader/plugins/</code>) and restart KOReader.</li>
+          <li>
+            Copy that folder into KOReader's plugins folder (on a Kobo <code>.adds/koreader/plugins/</code>, on a Kindle <code>koreader/plugins/</code>) and restart KOReader.
+          </li>
           <li>
             In KOReader open Tools, Bindery, and enter this server:{' '}
             <code id="server-address" data-origin="">
