@@ -210,7 +210,7 @@ for (const mode of modes) {
       };
       const titles = (t: Awaited<ReturnType<typeof as>>, scope = '') => t.page.locator(`${scope} .book-title`).allTextContents();
 
-      it('dashboard: continue reading with its progress bar, recently added; a hidden library never shows; a hostile title is text', async () => {
+      it('dashboard: continue reading with its progress bar, recently added, sections moved, hidden and shown again; a hidden library never shows; a hostile title is text', async () => {
         const t = await as(alice);
         await t.page.goto(`${b.url}/dashboard`);
         expect(await t.page.textContent('h1')).toBe(`Welcome, ${alice.username}`);
@@ -227,6 +227,28 @@ for (const mode of modes) {
         expect(await t.page.locator('script').count()).toBe(2);
         await tabTo(t.page, 'section[data-section="continue-reading"] a.book-link');
         await checkPage(t, `${mode}-dashboard-user`);
+        // arrange: move Recently Added up, hide Continue Reading, show it again (by keyboard)
+        const prefs = async () => (await call('GET', '/api/dashboard/sections?limit=1', { token: alice.token })).json;
+        const before = await prefs();
+        const id = (q: string) => before.sections.find((x: any) => x.query_type === q).id as string;
+        const shownSections = () => t.page.locator('section[data-section]').evaluateAll((els: any[]) => els.map((e) => e.dataset.section));
+        expect((await shownSections()).slice(0, 2)).toEqual(['continue-reading', 'recently-added']);
+        await tabTo(t.page, '#arrange summary');
+        await t.page.keyboard.press('Enter');
+        await tabTo(t.page, `#up-${id('recently-added')}`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.keyboard.press('Enter')]);
+        expect((await shownSections()).slice(0, 2)).toEqual(['recently-added', 'continue-reading']);
+        expect((await prefs()).sections.slice(0, 2).map((x: any) => x.query_type)).toEqual(['recently-added', 'continue-reading']);
+        await t.page.click('#arrange summary');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#hide-${id('continue-reading')}`)]);
+        expect(await shownSections()).not.toContain('continue-reading');
+        expect((await prefs()).hidden_collections).toEqual([id('continue-reading')]);
+        expect(await t.page.textContent(`li[data-arrange="${id('continue-reading')}"] .arrange-name`)).toBe('Continue Reading');
+        await t.page.click('#arrange summary');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#show-${id('continue-reading')}`)]);
+        expect((await prefs()).hidden_collections).toEqual([]);
+        expect(await shownSections()).toContain('continue-reading');
+        expect(t.errors).toEqual([]);
         await t.ctx.close();
         // the admin sees every library
         const a = await as(admin);

@@ -89,9 +89,14 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   });
 
   page('/dashboard', {}, async ({ reply, api, viewer }) => {
-    const r = await api<{ sections: Section[] }>('GET', '/api/dashboard/sections?limit=12');
+    const [r, all] = await Promise.all([
+      api<{ sections: Section[]; hidden_collections: string[] }>('GET', '/api/dashboard/sections?limit=12'),
+      api<{ data: { id: string; name: string; show_on_dashboard: boolean }[] }>('GET', '/api/collections'),
+    ]);
     if (r.status !== 200) return render(reply, 'Home', viewer, '/dashboard', <Failed status={r.status} />, 502);
-    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} username={viewer.username} />);
+    // the hidden sections' names, to show them again
+    const hidden = all.status === 200 ? all.body.data.filter((c) => c.show_on_dashboard && r.body.hidden_collections.includes(c.id)) : [];
+    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} hidden={hidden} username={viewer.username} />);
   });
 
   page('/library', {}, async ({ req, reply, api, viewer }) => {

@@ -61,8 +61,9 @@ htmx.defineExtension('bindery-json', {
     const out = {};
     parameters.forEach((v, k) => {
       if (k.endsWith('[]')) {
+        // an empty value stands for an empty list (a form cannot send none)
         const list = out[k.slice(0, -2)] || [];
-        list.push(v);
+        if (v !== '') list.push(v);
         out[k.slice(0, -2)] = list;
       } else if (k.endsWith(':number')) out[k.slice(0, -7)] = Number(v);
       else out[k] = v;
