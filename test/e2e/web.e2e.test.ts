@@ -314,7 +314,7 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
-      it('book page: metadata, cover, formats with a working download, progress, rating, collections; a hidden book is not found', async () => {
+      it('book page: metadata, cover, formats with a working download, progress, rating (shown and set), collections; a hidden book is not found', async () => {
         const c = await call('POST', '/api/collections', { token: alice.token, body: { name: 'Favourites' } });
         expect(c.status, c.text).toBe(201);
         const t = await as(alice);
@@ -339,6 +339,11 @@ for (const mode of modes) {
         expect(await t.page.textContent('#collection-outcome')).toBe('items added');
         const members = await call('GET', `/api/collections/${c.json.id}/items`, { token: alice.token });
         expect(members.json.data.map((x: any) => x.media_item_id ?? x.id)).toEqual([epub.id]);
+        // rate it 2 of 5: saved through the API, shown after the reload
+        await t.page.selectOption('#rating', '2');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click('#save-rating')]);
+        expect(await t.page.textContent('#book-rating')).toBe('2 of 5');
+        expect((await call('GET', `/api/media-items/${epub.id}/rating`, { token: alice.token })).json.rating).toBe(2);
         // the hostile book: its title and author are text
         await t.page.goto(`${b.url}/books/${hostile.id}`);
         expect(await t.page.textContent('h1')).toBe(HOSTILE);

@@ -99,6 +99,20 @@ export function Book({ item, progress, rating, collections }: { item: Item; prog
           <dt>Your rating</dt>
           <dd id="book-rating">{rating === null ? 'Not rated' : `${rating} of 5`}</dd>
         </dl>
+        <form id="rate" class="inline-form" hx-put={`/api/media-items/${item.id}/rating`} hx-ext="bindery-json" hx-target="#rating-outcome" data-reload>
+          <label for="rating">Rate this book</label>
+          <select id="rating" name="rating:number">
+            {[5, 4, 3, 2, 1].map((n) => (
+              <option key={n} value={n} selected={n === (rating ?? 5)}>
+                {`${n} of 5`}
+              </option>
+            ))}
+          </select>
+          <button type="submit" id="save-rating">
+            Save rating
+          </button>
+          <Outcome id="rating-outcome" />
+        </form>
         {item.description && <p class="description">{item.description}</p>}
         <section aria-labelledby="formats-title">
           <h2 id="formats-title">Formats</h2>
