@@ -258,7 +258,7 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
-      it('library: a cover grid paged by "Load more" (htmx and plain links), sorted, filtered and searched; a hidden library never shows', async () => {
+      it('library: a cover grid paged by "Load more" (htmx and plain links), sorted, filtered, searched, with autocomplete; a hidden library never shows', async () => {
         const t = await as(alice);
         await t.page.goto(`${b.url}/library`);
         const first = await titles(t, '#grid');
@@ -297,6 +297,21 @@ for (const mode of modes) {
         expect(await shown('q=Hidden+Gem')).toEqual([]);
         expect(await t.page.textContent('#no-results')).toBe('No books match.');
         expect(await shown('tag=%22secret%22')).toEqual([]);
+        // autocomplete: the author field suggests what alice may see, as exact filters
+        await t.page.goto(`${b.url}/library`);
+        const suggested = async (field: string, typed: string) => {
+          await t.page.fill(`#f-${field}`, '');
+          await Promise.all([
+            t.page.waitForResponse((r: { url(): string }) => r.url().includes(`/library/suggest?field=${field}`) && r.url().includes(encodeURIComponent(typed).slice(0, 3))),
+            t.page.locator(`#f-${field}`).pressSequentially(typed),
+          ]);
+          await t.page.waitForTimeout(400); // the last keystroke's answer (250 ms debounce)
+          return t.page.locator(`#${field}-options option`).evaluateAll((os: any[]) => os.map((o) => o.value));
+        };
+        expect(await suggested('author', 'Frank')).toEqual(['"Frank Herbert"']);
+        expect(await suggested('series', 'Dune')).toEqual(['"Dune Chronicles"']);
+        expect(await suggested('author', 'Secret')).toEqual([]);
+        expect(await suggested('tag', 'secre')).toEqual([]);
         // the search form by keyboard
         await t.page.goto(`${b.url}/library`);
         await tabTo(t.page, '#f-q');

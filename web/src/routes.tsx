@@ -13,7 +13,7 @@ import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './p
 import { Book, type Collection, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
-import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE } from './pages/library';
+import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
 
 export { CSP, localTarget } from './http';
@@ -118,6 +118,17 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         true,
       );
     return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+  });
+
+  // autocomplete for the library's author, series and tag fields: the search API's suggestions
+  page('/library/suggest', {}, async ({ req, reply, api }) => {
+    const q = req.query as Record<string, unknown>;
+    const field = typeof q.field === 'string' && q.field in SUGGEST ? q.field : null;
+    if (!field) return sendHtml(reply, <p>unknown field</p>, 400, true);
+    const typed = typeof q[field] === 'string' ? (q[field] as string).replace(/^"|"$/g, '').slice(0, 100) : '';
+    const key = SUGGEST[field]!;
+    const r = await api<{ suggestions?: Record<string, string[]> }>('GET', `/api/media-items/search?${new URLSearchParams({ [key]: typed, limit: '1' })}`);
+    return sendHtml(reply, <Suggestions field={field} values={r.status === 200 ? (r.body.suggestions?.[key] ?? []) : []} />, 200, true);
   });
 
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
