@@ -268,6 +268,8 @@ for (const mode of modes) {
         await checkPage(t, `${mode}-library-user`);
         await Promise.all([t.page.waitForResponse((r: { url(): string }) => r.url().includes('/library?offset=24')), t.page.keyboard.press('Enter')]);
         await t.page.waitForFunction((n: number) => document.querySelectorAll('#grid .book').length === n, openCount);
+        // the focus moved to the first book it brought
+        await t.page.waitForFunction(() => document.activeElement?.closest('.book') === document.querySelectorAll('#grid .book')[24]);
         const all = await titles(t, '#grid');
         expect(all.length).toBe(openCount);
         expect(new Set(all).size).toBe(openCount);

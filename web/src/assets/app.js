@@ -71,3 +71,16 @@ htmx.defineExtension('bindery-json', {
     return JSON.stringify(out);
   },
 });
+
+// 4. "Load more" replaces its own link: move the focus to the first book it brought, so a keyboard
+//    user goes on from there instead of from the top of the page.
+let booksBefore = -1;
+document.addEventListener('htmx:beforeRequest', (e) => {
+  if (e.detail.elt.closest?.('#load-more')) booksBefore = document.querySelectorAll('#grid .book').length;
+});
+document.addEventListener('htmx:afterSettle', (e) => {
+  if (booksBefore < 0 || e.detail.target?.id !== 'grid') return;
+  const first = document.querySelectorAll('#grid .book')[booksBefore];
+  booksBefore = -1;
+  first?.querySelector('a')?.focus();
+});
