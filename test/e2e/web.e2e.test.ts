@@ -67,7 +67,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Profile', 'Libraries']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Profile', 'Libraries', 'Users']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -413,6 +413,48 @@ for (const mode of modes) {
         expect((await login(call, bob.username, 'new-passw0rd-456')).status).toBe(200);
         expect((await login(call, bob.username, bob.password)).status).toBe(401);
         expect(unexpectedErrors(t.errors, [400, 401])).toEqual([]);
+        await t.ctx.close();
+      });
+
+      it('admin users: a plain user never sees them; the admin grants and takes back a library, and the user sees it come and go', async () => {
+        const t = await as(alice);
+        const r = await t.page.goto(`${b.url}/admin/users`);
+        expect(r?.status()).toBe(404);
+        expect(await t.page.content()).not.toContain(admin.email);
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/admin/users`);
+        const card = a.page.locator(`li[data-user="${alice.id}"]`);
+        expect(await card.locator('h2').textContent()).toBe(alice.username);
+        expect(await a.page.inputValue(`#all-${alice.id}`)).toBe('false');
+        expect(await a.page.isChecked(`#lib-${alice.id}-${openLib.id}`)).toBe(true);
+        expect(await a.page.isChecked(`#lib-${alice.id}-${hiddenLib.id}`)).toBe(false);
+        expect(await a.page.locator(`li[data-user="${admin.id}"] form`).count()).toBe(0);
+        await tabTo(a.page, `#save-access-${alice.id}`, 400);
+        await checkPage(a, `${mode}-admin-users`);
+        const grant = async () => {
+          await a.page.evaluate((id: string) => document.getElementById(`access-outcome-${id}`).replaceChildren(), alice.id);
+          await a.page.click(`#save-access-${alice.id}`);
+          await a.page.waitForSelector(`#access-outcome-${alice.id} [role="status"]`);
+          expect(await a.page.textContent(`#access-outcome-${alice.id}`)).toBe('library access updated');
+          return (await call('GET', `/api/auth/users/${alice.id}/libraries`, { token: admin.token })).json;
+        };
+        await a.page.check(`#lib-${alice.id}-${hiddenLib.id}`);
+        expect(await grant()).toEqual({ user_id: alice.id, all_libraries: false, library_ids: expect.arrayContaining([openLib.id, hiddenLib.id]) });
+        await t.page.goto(`${b.url}/library?q=Hidden+Gem`);
+        expect(await titles(t, '#grid')).toEqual(['Hidden Gem']);
+        // taken back: none ticked and "only the ones ticked" is no library at all
+        await a.page.uncheck(`#lib-${alice.id}-${hiddenLib.id}`);
+        await a.page.uncheck(`#lib-${alice.id}-${openLib.id}`);
+        expect(await grant()).toEqual({ user_id: alice.id, all_libraries: false, library_ids: [] });
+        await t.page.goto(`${b.url}/library`);
+        expect(await t.page.textContent('#no-results')).toBe('No books match.');
+        await a.page.check(`#lib-${alice.id}-${openLib.id}`);
+        expect(await grant()).toEqual({ user_id: alice.id, all_libraries: false, library_ids: [openLib.id] });
+        await t.page.goto(`${b.url}/library?q=Hidden+Gem`);
+        expect(await t.page.textContent('#no-results')).toBe('No books match.');
+        expect(a.errors).toEqual([]);
+        expect(unexpectedErrors(t.errors, [404])).toEqual([]);
+        await a.ctx.close();
         await t.ctx.close();
       });
 

@@ -27,6 +27,7 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/library', label: 'Library' },
   { href: '/profile', label: 'Profile' },
   { href: '/admin/libraries', label: 'Libraries', admin: true },
+  { href: '/admin/users', label: 'Users', admin: true },
 ];
 
 export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null; current?: string; children: ComponentChildren }) {

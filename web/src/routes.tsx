@@ -10,6 +10,7 @@ import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } 
 import { Layout, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
+import { AdminUsers, type Grants, type UserRow } from './pages/admin-users';
 import { Book, type Collection, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
@@ -137,6 +138,21 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const [libs, roots] = await Promise.all([api<LibraryRow[]>('GET', '/api/libraries'), api<Browse>('GET', '/api/libraries/browse')]);
     if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
     return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />);
+  });
+
+  page('/admin/users', { admin: true }, async ({ reply, api, viewer }) => {
+    const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryRow[]>('GET', '/api/libraries')]);
+    if (users.status !== 200 || libs.status !== 200) return render(reply, 'Users', viewer, '/admin/users', <Failed status={users.status} />, 502);
+    const grants = new Map<string, Grants>();
+    await Promise.all(
+      users.body
+        .filter((u) => u.role !== 'admin')
+        .map(async (u) => {
+          const g = await api<Grants>('GET', `/api/auth/users/${encodeURIComponent(u.id)}/libraries`);
+          if (g.status === 200) grants.set(u.id, g.body);
+        }),
+    );
+    return render(reply, 'Users', viewer, '/admin/users', <AdminUsers users={users.body} grants={grants} libraries={libs.body} />);
   });
 
   // the folder browser's next folder, as a fragment (opening a folder also chooses it)

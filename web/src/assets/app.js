@@ -43,7 +43,8 @@ document.addEventListener('htmx:afterRequest', (e) => {
   else if (el.dataset?.resetOnSuccess !== undefined) el.reset();
 });
 
-// 3. JSON bodies for the API's JSON routes: `name[]` collects a list, `name:number` a number, and
+// 3. JSON bodies for the API's JSON routes: `name[]` collects a list, `name:number` a number,
+//    `name:bool` true or false, and
 //    `{name}` in the request path takes that field's value (a collection's id, say).
 htmx.defineExtension('bindery-json', {
   onEvent(name, evt) {
@@ -66,6 +67,7 @@ htmx.defineExtension('bindery-json', {
         if (v !== '') list.push(v);
         out[k.slice(0, -2)] = list;
       } else if (k.endsWith(':number')) out[k.slice(0, -7)] = Number(v);
+      else if (k.endsWith(':bool')) out[k.slice(0, -5)] = v === 'true';
       else out[k] = v;
     });
     return JSON.stringify(out);
