@@ -348,6 +348,8 @@ for (const mode of modes) {
         expect((await file.body()).length).toBe(epub.formats[0].size);
         // the cover loads (an image, no error)
         expect(await t.page.locator('img.cover-big').evaluate((img: any) => img.complete && img.naturalWidth > 0)).toBe(true);
+        // the collection picker arrives just after the page
+        await t.page.waitForSelector('#add-collection');
         await tabTo(t.page, '#add-collection');
         await checkPage(t, `${mode}-book-user`);
         await t.page.selectOption('#collection', c.json.id);
