@@ -56,7 +56,7 @@ for (const mode of modes) {
       await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
       return t;
     };
-    const card = (t: Tab, username: string) => t.page.locator(`li.person[data-user="${username}"]`);
+    const card = (t: Tab, username: string) => t.page.locator(`li.person[data-name="${username}"]`);
 
     it('adds a person while public registration is off; the admin stays signed in as themselves', async () => {
       const t = await as(admin);

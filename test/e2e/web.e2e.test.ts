@@ -6,7 +6,7 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { availableModes, type Bindery } from '../support/bindery';
+import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries', 'People']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -210,7 +210,7 @@ for (const mode of modes) {
       };
       const titles = (t: Awaited<ReturnType<typeof as>>, scope = '') => t.page.locator(`${scope} .book-title`).allTextContents();
 
-      it('dashboard: continue reading with its progress bar, recently added; a hidden library never shows; a hostile title is text', async () => {
+      it('dashboard: continue reading with its progress bar, recently added, sections moved, hidden and shown again; a hidden library never shows; a hostile title is text', async () => {
         const t = await as(alice);
         await t.page.goto(`${b.url}/dashboard`);
         expect(await t.page.textContent('h1')).toBe(`Welcome, ${alice.username}`);
@@ -227,6 +227,28 @@ for (const mode of modes) {
         expect(await t.page.locator('script').count()).toBe(2);
         await tabTo(t.page, 'section[data-section="continue-reading"] a.book-link');
         await checkPage(t, `${mode}-dashboard-user`);
+        // arrange: move Recently Added up, hide Continue Reading, show it again (by keyboard)
+        const prefs = async () => (await call('GET', '/api/dashboard/sections?limit=1', { token: alice.token })).json;
+        const before = await prefs();
+        const id = (q: string) => before.sections.find((x: any) => x.query_type === q).id as string;
+        const shownSections = () => t.page.locator('section[data-section]').evaluateAll((els: any[]) => els.map((e) => e.dataset.section));
+        expect((await shownSections()).slice(0, 2)).toEqual(['continue-reading', 'recently-added']);
+        await tabTo(t.page, '#arrange summary');
+        await t.page.keyboard.press('Enter');
+        await tabTo(t.page, `#up-${id('recently-added')}`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.keyboard.press('Enter')]);
+        expect((await shownSections()).slice(0, 2)).toEqual(['recently-added', 'continue-reading']);
+        expect((await prefs()).sections.slice(0, 2).map((x: any) => x.query_type)).toEqual(['recently-added', 'continue-reading']);
+        await t.page.click('#arrange summary');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#hide-${id('continue-reading')}`)]);
+        expect(await shownSections()).not.toContain('continue-reading');
+        expect((await prefs()).hidden_collections).toEqual([id('continue-reading')]);
+        expect(await t.page.textContent(`li[data-arrange="${id('continue-reading')}"] .arrange-name`)).toBe('Continue Reading');
+        await t.page.click('#arrange summary');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#show-${id('continue-reading')}`)]);
+        expect((await prefs()).hidden_collections).toEqual([]);
+        expect(await shownSections()).toContain('continue-reading');
+        expect(t.errors).toEqual([]);
         await t.ctx.close();
         // the admin sees every library
         const a = await as(admin);
@@ -236,7 +258,7 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
-      it('library: a cover grid paged by "Load more" (htmx and plain links), sorted, filtered and searched; a hidden library never shows', async () => {
+      it('library: a cover grid paged by "Load more" (htmx and plain links), sorted, filtered, searched, with autocomplete; a hidden library never shows', async () => {
         const t = await as(alice);
         await t.page.goto(`${b.url}/library`);
         const first = await titles(t, '#grid');
@@ -246,6 +268,8 @@ for (const mode of modes) {
         await checkPage(t, `${mode}-library-user`);
         await Promise.all([t.page.waitForResponse((r: { url(): string }) => r.url().includes('/library?offset=24')), t.page.keyboard.press('Enter')]);
         await t.page.waitForFunction((n: number) => document.querySelectorAll('#grid .book').length === n, openCount);
+        // the focus moved to the first book it brought
+        await t.page.waitForFunction(() => document.activeElement?.closest('.book') === document.querySelectorAll('#grid .book')[24]);
         const all = await titles(t, '#grid');
         expect(all.length).toBe(openCount);
         expect(new Set(all).size).toBe(openCount);
@@ -275,6 +299,21 @@ for (const mode of modes) {
         expect(await shown('q=Hidden+Gem')).toEqual([]);
         expect(await t.page.textContent('#no-results')).toBe('No books match.');
         expect(await shown('tag=%22secret%22')).toEqual([]);
+        // autocomplete: the author field suggests what alice may see, as exact filters
+        await t.page.goto(`${b.url}/library`);
+        const suggested = async (field: string, typed: string) => {
+          await t.page.fill(`#f-${field}`, '');
+          await Promise.all([
+            t.page.waitForResponse((r: { url(): string }) => r.url().includes(`/library/suggest?field=${field}`) && r.url().includes(encodeURIComponent(typed).slice(0, 3))),
+            t.page.locator(`#f-${field}`).pressSequentially(typed),
+          ]);
+          await t.page.waitForTimeout(400); // the last keystroke's answer (250 ms debounce)
+          return t.page.locator(`#${field}-options option`).evaluateAll((os: any[]) => os.map((o) => o.value));
+        };
+        expect(await suggested('author', 'Frank')).toEqual(['"Frank Herbert"']);
+        expect(await suggested('series', 'Dune')).toEqual(['"Dune Chronicles"']);
+        expect(await suggested('author', 'Secret')).toEqual([]);
+        expect(await suggested('tag', 'secre')).toEqual([]);
         // the search form by keyboard
         await t.page.goto(`${b.url}/library`);
         await tabTo(t.page, '#f-q');
@@ -292,7 +331,7 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
-      it('book page: metadata, cover, formats with a working download, progress, rating, collections; a hidden book is not found', async () => {
+      it('book page: metadata, cover, formats with a working download, progress, rating (shown and set), collections; a hidden book is not found', async () => {
         const c = await call('POST', '/api/collections', { token: alice.token, body: { name: 'Favourites' } });
         expect(c.status, c.text).toBe(201);
         const t = await as(alice);
@@ -309,6 +348,8 @@ for (const mode of modes) {
         expect((await file.body()).length).toBe(epub.formats[0].size);
         // the cover loads (an image, no error)
         expect(await t.page.locator('img.cover-big').evaluate((img: any) => img.complete && img.naturalWidth > 0)).toBe(true);
+        // the collection picker arrives just after the page
+        await t.page.waitForSelector('#add-collection');
         await tabTo(t.page, '#add-collection');
         await checkPage(t, `${mode}-book-user`);
         await t.page.selectOption('#collection', c.json.id);
@@ -317,6 +358,11 @@ for (const mode of modes) {
         expect(await t.page.textContent('#collection-outcome')).toBe('items added');
         const members = await call('GET', `/api/collections/${c.json.id}/items`, { token: alice.token });
         expect(members.json.data.map((x: any) => x.media_item_id ?? x.id)).toEqual([epub.id]);
+        // rate it 2 of 5: saved through the API, shown after the reload
+        await t.page.selectOption('#rating', '2');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click('#save-rating')]);
+        expect(await t.page.textContent('#book-rating')).toBe('2 of 5');
+        expect((await call('GET', `/api/media-items/${epub.id}/rating`, { token: alice.token })).json.rating).toBe(2);
         // the hostile book: its title and author are text
         await t.page.goto(`${b.url}/books/${hostile.id}`);
         expect(await t.page.textContent('h1')).toBe(HOSTILE);
@@ -372,6 +418,48 @@ for (const mode of modes) {
         await t.ctx.close();
       });
 
+      it('admin users: a plain user never sees them; the admin grants and takes back a library, and the user sees it come and go', async () => {
+        const t = await as(alice);
+        const r = await t.page.goto(`${b.url}/admin/users`);
+        expect(r?.status()).toBe(404);
+        expect(await t.page.content()).not.toContain(admin.email);
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/admin/users`);
+        const card = a.page.locator(`li[data-user="${alice.id}"]`);
+        expect(await card.locator('h2').textContent()).toBe(alice.username);
+        expect(await a.page.inputValue(`#all-${alice.id}`)).toBe('false');
+        expect(await a.page.isChecked(`#lib-${alice.id}-${openLib.id}`)).toBe(true);
+        expect(await a.page.isChecked(`#lib-${alice.id}-${hiddenLib.id}`)).toBe(false);
+        expect(await a.page.locator(`li[data-user="${admin.id}"] form`).count()).toBe(0);
+        await tabTo(a.page, `#save-access-${alice.id}`, 400);
+        await checkPage(a, `${mode}-admin-users`);
+        const grant = async () => {
+          await a.page.evaluate((id: string) => document.getElementById(`access-outcome-${id}`).replaceChildren(), alice.id);
+          await a.page.click(`#save-access-${alice.id}`);
+          await a.page.waitForSelector(`#access-outcome-${alice.id} [role="status"]`);
+          expect(await a.page.textContent(`#access-outcome-${alice.id}`)).toBe('library access updated');
+          return (await call('GET', `/api/auth/users/${alice.id}/libraries`, { token: admin.token })).json;
+        };
+        await a.page.check(`#lib-${alice.id}-${hiddenLib.id}`);
+        expect(await grant()).toEqual({ user_id: alice.id, all_libraries: false, library_ids: expect.arrayContaining([openLib.id, hiddenLib.id]) });
+        await t.page.goto(`${b.url}/library?q=Hidden+Gem`);
+        expect(await titles(t, '#grid')).toEqual(['Hidden Gem']);
+        // taken back: none ticked and "only the ones ticked" is no library at all
+        await a.page.uncheck(`#lib-${alice.id}-${hiddenLib.id}`);
+        await a.page.uncheck(`#lib-${alice.id}-${openLib.id}`);
+        expect(await grant()).toEqual({ user_id: alice.id, all_libraries: false, library_ids: [] });
+        await t.page.goto(`${b.url}/library`);
+        expect(await t.page.textContent('#no-results')).toBe('No books match.');
+        await a.page.check(`#lib-${alice.id}-${openLib.id}`);
+        expect(await grant()).toEqual({ user_id: alice.id, all_libraries: false, library_ids: [openLib.id] });
+        await t.page.goto(`${b.url}/library?q=Hidden+Gem`);
+        expect(await t.page.textContent('#no-results')).toBe('No books match.');
+        expect(a.errors).toEqual([]);
+        expect(unexpectedErrors(t.errors, [404])).toEqual([]);
+        await a.ctx.close();
+        await t.ctx.close();
+      });
+
       it('admin libraries: a plain user never sees them; the admin creates a library with the folder browser and rescans it', async () => {
         const t = await as(alice);
         for (const path of ['/admin/libraries', '/admin/libraries/browse']) {
@@ -417,3 +505,36 @@ for (const mode of modes) {
     });
   });
 }
+
+// The sign-in page under the per-address rate limit: its message as the API words it (embedded:
+// the limit is the gateway's, the same code in both modes).
+describe.skipIf(!HAS_CHROMIUM)('web app sign-in under the rate limit (embedded)', () => {
+  let b: Bindery;
+  beforeAll(async () => {
+    b = await startBindery('embedded', { AUTH_RATE_LIMIT_MAX: '3', AUTH_RATE_LIMIT_WINDOW_SECONDS: '120' });
+  }, 240_000);
+  afterAll(async () => {
+    await b?.stop();
+  });
+
+  it('shows the rate-limit message as the API words it', async () => {
+    const call = api(b);
+    const u = await register(call); // register has a limit of its own
+    const t = await open(browser);
+    await t.page.goto(`${b.url}/login`);
+    await t.page.fill('#login-name', u.username);
+    const attempt = async () => {
+      await t.page.fill('#password', 'wrong-passw0rd-1');
+      await t.page.evaluate(() => document.getElementById('error').replaceChildren());
+      await t.page.click('#submit');
+      await t.page.waitForSelector('#error [role="alert"]');
+      return (await t.page.textContent('#error'))!;
+    };
+    for (let i = 0; i < 3; i++) expect(await attempt()).toBe('invalid credentials');
+    const limited = await attempt();
+    expect(limited).toMatch(/^too many requests: try again in \d+ seconds$/);
+    expect(Number(limited.match(/\d+/)![0])).toBeLessThanOrEqual(120);
+    expect(unexpectedErrors(t.errors, [401, 429])).toEqual([]);
+    await t.ctx.close();
+  });
+});

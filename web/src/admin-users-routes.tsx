@@ -19,7 +19,7 @@ export function adminUserActions(app: FastifyInstance): void {
     const v = field(f, 'max_devices') ?? '';
     return api('PUT', `/api/auth/users/${user(req)}/max-devices`, { max_devices: /^\d{1,9}$/.test(v.trim()) ? Number(v) : v });
   });
-  action(app, '/admin/users/:id/libraries', { done: 'library access updated', refresh: true }, (api, f, req) =>
+  action(app, '/admin/users/:id/libraries', { done: 'library access updated' }, (api, f, req) =>
     api('PUT', `/api/auth/users/${user(req)}/libraries`, { all_libraries: field(f, 'all_libraries') !== 'false', library_ids: fields(f, 'library_ids') }),
   );
   action(app, '/admin/users/:id/password', { done: 'password updated successfully' }, (api, f, req) =>

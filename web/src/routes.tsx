@@ -10,10 +10,10 @@ import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } 
 import { Layout, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
-import { Book, type Collection, type Progress } from './pages/book';
+import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
-import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE } from './pages/library';
+import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
 import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 import { adminUserActions } from './admin-users-routes';
@@ -95,9 +95,16 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   });
 
   page('/dashboard', {}, async ({ reply, api, viewer }) => {
-    const r = await api<{ sections: Section[] }>('GET', '/api/dashboard/sections?limit=12');
+    const r = await api<{ sections: Section[]; hidden_collections: string[] }>('GET', '/api/dashboard/sections?limit=12');
     if (r.status !== 200) return render(reply, 'Home', viewer, '/dashboard', <Failed status={r.status} />, 502);
-    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} username={viewer.username} />);
+    // the hidden sections' names, to show them again (the collection list counts every collection's
+    // books, uncached: asked only when something is hidden)
+    let hidden: { id: string; name: string }[] = [];
+    if (r.body.hidden_collections.length > 0) {
+      const all = await api<{ data: { id: string; name: string; show_on_dashboard: boolean }[] }>('GET', '/api/collections');
+      if (all.status === 200) hidden = all.body.data.filter((c) => c.show_on_dashboard && r.body.hidden_collections.includes(c.id));
+    }
+    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} hidden={hidden} username={viewer.username} />);
   });
 
   page('/library', {}, async ({ req, reply, api, viewer }) => {
@@ -119,6 +126,24 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         true,
       );
     return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+  });
+
+  // autocomplete for the library's author, series and tag fields: the search API's suggestions
+  page('/library/suggest', {}, async ({ req, reply, api }) => {
+    const q = req.query as Record<string, unknown>;
+    const field = typeof q.field === 'string' && q.field in SUGGEST ? q.field : null;
+    if (!field) return sendHtml(reply, <p>unknown field</p>, 400, true);
+    const typed = typeof q[field] === 'string' ? (q[field] as string).replace(/^"|"$/g, '').slice(0, 100) : '';
+    const key = SUGGEST[field]!;
+    const r = await api<{ suggestions?: Record<string, string[]> }>('GET', `/api/media-items/search?${new URLSearchParams({ [key]: typed, limit: '1' })}`);
+    return sendHtml(reply, <Suggestions field={field} values={r.status === 200 ? (r.body.suggestions?.[key] ?? []) : []} />, 200, true);
+  });
+
+  page('/books/:id/collections', {}, async ({ req, reply, api }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [item, collections] = await Promise.all([api<Item>('GET', `/api/media-items/${id}`), api<{ data: Collection[] }>('GET', '/api/collections')]);
+    if (item.status !== 200) return sendHtml(reply, <div id="collection-picker" />, 404, true);
+    return sendHtml(reply, <CollectionPicker item={item.body} collections={collections.status === 200 ? collections.body.data : []} />, 200, true);
   });
 
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
@@ -215,10 +240,9 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const r = await api<Item>('GET', `/api/media-items/${id}`);
     if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
-    const [progress, rating, collections] = await Promise.all([
+    const [progress, rating] = await Promise.all([
       api<{ progress?: Progress } & Progress>('GET', `/api/media-items/${id}/progress`),
       api<{ rating?: number | null }>('GET', `/api/media-items/${id}/rating`),
-      api<{ data: Collection[] }>('GET', '/api/collections'),
     ]);
     return render(
       reply,
@@ -229,7 +253,6 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         item={r.body}
         progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
         rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
-        collections={collections.status === 200 ? collections.body.data : []}
       />,
     );
   });

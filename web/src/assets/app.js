@@ -43,7 +43,8 @@ document.addEventListener('htmx:afterRequest', (e) => {
   else if (el.dataset?.resetOnSuccess !== undefined) el.reset();
 });
 
-// 3. JSON bodies for the API's JSON routes: `name[]` collects a list, `name:number` a number, and
+// 3. JSON bodies for the API's JSON routes: `name[]` collects a list, `name:number` a number,
+//    `name:bool` true or false, and
 //    `{name}` in the request path takes that field's value (a collection's id, say).
 htmx.defineExtension('bindery-json', {
   onEvent(name, evt) {
@@ -61,10 +62,12 @@ htmx.defineExtension('bindery-json', {
     const out = {};
     parameters.forEach((v, k) => {
       if (k.endsWith('[]')) {
+        // an empty value stands for an empty list (a form cannot send none)
         const list = out[k.slice(0, -2)] || [];
-        list.push(v);
+        if (v !== '') list.push(v);
         out[k.slice(0, -2)] = list;
       } else if (k.endsWith(':number')) out[k.slice(0, -7)] = Number(v);
+      else if (k.endsWith(':bool')) out[k.slice(0, -5)] = v === 'true';
       else out[k] = v;
     });
     return JSON.stringify(out);
@@ -80,3 +83,15 @@ const fillOrigins = (root) => {
 };
 document.addEventListener('DOMContentLoaded', () => fillOrigins(document));
 document.addEventListener('htmx:afterSwap', (e) => fillOrigins(e.detail.target));
+// 4. "Load more" replaces its own link: move the focus to the first book it brought, so a keyboard
+//    user goes on from there instead of from the top of the page.
+let booksBefore = -1;
+document.addEventListener('htmx:beforeRequest', (e) => {
+  if (e.detail.elt.closest?.('#load-more')) booksBefore = document.querySelectorAll('#grid .book').length;
+});
+document.addEventListener('htmx:afterSettle', (e) => {
+  if (booksBefore < 0 || e.detail.target?.id !== 'grid') return;
+  const first = document.querySelectorAll('#grid .book')[booksBefore];
+  booksBefore = -1;
+  first?.querySelector('a')?.focus();
+});

@@ -67,7 +67,7 @@ export function AdminLibraries({ libraries, roots }: { libraries: LibraryRow[]; 
       {libraries.length === 0 ? (
         <p id="no-libraries">No library yet: create the first one below.</p>
       ) : (
-        <table id="libraries">
+        <table id="libraries" class="stack">
           <caption class="muted">Every library of this server</caption>
           <thead>
             <tr>
@@ -81,11 +81,11 @@ export function AdminLibraries({ libraries, roots }: { libraries: LibraryRow[]; 
           <tbody>
             {libraries.map((l) => (
               <tr key={l.id} data-library={l.id}>
-                <td>{l.name}</td>
-                <td>{l.folders.join(', ')}</td>
-                <td>{l.item_count}</td>
-                <td>{l.last_scan_at ? new Date(l.last_scan_at).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : 'never'}</td>
-                <td>
+                <td data-label="Name">{l.name}</td>
+                <td data-label="Folders">{l.folders.join(', ')}</td>
+                <td data-label="Books">{l.item_count}</td>
+                <td data-label="Last scan">{l.last_scan_at ? new Date(l.last_scan_at).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : 'never'}</td>
+                <td data-label="Scan">
                   <form hx-post="/api/scanner/scan" hx-ext="bindery-json" hx-target={`#scan-${l.id}`}>
                     <input type="hidden" name="library_id" value={l.id} />
                     <button type="submit" aria-label={`Rescan ${l.name}`}>

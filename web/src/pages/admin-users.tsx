@@ -69,7 +69,7 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
   const base = `/admin/users/${u.id}`;
   const id = (s: string) => `${s}-${u.id}`;
   return (
-    <li class="card person" data-user={u.username}>
+    <li class="card person" data-user={u.id} data-name={u.username}>
       <h3 class="person-name">{u.username}</h3>
       <dl class="meta">
         <dt>E-mail</dt>
@@ -112,23 +112,28 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
           <Outcome id={id('devices-outcome')} />
         </form>
         {u.role !== 'admin' && (
-          <form hx-post={`${base}/libraries`} hx-target={`#${id('access-outcome')}`}>
+          <form id={`access-${u.id}`} hx-post={`${base}/libraries`} hx-target={`#access-outcome-${u.id}`}>
             <fieldset>
-              <legend>Libraries they see</legend>
-              <label class="inline">
-                <input type="radio" name="all_libraries" value="true" checked={access.all_libraries} /> Every library
-              </label>
-              <label class="inline">
-                <input type="radio" name="all_libraries" value="false" checked={!access.all_libraries} /> Only these:
-              </label>
+              <legend>{`Libraries ${u.username} sees`}</legend>
+              <label for={`all-${u.id}`}>Access</label>
+              <select id={`all-${u.id}`} name="all_libraries">
+                <option value="true" selected={access.all_libraries}>
+                  Every library
+                </option>
+                <option value="false" selected={!access.all_libraries}>
+                  Only the ones ticked
+                </option>
+              </select>
               {libraries.map((l) => (
-                <label class="inline" key={l.id}>
-                  <input type="checkbox" name="library_ids" value={l.id} checked={access.library_ids.includes(l.id)} /> {l.name}
+                <label class="inline" key={l.id} for={`lib-${u.id}-${l.id}`}>
+                  <input type="checkbox" id={`lib-${u.id}-${l.id}`} name="library_ids" value={l.id} checked={access.library_ids.includes(l.id)} /> {l.name}
                 </label>
               ))}
             </fieldset>
-            <button type="submit">Save access</button>
-            <Outcome id={id('access-outcome')} />
+            <button type="submit" id={`save-access-${u.id}`}>
+              Save access
+            </button>
+            <Outcome id={`access-outcome-${u.id}`} />
           </form>
         )}
         <form hx-post={`${base}/password`} hx-target={`#${id('password-outcome')}`} data-reset-on-success>

@@ -16,8 +16,7 @@ export interface Collection {
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
 const filterLink = (key: string, value: string) => `/library?${new URLSearchParams({ [key]: `"${value}"` })}`;
 
-export function Book({ item, progress, rating, collections }: { item: Item; progress: Progress | null; rating: number | null; collections: Collection[] }) {
-  const custom = collections.filter((c) => !c.is_system);
+export function Book({ item, progress, rating }: { item: Item; progress: Progress | null; rating: number | null }) {
   return (
     <article class="book-page" aria-labelledby="book-title">
       <div>
@@ -99,6 +98,20 @@ export function Book({ item, progress, rating, collections }: { item: Item; prog
           <dt>Your rating</dt>
           <dd id="book-rating">{rating === null ? 'Not rated' : `${rating} of 5`}</dd>
         </dl>
+        <form id="rate" class="inline-form" hx-put={`/api/media-items/${item.id}/rating`} hx-ext="bindery-json" hx-target="#rating-outcome" data-reload>
+          <label for="rating">Rate this book</label>
+          <select id="rating" name="rating:number">
+            {[5, 4, 3, 2, 1].map((n) => (
+              <option key={n} value={n} selected={n === (rating ?? 5)}>
+                {`${n} of 5`}
+              </option>
+            ))}
+          </select>
+          <button type="submit" id="save-rating">
+            Save rating
+          </button>
+          <Outcome id="rating-outcome" />
+        </form>
         {item.description && <p class="description">{item.description}</p>}
         <section aria-labelledby="formats-title">
           <h2 id="formats-title">Formats</h2>
@@ -119,27 +132,40 @@ export function Book({ item, progress, rating, collections }: { item: Item; prog
         </section>
         <section aria-labelledby="collections-title">
           <h2 id="collections-title">Collections</h2>
-          {custom.length === 0 ? (
-            <p class="muted">You have no collections of your own yet.</p>
-          ) : (
-            <form id="add-to-collection" hx-ext="bindery-json" hx-target="#collection-outcome" hx-swap="innerHTML" data-item={item.id}>
-              <label for="collection">Add to a collection</label>
-              <select id="collection" name="collection">
-                {custom.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.name}
-                  </option>
-                ))}
-              </select>
-              <input type="hidden" name="media_item_ids[]" value={item.id} />
-              <button type="submit" class="primary" id="add-collection" hx-post="/api/collections/{collection}/items">
-                Add
-              </button>
-              <Outcome id="collection-outcome" />
-            </form>
-          )}
+          {/* the collection list counts each collection's books: fetched after the page, not before it */}
+          <div id="collection-picker" hx-get={`/books/${item.id}/collections`} hx-trigger="load" hx-swap="outerHTML">
+            <p class="muted">Loading your collections…</p>
+          </div>
         </section>
       </div>
     </article>
+  );
+}
+
+/** The "add to a collection" form for a book (an htmx fragment of the book page). */
+export function CollectionPicker({ item, collections }: { item: { id: string }; collections: Collection[] }) {
+  const custom = collections.filter((c) => !c.is_system);
+  return (
+    <div id="collection-picker">
+      {custom.length === 0 ? (
+        <p class="muted">You have no collections of your own yet.</p>
+      ) : (
+        <form id="add-to-collection" hx-ext="bindery-json" hx-target="#collection-outcome" hx-swap="innerHTML" data-item={item.id}>
+          <label for="collection">Add to a collection</label>
+          <select id="collection" name="collection">
+            {custom.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <input type="hidden" name="media_item_ids[]" value={item.id} />
+          <button type="submit" class="primary" id="add-collection" hx-post="/api/collections/{collection}/items">
+            Add
+          </button>
+          <Outcome id="collection-outcome" />
+        </form>
+      )}
+    </div>
   );
 }

@@ -69,11 +69,40 @@ export function pageUrl(q: LibraryQuery, offset: number): string {
   return s ? `/library?${s}` : '/library';
 }
 
+/** The autocomplete fields: the page's field name and the search API's suggestion key. */
+export const SUGGEST: Record<string, string> = { author: 'authors', series: 'series', tag: 'genres' };
+
+/** Suggestions for a field as a datalist (swapped in as the user types). */
+export function Suggestions({ field, values }: { field: string; values: string[] }) {
+  return (
+    <datalist id={`${field}-options`}>
+      {values.map((v) => (
+        <option key={v} value={`"${v}"`}>
+          {v}
+        </option>
+      ))}
+    </datalist>
+  );
+}
+
 function Field({ id, label, value, type = 'text' }: { id: keyof LibraryQuery; label: string; value: string; type?: string }) {
+  const suggest = id in SUGGEST;
   return (
     <div>
       <label for={`f-${id}`}>{label}</label>
-      <input id={`f-${id}`} name={id} type={type} value={value} />
+      <input
+        id={`f-${id}`}
+        name={id}
+        type={type}
+        value={value}
+        autocomplete="off"
+        list={suggest ? `${id}-options` : undefined}
+        hx-get={suggest ? `/library/suggest?field=${id}` : undefined}
+        hx-trigger={suggest ? 'input changed delay:250ms, focus once' : undefined}
+        hx-target={suggest ? `#${id}-options` : undefined}
+        hx-swap={suggest ? 'outerHTML' : undefined}
+      />
+      {suggest && <Suggestions field={id} values={[]} />}
     </div>
   );
 }
