@@ -426,7 +426,7 @@ for (const mode of modes) {
     it('the approval page: signed-out users are sent to sign in and back; no framing; only local next paths', async () => {
       const reg = await registerDevice(call, 'Page device');
       const r = await fetch(`${b.url}${reg.auth_url}`, { redirect: 'manual' });
-      expect(r.status).toBe(302);
+      expect(r.status).toBe(303);
       expect(r.headers.get('location')).toBe(`/login?redirect=${encodeURIComponent(reg.auth_url)}`);
       const page = await call('GET', reg.auth_url, { cookie: `token=${alice.token}` });
       expect(page.status).toBe(200);

@@ -19,6 +19,8 @@ import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages
 import { adminUserActions } from './admin-users-routes';
 import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type QueueRow, type Shelf } from './pages/devices';
 import { deviceActions } from './devices-routes';
+import { Approve, MISSING, type Pending } from './pages/approve';
+import { approveActions } from './approve-routes';
 
 export { CSP, localTarget } from './http';
 export { schemeOf } from './theme';
@@ -194,6 +196,28 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     );
   });
   deviceActions(app);
+
+  page('/devices/approve/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const r = await api<Pending & { error?: string }>('GET', `/api/devices/pending/${id}`);
+    if (r.status === 404 || r.status === 400)
+      return render(
+        reply,
+        'Device registration',
+        viewer,
+        '/devices',
+        <>
+          <h1>Device registration</h1>
+          <p id="result" data-outcome="missing">
+            {r.status === 404 ? MISSING : (r.body?.error ?? MISSING)}
+          </p>
+        </>,
+        r.status,
+      );
+    if (r.status !== 200) return render(reply, 'Device registration', viewer, '/devices', <Failed status={r.status} />, 503);
+    return render(reply, r.body.status === 'pending' ? 'Approve device' : 'Device registration', viewer, '/devices', <Approve p={r.body} />);
+  });
+  approveActions(app);
 
   page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
     const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryName[]>('GET', '/api/libraries')]);
