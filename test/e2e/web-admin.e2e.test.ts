@@ -94,9 +94,12 @@ for (const mode of modes) {
       const c = card(t, reader.username);
       await c.locator('summary').click();
       // only one library
-      await c.locator('input[name="all_libraries"][value="false"]').check();
-      await c.locator(`input[name="library_ids"][value="${libs.Novels}"]`).check();
-      await Promise.all([t.page.waitForEvent('load'), c.getByRole('button', { name: 'Save access' }).click()]);
+      await c.locator(`#all-${reader.id}`).selectOption('false');
+      await c.locator(`#lib-${reader.id}-${libs.Novels}`).check();
+      await c.getByRole('button', { name: 'Save access' }).click();
+      await c.locator(`#access-outcome-${reader.id} [role="status"]`).waitFor();
+      expect(await c.locator(`#access-outcome-${reader.id}`).textContent()).toBe('library access updated');
+      await t.page.reload();
       expect(await card(t, reader.username).locator('.person-access').textContent()).toBe('Novels');
       const access = await call('GET', `/api/auth/users/${reader.id}/libraries`, { token: admin.token });
       expect(access.json).toEqual({ user_id: reader.id, all_libraries: false, library_ids: [libs.Novels] });

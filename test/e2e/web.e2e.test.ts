@@ -458,7 +458,7 @@ for (const mode of modes) {
         expect(unexpectedErrors(t.errors, [404])).toEqual([]);
         await a.ctx.close();
         await t.ctx.close();
-      });
+      }, 120_000);
 
       it('admin libraries: a plain user never sees them; the admin creates a library with the folder browser and rescans it', async () => {
         const t = await as(alice);
