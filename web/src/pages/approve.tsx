@@ -79,7 +79,7 @@ export function Decide({ id, error }: { id: string; error?: string }) {
   );
 }
 
-export function Decided(p: { approved: boolean; kosync?: { server: string; username: string | null; password: string } }) {
+export function Decided(p: { approved: boolean; kosync?: { server: string; username: string | null; password: string }; kobo?: { line: string } }) {
   return (
     <>
       <p id="result" data-outcome={p.approved ? 'approved' : 'rejected'} role="status" class="alert alert-success">
@@ -98,6 +98,18 @@ export function Decided(p: { approved: boolean; kosync?: { server: string; usern
             <code id="sync-key">{p.kosync.password}</code>
           </p>
           <p>It is shown only this once and works until the device is deleted or given a new key.</p>
+        </div>
+      )}
+      {p.approved && p.kobo && (
+        <div id="kobo" class="card">
+          <p>
+            For a <strong>Kobo</strong>: connect it by USB, open <code>.kobo/Kobo/Kobo eReader.conf</code>, and under <code>[OneStoreServices]</code> replace the{' '}
+            <code>api_endpoint=</code> line with:
+          </p>
+          <p>
+            <code id="kobo-line">{p.kobo.line}</code>
+          </p>
+          <p>It is shown only this once; a new address can be made from the device's settings (the old one then stops working).</p>
         </div>
       )}
     </>
