@@ -227,6 +227,12 @@ for (const mode of modes) {
         expect(await t.page.locator('script').count()).toBe(2);
         await tabTo(t.page, 'section[data-section="continue-reading"] a.book-link');
         await checkPage(t, `${mode}-dashboard-user`);
+        // live: a position saved elsewhere (KOReader, say) moves the bar without a reload
+        await t.page.waitForSelector('main[data-live-state="open"]');
+        expect((await put(call, alice.token, epub.id, { percentage: 0.5 })).status).toBe(200);
+        await t.page.waitForSelector('section[data-section="continue-reading"] progress[value="50"]');
+        expect((await put(call, alice.token, epub.id, { percentage: 0.42 })).status).toBe(200);
+        await t.page.waitForSelector('section[data-section="continue-reading"] progress[value="42"]');
         // arrange: move Recently Added up, hide Continue Reading, show it again (by keyboard)
         const prefs = async () => (await call('GET', '/api/dashboard/sections?limit=1', { token: alice.token })).json;
         const before = await prefs();
@@ -358,6 +364,10 @@ for (const mode of modes) {
         expect(await t.page.textContent('#collection-outcome')).toBe('items added');
         const members = await call('GET', `/api/collections/${c.json.id}/items`, { token: alice.token });
         expect(members.json.data.map((x: any) => x.media_item_id ?? x.id)).toEqual([epub.id]);
+        // live: a position pushed from another device moves this page's progress without a reload
+        await t.page.waitForSelector('main[data-live-state="open"]');
+        expect((await put(call, alice.token, epub.id, { percentage: 0.66 })).status).toBe(200);
+        await t.page.waitForFunction(() => document.getElementById('book-progress').textContent === '66% 66% read');
         // rate it 2 of 5: saved through the API, shown after the reload
         await t.page.selectOption('#rating', '2');
         await Promise.all([t.page.waitForEvent('load'), t.page.click('#save-rating')]);
