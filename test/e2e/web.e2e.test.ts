@@ -10,7 +10,7 @@ import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyDir, FIXTURE, items as listItems, scan } from './catalog-helpers';
+import { emptyDir, FIXTURE, items as listItems, scan, settled } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
 import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
@@ -502,9 +502,20 @@ for (const mode of modes) {
           await a.page.waitForSelector(`#libraries tbody tr:has-text("Fresh <shelf>") [role="status"]`);
           expect(await row.locator('[role="status"]').textContent()).toBe('scan queued');
           const id = await row.getAttribute('data-library');
-          const { settled } = await import('./catalog-helpers');
           await settled(call, admin.token, id!);
           expect((await listItems(call, admin.token, id!)).map((i) => i.title)).toEqual(['Une Clé perdue']);
+          // live: a library made elsewhere appears with its scanned book, without a reload
+          await a.page.waitForSelector('main[data-live-state="open"]');
+          const other = mkdtempSync(join(tmpdir(), 'bindery-web-live-'));
+          copyFileSync(CBZ, join(other, 'w.cbz'));
+          try {
+            const lr = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Live shelf', folders: [other], watch: false } });
+            expect(lr.status, lr.text).toBe(201);
+            await settled(call, admin.token, lr.json.id);
+            await a.page.waitForSelector(`#libraries tr[data-library="${lr.json.id}"] td[data-label="Books"]:text-is("1")`, { timeout: 15_000 });
+          } finally {
+            rmSync(other, { recursive: true, force: true });
+          }
           expect(a.errors).toEqual([]);
           expect(a.dialogs).toEqual([]);
           await a.ctx.close();

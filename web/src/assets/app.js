@@ -99,12 +99,17 @@ document.addEventListener('htmx:afterSettle', (e) => {
   const item = main.dataset.liveItem;
   let wait = 1000;
   let pending = null;
+  let late = null;
+  const fetchPart = () => {
+    if (document.querySelector(part)) htmx.ajax('GET', location.pathname + location.search, { target: part, select: part, swap: 'outerHTML' });
+  };
   const refresh = () => {
-    // several events in a burst: one refresh
+    // several events in a burst: one refresh, and one more after the burst (a transient signal, a
+    // scan's progress say, can arrive before the read models show what it announces)
     clearTimeout(pending);
-    pending = setTimeout(() => {
-      if (document.querySelector(part)) htmx.ajax('GET', location.pathname + location.search, { target: part, select: part, swap: 'outerHTML' });
-    }, 150);
+    clearTimeout(late);
+    pending = setTimeout(fetchPart, 150);
+    late = setTimeout(fetchPart, 1500);
   };
   const connect = () => {
     const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/ws`);
