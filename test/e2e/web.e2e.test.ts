@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyDir, FIXTURE, items as listItems, scan, settled } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
+import { asDevice, enroll } from './device-helpers';
 import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
 
@@ -67,7 +68,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Profile', 'Libraries', 'Users']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries', 'Users']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -97,7 +98,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard?from=mail`), t.page.click('#submit')]);
       expect(await t.page.textContent('#who')).toBe(alice.username);
       // a plain user's navigation has no admin entry
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile']);
       // signed in: /login goes straight on
       await t.page.goto(`${b.url}/login?redirect=${encodeURIComponent('/dashboard?again=1')}`);
       expect(t.page.url()).toBe(`${b.url}/dashboard?again=1`);
@@ -425,6 +426,38 @@ for (const mode of modes) {
         expect((await login(call, bob.username, 'new-passw0rd-456')).status).toBe(200);
         expect((await login(call, bob.username, bob.password)).status).toBe(401);
         expect(unexpectedErrors(t.errors, [400, 401])).toEqual([]);
+        await t.ctx.close();
+      });
+
+      it("devices: a user's own devices, renamed and removed; nobody else's; how to connect one", async () => {
+        const name = '<b>Kobo</b> & "Libra"';
+        const dev = await enroll(call, alice, name);
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/devices`);
+        const card = t.page.locator(`li[data-device="${dev.device_id}"]`);
+        expect(await card.locator('.device-name').textContent()).toBe(name);
+        expect(await card.locator('p.muted').textContent()).toMatch(/^koreader · Kobo Clara · connected · since \d{4}-\d{2}-\d{2}$/);
+        expect(await t.page.textContent('#opds-url')).toBe(`${b.url}/opds`);
+        expect(await t.page.getAttribute('a[href="/api/koreader/plugin"]', 'href')).toBe('/api/koreader/plugin');
+        await tabTo(t.page, `#save-${dev.device_id}`);
+        await checkPage(t, `${mode}-devices`);
+        // nobody else sees it
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/devices`);
+        expect(await a.page.locator(`li[data-device="${dev.device_id}"]`).count()).toBe(0);
+        expect(await a.page.content()).not.toContain('Kobo</b>');
+        await a.ctx.close();
+        // rename
+        await t.page.fill(`#rename-${dev.device_id}`, 'Bedside');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#save-${dev.device_id}`)]);
+        expect(await card.locator('.device-name').textContent()).toBe('Bedside');
+        expect((await call('GET', `/api/devices/${dev.device_id}`, { token: alice.token })).json.name).toBe('Bedside');
+        // remove: its credential stops working
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#remove-${dev.device_id}`)]);
+        expect(await t.page.locator(`li[data-device="${dev.device_id}"]`).count()).toBe(0);
+        expect((await call('GET', '/api/sync/device', asDevice(dev.token))).status).toBe(401);
+        expect(t.errors).toEqual([]);
+        expect(t.dialogs).toEqual([]);
         await t.ctx.close();
       });
 

@@ -14,6 +14,7 @@ import { AdminUsers, type Grants, type UserRow } from './pages/admin-users';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
+import { type DeviceRow, Devices } from './pages/devices';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
 
@@ -142,6 +143,12 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const [item, collections] = await Promise.all([api<Item>('GET', `/api/media-items/${id}`), api<{ data: Collection[] }>('GET', '/api/collections')]);
     if (item.status !== 200) return sendHtml(reply, <div id="collection-picker" />, 404, true);
     return sendHtml(reply, <CollectionPicker item={item.body} collections={collections.status === 200 ? collections.body.data : []} />, 200, true);
+  });
+
+  page('/devices', {}, async ({ req, reply, api, viewer }) => {
+    const r = await api<{ devices: DeviceRow[] }>('GET', '/api/devices');
+    if (r.status !== 200) return render(reply, 'Devices', viewer, '/devices', <Failed status={r.status} />, 502);
+    return render(reply, 'Devices', viewer, '/devices', <Devices devices={r.body.devices} origin={`${req.protocol}://${req.host}`} />);
   });
 
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
