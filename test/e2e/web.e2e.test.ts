@@ -338,7 +338,7 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
-      it('book page: metadata, cover, formats with a working download, progress, rating (shown and set), collections; a hidden book is not found', async () => {
+      it('book page: metadata, cover, formats with a working download, progress (live), rating (shown and set), collections, highlights deleted and restored; a hidden book is not found', async () => {
         const c = await call('POST', '/api/collections', { token: alice.token, body: { name: 'Favourites' } });
         expect(c.status, c.text).toBe(201);
         const t = await as(alice);
@@ -369,6 +369,25 @@ for (const mode of modes) {
         await t.page.waitForSelector('main[data-live-state="open"]');
         expect((await put(call, alice.token, epub.id, { percentage: 0.66 })).status).toBe(200);
         await t.page.waitForFunction(() => document.getElementById('book-progress').textContent === '66% 66% read');
+        // highlights and notes: a hostile one is text; delete it, then restore it
+        const h = await call('POST', `/api/media-items/${epub.id}/highlights`, {
+          token: alice.token,
+          body: { text: '<script>alert(3)</script>', note: 'see <i>this</i>', pos0: '/body/DocFragment[2]/body/p[1]/text().0', pos1: '/body/DocFragment[2]/body/p[1]/text().5' },
+        });
+        expect(h.status, h.text).toBe(201);
+        await t.page.reload();
+        const entry = t.page.locator(`#annotation-list li[data-annotation="${h.json.id}"]`);
+        await entry.waitFor();
+        expect(await entry.locator('blockquote').textContent()).toBe('<script>alert(3)</script>');
+        expect(await entry.locator('.annotation-note').textContent()).toBe('see <i>this</i>');
+        await checkPage(t, `${mode}-book-annotations`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#delete-${h.json.id}`)]);
+        await t.page.locator(`#deleted-list li[data-annotation="${h.json.id}"]`).waitFor();
+        expect(await t.page.locator('#no-annotations').textContent()).toBe('No highlights or notes yet.');
+        expect((await call('GET', `/api/media-items/${epub.id}/highlights`, { token: alice.token })).json.data).toEqual([]);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#restore-${h.json.id}`)]);
+        await entry.waitFor();
+        expect((await call('GET', `/api/media-items/${epub.id}/highlights`, { token: alice.token })).json.data.map((x: any) => x.id)).toEqual([h.json.id]);
         // rate it 2 of 5: saved through the API, shown after the reload
         await t.page.selectOption('#rating', '2');
         await Promise.all([t.page.waitForEvent('load'), t.page.click('#save-rating')]);

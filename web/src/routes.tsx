@@ -11,6 +11,7 @@ import { Layout, type Live, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
 import { AdminUsers, type Grants, type UserRow } from './pages/admin-users';
+import { type Annotation, Annotations } from './pages/annotations';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
@@ -149,6 +150,18 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const r = await api<{ devices: DeviceRow[] }>('GET', '/api/devices');
     if (r.status !== 200) return render(reply, 'Devices', viewer, '/devices', <Failed status={r.status} />, 502);
     return render(reply, 'Devices', viewer, '/devices', <Devices devices={r.body.devices} origin={`${req.protocol}://${req.host}`} />);
+  });
+
+  page('/books/:id/annotations', {}, async ({ req, reply, api }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [hl, notes, deleted] = await Promise.all([
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/highlights`),
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/notes`),
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/annotations/deleted`),
+    ]);
+    if (hl.status !== 200) return sendHtml(reply, <div id="annotations" />, hl.status === 404 ? 404 : 502, true);
+    const live = [...hl.body.data, ...(notes.status === 200 ? notes.body.data : [])].sort((a, b) => (a.position?.percentage ?? 0) - (b.position?.percentage ?? 0));
+    return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? deleted.body.data : []} />, 200, true);
   });
 
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
