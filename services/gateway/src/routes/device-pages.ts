@@ -3,7 +3,7 @@
 // buttons send JSON with X-Requested-With (cookie writes must prove they come from our page); the
 // pages may not be framed (no clickjacking of the Approve button) and run only their own script.
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { escapeHtml } from '../http/reply';
 import { param } from './reading-progress';
 import type { DeviceDeps } from './devices';
