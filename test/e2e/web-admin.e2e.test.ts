@@ -174,7 +174,7 @@ for (const mode of modes) {
       expect((await call('GET', '/api/kosync/users/auth', { headers: { 'x-auth-user': owner.username, 'x-auth-key': md5 } })).json).toEqual({ authorized: 'OK' });
 
       // rename
-      await cardOf(hostile).locator('input[name="name"]').fill('Kobo Libra');
+      await cardOf(hostile).locator(`#rename-${dev.device_id}`).fill('Kobo Libra');
       await Promise.all([t.page.waitForEvent('load'), cardOf(hostile).getByRole('button', { name: 'Rename' }).click()]);
       expect(await cardOf('Kobo Libra').locator('.device-name').textContent()).toBe('Kobo Libra');
 

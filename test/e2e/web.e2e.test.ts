@@ -10,8 +10,9 @@ import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { emptyDir, FIXTURE, items as listItems, scan } from './catalog-helpers';
+import { emptyDir, FIXTURE, items as listItems, scan, settled } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
+import { asDevice, enroll } from './device-helpers';
 import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
 
@@ -227,6 +228,12 @@ for (const mode of modes) {
         expect(await t.page.locator('script').count()).toBe(2);
         await tabTo(t.page, 'section[data-section="continue-reading"] a.book-link');
         await checkPage(t, `${mode}-dashboard-user`);
+        // live: a position saved elsewhere (KOReader, say) moves the bar without a reload
+        await t.page.waitForSelector('main[data-live-state="open"]');
+        expect((await put(call, alice.token, epub.id, { percentage: 0.5 })).status).toBe(200);
+        await t.page.waitForSelector('section[data-section="continue-reading"] progress[value="50"]');
+        expect((await put(call, alice.token, epub.id, { percentage: 0.42 })).status).toBe(200);
+        await t.page.waitForSelector('section[data-section="continue-reading"] progress[value="42"]');
         // arrange: move Recently Added up, hide Continue Reading, show it again (by keyboard)
         const prefs = async () => (await call('GET', '/api/dashboard/sections?limit=1', { token: alice.token })).json;
         const before = await prefs();
@@ -331,7 +338,7 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
-      it('book page: metadata, cover, formats with a working download, progress, rating (shown and set), collections; a hidden book is not found', async () => {
+      it('book page: metadata, cover, formats with a working download, progress (live), rating (shown and set), collections, highlights deleted and restored; a hidden book is not found', async () => {
         const c = await call('POST', '/api/collections', { token: alice.token, body: { name: 'Favourites' } });
         expect(c.status, c.text).toBe(201);
         const t = await as(alice);
@@ -358,6 +365,29 @@ for (const mode of modes) {
         expect(await t.page.textContent('#collection-outcome')).toBe('items added');
         const members = await call('GET', `/api/collections/${c.json.id}/items`, { token: alice.token });
         expect(members.json.data.map((x: any) => x.media_item_id ?? x.id)).toEqual([epub.id]);
+        // live: a position pushed from another device moves this page's progress without a reload
+        await t.page.waitForSelector('main[data-live-state="open"]');
+        expect((await put(call, alice.token, epub.id, { percentage: 0.66 })).status).toBe(200);
+        await t.page.waitForFunction(() => document.getElementById('book-progress').textContent === '66% 66% read');
+        // highlights and notes: a hostile one is text; delete it, then restore it
+        const h = await call('POST', `/api/media-items/${epub.id}/highlights`, {
+          token: alice.token,
+          body: { text: '<script>alert(3)</script>', note: 'see <i>this</i>', pos0: '/body/DocFragment[2]/body/p[1]/text().0', pos1: '/body/DocFragment[2]/body/p[1]/text().5' },
+        });
+        expect(h.status, h.text).toBe(201);
+        await t.page.reload();
+        const entry = t.page.locator(`#annotation-list li[data-annotation="${h.json.id}"]`);
+        await entry.waitFor();
+        expect(await entry.locator('blockquote').textContent()).toBe('<script>alert(3)</script>');
+        expect(await entry.locator('.annotation-note').textContent()).toBe('see <i>this</i>');
+        await checkPage(t, `${mode}-book-annotations`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#delete-${h.json.id}`)]);
+        await t.page.locator(`#deleted-list li[data-annotation="${h.json.id}"]`).waitFor();
+        expect(await t.page.locator('#no-annotations').textContent()).toBe('No highlights or notes yet.');
+        expect((await call('GET', `/api/media-items/${epub.id}/highlights`, { token: alice.token })).json.data).toEqual([]);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#restore-${h.json.id}`)]);
+        await entry.waitFor();
+        expect((await call('GET', `/api/media-items/${epub.id}/highlights`, { token: alice.token })).json.data.map((x: any) => x.id)).toEqual([h.json.id]);
         // rate it 2 of 5: saved through the API, shown after the reload
         await t.page.selectOption('#rating', '2');
         await Promise.all([t.page.waitForEvent('load'), t.page.click('#save-rating')]);
@@ -415,6 +445,38 @@ for (const mode of modes) {
         expect((await login(call, bob.username, 'new-passw0rd-456')).status).toBe(200);
         expect((await login(call, bob.username, bob.password)).status).toBe(401);
         expect(unexpectedErrors(t.errors, [400, 401])).toEqual([]);
+        await t.ctx.close();
+      });
+
+      it("devices: a user's own devices, renamed and removed; nobody else's; how to connect one", async () => {
+        const name = '<b>Kobo</b> & "Libra"';
+        const dev = await enroll(call, alice, name);
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/devices`);
+        const card = t.page.locator(`li[data-device-id="${dev.device_id}"]`);
+        expect(await card.locator('.device-name').textContent()).toBe(name);
+        expect(await t.page.textContent('#opds-address')).toBe(`${b.url}/opds`);
+        expect(await t.page.getAttribute('a[href="/api/koreader/plugin"]', 'href')).toBe('/api/koreader/plugin');
+        // nobody else sees it
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/devices`);
+        expect(await a.page.locator(`li[data-device-id="${dev.device_id}"]`).count()).toBe(0);
+        expect(await a.page.content()).not.toContain('Kobo</b>');
+        await a.ctx.close();
+        // rename
+        await card.locator('summary').click();
+        await t.page.fill(`#rename-${dev.device_id}`, 'Bedside');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#save-${dev.device_id}`)]);
+        expect(await card.locator('.device-name').textContent()).toBe('Bedside');
+        expect((await call('GET', `/api/devices/${dev.device_id}`, { token: alice.token })).json.name).toBe('Bedside');
+        // remove: its credential stops working
+        await card.locator('summary').click();
+        await t.page.check(`#confirm-${dev.device_id}`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#remove-${dev.device_id}`)]);
+        expect(await t.page.locator(`li[data-device-id="${dev.device_id}"]`).count()).toBe(0);
+        expect((await call('GET', '/api/sync/device', asDevice(dev.token))).status).toBe(401);
+        expect(t.errors).toEqual([]);
+        expect(t.dialogs).toEqual([]);
         await t.ctx.close();
       });
 
@@ -494,9 +556,20 @@ for (const mode of modes) {
           await a.page.waitForSelector(`#libraries tbody tr:has-text("Fresh <shelf>") [role="status"]`);
           expect(await row.locator('[role="status"]').textContent()).toBe('scan queued');
           const id = await row.getAttribute('data-library');
-          const { settled } = await import('./catalog-helpers');
           await settled(call, admin.token, id!);
           expect((await listItems(call, admin.token, id!)).map((i) => i.title)).toEqual(['Une Clé perdue']);
+          // live: a library made elsewhere appears with its scanned book, without a reload
+          await a.page.waitForSelector('main[data-live-state="open"]');
+          const other = mkdtempSync(join(tmpdir(), 'bindery-web-live-'));
+          copyFileSync(CBZ, join(other, 'w.cbz'));
+          try {
+            const lr = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Live shelf', folders: [other], watch: false } });
+            expect(lr.status, lr.text).toBe(201);
+            await settled(call, admin.token, lr.json.id);
+            await a.page.waitForSelector(`#libraries tr[data-library="${lr.json.id}"] td[data-label="Books"]:text-is("1")`, { timeout: 15_000 });
+          } finally {
+            rmSync(other, { recursive: true, force: true });
+          }
           expect(a.errors).toEqual([]);
           expect(a.dialogs).toEqual([]);
           await a.ctx.close();

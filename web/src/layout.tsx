@@ -31,7 +31,14 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/admin/users', label: 'People', admin: true },
 ];
 
-export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null; current?: string; children: ComponentChildren }) {
+/** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */
+export interface Live {
+  topic: 'progress' | 'scanner';
+  refresh: string;
+  item?: string;
+}
+
+export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null; current?: string; live?: Live; children: ComponentChildren }) {
   return (
     <html lang="en" class={`theme-${schemeOf(p.viewer?.theme)}`}>
       <head>
@@ -76,7 +83,7 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
             </form>
           )}
         </header>
-        <main id="main" tabindex={-1}>
+        <main id="main" tabindex={-1} data-live={p.live?.topic} data-live-refresh={p.live?.refresh} data-live-item={p.live?.item}>
           {p.children}
         </main>
       </body>

@@ -7,9 +7,10 @@ import type { VNode } from 'preact';
 import { apiFor, type Api } from './api';
 import { loadAssets, type Assets } from './assets';
 import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
-import { Layout, type Viewer } from './layout';
+import { Layout, type Live, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
+import { type Annotation, Annotations } from './pages/annotations';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { Dashboard, type Section } from './pages/dashboard';
@@ -55,10 +56,10 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   };
   const needsSetup = async (api: Api): Promise<boolean> => (await api<{ needs_setup: boolean }>('GET', '/api/setup/status')).body?.needs_setup === true;
 
-  const render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status = 200) =>
+  const render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status = 200, live?: Live) =>
     sendHtml(
       reply,
-      <Layout assets={assets} title={title} viewer={viewer} current={current}>
+      <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
         {body}
       </Layout>,
       status,
@@ -106,7 +107,10 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
       const all = await api<{ data: { id: string; name: string; show_on_dashboard: boolean }[] }>('GET', '/api/collections');
       if (all.status === 200) hidden = all.body.data.filter((c) => c.show_on_dashboard && r.body.hidden_collections.includes(c.id));
     }
-    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} hidden={hidden} username={viewer.username} />);
+    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} hidden={hidden} username={viewer.username} />, 200, {
+      topic: 'progress',
+      refresh: '#sections',
+    });
   });
 
   page('/library', {}, async ({ req, reply, api, viewer }) => {
@@ -148,12 +152,24 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     return sendHtml(reply, <CollectionPicker item={item.body} collections={collections.status === 200 ? collections.body.data : []} />, 200, true);
   });
 
+  page('/books/:id/annotations', {}, async ({ req, reply, api }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [hl, notes, deleted] = await Promise.all([
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/highlights`),
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/notes`),
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/annotations/deleted`),
+    ]);
+    if (hl.status !== 200) return sendHtml(reply, <div id="annotations" />, hl.status === 404 ? 404 : 502, true);
+    const live = [...hl.body.data, ...(notes.status === 200 ? notes.body.data : [])].sort((a, b) => (a.position?.percentage ?? 0) - (b.position?.percentage ?? 0));
+    return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? deleted.body.data : []} />, 200, true);
+  });
+
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
 
   page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
     const [libs, roots] = await Promise.all([api<LibraryRow[]>('GET', '/api/libraries'), api<Browse>('GET', '/api/libraries/browse')]);
     if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
-    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />);
+    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />, 200, { topic: 'scanner', refresh: '#libraries' });
   });
 
   page('/devices', {}, async ({ req, reply, api, viewer }) => {
@@ -278,6 +294,8 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
         rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
       />,
+      200,
+      { topic: 'progress', refresh: '#book-progress', item: r.body.id },
     );
   });
 }

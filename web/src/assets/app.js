@@ -95,3 +95,51 @@ document.addEventListener('htmx:afterSettle', (e) => {
   booksBefore = -1;
   first?.querySelector('a')?.focus();
 });
+
+// 5. Live: a page that shows something the live channel announces (`<main data-live="progress"
+//    data-live-refresh="#book-progress" [data-live-item="<id>"]>`) listens on /api/ws (the session
+//    cookie signs the socket in) and, on an event of that topic (for that item), fetches itself
+//    again and swaps in just that part. A dropped socket is opened again after a pause.
+(() => {
+  const main = document.querySelector('main[data-live]');
+  if (!main || !('WebSocket' in window)) return;
+  const topic = main.dataset.live;
+  const part = main.dataset.liveRefresh;
+  const item = main.dataset.liveItem;
+  let wait = 1000;
+  let pending = null;
+  let late = null;
+  const fetchPart = () => {
+    if (document.querySelector(part)) htmx.ajax('GET', location.pathname + location.search, { target: part, select: part, swap: 'outerHTML' });
+  };
+  const refresh = () => {
+    // several events in a burst: one refresh, and one more after the burst (a transient signal, a
+    // scan's progress say, can arrive before the read models show what it announces)
+    clearTimeout(pending);
+    clearTimeout(late);
+    pending = setTimeout(fetchPart, 150);
+    late = setTimeout(fetchPart, 1500);
+  };
+  const connect = () => {
+    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/ws`);
+    ws.addEventListener('message', (m) => {
+      let msg;
+      try {
+        msg = JSON.parse(m.data);
+      } catch {
+        return;
+      }
+      if (msg.type === 'ready') {
+        wait = 1000;
+        ws.send(JSON.stringify({ type: 'subscribe', topics: [topic] }));
+      } else if (msg.type === 'subscribed') main.dataset.liveState = 'open';
+      else if (msg.type === 'event' && msg.topic === topic && (!item || msg.data?.media_item_id === item)) refresh();
+    });
+    ws.addEventListener('close', () => {
+      main.dataset.liveState = 'closed';
+      setTimeout(connect, wait);
+      wait = Math.min(wait * 2, 30000);
+    });
+  };
+  connect();
+})();

@@ -130,6 +130,12 @@ export function Book({ item, progress, rating }: { item: Item; progress: Progres
             </ul>
           )}
         </section>
+        <section aria-labelledby="annotations-title">
+          <h2 id="annotations-title">Highlights and notes</h2>
+          <div id="annotations" hx-get={`/books/${item.id}/annotations`} hx-trigger="load" hx-swap="outerHTML">
+            <p class="muted">Loading your highlights…</p>
+          </div>
+        </section>
         <section aria-labelledby="collections-title">
           <h2 id="collections-title">Collections</h2>
           {/* the collection list counts each collection's books: fetched after the page, not before it */}

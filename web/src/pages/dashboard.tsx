@@ -57,23 +57,25 @@ export function Dashboard({ sections, hidden, username }: { sections: Section[];
     <>
       <h1>Welcome, {username}</h1>
       <Arrange sections={sections} hidden={hidden} />
-      {shown.length === 0 && (
-        <p id="empty-dashboard">
-          Nothing here yet. Books appear here once a library holds some: <a href="/library">open the library</a>.
-        </p>
-      )}
-      {shown.map((s) => (
-        <section class="shelf" aria-labelledby={`s-${s.id}`} data-section={s.query_type ?? 'custom'} key={s.id}>
-          <h2 id={`s-${s.id}`}>
-            {s.name} <span class="count">({s.total})</span>
-          </h2>
-          <ul class="row">
-            {s.books.map((b) => (
-              <BookCard key={b.media_item_id} item={b.item} progress={s.query_type === 'continue-reading' ? (b.percentage ?? 0) : null} />
-            ))}
-          </ul>
-        </section>
-      ))}
+      <div id="sections">
+        {shown.length === 0 && (
+          <p id="empty-dashboard">
+            Nothing here yet. Books appear here once a library holds some: <a href="/library">open the library</a>.
+          </p>
+        )}
+        {shown.map((s) => (
+          <section class="shelf" aria-labelledby={`s-${s.id}`} data-section={s.query_type ?? 'custom'} key={s.id}>
+            <h2 id={`s-${s.id}`}>
+              {s.name} <span class="count">({s.total})</span>
+            </h2>
+            <ul class="row">
+              {s.books.map((b) => (
+                <BookCard key={b.media_item_id} item={b.item} progress={s.query_type === 'continue-reading' ? (b.percentage ?? 0) : null} />
+              ))}
+            </ul>
+          </section>
+        ))}
+      </div>
     </>
   );
 }

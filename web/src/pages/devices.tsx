@@ -107,7 +107,7 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
   const id = (s: string) => `${s}-${dev.id}`;
   const onShelf = new Set(d.shelves.map((s) => s.collection_id));
   return (
-    <li class="card device" data-device={dev.name}>
+    <li class="card device" data-device={dev.name} data-device-id={dev.id}>
       <h2 class="device-name">{dev.name}</h2>
       <dl class="meta">
         <dt>Kind</dt>
@@ -181,9 +181,11 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
       <details>
         <summary>{`Change ${dev.name}`}</summary>
         <form hx-post={`${base}/rename`} hx-target={`#${id('rename-outcome')}`}>
-          <label for={id('name')}>Name</label>
-          <input id={id('name')} name="name" value={dev.name} required maxlength={100} />
-          <button type="submit">Rename</button>
+          <label for={id('rename')}>Name</label>
+          <input id={id('rename')} name="name" value={dev.name} required maxlength={100} />
+          <button type="submit" id={id('save')}>
+            Rename
+          </button>
           <Outcome id={id('rename-outcome')} />
         </form>
         <form hx-post={`${base}/sync-key`} hx-target={`#${id('key-outcome')}`}>
@@ -193,9 +195,9 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
         </form>
         <form hx-post={`${base}/delete`} hx-target={`#${id('delete-outcome')}`}>
           <label class="inline">
-            <input type="checkbox" name="confirm" value="yes" required /> {`Remove ${dev.name}: it stops syncing at once`}
+            <input type="checkbox" name="confirm" value="yes" required id={id('confirm')} /> {`Remove ${dev.name}: it stops syncing at once`}
           </label>
-          <button type="submit" class="danger">{`Remove ${dev.name}`}</button>
+          <button type="submit" class="danger" id={id('remove')}>{`Remove ${dev.name}`}</button>
           <Outcome id={id('delete-outcome')} />
         </form>
       </details>
