@@ -18,6 +18,7 @@ COPY services/reading/package.json services/reading/
 COPY services/device-sync/package.json services/device-sync/
 COPY services/gateway/package.json services/gateway/
 COPY embedded/package.json embedded/
+COPY web/package.json web/
 COPY test/package.json test/
 RUN pnpm install --frozen-lockfile
 COPY . .

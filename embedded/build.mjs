@@ -5,7 +5,7 @@
 // own dependencies (the image installs exactly those, production only).
 //   node embedded/build.mjs              build
 //   node embedded/build.mjs --if-stale   build only when an input is newer than the output
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
 const here = import.meta.dirname;
@@ -48,6 +48,8 @@ const INLINE = new Set([
   '@nats-io/transport-node',
   '@nats-io/jetstream',
   '@nats-io/services',
+  'preact',
+  'preact-render-to-string',
 ]);
 const inNodeModules = (file) => file.includes(`${'/'}node_modules${'/'}`);
 
@@ -143,6 +145,8 @@ if (problems.length) {
 const inputs = Object.keys(result.metafile.inputs)
   .filter((f) => !inNodeModules(`/${f}`))
   .map((f) => relative(root, join(process.cwd(), f)));
+// the web app's own CSS and JS, read (and hashed) at start from next to the bundle
+cpSync(join(root, 'web/src/assets'), join(out, 'web-assets'), { recursive: true });
 writeFileSync(stamp, JSON.stringify({ builtAt: started, inputs, externals: [...externals.keys()].sort() }, null, 1));
 console.error(`built embedded/dist (${ENTRIES.join(', ')}) in ${Date.now() - started} ms`);
 

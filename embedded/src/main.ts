@@ -11,7 +11,8 @@ try {
   console.log(`
 Bindery is running at ${shown} (${s.mode} mode)
 
-Create the first account (it becomes the administrator):
+Open ${shown} in a browser: the first visit creates the administrator account.
+Or create it with curl:
   curl -X POST ${shown}/api/auth/register -H 'Content-Type: application/json' \\
        -d '{"email":"you@example.com","username":"admin","password":"choose-a-passw0rd"}'
 Setup status: ${shown}/api/setup/status

@@ -426,8 +426,8 @@ for (const mode of modes) {
     it('the approval page: signed-out users are sent to sign in and back; no framing; only local next paths', async () => {
       const reg = await registerDevice(call, 'Page device');
       const r = await fetch(`${b.url}${reg.auth_url}`, { redirect: 'manual' });
-      expect(r.status).toBe(302);
-      expect(r.headers.get('location')).toBe(`/login?next=${encodeURIComponent(reg.auth_url)}`);
+      expect(r.status).toBe(303);
+      expect(r.headers.get('location')).toBe(`/login?redirect=${encodeURIComponent(reg.auth_url)}`);
       const page = await call('GET', reg.auth_url, { cookie: `token=${alice.token}` });
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -437,15 +437,16 @@ for (const mode of modes) {
       const missing = await call('GET', '/devices/approve/NOSUCHCODE00', { cookie: `token=${alice.token}` });
       expect(missing.status).toBe(404);
       expect(missing.text).toContain('does not exist or has expired');
+      // the web app's sign-in page keeps a local target only (the old `next` name still works)
       for (const [next, kept] of [
         ['/devices/approve/ABC', '/devices/approve/ABC'],
-        ['//evil.example/x', '/'],
-        ['https://evil.example/', '/'],
-        ['/\\evil.example', '/'],
+        ['//evil.example/x', '/dashboard'],
+        ['https://evil.example/', '/dashboard'],
+        ['/\\evil.example', '/dashboard'],
       ]) {
         const l = await call('GET', `/login?next=${encodeURIComponent(next!)}`);
         expect(l.status).toBe(200);
-        expect(l.text).toContain(`data-next="${kept}"`);
+        expect(l.text).toContain(`<input type="hidden" name="redirect" value="${kept}"/>`);
       }
     });
 

@@ -47,6 +47,7 @@ import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
+import { webRoutes } from '@bindery/web';
 import type { PageRenderOptions } from './opds/page-sources';
 
 export interface AppOptions {
@@ -213,5 +214,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     catalogued: async (req, id, rel) => (await o.reads.catalog.fileItem((await o.reads.context(req.caller!)).access, id, rel)) !== null,
   });
   adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
+  // the web app's pages and assets (web/): they read through the routes above, in-process
+  webRoutes(app, { origin: (req) => origins.publicBase(req) });
   return app;
 }

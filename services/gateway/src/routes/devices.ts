@@ -12,7 +12,6 @@ import type { CallDeviceSync } from '../http/device-sync-client';
 import { sendFailure, sendResult } from '../http/reply';
 import { DeviceView, SYNC_ENDPOINTS, visibleQueue } from '../read-model/device-view';
 import type { Reads } from '../read-model/reads';
-import { devicePages } from './device-pages';
 import { PLUGIN_DOWNLOAD } from './koreader-download';
 import { KOSYNC_PREFIX } from './kosync';
 import { queryOf } from './libraries';
@@ -187,6 +186,4 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   };
   app.get('/api/devices/:id/sidecar', sidecar(false));
   app.get('/api/devices/:id/sidecar/download', sidecar(true));
-
-  devicePages(app, deps);
 }

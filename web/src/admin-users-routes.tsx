@@ -1,0 +1,29 @@
+// The people page's writes (admin), each the API's own route called as the signed-in admin.
+import type { FastifyInstance } from 'fastify';
+import { action, field, fields } from './actions';
+
+const user = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
+
+export function adminUserActions(app: FastifyInstance): void {
+  // registering someone else: the API's answer carries the new person's session, which stays here
+  action(app, '/admin/users', { done: 'account created', goTo: (f) => `/admin/users?added=${encodeURIComponent(field(f, 'username') ?? '')}` }, (api, f) =>
+    api('POST', '/api/auth/register', {
+      email: field(f, 'email') ?? '',
+      username: field(f, 'username') ?? '',
+      password: field(f, 'password') ?? '',
+      role: field(f, 'role') ?? 'user',
+    }),
+  );
+  action(app, '/admin/users/:id/role', { done: 'role updated', refresh: true }, (api, f, req) => api('PUT', `/api/auth/profile/${user(req)}`, { role: field(f, 'role') ?? '' }));
+  action(app, '/admin/users/:id/max-devices', { done: 'max devices updated' }, (api, f, req) => {
+    const v = field(f, 'max_devices') ?? '';
+    return api('PUT', `/api/auth/users/${user(req)}/max-devices`, { max_devices: /^\d{1,9}$/.test(v.trim()) ? Number(v) : v });
+  });
+  action(app, '/admin/users/:id/libraries', { done: 'library access updated' }, (api, f, req) =>
+    api('PUT', `/api/auth/users/${user(req)}/libraries`, { all_libraries: field(f, 'all_libraries') !== 'false', library_ids: fields(f, 'library_ids') }),
+  );
+  action(app, '/admin/users/:id/password', { done: 'password updated successfully' }, (api, f, req) =>
+    api('PUT', `/api/auth/password/${user(req)}`, { new_password: field(f, 'new_password') ?? '', confirm_password: field(f, 'confirm_password') ?? '' }),
+  );
+  action(app, '/admin/users/:id/delete', { done: 'user account deleted successfully', refresh: true }, (api, _f, req) => api('DELETE', `/api/auth/profile/${user(req)}`));
+}

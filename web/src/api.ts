@@ -1,0 +1,34 @@
+// The pages read what the API answers, through the gateway's own routes in-process (fastify's
+// inject, no socket): access rules, read models, caches and read-your-writes stay in one place, and
+// a page shows exactly what `/api/...` would show the same caller. The caller's cookies go along.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export interface Answer<T> {
+  status: number;
+  body: T;
+}
+
+export type Api = <T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => Promise<Answer<T>>;
+
+export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
+  // the API sees the request as the browser sent it: its cookie, the host it asked for and, behind a
+  // trusted proxy, the forwarded address (rate limits, absolute links and origins stay right)
+  const base: Record<string, string> = {};
+  for (const h of ['cookie', 'host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']) {
+    const v = req.headers[h];
+    if (typeof v === 'string') base[h] = v;
+  }
+  return async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+    // a write carries the same-site proof a cookie-authenticated write needs, with or without a body
+    const proof = method === 'GET' ? base : { ...base, 'x-requested-with': 'bindery-web' };
+    const headers = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
+    const r = await app.inject({ method, url, headers, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1', ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+    let parsed: unknown;
+    try {
+      parsed = r.body === '' ? undefined : JSON.parse(r.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: r.statusCode, body: parsed as T };
+  };
+}

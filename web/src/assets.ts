@@ -1,0 +1,44 @@
+// The static assets of the web app: htmx (from its npm package) and our own CSS and JS, each read
+// and hashed once at start and served as /assets/<name>.<hash>.<ext>, cached for a year (a change
+// is a new name). Our own files sit in src/assets (sources) or next to the bundle in web-assets/.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Asset {
+  /** the URL path, /assets/<name>.<hash>.<ext> */
+  path: string;
+  type: string;
+  body: Buffer;
+}
+
+const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
+
+function ownDir(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const d of [join(here, 'assets'), join(here, 'web-assets')]) if (existsSync(join(d, 'app.css'))) return d;
+  throw new Error(`the web app's assets are missing (looked in ${here}/assets and ${here}/web-assets)`);
+}
+
+function asset(name: string, file: string): Asset {
+  const body = readFileSync(file);
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 12);
+  const ext = name.slice(name.lastIndexOf('.') + 1);
+  return { path: `/assets/${name.slice(0, -ext.length - 1)}.${hash}.${ext}`, type: TYPES[ext] ?? 'application/octet-stream', body };
+}
+
+export interface Assets {
+  css: string;
+  js: string;
+  htmx: string;
+  byPath: Map<string, Asset>;
+}
+
+export function loadAssets(): Assets {
+  const dir = ownDir();
+  const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
+  const list = { css: asset('app.css', join(dir, 'app.css')), js: asset('app.js', join(dir, 'app.js')), htmx: asset('htmx.js', htmxFile) };
+  return { css: list.css.path, js: list.js.path, htmx: list.htmx.path, byPath: new Map(Object.values(list).map((a) => [a.path, a])) };
+}

@@ -1,0 +1,27 @@
+// The devices page's writes, each the API's own route called as the signed-in user.
+import type { FastifyInstance } from 'fastify';
+import { action, field } from './actions';
+import { ReaderKey, SyncKey } from './pages/devices';
+
+const idOf = (req: { params: unknown }, k = 'id') => encodeURIComponent((req.params as Record<string, string>)[k] ?? '');
+
+export function deviceActions(app: FastifyInstance): void {
+  action(app, '/devices/:id/rename', { done: 'device renamed', refresh: true }, (api, f, req) => api('PUT', `/api/devices/${idOf(req)}`, { name: field(f, 'name') ?? '' }));
+  action(app, '/devices/:id/delete', { done: 'device deleted', refresh: true }, (api, _f, req) => api('DELETE', `/api/devices/${idOf(req)}`));
+  action(app, '/devices/:id/sync-key', { done: 'sync key made', show: (a) => <SyncKey k={a.body as Parameters<typeof SyncKey>[0]['k']} /> }, (api, _f, req) =>
+    api('POST', `/api/devices/${idOf(req)}/sync-key`, {}),
+  );
+  action(app, '/devices/:id/shelves', { done: 'shelf added', refresh: true }, (api, f, req) =>
+    api('POST', `/api/devices/${idOf(req)}/shelves`, { collection_id: field(f, 'collection_id') ?? '' }),
+  );
+  action(app, '/devices/:id/shelves/:collection/delete', { done: 'shelf removed', refresh: true }, (api, _f, req) =>
+    api('DELETE', `/api/devices/${idOf(req)}/shelves/${idOf(req, 'collection')}`),
+  );
+  action(app, '/devices/:id/queue/clear', { done: 'sync queue cleared', refresh: true }, (api, _f, req) => api('DELETE', `/api/devices/${idOf(req)}/queue`));
+  action(app, '/devices/queue/:id/retry', { done: 'retried', refresh: true }, (api, _f, req) => api('POST', `/api/sync-queue/${idOf(req)}/retry`, {}));
+  action(app, '/devices/queue/:id/delete', { done: 'sync queue entry deleted', refresh: true }, (api, _f, req) => api('DELETE', `/api/sync-queue/${idOf(req)}`));
+  action(app, '/devices/opds-key', { done: 'reader key made', show: (a) => <ReaderKey k={a.body as { opds_path: string; opds_url?: string }} origin="" /> }, (api) =>
+    api('POST', '/api/auth/opds-key', {}),
+  );
+  action(app, '/devices/opds-key/revoke', { done: 'opds key revoked', refresh: true }, (api) => api('DELETE', '/api/auth/opds-key'));
+}

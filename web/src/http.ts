@@ -1,0 +1,61 @@
+// What every page answer carries (a strict CSP, no sniffing, same-origin referrers, no caching of
+// a user's page) and the redirect rules: only a path of this site is ever a redirect target.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
+export function securityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('Content-Security-Policy', CSP)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'same-origin')
+    .header('X-Frame-Options', 'DENY')
+    .header('Cache-Control', 'no-store');
+}
+
+/** A whole page (doctype included) or an htmx fragment, rendered by preact (which escapes text and attributes). */
+export function sendHtml(reply: FastifyReply, node: VNode, status = 200, fragment = false): FastifyReply {
+  const html = renderToString(node);
+  return securityHeaders(reply)
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(fragment ? html : `<!doctype html>${html}`);
+}
+
+export const isHtmx = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';
+
+/**
+ * A redirect target from a form or query value: a path of this site only. Refused: other origins
+ * (`https://…`, `//host`), backslashes (`/\host` is `//host` to browsers), control characters and
+ * spaces, anything over 2048 characters.
+ */
+export function localTarget(v: unknown, fallback = '/dashboard'): string {
+  return typeof v === 'string' && v.length <= 2048 && /^\/(?![/\\])[\x21-\x7e]*$/.test(v) && !v.includes('\\') ? v : fallback;
+}
+
+/** The path and query the browser asked for (for an htmx request: the page it is on). */
+export function askedFor(req: FastifyRequest): string {
+  const current = req.headers['hx-current-url'];
+  if (isHtmx(req) && typeof current === 'string') {
+    try {
+      const u = new URL(current);
+      return localTarget(u.pathname + u.search, '/dashboard');
+    } catch {
+      return '/dashboard';
+    }
+  }
+  return localTarget(req.url, '/dashboard');
+}
+
+/** To a page of ours: a 303 for a page load, an `HX-Redirect` (full load) for an htmx request. */
+export function redirectTo(req: FastifyRequest, reply: FastifyReply, to: string): FastifyReply {
+  securityHeaders(reply);
+  if (isHtmx(req)) return reply.code(200).header('HX-Redirect', to).send('');
+  return reply.redirect(to, 303);
+}
+
+/** The sign-in page, coming back to the page asked for afterwards. */
+export const loginFor = (req: FastifyRequest) => `/login?redirect=${encodeURIComponent(askedFor(req))}`;

@@ -1,0 +1,97 @@
+// The page shell: head (hashed assets, htmx configured for our CSP), a skip link, the top bar with
+// navigation and sign-out, and the main landmark. Every page renders inside it.
+import type { ComponentChildren } from 'preact';
+import type { Assets } from './assets';
+import { schemeOf } from './theme';
+
+export interface Viewer {
+  id: string;
+  username: string;
+  role: 'admin' | 'user';
+  theme?: string;
+}
+
+// No inline indicator styles and no settling of `style` attributes (the CSP has no 'unsafe-inline':
+// htmx copying a `style=""` between old and new elements is a violation), no eval, no script tags in swaps.
+const HTMX_CONFIG = JSON.stringify({
+  includeIndicatorStyles: false,
+  attributesToSettle: ['class', 'width', 'height'],
+  allowEval: false,
+  allowScriptTags: false,
+  selfRequestsOnly: true,
+  historyCacheSize: 0,
+});
+
+const NAV: { href: string; label: string; admin?: boolean }[] = [
+  { href: '/dashboard', label: 'Home' },
+  { href: '/library', label: 'Library' },
+  { href: '/devices', label: 'Devices' },
+  { href: '/profile', label: 'Profile' },
+  { href: '/admin/libraries', label: 'Libraries', admin: true },
+  { href: '/admin/users', label: 'People', admin: true },
+];
+
+/** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */
+export interface Live {
+  topic: 'progress' | 'scanner';
+  refresh: string;
+  item?: string;
+}
+
+export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null; current?: string; live?: Live; children: ComponentChildren }) {
+  return (
+    <html lang="en" class={`theme-${schemeOf(p.viewer?.theme)}`}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="htmx-config" content={HTMX_CONFIG} />
+        <title>{`${p.title} · Bindery`}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href={p.assets.css} />
+        <script src={p.assets.htmx} defer />
+        <script src={p.assets.js} defer />
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
+        <header class="topbar">
+          <a class="brand" href={p.viewer ? '/dashboard' : '/login'}>
+            Bindery
+          </a>
+          {p.viewer && (
+            <nav aria-label="Main">
+              <ul>
+                {NAV.filter((n) => !n.admin || p.viewer?.role === 'admin').map((n) => (
+                  <li key={n.href}>
+                    <a href={n.href} aria-current={p.current === n.href ? 'page' : undefined}>
+                      {n.label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          )}
+          {p.viewer && (
+            <form class="signout" method="post" action="/api/auth/logout" hx-post="/api/auth/logout" hx-swap="none" data-redirect-to="/login">
+              <span class="who" id="who">
+                {p.viewer.username}
+              </span>
+              <button type="submit" id="sign-out">
+                Sign out
+              </button>
+            </form>
+          )}
+        </header>
+        <main id="main" tabindex={-1} data-live={p.live?.topic} data-live-refresh={p.live?.refresh} data-live-item={p.live?.item}>
+          {p.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** Where a form's outcome (an error or a confirmation) appears; announced to screen readers. */
+export function Outcome({ id }: { id: string }) {
+  return <div id={id} class="outcome" aria-live="polite" />;
+}

@@ -1,0 +1,177 @@
+// One book: cover, metadata, formats with download links, the caller's progress and rating, and
+// their collections (add with htmx; the reading service decides).
+import { Outcome } from '../layout';
+import { Cover, type Item, percent } from './books';
+
+export interface Progress {
+  percentage: number | null;
+  updated_at?: string | null;
+}
+export interface Collection {
+  id: string;
+  name: string;
+  is_system: boolean;
+}
+
+const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
+const filterLink = (key: string, value: string) => `/library?${new URLSearchParams({ [key]: `"${value}"` })}`;
+
+export function Book({ item, progress, rating }: { item: Item; progress: Progress | null; rating: number | null }) {
+  return (
+    <article class="book-page" aria-labelledby="book-title">
+      <div>
+        <Cover item={item} big />
+      </div>
+      <div>
+        <h1 id="book-title">{item.title}</h1>
+        {item.authors.length > 0 && (
+          <p id="book-authors">
+            by{' '}
+            {item.authors.map((a, i) => (
+              <>
+                {i > 0 && ', '}
+                <a href={filterLink('author', a)}>{a}</a>
+              </>
+            ))}
+          </p>
+        )}
+        <dl class="meta">
+          {item.series && (
+            <>
+              <dt>Series</dt>
+              <dd>
+                <a href={filterLink('series', item.series)}>{item.series}</a>
+                {item.series_index !== null && ` #${item.series_index}`}
+              </dd>
+            </>
+          )}
+          {item.year !== null && (
+            <>
+              <dt>Year</dt>
+              <dd>{item.year}</dd>
+            </>
+          )}
+          {item.publisher && (
+            <>
+              <dt>Publisher</dt>
+              <dd>{item.publisher}</dd>
+            </>
+          )}
+          {item.language && (
+            <>
+              <dt>Language</dt>
+              <dd>{item.language}</dd>
+            </>
+          )}
+          {item.isbn && (
+            <>
+              <dt>ISBN</dt>
+              <dd>{item.isbn}</dd>
+            </>
+          )}
+          {item.tags.length > 0 && (
+            <>
+              <dt>Tags</dt>
+              <dd>
+                {item.tags.map((t, i) => (
+                  <>
+                    {i > 0 && ', '}
+                    <a href={filterLink('tag', t)}>{t}</a>
+                  </>
+                ))}
+              </dd>
+            </>
+          )}
+          <dt>Progress</dt>
+          <dd id="book-progress">
+            {progress && progress.percentage !== null ? (
+              <>
+                <progress max={100} value={Math.round(progress.percentage * 100)} aria-label="Read so far">
+                  {percent(progress.percentage)}
+                </progress>{' '}
+                {percent(progress.percentage)} read
+              </>
+            ) : (
+              'Not started'
+            )}
+          </dd>
+          <dt>Your rating</dt>
+          <dd id="book-rating">{rating === null ? 'Not rated' : `${rating} of 5`}</dd>
+        </dl>
+        <form id="rate" class="inline-form" hx-put={`/api/media-items/${item.id}/rating`} hx-ext="bindery-json" hx-target="#rating-outcome" data-reload>
+          <label for="rating">Rate this book</label>
+          <select id="rating" name="rating:number">
+            {[5, 4, 3, 2, 1].map((n) => (
+              <option key={n} value={n} selected={n === (rating ?? 5)}>
+                {`${n} of 5`}
+              </option>
+            ))}
+          </select>
+          <button type="submit" id="save-rating">
+            Save rating
+          </button>
+          <Outcome id="rating-outcome" />
+        </form>
+        {item.description && <p class="description">{item.description}</p>}
+        <section aria-labelledby="formats-title">
+          <h2 id="formats-title">Formats</h2>
+          {item.formats.length === 0 ? (
+            <p class="muted">No file: this record has no book file yet.</p>
+          ) : (
+            <ul class="formats" id="formats">
+              {item.formats.map((f) => (
+                <li key={f.file_path}>
+                  <a href={f.file_url} download>
+                    Download {f.format.toUpperCase()}
+                  </a>{' '}
+                  <span class="muted">({size(f.size)})</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+        <section aria-labelledby="annotations-title">
+          <h2 id="annotations-title">Highlights and notes</h2>
+          <div id="annotations" hx-get={`/books/${item.id}/annotations`} hx-trigger="load" hx-swap="outerHTML">
+            <p class="muted">Loading your highlights…</p>
+          </div>
+        </section>
+        <section aria-labelledby="collections-title">
+          <h2 id="collections-title">Collections</h2>
+          {/* the collection list counts each collection's books: fetched after the page, not before it */}
+          <div id="collection-picker" hx-get={`/books/${item.id}/collections`} hx-trigger="load" hx-swap="outerHTML">
+            <p class="muted">Loading your collections…</p>
+          </div>
+        </section>
+      </div>
+    </article>
+  );
+}
+
+/** The "add to a collection" form for a book (an htmx fragment of the book page). */
+export function CollectionPicker({ item, collections }: { item: { id: string }; collections: Collection[] }) {
+  const custom = collections.filter((c) => !c.is_system);
+  return (
+    <div id="collection-picker">
+      {custom.length === 0 ? (
+        <p class="muted">You have no collections of your own yet.</p>
+      ) : (
+        <form id="add-to-collection" hx-ext="bindery-json" hx-target="#collection-outcome" hx-swap="innerHTML" data-item={item.id}>
+          <label for="collection">Add to a collection</label>
+          <select id="collection" name="collection">
+            {custom.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <input type="hidden" name="media_item_ids[]" value={item.id} />
+          <button type="submit" class="primary" id="add-collection" hx-post="/api/collections/{collection}/items">
+            Add
+          </button>
+          <Outcome id="collection-outcome" />
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,64 @@
+// The profile: who you are, the theme (PUT /api/auth/theme; the page reloads in it) and the
+// password change (PUT /api/auth/password); the identity service words every outcome.
+import { Outcome, type Viewer } from '../layout';
+import { THEMES } from '../theme';
+
+export interface ProfileData extends Viewer {
+  email: string;
+  first_name: string;
+  last_name: string;
+}
+
+export function Profile({ me }: { me: ProfileData }) {
+  const current = THEMES.some((t) => t.value === me.theme) ? me.theme : undefined;
+  return (
+    <>
+      <h1>Your profile</h1>
+      <section class="card" aria-labelledby="account-title">
+        <h2 id="account-title">Account</h2>
+        <dl class="meta">
+          <dt>Username</dt>
+          <dd id="profile-username">{me.username}</dd>
+          <dt>E-mail</dt>
+          <dd id="profile-email">{me.email}</dd>
+          <dt>Role</dt>
+          <dd id="profile-role">{me.role === 'admin' ? 'Administrator' : 'Reader'}</dd>
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="theme-title">
+        <h2 id="theme-title">Theme</h2>
+        <form id="theme-form" hx-put="/api/auth/theme" hx-ext="bindery-json" hx-target="#theme-outcome" data-reload>
+          <label for="theme">Colours</label>
+          <select id="theme" name="theme">
+            {!current && <option value={me.theme ?? ''}>{`Current (${me.theme || 'default'})`}</option>}
+            {THEMES.map((t) => (
+              <option key={t.value} value={t.value} selected={t.value === current}>
+                {t.label}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="primary" id="save-theme">
+            Save theme
+          </button>
+          <Outcome id="theme-outcome" />
+        </form>
+      </section>
+      <section class="card" aria-labelledby="password-title">
+        <h2 id="password-title">Change password</h2>
+        <form id="password-form" hx-put="/api/auth/password" hx-ext="bindery-json" hx-target="#password-outcome" data-reset-on-success>
+          <input type="text" name="username" value={me.username} autocomplete="username" hidden />
+          <label for="current-password">Current password</label>
+          <input id="current-password" name="current_password" type="password" autocomplete="current-password" required />
+          <label for="new-password">New password</label>
+          <input id="new-password" name="new_password" type="password" autocomplete="new-password" required />
+          <label for="confirm-password">New password again</label>
+          <input id="confirm-password" name="confirm_password" type="password" autocomplete="new-password" required />
+          <button type="submit" class="primary" id="change-password">
+            Change password
+          </button>
+          <Outcome id="password-outcome" />
+        </form>
+      </section>
+    </>
+  );
+}

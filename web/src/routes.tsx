@@ -1,0 +1,321 @@
+// The web app: server-rendered pages (preact to HTML) with htmx, mounted by the gateway with
+// webRoutes(app). Pages read through the gateway's own /api routes in-process (api.ts) and add no
+// rule of their own; writes are htmx requests straight to /api (the HX-Request header is the
+// same-site proof a cookie-authenticated write needs).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { VNode } from 'preact';
+import { apiFor, type Api } from './api';
+import { loadAssets, type Assets } from './assets';
+import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
+import { Layout, type Live, type Viewer } from './layout';
+import { FirstRun, SignIn } from './pages/auth';
+import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
+import { type Annotation, Annotations } from './pages/annotations';
+import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
+import type { Item } from './pages/books';
+import { Dashboard, type Section } from './pages/dashboard';
+import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
+import { Profile, type ProfileData } from './pages/profile';
+import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
+import { adminUserActions } from './admin-users-routes';
+import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type QueueRow, type Shelf } from './pages/devices';
+import { deviceActions } from './devices-routes';
+import { Approve, MISSING, type Pending } from './pages/approve';
+import { approveActions } from './approve-routes';
+
+export { CSP, localTarget } from './http';
+export { schemeOf } from './theme';
+
+export interface WebDeps {
+  /** the assets to serve (tests); read from disk once when absent */
+  assets?: Assets;
+  /** this server's address for the request, to show people what to type elsewhere (null: the page fills it in) */
+  origin?: (req: FastifyRequest) => string | null;
+}
+
+export interface PageContext {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  api: Api;
+  viewer: Viewer;
+  assets: Assets;
+}
+
+export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
+  const assets = deps.assets ?? loadAssets();
+
+  app.get('/assets/:file', (req, reply) => {
+    const a = assets.byPath.get(req.url.split('?')[0]!);
+    if (!a) return securityHeaders(reply).code(404).type('text/plain; charset=utf-8').send('not found');
+    return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(a.type).send(a.body);
+  });
+
+  const viewerOf = async (api: Api): Promise<Viewer | null> => {
+    const r = await api<Viewer>('GET', '/api/auth/profile');
+    return r.status === 200 ? r.body : null;
+  };
+  const needsSetup = async (api: Api): Promise<boolean> => (await api<{ needs_setup: boolean }>('GET', '/api/setup/status')).body?.needs_setup === true;
+
+  const render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status = 200, live?: Live) =>
+    sendHtml(
+      reply,
+      <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
+        {body}
+      </Layout>,
+      status,
+    );
+
+  /** A signed-in page: without a valid session, to sign-in and back; `admin` pages are 404 for others. */
+  const page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) =>
+    app.get(path, async (req, reply) => {
+      const api = apiFor(app, req);
+      const viewer = await viewerOf(api);
+      if (!viewer) return redirectTo(req, reply, loginFor(req));
+      if (opts.admin && viewer.role !== 'admin') return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+      return handler({ req, reply, api, viewer, assets });
+    });
+
+  app.get('/', async (req, reply) => {
+    const api = apiFor(app, req);
+    if (await needsSetup(api)) return redirectTo(req, reply, '/setup');
+    return redirectTo(req, reply, (await viewerOf(api)) ? '/dashboard' : '/login');
+  });
+
+  app.get('/setup', async (req, reply) => {
+    const api = apiFor(app, req);
+    if (!(await needsSetup(api))) return redirectTo(req, reply, '/login');
+    return render(reply, 'Welcome', null, undefined, <FirstRun />);
+  });
+
+  app.get('/login', async (req, reply) => {
+    const q = req.query as Record<string, unknown>;
+    // `next` is what the device approval page sent before this page existed
+    const target = localTarget(q.redirect ?? q.next);
+    const api = apiFor(app, req);
+    if (await needsSetup(api)) return redirectTo(req, reply, '/setup');
+    if (await viewerOf(api)) return redirectTo(req, reply, target);
+    return render(reply, 'Sign in', null, undefined, <SignIn redirect={target} />);
+  });
+
+  page('/dashboard', {}, async ({ reply, api, viewer }) => {
+    const r = await api<{ sections: Section[]; hidden_collections: string[] }>('GET', '/api/dashboard/sections?limit=12');
+    if (r.status !== 200) return render(reply, 'Home', viewer, '/dashboard', <Failed status={r.status} />, 502);
+    // the hidden sections' names, to show them again (the collection list counts every collection's
+    // books, uncached: asked only when something is hidden)
+    let hidden: { id: string; name: string }[] = [];
+    if (r.body.hidden_collections.length > 0) {
+      const all = await api<{ data: { id: string; name: string; show_on_dashboard: boolean }[] }>('GET', '/api/collections');
+      if (all.status === 200) hidden = all.body.data.filter((c) => c.show_on_dashboard && r.body.hidden_collections.includes(c.id));
+    }
+    return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} hidden={hidden} username={viewer.username} />, 200, {
+      topic: 'progress',
+      refresh: '#sections',
+    });
+  });
+
+  page('/library', {}, async ({ req, reply, api, viewer }) => {
+    const q = libraryQuery(req.query as Record<string, unknown>);
+    const r = await api<{ data: Item[]; error?: string }>('GET', apiUrl(q));
+    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} />);
+    if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
+    const items = r.body.data.slice(0, PAGE);
+    const more = r.body.data.length > PAGE;
+    // "Load more" with htmx: the next books for the grid, and the link after them
+    if (isHtmx(req))
+      return sendHtml(
+        reply,
+        <>
+          <Books items={items} />
+          <LoadMore q={q} more={more} oob />
+        </>,
+        200,
+        true,
+      );
+    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+  });
+
+  // autocomplete for the library's author, series and tag fields: the search API's suggestions
+  page('/library/suggest', {}, async ({ req, reply, api }) => {
+    const q = req.query as Record<string, unknown>;
+    const field = typeof q.field === 'string' && q.field in SUGGEST ? q.field : null;
+    if (!field) return sendHtml(reply, <p>unknown field</p>, 400, true);
+    const typed = typeof q[field] === 'string' ? (q[field] as string).replace(/^"|"$/g, '').slice(0, 100) : '';
+    const key = SUGGEST[field]!;
+    const r = await api<{ suggestions?: Record<string, string[]> }>('GET', `/api/media-items/search?${new URLSearchParams({ [key]: typed, limit: '1' })}`);
+    return sendHtml(reply, <Suggestions field={field} values={r.status === 200 ? (r.body.suggestions?.[key] ?? []) : []} />, 200, true);
+  });
+
+  page('/books/:id/collections', {}, async ({ req, reply, api }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [item, collections] = await Promise.all([api<Item>('GET', `/api/media-items/${id}`), api<{ data: Collection[] }>('GET', '/api/collections')]);
+    if (item.status !== 200) return sendHtml(reply, <div id="collection-picker" />, 404, true);
+    return sendHtml(reply, <CollectionPicker item={item.body} collections={collections.status === 200 ? collections.body.data : []} />, 200, true);
+  });
+
+  page('/books/:id/annotations', {}, async ({ req, reply, api }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [hl, notes, deleted] = await Promise.all([
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/highlights`),
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/notes`),
+      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/annotations/deleted`),
+    ]);
+    if (hl.status !== 200) return sendHtml(reply, <div id="annotations" />, hl.status === 404 ? 404 : 502, true);
+    const live = [...hl.body.data, ...(notes.status === 200 ? notes.body.data : [])].sort((a, b) => (a.position?.percentage ?? 0) - (b.position?.percentage ?? 0));
+    return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? deleted.body.data : []} />, 200, true);
+  });
+
+  page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
+
+  page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
+    const [libs, roots] = await Promise.all([api<LibraryRow[]>('GET', '/api/libraries'), api<Browse>('GET', '/api/libraries/browse')]);
+    if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
+    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />, 200, { topic: 'scanner', refresh: '#libraries' });
+  });
+
+  page('/devices', {}, async ({ req, reply, api, viewer }) => {
+    const [list, colls, key] = await Promise.all([
+      api<{ devices: DeviceRow[] }>('GET', '/api/devices'),
+      api<{ data: CollectionName[] }>('GET', '/api/collections'),
+      api<{ exists: boolean; created_at: string | null }>('GET', '/api/auth/opds-key'),
+    ]);
+    if (list.status !== 200) return render(reply, 'Devices', viewer, '/devices', <Failed status={list.status} />, 502);
+    const titles = new Map<string, string>();
+    const devices: DeviceDetail[] = await Promise.all(
+      list.body.devices.map(async (device) => {
+        const [shelves, queue] = await Promise.all([
+          api<{ shelves: Shelf[] }>('GET', `/api/devices/${device.id}/shelves`),
+          api<{ entries: QueueRow[] }>('GET', `/api/devices/${device.id}/queue`),
+        ]);
+        return { device, shelves: shelves.status === 200 ? shelves.body.shelves : [], queue: queue.status === 200 ? queue.body.entries.slice(0, 50) : [] };
+      }),
+    );
+    // the queued books' titles, each looked up once (one the caller may not see stays nameless)
+    const ids = [...new Set(devices.flatMap((d) => d.queue.map((q) => q.media_item_id)).filter((x): x is string => x !== null))].slice(0, 100);
+    await Promise.all(
+      ids.map(async (id) => {
+        const r = await api<{ title: string }>('GET', `/api/media-items/${id}`);
+        if (r.status === 200) titles.set(id, r.body.title);
+      }),
+    );
+    for (const d of devices) for (const q of d.queue) if (q.media_item_id && titles.has(q.media_item_id)) q.title = titles.get(q.media_item_id)!;
+    return render(
+      reply,
+      'Devices',
+      viewer,
+      '/devices',
+      <Devices
+        devices={devices}
+        collections={colls.status === 200 ? colls.body.data.map((c) => ({ id: c.id, name: c.name })) : []}
+        origin={deps.origin?.(req) ?? ''}
+        opdsKey={key.status === 200 ? key.body : { exists: false, created_at: null }}
+      />,
+    );
+  });
+  deviceActions(app);
+
+  page('/devices/approve/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const r = await api<Pending & { error?: string }>('GET', `/api/devices/pending/${id}`);
+    if (r.status === 404 || r.status === 400)
+      return render(
+        reply,
+        'Device registration',
+        viewer,
+        '/devices',
+        <>
+          <h1>Device registration</h1>
+          <p id="result" data-outcome="missing">
+            {r.status === 404 ? MISSING : (r.body?.error ?? MISSING)}
+          </p>
+        </>,
+        r.status,
+      );
+    if (r.status !== 200) return render(reply, 'Device registration', viewer, '/devices', <Failed status={r.status} />, 503);
+    return render(reply, r.body.status === 'pending' ? 'Approve device' : 'Device registration', viewer, '/devices', <Approve p={r.body} />);
+  });
+  approveActions(app);
+
+  page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryName[]>('GET', '/api/libraries')]);
+    if (users.status !== 200 || libs.status !== 200) return render(reply, 'People', viewer, '/admin/users', <Failed status={users.status} />, 502);
+    const access = new Map<string, Access>();
+    await Promise.all(
+      users.body.map(async (u) => {
+        const a = await api<Access>('GET', `/api/auth/users/${u.id}/libraries`);
+        if (a.status === 200) access.set(u.id, a.body);
+      }),
+    );
+    const added = (req.query as Record<string, unknown>).added;
+    return render(
+      reply,
+      'People',
+      viewer,
+      '/admin/users',
+      <AdminUsers users={users.body} access={access} libraries={libs.body} me={viewer.id} {...(typeof added === 'string' && added !== '' ? { added } : {})} />,
+    );
+  });
+  adminUserActions(app);
+
+  // the folder browser's next folder, as a fragment (opening a folder also chooses it)
+  page('/admin/libraries/browse', { admin: true }, async ({ req, reply, api }) => {
+    const path = (req.query as Record<string, unknown>).path;
+    const r = await api<Browse & { error?: string }>(
+      'GET',
+      typeof path === 'string' && path !== '' ? `/api/libraries/browse?${new URLSearchParams({ path })}` : '/api/libraries/browse',
+    );
+    if (r.status !== 200)
+      return sendHtml(
+        reply,
+        <div id="folder-browser" class="alert alert-error" role="alert">
+          {r.body?.error ?? `The folder could not be listed (${r.status}).`}
+        </div>,
+        200,
+        true,
+      );
+    return sendHtml(reply, <FolderBrowser b={r.body} oob />, 200, true);
+  });
+
+  page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const r = await api<Item>('GET', `/api/media-items/${id}`);
+    if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
+    const [progress, rating] = await Promise.all([
+      api<{ progress?: Progress } & Progress>('GET', `/api/media-items/${id}/progress`),
+      api<{ rating?: number | null }>('GET', `/api/media-items/${id}/rating`),
+    ]);
+    return render(
+      reply,
+      r.body.title,
+      viewer,
+      undefined,
+      <Book
+        item={r.body}
+        progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
+        rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
+      />,
+      200,
+      { topic: 'progress', refresh: '#book-progress', item: r.body.id },
+    );
+  });
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        There is no such page. <a href="/dashboard">Back home</a>
+      </p>
+    </>
+  );
+}
+
+function Failed({ status }: { status: number }) {
+  return (
+    <>
+      <h1>Something went wrong</h1>
+      <p id="failure">The server could not answer this page ({status}). Try again in a moment.</p>
+    </>
+  );
+}
