@@ -68,7 +68,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries', 'Users']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile', 'Libraries', 'Users']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -98,7 +98,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard?from=mail`), t.page.click('#submit')]);
       expect(await t.page.textContent('#who')).toBe(alice.username);
       // a plain user's navigation has no admin entry
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile']);
       // signed in: /login goes straight on
       await t.page.goto(`${b.url}/login?redirect=${encodeURIComponent('/dashboard?again=1')}`);
       expect(t.page.url()).toBe(`${b.url}/dashboard?again=1`);
@@ -412,6 +412,43 @@ for (const mode of modes) {
         expect(await a.page.textContent('h1')).toBe('Hidden Gem');
         await checkPage(a, `${mode}-book-admin`);
         await a.ctx.close();
+      });
+
+      it("collections: yours and the system's, created, renamed, a book removed, deleted; another user's is not found", async () => {
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/collections`);
+        const own = () => t.page.locator('#own-collections .collection-link').allTextContents();
+        expect(await own()).toEqual(['Favourites']);
+        expect(await t.page.locator('#system-collections a').allTextContents()).toEqual(expect.arrayContaining(['Continue Reading', 'Recently Added']));
+        await tabTo(t.page, '#create-collection');
+        await checkPage(t, `${mode}-collections`);
+        await t.page.fill('#new-name', 'To read <soon>');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click('#create-collection')]);
+        expect(await own()).toEqual(['Favourites', 'To read <soon>']);
+        const list = async () => (await call('GET', '/api/collections', { token: alice.token })).json.data.filter((c: any) => !c.is_system);
+        const made = (await list()).find((c: any) => c.name === 'To read <soon>');
+        await t.page.fill(`#rename-${made.id}`, 'Later');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#rename-save-${made.id}`)]);
+        expect(await own()).toEqual(['Favourites', 'Later']);
+        // one collection's books; remove one
+        const fav = (await list()).find((c: any) => c.name === 'Favourites');
+        await t.page.goto(`${b.url}/collections/${fav.id}`);
+        expect(await t.page.textContent('h1')).toBe('Favourites');
+        expect(await titles(t, '#grid')).toEqual(['Une Clé perdue']);
+        await checkPage(t, `${mode}-collection`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#remove-${epub.id}`)]);
+        expect(await t.page.textContent('#empty-collection')).toBe('No books in this collection.');
+        expect((await call('GET', `/api/collections/${fav.id}/items`, { token: alice.token })).json.data).toEqual([]);
+        await t.page.goto(`${b.url}/collections`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#delete-${made.id}`)]);
+        expect(await own()).toEqual(['Favourites']);
+        expect((await list()).map((c: any) => c.name)).toEqual(['Favourites']);
+        // another user's collection does not exist for alice
+        const theirs = await call('POST', '/api/collections', { token: admin.token, body: { name: 'Admin picks' } });
+        expect(theirs.status, theirs.text).toBe(201);
+        expect((await t.page.goto(`${b.url}/collections/${theirs.json.id}`))?.status()).toBe(404);
+        expect(unexpectedErrors(t.errors, [404])).toEqual([]);
+        await t.ctx.close();
       });
 
       it('profile: theme (dark by default, light after saving) and password change, with the messages as the API words them', async () => {

@@ -25,6 +25,7 @@ const HTMX_CONFIG = JSON.stringify({
 const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/dashboard', label: 'Home' },
   { href: '/library', label: 'Library' },
+  { href: '/collections', label: 'Collections' },
   { href: '/devices', label: 'Devices' },
   { href: '/profile', label: 'Profile' },
   { href: '/admin/libraries', label: 'Libraries', admin: true },

@@ -14,6 +14,7 @@ import { AdminUsers, type Grants, type UserRow } from './pages/admin-users';
 import { type Annotation, Annotations } from './pages/annotations';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
+import { CollectionPage, type CollectionRow, Collections } from './pages/collections';
 import { Dashboard, type Section } from './pages/dashboard';
 import { type DeviceRow, Devices } from './pages/devices';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
@@ -162,6 +163,23 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     if (hl.status !== 200) return sendHtml(reply, <div id="annotations" />, hl.status === 404 ? 404 : 502, true);
     const live = [...hl.body.data, ...(notes.status === 200 ? notes.body.data : [])].sort((a, b) => (a.position?.percentage ?? 0) - (b.position?.percentage ?? 0));
     return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? deleted.body.data : []} />, 200, true);
+  });
+
+  page('/collections', {}, async ({ reply, api, viewer }) => {
+    const r = await api<{ data: CollectionRow[] }>('GET', '/api/collections');
+    if (r.status !== 200) return render(reply, 'Collections', viewer, '/collections', <Failed status={r.status} />, 502);
+    return render(reply, 'Collections', viewer, '/collections', <Collections collections={r.body.data} />);
+  });
+
+  page('/collections/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [c, items] = await Promise.all([
+      api<CollectionRow>('GET', `/api/collections/${id}`),
+      api<{ data: { media_item_id: string; item: Item }[] }>('GET', `/api/collections/${id}/items?limit=200`),
+    ]);
+    if (c.status === 404 || c.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    if (c.status !== 200 || items.status !== 200) return render(reply, 'Collection', viewer, '/collections', <Failed status={c.status} />, 502);
+    return render(reply, c.body.name, viewer, '/collections', <CollectionPage c={c.body} books={items.body.data} />);
   });
 
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
