@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { emptyDir, FIXTURE, items as listItems, scan, settled } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
 import { asDevice, enroll } from './device-helpers';
-import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
+import { api, decodeJwt, eventually, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
 
 declare const document: any;
@@ -68,7 +68,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile', 'Libraries', 'Users']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile', 'Libraries', 'Users', 'System']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -557,6 +557,30 @@ for (const mode of modes) {
         expect(unexpectedErrors(t.errors, [404])).toEqual([]);
         await a.ctx.close();
         await t.ctx.close();
+      });
+
+      it('admin system: a plain user never sees it; the admin sees the read models and settings and rebuilds one', async () => {
+        const t = await as(alice);
+        expect((await t.page.goto(`${b.url}/admin/system`))?.status()).toBe(404);
+        await t.ctx.close();
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/admin/system`);
+        const api = (await call('GET', '/api/admin/projections', { token: admin.token })).json.data;
+        expect(await a.page.locator('#projections tbody td[data-label="Name"]').allTextContents()).toEqual(api.map((p: any) => p.name));
+        const keys = (await call('GET', '/api/system/settings', { token: admin.token })).json.settings.map((x: any) => x.key);
+        expect(await a.page.locator('#settings dt').allTextContents()).toEqual(keys);
+        await tabTo(a.page, '#rebuild-button-catalog', 200);
+        await checkPage(a, `${mode}-admin-system`);
+        await a.page.click('#rebuild-button-catalog');
+        await a.page.waitForSelector('#rebuild-catalog [role="status"]');
+        expect(await a.page.textContent('#rebuild-catalog')).toBe('rebuild of catalog started');
+        await eventually(async () => {
+          const now = (await call('GET', '/api/admin/projections', { token: admin.token })).json.data.find((p: any) => p.name === 'catalog');
+          expect(now.rebuilt_at).not.toBeNull();
+          expect(now.rebuilding).toBe(false);
+        }, 30_000);
+        expect(a.errors).toEqual([]);
+        await a.ctx.close();
       });
 
       it('admin libraries: a plain user never sees them; the admin creates a library with the folder browser and rescans it', async () => {

@@ -30,6 +30,7 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/profile', label: 'Profile' },
   { href: '/admin/libraries', label: 'Libraries', admin: true },
   { href: '/admin/users', label: 'Users', admin: true },
+  { href: '/admin/system', label: 'System', admin: true },
 ];
 
 /** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */

@@ -10,6 +10,7 @@ import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } 
 import { Layout, type Live, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
+import { AdminSystem, type ProjectionRow, type Setting } from './pages/admin-system';
 import { AdminUsers, type Grants, type UserRow } from './pages/admin-users';
 import { type Annotation, Annotations } from './pages/annotations';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
@@ -203,6 +204,12 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         }),
     );
     return render(reply, 'Users', viewer, '/admin/users', <AdminUsers users={users.body} grants={grants} libraries={libs.body} />);
+  });
+
+  page('/admin/system', { admin: true }, async ({ reply, api, viewer }) => {
+    const [p, st] = await Promise.all([api<{ data: ProjectionRow[] }>('GET', '/api/admin/projections'), api<{ settings: Setting[] }>('GET', '/api/system/settings')]);
+    if (p.status !== 200) return render(reply, 'System', viewer, '/admin/system', <Failed status={p.status} />, 502);
+    return render(reply, 'System', viewer, '/admin/system', <AdminSystem projections={p.body.data} settings={st.status === 200 ? (st.body.settings ?? []) : []} />);
   });
 
   // the folder browser's next folder, as a fragment (opening a folder also chooses it)
