@@ -62,7 +62,7 @@ for (const mode of modes) {
       const t = await as(admin);
       await t.page.goto(`${b.url}/admin/users`);
       expect(await t.page.textContent('h1')).toBe('People');
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries', 'People']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile', 'Libraries', 'People', 'System']);
       await tabTo(t.page, '#add-user-submit');
       await checkPage(t, `${mode}-admin-people`);
       // a name that looks like markup is text
@@ -205,7 +205,7 @@ for (const mode of modes) {
       const r = await t.page.goto(`${b.url}/admin/users`);
       expect(r?.status()).toBe(404);
       expect(await t.page.textContent('h1')).toBe('Not found');
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile']);
       await t.ctx.close();
       // a cross-site form (no HX-Request) is refused before anything happens, even with the admin's cookie
       const forged = await fetch(`${b.url}/admin/users`, {

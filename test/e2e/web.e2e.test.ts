@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { emptyDir, FIXTURE, items as listItems, scan, settled } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
 import { asDevice, enroll } from './device-helpers';
-import { api, decodeJwt, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
+import { api, decodeJwt, eventually, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
 
 declare const document: any;
@@ -68,7 +68,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#create-admin')]);
       expect(await t.page.textContent('h1')).toBe(`Welcome, ${root.username}`);
       // the administrator sees the admin entries of the navigation
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile', 'Libraries', 'People']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile', 'Libraries', 'People', 'System']);
       expect(t.errors).toEqual([]);
       await t.ctx.close();
       const r = await login(call, root.username, root.password);
@@ -98,7 +98,7 @@ for (const mode of modes) {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard?from=mail`), t.page.click('#submit')]);
       expect(await t.page.textContent('#who')).toBe(alice.username);
       // a plain user's navigation has no admin entry
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Devices', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile']);
       // signed in: /login goes straight on
       await t.page.goto(`${b.url}/login?redirect=${encodeURIComponent('/dashboard?again=1')}`);
       expect(t.page.url()).toBe(`${b.url}/dashboard?again=1`);
@@ -414,6 +414,43 @@ for (const mode of modes) {
         await a.ctx.close();
       });
 
+      it("collections: yours and the system's, created, renamed, a book removed, deleted; another user's is not found", async () => {
+        const t = await as(alice);
+        await t.page.goto(`${b.url}/collections`);
+        const own = () => t.page.locator('#own-collections .collection-link').allTextContents();
+        expect(await own()).toEqual(['Favourites']);
+        expect(await t.page.locator('#system-collections a').allTextContents()).toEqual(expect.arrayContaining(['Continue Reading', 'Recently Added']));
+        await tabTo(t.page, '#create-collection');
+        await checkPage(t, `${mode}-collections`);
+        await t.page.fill('#new-name', 'To read <soon>');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click('#create-collection')]);
+        expect(await own()).toEqual(['Favourites', 'To read <soon>']);
+        const list = async () => (await call('GET', '/api/collections', { token: alice.token })).json.data.filter((c: any) => !c.is_system);
+        const made = (await list()).find((c: any) => c.name === 'To read <soon>');
+        await t.page.fill(`#rename-${made.id}`, 'Later');
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#rename-save-${made.id}`)]);
+        expect(await own()).toEqual(['Favourites', 'Later']);
+        // one collection's books; remove one
+        const fav = (await list()).find((c: any) => c.name === 'Favourites');
+        await t.page.goto(`${b.url}/collections/${fav.id}`);
+        expect(await t.page.textContent('h1')).toBe('Favourites');
+        expect(await titles(t, '#grid')).toEqual(['Une Clé perdue']);
+        await checkPage(t, `${mode}-collection`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#remove-${epub.id}`)]);
+        expect(await t.page.textContent('#empty-collection')).toBe('No books in this collection.');
+        expect((await call('GET', `/api/collections/${fav.id}/items`, { token: alice.token })).json.data).toEqual([]);
+        await t.page.goto(`${b.url}/collections`);
+        await Promise.all([t.page.waitForEvent('load'), t.page.click(`#delete-${made.id}`)]);
+        expect(await own()).toEqual(['Favourites']);
+        expect((await list()).map((c: any) => c.name)).toEqual(['Favourites']);
+        // another user's collection does not exist for alice
+        const theirs = await call('POST', '/api/collections', { token: admin.token, body: { name: 'Admin picks' } });
+        expect(theirs.status, theirs.text).toBe(201);
+        expect((await t.page.goto(`${b.url}/collections/${theirs.json.id}`))?.status()).toBe(404);
+        expect(unexpectedErrors(t.errors, [404])).toEqual([]);
+        await t.ctx.close();
+      });
+
       it('profile: theme (dark by default, light after saving) and password change, with the messages as the API words them', async () => {
         const bob = await register(call);
         const t = await as(bob);
@@ -523,6 +560,30 @@ for (const mode of modes) {
         await a.ctx.close();
         await t.ctx.close();
       }, 120_000);
+
+      it('admin system: a plain user never sees it; the admin sees the read models and settings and rebuilds one', async () => {
+        const t = await as(alice);
+        expect((await t.page.goto(`${b.url}/admin/system`))?.status()).toBe(404);
+        await t.ctx.close();
+        const a = await as(admin);
+        await a.page.goto(`${b.url}/admin/system`);
+        const api = (await call('GET', '/api/admin/projections', { token: admin.token })).json.data;
+        expect(await a.page.locator('#projections tbody td[data-label="Name"]').allTextContents()).toEqual(api.map((p: any) => p.name));
+        const keys = (await call('GET', '/api/system/settings', { token: admin.token })).json.settings.map((x: any) => x.key);
+        expect(await a.page.locator('#settings dt').allTextContents()).toEqual(keys);
+        await tabTo(a.page, '#rebuild-button-catalog', 200);
+        await checkPage(a, `${mode}-admin-system`);
+        await a.page.click('#rebuild-button-catalog');
+        await a.page.waitForSelector('#rebuild-catalog [role="status"]');
+        expect(await a.page.textContent('#rebuild-catalog')).toBe('rebuild of catalog started');
+        await eventually(async () => {
+          const now = (await call('GET', '/api/admin/projections', { token: admin.token })).json.data.find((p: any) => p.name === 'catalog');
+          expect(now.rebuilt_at).not.toBeNull();
+          expect(now.rebuilding).toBe(false);
+        }, 30_000);
+        expect(a.errors).toEqual([]);
+        await a.ctx.close();
+      });
 
       it('admin libraries: a plain user never sees them; the admin creates a library with the folder browser and rescans it', async () => {
         const t = await as(alice);

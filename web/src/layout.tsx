@@ -25,10 +25,12 @@ const HTMX_CONFIG = JSON.stringify({
 const NAV: { href: string; label: string; admin?: boolean }[] = [
   { href: '/dashboard', label: 'Home' },
   { href: '/library', label: 'Library' },
+  { href: '/collections', label: 'Collections' },
   { href: '/devices', label: 'Devices' },
   { href: '/profile', label: 'Profile' },
   { href: '/admin/libraries', label: 'Libraries', admin: true },
   { href: '/admin/users', label: 'People', admin: true },
+  { href: '/admin/system', label: 'System', admin: true },
 ];
 
 /** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */

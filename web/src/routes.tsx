@@ -10,9 +10,11 @@ import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } 
 import { Layout, type Live, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
+import { AdminSystem, type ProjectionRow, type Setting } from './pages/admin-system';
 import { type Annotation, Annotations } from './pages/annotations';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
+import { CollectionPage, type CollectionRow, Collections } from './pages/collections';
 import { Dashboard, type Section } from './pages/dashboard';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
@@ -164,6 +166,23 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? deleted.body.data : []} />, 200, true);
   });
 
+  page('/collections', {}, async ({ reply, api, viewer }) => {
+    const r = await api<{ data: CollectionRow[] }>('GET', '/api/collections');
+    if (r.status !== 200) return render(reply, 'Collections', viewer, '/collections', <Failed status={r.status} />, 502);
+    return render(reply, 'Collections', viewer, '/collections', <Collections collections={r.body.data} />);
+  });
+
+  page('/collections/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const [c, items] = await Promise.all([
+      api<CollectionRow>('GET', `/api/collections/${id}`),
+      api<{ data: { media_item_id: string; item: Item }[] }>('GET', `/api/collections/${id}/items?limit=200`),
+    ]);
+    if (c.status === 404 || c.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    if (c.status !== 200 || items.status !== 200) return render(reply, 'Collection', viewer, '/collections', <Failed status={c.status} />, 502);
+    return render(reply, c.body.name, viewer, '/collections', <CollectionPage c={c.body} books={items.body.data} />);
+  });
+
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
 
   page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
@@ -255,6 +274,12 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     );
   });
   adminUserActions(app);
+
+  page('/admin/system', { admin: true }, async ({ reply, api, viewer }) => {
+    const [p, st] = await Promise.all([api<{ data: ProjectionRow[] }>('GET', '/api/admin/projections'), api<{ settings: Setting[] }>('GET', '/api/system/settings')]);
+    if (p.status !== 200) return render(reply, 'System', viewer, '/admin/system', <Failed status={p.status} />, 502);
+    return render(reply, 'System', viewer, '/admin/system', <AdminSystem projections={p.body.data} settings={st.status === 200 ? (st.body.settings ?? []) : []} />);
+  });
 
   // the folder browser's next folder, as a fragment (opening a folder also chooses it)
   page('/admin/libraries/browse', { admin: true }, async ({ req, reply, api }) => {
