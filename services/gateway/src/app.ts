@@ -47,6 +47,7 @@ import { deviceSyncClient } from './http/device-sync-client';
 import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
+import { koboDeviceRoutes } from './routes/kobo-devices';
 
 export interface AppOptions {
   bus: Bus;
@@ -176,6 +177,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices, reads: o.reads });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null, origins });
+  koboDeviceRoutes(app, { auth, devices, origins });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);

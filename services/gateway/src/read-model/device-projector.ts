@@ -25,11 +25,26 @@ export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     case 'device-sync.sync-key-issued.v1':
       await s.updateTable(t.devices).set({ sync_key_verifier: e.data.verifier, sync_key_issued_at: e.data.issued_at }).where('id', '=', e.data.device_id).execute();
       break;
+    case 'device-sync.kobo-token-issued.v1':
+      await s.updateTable(t.devices).set({ kobo_token_hash: e.data.token_hash }).where('id', '=', e.data.device_id).execute();
+      break;
+    case 'device-sync.kobo-settings-saved.v1':
+      await s.updateTable(t.devices).set({ kobo_books: e.data.books }).where('id', '=', e.data.device_id).execute();
+      break;
+    case 'device-sync.kobo-book-removed.v1':
+      await s
+        .insertInto(t.koboRemoved)
+        .values({ device_id: e.data.device_id, item_id: e.data.media_item_id, removed_at: e.data.removed_at })
+        .onConflict((oc) => oc.columns(['device_id', 'item_id']).doUpdateSet({ removed_at: e.data.removed_at }))
+        .execute();
+      break;
     case 'device-sync.device-deleted.v1':
+      await s.deleteFrom(t.koboRemoved).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.devices).where('id', '=', e.data.device_id).execute();
       break;
     case 'device-sync.user-devices-removed.v1':
+      if (e.data.device_ids.length) await s.deleteFrom(t.koboRemoved).where('device_id', 'in', e.data.device_ids).execute();
       await s.deleteFrom(t.shelves).where('user_id', '=', e.data.user_id).execute();
       await s.deleteFrom(t.devices).where('user_id', '=', e.data.user_id).execute();
       break;
