@@ -48,6 +48,9 @@ import { deviceSyncRoutes } from './routes/device-sync';
 import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
 import { koboDeviceRoutes } from './routes/kobo-devices';
+import { koboRoutes } from './routes/kobo';
+import { koboAuthenticator } from './kobo/auth';
+import { kepubSource } from './kobo/kepubs';
 
 export interface AppOptions {
   bus: Bus;
@@ -178,6 +181,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   deviceSyncRoutes(app, { deviceAuth, devices, reads: o.reads });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null, origins });
   koboDeviceRoutes(app, { auth, devices, origins });
+  // a KEPUB is made on its first request: that may take longer than an ordinary request
+  const kepubs = kepubSource(catalogClient(o.bus, o.log, Math.max(o.rpcTimeoutMs, 60_000)));
+  koboRoutes(app, { reads: o.reads, koboAuth: koboAuthenticator(o.reads.db, o.reads.models), kepubs, reading: reading.reading, devices, catalog, origins });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);
