@@ -221,8 +221,17 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
   });
 
   it('reading state from the web reaches the Kobo at the same place (within 1 %), and Finished is finished', async () => {
-    expect((await call('PUT', `/api/media-items/${crown.id}/progress`, { token: reader.token, body: { percentage: 0.4 } })).status).toBe(200);
-    const run = await koboSync(call, kobo, last);
+    // the web's first write of a book the Kobo is reading would open a conflict (the rules as for
+    // KOReader); the reader settles it by writing with force
+    const web = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: reader.token, body: { percentage: 0.4, force: true } });
+    expect(web.status, web.text).toBe(200);
+    expect(web.json.status).toBe('saved');
+    // another replica's read model may lag a moment behind the web's write
+    const run = await eventually(async () => {
+      const r = await koboSync(call, kobo, last);
+      expect(r.entries.length).toBeGreaterThan(0);
+      return r;
+    });
     expect(run.entries.map((e) => entryBook(e))).toEqual([{ kind: 'ChangedReadingState', id: crown.id }]);
     const rs = run.entries[0].ChangedReadingState.ReadingState;
     expect(rs.StatusInfo.Status).toBe('Reading');
@@ -240,7 +249,9 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     // Finished, sent with the first span: the book is finished, not at its start
     const first = spans[0]!;
     await call('PUT', `${kobo}/v1/library/${crown.id}/state`, {
-      body: { ReadingStates: [{ CurrentBookmark: { ProgressPercent: 0, Location: { Value: first.id, Type: 'KoboSpan', Source: first.source } }, StatusInfo: { Status: 'Finished' } }] },
+      body: {
+        ReadingStates: [{ CurrentBookmark: { ProgressPercent: 0, Location: { Value: first.id, Type: 'KoboSpan', Source: first.source } }, StatusInfo: { Status: 'Finished' } }],
+      },
     });
     const f = await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token });
     expect(f.json.percentage).toBe(1);
@@ -255,12 +266,12 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     const cols = await call('GET', '/api/collections', { token: reader.token });
     expect(cols.json.data.find((c: { id: string }) => c.id === tagId)).toMatchObject({ name: 'On the Kobo' });
     const members = await call('GET', `/api/collections/${tagId}/items`, { token: reader.token });
-    expect(members.json.data.map((b: { id: string }) => b.id)).toEqual([crown.id]);
+    expect(members.json.data.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([crown.id]);
     expect((await call('POST', `${kobo}/v1/library/tags/${tagId}/items`, { body: { Items: [{ RevisionId: small.id, Type: 'ProductRevisionTagItem' }] } })).status).toBe(201);
     expect((await call('PUT', `${kobo}/v1/library/tags/${tagId}`, { body: { Name: 'Kobo shelf' } })).status).toBe(200);
     expect((await call('POST', `${kobo}/v1/library/tags/${tagId}/items/delete`, { body: { Items: [{ RevisionId: crown.id, Type: 'ProductRevisionTagItem' }] } })).status).toBe(200);
     const after = await call('GET', `/api/collections/${tagId}/items`, { token: reader.token });
-    expect(after.json.data.map((b: { id: string }) => b.id)).toEqual([small.id]);
+    expect(after.json.data.map((b: { media_item_id: string }) => b.media_item_id)).toEqual([small.id]);
     // made on the web
     const web = await call('POST', '/api/collections', { token: reader.token, body: { name: 'Web shelf' } });
     expect(web.status, web.text).toBe(201);
@@ -295,7 +306,9 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     expect(g.status, g.text).toBe(200);
     const run = await koboSync(call, kobo, last);
     const got = run.entries.map((e) => entryBook(e)!);
-    expect(got.sort((a, b) => a.id.localeCompare(b.id))).toEqual(hiddenItems.map((i) => ({ kind: 'ChangedEntitlement', id: i.id, removed: true })).sort((a, b) => a.id.localeCompare(b.id)));
+    expect(got.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      hiddenItems.map((i) => ({ kind: 'ChangedEntitlement', id: i.id, removed: true })).sort((a, b) => a.id.localeCompare(b.id)),
+    );
     // and their metadata, state and file are no longer answered
     expect((await call('GET', `${kobo}/v1/library/${hiddenItems[0]!.id}/metadata`)).status).toBe(404);
     expect((await call('GET', `${kobo}/v1/books/${hiddenItems[0]!.id}/file/kepub`)).status).toBe(404);

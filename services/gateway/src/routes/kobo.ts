@@ -247,8 +247,10 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
       StatusInfo?: { Status?: unknown };
     };
     const status = s.StatusInfo?.Status;
-    const pct = typeof s.CurrentBookmark?.ProgressPercent === 'number' ? s.CurrentBookmark.ProgressPercent : null;
-    if (pct !== null && (!Number.isFinite(pct) || pct < 0 || pct > 100)) return reply.code(400).send({ error: 'invalid request' });
+    const rawPct = s.CurrentBookmark?.ProgressPercent;
+    if (rawPct !== undefined && rawPct !== null && (typeof rawPct !== 'number' || !Number.isFinite(rawPct) || rawPct < 0 || rawPct > 100))
+      return reply.code(400).send({ error: 'invalid request' });
+    const pct = typeof rawPct === 'number' ? rawPct : null;
     const loc = s.CurrentBookmark?.Location;
     const input: Record<string, unknown> = { client: 'kobo', device: req.kobo!.name };
     let write = true;
