@@ -65,6 +65,10 @@ async function decide(action) {
       document.getElementById('sync-key').textContent = body.kosync.password;
       document.getElementById('kosync').hidden = false;
     }
+    if (action === 'approve' && body.kobo_url) {
+      document.getElementById('kobo-line').textContent = body.kobo_config.line;
+      document.getElementById('kobo').hidden = false;
+    }
   } else {
     result.textContent = body.error || ('Failed (' + r.status + ')');
     for (const b of document.querySelectorAll('button')) b.disabled = false;
@@ -130,6 +134,8 @@ export function devicePages(app: FastifyInstance, { auth, devices }: DeviceDeps)
 <div id="actions"><button id="approve" type="button">Approve</button><button id="reject" type="button">Reject</button></div><p id="result" role="status"></p>
 <div id="kosync" class="device" hidden><p>For KOReader's built-in <strong>Progress sync</strong> (no plugin): set <em>Custom sync server</em> to <code id="kosync-server"></code>, then <em>Login</em> with the username <code id="kosync-user"></code> and this sync key as the password:</p>
 <p><code id="sync-key"></code></p><p>It is shown only this once and works until the device is deleted or given a new key.</p></div>
+<div id="kobo" class="device" hidden><p>For a <strong>Kobo</strong>: connect it by USB, open <code>.kobo/Kobo/Kobo eReader.conf</code>, and under <code>[OneStoreServices]</code> replace the <code>api_endpoint=</code> line with:</p>
+<p><code id="kobo-line"></code></p><p>It is shown only this once; a new address can be made from the device's settings (the old one then stops working).</p></div>
 <p id="plugin">The Bindery plugin for KOReader: <a id="plugin-download" href="${PLUGIN_DOWNLOAD}" download>${PLUGIN_ZIP}</a> (unzip it into KOReader's <code>plugins</code> folder).</p>`,
       APPROVE_SCRIPT,
       ` data-registration="${escapeHtml(p.id)}"`,
