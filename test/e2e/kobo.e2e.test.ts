@@ -152,7 +152,7 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     // the device retries with its previous token: the same change again
     const again = await koboSync(call, kobo, last);
     expect(again.entries.map((e) => entryBook(e))).toEqual([{ kind: 'ChangedEntitlement', id: book.id, removed: false }]);
-    expect(again.entries[0].ChangedEntitlement.BookMetadata.Title).toBe('Small Book One');
+    expect(again.entries[0]!.ChangedEntitlement.BookMetadata.Title).toBe('Small Book One');
     last = (await koboSync(call, kobo, again.token)).token;
   });
 
@@ -233,7 +233,7 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
       return r;
     });
     expect(run.entries.map((e) => entryBook(e))).toEqual([{ kind: 'ChangedReadingState', id: crown.id }]);
-    const rs = run.entries[0].ChangedReadingState.ReadingState;
+    const rs = run.entries[0]!.ChangedReadingState.ReadingState;
     expect(rs.StatusInfo.Status).toBe('Reading');
     expect(rs.CurrentBookmark.ProgressPercent).toBeCloseTo(40, 0);
     const loc = rs.CurrentBookmark.Location;
