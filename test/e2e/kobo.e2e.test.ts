@@ -8,6 +8,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
@@ -17,7 +18,8 @@ import { entryBook, koboSpans, koboSync, smallEpub, unzip } from './kobo-helpers
 const modes = await availableModes();
 const get = instances(modes);
 const CROWN = join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub');
-const { texts } = await epubText(CROWN);
+const { texts, index } = await epubText(CROWN);
+const L = Reading.Locator;
 
 /** 246 small books and the crown in the main library, 3 in the library hidden later: 250 in all. */
 const MAIN_SMALL = 246;
@@ -256,6 +258,59 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     const f = await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token });
     expect(f.json.percentage).toBe(1);
     last = (await koboSync(call, kobo, last)).token;
+  });
+
+  it('a highlight both ways: one made on the Kobo is the web’s, one made on the web the Kobo gets', async () => {
+    const s = spans.filter((x) => x.text.length > 60)[10]!;
+    const words = s.text.replace(/&amp;/g, '&').replace(/^\s+/, '');
+    const lead = s.text.length - s.text.replace(/^\s+/, '').length;
+    const path = `span#${s.id.replace(/\./g, '\\.')}`;
+    const kobo1 = {
+      id: 'kobo-highlight-1',
+      type: 'highlight',
+      highlightedText: words.slice(0, 25),
+      highlightColor: '#FFFF00',
+      clientLastModifiedUtc: new Date().toISOString(),
+      location: { span: { chapterFilename: s.source, chapterProgress: 0.5, chapterTitle: '', startPath: path, startChar: lead, endPath: path, endChar: lead + 25 } },
+    };
+    const bearer = { authorization: `Bearer ${token}` };
+    const patch = (body: unknown) => call('PATCH', `/api/v3/content/${crown.id}/annotations`, { headers: bearer, body });
+    expect((await patch({ updatedAnnotations: [kobo1], deletedAnnotationIds: [] })).status).toBe(204);
+    // a replay changes nothing
+    expect((await patch({ updatedAnnotations: [kobo1], deletedAnnotationIds: [] })).status).toBe(204);
+    const web = await call('GET', `/api/media-items/${crown.id}/highlights`, { token: reader.token });
+    const mine = web.json.data.filter((a: { dedup_key: string }) => a.dedup_key === 'kobo:kobo-highlight-1');
+    expect(mine).toHaveLength(1);
+    expect(mine[0].text).toBe(words.slice(0, 25));
+    const p = mine[0].position;
+    expect(texts[p.spine_index]!.slice(p.doc_offset, p.end_doc_offset)).toBe(words.slice(0, 25));
+    // made on the web, 200 characters further on
+    const at = { spine: p.spine_index as number, offset: (p.doc_offset as number) + 200 };
+    let o = at.offset;
+    while (!/\s/.test(texts[at.spine]![o - 1] ?? ' ') || /\s/.test(texts[at.spine]![o] ?? ' ')) o++;
+    const text = texts[at.spine]!.slice(o, o + 20);
+    const made = await call('POST', `/api/media-items/${crown.id}/highlights`, {
+      token: reader.token,
+      body: { position: { epubcfi: L.canonicalToCfiRange(index, { spine: at.spine, offset: o }, { spine: at.spine, offset: o + 20 }) }, text },
+    });
+    expect(made.status, made.text).toBe(201);
+    const got = await call('GET', `/api/v3/content/${crown.id}/annotations`, { headers: bearer });
+    expect(got.status).toBe(200);
+    const ids = got.json.annotations.map((a: { id: string }) => a.id);
+    expect(ids).toContain('kobo-highlight-1');
+    expect(ids).toContain(made.json.id);
+    const w = got.json.annotations.find((a: { id: string }) => a.id === made.json.id);
+    expect(w).toMatchObject({ type: 'highlight', highlightedText: text });
+    expect(w.location.span.startPath).toMatch(/^span#kobo\\\.\d+\\\.\d+$/);
+    // the Kobo's span and character name the web's first character
+    const ks = spans.find((x) => x.id === w.location.span.startPath.replace('span#', '').replace(/\\/g, '') && x.source === w.location.span.chapterFilename)!;
+    expect(ks.text.replace(/&amp;/g, '&').slice(w.location.span.startChar)).toMatch(new RegExp(`^${text.slice(0, 5).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    // deleted on the Kobo: gone from the web
+    expect((await patch({ updatedAnnotations: [], deletedAnnotationIds: ['kobo-highlight-1'] })).status).toBe(204);
+    const after = await call('GET', `/api/media-items/${crown.id}/highlights`, { token: reader.token });
+    expect(after.json.data.map((a: { dedup_key: string }) => a.dedup_key)).not.toContain('kobo:kobo-highlight-1');
+    // without a Kobo's bearer: answered, nothing changed
+    expect((await call('PATCH', `/api/v3/content/${crown.id}/annotations`, { body: { updatedAnnotations: [kobo1] } })).status).toBe(204);
   });
 
   it('tags: a shelf made on the device is a collection; one made on the web reaches the device', async () => {

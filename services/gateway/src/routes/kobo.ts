@@ -13,6 +13,7 @@ import { publicBase, koboPath } from '../kobo/address';
 import type { Kobo, KoboAuth } from '../kobo/auth';
 import { fractionToPlace, type KepubSource, locationToPlace, placeToLocation } from '../kobo/kepubs';
 import { koboResources } from '../kobo/resources';
+import { koboAnnotationRoutes } from '../kobo/annotations';
 import { bookEntitlement, bookMetadata, koboTime, readingState, type StateFacts, tag } from '../kobo/shapes';
 import { type Difference, KoboSyncState } from '../kobo/sync-state';
 import { makeSyncToken, parseSyncToken } from '../kobo/sync-token';
@@ -344,8 +345,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
 
   // the reading-services host (the device strips our path): answered, never a 401 (one aborts the device's whole sync)
   app.post('/api/v3/content/checkforchanges', async () => []);
-  app.get('/api/v3/content/:id/annotations', async () => ({ annotations: [], nextPageOffsetToken: null }));
-  app.patch('/api/v3/content/:id/annotations', async (_req, reply) => reply.code(204).send());
+  koboAnnotationRoutes(app, deps);
   app.all('/api/UserStorage/*', async () => ({}));
 }
 
