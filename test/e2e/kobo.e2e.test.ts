@@ -5,7 +5,7 @@
 // a book removed on the device, a hidden library's books removed, another user's books never
 // offered, a replaced and a revoked token refused, hostile bodies refused without loss.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Reading } from '@bindery/contracts';
@@ -213,6 +213,11 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     // the web's place is the span's first character
     const text = s.text.replace(/&amp;/g, '&').trim().slice(0, 12);
     expect(texts[w.json.spine_index]!.slice(w.json.doc_offset, w.json.doc_offset + 40)).toContain(text);
+    // KOReader's stock sync pulls the same place (within 1 %)
+    const md5 = (x: string) => createHash('md5').update(x).digest('hex');
+    const ko = await call('GET', `/syncs/progress/${crown.formats[0].partial_md5}`, { headers: { 'x-auth-user': reader.username, 'x-auth-key': md5(reader.password) } });
+    expect(ko.status, ko.text).toBe(200);
+    expect(Math.abs(Number(ko.json.percentage) - w.json.percentage)).toBeLessThan(0.01);
     // GET state gives the same span back
     const g = await call('GET', `${kobo}/v1/library/${crown.id}/state`);
     expect(g.json[0].CurrentBookmark.Location).toEqual({ Value: s.id, Type: 'KoboSpan', Source: s.source });
@@ -368,6 +373,28 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     expect((await call('GET', `${kobo}/v1/library/${hiddenItems[0]!.id}/metadata`)).status).toBe(404);
     expect((await call('GET', `${kobo}/v1/books/${hiddenItems[0]!.id}/file/kepub`)).status).toBe(404);
     last = run.token;
+  });
+
+  it('a Kobo set to its shelves only: the other books leave it (paged), a shelved collection’s books and tag arrive', async () => {
+    expect((await call('PUT', `/api/devices/${device}/kobo`, { token: reader.token, body: { books: 'nothing' } })).status).toBe(400);
+    const set = await call('PUT', `/api/devices/${device}/kobo`, { token: reader.token, body: { books: 'shelves' } });
+    expect(set.status, set.text).toBe(200);
+    const gone = await koboSync(call, kobo, last);
+    expect(gone.pages.length).toBe(3);
+    expect(gone.pages.slice(0, 2).map((p) => (p.json as unknown[]).length)).toEqual([100, 100]);
+    const removed = gone.entries.map((e) => entryBook(e)).filter((b) => b !== null);
+    expect(removed.every((b) => b.kind === 'ChangedEntitlement' && b.removed)).toBe(true);
+    expect(new Set(removed.map((b) => b.id)).size).toBe(removed.length);
+    expect(removed.map((b) => b.id)).toContain(crown.id);
+    last = gone.token;
+    const col = await call('POST', '/api/collections', { token: reader.token, body: { name: 'For the Kobo' } });
+    await call('POST', `/api/collections/${col.json.id}/items`, { token: reader.token, body: { media_item_ids: [crown.id] } });
+    expect((await call('POST', `/api/devices/${device}/shelves`, { token: reader.token, body: { collection_id: col.json.id } })).status).toBe(201);
+    const back = await koboSync(call, kobo, last);
+    const got = back.entries.map((e) => entryBook(e)).filter((b) => b !== null);
+    expect(got.filter((b) => b.kind === 'NewEntitlement').map((b) => b.id)).toEqual([crown.id]);
+    expect(back.entries.find((e) => e.NewTag)?.NewTag.Tag).toMatchObject({ Id: col.json.id, Name: 'For the Kobo', Items: [{ RevisionId: crown.id }] });
+    last = back.token;
   });
 
   it('hostile input is refused with 400 and loses nothing', async () => {
