@@ -57,7 +57,7 @@ export function storedZip(entries: [string, string | Buffer][]): Buffer {
 }
 
 /** A small valid EPUB 3 with a title, an author and a few sentences. */
-export function smallEpub(title: string, author: string, uid: string): Buffer {
+export function smallEpub(title: string, author: string, uid: string, text = 'It begins here. It goes on for a while. Then it ends.'): Buffer {
   const x = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   return storedZip([
     ['mimetype', 'application/epub+zip'],
@@ -75,7 +75,7 @@ export function smallEpub(title: string, author: string, uid: string): Buffer {
     ],
     [
       'OEBPS/c1.xhtml',
-      `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${x(title)}</title></head><body><h1>${x(title)}</h1><p>It begins here. It goes on for a while. Then it ends.</p></body></html>`,
+      `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${x(title)}</title></head><body><h1>${x(title)}</h1><p>${x(text)}</p></body></html>`,
     ],
   ]);
 }
@@ -112,6 +112,9 @@ export function koboSpans(kepub: Buffer): { source: string; id: string; text: st
   return out;
 }
 
+/** What a Kobo Libra 2 sends as its user agent (Qt WebKit with the store's client name). */
+export const KOBO_UA = 'Mozilla/5.0 (Linux; U; Android 2.0; en-us;) AppleWebKit/538.1 (KHTML, like Gecko) Version/4.0 Mobile Safari/538.1 (Kobo Touch 0387/4.38.21908)';
+
 export interface SyncRun {
   pages: Res[];
   entries: Record<string, any>[];
@@ -123,7 +126,9 @@ export async function koboSync(call: Call, base: string, token: string | null): 
   const pages: Res[] = [];
   let t = token;
   for (let i = 0; i < 50; i++) {
-    const r = await call('GET', `${base}/v1/library/sync`, t ? { headers: { 'x-kobo-synctoken': t } } : {});
+    // as a Kobo does: the AccessToken `auth/device` gave it as a bearer, the last sync token
+    const bearer = { authorization: `Bearer ${base.split('/').pop()}`, 'user-agent': KOBO_UA };
+    const r = await call('GET', `${base}/v1/library/sync`, { headers: t ? { ...bearer, 'x-kobo-synctoken': t } : bearer });
     expect(r.status, r.text).toBe(200);
     pages.push(r);
     t = r.headers.get('x-kobo-synctoken');

@@ -23,6 +23,8 @@ const L = Reading.Locator;
 
 /** 246 small books and the crown in the main library, 3 in the library hidden later: 250 in all. */
 const MAIN_SMALL = 246;
+/** A small book whose chapter says `text`. */
+const smallEpubWith = (text: string) => smallEpub('Small Book 5', 'Ann Author', randomUUID(), text);
 
 describe.each(modes)('Kobo sync (%s)', (mode) => {
   let call: Call;
@@ -174,6 +176,24 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     expect(got).toContainEqual({ kind: 'ChangedEntitlement', id: removed.id, removed: true });
     last = (await koboSync(call, kobo, run.token)).token;
     expect((await koboSync(call, kobo, last)).entries).toEqual([]);
+  });
+
+  it('a book whose file changed is sent again, and its KEPUB is made from the new file', async () => {
+    const book = mainItems.find((i) => i.formats[0].file_path === 'books/book-005.epub')!;
+    const before = await call('GET', `${kobo}/v1/books/${book.id}/file/kepub`);
+    expect(
+      koboSpans(before.bytes)
+        .map((s) => s.text)
+        .join(''),
+    ).not.toContain('Rewritten');
+    writeFileSync(join(mainDir, 'books/book-005.epub'), smallEpubWith('Rewritten now. Still short.'));
+    await scan(call, admin.token, main.id);
+    const run = await koboSync(call, kobo, last);
+    expect(run.entries.map((e) => entryBook(e))).toEqual([{ kind: 'ChangedEntitlement', id: book.id, removed: false }]);
+    last = run.token;
+    const after = await call('GET', `${kobo}/v1/books/${book.id}/file/kepub`);
+    expect(after.status).toBe(200);
+    expect(koboSpans(after.bytes).map((s) => s.text)).toContain('Rewritten now. ');
   });
 
   let spans: { source: string; id: string; text: string }[];
