@@ -4,6 +4,7 @@
 // reading service, removals to device-sync, KEPUBs from the catalog. docs/decisions.md, "Native Kobo
 // sync", has the shapes and the choices.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import pLimit from 'p-limit';
 import { Catalog, type Result } from '@bindery/contracts';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';
@@ -11,7 +12,7 @@ import type { Reader } from '../http/reading-client';
 import type { CallCatalog } from '../http/rpc';
 import { publicBase, koboPath } from '../kobo/address';
 import type { Kobo, KoboAuth } from '../kobo/auth';
-import { fractionToPlace, type KepubSource, locationToPlace, placeToLocation } from '../kobo/kepubs';
+import { fractionToPlace, type KepubSource, locationToPlace, placeToLocation, type SpanMap } from '../kobo/kepubs';
 import { koboResources } from '../kobo/resources';
 import { koboAnnotationRoutes } from '../kobo/annotations';
 import { bookEntitlement, bookMetadata, koboTime, readingState, type StateFacts, tag } from '../kobo/shapes';
@@ -24,6 +25,8 @@ import { catalogTables } from '../read-model/tables';
 
 /** entries in one sync answer, as the store and its emulators page them */
 export const SYNC_PAGE = 100;
+/** how long a sync page waits for its books' span maps (a KEPUB not yet made is made meanwhile) */
+const SPAN_BUDGET_MS = 1500;
 
 export interface KoboDeps {
   reads: Reads;
@@ -95,12 +98,14 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   async function stateFacts(
     item: Item,
     p: { percentage: number; updated_at: string; spot: { spine_index?: number; doc_offset?: number } | null } | undefined,
+    maps?: Map<string, SpanMap | null>,
   ): Promise<StateFacts> {
     if (!p) return { percentage: null, updated_at: null, location: null };
     let location: StateFacts['location'] = null;
     const epub = epubOf(item);
     if (epub && p.percentage < 1) {
-      const map = await deps.kepubs.spans(epub.sha256!).catch(() => null);
+      // in a sync page only the maps that arrived within the page's budget (see `mapsFor`)
+      const map = maps ? (maps.get(epub.sha256!) ?? null) : await deps.kepubs.spans(epub.sha256!).catch(() => null);
       if (map) {
         const at =
           p.spot?.spine_index !== undefined && p.spot.doc_offset !== undefined ? { spine: p.spot.spine_index, offset: p.spot.doc_offset } : fractionToPlace(map, p.percentage);
@@ -144,24 +149,57 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
     const bookIds = diff.filter((d) => d.key.startsWith('i:')).map((d) => d.key.slice(2));
     const [items, progress] = await Promise.all([itemsOf(req, bookIds), progressOf(kobo.user_id, bookIds)]);
     const tagIds = diff.filter((d) => d.key.startsWith('t:')).map((d) => d.key.slice(2));
-    const tagRows = await tagsOf(kobo.user_id, tagIds);
+    const [tagRows, maps] = await Promise.all([tagsOf(kobo.user_id, tagIds), mapsFor(diff, items, progress)]);
     const entries: unknown[] = [];
     const sent: Difference[] = [];
     let more = false;
     for (const d of diff) {
-      const page = await entriesOf(req, d, items, progress, tagRows);
+      const page = await entriesOf(req, d, items, progress, tagRows, maps);
       if (entries.length + page.length > SYNC_PAGE) {
         more = true;
         break;
       }
       entries.push(...page);
-      sent.push(d);
+      // a state sent without its place (the book's span map was not ready) is sent again next time
+      const epub = items.get(d.key.slice(2)) && epubOf(items.get(d.key.slice(2))!);
+      const unplaced = d.sver !== null && epub && (progress.get(d.key.slice(2))?.percentage ?? 1) < 1 && !maps.has(epub.sha256!);
+      sent.push(unplaced ? { ...d, sver: `${d.sver}~unplaced` } : d);
     }
     const gen = await state.record(kobo.device_id, sent);
     reply.header('x-kobo-synctoken', makeSyncToken(gen, token.store));
     if (more) reply.header('x-kobo-sync', 'continue');
     return reply.send(entries);
   });
+
+  /**
+   * The span maps of the page's books whose state is sent, fetched together within SPAN_BUDGET_MS: a
+   * book never downloaded has its KEPUB made on the first fetch, which must not hold the page up; a
+   * map that is late is used at the next sync (the conversion goes on and is kept).
+   */
+  async function mapsFor(diff: Difference[], items: Map<string, Item>, progress: Awaited<ReturnType<typeof progressOf>>): Promise<Map<string, SpanMap | null>> {
+    const out = new Map<string, SpanMap | null>();
+    const want = new Set<string>();
+    for (const d of diff) {
+      const item = items.get(d.key.slice(2));
+      const p = progress.get(d.key.slice(2));
+      const epub = item && epubOf(item);
+      if (epub && p && p.percentage < 1 && d.sver !== null && d.sver !== d.hsver) want.add(epub.sha256!);
+    }
+    if (want.size === 0) return out;
+    const limit = pLimit(4);
+    const all = Promise.all(
+      [...want].map((sha) =>
+        limit(async () => {
+          out.set(sha, await deps.kepubs.spans(sha).catch(() => null));
+        }),
+      ),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise((r) => (timer = setTimeout(r, SPAN_BUDGET_MS)))]);
+    clearTimeout(timer);
+    limit.clearQueue();
+    return new Map(out);
+  }
 
   async function tagsOf(user: string, ids: string[]) {
     const out = new Map<string, { name: string; created: string; modified: string; items: string[] }>();
@@ -183,6 +221,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
     items: Map<string, Item>,
     progress: Awaited<ReturnType<typeof progressOf>>,
     tagRows: Awaited<ReturnType<typeof tagsOf>>,
+    maps: Map<string, SpanMap | null>,
   ): Promise<unknown[]> {
     const id = d.key.slice(2);
     if (d.key.startsWith('t:')) {
@@ -196,7 +235,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
       return [{ ChangedEntitlement: { BookEntitlement: bookEntitlement(id, now, now, true) } }];
     }
     const out: unknown[] = [];
-    const facts = await stateFacts(item, progress.get(id));
+    const facts = await stateFacts(item, progress.get(id), maps);
     const rs = readingState(id, item.created_at, facts);
     if (d.ever !== d.hever) {
       const epub = epubOf(item)!;
