@@ -7,13 +7,24 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
-import { api, eventually, instances, register, type Account, type Call } from './helpers';
+import { api, eventually, instances, putSettings, register, type Account, type Call } from './helpers';
 import { entryBook, koboSpans, koboSync, smallEpub, unzip } from './kobo-helpers';
+
+// a stand-in for Kobo's store, for the calls an admin lets through (the servers started here inherit the address)
+const store = createServer((req, res) => {
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify({ from: 'store', method: req.method, path: req.url, authorization: req.headers.authorization ?? null }));
+});
+await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
+process.env.KOBO_STORE_URL = `http://127.0.0.1:${(store.address() as AddressInfo).port}`;
+afterAll(() => new Promise<void>((r) => store.close(() => r())));
 
 const modes = await availableModes();
 const get = instances(modes);
@@ -120,6 +131,23 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
       const r = await call(m, p, { headers: { authorization: 'Bearer nonsense' }, ...(m === 'POST' ? { body: [] } : {}) });
       expect(r.status, `${m} ${p}`).toBe(200);
     }
+  });
+
+  it('other store calls are answered empty, or passed on to the store when an admin says so', async () => {
+    const path = `${kobo}/v1/products/featured/abc?x=1`;
+    expect((await call('GET', path)).json).toEqual({});
+    expect((await putSettings(call, admin.token, { kobo_store_proxy: true })).status).toBe(200);
+    const r = await eventually(async () => {
+      const x = await call('GET', path, { headers: { authorization: `Bearer ${token}` } });
+      expect(x.json.from).toBe('store');
+      return x;
+    });
+    // the store gets the device's path, never our token or its bearer for us
+    expect(r.json).toEqual({ from: 'store', method: 'GET', path: '/v1/products/featured/abc?x=1', authorization: null });
+    // what Bindery answers itself is never passed on
+    expect((await call('GET', `${kobo}/v1/initialization`)).json.Resources.library_sync).toContain(kobo);
+    expect((await putSettings(call, admin.token, { kobo_store_proxy: false })).status).toBe(200);
+    await eventually(async () => expect((await call('GET', path)).json).toEqual({}));
   });
 
   let last: string;

@@ -69,6 +69,8 @@ export interface AppOptions {
   authRateLimit: { max: number; windowMs: number } | null;
   /** the addresses people reach this server by, for absolute links (PUBLIC_URL); empty: this machine's own */
   publicUrls?: string[];
+  /** the real Kobo store, for the calls an admin lets through (setting `kobo_store_proxy`) */
+  koboStoreUrl?: string;
   /** open live-channel sockets one user may hold (default 50) */
   maxSocketsPerUser?: number;
   ready(): Promise<boolean>;
@@ -183,7 +185,16 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   koboDeviceRoutes(app, { auth, devices, origins });
   // a KEPUB is made on its first request: that may take longer than an ordinary request
   const kepubs = kepubSource(catalogClient(o.bus, o.log, Math.max(o.rpcTimeoutMs, 60_000)));
-  koboRoutes(app, { reads: o.reads, koboAuth: koboAuthenticator(o.reads.db, o.reads.models), kepubs, reading: reading.reading, devices, catalog, origins });
+  koboRoutes(app, {
+    reads: o.reads,
+    koboAuth: koboAuthenticator(o.reads.db, o.reads.models),
+    kepubs,
+    reading: reading.reading,
+    devices,
+    catalog,
+    origins,
+    storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
+  });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);

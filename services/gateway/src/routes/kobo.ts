@@ -21,7 +21,7 @@ import { makeSyncToken, parseSyncToken } from '../kobo/sync-token';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from '../read-model/reading-tables';
 import type { Reads } from '../read-model/reads';
-import { catalogTables } from '../read-model/tables';
+import { catalogTables, identityTables } from '../read-model/tables';
 
 /** entries in one sync answer, as the store and its emulators page them */
 export const SYNC_PAGE = 100;
@@ -36,6 +36,8 @@ export interface KoboDeps {
   devices: CallDeviceSync;
   catalog: CallCatalog;
   origins?: Origins;
+  /** the real Kobo store (KOBO_STORE_URL), for what an admin lets through */
+  storeUrl?: string;
 }
 
 declare module 'fastify' {
@@ -45,6 +47,9 @@ declare module 'fastify' {
 }
 
 const R = readingTables();
+const I = identityTables();
+/** headers that belong to this hop or to Bindery, not to the store */
+const NOT_PASSED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'cookie', 'authorization', 'accept-encoding', 'keep-alive', 'upgrade']);
 const C = catalogTables();
 type Item = Catalog.MediaItem;
 const ok = <T>(r: Result<T>): T | null => (r.ok ? r.value : null);
@@ -378,9 +383,41 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
 
   // ------------------------------------------------------------------ everything else
 
-  // any other store call: an empty answer, never an error the device would show
-  app.all(`${P}/*`, hook, async () => ({}));
-  app.all(`${P}`, hook, async () => ({}));
+  // any other store call: an empty answer, never an error the device would show — or, when an admin
+  // turned on `kobo_store_proxy`, the real store's answer
+  const other = async (req: FastifyRequest, reply: FastifyReply) => ((await storeProxyOn()) ? passOn(req, reply) : {});
+  app.all(`${P}/*`, hook, other);
+  app.all(`${P}`, hook, other);
+
+  async function storeProxyOn(): Promise<boolean> {
+    const r = await reads.db.withSchema(SCHEMA).selectFrom(I.settings).select('value').where('key', '=', 'kobo_store_proxy').executeTakeFirst();
+    return r?.value === true || r?.value === 'true';
+  }
+
+  /** The call as the device made it, to the store (our token and the device's bearer for us stay here). */
+  async function passOn(req: FastifyRequest, reply: FastifyReply) {
+    const rest = req.url.replace(/^\/kobo\/[^/?]+/, '') || '/';
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !NOT_PASSED.has(k.toLowerCase()) && !k.startsWith('x-forwarded-')) headers[k] = v;
+    try {
+      const r = await fetch(`${deps.storeUrl ?? 'https://storeapi.kobo.com'}${rest}`, {
+        method: req.method,
+        headers,
+        ...(req.method === 'GET' || req.method === 'HEAD' || req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(10_000),
+      });
+      const body = Buffer.from(await r.arrayBuffer());
+      for (const h of ['content-type', 'x-kobo-apitoken', 'x-kobo-synctoken', 'x-kobo-sync']) {
+        const v = r.headers.get(h);
+        if (v) reply.header(h, v);
+      }
+      return reply.code(r.status).send(body);
+    } catch (e) {
+      req.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Kobo store unreachable');
+      return reply.code(200).send({});
+    }
+  }
 
   // the reading-services host (the device strips our path): answered, never a 401 (one aborts the device's whole sync)
   app.post('/api/v3/content/checkforchanges', async () => []);
