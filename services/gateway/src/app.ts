@@ -194,6 +194,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     catalog,
     origins,
     storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
+    failures,
   });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });

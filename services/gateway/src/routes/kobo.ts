@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import pLimit from 'p-limit';
 import { Catalog, type Result } from '@bindery/contracts';
+import type { AuthFailures } from '../http/auth-failures';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';
 import type { Reader } from '../http/reading-client';
@@ -38,6 +39,8 @@ export interface KoboDeps {
   origins?: Origins;
   /** the real Kobo store (KOBO_STORE_URL), for what an admin lets through */
   storeUrl?: string;
+  /** the per-address budget of failed credential checks every surface shares */
+  failures?: AuthFailures;
 }
 
 declare module 'fastify' {
@@ -61,8 +64,13 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
 
   /** onRequest of every store route: the token names a Kobo, or the answer is 401. */
   const requireKobo = async (req: FastifyRequest, reply: FastifyReply) => {
+    // a wrong token counts against the address's budget of failed checks, like a password
+    if (deps.failures?.refuse(req, reply)) return;
     const kobo = await deps.koboAuth.verify((req.params as { token?: string }).token);
-    if (!kobo) return reply.code(401).send({ error: 'invalid or revoked Kobo token' });
+    if (!kobo) {
+      deps.failures?.failed(req.ip);
+      return reply.code(401).send({ error: 'invalid or revoked Kobo token' });
+    }
     req.kobo = kobo;
     req.device = kobo;
     req.caller = { user_id: kobo.user_id, role: kobo.role };
