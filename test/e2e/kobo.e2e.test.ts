@@ -347,8 +347,25 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
       body: { position: { epubcfi: L.canonicalToCfiRange(index, { spine: at.spine, offset: o }, { spine: at.spine, offset: o + 20 }) }, text },
     });
     expect(made.status, made.text).toBe(201);
+    // the device asks what changed: the book is named (a web highlight to deliver), a book with nothing of ours is not
+    const check = (body: unknown, headers: Record<string, string> = bearer) => call('POST', '/api/v3/content/checkforchanges', { headers, body });
+    const small = mainItems.find((i) => i.formats[0].file_path === 'books/book-030.epub')!;
+    const kobosOwn = 'W/"A:1408092558-7Uhimw6qgE"';
+    expect(
+      (
+        await check([
+          { ContentId: crown.id, etag: kobosOwn },
+          { ContentId: small.id, etag: kobosOwn },
+        ])
+      ).json,
+    ).toEqual([crown.id]);
     const got = await call('GET', `/api/v3/content/${crown.id}/annotations`, { headers: bearer });
     expect(got.status).toBe(200);
+    const etag = got.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"bindery:/);
+    // with the ETag we gave: nothing changed, until something does
+    expect((await check([{ ContentId: crown.id, etag }])).json).toEqual([]);
+    expect((await check([{ ContentId: crown.id, etag }], {})).json).toEqual([]);
     const ids = got.json.annotations.map((a: { id: string }) => a.id);
     expect(ids).toContain('kobo-highlight-1');
     expect(ids).toContain(made.json.id);
@@ -360,6 +377,7 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     expect(ks.text.replace(/&amp;/g, '&').slice(w.location.span.startChar)).toMatch(new RegExp(`^${text.slice(0, 5).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     // deleted on the Kobo: gone from the web
     expect((await patch({ updatedAnnotations: [], deletedAnnotationIds: ['kobo-highlight-1'] })).status).toBe(204);
+    expect((await check([{ ContentId: crown.id, etag }])).json).toEqual([crown.id]);
     const after = await call('GET', `/api/media-items/${crown.id}/highlights`, { token: reader.token });
     expect(after.json.data.map((a: { dedup_key: string }) => a.dedup_key)).not.toContain('kobo:kobo-highlight-1');
     // without a Kobo's bearer: answered, nothing changed

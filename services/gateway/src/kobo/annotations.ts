@@ -6,6 +6,7 @@
 // `dedup_key` `kobo:<id>`, so a replay changes nothing). The other way, the reading service's
 // highlights and notes of the book are answered in the Kobo's shape. Never a 401: one aborts the
 // device's whole sync; a call we cannot place is answered and changes nothing.
+import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -18,6 +19,19 @@ import { docOfSource, type KepubSource, type SpanMap } from './kepubs';
 
 const L = Reading.Locator;
 const MAX_ANNOTATIONS = 500;
+const MAX_CHECKS = 200;
+/** our ETags of a book's annotation set (the device keeps one as given and sends it back) */
+const ETAG_PREFIX = 'W/"bindery:';
+const etagOf = (list: { id: string; updated_at: string }[]) =>
+  `${ETAG_PREFIX}${createHash('sha256')
+    .update(
+      list
+        .map((a) => `${a.id}@${a.updated_at}`)
+        .sort()
+        .join(','),
+    )
+    .digest('base64url')
+    .slice(0, 22)}"`;
 
 interface KoboSpanPlace {
   chapterFilename?: unknown;
@@ -91,9 +105,8 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
   }
 
   /** The Kobo, its owner as the caller, and the book (a visible EPUB), or null: then nothing is done. */
-  async function context(req: FastifyRequest): Promise<{ item: string; sha256: string } | null> {
+  async function context(req: FastifyRequest, id = (req.params as { id: string }).id): Promise<{ item: string; sha256: string } | null> {
     const kobo = await deps.koboAuth.verify(deps.koboAuth.bearer(req));
-    const id = (req.params as { id: string }).id;
     if (!kobo || !Catalog.isUuid(id)) return null;
     req.device = kobo;
     req.caller = { user_id: kobo.user_id, role: kobo.role };
@@ -115,12 +128,13 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
   }
   const koboIdOf = (a: Ours) => (a.dedup_key?.startsWith('kobo:') ? a.dedup_key.slice(5) : a.id);
 
-  app.get('/api/v3/content/:id/annotations', async (req) => {
+  app.get('/api/v3/content/:id/annotations', async (req, reply) => {
     const c = await context(req).catch(() => null);
     const map = c && (await deps.kepubs.spans(c.sha256).catch(() => null));
     if (!c || !map) return { annotations: [], nextPageOffsetToken: null };
     const annotations = [];
-    for (const a of await ours(req, c.item)) {
+    const list = await ours(req, c.item);
+    for (const a of list) {
       const p = a.position ?? {};
       if (p.spine_index === undefined || p.doc_offset === undefined) continue;
       const start = spanAt(map, p.spine_index, p.doc_offset);
@@ -146,7 +160,30 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
         },
       });
     }
+    reply.header('ETag', etagOf(list));
     return { annotations, nextPageOffsetToken: null };
+  });
+
+  // The device asks which of its books' annotations changed, naming each with the ETag it holds:
+  // the answer names those whose set here differs. The GET that follows replaces the device's whole
+  // set for the book, so a book is named only when there is something of ours to deliver: its ETag
+  // is one we gave and our set changed since, or it is the device's own and we hold highlights or
+  // notes made elsewhere (web, KOReader).
+  app.post('/api/v3/content/checkforchanges', async (req) => {
+    const list = Array.isArray(req.body) ? (req.body as { ContentId?: unknown; etag?: unknown }[]).slice(0, MAX_CHECKS) : [];
+    const changed: string[] = [];
+    for (const entry of list) {
+      const id = entry?.ContentId;
+      if (typeof id !== 'string' || !Catalog.isUuid(id)) continue;
+      const c = await context(req, id).catch(() => null);
+      if (!c) continue;
+      const mine = await ours(req, c.item);
+      const held = typeof entry.etag === 'string' ? entry.etag : '';
+      const now = etagOf(mine);
+      if (held === now) continue;
+      if (held.startsWith(ETAG_PREFIX) || mine.some((a) => !a.dedup_key?.startsWith('kobo:'))) changed.push(id);
+    }
+    return changed;
   });
 
   app.patch('/api/v3/content/:id/annotations', async (req, reply) => {

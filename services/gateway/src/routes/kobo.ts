@@ -428,7 +428,6 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   }
 
   // the reading-services host (the device strips our path): answered, never a 401 (one aborts the device's whole sync)
-  app.post('/api/v3/content/checkforchanges', async () => []);
   koboAnnotationRoutes(app, deps);
   app.all('/api/UserStorage/*', async () => ({}));
 }
