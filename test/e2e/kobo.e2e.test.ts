@@ -1,9 +1,12 @@
 // Native Kobo sync (docs/decisions.md, "Native Kobo sync"), with a simulated Kobo against the real
 // server in both modes: setup and the store address, the start-up calls, a first sync of 250 books
 // paged at 100 (each exactly once), an unchanged second sync, books added, changed and removed
-// between syncs, reading state both ways through our KEPUB's spans, tags as collections both ways,
-// a book removed on the device, a hidden library's books removed, another user's books never
-// offered, a replaced and a revoked token refused, hostile bodies refused without loss.
+// between syncs, a rewritten file, reading state both ways through our KEPUB's spans (and KOReader's
+// pull at the same place), highlights both ways with the device's change check, tags as collections
+// both ways, a book removed on the device, a Kobo limited to its shelves, a hidden library's books
+// removed, another user's books never offered, other store calls empty or passed to a stand-in
+// store only when an admin says so, a replaced and a revoked token refused, hostile bodies refused
+// without loss.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
