@@ -4,6 +4,11 @@ import type { Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from './device-tables';
 
+/** A deleted Kobo's sync cursors (gateway-local, not a projection: see kobo/sync-state.ts) go with it. */
+async function forgetKobos(trx: Trx, ids: string[]): Promise<void> {
+  for (const table of ['kobo_sent', 'kobo_pending', 'kobo_gen']) await trx.withSchema(SCHEMA).deleteFrom(table).where('device_id', 'in', ids).execute();
+}
+
 export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = deviceTables(suffix);
   const s = trx.withSchema(SCHEMA);
@@ -39,12 +44,16 @@ export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Pr
         .execute();
       break;
     case 'device-sync.device-deleted.v1':
+      await forgetKobos(trx, [e.data.device_id]);
       await s.deleteFrom(t.koboRemoved).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.devices).where('id', '=', e.data.device_id).execute();
       break;
     case 'device-sync.user-devices-removed.v1':
-      if (e.data.device_ids.length) await s.deleteFrom(t.koboRemoved).where('device_id', 'in', e.data.device_ids).execute();
+      if (e.data.device_ids.length) {
+        await forgetKobos(trx, e.data.device_ids);
+        await s.deleteFrom(t.koboRemoved).where('device_id', 'in', e.data.device_ids).execute();
+      }
       await s.deleteFrom(t.shelves).where('user_id', '=', e.data.user_id).execute();
       await s.deleteFrom(t.devices).where('user_id', '=', e.data.user_id).execute();
       break;
