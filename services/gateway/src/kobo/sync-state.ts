@@ -96,10 +96,18 @@ export class KoboSyncState {
         union all
         select 't:' || id::text as key, ever, null as sver from (${tags(kobo)}) t
       ),
-      has as (select key, ever, sver from ${tbl('kobo_sent')} where device_id = ${kobo.device_id})
-      select coalesce(c.key, h.key) as key, c.ever, c.sver, h.ever as hever, h.sver as hsver
-      from cur c full join has h on h.key = c.key
-      where c.ever is distinct from h.ever or (c.key is not null and c.sver is distinct from h.sver)
+      has as (select key, ever, sver from ${tbl('kobo_sent')} where device_id = ${kobo.device_id}),
+      -- a replica whose read models lag behind what the device already has never sends it back older
+      -- versions: a book's or a state's version is its update time, and an older one counts as the same
+      pair as (
+        select coalesce(c.key, h.key) as key, c.key is not null as present,
+          case when c.key like 'i:%' and c.ever is not null and h.ever is not null and c.ever::timestamptz < h.ever::timestamptz then h.ever else c.ever end as ever,
+          case when c.sver is not null and h.sver is not null and c.sver::timestamptz < split_part(h.sver, '~', 1)::timestamptz then h.sver else c.sver end as sver,
+          h.ever as hever, h.sver as hsver
+        from cur c full join has h on h.key = c.key
+      )
+      select key, ever, sver, hever, hsver from pair
+      where ever is distinct from hever or (present and sver is distinct from hsver)
       order by 1
       limit ${limit}`.execute(this.db);
     return rows;
