@@ -319,6 +319,12 @@ describe.each(modes)('Kobo sync (%s)', (mode) => {
     });
     const f = await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token });
     expect(f.json.percentage).toBe(1);
+    // the first-page guard applies as for KOReader: a position at or below 1 % does not overwrite it
+    const guard = await call('PUT', `${kobo}/v1/library/${crown.id}/state`, {
+      body: { ReadingStates: [{ CurrentBookmark: { ProgressPercent: 0.5 }, StatusInfo: { Status: 'Reading' } }] },
+    });
+    expect(guard.json.RequestResult).toBe('Success');
+    expect((await call('GET', `/api/media-items/${crown.id}/progress`, { token: reader.token })).json.percentage).toBe(1);
     last = (await koboSync(call, kobo, last)).token;
   });
 
