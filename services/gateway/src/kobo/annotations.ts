@@ -19,7 +19,8 @@ import { docOfSource, type KepubSource, type SpanMap } from './kepubs';
 
 const L = Reading.Locator;
 const MAX_ANNOTATIONS = 500;
-const MAX_CHECKS = 200;
+/** books one change check may name (the device asks about the books it opens: one or a few) */
+const MAX_CHECKS = 50;
 /** our ETags of a book's annotation set (the device keeps one as given and sends it back) */
 const ETAG_PREFIX = 'W/"bindery:';
 const etagOf = (list: { id: string; updated_at: string }[]) =>
