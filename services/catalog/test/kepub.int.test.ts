@@ -40,7 +40,7 @@ describe('kepubDocument', () => {
     expect(d.xhtml).toContain('</div></div></body>');
     expect(d.xhtml).toContain('<span class="koboSpan" id="kobo.1.1">One &amp; two. </span><span class="koboSpan" id="kobo.1.2">Three.</span>');
     expect(d.xhtml).toContain('<script>x=1</script>');
-    expect(d.xhtml).toContain('class="kobostylehacks"');
+    expect(d.xhtml).toContain('<style type="text/css">div#book-inner');
     // "\n" (CRLF as one) + "One & two. " = 12
     expect(d.spans).toEqual(['kobo.1.1', 1, 'kobo.1.2', 12, 'kobo.2.1', 19, 'kobo.2.2', 24, 'kobo.2.3', 28]);
     expect(d.n).toBe(36); // script text counts too, as in the locator index

@@ -14,8 +14,8 @@ import { attr, child, decodeXml, elements, parseXml, type XmlElement } from './x
 import { openZip, type ZipArchive } from './zip';
 import { dirOf, resolveHref } from './zip-path';
 
-/** The format of the span map (stored with the cached file; a different one is made again). */
-export const KEPUB_VERSION = 1;
+/** The format of the file and its span map (stored with the cached file; an older one is made again). 2: no class on the style hack */
+export const KEPUB_VERSION = 2;
 /** the largest entry copied into a KEPUB (a bigger one makes the book unconvertible) */
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
 /** a content document larger than this is copied without spans */
@@ -48,7 +48,8 @@ const BLOCK = new Set(
   'address article aside blockquote body dd details div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table td th tr ul br'.split(' '),
 );
 const NAME = /^[A-Za-z_][\w.:-]*/;
-const STYLE_HACK = '<style type="text/css" class="kobostylehacks">div#book-inner { margin-top: 0; margin-bottom: 0; }</style>';
+// no class or id on it: XHTML 1.1 (an EPUB 2's documents) allows neither on <style>
+const STYLE_HACK = '<style type="text/css">div#book-inner { margin-top: 0; margin-bottom: 0; }</style>';
 /** a sentence ends after its punctuation (and closing quotes or brackets) and the white space after it */
 const SENTENCE_END = /[.!?\u2026\u3002\uff01\uff1f]+["'\u201d\u2019\u00bb)\]]*\s+/gu;
 
