@@ -4,7 +4,7 @@
 import { gzipSync } from 'node:zlib';
 import { Catalog, err, fail, ok, type Result } from '@bindery/contracts';
 import { convertToKepub, KEPUB_VERSION } from '../formats/kepub';
-import { loadKepub, saveKepub, type StoredKepub } from '../store/kepubs';
+import { loadKepub, purgeStaleKepubs, saveKepub, type StoredKepub } from '../store/kepubs';
 import type { Ctx } from './context';
 import { fileOf } from './locator';
 
@@ -24,6 +24,8 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
         const k = await convertToKepub(file.data);
         const stored = { data: k.data, spans: gzipSync(JSON.stringify(k.spans)), v: KEPUB_VERSION };
         await saveKepub(ctx.rt.db, sha256, stored);
+        // each new KEPUB also clears the ones of files that changed since (a cache, never a loss)
+        await purgeStaleKepubs(ctx.rt.db).catch((e) => ctx.rt.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'stale KEPUBs not purged'));
         return stored;
       } catch (e) {
         ctx.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'no KEPUB made');

@@ -16,6 +16,14 @@ export async function loadKepub(q: DbOrTrx, sha256: string, v: number): Promise<
   return r ? { data: Buffer.from(r.data as Uint8Array), spans: Buffer.from(r.spans as Uint8Array), v: Number(r.v) } : null;
 }
 
+/** Drops KEPUBs no present file has any more (a file changed or went): what a Kobo asks for next is made anew. */
+export async function purgeStaleKepubs(q: DbOrTrx): Promise<number> {
+  const r = await sql`
+    delete from ${sql.table(`${SCHEMA}.kepubs`)} k
+    where not exists (select 1 from ${sql.table(`${SCHEMA}.media_formats`)} f where f.sha256 = k.sha256 and f.present)`.execute(q);
+  return Number(r.numAffectedRows ?? 0);
+}
+
 export async function saveKepub(q: DbOrTrx, sha256: string, k: StoredKepub): Promise<void> {
   await q
     .withSchema(SCHEMA)
