@@ -59,6 +59,8 @@ export const Config = Type.Object({
   AUTH_RATE_LIMIT_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86400, default: 60 }),
   /** the addresses people reach Bindery by (absolute http(s) URLs, commas between): absolute links use them, never a Host header naming anything else; empty: this machine's own addresses */
   PUBLIC_URL: Type.String({ default: '' }),
+  /** where Kobo store calls Bindery does not answer go when an admin turns on the setting `kobo_store_proxy` */
+  KOBO_STORE_URL: Type.String({ default: 'https://storeapi.kobo.com', pattern: '^https?://[^\\s]+$' }),
   /** open live-channel sockets per user */
   WS_MAX_SOCKETS_PER_USER: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
   /** the default of the `registration_enabled` setting (anyone may create an account) until an admin saves one */
@@ -209,6 +211,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       timeouts: httpTimeouts,
       trustProxy: trustProxy(cfg.TRUST_PROXY),
       publicUrls: parsePublicUrls(cfg.PUBLIC_URL),
+      koboStoreUrl: cfg.KOBO_STORE_URL.replace(/\/+$/, ''),
       maxSocketsPerUser: cfg.WS_MAX_SOCKETS_PER_USER,
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
       pageRender: {

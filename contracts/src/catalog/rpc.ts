@@ -34,7 +34,16 @@ export const CatalogRequests = {
     spine: Type.Integer({ minimum: 0 }),
     offset: Type.Integer({ minimum: 0 }),
   }),
+  /**
+   * service to service (the gateway, for Kobos): an EPUB as a KEPUB, made on first request and kept by
+   * the source's SHA-256, in parts of KEPUB_PART_BYTES → {sha256, size, parts, part, data: base64,
+   * spans_gz: base64 of the gzipped span map (part 0 only)}
+   */
+  kepub: Type.Object({ sha256: Type.String({ maxLength: 64 }), part: Type.Integer({ minimum: 0, maximum: 100_000 }), spans_only: Type.Optional(Type.Boolean()) }),
 } as const;
+
+/** A KEPUB travels in parts of this size (base64 in JSON stays under NATS's 1 MB payload). */
+export const KEPUB_PART_BYTES = 512 * 1024;
 
 export type CatalogOp = keyof typeof CatalogRequests;
 export type CatalogRequest<K extends CatalogOp> = Type.Static<(typeof CatalogRequests)[K]>;

@@ -65,6 +65,15 @@ export const DeviceSyncEvents = {
   'device-sync.queue-entry-saved.v1': Type.Object({ user_id: Uuid, device_id: Uuid, entry: QueueEntry }),
   'device-sync.queue-entry-removed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, entry_id: Uuid }),
   'device-sync.queue-cleared.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
+  /**
+   * A Kobo's store address has a new token (issued at approval or creation, or replaced by its owner):
+   * only its SHA-256 travels; the gateway finds the device by it for every call under `/kobo/<token>`.
+   */
+  'device-sync.kobo-token-issued.v1': Type.Object({ user_id: Uuid, device_id: Uuid, token_hash: Type.String({ pattern: '^[0-9a-f]{64}$' }), issued_at: Type.String() }),
+  /** which books a Kobo gets: `all` (every book of the libraries its owner sees) or `shelves` (only the collections shelved on it) */
+  'device-sync.kobo-settings-saved.v1': Type.Object({ user_id: Uuid, device_id: Uuid, books: Type.Union([Type.Literal('all'), Type.Literal('shelves')]) }),
+  /** the Kobo removed a book from itself (its `DELETE /v1/library/<id>`): not offered again until the book changes; the file stays */
+  'device-sync.kobo-book-removed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, media_item_id: Uuid, removed_at: Type.String() }),
   /** a deleted account's devices, shelves and queue are gone */
   'device-sync.user-devices-removed.v1': Type.Object({ user_id: Uuid, device_ids: Type.Array(Uuid) }),
 } as const;

@@ -25,6 +25,8 @@ export const DeviceSyncMessages = {
   deviceCredentialRequired: 'device credential required',
   invalidDeviceCredential: 'invalid or revoked device credential',
   syncKeyFlag: 'sync_key must be true or false',
+  koboBooks: "books must be 'all' or 'shelves'",
+  notAKobo: 'device is not a Kobo',
 } as const;
 
 /** Approval over the user's limit (identity's `max_devices`). */

@@ -50,6 +50,14 @@ export const DeviceSyncOps = [
   'queue-clear',
   /** device: entries it has taken (input: ids) */
   'queue-ack',
+  /** user: a Kobo made by its owner (input: name, books?) → {device, kobo_token}; the token is shown once */
+  'kobo-create',
+  /** user: a new Kobo token for one of the caller's devices (the earlier one stops working) → {device_id, kobo_token} */
+  'kobo-token-issue',
+  /** user: which books the Kobo gets (input: books 'all' | 'shelves') */
+  'kobo-settings',
+  /** device (a Kobo by its token): the device removed a book from itself (input: media_item_id) */
+  'kobo-book-remove',
 ] as const;
 export type DeviceSyncOp = (typeof DeviceSyncOps)[number];
 
@@ -80,3 +88,7 @@ export const SYNC_KEY_PATTERN = /^[a-z2-9]{5}(-[a-z2-9]{5}){3}$/;
 
 /** Device credentials start with this, so the gateway tells them from session tokens (JWTs) at a glance. */
 export const TOKEN_PREFIX = 'bdt_';
+/** Kobo store tokens (the last step of the address written in the Kobo's configuration) start with this. */
+export const KOBO_TOKEN_PREFIX = 'bkt_';
+/** A Kobo token as it appears in a path: the prefix and 43 base64url characters (256 random bits). */
+export const KOBO_TOKEN_PATTERN = /^bkt_[A-Za-z0-9_-]{43}$/;

@@ -49,6 +49,10 @@ import { deviceRoutes } from './routes/devices';
 import { DeviceView } from './read-model/device-view';
 import { webRoutes } from '@bindery/web';
 import type { PageRenderOptions } from './opds/page-sources';
+import { koboDeviceRoutes } from './routes/kobo-devices';
+import { koboRoutes } from './routes/kobo';
+import { koboAuthenticator } from './kobo/auth';
+import { kepubSource } from './kobo/kepubs';
 
 export interface AppOptions {
   bus: Bus;
@@ -73,6 +77,8 @@ export interface AppOptions {
   authRateLimit: { max: number; windowMs: number } | null;
   /** the addresses people reach this server by, for absolute links (PUBLIC_URL); empty: this machine's own */
   publicUrls?: string[];
+  /** the real Kobo store, for the calls an admin lets through (setting `kobo_store_proxy`) */
+  koboStoreUrl?: string;
   /** open live-channel sockets one user may hold (default 50) */
   maxSocketsPerUser?: number;
   /** streamed pages: renders at once, their queue, each render's memory and time */
@@ -202,6 +208,20 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   deviceSyncRoutes(app, { deviceAuth, devices, reads: o.reads });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null, origins });
+  koboDeviceRoutes(app, { auth, devices, origins });
+  // a KEPUB is made on its first request: that may take longer than an ordinary request
+  const kepubs = kepubSource(catalogClient(o.bus, o.log, Math.max(o.rpcTimeoutMs, 60_000)));
+  koboRoutes(app, {
+    reads: o.reads,
+    koboAuth: koboAuthenticator(o.reads.db, o.reads.models),
+    kepubs,
+    reading: reading.reading,
+    devices,
+    catalog,
+    origins,
+    storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
+    failures,
+  });
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);

@@ -24,6 +24,8 @@ export interface GatewayOptions {
   maxSocketsPerUser?: number;
   /** streamed pages: renders at once, their queue, each render's memory and time (default DEFAULT_PAGE_RENDER) */
   pageRender?: PageRenderOptions;
+  /** the real Kobo store, for the calls an admin lets through (setting `kobo_store_proxy`) */
+  koboStoreUrl?: string;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -62,6 +64,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         ready: async () => !stopping && (await rt.probes.check()).ready,
         trustProxy: opts.trustProxy ?? false,
         publicUrls: opts.publicUrls ?? [],
+        ...(opts.koboStoreUrl ? { koboStoreUrl: opts.koboStoreUrl } : {}),
         ...(opts.maxSocketsPerUser ? { maxSocketsPerUser: opts.maxSocketsPerUser } : {}),
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
         ...(opts.pageRender ? { pageRender: opts.pageRender } : {}),

@@ -115,8 +115,8 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     expect(topicOf('reading.progress-conflict-deleted.v1')).toBe('conflicts');
     expect(topicOf('reading.annotation-saved.v1')).toBeNull();
     expect(topicOf('reading.collection-saved.v1')).toBeNull();
-    // device-sync's events: devices (with shelves) and queue; a credential's hash and a sync key's verifier go nowhere
-    const hidden = ['device-sync.device-credential-issued.v1', 'device-sync.sync-key-issued.v1'];
+    // device-sync's events: devices (with shelves) and queue; a credential's hash, a sync key's verifier and a Kobo token's hash go nowhere
+    const hidden = ['device-sync.device-credential-issued.v1', 'device-sync.sync-key-issued.v1', 'device-sync.kobo-token-issued.v1'];
     for (const t of Object.keys(DeviceSync.DeviceSyncEvents)) {
       const want = t.startsWith('device-sync.queue-') ? 'queue' : hidden.includes(t) ? null : 'devices';
       expect(topicOf(t), t).toBe(want);

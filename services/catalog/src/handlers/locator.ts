@@ -42,7 +42,7 @@ export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locato
 }
 
 /** The bytes of an EPUB the catalog holds with this SHA-256, checked. */
-async function fileOf(ctx: Ctx, sha256: string): Promise<{ path: string; data: Buffer } | null> {
+export async function fileOf(ctx: Ctx, sha256: string): Promise<{ path: string; data: Buffer } | null> {
   const files = await ctx.rt.db
     .withSchema(SCHEMA)
     .selectFrom('media_formats')

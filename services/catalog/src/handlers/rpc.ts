@@ -7,6 +7,7 @@ import * as items from './items';
 import * as scans from './scans';
 import * as conflicts from './conflicts';
 import { locatorIndex, locatorText } from './locator';
+import { kepub } from './kepub';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Catalog.CatalogOp]: (ctx: Ctx, req: Catalog.CatalogRequest<K>) => Promise<Result<unknown>> };
@@ -32,6 +33,7 @@ const handlers: Handlers = {
   'conflict-resolve': conflicts.resolveConflict,
   'locator-index': locatorIndex,
   'locator-text': locatorText,
+  kepub,
 };
 
 export function endpoints(ctx: Ctx): Record<string, RpcHandler> {

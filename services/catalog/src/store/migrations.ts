@@ -170,4 +170,15 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.locator_indexes add column v smallint not null default 1`);
     },
   },
+  {
+    name: 'catalog-006-kepubs',
+    async up(trx, s) {
+      // KEPUBs made for Kobos, content-addressed by the source EPUB's SHA-256 (a changed file is a new
+      // key), with the span map that turns a Kobo Location into a position (gzipped JSON)
+      await execScript(
+        trx,
+        `create table ${s}.kepubs (sha256 text primary key, data bytea not null, spans bytea not null, bytes integer not null, v smallint not null, created_at timestamptz not null default now())`,
+      );
+    },
+  },
 ];

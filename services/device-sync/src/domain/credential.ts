@@ -7,6 +7,8 @@ import argon2 from 'argon2';
 import { DeviceSync } from '@bindery/contracts';
 
 export const newDeviceToken = (): string => DeviceSync.TOKEN_PREFIX + randomBytes(32).toString('base64url');
+/** A Kobo's store token: it travels in the address the Kobo calls (`/kobo/<token>`), so base64url only. */
+export const newKoboToken = (): string => DeviceSync.KOBO_TOKEN_PREFIX + randomBytes(32).toString('base64url');
 export const newDeviceCode = (): string => randomBytes(32).toString('base64url');
 /** What the approval URL carries: short enough to type, long enough not to guess (48 bits, alive for minutes). */
 export const newRegistrationId = (): string => randomBytes(6).toString('hex').toUpperCase();

@@ -5,6 +5,7 @@ import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { digest, newDeviceCode, newDeviceToken, newRegistrationId, newSyncKey, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
+import { issueKoboToken } from './kobo';
 import { bad, deviceOut, M, newId, no, notFound, text, type Req, type Row } from './util';
 
 const DEFAULT_MAX_DEVICES = 5;
@@ -129,7 +130,9 @@ export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       { type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } },
       ...(verifier ? [syncKeyIssued(user, row.id, verifier, now)] : []),
     ]);
-    return ok({ message: 'device approved', device, ...(key ? { sync_key: key } : {}) });
+    // a Kobo's registration also gets its store address (the gateway makes the URL of the token)
+    const koboToken = p.client === 'kobo' ? await issueKoboToken(ctx, trx, user, row.id) : null;
+    return ok({ message: 'device approved', device, ...(key ? { sync_key: key } : {}), ...(koboToken ? { kobo_token: koboToken } : {}) });
   });
 }
 

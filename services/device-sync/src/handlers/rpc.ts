@@ -7,6 +7,7 @@ import * as registration from './registration';
 import * as devices from './devices';
 import * as shelves from './shelves';
 import * as queue from './queue';
+import * as kobo from './kobo';
 import { M, type Req } from './util';
 
 type Handler = (ctx: Ctx, req: Req) => Promise<Result<unknown>>;
@@ -31,6 +32,10 @@ const handlers: Record<DeviceSync.DeviceSyncOp, [Who, Handler]> = {
   'queue-delete': ['user', queue.remove],
   'queue-clear': ['user', queue.clear],
   'queue-ack': ['device', queue.ack],
+  'kobo-create': ['user', kobo.createKobo],
+  'kobo-token-issue': ['user', kobo.reissueKoboToken],
+  'kobo-settings': ['user', kobo.koboSettings],
+  'kobo-book-remove': ['device', kobo.koboBookRemove],
 };
 
 /** Who may call: a user session op needs `caller` and no `device`; a device op the reverse. */

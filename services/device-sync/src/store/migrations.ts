@@ -76,4 +76,11 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.devices add column sync_key_verifier text, add column sync_key_issued_at timestamptz;`);
     },
   },
+  {
+    name: 'device-sync-003-kobo',
+    async up(trx, s) {
+      // a Kobo's store token (SHA-256 only) and which books it gets
+      await execScript(trx, `alter table ${s}.devices add column kobo_token_hash text, add column kobo_books text not null default 'all';`);
+    },
+  },
 ];

@@ -32,6 +32,10 @@ export const USER_ROUTES: readonly LiveRoute[] = [
   { source: DS, prefix: 'device-sync.shelf-', topic: 'devices' },
   { source: DS, prefix: 'device-sync.shelves-', topic: 'devices' },
   { source: DS, prefix: 'device-sync.queue-', topic: 'queue' },
+  // a Kobo token's hash is for the gateway's check; a Kobo's setting and the books it removed are the user's
+  { source: DS, prefix: 'device-sync.kobo-token-', topic: null },
+  { source: DS, prefix: 'device-sync.kobo-settings-', topic: 'devices' },
+  { source: DS, prefix: 'device-sync.kobo-book-', topic: 'devices' },
 ];
 
 /** The topic an event type goes to, or null. */

@@ -42,3 +42,33 @@ migrations.push({
     await execScript(trx, `alter table ${s}.auth_users add column if not exists session_kept text`);
   },
 });
+
+migrations.push({
+  name: 'gateway-kobo-001',
+  async up(trx, s) {
+    // What each Kobo was sent (books `i:<id>`, tags `t:<id>`) with the versions it got, and what the
+    // last answers sent that the device has not yet confirmed by presenting their sync token. Protocol
+    // cursors, not user data (docs/decisions.md, "Native Kobo sync"): losing them means a full sync.
+    await execScript(
+      trx,
+      `
+      create table ${s}.kobo_sent (
+        device_id uuid not null,
+        key text not null,
+        ever text not null,
+        sver text,
+        primary key (device_id, key)
+      );
+      create table ${s}.kobo_pending (
+        device_id uuid not null,
+        gen integer not null,
+        key text not null,
+        ever text,
+        sver text,
+        primary key (device_id, gen, key)
+      );
+      create table ${s}.kobo_gen (device_id uuid primary key, gen integer not null);
+    `,
+    );
+  },
+});

@@ -4,6 +4,11 @@ import type { Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from './device-tables';
 
+/** A deleted Kobo's sync cursors (gateway-local, not a projection: see kobo/sync-state.ts) go with it. */
+async function forgetKobos(trx: Trx, ids: string[]): Promise<void> {
+  for (const table of ['kobo_sent', 'kobo_pending', 'kobo_gen']) await trx.withSchema(SCHEMA).deleteFrom(table).where('device_id', 'in', ids).execute();
+}
+
 export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = deviceTables(suffix);
   const s = trx.withSchema(SCHEMA);
@@ -25,11 +30,30 @@ export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     case 'device-sync.sync-key-issued.v1':
       await s.updateTable(t.devices).set({ sync_key_verifier: e.data.verifier, sync_key_issued_at: e.data.issued_at }).where('id', '=', e.data.device_id).execute();
       break;
+    case 'device-sync.kobo-token-issued.v1':
+      await s.updateTable(t.devices).set({ kobo_token_hash: e.data.token_hash }).where('id', '=', e.data.device_id).execute();
+      break;
+    case 'device-sync.kobo-settings-saved.v1':
+      await s.updateTable(t.devices).set({ kobo_books: e.data.books }).where('id', '=', e.data.device_id).execute();
+      break;
+    case 'device-sync.kobo-book-removed.v1':
+      await s
+        .insertInto(t.koboRemoved)
+        .values({ device_id: e.data.device_id, item_id: e.data.media_item_id, removed_at: e.data.removed_at })
+        .onConflict((oc) => oc.columns(['device_id', 'item_id']).doUpdateSet({ removed_at: e.data.removed_at }))
+        .execute();
+      break;
     case 'device-sync.device-deleted.v1':
+      await forgetKobos(trx, [e.data.device_id]);
+      await s.deleteFrom(t.koboRemoved).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.shelves).where('device_id', '=', e.data.device_id).execute();
       await s.deleteFrom(t.devices).where('id', '=', e.data.device_id).execute();
       break;
     case 'device-sync.user-devices-removed.v1':
+      if (e.data.device_ids.length) {
+        await forgetKobos(trx, e.data.device_ids);
+        await s.deleteFrom(t.koboRemoved).where('device_id', 'in', e.data.device_ids).execute();
+      }
       await s.deleteFrom(t.shelves).where('user_id', '=', e.data.user_id).execute();
       await s.deleteFrom(t.devices).where('user_id', '=', e.data.user_id).execute();
       break;

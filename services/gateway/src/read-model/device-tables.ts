@@ -6,13 +6,14 @@ import { DeviceSync } from '@bindery/contracts';
 import { SCHEMA } from '../projections/migrations';
 import type { Projection } from './tables';
 
-export const deviceTables = (suffix = '') => ({ devices: `dv_devices${suffix}`, shelves: `dv_shelves${suffix}` });
+export const deviceTables = (suffix = '') => ({ devices: `dv_devices${suffix}`, shelves: `dv_shelves${suffix}`, koboRemoved: `dv_kobo_removed${suffix}` });
 
 export const DEVICES: Projection = {
   name: 'devices',
   source: DeviceSync.SOURCE,
   consumer: 'gateway-devices-view',
-  version: 2,
+  // 3: Kobo store tokens (SHA-256), which books a Kobo gets, and the books a Kobo removed from itself
+  version: 3,
   tables: Object.values(deviceTables()),
   async create(trx, x) {
     const t = deviceTables(x);
@@ -25,6 +26,8 @@ export const DEVICES: Projection = {
         credential_hash text unique,
         sync_key_verifier text,
         sync_key_issued_at timestamptz,
+        kobo_token_hash text unique,
+        kobo_books text not null default 'all',
         doc jsonb not null
       );
       create index on ${SCHEMA}.${t.devices} (user_id);
@@ -36,6 +39,12 @@ export const DEVICES: Projection = {
         primary key (device_id, collection_id)
       );
       create index on ${SCHEMA}.${t.shelves} (user_id);
+      create table ${SCHEMA}.${t.koboRemoved} (
+        device_id uuid not null,
+        item_id uuid not null,
+        removed_at timestamptz not null,
+        primary key (device_id, item_id)
+      );
     `,
     );
   },

@@ -19,6 +19,20 @@ type Collection = {
 };
 
 /**
+ * Where in the book a position is (the canonical place and who wrote it), for readers that need more
+ * than the percentage from the read model (a Kobo's reading state): null when only a percentage is known.
+ */
+function spotOf(progress: unknown): string | null {
+  const p = progress as { spine_index?: unknown; doc_offset?: unknown; page?: unknown; client?: unknown };
+  const spot = {
+    ...(typeof p.spine_index === 'number' && typeof p.doc_offset === 'number' ? { spine_index: p.spine_index, doc_offset: p.doc_offset } : {}),
+    ...(typeof p.page === 'number' ? { page: p.page } : {}),
+    ...(typeof p.client === 'string' ? { client: p.client } : {}),
+  };
+  return Object.keys(spot).length ? JSON.stringify(spot) : null;
+}
+
+/**
  * The fold of the most frequent event, a saved position, as one statement that holds to `isNew`
  * (applyOnceInOne); null for every other event (folded by projectReading in a transaction).
  */
@@ -28,10 +42,10 @@ export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
   const p = e.data.progress as { percentage: number; updated_at: string };
   const table = sql.raw(`${SCHEMA}.${readingTables('').progress}`);
   return (isNew) => sql`
-    insert into ${table} (user_id, item_id, percentage, updated_at)
-    select ${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz
+    insert into ${table} (user_id, item_id, percentage, updated_at, spot)
+    select ${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz, ${spotOf(e.data.progress)}::jsonb
     where ${isNew}
-    on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at`;
+    on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`;
 }
 
 export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
@@ -82,7 +96,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     }
     case 'reading.progress-saved.v1': {
       const p = e.data.progress as { percentage: number; updated_at: string };
-      const row = { percentage: p.percentage, updated_at: p.updated_at };
+      const row = { percentage: p.percentage, updated_at: p.updated_at, spot: spotOf(e.data.progress) };
       await s
         .insertInto(t.progress)
         .values({ user_id: e.data.user_id, item_id: e.data.media_item_id, ...row })

@@ -16,7 +16,8 @@ export const READING: Projection = {
   name: 'reading',
   source: 'reading',
   consumer: 'gateway-reading-view',
-  version: 1,
+  // 2: rv_progress.spot, the canonical place of a position (a Kobo's reading state needs it)
+  version: 2,
   tables: Object.values(readingTables()),
   async create(trx, x) {
     const t = readingTables(x);
@@ -28,6 +29,7 @@ export const READING: Projection = {
         item_id uuid not null,
         percentage double precision not null,
         updated_at timestamptz not null,
+        spot jsonb,
         primary key (user_id, item_id)
       );
       create index on ${SCHEMA}.${t.progress} (user_id, updated_at);

@@ -12,6 +12,7 @@ import type { CallDeviceSync } from '../http/device-sync-client';
 import { sendFailure, sendResult } from '../http/reply';
 import { DeviceView, SYNC_ENDPOINTS, visibleQueue } from '../read-model/device-view';
 import type { Reads } from '../read-model/reads';
+import { koboSetup, koboUrl } from '../kobo/address';
 import { PLUGIN_DOWNLOAD } from './koreader-download';
 import { KOSYNC_PREFIX } from './kosync';
 import { queryOf } from './libraries';
@@ -102,9 +103,11 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
     if (b !== undefined && b !== null && (typeof b !== 'object' || Array.isArray(b))) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
     const r = await devices('pending-approve', { ...caller(req), id: param(req), input: (b ?? {}) as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as { message: string; device: DeviceSync.Device; sync_key?: string };
+    const { kobo_token, ...v } = r.value as { message: string; device: DeviceSync.Device; sync_key?: string; kobo_token?: string };
     reply.header('Cache-Control', 'no-store');
-    return v.sync_key ? { ...v, kosync: await kosyncSetup(req, v.sync_key) } : v;
+    // a Kobo's store address, shown once (only its token's SHA-256 is kept)
+    const kobo = kobo_token ? koboSetup(koboUrl(req, kobo_token, deps.origins)) : {};
+    return v.sync_key ? { ...v, ...kobo, kosync: await kosyncSetup(req, v.sync_key) } : { ...v, ...kobo };
   });
   app.post('/api/devices/:id/reject', user, async (req, reply) => sendResult(reply, await devices('pending-reject', { ...caller(req), id: param(req) })));
 

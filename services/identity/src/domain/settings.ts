@@ -77,6 +77,18 @@ export const SETTINGS = {
     group: 'Library access',
     description: 'A new account sees every library (on) or none until an admin grants some (off). Admins always see every library.',
   },
+  kobo_store_proxy: {
+    type: 'boolean',
+    // off: a Kobo talks to this server only
+    default: false,
+    min: null,
+    max: null,
+    requires_restart: false,
+    category: 'sync',
+    group: 'Kobo',
+    description:
+      "Pass the Kobo store calls Bindery does not answer itself (the shop, wishlists, recommendations) on to Kobo's store (KOBO_STORE_URL). Off: they are answered empty.",
+  },
 } as const satisfies Record<string, Def>;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -1,0 +1,51 @@
+// catalog.kepub {sha256, part}: an EPUB the catalog holds, as a KEPUB for a Kobo. Made from the file
+// on disk (its bytes checked against the hash asked for) on the first request, then kept by that
+// hash; a book converted while another request waits for it is converted once.
+import { gzipSync } from 'node:zlib';
+import { Catalog, err, fail, ok, type Result } from '@bindery/contracts';
+import { convertToKepub, KEPUB_VERSION } from '../formats/kepub';
+import { loadKepub, purgeStaleKepubs, saveKepub, type StoredKepub } from '../store/kepubs';
+import type { Ctx } from './context';
+import { fileOf } from './locator';
+
+const SHA = /^[0-9a-f]{64}$/;
+const notFound = () => err(fail('not_found', 'kepub not found'));
+const making = new Map<string, Promise<StoredKepub | null>>();
+
+async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
+  const hit = await loadKepub(ctx.rt.db, sha256, KEPUB_VERSION);
+  if (hit) return hit;
+  let p = making.get(sha256);
+  if (!p) {
+    p = (async () => {
+      const file = await fileOf(ctx, sha256);
+      if (!file) return null;
+      try {
+        const k = await convertToKepub(file.data);
+        const stored = { data: k.data, spans: gzipSync(JSON.stringify(k.spans)), v: KEPUB_VERSION };
+        await saveKepub(ctx.rt.db, sha256, stored);
+        // each new KEPUB also clears the ones of files that changed since (a cache, never a loss)
+        await purgeStaleKepubs(ctx.rt.db).catch((e) => ctx.rt.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'stale KEPUBs not purged'));
+        return stored;
+      } catch (e) {
+        ctx.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'no KEPUB made');
+        return null;
+      }
+    })().finally(() => making.delete(sha256));
+    making.set(sha256, p);
+  }
+  return p;
+}
+
+export async function kepub(ctx: Ctx, req: Catalog.CatalogRequest<'kepub'>): Promise<Result<unknown>> {
+  const sha256 = req.sha256.toLowerCase();
+  if (!SHA.test(sha256)) return notFound();
+  const k = await kepubOf(ctx, sha256);
+  if (!k) return notFound();
+  const size = k.data.length;
+  const parts = Math.max(1, Math.ceil(size / Catalog.KEPUB_PART_BYTES));
+  if (req.spans_only) return ok({ sha256, size, parts, spans_gz: k.spans.toString('base64') });
+  if (req.part >= parts) return notFound();
+  const data = k.data.subarray(req.part * Catalog.KEPUB_PART_BYTES, (req.part + 1) * Catalog.KEPUB_PART_BYTES).toString('base64');
+  return ok({ sha256, size, parts, part: req.part, data, ...(req.part === 0 ? { spans_gz: k.spans.toString('base64') } : {}) });
+}

@@ -1,0 +1,107 @@
+// Kobo devices: a Kobo cannot run the registration flow itself (it only knows the store address in
+// its configuration), so its owner makes one here, or approves a registration whose client is `kobo`.
+// Either way the device gets a Kobo token: the last step of `/kobo/<token>`, shown once, kept only as
+// its SHA-256, replaced on request, gone with the device.
+import { sql } from 'kysely';
+import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
+import type { Trx } from '@bindery/platform';
+import { digest, newKoboToken } from '../domain/credential';
+import { t, type Ctx } from './context';
+import { ownDevice } from './devices';
+import { bad, deviceOut, isUuid, M, newId, no, notFound, text, type Req } from './util';
+
+const DEFAULT_MAX_DEVICES = 5;
+type Books = 'all' | 'shelves';
+
+/** A new token for a device, in the caller's transaction: the row and the event. */
+export async function issueKoboToken(ctx: Ctx, trx: Trx, user: string, deviceId: string): Promise<string> {
+  const token = newKoboToken();
+  const hash = digest(token);
+  const now = ctx.now();
+  await t(trx).updateTable('devices').set({ kobo_token_hash: hash }).where('id', '=', deviceId).execute();
+  await ctx.emit(trx, user, [{ type: 'device-sync.kobo-token-issued.v1', data: { user_id: user, device_id: deviceId, token_hash: hash, issued_at: now.toISOString() } }]);
+  return token;
+}
+
+/** The user's limit, checked under a per-user lock so two new devices cannot take the last place. */
+export async function underLimit(trx: Trx, user: string): Promise<Result<true>> {
+  await sql`select pg_advisory_xact_lock(hashtext(${'bindery.devices.' + user}))`.execute(trx);
+  const facts = await t(trx).selectFrom('users').select('max_devices').where('id', '=', user).executeTakeFirst();
+  const max = facts ? Number(facts.max_devices) : DEFAULT_MAX_DEVICES;
+  const count = await t(trx).selectFrom('devices').select(sql<number>`count(*)`.as('n')).where('user_id', '=', user).executeTakeFirst();
+  return Number(count?.n ?? 0) >= max ? no(fail('forbidden', DeviceSync.deviceLimitMessage(max))) : ok(true);
+}
+
+const booksOf = (input: Record<string, unknown>): Books | null | undefined => {
+  const v = input.books;
+  if (v === undefined || v === null) return undefined;
+  return v === 'all' || v === 'shelves' ? v : null;
+};
+
+export async function createKobo(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const input = req.input ?? {};
+  const user = req.caller!.user_id;
+  const name = text(input, 'name', 100);
+  if (name === null) return no(bad(M.nameTooLong));
+  const model = text(input, 'model', 100);
+  if (model === null) return no(bad(M.modelTooLong));
+  const books = booksOf(input);
+  if (books === null) return no(bad(M.koboBooks));
+  return ctx.tx(async (trx) => {
+    const room = await underLimit(trx, user);
+    if (!room.ok) return room;
+    const now = ctx.now();
+    const row = { id: newId(), user_id: user, name: name?.trim() || 'Kobo', client: 'kobo', model: model?.trim() ?? '', credential_hash: null, created_at: now, updated_at: now };
+    await t(trx)
+      .insertInto('devices')
+      .values({ ...row, kobo_books: books ?? 'all' })
+      .execute();
+    const device = deviceOut(row);
+    await ctx.emit(trx, user, [{ type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } }]);
+    if (books) await ctx.emit(trx, user, [{ type: 'device-sync.kobo-settings-saved.v1', data: { user_id: user, device_id: row.id, books } }]);
+    const token = await issueKoboToken(ctx, trx, user, row.id);
+    return ok({ message: 'device created', device, kobo_token: token, books: books ?? 'all' });
+  });
+}
+
+/** A new token for one of the caller's Kobos; the earlier address stops working at once. */
+export async function reissueKoboToken(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    if (d.value.client !== 'kobo') return no(fail('conflict', M.notAKobo));
+    const token = await issueKoboToken(ctx, trx, d.value.user_id, d.value.id);
+    return ok({ device_id: d.value.id, kobo_token: token, issued_at: ctx.now().toISOString() });
+  });
+}
+
+export async function koboSettings(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const books = booksOf(req.input ?? {});
+  if (!books) return no(bad(M.koboBooks));
+  return ctx.tx(async (trx) => {
+    const d = await ownDevice(trx, req, true);
+    if (!d.ok) return d;
+    if (d.value.client !== 'kobo') return no(fail('conflict', M.notAKobo));
+    if (d.value.kobo_books !== books) {
+      await t(trx).updateTable('devices').set({ kobo_books: books }).where('id', '=', d.value.id).execute();
+      await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.kobo-settings-saved.v1', data: { user_id: d.value.user_id, device_id: d.value.id, books } }]);
+    }
+    return ok({ device_id: d.value.id, books });
+  });
+}
+
+/** The Kobo took a book off itself: recorded (the book is not offered again until it changes); the file stays. */
+export async function koboBookRemove(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const item = req.input?.media_item_id;
+  if (typeof item !== 'string' || !isUuid(item)) return no(bad('invalid media item id'));
+  const dev = req.device!;
+  return ctx.tx(async (trx) => {
+    const d = await t(trx).selectFrom('devices').select(['id', 'user_id']).where('id', '=', dev.device_id).executeTakeFirst();
+    if (!d || d.user_id !== dev.user_id) return no(notFound(M.deviceNotFound));
+    const now = ctx.now().toISOString();
+    await ctx.emit(trx, d.user_id, [
+      { type: 'device-sync.kobo-book-removed.v1', data: { user_id: d.user_id, device_id: d.id, media_item_id: item.toLowerCase(), removed_at: now } },
+    ]);
+    return ok({ message: 'book removed from the device' });
+  });
+}

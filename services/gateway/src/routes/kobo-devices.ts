@@ -1,0 +1,50 @@
+// A user's Kobos: made here by their owner (a Kobo cannot run the registration flow), given a new
+// store address (the earlier one stops working), and told which books they get. The store address
+// is in the answer only; device-sync keeps the token's SHA-256.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Type from 'typebox';
+import { Catalog, DeviceSync, fail } from '@bindery/contracts';
+import type { Auth } from '../http/authenticate';
+import type { CallDeviceSync } from '../http/device-sync-client';
+import type { Origins } from '../http/origin';
+import { sendFailure, sendResult } from '../http/reply';
+import { koboSetup, koboUrl } from '../kobo/address';
+import { param } from './reading-progress';
+
+const M = DeviceSync.DeviceSyncMessages;
+const CreateBody = Type.Object({ name: Type.Optional(Type.Unknown()), model: Type.Optional(Type.Unknown()), books: Type.Optional(Type.Unknown()) });
+const SettingsBody = Type.Object({ books: Type.Optional(Type.Unknown()) });
+
+export interface KoboDeviceDeps {
+  auth: Auth;
+  devices: CallDeviceSync;
+  origins?: Origins;
+}
+
+export function koboDeviceRoutes(app: FastifyInstance, deps: KoboDeviceDeps): void {
+  const user = { onRequest: deps.auth.requireUser };
+  const caller = (req: FastifyRequest) => ({ caller: req.caller! });
+
+  app.post('/api/devices/kobo', { ...user, schema: { body: CreateBody } }, async (req, reply) => {
+    const r = await deps.devices('kobo-create', { ...caller(req), input: req.body as Record<string, unknown> });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const { kobo_token, ...v } = r.value as { kobo_token: string; device: DeviceSync.Device; books: string; message: string };
+    return reply
+      .code(201)
+      .header('Cache-Control', 'no-store')
+      .send({ ...v, ...koboSetup(koboUrl(req, kobo_token, deps.origins)) });
+  });
+
+  app.post('/api/devices/:id/kobo-token', user, async (req, reply) => {
+    if (!Catalog.isUuid(param(req))) return sendFailure(reply, fail('validation', M.invalidDeviceId));
+    const r = await deps.devices('kobo-token-issue', { ...caller(req), id: param(req) });
+    if (!r.ok) return sendFailure(reply, r.error);
+    const { kobo_token, ...v } = r.value as { kobo_token: string; device_id: string; issued_at: string };
+    reply.header('Cache-Control', 'no-store');
+    return { ...v, ...koboSetup(koboUrl(req, kobo_token, deps.origins)) };
+  });
+
+  app.put('/api/devices/:id/kobo', { ...user, schema: { body: SettingsBody } }, async (req, reply) =>
+    sendResult(reply, await deps.devices('kobo-settings', { ...caller(req), id: param(req), input: req.body as Record<string, unknown> })),
+  );
+}

@@ -1,0 +1,100 @@
+// `pnpm bench:kobo`: native Kobo sync (issue 20). Per mode (embedded, then distributed): BENCH_KOBO_BOOKS
+// small generated EPUBs scanned into one library, a Kobo made for a reader, then a simulated Kobo's
+// first sync followed to its end — total time, requests, each page's latency (p50/p99) and the server
+// processes' resident memory after it; then the KEPUB conversion of a ~1 MB EPUB: the first download
+// (conversion included) and the second (cached). Prints a table with the load average (the machine
+// is shared); a benchmark, not a test: it never fails on its figures. Figures go to docs/benchmarks.md.
+//
+// Knobs: BENCH_KOBO_BOOKS (10000), BENCH_KOBO_MODES (embedded,distributed), BENCH_DEADLINE_MINUTES (30).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { emptyDir, scan } from '../e2e/catalog-helpers';
+import { api, register } from '../e2e/helpers';
+import { smallEpub, storedZip } from '../e2e/kobo-helpers';
+import { startBindery, type Mode } from '../support/bindery';
+import { envNumber, fmt, machine, runWithDeadline, table } from './lib';
+import { statusKiB } from './scan-bindery';
+
+const BOOKS = Math.max(1, envNumber('BENCH_KOBO_BOOKS', 10_000));
+const MODES = (process.env.BENCH_KOBO_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[];
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+/** An EPUB of about `bytes` of text in one chapter of many paragraphs. */
+function bigEpub(bytes: number): Buffer {
+  const para = '<p>It was a quiet evening. The lamps were lit one by one; nobody spoke. Then the bell rang, twice!</p>\n';
+  const body = para.repeat(Math.ceil(bytes / para.length));
+  const small = smallEpub('Big Book', 'Bea Big', randomUUID());
+  // the small book's parts, with its chapter replaced by the big one
+  const parts: [string, string | Buffer][] = [
+    ['mimetype', 'application/epub+zip'],
+    ['META-INF/container.xml', small.toString('latin1').match(/<\?xml version="1.0"\?><container[\s\S]*?<\/container>/)![0]],
+    [
+      'OEBPS/content.opf',
+      `<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:${randomUUID()}</dc:identifier><dc:title>Big Book</dc:title><dc:language>en</dc:language></metadata><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`,
+    ],
+    ['OEBPS/c1.xhtml', `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Big</title></head><body>${body}</body></html>`],
+  ];
+  return storedZip(parts);
+}
+
+async function runMode(mode: Mode): Promise<string[][]> {
+  const b = await startBindery(mode);
+  try {
+    const call = api(b);
+    const admin = await register(call);
+    const dir = emptyDir();
+    mkdirSync(join(dir, 'books'), { recursive: true });
+    for (let i = 0; i < BOOKS; i++) writeFileSync(join(dir, `books/b${i}.epub`), smallEpub(`Bench Book ${i}`, `Author ${i % 97}`, randomUUID()));
+    writeFileSync(join(dir, 'big.epub'), bigEpub(1024 * 1024));
+    const lib = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Kobo bench', folders: [dir], watch: false } });
+    await scan(call, admin.token, lib.json.id);
+    const k = await call('POST', '/api/devices/kobo', { token: admin.token, body: { name: 'Bench Kobo' } });
+    const base = `/kobo/${k.json.kobo_url.split('/kobo/')[1]}`;
+    const pages: number[] = [];
+    let token: string | null = null;
+    let entries = 0;
+    const t0 = performance.now();
+    for (;;) {
+      const p0 = performance.now();
+      const r = await call('GET', `${base}/v1/library/sync`, token ? { headers: { 'x-kobo-synctoken': token } } : {});
+      pages.push(performance.now() - p0);
+      entries += (r.json as unknown[]).length;
+      token = r.headers.get('x-kobo-synctoken');
+      if (r.headers.get('x-kobo-sync') !== 'continue') break;
+    }
+    const total = performance.now() - t0;
+    const rss = b.procs.reduce((s, p) => s + (p.child.pid ? statusKiB(p.child.pid, 'VmRSS') : 0), 0);
+    const items = await call('GET', `/api/media-items?library_id=${lib.json.id}&limit=1000&sort=title`, { token: admin.token });
+    const big = (items.json.data as { id: string; title: string }[]).find((i) => i.title === 'Big Book')!;
+    const d0 = performance.now();
+    const first = await call('GET', `${base}/v1/books/${big.id}/file/kepub`);
+    const firstMs = performance.now() - d0;
+    const d1 = performance.now();
+    await call('GET', `${base}/v1/books/${big.id}/file/kepub`);
+    const cachedMs = performance.now() - d1;
+    return [
+      [mode, 'first sync', `${BOOKS + 1} books, ${entries} entries, ${pages.length} requests`, `${fmt(total / 1000, 1)} s`],
+      [mode, 'sync page', `p50 ${fmt(pct(pages, 50), 1)} ms, p99 ${fmt(pct(pages, 99), 1)} ms`, pct(pages, 99) < 200 ? 'under 200 ms' : 'OVER 200 ms'],
+      [mode, 'server RSS after sync', `${fmt(rss / 1024, 0)} MiB`, ''],
+      [mode, 'KEPUB of a 1 MB EPUB', `first ${fmt(firstMs, 0)} ms (${first.bytes.length} bytes), cached ${fmt(cachedMs, 0)} ms`, firstMs < 200 ? 'under 200 ms' : 'OVER 200 ms'],
+    ];
+  } finally {
+    await b.stop();
+  }
+}
+
+await runWithDeadline('bench:kobo', envNumber('BENCH_DEADLINE_MINUTES', 30) * 60_000, async () => {
+  const before = loadavg();
+  const rows: string[][] = [['mode', 'measure', 'figure', 'target']];
+  for (const mode of MODES) rows.push(...(await runMode(mode)));
+  console.log(machine());
+  console.log(table(rows));
+  console.log(
+    `load average before ${before.map((x) => x.toFixed(2)).join(' ')}, after ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+});
