@@ -199,6 +199,24 @@ for (const mode of modes) {
       await t.ctx.close();
     });
 
+    it("the approval page shows a Kobo's store address line once, and the address works", async () => {
+      const owner = await register(call, { caller: admin.token });
+      const reg = await call('POST', '/api/devices/register', { body: { name: 'Kobo Clara', client: 'kobo', model: 'Clara BW' } });
+      expect(reg.status, reg.text).toBe(201);
+      const t = await as(owner);
+      await t.page.goto(`${b.url}${reg.json.auth_url}`);
+      expect(await t.page.textContent('#device-name')).toBe('Kobo Clara');
+      await checkPage(t, `${mode}-approve-kobo`);
+      await t.page.click('#approve');
+      await t.page.waitForSelector('#result[data-outcome="approved"]');
+      const line = (await t.page.textContent('#kobo-line'))!;
+      expect(line).toMatch(new RegExp(`^api_endpoint=${b.url}/kobo/\\S+$`));
+      const init = await fetch(`${line.slice('api_endpoint='.length)}/v1/initialization`);
+      expect(init.status).toBe(200);
+      expect(t.errors).toEqual([]);
+      await t.ctx.close();
+    });
+
     it('a plain user never sees the admin pages; their writes take only the page itself', async () => {
       const plain = await register(call, { caller: admin.token });
       const t = await as(plain);
