@@ -7,11 +7,11 @@
 //
 // Knobs: BENCH_KOBO_BOOKS (10000), BENCH_KOBO_MODES (embedded,distributed), BENCH_DEADLINE_MINUTES (30).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { emptyDir, scan } from '../e2e/catalog-helpers';
+import { scan } from '../e2e/catalog-helpers';
 import { api, register } from '../e2e/helpers';
 import { smallEpub, storedZip } from '../e2e/kobo-helpers';
 import { startBindery, type Mode } from '../support/bindery';
@@ -40,12 +40,15 @@ function bigEpub(bytes: number): Buffer {
   return storedZip(parts);
 }
 
+const cleanup: string[] = [];
+
 async function runMode(mode: Mode): Promise<string[][]> {
   const b = await startBindery(mode);
   try {
     const call = api(b);
     const admin = await register(call);
-    const dir = emptyDir();
+    const dir = mkdtempSync(join(tmpdir(), 'bindery-bench-kobo-'));
+    cleanup.push(dir);
     mkdirSync(join(dir, 'books'), { recursive: true });
     for (let i = 0; i < BOOKS; i++) writeFileSync(join(dir, `books/b${i}.epub`), smallEpub(`Bench Book ${i}`, `Author ${i % 97}`, randomUUID()));
     writeFileSync(join(dir, 'big.epub'), bigEpub(1024 * 1024));
@@ -83,6 +86,7 @@ async function runMode(mode: Mode): Promise<string[][]> {
     ];
   } finally {
     await b.stop();
+    for (const d of cleanup.splice(0)) rmSync(d, { recursive: true, force: true });
   }
 }
 
