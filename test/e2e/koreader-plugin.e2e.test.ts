@@ -337,7 +337,7 @@ describe.each(modes)('KOReader plugin API (%s)', (mode) => {
     const reg = await call('POST', '/api/devices/register', { body: { name: 'Plugin reader', client: 'koreader' } });
     expect(reg.status, reg.text).toBe(201);
     expect(reg.json.setup_instructions).toContain(`${base}/api/koreader/plugin`);
-    const page = await call('GET', `/devices/approve/${reg.json.user_code}`, { token: reader.token });
+    const page = await call('GET', `/devices/approve/${reg.json.user_code}`, { cookie: `token=${reader.token}` });
     expect(page.status, page.text).toBe(200);
     expect(page.text).toContain('<a id="plugin-download" href="/api/koreader/plugin" download>bindery.koplugin.zip</a>');
   });

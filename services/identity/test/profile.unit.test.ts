@@ -18,11 +18,11 @@ const parse = (raw: Record<string, unknown>) => {
 describe('decideProfileUpdate', () => {
   it('applies role only by id', () => {
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), false, ID, facts()).events).toEqual([]);
-    // self mode: a user asking for another role is refused; the same role, or an admin's, is ignored
-    expect(decideProfileUpdate(user(), parse({ role: 'admin', theme: 'x' }), false, ID, facts())).toEqual({
-      events: [],
-      error: { code: 'admin_required', message: 'admin access required' },
-    });
+    // self mode: the role is ignored (interface, profile update rule 2), whatever it asks; the rest applies
+    const self = decideProfileUpdate(user(), parse({ role: 'admin', theme: 'x' }), false, ID, facts());
+    expect(self.error).toBeNull();
+    expect(self.events.map((e) => e.type)).toEqual(['identity.profile-changed.v1']);
+    expect(self.events[0]!.data).toMatchObject({ user_id: ID, changes: { theme: 'x' } });
     expect(decideProfileUpdate(user(), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user('admin'), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), true, ADMIN, facts()).events).toEqual([
