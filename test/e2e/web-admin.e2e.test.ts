@@ -217,6 +217,34 @@ for (const mode of modes) {
       await t.ctx.close();
     });
 
+    it('System: the admin turns public registration on and off again on the settings form', async () => {
+      const t = await as(admin, 360);
+      await t.page.goto(`${b.url}/admin/system`);
+      expect(await t.page.inputValue('#setting-registration_enabled')).toBe('false');
+      await tabTo(t.page, '#save-settings', 200);
+      await checkPage(t, `${mode}-admin-system-settings`);
+      await t.page.selectOption('#setting-registration_enabled', 'true');
+      await t.page.click('#save-settings');
+      await t.page.locator('#settings-outcome [role="status"]').waitFor();
+      expect(await t.page.textContent('#settings-outcome')).toBe('settings updated successfully');
+      expect((await call('GET', '/api/setup/status')).json.registration_enabled).toBe(true);
+      const n = uniq('walkin');
+      expect((await call('POST', '/api/auth/register', { body: { email: `${n}@example.com`, username: n, password: PASSWORD } })).status).toBe(201);
+      // the browser keeps a number within its bounds; the server says no to anything else
+      await t.page.fill('#setting-scan_poll_interval_seconds', '0');
+      expect(await t.page.locator('#setting-scan_poll_interval_seconds').evaluate((e: any) => e.validity.rangeUnderflow)).toBe(true);
+      await t.page.fill('#setting-scan_poll_interval_seconds', '60');
+      await t.page.selectOption('#setting-registration_enabled', 'false');
+      await t.page.evaluate(() => (globalThis as any).document.getElementById('settings-outcome').replaceChildren());
+      await t.page.click('#save-settings');
+      await t.page.locator('#settings-outcome [role="status"]').waitFor();
+      expect((await call('GET', '/api/setup/status')).json.registration_enabled).toBe(false);
+      const m = uniq('walkin');
+      expect((await call('POST', '/api/auth/register', { body: { email: `${m}@example.com`, username: m, password: PASSWORD } })).status).toBe(403);
+      expect(t.errors).toEqual([]);
+      await t.ctx.close();
+    });
+
     it('a plain user never sees the admin pages; their writes take only the page itself', async () => {
       const plain = await register(call, { caller: admin.token });
       const t = await as(plain);

@@ -20,6 +20,7 @@ import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggesti
 import { Profile, type ProfileData } from './pages/profile';
 import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 import { adminUserActions } from './admin-users-routes';
+import { action } from './actions';
 import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type QueueRow, type Shelf } from './pages/devices';
 import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
@@ -279,6 +280,18 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const [p, st] = await Promise.all([api<{ data: ProjectionRow[] }>('GET', '/api/admin/projections'), api<{ settings: Setting[] }>('GET', '/api/system/settings')]);
     if (p.status !== 200) return render(reply, 'System', viewer, '/admin/system', <Failed status={p.status} />, 502);
     return render(reply, 'System', viewer, '/admin/system', <AdminSystem projections={p.body.data} settings={st.status === 200 ? (st.body.settings ?? []) : []} />);
+  });
+
+  // every setting of the form in one PUT: identity checks each by its type and bounds, and applies none unless all pass
+  action(app, '/admin/system/settings', { done: 'settings updated successfully' }, async (a, f) => {
+    const known = await a<{ settings: Setting[] }>('GET', '/api/system/settings');
+    if (known.status !== 200) return known;
+    const settings: Record<string, string> = {};
+    for (const s of known.body.settings) {
+      const v = f[s.key];
+      if (typeof v === 'string') settings[s.key] = v;
+    }
+    return a('PUT', '/api/system/settings', { settings });
   });
 
   // the folder browser's next folder, as a fragment (opening a folder also chooses it)

@@ -13,6 +13,10 @@ export interface ProjectionRow {
 export interface Setting {
   key: string;
   value: unknown;
+  type?: 'integer' | 'boolean' | 'string';
+  min?: number | null;
+  max?: number | null;
+  description?: string;
 }
 
 export function AdminSystem({ projections, settings }: { projections: ProjectionRow[]; settings: Setting[] }) {
@@ -57,15 +61,44 @@ export function AdminSystem({ projections, settings }: { projections: Projection
       </section>
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>
-        <dl class="meta" id="settings">
-          {settings.map((s) => (
-            <>
-              <dt>{s.key}</dt>
-              <dd>{typeof s.value === 'string' ? s.value : JSON.stringify(s.value)}</dd>
-            </>
-          ))}
-        </dl>
+        <form id="settings-form" hx-post="/admin/system/settings" hx-target="#settings-outcome">
+          <dl class="meta" id="settings">
+            {settings.map((s) => (
+              <>
+                <dt>
+                  <label for={`setting-${s.key}`}>{s.key}</label>
+                </dt>
+                <dd>
+                  <SettingInput s={s} />
+                  {s.description && <span class="muted setting-help">{s.description}</span>}
+                </dd>
+              </>
+            ))}
+          </dl>
+          <button type="submit" class="primary" id="save-settings">
+            Save settings
+          </button>
+          <Outcome id="settings-outcome" />
+        </form>
       </section>
     </>
   );
+}
+
+/** One setting's control: a yes/no choice, a number within its bounds, or text. */
+function SettingInput({ s }: { s: Setting }) {
+  const id = `setting-${s.key}`;
+  if (s.type === 'boolean')
+    return (
+      <select id={id} name={s.key}>
+        <option value="true" selected={s.value === true}>
+          on
+        </option>
+        <option value="false" selected={s.value === false}>
+          off
+        </option>
+      </select>
+    );
+  if (s.type === 'integer') return <input id={id} name={s.key} type="number" value={String(s.value)} min={s.min ?? undefined} max={s.max ?? undefined} required />;
+  return <input id={id} name={s.key} value={typeof s.value === 'string' ? s.value : JSON.stringify(s.value)} />;
 }
