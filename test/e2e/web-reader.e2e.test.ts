@@ -11,6 +11,7 @@ import type { Browser, Request } from 'playwright-core';
 import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
+import { makeItem } from './reading-helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo } from './web-browser';
 
 declare const document: any;
@@ -43,6 +44,7 @@ for (const mode of modes) {
     let reader: Account;
     let epub: Record<string, any>;
     let cbz: Record<string, any>;
+    let libraryId: string;
     beforeAll(async () => {
       b = await get(mode);
       call = api(b);
@@ -57,6 +59,7 @@ for (const mode of modes) {
         copyFileSync(join(FIXTURE, src), join(dir, dst));
       }
       const lib = await createLibrary(call, admin.token, { name: `Reader ${mode}`, folders: [dir], watch: false });
+      libraryId = lib.id;
       await scan(call, admin.token, lib.id);
       const list = await items(call, admin.token, lib.id);
       epub = list.find((i) => i.formats[0]?.format === 'epub')!;
@@ -116,6 +119,17 @@ for (const mode of modes) {
       expect((await o.page.goto(`${b.url}/read/${epub.id}`))!.status()).toBe(404);
       expect((await o.page.goto(`${b.url}/read/00000000-0000-4000-8000-000000000000`))!.status()).toBe(404);
       await o.ctx.close();
+      // a hostile title is text; a record without a file says so
+      const hostile = await makeItem(call, admin, libraryId, { title: '<script>alert(1)</script>', authors: ['x'] });
+      const h = await as(reader);
+      expect((await h.page.goto(`${b.url}/read/${hostile.id}`))!.status()).toBe(200);
+      expect(await h.page.textContent('#reader-title')).toBe('<script>alert(1)</script>');
+      expect(await h.page.textContent('#reader-error')).toBe('This book has no file the web reader can open (EPUB, MOBI, AZW3, FB2, CBZ, CBR or PDF).');
+      expect(await h.page.locator('script[type="module"]').count()).toBe(0);
+      expect(await h.page.title()).toBe('<script>alert(1)</script> · Reading · Bindery');
+      expect(h.dialogs).toEqual([]);
+      expect(h.errors).toEqual([]);
+      await h.ctx.close();
       // signed out: to sign-in and back
       const anon = await open(browser);
       await anon.page.goto(`${b.url}/read/${epub.id}`);
