@@ -147,6 +147,19 @@ const inputs = Object.keys(result.metafile.inputs)
   .map((f) => relative(root, join(process.cwd(), f)));
 // the web app's own CSS and JS, read (and hashed) at start from next to the bundle
 cpSync(join(root, 'web/src/assets'), join(out, 'web-assets'), { recursive: true });
+// the web reader (web/src/reader/main.js with foliate-js): one ES module, served only on the reader
+// page as reader.<hash>.js (the same options as web/src/assets.ts uses when it builds it from sources)
+await build({
+  entryPoints: [join(root, 'web/src/reader/main.js')],
+  outfile: join(out, 'web-assets', 'reader.js'),
+  bundle: true,
+  format: 'esm',
+  splitting: false,
+  minify: true,
+  target: 'es2022',
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
 writeFileSync(stamp, JSON.stringify({ builtAt: started, inputs, externals: [...externals.keys()].sort() }, null, 1));
 console.error(`built embedded/dist (${ENTRIES.join(', ')}) in ${Date.now() - started} ms`);
 

@@ -23,7 +23,10 @@ function ownDir(): string {
 }
 
 function asset(name: string, file: string): Asset {
-  const body = readFileSync(file);
+  return assetOf(name, readFileSync(file));
+}
+
+function assetOf(name: string, body: Buffer): Asset {
   const hash = createHash('sha256').update(body).digest('base64url').slice(0, 12);
   const ext = name.slice(name.lastIndexOf('.') + 1);
   return { path: `/assets/${name.slice(0, -ext.length - 1)}.${hash}.${ext}`, type: TYPES[ext] ?? 'application/octet-stream', body };
@@ -33,12 +36,43 @@ export interface Assets {
   css: string;
   js: string;
   htmx: string;
+  /** the reader's bundle (src/reader/main.js with foliate-js): its path, built on first use when no bundle is on disk */
+  reader: () => string;
   byPath: Map<string, Asset>;
 }
+
+/**
+ * The reader's bundle: web-assets/reader.js in the production build (embedded/build.mjs), else built
+ * here from src/reader/main.js with esbuild's API (the sources' path: development and tests).
+ */
+export function buildReader(): Buffer {
+  const entry = join(dirname(fileURLToPath(import.meta.url)), 'reader', 'main.js');
+  const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
+  const out = esbuild.buildSync({ ...READER_BUILD, entryPoints: [entry], write: false });
+  return Buffer.from(out.outputFiles[0]!.contents);
+}
+
+/** How the reader is bundled, here and in embedded/build.mjs: one ES module, foliate's lazy imports inlined. */
+export const READER_BUILD = { bundle: true, format: 'esm', splitting: false, minify: true, target: 'es2022', legalComments: 'eof', logLevel: 'warning' } as const;
 
 export function loadAssets(): Assets {
   const dir = ownDir();
   const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
   const list = { css: asset('app.css', join(dir, 'app.css')), js: asset('app.js', join(dir, 'app.js')), htmx: asset('htmx.js', htmxFile) };
-  return { css: list.css.path, js: list.js.path, htmx: list.htmx.path, byPath: new Map(Object.values(list).map((a) => [a.path, a])) };
+  const byPath = new Map(Object.values(list).map((a) => [a.path, a]));
+  let reader: Asset | null = null;
+  const bundled = join(dir, 'reader.js');
+  return {
+    css: list.css.path,
+    js: list.js.path,
+    htmx: list.htmx.path,
+    byPath,
+    reader: () => {
+      if (!reader) {
+        reader = existsSync(bundled) ? asset('reader.js', bundled) : assetOf('reader.js', buildReader());
+        byPath.set(reader.path, reader);
+      }
+      return reader.path;
+    },
+  };
 }

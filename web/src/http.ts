@@ -7,9 +7,17 @@ import { renderToString } from 'preact-render-to-string';
 export const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-export function securityHeaders(reply: FastifyReply): FastifyReply {
+/**
+ * The reader page's policy: scripts still only from this site (a book's own scripts never run);
+ * foliate-js shows a book's sections in frames from blob: URLs, which inherit this policy, so those
+ * frames, the book's pictures, fonts and style sheets (blob:) and its own inline styles are allowed.
+ */
+export const READER_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' blob: 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data: blob:; media-src 'self' blob:; frame-src blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
+export function securityHeaders(reply: FastifyReply, csp = CSP): FastifyReply {
   return reply
-    .header('Content-Security-Policy', CSP)
+    .header('Content-Security-Policy', csp)
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'same-origin')
     .header('X-Frame-Options', 'DENY')
@@ -17,9 +25,9 @@ export function securityHeaders(reply: FastifyReply): FastifyReply {
 }
 
 /** A whole page (doctype included) or an htmx fragment, rendered by preact (which escapes text and attributes). */
-export function sendHtml(reply: FastifyReply, node: VNode, status = 200, fragment = false): FastifyReply {
+export function sendHtml(reply: FastifyReply, node: VNode, status = 200, fragment = false, csp = CSP): FastifyReply {
   const html = renderToString(node);
-  return securityHeaders(reply)
+  return securityHeaders(reply, csp)
     .code(status)
     .type('text/html; charset=utf-8')
     .send(fragment ? html : `<!doctype html>${html}`);

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { apiFor, type Api } from './api';
 import { loadAssets, type Assets } from './assets';
-import { isHtmx, localTarget, loginFor, redirectTo, securityHeaders, sendHtml } from './http';
+import { isHtmx, localTarget, loginFor, READER_CSP, redirectTo, securityHeaders, sendHtml } from './http';
 import { Layout, type Live, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
@@ -18,6 +18,7 @@ import { CollectionPage, type CollectionRow, Collections } from './pages/collect
 import { Dashboard, type Section } from './pages/dashboard';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
+import { type ReadPosition, Reader } from './pages/reader';
 import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 import { adminUserActions } from './admin-users-routes';
 import { action } from './actions';
@@ -26,7 +27,7 @@ import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
 
-export { CSP, localTarget } from './http';
+export { CSP, localTarget, READER_CSP } from './http';
 export { schemeOf } from './theme';
 
 export interface WebDeps {
@@ -48,7 +49,10 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   const assets = deps.assets ?? loadAssets();
 
   app.get('/assets/:file', (req, reply) => {
-    const a = assets.byPath.get(req.url.split('?')[0]!);
+    const path = req.url.split('?')[0]!;
+    // the reader's bundle is made on first use: another instance may have shown its name first
+    if (path.startsWith('/assets/reader.') && !assets.byPath.has(path)) assets.reader();
+    const a = assets.byPath.get(path);
     if (!a) return securityHeaders(reply).code(404).type('text/plain; charset=utf-8').send('not found');
     return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(a.type).send(a.body);
   });
@@ -313,6 +317,8 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     return sendHtml(reply, <FolderBrowser b={r.body} oob />, 200, true);
   });
 
+  readerPage(app, page, render);
+
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = encodeURIComponent((req.params as { id: string }).id);
     const r = await api<Item>('GET', `/api/media-items/${id}`);
@@ -337,6 +343,22 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     );
   });
 }
+
+function readerPage(app: FastifyInstance, page: (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown, render: Render) {
+  // the reader: the item as the caller may see it (404 otherwise, like the book page) and their position
+  page('/read/:id', {}, async ({ req, reply, api, viewer, assets }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const r = await api<Item>('GET', `/api/media-items/${id}`);
+    if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    if (r.status !== 200) return render(reply, 'Reader', viewer, undefined, <Failed status={r.status} />, 502);
+    const p = await api<{ progress?: ReadPosition } & ReadPosition>('GET', `/api/media-items/${id}/progress`);
+    const progress = p.status === 200 ? (p.body.progress ?? p.body) : null;
+    return sendHtml(reply, <Reader assets={assets} reader={assets.reader()} viewer={viewer} item={r.body} progress={progress} />, 200, false, READER_CSP);
+  });
+  return app;
+}
+
+type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
 
 function NotFound() {
   return (

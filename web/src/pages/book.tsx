@@ -2,6 +2,7 @@
 // their collections (add with htmx; the reading service decides).
 import { Outcome } from '../layout';
 import { Cover, type Item, percent } from './books';
+import { readableFormat } from './reader';
 
 export interface Progress {
   percentage: number | null;
@@ -115,6 +116,13 @@ export function Book({ item, progress, rating }: { item: Item; progress: Progres
         {item.description && <p class="description">{item.description}</p>}
         <section aria-labelledby="formats-title">
           <h2 id="formats-title">Formats</h2>
+          {readableFormat(item) && (
+            <p>
+              <a class="button primary" id="read" href={`/read/${encodeURIComponent(item.id)}`}>
+                Read
+              </a>
+            </p>
+          )}
           {item.formats.length === 0 ? (
             <p class="muted">No file: this record has no book file yet.</p>
           ) : (

@@ -1,0 +1,119 @@
+// The reader page: its own full-height shell (a toolbar and the book), the book's data in data
+// attributes for the reader script (reader.<hash>.js, loaded on this page only), and its own CSP
+// (READER_CSP in http.ts: foliate-js shows a book's sections in frames from blob: URLs).
+import type { Assets } from '../assets';
+import type { Viewer } from '../layout';
+import { schemeOf } from '../theme';
+import type { Item } from './books';
+
+/** Formats foliate-js lays out as text, in the order one is chosen; then those read as page pictures. */
+export const REFLOWABLE = ['epub', 'kepub', 'azw3', 'mobi', 'azw', 'fb2', 'fbz'];
+export const PICTURES = ['cbz', 'cbr', 'pdf'];
+
+export interface ReadPosition {
+  percentage: number | null;
+  epubcfi?: string | null;
+  page?: number | null;
+  page_count?: number | null;
+}
+
+export function readableFormat(item: Item): { kind: 'text' | 'pages'; format: Item['formats'][number] } | null {
+  for (const f of REFLOWABLE) {
+    const hit = item.formats.find((x) => x.format.toLowerCase() === f);
+    if (hit) return { kind: 'text', format: hit };
+  }
+  for (const f of PICTURES) {
+    const hit = item.formats.find((x) => x.format.toLowerCase() === f);
+    if (hit) return { kind: 'pages', format: hit };
+  }
+  return null;
+}
+
+export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item: Item; progress: ReadPosition | null }) {
+  const chosen = readableFormat(p.item);
+  const position = p.progress ? { percentage: p.progress.percentage, epubcfi: p.progress.epubcfi ?? null, page: p.progress.page ?? null } : null;
+  return (
+    <html lang="en" class={`theme-${schemeOf(p.viewer.theme)} reader-page`}>
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <title>{`${p.item.title} · Reading · Bindery`}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href={p.assets.css} />
+        {chosen && <script type="module" src={p.reader} />}
+      </head>
+      <body>
+        <a class="skip" href="#main">
+          Skip to the book
+        </a>
+        <header class="reader-bar">
+          <a id="back" href={`/books/${encodeURIComponent(p.item.id)}`}>
+            ← Book
+          </a>
+          <h1 id="reader-title">{p.item.title}</h1>
+          <p id="reader-position" class="muted" aria-live="polite" />
+          {chosen?.kind === 'text' && (
+            <>
+              <details id="toc" class="reader-menu">
+                <summary>Contents</summary>
+                <nav aria-label="Table of contents" id="toc-list" />
+              </details>
+              <details id="settings" class="reader-menu">
+                <summary>Text</summary>
+                <div class="reader-settings">
+                  <button type="button" id="font-smaller" aria-label="Smaller text">
+                    A−
+                  </button>
+                  <button type="button" id="font-larger" aria-label="Larger text">
+                    A+
+                  </button>
+                  <label for="line-spacing">Line spacing</label>
+                  <select id="line-spacing">
+                    <option value="1.2">Tight</option>
+                    <option value="1.5">Normal</option>
+                    <option value="1.9">Loose</option>
+                  </select>
+                </div>
+              </details>
+            </>
+          )}
+          {chosen?.kind === 'pages' && (
+            <div class="reader-settings">
+              <label>
+                <input type="checkbox" id="rtl" /> Right to left
+              </label>
+              <label>
+                <input type="checkbox" id="spread" /> Two pages
+              </label>
+            </div>
+          )}
+        </header>
+        <main id="main" tabindex={-1} class="reader-main">
+          <div id="reader-error" class="alert alert-error" role="alert" hidden={!!chosen}>
+            {chosen ? '' : 'This book has no file the web reader can open (EPUB, MOBI, AZW3, FB2, CBZ, CBR or PDF).'}
+          </div>
+          {chosen && (
+            <div
+              id="reader"
+              class="reader"
+              data-item={p.item.id}
+              data-kind={chosen.kind}
+              data-file={chosen.format.file_url}
+              data-name={chosen.format.file_path.split('/').pop()}
+              data-page-count={p.item.page_count ?? undefined}
+              data-progress={JSON.stringify(position)}
+            >
+              <button type="button" id="prev" class="turn" aria-label="Previous page">
+                ‹
+              </button>
+              {chosen.kind === 'text' ? <div id="book-view" class="book-view" /> : <div id="pages" class="pages" />}
+              <button type="button" id="next" class="turn" aria-label="Next page">
+                ›
+              </button>
+            </div>
+          )}
+        </main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,272 @@
+// Bindery's web reader, bundled with foliate-js by esbuild into one hashed asset (reader.<hash>.js)
+// that only the reader page loads. Reflowable books (EPUB, MOBI/AZW3, FB2) render in foliate's
+// <foliate-view>; comics and PDFs (CBZ, CBR, PDF) are pictures from the gateway's page stream.
+// The position is saved with one PUT /api/media-items/<id>/progress a few seconds after the reader
+// stops moving and when the page is left (keepalive), never on opening.
+import 'foliate-js/view.js';
+
+const SAVE_AFTER_MS = 2000;
+const root = document.getElementById('reader');
+const status = document.getElementById('reader-position');
+const item = root.dataset.item;
+const saved = JSON.parse(root.dataset.progress || 'null');
+const html = document.documentElement.classList;
+const dark = html.contains('theme-dark') || (html.contains('theme-system') && matchMedia('(prefers-color-scheme: dark)').matches);
+
+/** One position write: JSON (the same-site proof a cookie-authenticated write needs). */
+function put(body, leaving) {
+  return fetch(`/api/media-items/${encodeURIComponent(item)}/progress`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json', 'X-Requested-With': 'bindery-web' },
+    body: JSON.stringify({ ...body, client: 'web', device: 'web' }),
+    credentials: 'same-origin',
+    keepalive: leaving,
+  }).then(
+    (r) => {
+      if (r.ok) root.dataset.saved = String(Number(root.dataset.saved || '0') + 1);
+    },
+    () => undefined,
+  );
+}
+
+/** The position to save, kept until it is written: written SAVE_AFTER_MS after the last move, or on leaving. */
+function saver() {
+  let pending = null;
+  let timer = 0;
+  const flush = (leaving) => {
+    clearTimeout(timer);
+    if (!pending) return;
+    const body = pending;
+    pending = null;
+    void put(body, leaving);
+  };
+  addEventListener('pagehide', () => flush(true));
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') flush(true);
+  });
+  return (body) => {
+    pending = body;
+    clearTimeout(timer);
+    timer = setTimeout(() => flush(false), SAVE_AFTER_MS);
+  };
+}
+const save = saver();
+
+const pct = (f) => `${Math.round(f * 1000) / 10} %`;
+const fontSize = () => Number(localStorage.getItem('bindery.reader.font') || '100');
+const isCfi = (s) => typeof s === 'string' && /^epubcfi\(\/\d/.test(s);
+
+/** Keys that turn pages, for the page and (reflowable books) each section's frame. */
+function keys(prev, next) {
+  return (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const t = e.target;
+    if (t && typeof t.closest === 'function' && t.closest('input, select, textarea, button, a, summary')) return;
+    if (e.key === 'ArrowLeft' || e.key === 'PageUp' || (e.key === ' ' && e.shiftKey)) {
+      e.preventDefault();
+      void prev();
+    } else if (e.key === 'ArrowRight' || e.key === 'PageDown' || e.key === ' ') {
+      e.preventDefault();
+      void next();
+    }
+  };
+}
+
+async function reflowable() {
+  const res = await fetch(root.dataset.file, { credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`the book file could not be read (${res.status})`);
+  const file = new File([await res.blob()], root.dataset.name || 'book');
+  const view = document.createElement('foliate-view');
+  view.id = 'foliate';
+  document.getElementById('book-view').append(view);
+  await view.open(file);
+  const css = () => {
+    const fg = dark ? '#e6e6e6' : '#1a1a1a';
+    const bg = dark ? '#1a1b26' : '#ffffff';
+    const lh = Number(localStorage.getItem('bindery.reader.spacing') || '1.5');
+    return `html { color: ${fg}; background: ${bg}; font-size: ${fontSize()}%; color-scheme: ${dark ? 'dark' : 'light'}; }
+body { color: ${fg}; background: none !important; }
+p, li, blockquote, dd { line-height: ${lh}; }
+a:any-link { color: ${dark ? '#8ab4f8' : '#1a56c4'}; }`;
+  };
+  const applyStyles = () => view.renderer.setStyles?.(css());
+  view.renderer.setAttribute('margin', '48px');
+  view.renderer.setAttribute('gap', '6%');
+  applyStyles();
+  // only a move the reader asked for is saved (opening at the saved place is not a move)
+  let moved = false;
+  const turn =
+    (go) =>
+    (...args) => {
+      moved = true;
+      return go(...args);
+    };
+  const left = turn(() => view.goLeft());
+  const right = turn(() => view.goRight());
+  const onKey = keys(left, right);
+  document.addEventListener('keydown', onKey);
+  view.addEventListener('load', (e) => {
+    const doc = e.detail.doc;
+    doc.addEventListener('keydown', onKey);
+    // tap zones: the outer thirds of the page turn it
+    doc.addEventListener('click', (ev) => {
+      if (ev.target.closest?.('a[href]')) return;
+      const w = doc.defaultView.innerWidth;
+      const x = ev.clientX % w;
+      if (x < w / 3) void left();
+      else if (x > (2 * w) / 3) void right();
+    });
+  });
+  // the renderer's own event: the section and the fraction of it where the page starts
+  view.renderer.addEventListener('relocate', (e) => {
+    const { index, range, fraction: inSection } = e.detail;
+    if (!range || typeof index !== 'number') return;
+    const bounds = view.getSectionFractions();
+    const from = bounds[index] ?? 0;
+    const to = bounds[index + 1] ?? 1;
+    const fraction = Math.min(1, Math.max(0, from + (Number.isFinite(inSection) ? inSection : 0) * (to - from)));
+    const start = range.cloneRange();
+    start.collapse(true);
+    const cfi = view.getCFI(index, start);
+    const label = view.lastLocation?.tocItem?.label?.trim();
+    root.dataset.fraction = String(fraction);
+    root.dataset.cfi = cfi;
+    status.textContent = `${label ? `${label} · ` : ''}${pct(fraction)}`;
+    if (moved) save({ percentage: Math.round(fraction * 10000) / 10000, epubcfi: cfi });
+  });
+  if (saved && isCfi(saved.epubcfi)) await view.init({ lastLocation: saved.epubcfi });
+  else if (saved && typeof saved.percentage === 'number' && saved.percentage > 0) {
+    await view.init({ showTextStart: false });
+    await view.goToFraction(saved.percentage);
+  } else await view.init({ showTextStart: true });
+  tableOfContents(
+    view.book.toc ?? [],
+    turn((href) => view.goTo(href)),
+  );
+  document.getElementById('prev').addEventListener('click', left);
+  document.getElementById('next').addEventListener('click', right);
+  document.getElementById('font-smaller').addEventListener('click', () => {
+    localStorage.setItem('bindery.reader.font', String(Math.max(60, fontSize() - 10)));
+    applyStyles();
+  });
+  document.getElementById('font-larger').addEventListener('click', () => {
+    localStorage.setItem('bindery.reader.font', String(Math.min(250, fontSize() + 10)));
+    applyStyles();
+  });
+  const spacing = document.getElementById('line-spacing');
+  spacing.value = localStorage.getItem('bindery.reader.spacing') || '1.5';
+  spacing.addEventListener('change', () => {
+    localStorage.setItem('bindery.reader.spacing', spacing.value);
+    applyStyles();
+  });
+  root.dataset.ready = 'true';
+}
+
+/** The book's contents as a list of links in the toolbar's "Contents" disclosure. */
+function tableOfContents(toc, go) {
+  const box = document.getElementById('toc-list');
+  const list = (entries) => {
+    const ul = document.createElement('ul');
+    for (const t of entries) {
+      const li = document.createElement('li');
+      const a = document.createElement('a');
+      a.href = '#';
+      a.textContent = (t.label || '').trim() || '—';
+      a.addEventListener('click', (e) => {
+        e.preventDefault();
+        document.getElementById('toc').open = false;
+        void go(t.href);
+      });
+      li.append(a);
+      if (t.subitems?.length) li.append(list(t.subitems));
+      ul.append(li);
+    }
+    return ul;
+  };
+  box.replaceChildren(toc.length ? list(toc) : document.createTextNode('This book has no table of contents.'));
+}
+
+/** Comics and PDFs: the page stream's pictures, one page or a two-page spread, left-to-right or right-to-left. */
+async function pictures() {
+  const count = Number(root.dataset.pageCount || '0');
+  if (!count) throw new Error('this book has no pages to show');
+  const pages = document.getElementById('pages');
+  const rtl = document.getElementById('rtl');
+  const spread = document.getElementById('spread');
+  rtl.checked = localStorage.getItem(`bindery.reader.rtl.${item}`) === '1';
+  spread.checked = localStorage.getItem('bindery.reader.spread') === '1';
+  const width = () => Math.min(2400, Math.ceil((window.innerWidth * (window.devicePixelRatio || 1)) / (spread.checked ? 2 : 1)));
+  // 0-based index of the first page shown
+  let at = saved && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
+  let opened = false;
+  const show = () => {
+    const n = spread.checked && at > 0 ? 2 : 1; // the cover stands alone in a spread
+    const shown = [];
+    for (let i = at; i < Math.min(count, at + n); i++) shown.push(i);
+    pages.classList.toggle('rtl', rtl.checked);
+    pages.replaceChildren(
+      ...shown.map((i) => {
+        const img = document.createElement('img');
+        img.src = `/opds/pages/${encodeURIComponent(item)}/${i}?width=${width()}`;
+        img.alt = `Page ${i + 1} of ${count}`;
+        img.className = 'page-image';
+        return img;
+      }),
+    );
+    const last = shown[shown.length - 1];
+    root.dataset.page = String(at + 1);
+    status.textContent = shown.length > 1 ? `Pages ${at + 1}–${last + 1} of ${count}` : `Page ${at + 1} of ${count}`;
+    if (opened) save({ page: at + 1, page_count: count, percentage: count === 1 ? 1 : Math.round((at / (count - 1)) * 10000) / 10000 });
+  };
+  const step = () => (spread.checked && at > 0 ? 2 : 1);
+  const forward = () => {
+    if (at + step() < count) {
+      at += step();
+      show();
+    }
+  };
+  const back = () => {
+    if (at > 0) {
+      at = Math.max(0, at - (spread.checked && at > 1 ? 2 : 1));
+      show();
+    }
+  };
+  // right-to-left: the left side goes on
+  const left = () => (rtl.checked ? forward() : back());
+  const right = () => (rtl.checked ? back() : forward());
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowLeft') {
+      if (e.target.closest?.('input, select, textarea')) return;
+      e.preventDefault();
+      left();
+    } else if (e.key === 'ArrowRight') {
+      if (e.target.closest?.('input, select, textarea')) return;
+      e.preventDefault();
+      right();
+    } else keys(back, forward)(e);
+  });
+  document.getElementById('prev').addEventListener('click', left);
+  document.getElementById('next').addEventListener('click', right);
+  pages.addEventListener('click', (e) => {
+    const box = pages.getBoundingClientRect();
+    if (e.clientX < box.left + box.width / 3) left();
+    else if (e.clientX > box.left + (2 * box.width) / 3) right();
+  });
+  rtl.addEventListener('change', () => {
+    localStorage.setItem(`bindery.reader.rtl.${item}`, rtl.checked ? '1' : '0');
+    show();
+  });
+  spread.addEventListener('change', () => {
+    localStorage.setItem('bindery.reader.spread', spread.checked ? '1' : '0');
+    show();
+  });
+  show();
+  opened = true;
+  root.dataset.ready = 'true';
+}
+
+(root.dataset.kind === 'pages' ? pictures() : reflowable()).catch((e) => {
+  const alert = document.getElementById('reader-error');
+  alert.hidden = false;
+  alert.textContent = `The book could not be opened: ${e instanceof Error ? e.message : String(e)}`;
+});
