@@ -7,6 +7,7 @@
 // position and back. Other entries of the archive are copied unchanged (mimetype first, stored).
 import { PassThrough } from 'node:stream';
 import yazl from 'yazl';
+import type { Catalog } from '@bindery/contracts';
 import { BookError } from './book-error';
 import { MAX_XML_BYTES } from './limits';
 import { decodeEntities } from './text';
@@ -22,21 +23,8 @@ const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
 const MAX_DOC_BYTES = 16 * 1024 * 1024;
 
 /** Per spine item (non-linear ones included, spine order): where its spans start in its body text. */
-export interface KepubDoc {
-  /** the href as the package writes it (the locator index's `anchor_href`) */
-  href: string;
-  /** the entry's path in the archive (what a Kobo sends as a Location's `Source`) */
-  path: string;
-  /** body text length in UTF-16 units */
-  n: number;
-  /** flat: [span id, offset, span id, offset, …], offsets ascending */
-  spans: (string | number)[];
-}
-
-export interface SpanMap {
-  v: number;
-  docs: KepubDoc[];
-}
+export type KepubDoc = Catalog.KepubDoc;
+export type SpanMap = Catalog.SpanMap;
 
 export interface Kepub {
   data: Buffer;

@@ -7,19 +7,11 @@
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import type { Result } from '@bindery/contracts';
+import type { Catalog, Result } from '@bindery/contracts';
 import type { CallCatalog } from '../http/rpc';
 
-export interface KepubDoc {
-  href: string;
-  path: string;
-  n: number;
-  spans: (string | number)[];
-}
-export interface SpanMap {
-  v: number;
-  docs: KepubDoc[];
-}
+export type KepubDoc = Catalog.KepubDoc;
+export type SpanMap = Catalog.SpanMap;
 interface Part {
   size: number;
   parts: number;
