@@ -5,55 +5,11 @@ import { inflateRawSync } from 'node:zlib';
 import { expect } from 'vitest';
 import type { Call } from './helpers';
 import type { Res } from '../support/http';
+import { buildZip } from '../../services/catalog/test/fixtures/zip-writer';
 
-const CRC = new Int32Array(256).map((_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c;
-});
-const crc32 = (b: Buffer) => {
-  let c = -1;
-  for (const x of b) c = CRC[(c ^ x) & 0xff]! ^ (c >>> 8);
-  return (c ^ -1) >>> 0;
-};
-
-/** A ZIP of stored entries, in order. */
+/** A zip of stored (uncompressed) entries, in order: EPUBs put `mimetype` first, uncompressed. */
 export function storedZip(entries: [string, string | Buffer][]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, content] of entries) {
-    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
-    const n = Buffer.from(name, 'utf8');
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(n.length, 26);
-    locals.push(local, n, data);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(n.length, 28);
-    central.writeUInt32LE(offset, 42);
-    centrals.push(central, n);
-    offset += 30 + n.length + data.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
+  return buildZip(entries.map(([name, data]) => ({ name, data })));
 }
 
 /** A small valid EPUB 3 with a title, an author and a few sentences. */
