@@ -10,6 +10,7 @@ import yazl from 'yazl';
 import type { Catalog } from '@bindery/contracts';
 import { BookError } from './book-error';
 import { MAX_XML_BYTES } from './limits';
+import { localName, tagEnd } from './locator-index';
 import { decodeEntities } from './text';
 import { attr, child, decodeXml, elements, parseXml, type XmlElement } from './xml';
 import { openZip, type ZipArchive } from './zip';
@@ -41,22 +42,8 @@ const STYLE_HACK = '<style type="text/css">div#book-inner { margin-top: 0; margi
 /** a sentence ends after its punctuation (and closing quotes or brackets) and the white space after it */
 const SENTENCE_END = /[.!?\u2026\u3002\uff01\uff1f]+["'\u201d\u2019\u00bb)\]]*\s+/gu;
 
-const localName = (qname: string) => qname.toLowerCase().replace(/^.*:/, '');
 /** the UTF-16 length of raw character data as the locator index counts it (CRLF is one, entities decoded) */
 const textLength = (raw: string) => decodeEntities(raw.replace(/\r\n?/g, '\n')).length;
-
-/** The `>` that ends a tag, skipping quoted attribute values. */
-function tagEnd(src: string, from: number): number {
-  let q = '';
-  for (let j = from; j < src.length; j++) {
-    const c = src[j];
-    if (q) {
-      if (c === q) q = '';
-    } else if (c === '"' || c === "'") q = c;
-    else if (c === '>') return j;
-  }
-  return -1;
-}
 
 /** Splits raw character data after each sentence's end; the pieces join back to the input. */
 export function sentences(raw: string): string[] {

@@ -270,10 +270,10 @@ function idOf(attrs: string): string | undefined {
   return raw ? decodeEntities(raw) : undefined;
 }
 
-const localName = (qname: string) => qname.toLowerCase().replace(/^.*:/, '');
+export const localName = (qname: string) => qname.toLowerCase().replace(/^.*:/, '');
 
 /** The `>` that ends a tag, skipping quoted attribute values. */
-function tagEnd(src: string, from: number): number {
+export function tagEnd(src: string, from: number): number {
   let q = '';
   for (let j = from; j < src.length; j++) {
     const c = src[j];
