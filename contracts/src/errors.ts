@@ -46,6 +46,8 @@ export const Messages = {
   invalidMediaItemId: 'invalid media item id',
   mediaItemNotFound: 'media item not found',
   coverNotFound: 'cover not found',
+  /** an item without an EPUB the catalog has indexed: no sections for the web reader */
+  sectionsNotFound: 'no indexed EPUB for this item',
   fileNotFound: 'file not found',
   invalidConflictId: 'invalid hash conflict id',
   hashConflictNotFound: 'hash conflict not found',

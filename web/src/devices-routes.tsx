@@ -1,7 +1,7 @@
 // The devices page's writes, each the API's own route called as the signed-in user.
 import type { FastifyInstance } from 'fastify';
 import { action, field } from './actions';
-import { ReaderKey, SyncKey } from './pages/devices';
+import { KoboAddress, ReaderKey, SyncKey } from './pages/devices';
 
 const idOf = (req: { params: unknown }, k = 'id') => encodeURIComponent((req.params as Record<string, string>)[k] ?? '');
 
@@ -20,6 +20,17 @@ export function deviceActions(app: FastifyInstance): void {
   action(app, '/devices/:id/queue/clear', { done: 'sync queue cleared', refresh: true }, (api, _f, req) => api('DELETE', `/api/devices/${idOf(req)}/queue`));
   action(app, '/devices/queue/:id/retry', { done: 'retried', refresh: true }, (api, _f, req) => api('POST', `/api/sync-queue/${idOf(req)}/retry`, {}));
   action(app, '/devices/queue/:id/delete', { done: 'sync queue entry deleted', refresh: true }, (api, _f, req) => api('DELETE', `/api/sync-queue/${idOf(req)}`));
+  // a Kobo is made by its owner (it cannot run the registration flow); its address is shown once
+  type KoboAnswer = Parameters<typeof KoboAddress>[0]['k'];
+  action(app, '/devices/kobo', { done: 'device created', show: (a) => <KoboAddress k={a.body as KoboAnswer} /> }, (api, f) =>
+    api('POST', '/api/devices/kobo', { name: field(f, 'name') ?? '', books: field(f, 'books') ?? 'all' }),
+  );
+  action(app, '/devices/:id/kobo', { done: 'kobo settings saved', refresh: true }, (api, f, req) =>
+    api('PUT', `/api/devices/${idOf(req)}/kobo`, { books: field(f, 'books') ?? '' }),
+  );
+  action(app, '/devices/:id/kobo-address', { done: 'kobo address made', show: (a) => <KoboAddress k={a.body as KoboAnswer} /> }, (api, _f, req) =>
+    api('POST', `/api/devices/${idOf(req)}/kobo-token`, {}),
+  );
   action(app, '/devices/opds-key', { done: 'reader key made', show: (a) => <ReaderKey k={a.body as { opds_path: string; opds_url?: string }} origin="" /> }, (api) =>
     api('POST', '/api/auth/opds-key', {}),
   );

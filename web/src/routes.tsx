@@ -18,10 +18,11 @@ import { CollectionPage, type CollectionRow, Collections } from './pages/collect
 import { Dashboard, type Section } from './pages/dashboard';
 import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
+import type { ProgressConflict } from './pages/progress-conflicts';
 import { type ReadPosition, Reader } from './pages/reader';
 import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 import { adminUserActions } from './admin-users-routes';
-import { action } from './actions';
+import { action, field } from './actions';
 import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type QueueRow, type Shelf } from './pages/devices';
 import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
@@ -319,14 +320,20 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
 
   readerPage(app, page, render);
 
+  // a progress conflict settled from the book page: the place to go on from, as the reading service keeps it
+  action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
+    a('POST', `/api/progress-conflicts/${encodeURIComponent((req.params as { conflict: string }).conflict)}/resolve`, { keep: field(f, 'keep') ?? '' }),
+  );
+
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = encodeURIComponent((req.params as { id: string }).id);
     const r = await api<Item>('GET', `/api/media-items/${id}`);
     if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
-    const [progress, rating] = await Promise.all([
+    const [progress, rating, conflicts] = await Promise.all([
       api<{ progress?: Progress } & Progress>('GET', `/api/media-items/${id}/progress`),
       api<{ rating?: number | null }>('GET', `/api/media-items/${id}/rating`),
+      api<{ data: ProgressConflict[] }>('GET', `/api/media-items/${id}/progress-conflicts`),
     ]);
     return render(
       reply,
@@ -337,6 +344,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         item={r.body}
         progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
         rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
+        conflicts={conflicts.status === 200 ? conflicts.body.data : []}
       />,
       200,
       { topic: 'progress', refresh: '#book-progress', item: r.body.id },

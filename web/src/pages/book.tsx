@@ -2,6 +2,7 @@
 // their collections (add with htmx; the reading service decides).
 import { Outcome } from '../layout';
 import { Cover, type Item, percent } from './books';
+import { type ProgressConflict, ProgressConflicts } from './progress-conflicts';
 import { readableFormat } from './reader';
 
 export interface Progress {
@@ -17,7 +18,7 @@ export interface Collection {
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
 const filterLink = (key: string, value: string) => `/library?${new URLSearchParams({ [key]: `"${value}"` })}`;
 
-export function Book({ item, progress, rating }: { item: Item; progress: Progress | null; rating: number | null }) {
+export function Book({ item, progress, rating, conflicts = [] }: { item: Item; progress: Progress | null; rating: number | null; conflicts?: ProgressConflict[] }) {
   return (
     <article class="book-page" aria-labelledby="book-title">
       <div>
@@ -99,6 +100,7 @@ export function Book({ item, progress, rating }: { item: Item; progress: Progres
           <dt>Your rating</dt>
           <dd id="book-rating">{rating === null ? 'Not rated' : `${rating} of 5`}</dd>
         </dl>
+        <ProgressConflicts item={item.id} conflicts={conflicts} />
         <form id="rate" class="inline-form" hx-put={`/api/media-items/${item.id}/rating`} hx-ext="bindery-json" hx-target="#rating-outcome" data-reload>
           <label for="rating">Rate this book</label>
           <select id="rating" name="rating:number">

@@ -11,6 +11,8 @@ export interface DeviceRow {
   status: 'active' | 'awaiting_device';
   sync_key_issued_at: string | null;
   created_at: string;
+  /** a Kobo's store settings: which books it gets, and whether it has a store address */
+  kobo?: { books: 'all' | 'shelves'; address: boolean };
 }
 export interface Shelf {
   collection_id: string;
@@ -72,6 +74,23 @@ export function Devices(p: { devices: DeviceDetail[]; collections: CollectionNam
         </ol>
         <p class="muted">KOReader without the plugin: approve any device, then make it a sync key below and use it as the password of KOReader's Progress sync.</p>
       </section>
+      <section class="card" aria-labelledby="kobo-title">
+        <h2 id="kobo-title">Add a Kobo</h2>
+        <p>A Kobo e-reader syncs with Bindery as it would with the Kobo store: your books (as KEPUB), covers, reading positions, shelves and highlights.</p>
+        <form hx-post="/devices/kobo" hx-target="#kobo-outcome">
+          <label for="kobo-name">Name</label>
+          <input id="kobo-name" name="name" required maxlength={100} placeholder="Kobo Libra" />
+          <label for="kobo-books">Books it gets</label>
+          <select id="kobo-books" name="books">
+            <option value="all">Every book you can see</option>
+            <option value="shelves">Only the collections put on it as shelves</option>
+          </select>
+          <button type="submit" class="primary" id="add-kobo">
+            Make its address
+          </button>
+        </form>
+        <Outcome id="kobo-outcome" />
+      </section>
       <section class="card" aria-labelledby="opds-title">
         <h2 id="opds-title">Reader apps (OPDS)</h2>
         <p>
@@ -114,9 +133,26 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
         <dd>{[dev.client, dev.model].filter((x) => x).join(', ') || 'unknown'}</dd>
         <dt>State</dt>
         <dd class="device-state">{dev.status === 'active' ? 'Connected' : 'Approved, waiting for the device to collect its credential'}</dd>
-        <dt>Sync key</dt>
-        <dd>{dev.sync_key_issued_at ? `made ${when(dev.sync_key_issued_at)}` : 'none'}</dd>
+        {!dev.kobo && <dt>Sync key</dt>}
+        {!dev.kobo && <dd>{dev.sync_key_issued_at ? `made ${when(dev.sync_key_issued_at)}` : 'none'}</dd>}
       </dl>
+      {dev.kobo && (
+        <form hx-post={`${base}/kobo`} hx-target={`#${id('kobo-outcome')}`}>
+          <label for={id('kobo-books')}>Books this Kobo gets</label>
+          <select id={id('kobo-books')} name="books">
+            <option value="all" selected={dev.kobo.books === 'all'}>
+              Every book you can see
+            </option>
+            <option value="shelves" selected={dev.kobo.books === 'shelves'}>
+              Only the collections on its shelves
+            </option>
+          </select>
+          <button type="submit" id={id('save-kobo')}>
+            Save
+          </button>
+          <Outcome id={id('kobo-outcome')} />
+        </form>
+      )}
       <h3>Shelves</h3>
       {d.shelves.length === 0 ? (
         <p class="muted">No collection is on this device.</p>
@@ -193,6 +229,15 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
           <button type="submit">{dev.sync_key_issued_at ? 'Make a new sync key' : 'Make a sync key'}</button>
           <Outcome id={id('key-outcome')} />
         </form>
+        {dev.kobo && (
+          <form hx-post={`${base}/kobo-address`} hx-target={`#${id('kobo-address-outcome')}`}>
+            <p class="muted">The store address is this Kobo's only credential. A new one ends the old one: write the new line into the Kobo's configuration.</p>
+            <button type="submit" id={id('kobo-address')}>
+              Make a new Kobo address
+            </button>
+            <Outcome id={id('kobo-address-outcome')} />
+          </form>
+        )}
         <form hx-post={`${base}/delete`} hx-target={`#${id('delete-outcome')}`}>
           <label class="inline">
             <input type="checkbox" name="confirm" value="yes" required id={id('confirm')} /> {`Remove ${dev.name}: it stops syncing at once`}
@@ -234,6 +279,22 @@ export function ReaderKey({ k, origin }: { k: { opds_path: string; opds_url?: st
       <code class="opds-key-url" data-origin={k.opds_url ? undefined : k.opds_path}>
         {k.opds_url ?? `${origin}${k.opds_path}`}
       </code>
+    </div>
+  );
+}
+
+/** A Kobo's store address, shown once: the line for the device's configuration file. */
+export function KoboAddress({ k }: { k: { kobo_url: string; kobo_config: { file: string; section: string; line: string } } }) {
+  return (
+    <div class="alert alert-success" role="status">
+      <p>
+        Shown only now. Connect the Kobo by USB, open <code>{k.kobo_config.file}</code>, and under <code>{k.kobo_config.section}</code> replace the <code>api_endpoint=</code> line
+        with:
+      </p>
+      <p>
+        <code class="kobo-line">{k.kobo_config.line}</code>
+      </p>
+      <p>Eject the Kobo and sync it. The device shows in your list when you reload this page.</p>
     </div>
   );
 }

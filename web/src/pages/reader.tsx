@@ -98,6 +98,7 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
               class="reader"
               data-item={p.item.id}
               data-kind={chosen.kind}
+              data-format={chosen.format.format.toLowerCase()}
               data-file={chosen.format.file_url}
               data-name={chosen.format.file_path.split('/').pop()}
               data-page-count={p.item.page_count ?? undefined}

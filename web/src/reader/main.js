@@ -4,6 +4,7 @@
 // The position is saved with one PUT /api/media-items/<id>/progress a few seconds after the reader
 // stops moving and when the page is left (keepalive), never on opening.
 import 'foliate-js/view.js';
+import { fetchSections, sectionAt, sectionBounds, textShare } from './sections.js';
 
 const SAVE_AFTER_MS = 2000;
 const root = document.getElementById('reader');
@@ -73,6 +74,7 @@ function keys(prev, next) {
 }
 
 async function reflowable() {
+  const sections = root.dataset.format === 'epub' ? fetchSections(item) : Promise.resolve(null);
   const res = await fetch(root.dataset.file, { credentials: 'same-origin' });
   if (!res.ok) throw new Error(`the book file could not be read (${res.status})`);
   const file = new File([await res.blob()], root.dataset.name || 'book');
@@ -80,6 +82,9 @@ async function reflowable() {
   view.id = 'foliate';
   document.getElementById('book-view').append(view);
   await view.open(file);
+  // an EPUB's sections weighed as the reading service weighs them (else foliate's own weights)
+  const weighed = sectionBounds(await sections, view.book.sections.length);
+  const boundsOf = () => weighed ?? view.getSectionFractions();
   const css = () => {
     const fg = dark ? '#e6e6e6' : '#1a1a1a';
     const bg = dark ? '#1a1b26' : '#ffffff';
@@ -121,10 +126,17 @@ a:any-link { color: ${dark ? '#8ab4f8' : '#1a56c4'}; }`;
   view.renderer.addEventListener('relocate', (e) => {
     const { index, range, fraction: inSection } = e.detail;
     if (!range || typeof index !== 'number') return;
-    const bounds = view.getSectionFractions();
+    const bounds = boundsOf();
     const from = bounds[index] ?? 0;
     const to = bounds[index + 1] ?? 1;
-    const fraction = Math.min(1, Math.max(0, from + (Number.isFinite(inSection) ? inSection : 0) * (to - from)));
+    // an EPUB's place is where its page's text starts, measured as the reading service measures it;
+    // otherwise the renderer's share of the section
+    const doc = range.startContainer?.ownerDocument;
+    const startShare = weighed ? textShare(doc, range.startContainer, range.startOffset) : null;
+    const endShare = weighed ? textShare(doc, range.endContainer, range.endOffset) : null;
+    const at = (share) => Math.min(1, Math.max(0, from + share * (to - from)));
+    const fraction = at(startShare ?? (Number.isFinite(inSection) ? inSection : 0));
+    root.dataset.fractionEnd = String(endShare === null ? fraction : at(endShare));
     const start = range.cloneRange();
     start.collapse(true);
     const cfi = view.getCFI(index, start);
@@ -137,7 +149,8 @@ a:any-link { color: ${dark ? '#8ab4f8' : '#1a56c4'}; }`;
   if (saved && isCfi(saved.epubcfi)) await view.init({ lastLocation: saved.epubcfi });
   else if (saved && typeof saved.percentage === 'number' && saved.percentage > 0) {
     await view.init({ showTextStart: false });
-    await view.goToFraction(saved.percentage);
+    if (weighed) await view.renderer.goTo(sectionAt(weighed, saved.percentage));
+    else await view.goToFraction(saved.percentage);
   } else await view.init({ showTextStart: true });
   tableOfContents(
     view.book.toc ?? [],

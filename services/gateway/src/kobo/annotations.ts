@@ -7,12 +7,11 @@
 // highlights and notes of the book are answered in the Kobo's shape. Never a 401: one aborts the
 // device's whole sync; a call we cannot place is answered and changes nothing.
 import { createHash } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
-import { LRUCache } from 'lru-cache';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Catalog, Reading, type Result } from '@bindery/contracts';
 import type { Reader } from '../http/reading-client';
 import type { CallCatalog } from '../http/rpc';
+import { locatorIndexes } from '../read-model/locator-indexes';
 import type { Reads } from '../read-model/reads';
 import type { KoboAuth } from './auth';
 import { docOfSource, type KepubSource, type SpanMap } from './kepubs';
@@ -94,16 +93,7 @@ function spanAt(map: SpanMap, spine: number, offset: number): { path: string; id
 const koboPath = (id: string) => `span#${id.replace(/\./g, '\\.')}`;
 
 export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps): void {
-  const indexes = new LRUCache<string, Reading.Locator.LocatorIndex>({ max: 64 });
-  async function indexOf(sha256: string): Promise<Reading.Locator.LocatorIndex | null> {
-    const hit = indexes.get(sha256);
-    if (hit) return hit;
-    const r = (await deps.catalog('locator-index', { sha256 })) as Result<{ index_gz: string }>;
-    if (!r.ok) return null;
-    const index = JSON.parse(gunzipSync(Buffer.from(r.value.index_gz, 'base64')).toString('utf8')) as Reading.Locator.LocatorIndex;
-    indexes.set(sha256, index);
-    return index;
-  }
+  const indexOf = locatorIndexes(deps.catalog);
 
   /** The Kobo, its owner as the caller, and the book (a visible EPUB), or null: then nothing is done. */
   async function context(req: FastifyRequest, id = (req.params as { id: string }).id): Promise<{ item: string; sha256: string } | null> {

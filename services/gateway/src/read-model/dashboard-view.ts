@@ -79,6 +79,12 @@ export class DashboardView {
     };
   }
 
+  /** The user's open progress conflicts about one book, newest first. */
+  async openConflicts(user: string, item: string): Promise<unknown[]> {
+    const rows = await this.db.withSchema(SCHEMA).selectFrom(R.conflicts).select('doc').where('user_id', '=', user).where('item_id', '=', item).execute();
+    return rows.map((r) => r.doc as { created_at: string }).sort((a, b) => b.created_at.localeCompare(a.created_at));
+  }
+
   /** One of the user's collections, or null (another user's is null too). */
   async collection(user: string, id: string): Promise<CollectionRow | null> {
     const r = await this.db.withSchema(SCHEMA).selectFrom(R.collections).selectAll().where('id', '=', id).where('user_id', '=', user).executeTakeFirst();

@@ -54,20 +54,23 @@ export class DeviceView {
     return this.reads.db.withSchema(SCHEMA);
   }
 
-  private out(r: { doc: unknown; credential_hash: unknown; sync_key_issued_at: unknown }) {
+  private out(r: { doc: unknown; credential_hash: unknown; sync_key_issued_at: unknown; kobo_token_hash: unknown; kobo_books: unknown }) {
     const at = r.sync_key_issued_at ? new Date(r.sync_key_issued_at as string).toISOString() : null;
-    return { ...(r.doc as DeviceSync.Device), status: r.credential_hash ? 'active' : 'awaiting_device', sync_key_issued_at: at };
+    const doc = r.doc as DeviceSync.Device;
+    // a Kobo's credential is its store address: it has one from the moment its owner makes it
+    const kobo = doc.client === 'kobo' || r.kobo_token_hash ? { kobo: { books: r.kobo_books === 'shelves' ? 'shelves' : 'all', address: !!r.kobo_token_hash } } : {};
+    return { ...doc, status: r.credential_hash || r.kobo_token_hash ? 'active' : 'awaiting_device', sync_key_issued_at: at, ...kobo };
   }
 
   async list(user: string) {
-    const rows = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash', 'sync_key_issued_at']).where('user_id', '=', user).execute();
+    const rows = await this.s.selectFrom(D.devices).select(['doc', 'credential_hash', 'sync_key_issued_at', 'kobo_token_hash', 'kobo_books']).where('user_id', '=', user).execute();
     return rows.map((r) => this.out(r)).sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
   }
 
   async one(user: string, id: string) {
     const r = await this.s
       .selectFrom(D.devices)
-      .select(['doc', 'credential_hash', 'sync_key_issued_at'])
+      .select(['doc', 'credential_hash', 'sync_key_issued_at', 'kobo_token_hash', 'kobo_books'])
       .where('id', '=', id.toLowerCase())
       .where('user_id', '=', user)
       .executeTakeFirst();

@@ -128,6 +128,24 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
         .execute();
       return;
     }
+    case 'reading.progress-conflict-opened.v1':
+    case 'reading.progress-conflict-closed.v1': {
+      const c = e.data.conflict as { id: string; media_item_id: string; status: string };
+      if (c.status !== 'open') {
+        await s.deleteFrom(t.conflicts).where('id', '=', c.id).execute();
+        return;
+      }
+      const row = { user_id: e.data.user_id, item_id: c.media_item_id, doc: JSON.stringify(c) };
+      await s
+        .insertInto(t.conflicts)
+        .values({ id: c.id, ...row })
+        .onConflict((oc) => oc.column('id').doUpdateSet(row))
+        .execute();
+      return;
+    }
+    case 'reading.progress-conflict-deleted.v1':
+      await s.deleteFrom(t.conflicts).where('id', '=', e.data.conflict_id).execute();
+      return;
     case 'reading.user-data-removed.v1': {
       const user = e.data.user_id;
       const mine = await s.selectFrom(t.collections).select('id').where('user_id', '=', user).execute();
@@ -140,7 +158,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
             mine.map((c) => c.id as string),
           )
           .execute();
-      for (const table of [t.collections, t.progress, t.ratings, t.prefs]) await s.deleteFrom(table).where('user_id', '=', user).execute();
+      for (const table of [t.collections, t.progress, t.ratings, t.prefs, t.conflicts]) await s.deleteFrom(table).where('user_id', '=', user).execute();
       return;
     }
     default:

@@ -10,6 +10,7 @@ export const readingTables = (suffix = '') => ({
   collections: `rv_collections${suffix}`,
   members: `rv_members${suffix}`,
   prefs: `rv_prefs${suffix}`,
+  conflicts: `rv_conflicts${suffix}`,
 });
 
 export const READING: Projection = {
@@ -17,7 +18,8 @@ export const READING: Projection = {
   source: 'reading',
   consumer: 'gateway-reading-view',
   // 2: rv_progress.spot, the canonical place of a position (a Kobo's reading state needs it)
-  version: 2,
+  // 3: rv_conflicts, each user's open progress conflicts (the book page offers to settle them)
+  version: 3,
   tables: Object.values(readingTables()),
   async create(trx, x) {
     const t = readingTables(x);
@@ -64,6 +66,13 @@ export const READING: Projection = {
         hidden_collections jsonb not null,
         collection_order jsonb not null
       );
+      create table ${SCHEMA}.${t.conflicts} (
+        id uuid primary key,
+        user_id uuid not null,
+        item_id uuid not null,
+        doc jsonb not null
+      );
+      create index on ${SCHEMA}.${t.conflicts} (user_id, item_id);
     `,
     );
   },

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Catalog, fail, Messages } from '@bindery/contracts';
 import type { CallOptional } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
+import { locatorIndexes } from '../read-model/locator-indexes';
 import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf, type CatalogDeps } from './libraries';
@@ -48,6 +49,20 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: 
     const c = await reads.context(req.caller!);
     const r = await reads.cached(`item|${c.key}|${id(req)}`, () => reads.catalog.item(c.access, id(req)));
     return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
+  });
+  // the EPUB's sections and their text lengths (the locator index's weights): the web reader places
+  // a page in the book by them, so its percentage is the one every device's position carries
+  const indexOf = locatorIndexes(catalog);
+  app.get('/api/media-items/:id/sections', user, async (req, reply) => {
+    const c = await reads.context(req.caller!);
+    const r = await reads.cached(`item|${c.key}|${id(req)}`, () => reads.catalog.item(c.access, id(req)));
+    if (!r.ok) return sendFailure(reply, r.error);
+    const item = JSON.parse(r.value.toString()) as Catalog.MediaItem;
+    const epub = item.formats.find((f) => f.format.toLowerCase() === 'epub' && f.sha256);
+    const index = epub ? await indexOf(epub.sha256!) : null;
+    if (!index) return sendFailure(reply, fail('not_found', Messages.sectionsNotFound));
+    reply.header('Cache-Control', 'private, max-age=3600');
+    return { sha256: epub!.sha256, sections: index.spine.map(([, href, linear], i) => ({ href, linear: linear === 1, length: index.docs[i]?.n ?? 0 })) };
   });
   for (const method of ['put', 'patch'] as const) {
     app[method]('/api/media-items/:id', admin, async (req, reply) => {

@@ -5,6 +5,8 @@ import { fail, Messages, Reading } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { bodyOf } from './auth';
 import { queryOf } from './libraries';
+import { DashboardView } from '../read-model/dashboard-view';
+import { visibleItem } from '../http/reading-client';
 import { param, type ReadingDeps } from './reading-progress';
 
 export function readingConflictRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
@@ -27,6 +29,13 @@ export function readingConflictRoutes(app: FastifyInstance, { auth, reads, readi
     return true;
   };
 
+  // one book's open conflicts, from the gateway's reading view (the book page asks on every visit)
+  const view = new DashboardView(reads.db);
+  app.get('/api/media-items/:id/progress-conflicts', user, async (req, reply) => {
+    const item = await visibleItem(reads, req, reply, param(req));
+    if (!item) return reply;
+    return { data: await view.openConflicts(req.caller!.user_id, item) };
+  });
   app.get('/api/progress-conflicts', user, async (req, reply) => sendResult(reply, await reading(req, 'conflicts-list', { access: await access(req), query: queryOf(req) })));
   app.post('/api/progress-conflicts/bulk-resolve', user, async (req, reply) => {
     const input = bodyOf(req);

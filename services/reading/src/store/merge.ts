@@ -4,7 +4,7 @@
 import type { Reading } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { t } from '../handlers/context';
-import { progressOut } from '../handlers/progress';
+import { conflictOut, progressOut } from '../handlers/progress';
 import { annotationOut } from '../handlers/annotations';
 
 /**
@@ -88,8 +88,12 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
       .onConflict((oc) => oc.doNothing())
       .execute();
   await t(trx).deleteFrom('progress_devices').where('item_id', 'in', from).execute();
-  const conflicts = await t(trx).updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', from).returning('user_id').execute();
-  for (const m of conflicts) users.add(m.user_id as string);
+  const conflicts = await t(trx).updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
+  for (const c of conflicts) {
+    users.add(c.user_id as string);
+    // an open conflict is now about the kept item: said again, with its new item
+    if (c.status === 'open') say(c.user_id as string, { type: 'reading.progress-conflict-opened.v1', data: { user_id: c.user_id as string, conflict: conflictOut(c) } });
+  }
   const notes = await t(trx).updateTable('annotations').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const a of notes) {
     users.add(a.user_id as string);
