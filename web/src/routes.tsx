@@ -26,6 +26,7 @@ import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type Q
 import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
+import { adminMoreRoutes } from './admin-more-routes';
 
 export { CSP, localTarget, READER_CSP } from './http';
 export { schemeOf } from './theme';
@@ -318,6 +319,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   });
 
   readerPage(app, page, render);
+  adminMoreRoutes(app, page, render);
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = encodeURIComponent((req.params as { id: string }).id);
