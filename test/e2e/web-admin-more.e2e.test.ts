@@ -1,7 +1,8 @@
 // The web app's duplicate-content page, scanner page, library edit and delete, and the profile's
-// details form, in headless Chromium, both modes: each driven through the browser with the API's
-// own messages; a hostile title stays text; the scanner page follows a scan live; a plain user
-// never sees the admin pages. Every page: axe-core, no console error, keyboard, screenshots.
+// details and sessions, in headless Chromium, both modes: each driven through the browser with the
+// API's own messages; a hostile title stays text; the scanner page follows a scan live; a plain
+// user never sees the admin pages nor another user's sessions. Every page: axe-core, no console
+// error, keyboard, screenshots. And the sessions API (GET/DELETE /api/auth/sessions) on its own.
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, FIXTURE, items, manifest, settled } from './catalog-helpers';
-import { api, instances, register, type Account, type Call } from './helpers';
+import { api, eventually, expectError, instances, PASSWORD, register, type Account, type Call } from './helpers';
 import { put } from './reading-helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, type Tab, unexpectedErrors } from './web-browser';
 
@@ -334,6 +335,141 @@ for (const mode of modes) {
       expect(rec2?.timezone).toBe('Europe/Paris');
       expect(t.errors.filter((e) => !/status of (400|409)/.test(e))).toEqual([]);
       await t.ctx.close();
+    });
+
+    const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:130.0) Gecko/20100101 Firefox/130.0';
+    const signIn = async (who: Account, ua: string) => {
+      const r = await call('POST', '/api/auth/login', { body: { login: who.username, password: PASSWORD }, headers: { 'user-agent': ua } });
+      expect(r.status, r.text).toBe(200);
+      return { token: r.json.access_token as string, refresh: r.json.refresh_token as string };
+    };
+    type Listed = { id: string; client: string; started_at: string; last_used_at: string; expires_at: string; current: boolean };
+    const sessions = async (token: string): Promise<Listed[]> => {
+      const r = await call('GET', '/api/auth/sessions', { token });
+      expect(r.status, r.text).toBe(200);
+      return r.json.data;
+    };
+    const works = async (token: string) => (await call('GET', '/api/auth/profile', { token })).status;
+    /** a signed-out token is refused once the auth view has the revocation (each replica caches it for a second) */
+    const refused = (token: string) => eventually(async () => expect(await works(token)).toBe(401), 5000);
+
+    it("Sessions API: only the caller's own, this one marked; one signed out, then all the others; a rebuild lists the same", async () => {
+      const u = await register(call, { caller: admin.token });
+      const laptop = await signIn(u, FIREFOX);
+      const kobo = await signIn(u, 'KOReader/2024.11 (Kobo)');
+      const mine = await sessions(laptop.token);
+      expect(mine.length).toBe(3);
+      const [l, k] = [mine.find((s) => s.client === FIREFOX)!, mine.find((s) => s.client === 'KOReader/2024.11 (Kobo)')!];
+      expect(l.current).toBe(true);
+      expect(mine.filter((s) => s.current).map((s) => s.id)).toEqual([l.id]);
+      expect(k.current).toBe(false);
+      expect(Date.parse(l.expires_at)).toBeGreaterThan(Date.now());
+      expect((await sessions(kobo.token)).find((s) => s.current)?.id).toBe(k.id);
+      expectError(await call('GET', '/api/auth/sessions'), 401, 'authentication required');
+
+      // another user sees none of them and cannot end one: it is as absent as an unknown one
+      const other = await register(call, { caller: admin.token });
+      const theirs = await sessions(other.token);
+      expect(theirs.some((s) => mine.some((m) => m.id === s.id))).toBe(false);
+      expectError(await call('DELETE', `/api/auth/sessions/${k.id}`, { token: other.token }), 404, 'session not found');
+      expectError(await call('DELETE', `/api/auth/sessions/${k.id}`, { token: admin.token }), 404, 'session not found');
+      expectError(await call('DELETE', '/api/auth/sessions/not-a-session', { token: u.token }), 400, 'invalid session id');
+      expect(await works(kobo.token)).toBe(200);
+
+      // the owner signs the Kobo out: its token stops at once, its refresh token too
+      const out = await call('DELETE', `/api/auth/sessions/${k.id}`, { token: laptop.token });
+      expect(out.status, out.text).toBe(200);
+      expect(out.json).toEqual({ message: 'session signed out' });
+      await refused(kobo.token);
+      expect((await call('POST', '/api/auth/refresh', { body: { refresh_token: kobo.refresh } })).status).toBe(401);
+      expect((await sessions(laptop.token)).map((s) => s.id).sort()).toEqual(
+        mine
+          .filter((s) => s.id !== k.id)
+          .map((s) => s.id)
+          .sort(),
+      );
+      expectError(await call('DELETE', `/api/auth/sessions/${k.id}`, { token: laptop.token }), 404, 'session not found');
+
+      // a refresh keeps the session (same id) with a new token and a later last use
+      const r = await call('POST', '/api/auth/refresh', { body: { refresh_token: laptop.refresh } });
+      expect(r.status, r.text).toBe(200);
+      const fresh = r.json.access_token as string;
+      const after = await sessions(fresh);
+      const again = after.find((s) => s.id === l.id)!;
+      expect(again.current).toBe(true);
+      expect(again.started_at).toBe(l.started_at);
+      expect(Date.parse(again.last_used_at)).toBeGreaterThanOrEqual(Date.parse(l.last_used_at));
+
+      // the read model rebuilt from identity's log lists exactly the same
+      const rebuilt = await call('POST', '/api/admin/projections/identity/rebuild?wait=true', { token: admin.token });
+      expect(rebuilt.status, rebuilt.text).toBe(200);
+      expect(await sessions(fresh)).toEqual(after);
+
+      // everywhere else: the registration's session goes, this one stays
+      const rest = await call('DELETE', '/api/auth/sessions', { token: fresh });
+      expect(rest.status, rest.text).toBe(200);
+      expect(rest.json).toEqual({ message: 'signed out of 1 other session', signed_out: 1 });
+      await refused(u.token);
+      expect(await works(fresh)).toBe(200);
+      expect((await sessions(fresh)).map((s) => s.id)).toEqual([l.id]);
+      expect((await call('DELETE', '/api/auth/sessions', { token: fresh })).json).toEqual({ message: 'signed out of 0 other sessions', signed_out: 0 });
+      // the other user's sessions were never touched
+      expect(await works(other.token)).toBe(200);
+    });
+
+    it('Profile sessions: this browser marked, a hostile client name as text, sign one out by keyboard, then everywhere else', async () => {
+      const u = await register(call, { caller: admin.token });
+      const win = await signIn(u, FIREFOX);
+      const hostile = await signIn(u, HOSTILE);
+      const t = await open(browser, 360);
+      await t.page.goto(`${b.url}/login`);
+      await t.page.fill('#login-name', u.username);
+      await t.page.fill('#password', PASSWORD);
+      await Promise.all([t.page.waitForURL(`${b.url}/dashboard`), t.page.click('#submit')]);
+      await t.page.goto(`${b.url}/profile`);
+      await t.page.waitForSelector('#sessions li.session');
+      const listed = await sessions(win.token);
+      expect(await t.page.locator('#sessions li.session').count()).toBe(listed.length);
+      expect(listed.length).toBe(4);
+      const here = t.page.locator('#sessions li[data-current]');
+      expect(await here.locator('.session-client').textContent()).toBe('Chrome on Linux (this browser)');
+      expect(await here.locator('button').count()).toBe(0);
+      const winId = listed.find((s) => s.client === FIREFOX)!.id;
+      expect(await t.page.locator(`li[data-session="${winId}"] .session-client`).textContent()).toBe('Firefox on Windows');
+      const hostileId = listed.find((s) => s.client === HOSTILE)!.id;
+      expect(await t.page.locator(`li[data-session="${hostileId}"] .session-agent`).textContent()).toBe(HOSTILE);
+      expect(await t.page.locator('#sessions script').count()).toBe(0);
+      await checkPage(t, `${mode}-profile-sessions`);
+
+      // the Windows laptop, signed out by keyboard
+      await tabTo(t.page, `li[data-session="${winId}"] button`, 200);
+      await t.page.keyboard.press('Enter');
+      await t.page.locator('#sessions-outcome [role="status"]').waitFor();
+      expect(await t.page.textContent('#sessions-outcome')).toBe('session signed out');
+      await t.page.waitForFunction((id: string) => !document.querySelector(`li[data-session="${id}"]`), winId);
+      await refused(win.token);
+
+      // everywhere else: the registration's and the hostile one's sessions; this browser stays signed in
+      await t.page.click('#sign-out-others');
+      await t.page.waitForFunction(() => document.getElementById('sessions-outcome').textContent === 'signed out of 2 other sessions');
+      await t.page.waitForFunction(() => document.querySelectorAll('#sessions li.session').length === 1);
+      expect(await t.page.locator('#sign-out-others').count()).toBe(0);
+      await refused(hostile.token);
+      await refused(u.token);
+      await t.page.reload();
+      expect(await t.page.textContent('h1')).toBe('Your profile');
+      await t.page.waitForSelector('#sessions li[data-current]');
+      expect(t.errors).toEqual([]);
+      expect(t.dialogs).toEqual([]);
+      await t.ctx.close();
+
+      // another user's profile never lists these
+      const r = await as(reader);
+      await r.page.goto(`${b.url}/profile`);
+      await r.page.waitForSelector('#sessions li.session');
+      const ids = await r.page.locator('#sessions li.session').evaluateAll((els: any[]) => els.map((e) => e.dataset.session));
+      expect(ids.some((id: string) => listed.some((s) => s.id === id))).toBe(false);
+      await r.ctx.close();
     });
   });
 }

@@ -11,6 +11,7 @@ import type { LibraryRow } from './pages/admin-libraries';
 import { AdminConflicts, type ConflictGroup, ConflictNotice } from './pages/admin-conflicts';
 import { AdminScanner, type FileIssue, type ScanStatus } from './pages/admin-scanner';
 import type { PageContext } from './routes';
+import { SessionList, type SessionRow } from './pages/sessions';
 
 type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
 type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
@@ -25,6 +26,7 @@ function Failed({ status }: { status: number }) {
 const RefetchLibraries = () => <div hx-get="/admin/libraries" hx-trigger="load" hx-select="#library-list" hx-target="#library-list" hx-swap="outerHTML" />;
 
 export function adminMoreRoutes(app: FastifyInstance, page: Page, render: Render): void {
+  sessionRoutes(app, page);
   page('/admin/conflicts', { admin: true }, async ({ reply, api, viewer }) => {
     const [c, libs] = await Promise.all([api<{ data: ConflictGroup[] }>('GET', '/api/admin/hash-conflicts'), api<LibraryRow[]>('GET', '/api/libraries')]);
     if (c.status !== 200)
@@ -115,6 +117,31 @@ export function adminMoreRoutes(app: FastifyInstance, page: Page, render: Render
   });
   action(app, '/admin/libraries/:id/delete', { done: 'library deleted', show: (a: Answer<unknown>) => <LibraryChanged a={a} fallback="library deleted" /> }, (api, f, req) =>
     field(f, 'confirm') === 'yes' ? api('DELETE', `/api/libraries/${idOf(req)}`) : Promise.resolve({ status: 400, body: { error: 'tick the box to confirm the deletion' } }),
+  );
+}
+
+/** After a sign-out, the list of sessions is fetched again. */
+const RefetchSessions = () => <div hx-get="/profile/sessions" hx-trigger="load" hx-target="#sessions" hx-swap="outerHTML" />;
+function SessionsChanged({ a, fallback }: { a: Answer<unknown>; fallback: string }) {
+  return (
+    <>
+      <Said a={a} fallback={fallback} />
+      <RefetchSessions />
+    </>
+  );
+}
+
+/** The profile's sessions: the caller's own, as the API lists them, and signing them out. */
+export function sessionRoutes(app: FastifyInstance, page: Page): void {
+  page('/profile/sessions', {}, async ({ reply, api }) => {
+    const r = await api<{ data: SessionRow[] }>('GET', '/api/auth/sessions');
+    return sendHtml(reply, r.status === 200 ? <SessionList sessions={r.body.data} /> : <SessionList sessions={[]} failed={r.status} />, 200, true);
+  });
+  action(app, '/profile/sessions/:id/sign-out', { done: 'session signed out', show: (a) => <SessionsChanged a={a} fallback="session signed out" /> }, (api, _f, req) =>
+    api('DELETE', `/api/auth/sessions/${idOf(req)}`),
+  );
+  action(app, '/profile/sessions/sign-out-others', { done: 'signed out everywhere else', show: (a) => <SessionsChanged a={a} fallback="signed out everywhere else" /> }, (api) =>
+    api('DELETE', '/api/auth/sessions'),
   );
 }
 

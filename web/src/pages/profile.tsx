@@ -1,5 +1,6 @@
 // The profile: who you are, your names, e-mail and time zone (PUT /api/auth/profile), the theme (PUT /api/auth/theme; the page reloads in it) and the
-// password change (PUT /api/auth/password); the identity service words every outcome.
+// password change (PUT /api/auth/password) and the sessions (pages/sessions.tsx); the identity
+// service words every outcome.
 import { Outcome, type Viewer } from '../layout';
 import { THEMES } from '../theme';
 
@@ -74,6 +75,14 @@ export function Profile({ me }: { me: ProfileData }) {
           </button>
           <Outcome id="theme-outcome" />
         </form>
+      </section>
+      <section class="card" aria-labelledby="sessions-title">
+        <h2 id="sessions-title">Where you are signed in</h2>
+        {/* fetched after the page, like the book page's lists */}
+        <div id="sessions" hx-get="/profile/sessions" hx-trigger="load" hx-swap="outerHTML">
+          <p class="muted">Loading your sessions…</p>
+        </div>
+        <Outcome id="sessions-outcome" />
       </section>
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">Change password</h2>
