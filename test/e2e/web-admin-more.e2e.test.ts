@@ -198,6 +198,8 @@ for (const mode of modes) {
       const folder = (await call('GET', `/api/libraries/${one.id}`, { token: admin.token })).json.folders[0];
       await t.page.fill(`#edit-folders-${one.id}`, folder);
       await t.page.fill(`#edit-name-${one.id}`, `<b>Renamed ${mode}</b>`);
+      expect(await t.page.inputValue(`#edit-watch-${one.id}`)).toBe('false');
+      await t.page.selectOption(`#edit-watch-${one.id}`, 'true');
       await t.page.evaluate(() => {
         window.stayed = true;
       });
@@ -209,7 +211,7 @@ for (const mode of modes) {
       await t.page.waitForSelector(`#libraries tr[data-library="${one.id}"] td[data-label="Name"]:text-is("<b>Renamed ${mode}</b>")`);
       expect(await t.page.locator('#libraries b').count()).toBe(0);
       expect(await t.page.evaluate(() => window.stayed)).toBe(true);
-      expect((await call('GET', `/api/libraries/${one.id}`, { token: admin.token })).json.name).toBe(`<b>Renamed ${mode}</b>`);
+      expect((await call('GET', `/api/libraries/${one.id}`, { token: admin.token })).json).toMatchObject({ name: `<b>Renamed ${mode}</b>`, folders: [folder], watch: true });
 
       // delete: the box must be ticked first (the browser keeps the form until it is)
       await change(two.id).locator('summary').click();

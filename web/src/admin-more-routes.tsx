@@ -107,13 +107,14 @@ export function adminMoreRoutes(app: FastifyInstance, page: Page, render: Render
     );
   });
 
-  // a library's name and folders (a line each); the catalog checks them and words any refusal
+  // a library's name, folders (a line each) and watching; the catalog checks them and words any refusal
   action(app, '/admin/libraries/:id/edit', { done: 'library updated', show: (a: Answer<unknown>) => <LibraryChanged a={a} fallback="library updated" /> }, (api, f, req) => {
     const folders = (field(f, 'folders') ?? '')
       .split(/\r?\n/)
       .map((x) => x.trim())
       .filter((x) => x !== '');
-    return api('PUT', `/api/libraries/${idOf(req)}`, { name: field(f, 'name') ?? '', folders });
+    const watch = field(f, 'watch');
+    return api('PUT', `/api/libraries/${idOf(req)}`, { name: field(f, 'name') ?? '', folders, ...(watch !== undefined ? { watch } : {}) });
   });
   action(app, '/admin/libraries/:id/delete', { done: 'library deleted', show: (a: Answer<unknown>) => <LibraryChanged a={a} fallback="library deleted" /> }, (api, f, req) =>
     field(f, 'confirm') === 'yes' ? api('DELETE', `/api/libraries/${idOf(req)}`) : Promise.resolve({ status: 400, body: { error: 'tick the box to confirm the deletion' } }),

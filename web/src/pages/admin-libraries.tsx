@@ -10,6 +10,7 @@ export interface LibraryRow {
   folders: string[];
   item_count: number;
   last_scan_at: string | null;
+  watch?: boolean;
 }
 export interface Browse {
   path: string | null;
@@ -142,6 +143,15 @@ function ChangeLibraries({ libraries }: { libraries: LibraryRow[] }) {
                 <textarea id={`edit-folders-${l.id}`} name="folders" rows={Math.max(2, l.folders.length)}>
                   {l.folders.join('\n')}
                 </textarea>
+                <label for={`edit-watch-${l.id}`}>Watch the folders for changes</label>
+                <select id={`edit-watch-${l.id}`} name="watch">
+                  <option value="true" selected={l.watch !== false}>
+                    yes: new and changed files are scanned as they appear
+                  </option>
+                  <option value="false" selected={l.watch === false}>
+                    no: only when scanned
+                  </option>
+                </select>
                 <button type="submit" class="primary">{`Save ${l.name}`}</button>
                 <Outcome id={`edit-outcome-${l.id}`} />
               </form>
