@@ -439,7 +439,8 @@ for (const mode of modes) {
       const winId = listed.find((s) => s.client === FIREFOX)!.id;
       expect(await t.page.locator(`li[data-session="${winId}"] .session-client`).textContent()).toBe('Firefox on Windows');
       const hostileId = listed.find((s) => s.client === HOSTILE)!.id;
-      expect(await t.page.locator(`li[data-session="${hostileId}"] .session-agent`).textContent()).toBe(HOSTILE);
+      expect(await t.page.locator(`li[data-session="${hostileId}"] .session-client`).textContent()).toBe(HOSTILE);
+      expect(await t.page.locator(`li[data-session="${winId}"] .session-agent`).textContent()).toBe(FIREFOX);
       expect(await t.page.locator('#sessions script').count()).toBe(0);
       await checkPage(t, `${mode}-profile-sessions`);
 

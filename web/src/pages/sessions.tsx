@@ -53,7 +53,7 @@ export function SessionList({ sessions, failed }: { sessions: SessionRow[]; fail
                 {s.current && <strong class="session-current"> (this browser)</strong>}
               </p>
               <p class="muted session-times">{`Signed in ${when(s.started_at)}; last used ${when(s.last_used_at)}`}</p>
-              {s.client !== '' && <p class="muted session-agent">{s.client}</p>}
+              {s.client !== '' && clientLabel(s.client) !== s.client && <p class="muted session-agent">{s.client}</p>}
               {!s.current && (
                 <form hx-post={`/profile/sessions/${s.id}/sign-out`} hx-target="#sessions-outcome">
                   <button type="submit" aria-label={`Sign out ${clientLabel(s.client)}, signed in ${when(s.started_at)}`}>
