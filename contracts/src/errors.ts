@@ -34,6 +34,8 @@ export const Messages = {
   unauthorized: 'authentication required',
   invalidToken: 'invalid or expired token',
   invalidRefreshToken: 'invalid or expired refresh token',
+  sessionNotFound: 'session not found',
+  invalidSessionId: 'invalid session id',
   notFound: 'not found',
   serviceUnavailable: 'service unavailable',
   payloadTooLarge: 'request body too large',

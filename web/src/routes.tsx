@@ -27,6 +27,7 @@ import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type Q
 import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
+import { adminMoreRoutes } from './admin-more-routes';
 
 export { CSP, localTarget, READER_CSP } from './http';
 export { schemeOf } from './theme';
@@ -319,6 +320,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   });
 
   readerPage(app, page, render);
+  adminMoreRoutes(app, page, render);
 
   // a progress conflict settled from the book page: the place to go on from, as the reading service keeps it
   action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>

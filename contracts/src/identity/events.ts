@@ -76,6 +76,22 @@ export const SessionRevoked = Type.Object({
   expires_at: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** A sign-in (register or login) began a session: a refresh family and its first access token. */
+export const SessionStarted = Type.Object({
+  user_id: Uuid,
+  /** the session: its refresh family, kept across refreshes */
+  session_id: Uuid,
+  /** the access token's jti */
+  jti: Type.String(),
+  /** what signed in, as its User-Agent header said ('' when it said nothing; at most 300 characters) */
+  client: Type.String(),
+  /** when the access token expires (ISO 8601) */
+  expires_at: Type.String(),
+});
+
+/** A refresh gave a session a new access token. */
+export const SessionRenewed = Type.Object({ user_id: Uuid, session_id: Uuid, jti: Type.String(), expires_at: Type.String() });
+
 /** Which libraries a user may see; admins see every library whatever this says. */
 export const LibraryAccessChanged = Type.Object({
   user_id: Uuid,
@@ -94,6 +110,8 @@ export const IdentityEvents = {
   'identity.settings-changed.v1': SettingsChanged,
   'identity.config-changed.v1': ConfigChanged,
   'identity.session-revoked.v1': SessionRevoked,
+  'identity.session-started.v1': SessionStarted,
+  'identity.session-renewed.v1': SessionRenewed,
   'identity.library-access-changed.v1': LibraryAccessChanged,
   'identity.reader-key-changed.v1': ReaderKeyChanged,
 } as const;

@@ -56,10 +56,15 @@ const OptCaller = Type.Union([Caller, Type.Null()]);
 const TargetId = Type.Optional(Type.String());
 
 export const IdentityRequests = {
-  register: Type.Object({ caller: OptCaller, input: Input }),
-  login: Type.Object({ input: Input }),
+  /** `client`: the User-Agent of what signs in, kept with the session for its owner's list */
+  register: Type.Object({ caller: OptCaller, input: Input, client: Type.Optional(Type.String()) }),
+  login: Type.Object({ input: Input, client: Type.Optional(Type.String()) }),
   refresh: Type.Object({ refresh_token: Type.String() }),
   logout: Type.Object({ caller: OptCaller, refresh_token: Type.Optional(Type.String()) }),
+  /** signs one of the caller's own sessions out (its refresh family and every access token it issued) */
+  'session-revoke': Type.Object({ caller: Caller, session_id: Type.String() }),
+  /** signs out every session of the caller but the one making the request */
+  'sessions-revoke-others': Type.Object({ caller: Caller }),
   'profile-get': Type.Object({ caller: Caller }),
   'profile-update': Type.Object({ caller: Caller, target_id: TargetId, input: Input }),
   'field-set': Type.Object({

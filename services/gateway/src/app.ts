@@ -28,6 +28,7 @@ import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
+import { sessionRoutes } from './routes/sessions';
 import { opdsRoutes } from './routes/opds';
 import { opdsKeyRoutes } from './routes/opds-keys';
 import { liveChannel } from './routes/ws';
@@ -171,6 +172,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     deviceCounts: () => deviceView.counts(),
   });
   profileRoutes(app, { call, auth, reads: o.reads });
+  sessionRoutes(app, { call, auth, reads: o.reads });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });

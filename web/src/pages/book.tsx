@@ -26,6 +26,7 @@ export function Book({ item, progress, rating, conflicts = [] }: { item: Item; p
       </div>
       <div>
         <h1 id="book-title">{item.title}</h1>
+        <div id="conflict-notice" hx-get={`/books/${item.id}/conflict`} hx-trigger="load" hx-swap="outerHTML" />
         {item.authors.length > 0 && (
           <p id="book-authors">
             by{' '}

@@ -1,5 +1,6 @@
-// The profile: who you are, the theme (PUT /api/auth/theme; the page reloads in it) and the
-// password change (PUT /api/auth/password); the identity service words every outcome.
+// The profile: who you are, your names, e-mail and time zone (PUT /api/auth/profile), the theme (PUT /api/auth/theme; the page reloads in it) and the
+// password change (PUT /api/auth/password) and the sessions (pages/sessions.tsx); the identity
+// service words every outcome.
 import { Outcome, type Viewer } from '../layout';
 import { THEMES } from '../theme';
 
@@ -7,6 +8,13 @@ export interface ProfileData extends Viewer {
   email: string;
   first_name: string;
   last_name: string;
+}
+
+/** The IANA time zones this server knows (the list identity checks against), UTC first. */
+let zones: string[] | null = null;
+export function timeZones(): string[] {
+  zones ??= ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
+  return zones;
 }
 
 export function Profile({ me }: { me: ProfileData }) {
@@ -25,6 +33,31 @@ export function Profile({ me }: { me: ProfileData }) {
           <dd id="profile-role">{me.role === 'admin' ? 'Administrator' : 'Reader'}</dd>
         </dl>
       </section>
+      <section class="card" aria-labelledby="details-title">
+        <h2 id="details-title">Your details</h2>
+        <form id="details-form" hx-put="/api/auth/profile" hx-ext="bindery-json" hx-target="#details-outcome">
+          <label for="first-name">First name</label>
+          <input id="first-name" name="first_name" value={me.first_name} maxlength={100} autocomplete="given-name" />
+          <label for="last-name">Last name</label>
+          <input id="last-name" name="last_name" value={me.last_name} maxlength={100} autocomplete="family-name" />
+          <label for="email">E-mail</label>
+          <input id="email" name="email" type="email" value={me.email} required autocomplete="email" />
+          <label for="timezone">Time zone</label>
+          {/* the profile does not say which zone is set: the first choice leaves it as it is */}
+          <select id="timezone" name="timezone">
+            <option value="">Keep the current time zone</option>
+            {timeZones().map((z) => (
+              <option key={z} value={z}>
+                {z.replaceAll('_', ' ')}
+              </option>
+            ))}
+          </select>
+          <button type="submit" class="primary" id="save-details">
+            Save details
+          </button>
+          <Outcome id="details-outcome" />
+        </form>
+      </section>
       <section class="card" aria-labelledby="theme-title">
         <h2 id="theme-title">Theme</h2>
         <form id="theme-form" hx-put="/api/auth/theme" hx-ext="bindery-json" hx-target="#theme-outcome" data-reload>
@@ -42,6 +75,14 @@ export function Profile({ me }: { me: ProfileData }) {
           </button>
           <Outcome id="theme-outcome" />
         </form>
+      </section>
+      <section class="card" aria-labelledby="sessions-title">
+        <h2 id="sessions-title">Where you are signed in</h2>
+        {/* fetched after the page, like the book page's lists */}
+        <div id="sessions" hx-get="/profile/sessions" hx-trigger="load" hx-swap="outerHTML">
+          <p class="muted">Loading your sessions…</p>
+        </div>
+        <Outcome id="sessions-outcome" />
       </section>
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">Change password</h2>

@@ -54,11 +54,47 @@ export class IdentityView {
     return (await this.facts(userId, identityPosition)).profile;
   }
 
+  sessions(userId: string): Promise<SessionRow[]> {
+    return sessionsOf(this.db, userId);
+  }
+
   async grants(userId: string): Promise<{ all_libraries: boolean; library_ids: string[] } | null> {
     const row = await this.db.withSchema(SCHEMA).selectFrom(T.users).select(['all_libraries', 'library_ids', 'role']).where('id', '=', userId).executeTakeFirst();
     if (!row) return null;
     return { all_libraries: Boolean(row.all_libraries), library_ids: row.library_ids as string[] };
   }
+}
+
+export interface SessionRow {
+  id: string;
+  client: string;
+  started_at: string;
+  last_used_at: string;
+  expires_at: string;
+  jti: string;
+}
+
+/** A user's sessions that still stand (not ended, not expired), the most recently used first. */
+export async function sessionsOf(db: Db, userId: string): Promise<SessionRow[]> {
+  const rows = await db
+    .withSchema(SCHEMA)
+    .selectFrom(T.sessions)
+    .select(['id', 'client', 'started_at', 'last_used_at', 'expires_at', 'jti'])
+    .where('user_id', '=', userId)
+    .where('ended', '=', false)
+    .where('expires_at', '>', new Date())
+    .orderBy('last_used_at', 'desc')
+    .orderBy('id')
+    .execute();
+  const iso = (d: unknown) => new Date(d as string).toISOString();
+  return rows.map((r) => ({
+    id: r.id as string,
+    client: r.client as string,
+    started_at: iso(r.started_at),
+    last_used_at: iso(r.last_used_at),
+    expires_at: iso(r.expires_at),
+    jti: r.jti as string,
+  }));
 }
 
 /** A short stable text of an access, for cache keys. */

@@ -66,6 +66,42 @@ export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): P
     }
     case 'identity.user-deleted.v1':
       await s.deleteFrom(t.users).where('id', '=', e.data.user_id).execute();
+      await s.deleteFrom(t.sessions).where('user_id', '=', e.data.user_id).execute();
+      return;
+    case 'identity.session-started.v1':
+      await s
+        .insertInto(t.sessions)
+        .values({
+          id: e.data.session_id,
+          user_id: e.data.user_id,
+          client: e.data.client,
+          started_at: ev.recordedAt,
+          last_used_at: ev.recordedAt,
+          expires_at: e.data.expires_at,
+          jti: e.data.jti,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      return;
+    case 'identity.session-renewed.v1':
+      await s
+        .updateTable(t.sessions)
+        .set({ jti: e.data.jti, last_used_at: ev.recordedAt, expires_at: e.data.expires_at })
+        .where('id', '=', e.data.session_id)
+        .where('user_id', '=', e.data.user_id)
+        .execute();
+      return;
+    case 'identity.session-revoked.v1':
+      // the session's current token revoked (a logout, a sign-out from the list): the session is over
+      if (e.data.jti) await s.updateTable(t.sessions).set({ ended: true }).where('user_id', '=', e.data.user_id).where('jti', '=', e.data.jti).execute();
+      return;
+    case 'identity.password-changed.v1':
+      // every session that got its token before the change ends, but the one that made it
+      if (e.data.sessions_revoked_before) {
+        let u = s.updateTable(t.sessions).set({ ended: true }).where('user_id', '=', e.data.user_id).where('last_used_at', '<', e.data.sessions_revoked_before);
+        if (e.data.session_kept) u = u.where('jti', '<>', e.data.session_kept);
+        await u.execute();
+      }
       return;
     case 'identity.settings-changed.v1':
       for (const [key, value] of Object.entries(e.data.changes)) {

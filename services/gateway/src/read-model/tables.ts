@@ -24,7 +24,7 @@ export const catalogTables = (suffix = '') => ({
   terms: `cv_terms${suffix}`,
   documents: `cv_documents${suffix}`,
 });
-export const identityTables = (suffix = '') => ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}` });
+export const identityTables = (suffix = '') => ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}`, sessions: `iv_sessions${suffix}` });
 
 export const CATALOG: Projection = {
   name: 'catalog',
@@ -104,7 +104,8 @@ export const IDENTITY: Projection = {
   name: 'identity',
   source: 'identity',
   consumer: 'gateway-identity-view',
-  version: 1,
+  // 2: iv_sessions, each user's signed-in sessions
+  version: 2,
   tables: Object.values(identityTables()),
   async create(trx, x) {
     const t = identityTables(x);
@@ -119,6 +120,19 @@ export const IDENTITY: Projection = {
         library_ids jsonb not null default '[]'
       );
       create table ${SCHEMA}.${t.settings} (key text primary key, value jsonb not null);
+      -- a session: a sign-in's refresh family; last_used_at is when it last got a token (sign-in or
+      -- refresh), every time from the event's own record, so a rebuild makes the same rows
+      create table ${SCHEMA}.${t.sessions} (
+        id uuid primary key,
+        user_id uuid not null,
+        client text not null,
+        started_at timestamptz not null,
+        last_used_at timestamptz not null,
+        expires_at timestamptz not null,
+        jti text not null,
+        ended boolean not null default false
+      );
+      create index on ${SCHEMA}.${t.sessions} (user_id);
     `,
     );
   },

@@ -60,6 +60,12 @@ async function formIntegers(req: FastifyRequest) {
   if (typeof b.max_devices === 'string' && /^\s*-?\d{1,9}\s*$/.test(b.max_devices)) b.max_devices = Number(b.max_devices);
 }
 
+/** What signs in, for the owner's list of sessions: the User-Agent header as sent. */
+const clientOf = (req: FastifyRequest): string => {
+  const ua = req.headers['user-agent'];
+  return typeof ua === 'string' ? ua.slice(0, 1000) : '';
+};
+
 /** A failed check of a password: counts against the address's budget (a missing field or an outage does not). */
 const FAILED_CHECKS = new Set(['invalid_credentials', 'login_locked', 'current_password_incorrect']);
 
@@ -80,7 +86,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
 
   app.post('/api/auth/register', { onRequest: [sameSite, auth.optionalUser], schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
-    const r = await call('register', { caller: req.caller, input: req.body });
+    const r = await call('register', { caller: req.caller, input: req.body, client: clientOf(req) });
     if (!r.ok) return sendFailure(reply, r.error, frag);
     const a = r.value as Identity.AuthResult;
     signedIn(reply, a);
@@ -91,7 +97,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
   app.post('/api/auth/login', { onRequest: sameSite, schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
     const frag = isFragment(req);
     if (failures?.refuse(req, reply, true)) return reply;
-    const r = await call('login', { input: req.body });
+    const r = await call('login', { input: req.body, client: clientOf(req) });
     if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
     // The 401 stays JSON even for fragment requests.
     if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');

@@ -1,10 +1,10 @@
 // Register, login, refresh, logout.
 import { randomUUID } from 'node:crypto';
-import { isUniqueViolation } from '@bindery/platform';
+import { isUniqueViolation, type Trx } from '@bindery/platform';
 import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
 import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
 import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
-import { readStrings, invalidRequest, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
+import { isUuid, readStrings, invalidRequest, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
 import { initialUser } from '../domain/user';
 import * as users from '../store/users';
 import * as attempts from '../store/login-attempts';
@@ -41,7 +41,7 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
       await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin ? req.caller!.user_id : null)]);
       await users.setPasswordHash(trx, id, hash, verifier);
       const row = (await users.findById(trx, id))!;
-      return ok(await ctx.issueSession(trx, row, settings));
+      return ok(await ctx.issueSession(trx, row, settings, undefined, req.client));
     });
   } catch (e) {
     // a concurrent profile update took the name between our check and insert
@@ -92,7 +92,7 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
     if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
     await attempts.clear(trx, key);
     if (verifier) await kosync.captureVerifier(trx, user!.id, user!.password_hash, verifier);
-    return ok(await ctx.issueSession(trx, user!, settings));
+    return ok(await ctx.issueSession(trx, user!, settings, undefined, req.client));
   });
 }
 
@@ -157,4 +157,40 @@ async function untilValid(ctx: Ctx, validAfter: Date | null): Promise<void> {
 export async function missingVerifier(ctx: Ctx, userId: string, password: string): Promise<string | null> {
   if ((await kosync.verifierOf(ctx.rt.db, userId)) !== null) return null;
   return ctx.hash(kosync.kosyncKeyOf(password));
+}
+
+/** The access tokens of a refresh family end with it: each is a `session-revoked` event (the gateway refuses them at once). */
+async function endFamily(ctx: Ctx, trx: Trx, userId: string, familyId: string, now: Date): Promise<void> {
+  const tokens = await sessions.familyAccessTokens(trx, familyId, now);
+  await sessions.revokeFamily(trx, familyId, now);
+  if (tokens.length > 0)
+    await ctx.store.append(
+      trx,
+      `sessions-${userId}`,
+      'any',
+      tokens.map((a) => ({ type: 'identity.session-revoked.v1', data: { user_id: userId, jti: a.jti, expires_at: a.expires_at.toISOString() } })),
+    );
+}
+
+/** Signs one of the caller's own sessions out; anyone else's is as absent as an unknown one. */
+export async function revokeSession(ctx: Ctx, req: Identity.IdentityRequest<'session-revoke'>): Promise<Result<{ message: string }>> {
+  if (!isUuid(req.session_id)) return err(fail('validation', Messages.invalidSessionId));
+  const family = req.session_id.toLowerCase();
+  return ctx.tx(async (trx) => {
+    const now = ctx.rt.now();
+    if (!(await sessions.liveFamilies(trx, req.caller.user_id, now)).includes(family)) return err(fail('not_found', Messages.sessionNotFound));
+    await endFamily(ctx, trx, req.caller.user_id, family, now);
+    return ok({ message: 'session signed out' });
+  });
+}
+
+/** Signs out every session of the caller but the one making the request. */
+export async function revokeOtherSessions(ctx: Ctx, req: Identity.IdentityRequest<'sessions-revoke-others'>): Promise<Result<{ message: string; signed_out: number }>> {
+  return ctx.tx(async (trx) => {
+    const now = ctx.rt.now();
+    const mine = req.caller.jti ? await sessions.familyOfAccessJti(trx, req.caller.user_id, req.caller.jti) : null;
+    const others = (await sessions.liveFamilies(trx, req.caller.user_id, now)).filter((f) => f !== mine);
+    for (const f of others) await endFamily(ctx, trx, req.caller.user_id, f, now);
+    return ok({ message: others.length === 1 ? 'signed out of 1 other session' : `signed out of ${others.length} other sessions`, signed_out: others.length });
+  });
 }

@@ -1,4 +1,5 @@
 // What every identity handler shares: the runtime, the event store, and the transaction helper.
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import argon2 from 'argon2';
 import { ConcurrencyError, EventStore, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
@@ -13,6 +14,13 @@ import * as sessions from '../store/sessions';
 import { storedSettings } from '../store/settings';
 import { SCHEMA } from '../store/migrations';
 import { ProfileCache } from './profile-cache';
+
+/** A User-Agent as a session's client: printable text only, at most 300 characters. */
+export const clientOf = (ua: string | undefined): string =>
+  (ua ?? '')
+    .replace(/[^\x20-\x7e]/g, '')
+    .trim()
+    .slice(0, 300);
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
 const ARGON = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
@@ -117,11 +125,23 @@ export class Ctx {
     await this.verify(await this.dummy, password);
   }
 
-  async issueSession(trx: Trx, u: users.UserRow, settings: Settings, familyId?: string): Promise<Identity.AuthResult> {
+  /**
+   * An access and a refresh token: a new session (a refresh family) for a sign-in, or the next
+   * tokens of `familyId` for a refresh. Either is an event of the user's sessions stream, which the
+   * gateway folds into the list a user sees of their own sessions.
+   */
+  async issueSession(trx: Trx, u: users.UserRow, settings: Settings, familyId?: string, client = ''): Promise<Identity.AuthResult> {
     const ttl = settings.session_duration_seconds;
     const now = this.rt.now();
     const { token, claims } = await signAccessToken(this.rt.tokenKey, { user_id: u.id, user_role: u.role, user_email: u.email, user_username: u.username }, ttl, now);
-    const refresh = await sessions.issueRefreshToken(trx, u.id, ttl, now, familyId, claims.jti);
+    const family = familyId ?? randomUUID();
+    const refresh = await sessions.issueRefreshToken(trx, u.id, ttl, now, family, claims.jti);
+    const expires_at = new Date(now.getTime() + ttl * 1000).toISOString();
+    await this.store.append(trx, `sessions-${u.id}`, 'any', [
+      familyId
+        ? { type: 'identity.session-renewed.v1', data: { user_id: u.id, session_id: family, jti: claims.jti, expires_at } }
+        : { type: 'identity.session-started.v1', data: { user_id: u.id, session_id: family, jti: claims.jti, client: clientOf(client), expires_at } },
+    ]);
     return {
       session: { access_token: token, refresh_token: refresh, token_type: 'Bearer', expires_in: ttl },
       user: users.toProfile(u, false),

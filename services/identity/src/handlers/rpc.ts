@@ -16,6 +16,8 @@ const handlers: Handlers = {
   login: auth.login,
   refresh: auth.refresh,
   logout: auth.logout,
+  'session-revoke': auth.revokeSession,
+  'sessions-revoke-others': auth.revokeOtherSessions,
   'profile-get': profile.getProfile,
   'profile-update': profile.updateProfile,
   'field-set': profile.setField,

@@ -91,6 +91,19 @@ export async function familyAccessTokens(q: DbOrTrx, familyId: string, now: Date
   return rows.map((r) => ({ jti: r.access_jti as string, expires_at: new Date(r.expires_at as Date) }));
 }
 
+/** The user's refresh families that may still be used: not revoked, with a token not yet expired. */
+export async function liveFamilies(q: DbOrTrx, userId: string, now: Date): Promise<string[]> {
+  const rows = await t(q)
+    .selectFrom('refresh_tokens')
+    .select('family_id')
+    .distinct()
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .execute();
+  return rows.map((r) => r.family_id as string);
+}
+
 export async function pruneExpired(q: DbOrTrx, now: Date): Promise<void> {
   await t(q).deleteFrom('refresh_tokens').where('expires_at', '<', sql<Date>`${now}::timestamptz - interval '1 day'`).execute();
 }

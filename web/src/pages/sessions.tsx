@@ -1,0 +1,77 @@
+// The profile's sessions: where the user is signed in (GET /api/auth/sessions: their own sessions
+// only), this browser's marked, each other one with its "Sign out", and "Sign out everywhere else".
+export interface SessionRow {
+  id: string;
+  client: string;
+  started_at: string;
+  last_used_at: string;
+  expires_at: string;
+  current: boolean;
+}
+
+const BROWSERS: [RegExp, string][] = [
+  [/KOReader/i, 'KOReader'],
+  [/Kobo/i, 'Kobo'],
+  [/Edg(e|A|iOS)?\//, 'Edge'],
+  [/OPR\/|Opera/, 'Opera'],
+  [/Firefox\/|FxiOS/, 'Firefox'],
+  [/Chrom(e|ium)\/|CriOS|HeadlessChrome/, 'Chrome'],
+  [/Safari\//, 'Safari'],
+  [/^curl\//, 'curl'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad|iPod/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** "Firefox on Linux" from a User-Agent; "Unknown client" when it says nothing we know. */
+export function clientLabel(ua: string): string {
+  const browser = BROWSERS.find(([re]) => re.test(ua))?.[1];
+  const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? system ?? (ua === '' ? 'Unknown client' : ua.slice(0, 40));
+}
+
+const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+export function SessionList({ sessions, failed }: { sessions: SessionRow[]; failed?: number }) {
+  const others = sessions.filter((s) => !s.current).length;
+  return (
+    <div id="sessions">
+      {failed !== undefined ? (
+        <p class="alert alert-error" role="alert">{`Your sessions could not be listed (${failed}).`}</p>
+      ) : (
+        <ul class="plain sessions" aria-label="Sessions">
+          {sessions.map((s) => (
+            <li key={s.id} class="session" data-session={s.id} data-current={s.current ? 'true' : undefined}>
+              <p class="session-client">
+                {clientLabel(s.client)}
+                {s.current && <strong class="session-current"> (this browser)</strong>}
+              </p>
+              <p class="muted session-times">{`Signed in ${when(s.started_at)}; last used ${when(s.last_used_at)}`}</p>
+              {s.client !== '' && clientLabel(s.client) !== s.client && <p class="muted session-agent">{s.client}</p>}
+              {!s.current && (
+                <form hx-post={`/profile/sessions/${s.id}/sign-out`} hx-target="#sessions-outcome">
+                  <button type="submit" aria-label={`Sign out ${clientLabel(s.client)}, signed in ${when(s.started_at)}`}>
+                    Sign out
+                  </button>
+                </form>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {others > 0 && (
+        <form hx-post="/profile/sessions/sign-out-others" hx-target="#sessions-outcome">
+          <button type="submit" class="danger" id="sign-out-others">
+            Sign out everywhere else
+          </button>
+        </form>
+      )}
+    </div>
+  );
+}
