@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { settled } from '../e2e/catalog-helpers';
 import { api, register } from '../e2e/helpers';
-import { smallEpub, storedZip } from '../e2e/kobo-helpers';
+import { bigEpub, smallEpub } from '../e2e/kobo-helpers';
 import { startBindery, type Mode } from '../support/bindery';
 import { envNumber, fmt, machine, runWithDeadline, table } from './lib';
 import { statusKiB } from './scan-bindery';
@@ -21,24 +21,6 @@ import { statusKiB } from './scan-bindery';
 const BOOKS = Math.max(1, envNumber('BENCH_KOBO_BOOKS', 10_000));
 const MODES = (process.env.BENCH_KOBO_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-
-/** An EPUB of about `bytes` of text in one chapter of many paragraphs. */
-function bigEpub(bytes: number): Buffer {
-  const para = '<p>It was a quiet evening. The lamps were lit one by one; nobody spoke. Then the bell rang, twice!</p>\n';
-  const body = para.repeat(Math.ceil(bytes / para.length));
-  const small = smallEpub('Big Book', 'Bea Big', randomUUID());
-  // the small book's parts, with its chapter replaced by the big one
-  const parts: [string, string | Buffer][] = [
-    ['mimetype', 'application/epub+zip'],
-    ['META-INF/container.xml', small.toString('latin1').match(/<\?xml version="1.0"\?><container[\s\S]*?<\/container>/)![0]],
-    [
-      'OEBPS/content.opf',
-      `<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:${randomUUID()}</dc:identifier><dc:title>Big Book</dc:title><dc:language>en</dc:language></metadata><manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`,
-    ],
-    ['OEBPS/c1.xhtml', `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Big</title></head><body>${body}</body></html>`],
-  ];
-  return storedZip(parts);
-}
 
 const cleanup: string[] = [];
 

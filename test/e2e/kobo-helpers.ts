@@ -1,6 +1,7 @@
 // A simulated Kobo for the end-to-end tests: small EPUBs made on the spot (a stored ZIP, no library
 // needed), a store client that follows the sync token and the `continue` header as the device does,
 // and the KoboSpans of a downloaded KEPUB.
+import { randomUUID } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { expect } from 'vitest';
 import type { Call } from './helpers';
@@ -37,6 +38,28 @@ export function smallEpub(title: string, author: string, uid: string, text = 'It
 }
 
 /** The entries of a ZIP (stored or deflated), by name. */
+/** An EPUB of about `bytes` of text in `chapters` chapters of many paragraphs (the benchmarks' big book). */
+export function bigEpub(bytes: number, chapters = 1): Buffer {
+  const para = '<p>It was a quiet evening. The lamps were lit one by one; nobody spoke. Then the bell rang, twice!</p>\n';
+  const body = para.repeat(Math.ceil(bytes / chapters / para.length));
+  const ids = Array.from({ length: chapters }, (_, i) => `c${i + 1}`);
+  return storedZip([
+    ['mimetype', 'application/epub+zip'],
+    [
+      'META-INF/container.xml',
+      '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
+    ],
+    [
+      'OEBPS/content.opf',
+      `<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:${randomUUID()}</dc:identifier><dc:title>Big Book</dc:title><dc:language>en</dc:language></metadata><manifest>${ids.map((id) => `<item id="${id}" href="${id}.xhtml" media-type="application/xhtml+xml"/>`).join('')}</manifest><spine>${ids.map((id) => `<itemref idref="${id}"/>`).join('')}</spine></package>`,
+    ],
+    ...ids.map((id, i): [string, string] => [
+      `OEBPS/${id}.xhtml`,
+      `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>Chapter ${i + 1}</title></head><body><h1>Chapter ${i + 1}</h1>${body}</body></html>`,
+    ]),
+  ]);
+}
+
 export function unzip(zip: Buffer): Map<string, Buffer> {
   const out = new Map<string, Buffer>();
   const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));

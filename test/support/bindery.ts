@@ -26,7 +26,17 @@ export function spawnBindery(entry: 'main' | 'service', env: Record<string, stri
     // OPS_PORT 0: the ops listener is off unless a test asks for it (three processes share this host);
     // libraries in tests live under the OS temp dir, which is no default root; the tests register
     // accounts freely, so public registration is on unless a test says otherwise
-    env: { ...process.env, LOG_LEVEL: 'warn', NODE_ENV: 'test', OPS_PORT: '0', LIBRARY_ROOTS: process.env.LIBRARY_ROOTS ?? tmpdir(), PUBLIC_REGISTRATION: 'true', ...env },
+    // the sources under tsx: the web package's pages are JSX for preact (its tsconfig says so; the root's names no files)
+    env: {
+      ...process.env,
+      TSX_TSCONFIG_PATH: join(ROOT, 'web/tsconfig.json'),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
+      OPS_PORT: '0',
+      LIBRARY_ROOTS: process.env.LIBRARY_ROOTS ?? tmpdir(),
+      PUBLIC_REGISTRATION: 'true',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

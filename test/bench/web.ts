@@ -1,0 +1,216 @@
+// `pnpm bench:web`: the web app (issue 19). Per mode (embedded, then distributed): BENCH_WEB_BOOKS
+// small generated EPUBs and a ~1 MB EPUB of 20 chapters scanned into one library, then
+//   - the library page (GET /library, signed in, server-rendered): p50/p99 and req/s at
+//     BENCH_CONNECTIONS connections, beside a bare fastify route measured the same way in the same run;
+//   - first contentful paint of /library in headless Chromium (Debian's), cold and warm cache;
+//   - the page's own JavaScript and CSS, gzip- and brotli-compressed (what the library page loads;
+//     the reader's bundle is checked to be absent from it);
+//   - the reader: the 1 MB EPUB opened at a saved position in the middle, until its page is shown
+//     and placed (cold and warm cache), and the number of requests one page turn saves with.
+// A benchmark, not a test: it prints a table with the load average and never fails on its figures.
+// Figures go to docs/benchmarks.md.
+//
+// Knobs: BENCH_WEB_BOOKS (10000), BENCH_WEB_MODES (embedded,distributed), BENCH_CONNECTIONS (16),
+// BENCH_DURATION (10 s), BENCH_WEB_RUNS (5 browser runs each), BENCH_DEADLINE_MINUTES (40).
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import type { Browser, Request } from 'playwright-core';
+import { items, settled } from '../e2e/catalog-helpers';
+import { api, register } from '../e2e/helpers';
+import { bigEpub, smallEpub } from '../e2e/kobo-helpers';
+import { CHROMIUM, launch } from '../e2e/web-browser';
+import { ROOT, startBindery, type Mode } from '../support/bindery';
+import { envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
+import type { Job, Measured } from './load-worker';
+
+const BOOKS = Math.max(1, envNumber('BENCH_WEB_BOOKS', 10_000));
+const MODES = (process.env.BENCH_WEB_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[];
+const CONNECTIONS = envNumber('BENCH_CONNECTIONS', 16);
+const DURATION = envNumber('BENCH_DURATION', 10);
+const RUNS = Math.max(1, envNumber('BENCH_WEB_RUNS', 5));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const cleanup: string[] = [];
+
+interface Row {
+  mode: Mode;
+  page: Measured;
+  ref: Measured;
+  fcpCold: number;
+  fcpWarm: number;
+  bytes: { raw: number; gzip: number; brotli: number; files: string[]; readerOnPage: boolean };
+  readerCold: number;
+  readerWarm: number;
+  readerMax: number;
+  saves: number;
+}
+
+async function runMode(mode: Mode, browser: Browser): Promise<Row> {
+  const b = await startBindery(mode);
+  try {
+    const call = api(b);
+    const admin = await register(call);
+    const dir = mkdtempSync(join(tmpdir(), 'bindery-bench-web-'));
+    cleanup.push(dir);
+    mkdirSync(join(dir, 'books'), { recursive: true });
+    for (let i = 0; i < BOOKS; i++) writeFileSync(join(dir, `books/b${i}.epub`), smallEpub(`Web Book ${i}`, `Author ${i % 211}`, randomUUID()));
+    writeFileSync(join(dir, 'big.epub'), bigEpub(1024 * 1024, 20));
+    const lib = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Web bench', folders: [dir], watch: false } });
+    console.log(`  ${mode}: scanning ${BOOKS + 1} books …`);
+    await settled(call, admin.token, lib.json.id, undefined, 30 * 60_000);
+    const big = (await items(call, admin.token, lib.json.id)).find((i) => i.formats[0]?.file_path === 'big.epub');
+    if (!big) throw new Error('the big EPUB was not catalogued');
+    const cookie = `token=${admin.token}`;
+
+    const one = await fetch(`${b.url}/library`, { headers: { cookie } });
+    if (one.status !== 200) throw new Error(`the library page answered ${one.status}: ${(await one.text()).slice(0, 300)}`);
+    // the library page under load, and the bare route right after it
+    const gen = await startLoadGen<Job, Measured>();
+    let page: Measured;
+    let ref: Measured;
+    const refServer = await startRef();
+    try {
+      const job = (url: string, headers: Record<string, string> = {}): Job => ({ url, method: 'GET', headers, connections: CONNECTIONS, duration: 2 });
+      await gen.run(job(`${b.url}/library`, { cookie }));
+      page = await gen.run({ ...job(`${b.url}/library`, { cookie }), duration: DURATION });
+      await gen.run(job(`${refServer.url}/ref`));
+      ref = await gen.run({ ...job(`${refServer.url}/ref`), duration: DURATION });
+    } finally {
+      await gen.stop();
+      await refServer.stop();
+    }
+    if (page.non2xx > 0 || page.errors > 0) throw new Error(`library page under load: ${JSON.stringify(page.statusCodes)}, ${page.errors} errors`);
+
+    // the browser: first contentful paint of the library page, cold (a new context) and warm (reloaded)
+    const fcps: { cold: number[]; warm: number[] } = { cold: [], warm: [] };
+    // the paint entry, once the browser has made it (it may come a frame after load)
+    const fcp = async (p: import('playwright-core').Page) =>
+      Number(await p.waitForFunction("performance.getEntriesByName('first-contentful-paint')[0]?.startTime").then((h) => h.jsonValue()));
+    let files: string[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await ctx.addCookies([{ name: 'token', value: admin.token, url: b.url }]);
+      const p = await ctx.newPage();
+      const loaded: string[] = [];
+      p.on('request', (r: Request) => {
+        if (['script', 'stylesheet'].includes(r.resourceType())) loaded.push(new URL(r.url()).pathname);
+      });
+      await p.goto(`${b.url}/library`, { waitUntil: 'load' });
+      fcps.cold.push(await fcp(p));
+      files = [...new Set(loaded)];
+      await p.reload({ waitUntil: 'load' });
+      fcps.warm.push(await fcp(p));
+      await ctx.close();
+    }
+    // the page's own JavaScript and CSS, as sent (compressed by us here: the sizes a compressing proxy or the server would send)
+    let raw = 0;
+    let gz = 0;
+    let br = 0;
+    for (const f of files) {
+      const body = Buffer.from(await (await fetch(`${b.url}${f}`)).arrayBuffer());
+      raw += body.length;
+      gz += gzipSync(body, { level: 9 }).length;
+      br += brotliCompressSync(body).length;
+    }
+
+    // the reader: the 1 MB EPUB at a saved place in its middle
+    const saved = await call('PUT', `/api/media-items/${big.id}/progress`, { token: admin.token, body: { percentage: 0.5 } });
+    if (saved.status !== 200) throw new Error(`saving the position: ${saved.status} ${saved.text}`);
+    const opens: { cold: number[]; warm: number[] } = { cold: [], warm: [] };
+    let saves = 0;
+    for (let i = 0; i < RUNS; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await ctx.addCookies([{ name: 'token', value: admin.token, url: b.url }]);
+      const p = await ctx.newPage();
+      for (const kind of ['cold', 'warm'] as const) {
+        const t0 = Date.now();
+        await p.goto(`${b.url}/read/${big.id}`, { waitUntil: 'commit' });
+        await p.waitForSelector('#reader[data-ready="true"][data-cfi]', { timeout: 60_000 });
+        opens[kind].push(Date.now() - t0);
+      }
+      if (i === 0) {
+        const puts: string[] = [];
+        p.on('request', (r: Request) => {
+          if (r.method() === 'PUT' && r.url().endsWith('/progress')) puts.push(r.url());
+        });
+        await p.locator('#next').click();
+        await p.waitForSelector('#reader[data-saved="1"]', { timeout: 15_000 });
+        await p.waitForTimeout(3000);
+        saves = puts.length;
+      }
+      await ctx.close();
+    }
+    return {
+      mode,
+      page,
+      ref,
+      fcpCold: median(fcps.cold),
+      fcpWarm: median(fcps.warm),
+      bytes: { raw, gzip: gz, brotli: br, files, readerOnPage: files.some((f) => f.startsWith('/assets/reader.')) },
+      readerCold: median(opens.cold),
+      readerWarm: median(opens.warm),
+      readerMax: Math.max(...opens.cold, ...opens.warm),
+      saves,
+    };
+  } finally {
+    await b.stop();
+  }
+}
+
+// what `pnpm start` runs: the compiled bundle
+execFileSync(process.execPath, [join(ROOT, 'embedded/build.mjs')], { stdio: 'inherit' });
+process.env.BINDERY_TEST_ENTRY = 'dist';
+
+await runWithDeadline('bench:web', envNumber('BENCH_DEADLINE_MINUTES', 40) * 60_000, async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is absent: apt-get install -y chromium`);
+  console.log(`bench:web — ${BOOKS} books, ${CONNECTIONS} connections, ${DURATION} s, ${RUNS} browser runs; ${JSON.stringify(machine())}`);
+  const before = loadavg()[0]!;
+  const browser = await launch();
+  const rows: Row[] = [];
+  try {
+    for (const mode of MODES) rows.push(await runMode(mode, browser));
+  } finally {
+    await browser.close();
+    for (const d of cleanup) rmSync(d, { recursive: true, force: true });
+  }
+  const kb = (n: number) => fmt(n / 1024, 1);
+  console.log(`\nload average before: ${fmt(before, 2)}, after: ${fmt(loadavg()[0]!, 2)}`);
+  console.log(
+    table([
+      [
+        'mode',
+        '/library p50 / p99 ms',
+        '/library req/s',
+        'bare route p99 ms / req/s',
+        'FCP cold / warm ms',
+        'JS+CSS KB raw / gzip / br',
+        'reader 1 MB EPUB open cold / warm / max ms',
+        'PUTs per page turn',
+      ],
+      ...rows.map((r) => [
+        r.mode,
+        `${fmt(r.page.p50, 1)} / ${fmt(r.page.p99, 1)}`,
+        fmt(r.page.rps, 0),
+        `${fmt(r.ref.p99, 1)} / ${fmt(r.ref.rps, 0)}`,
+        `${fmt(r.fcpCold, 0)} / ${fmt(r.fcpWarm, 0)}`,
+        `${kb(r.bytes.raw)} / ${kb(r.bytes.gzip)} / ${kb(r.bytes.brotli)}`,
+        `${fmt(r.readerCold, 0)} / ${fmt(r.readerWarm, 0)} / ${fmt(r.readerMax, 0)}`,
+        String(r.saves),
+      ]),
+    ]),
+  );
+  for (const r of rows) {
+    console.log(`${r.mode}: library page loads ${r.bytes.files.join(', ')}${r.bytes.readerOnPage ? ' (the reader bundle too!)' : ''}`);
+    const verdicts = [
+      [`/library p99 ${fmt(r.page.p99, 1)} ms < 50 ms`, r.page.p99 < 50],
+      [`FCP ${fmt(r.fcpCold, 0)} ms < 1000 ms`, r.fcpCold < 1000],
+      [`JS+CSS ${kb(r.bytes.gzip)} KB gzip < 100 KB`, r.bytes.gzip < 100 * 1024 && !r.bytes.readerOnPage],
+      [`reader opens in ${fmt(r.readerCold, 0)} ms < 1500 ms`, r.readerCold < 1500],
+      [`one PUT per save (${r.saves})`, r.saves === 1],
+    ] as const;
+    for (const [what, ok] of verdicts) console.log(`  ${ok ? 'met' : 'MISSED'}: ${what}`);
+  }
+});
