@@ -26,6 +26,8 @@ import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, type Q
 import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
+import { libraryRoutes } from './library-routes';
+import { LIBRARY_FILTERS, type SavedFilter } from './pages/library';
 
 export { CSP, localTarget, READER_CSP } from './http';
 export { schemeOf } from './theme';
@@ -122,8 +124,12 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
 
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
-    const r = await api<{ data: Item[]; error?: string }>('GET', apiUrl(q));
-    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} />);
+    const [r, f] = await Promise.all([
+      api<{ data: Item[]; error?: string }>('GET', apiUrl(q)),
+      isHtmx(req) ? null : api<{ data: SavedFilter[] }>('GET', `/api/saved-filters?resource_type=${LIBRARY_FILTERS}`),
+    ]);
+    const saved = f?.status === 200 ? f.body.data : [];
+    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} saved={saved} />);
     if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
     const items = r.body.data.slice(0, PAGE);
     const more = r.body.data.length > PAGE;
@@ -138,7 +144,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         200,
         true,
       );
-    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} saved={saved} />);
   });
 
   // autocomplete for the library's author, series and tag fields: the search API's suggestions
@@ -318,6 +324,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   });
 
   readerPage(app, page, render);
+  libraryRoutes(app, page, render);
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = encodeURIComponent((req.params as { id: string }).id);

@@ -31,7 +31,7 @@ export function Book({ item, progress, rating }: { item: Item; progress: Progres
             {item.authors.map((a, i) => (
               <>
                 {i > 0 && ', '}
-                <a href={filterLink('author', a)}>{a}</a>
+                <a href={`/authors/${encodeURIComponent(a)}`}>{a}</a>
               </>
             ))}
           </p>
@@ -41,7 +41,7 @@ export function Book({ item, progress, rating }: { item: Item; progress: Progres
             <>
               <dt>Series</dt>
               <dd>
-                <a href={filterLink('series', item.series)}>{item.series}</a>
+                <a href={`/series/${encodeURIComponent(item.series)}`}>{item.series}</a>
                 {item.series_index !== null && ` #${item.series_index}`}
               </dd>
             </>
