@@ -6,12 +6,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { VNode } from 'preact';
 import { action, type Form, field } from './actions';
 import { apiFor } from './api';
-import { isHtmx, sendHtml } from './http';
+import { isHtmx, securityHeaders, sendHtml } from './http';
 import type { Live, Viewer } from './layout';
 import { AuthorPage } from './pages/authors';
 import type { Item } from './pages/books';
 import type { CollectionRow } from './pages/collections';
-import { LIBRARY_FILTERS, libraryQuery } from './pages/library';
+import { LIBRARY_FILTERS, libraryQuery, type SavedFilter, SavedFilters } from './pages/library';
 import { inSeriesOrder, SeriesPage } from './pages/series';
 import { newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
 import type { PageContext } from './routes';
@@ -66,6 +66,12 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
     return render(reply, spelled, viewer, '/library', <AuthorPage name={spelled} items={found.body.data} total={found.body.total} />);
   });
 
+  // the library's saved filters and "Save this filter" for the query the page shows (a fragment)
+  page('/library/saved', {}, async ({ req, reply, api }) => {
+    const r = await api<{ data: SavedFilter[] }>('GET', `/api/saved-filters?resource_type=${LIBRARY_FILTERS}`);
+    return sendHtml(reply, <SavedFilters q={libraryQuery(req.query as Record<string, unknown>)} saved={r.status === 200 ? r.body.data : []} />, 200, true);
+  });
+
   // "Save this filter": the library's current query (the grid's own fields) under a name
   action(app, '/library/filters', { done: 'filter saved', refresh: true }, async (a, f) => {
     const { offset: _o, ...filter } = libraryQuery(f as Record<string, unknown>);
@@ -81,7 +87,7 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
   });
   page('/collections/rule-removed', {}, async ({ reply }) => {
     reply.header('HX-Trigger', 'rules-changed');
-    return reply.code(200).type('text/html; charset=utf-8').send('');
+    return securityHeaders(reply).code(200).type('text/html; charset=utf-8').send('');
   });
 
   // the live preview: how many books the rules match and the first of them

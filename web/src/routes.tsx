@@ -27,7 +27,6 @@ import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
 import { libraryRoutes } from './library-routes';
-import { LIBRARY_FILTERS, type SavedFilter } from './pages/library';
 
 export { CSP, localTarget, READER_CSP } from './http';
 export { schemeOf } from './theme';
@@ -124,12 +123,8 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
 
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
-    const [r, f] = await Promise.all([
-      api<{ data: Item[]; error?: string }>('GET', apiUrl(q)),
-      isHtmx(req) ? null : api<{ data: SavedFilter[] }>('GET', `/api/saved-filters?resource_type=${LIBRARY_FILTERS}`),
-    ]);
-    const saved = f?.status === 200 ? f.body.data : [];
-    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} saved={saved} />);
+    const r = await api<{ data: Item[]; error?: string }>('GET', apiUrl(q));
+    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} />);
     if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
     const items = r.body.data.slice(0, PAGE);
     const more = r.body.data.length > PAGE;
@@ -144,7 +139,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         200,
         true,
       );
-    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} saved={saved} />);
+    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
   });
 
   // autocomplete for the library's author, series and tag fields: the search API's suggestions

@@ -195,8 +195,18 @@ export function Books({ items }: { items: Item[] }) {
 /** The query a saved filter holds, as the library's own (unknown or malformed parts dropped). */
 export const savedQuery = (f: SavedFilter) => libraryQuery(f.filter && typeof f.filter === 'object' ? f.filter : {});
 
+/** The saved filters' place: they arrive just after the page (the grid's answer waits for nothing but the grid). */
+function SavedFiltersSlot({ q }: { q: LibraryQuery }) {
+  const query = pageUrl({ ...q, offset: 0 }, 0).replace(/^\/library\??/, '');
+  return (
+    <section class="card" id="saved-filters" aria-labelledby="saved-title" hx-get={`/library/saved${query ? `?${query}` : ''}`} hx-trigger="load" hx-swap="outerHTML">
+      <h2 id="saved-title">Saved filters</h2>
+    </section>
+  );
+}
+
 /** The caller's saved filters (links that apply them, delete) and "Save this filter" for the current query. */
-function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter[] }) {
+export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter[] }) {
   const { offset: _o, ...query } = q;
   return (
     <section class="card" aria-labelledby="saved-title" id="saved-filters">
@@ -239,7 +249,7 @@ function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter[] }) {
   );
 }
 
-export function Library({ q, items, more, saved = [] }: { q: LibraryQuery; items: Item[]; more: boolean; saved?: SavedFilter[] }) {
+export function Library({ q, items, more }: { q: LibraryQuery; items: Item[]; more: boolean }) {
   return (
     <>
       <h1>Library</h1>
@@ -302,7 +312,7 @@ export function Library({ q, items, more, saved = [] }: { q: LibraryQuery; items
         </ul>
       )}
       <LoadMore q={q} more={more} />
-      <SavedFilters q={q} saved={saved} />
+      <SavedFiltersSlot q={q} />
     </>
   );
 }

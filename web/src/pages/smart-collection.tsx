@@ -133,7 +133,7 @@ function ValueInput({ r }: { r: RuleRowData }) {
 export function RuleRow({ r }: { r: RuleRowData }) {
   const redraw = { 'hx-get': `/collections/rule-row?key=${r.key}`, 'hx-include': `#rule-${r.key}`, 'hx-target': `#rule-${r.key}`, 'hx-swap': 'outerHTML', 'hx-trigger': 'change' };
   return (
-    <fieldset id={`rule-${r.key}`} class="rule-row" data-rule={r.key}>
+    <fieldset id={`rule-${r.key}`} class="rule-row" data-rule={r.key} data-field={r.field} data-op={r.op}>
       <legend class="lib-hidden-label">Condition</legend>
       <label for={`field-${r.key}`} class="lib-hidden-label">
         Field
