@@ -126,7 +126,9 @@ for (const mode of modes) {
       await t.ctx.close();
     });
 
-    it('series and author pages: linked from the book page and the grid, series order with progress, only visible books; hostile names are text', async () => {
+    it('series and author pages: linked from the book page and the grid, series order with progress (live), only visible books; hostile names are text', {
+      timeout: 60_000,
+    }, async () => {
       const t = await as(alice);
       await t.page.goto(`${b.url}/books/${ids['Road Two']}`);
       await Promise.all([t.page.waitForURL(`${b.url}/series/The%20Long%20Road`), t.page.click('dd a[href^="/series/"]')]);
@@ -137,6 +139,12 @@ for (const mode of modes) {
       expect(await t.page.content()).not.toContain('Hidden Road');
       await tabTo(t.page, '#grid a.book-link');
       await checkPage(t, `${mode}-series`);
+      // live: a position saved elsewhere moves the book's bar without a reload
+      await t.page.waitForSelector('main[data-live-state="open"]');
+      expect((await put(call, alice.token, ids['Road Three']!, { percentage: 0.25 })).status).toBe(200);
+      await t.page.waitForSelector(`#grid li[data-book="${ids['Road Three']}"] progress[value="25"]`);
+      expect((await call('DELETE', `/api/media-items/${ids['Road Three']}/progress`, { token: alice.token })).status).toBe(200);
+      await t.page.waitForSelector(`#grid li[data-book="${ids['Road Three']}"] progress[value="0"]`);
       // from the grid: an author's link
       await t.page.goto(`${b.url}/library`);
       const walker = t.page.locator(`li[data-book="${ids['Road One']}"] a.author-link`);
