@@ -245,6 +245,16 @@ for (const mode of modes) {
       await row(2).locator('button').click();
       await rowCount(2);
       await preview('1 book matches.', ['Road Three']);
+      // the library field offers only the libraries alice may see
+      await t.page.click('#add-rule');
+      await rowCount(3);
+      await choose(2, 'field', 'library');
+      expect(await row(2).locator('select[name^="value-"] option').allTextContents()).toEqual(['Open shelf']);
+      await choose(2, 'op', 'not_equals');
+      await preview('0 books match.', []);
+      await row(2).locator('button').click();
+      await rowCount(2);
+      await preview('1 book matches.', ['Road Three']);
       // reading instead of unread
       await row(1).locator('select[name^="value-"]').selectOption('reading');
       await preview('1 book matches.', ['Road Two']);

@@ -13,7 +13,7 @@ import type { Item } from './pages/books';
 import type { CollectionRow } from './pages/collections';
 import { LIBRARY_FILTERS, libraryQuery, type SavedFilter, SavedFilters } from './pages/library';
 import { inSeriesOrder, SeriesPage } from './pages/series';
-import { newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
+import { type LibraryChoice, newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
 import type { PageContext } from './routes';
 
 type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
@@ -79,11 +79,14 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
   });
 
   // the rule builder: one row (a new one, or one redrawn for its field and operator), a removed row
-  page('/collections/rule-row', {}, async ({ req, reply }) => {
+  page('/collections/rule-row', {}, async ({ req, reply, api }) => {
     const q = req.query as Record<string, unknown>;
     const key = typeof q.key === 'string' && /^[a-z0-9]{1,20}$/.test(q.key) ? q.key : newKey();
+    const r = rowOf(key, q[`field-${key}`], q[`op-${key}`], q[`value-${key}`]);
+    // the `library` field chooses among the libraries the caller may see
+    const libs = r.field === 'library' ? await api<LibraryChoice[]>('GET', '/api/libraries') : null;
     reply.header('HX-Trigger', 'rules-changed');
-    return sendHtml(reply, <RuleRow r={rowOf(key, q[`field-${key}`], q[`op-${key}`], q[`value-${key}`])} />, 200, true);
+    return sendHtml(reply, <RuleRow r={r} libraries={libs?.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : []} />, 200, true);
   });
   page('/collections/rule-removed', {}, async ({ reply }) => {
     reply.header('HX-Trigger', 'rules-changed');

@@ -19,6 +19,7 @@ export const FIELDS: { value: string; label: string; kind: Kind }[] = [
   { value: 'last_read_date', label: 'Last read', kind: 'date' },
   { value: 'format', label: 'Format', kind: 'choice' },
   { value: 'read_status', label: 'Read state', kind: 'choice' },
+  { value: 'library', label: 'Library', kind: 'choice' },
 ];
 type Kind = 'text' | 'number' | 'date' | 'choice';
 
@@ -98,7 +99,13 @@ export function rulesOf(form: Form): { match: 'all' | 'any'; conditions: { field
 /** A fresh row key (the builder's rows are told apart by it; no meaning of its own). */
 export const newKey = () => Math.random().toString(36).slice(2, 10);
 
-function ValueInput({ r }: { r: RuleRowData }) {
+/** A library the caller may see, for the `library` field's choices. */
+export interface LibraryChoice {
+  id: string;
+  name: string;
+}
+
+function ValueInput({ r, libraries }: { r: RuleRowData; libraries: LibraryChoice[] }) {
   const id = `value-${r.key}`;
   if (r.op === 'is_empty' || r.op === 'is_not_empty') return null;
   const kind = kindOf(r.field);
@@ -112,7 +119,7 @@ function ValueInput({ r }: { r: RuleRowData }) {
       <>
         {label}
         <select id={id} name={id}>
-          {(CHOICES[r.field] ?? []).map((c) => (
+          {(r.field === 'library' ? libraries.map((l) => ({ value: l.id, label: l.name })) : (CHOICES[r.field] ?? [])).map((c) => (
             <option key={c.value} value={c.value} selected={r.value === c.value}>
               {c.label}
             </option>
@@ -130,7 +137,7 @@ function ValueInput({ r }: { r: RuleRowData }) {
 }
 
 /** One condition: changing its field or operator redraws the row with that field's operators and value input. */
-export function RuleRow({ r }: { r: RuleRowData }) {
+export function RuleRow({ r, libraries = [] }: { r: RuleRowData; libraries?: LibraryChoice[] }) {
   const redraw = { 'hx-get': `/collections/rule-row?key=${r.key}`, 'hx-include': `#rule-${r.key}`, 'hx-target': `#rule-${r.key}`, 'hx-swap': 'outerHTML', 'hx-trigger': 'change' };
   return (
     <fieldset id={`rule-${r.key}`} class="rule-row" data-rule={r.key} data-field={r.field} data-op={r.op}>
@@ -155,7 +162,7 @@ export function RuleRow({ r }: { r: RuleRowData }) {
           </option>
         ))}
       </select>
-      <ValueInput r={r} />
+      <ValueInput r={r} libraries={libraries} />
       <button type="button" hx-get="/collections/rule-removed" hx-target={`#rule-${r.key}`} hx-swap="outerHTML" id={`remove-rule-${r.key}`} aria-label="Remove this condition">
         Remove
       </button>
