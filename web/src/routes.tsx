@@ -28,6 +28,7 @@ import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
 import { adminMoreRoutes } from './admin-more-routes';
+import { libraryRoutes } from './library-routes';
 
 export { CSP, localTarget, READER_CSP } from './http';
 export { schemeOf } from './theme';
@@ -326,6 +327,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
     a('POST', `/api/progress-conflicts/${encodeURIComponent((req.params as { conflict: string }).conflict)}/resolve`, { keep: field(f, 'keep') ?? '' }),
   );
+  libraryRoutes(app, page, render);
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = encodeURIComponent((req.params as { id: string }).id);

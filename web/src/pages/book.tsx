@@ -33,7 +33,7 @@ export function Book({ item, progress, rating, conflicts = [] }: { item: Item; p
             {item.authors.map((a, i) => (
               <>
                 {i > 0 && ', '}
-                <a href={filterLink('author', a)}>{a}</a>
+                <a href={`/authors/${encodeURIComponent(a)}`}>{a}</a>
               </>
             ))}
           </p>
@@ -43,7 +43,7 @@ export function Book({ item, progress, rating, conflicts = [] }: { item: Item; p
             <>
               <dt>Series</dt>
               <dd>
-                <a href={filterLink('series', item.series)}>{item.series}</a>
+                <a href={`/series/${encodeURIComponent(item.series)}`}>{item.series}</a>
                 {item.series_index !== null && ` #${item.series_index}`}
               </dd>
             </>

@@ -1,8 +1,9 @@
-// Your collections: the system ones and your own, with how many books each holds; create, rename
-// and delete your own (the reading service decides); one collection's books, and removing a book
-// from a collection of your own.
+// Your collections: the system ones and your own, with how many books each holds; create, rename,
+// reorder (move up, move down) and delete your own (the reading service decides); smart ones made
+// with the rule builder; one collection's books, and removing a book from a collection of your own.
 import { Outcome } from '../layout';
 import { Cover, type Item } from './books';
+import { RuleBuilder } from './smart-collection';
 
 export interface CollectionRow {
   id: string;
@@ -10,6 +11,7 @@ export interface CollectionRow {
   is_system: boolean;
   item_count: number;
   description?: string;
+  is_smart?: boolean;
 }
 
 export function Collections({ collections }: { collections: CollectionRow[] }) {
@@ -24,12 +26,35 @@ export function Collections({ collections }: { collections: CollectionRow[] }) {
           <p id="no-collections">None yet.</p>
         ) : (
           <ul class="plain" id="own-collections">
-            {own.map((c) => (
+            {own.map((c, i) => (
               <li key={c.id} data-collection={c.id}>
                 <a href={`/collections/${c.id}`} class="collection-link">
                   {c.name}
                 </a>{' '}
                 <span class="count">({c.item_count})</span>
+                {c.is_smart && <span class="badge">smart</span>}
+                <span class="move-buttons">
+                  <button
+                    type="button"
+                    hx-post={`/collections/${c.id}/move?dir=up`}
+                    hx-target={`#collection-outcome-${c.id}`}
+                    id={`up-${c.id}`}
+                    aria-label={`Move ${c.name} up`}
+                    disabled={i === 0}
+                  >
+                    Up
+                  </button>
+                  <button
+                    type="button"
+                    hx-post={`/collections/${c.id}/move?dir=down`}
+                    hx-target={`#collection-outcome-${c.id}`}
+                    id={`down-${c.id}`}
+                    aria-label={`Move ${c.name} down`}
+                    disabled={i === own.length - 1}
+                  >
+                    Down
+                  </button>
+                </span>
                 <form class="inline-form" hx-put={`/api/collections/${c.id}`} hx-ext="bindery-json" hx-target={`#collection-outcome-${c.id}`} data-reload>
                   <label for={`rename-${c.id}`}>New name</label>
                   <input id={`rename-${c.id}`} name="name" value={c.name} maxlength={100} required class="grow" />
@@ -61,6 +86,7 @@ export function Collections({ collections }: { collections: CollectionRow[] }) {
           <Outcome id="new-outcome" />
         </form>
       </section>
+      <RuleBuilder />
       <section class="card" aria-labelledby="system-title">
         <h2 id="system-title">Made for you</h2>
         <ul class="plain" id="system-collections">

@@ -1,8 +1,10 @@
 // The library: a cover grid of what the caller may see, with search, filters (author, series,
-// format, tag), sort, and paging by "Load more" (a plain link; with htmx it appends the next page
-// in place). Filtered and searched lists come from /api/media-items/search (relevance, then
-// title); unfiltered ones from /api/media-items with the chosen sort.
-import { BookCard, type Item } from './books';
+// format, tag, read state), sort, and paging by "Load more" (a plain link; with htmx it appends the
+// next page in place). Filtered and searched lists come from /api/media-items/search (relevance,
+// then title); unfiltered ones (the read state alone included) from /api/media-items with the chosen
+// sort. The caller's saved filters of the library are links that apply them.
+import { Outcome } from '../layout';
+import { Cover, type Item } from './books';
 
 export const PAGE = 24;
 export const FORMATS = ['epub', 'kepub', 'pdf', 'cbz', 'cbr', 'mobi', 'azw3', 'fb2'];
@@ -15,12 +17,29 @@ export const SORTS: { value: string; label: string }[] = [
   { value: 'year', label: 'Oldest first' },
 ];
 
+/** The read states the list API's `read_status` takes, as the page names them. */
+export const STATES: { value: string; label: string }[] = [
+  { value: 'unread', label: 'Unread' },
+  { value: 'reading', label: 'In progress' },
+  { value: 'finished', label: 'Finished' },
+];
+
+/** The saved filters' `resource_type` for the library's queries. */
+export const LIBRARY_FILTERS = 'media_items';
+
+export interface SavedFilter {
+  id: string;
+  name: string;
+  filter: Record<string, unknown>;
+}
+
 export interface LibraryQuery {
   q: string;
   author: string;
   series: string;
   format: string;
   tag: string;
+  state: string;
   sort: string;
   offset: number;
 }
@@ -37,6 +56,7 @@ export function libraryQuery(raw: Record<string, unknown>): LibraryQuery {
     series: text(raw.series).trim(),
     format: FORMATS.includes(format) ? format : '',
     tag: text(raw.tag).trim(),
+    state: STATES.some((x) => x.value === raw.state) ? (raw.state as string) : '',
     sort: SORTS.some((s) => s.value === sort) ? sort : 'title',
     offset: Number.isInteger(offset) && offset >= 0 && offset <= 1_000_000 ? offset : 0,
   };
@@ -47,6 +67,7 @@ export const filtered = (q: LibraryQuery) => q.q !== '' || q.author !== '' || q.
 /** The API URL that answers this page of the library. */
 export function apiUrl(q: LibraryQuery): string {
   const p = new URLSearchParams({ limit: String(PAGE + 1), offset: String(q.offset) });
+  if (q.state) p.set('read_status', q.state);
   if (!filtered(q)) {
     p.set('sort', q.sort);
     return `/api/media-items?${p}`;
@@ -62,7 +83,7 @@ export function apiUrl(q: LibraryQuery): string {
 /** This page's own URL with another offset. */
 export function pageUrl(q: LibraryQuery, offset: number): string {
   const p = new URLSearchParams();
-  for (const k of ['q', 'author', 'series', 'format', 'tag'] as const) if (q[k]) p.set(k, q[k]);
+  for (const k of ['q', 'author', 'series', 'format', 'tag', 'state'] as const) if (q[k]) p.set(k, q[k]);
   if (q.sort !== 'title') p.set('sort', q.sort);
   if (offset) p.set('offset', String(offset));
   const s = p.toString();
@@ -120,13 +141,111 @@ export function LoadMore({ q, more, oob = false }: { q: LibraryQuery; more: bool
   );
 }
 
+/** The pages of an author and of a series (the name URL-encoded whole, any character allowed). */
+export const authorUrl = (name: string) => `/authors/${encodeURIComponent(name)}`;
+export const seriesUrl = (name: string) => `/series/${encodeURIComponent(name)}`;
+
+/** A book of the grid: its cover and title to its page, its authors and series to theirs. */
+export function LibraryCard({ item, progress }: { item: Item; progress?: number | null }) {
+  return (
+    <li class="book" data-book={item.id}>
+      <a href={`/books/${item.id}`} class="book-link">
+        <Cover item={item} />
+        <span class="book-title">{item.title}</span>
+      </a>
+      {item.authors.length > 0 && (
+        <span class="book-authors">
+          {item.authors.map((a, i) => (
+            <>
+              {i > 0 && ', '}
+              <a href={authorUrl(a)} class="author-link">
+                {a}
+              </a>
+            </>
+          ))}
+        </span>
+      )}
+      {item.series && (
+        <span class="book-series">
+          <a href={seriesUrl(item.series)} class="series-link">
+            {item.series}
+          </a>
+          {item.series_index !== null && ` #${item.series_index}`}
+        </span>
+      )}
+      {typeof progress === 'number' && (
+        <progress max={100} value={Math.round(progress * 100)} aria-label={`${item.title}: ${Math.round(progress * 100)}% read`}>
+          {`${Math.round(progress * 100)}%`}
+        </progress>
+      )}
+    </li>
+  );
+}
+
 export function Books({ items }: { items: Item[] }) {
   return (
     <>
       {items.map((i) => (
-        <BookCard key={i.id} item={i} />
+        <LibraryCard key={i.id} item={i} />
       ))}
     </>
+  );
+}
+
+/** The query a saved filter holds, as the library's own (unknown or malformed parts dropped). */
+export const savedQuery = (f: SavedFilter) => libraryQuery(f.filter && typeof f.filter === 'object' ? f.filter : {});
+
+/** The saved filters' place: they arrive just after the page (the grid's answer waits for nothing but the grid). */
+function SavedFiltersSlot({ q }: { q: LibraryQuery }) {
+  const query = pageUrl({ ...q, offset: 0 }, 0).replace(/^\/library\??/, '');
+  return (
+    <section class="card" id="saved-filters" aria-labelledby="saved-title" hx-get={`/library/saved${query ? `?${query}` : ''}`} hx-trigger="load" hx-swap="outerHTML">
+      <h2 id="saved-title">Saved filters</h2>
+    </section>
+  );
+}
+
+/** The caller's saved filters (links that apply them, delete) and "Save this filter" for the current query. */
+export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter[] }) {
+  const { offset: _o, ...query } = q;
+  return (
+    <section class="card" aria-labelledby="saved-title" id="saved-filters">
+      <h2 id="saved-title">Saved filters</h2>
+      {saved.length === 0 ? (
+        <p id="no-saved">None yet.</p>
+      ) : (
+        <ul class="plain" id="saved-list">
+          {saved.map((f) => (
+            <li key={f.id} data-filter={f.id}>
+              <a href={pageUrl(savedQuery(f), 0)} class="saved-link">
+                {f.name}
+              </a>{' '}
+              <button
+                type="button"
+                hx-delete={`/api/saved-filters/${f.id}`}
+                hx-target="#saved-outcome"
+                data-reload
+                id={`delete-filter-${f.id}`}
+                aria-label={`Delete saved filter ${f.name}`}
+              >
+                Delete
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form id="save-filter" class="inline-form" hx-post="/library/filters" hx-target="#saved-outcome">
+        {Object.entries(query).map(([k, v]) => (
+          <input key={k} type="hidden" name={k} value={v} />
+        ))}
+        <label for="filter-name">Save this filter as</label>
+        <input id="filter-name" name="name" maxlength={100} required class="grow" />
+        <button type="submit" id="save-filter-submit">
+          Save this filter
+        </button>
+      </form>
+      <Outcome id="saved-outcome" />
+    </section>
   );
 }
 
@@ -147,6 +266,17 @@ export function Library({ q, items, more }: { q: LibraryQuery; items: Item[]; mo
               {FORMATS.map((f) => (
                 <option key={f} value={f} selected={q.format === f}>
                   {f.toUpperCase()}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div>
+            <label for="f-state">Read state</label>
+            <select id="f-state" name="state">
+              <option value="">Any</option>
+              {STATES.map((x) => (
+                <option key={x.value} value={x.value} selected={q.state === x.value}>
+                  {x.label}
                 </option>
               ))}
             </select>
@@ -182,6 +312,7 @@ export function Library({ q, items, more }: { q: LibraryQuery; items: Item[]; mo
         </ul>
       )}
       <LoadMore q={q} more={more} />
+      <SavedFiltersSlot q={q} />
     </>
   );
 }

@@ -7,9 +7,11 @@ import { Catalog, err, fail, Messages, ok, type Result } from '@bindery/contract
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
+import { readingTables } from './reading-tables';
 import type { Access } from './access';
 
 const T = catalogTables();
+const R = readingTables();
 const table = (name: string) => sql.table(`${SCHEMA}.${name}`);
 
 const { checkSearchLengths, cleanText, filterValue, isUuid, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE } = Catalog;
@@ -41,6 +43,25 @@ function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
   return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
 }
 
+/** The read states `read_status` takes: the same three a smart collection's `read_status` rule names. */
+export const READ_STATES = ['unread', 'reading', 'finished'] as const;
+export const READ_STATE_MESSAGE = `read_status must be one of ${READ_STATES.join(', ')}`;
+
+/**
+ * The `read_status` condition of a list or search for `user`: none when absent, or the items whose
+ * position (from the reading projection) is that state; no position at all is unread, like a rule.
+ */
+function readState(q: Query, user: string | undefined): Result<RawBuilder<boolean> | null> {
+  const v = q1(q, 'read_status');
+  if (v === undefined || v === '') return ok(null);
+  if (!(READ_STATES as readonly string[]).includes(v) || !user) return err(fail('validation', READ_STATE_MESSAGE));
+  const at = (cond: RawBuilder<boolean>) =>
+    sql<boolean>`exists (select 1 from ${table(R.progress)} p where p.user_id = ${user} and p.item_id = ${sql.ref(`${T.items}.id`)} and ${cond})`;
+  if (v === 'finished') return ok(at(sql<boolean>`p.percentage >= 1`));
+  if (v === 'reading') return ok(at(sql<boolean>`p.percentage > 0 and p.percentage < 1`));
+  return ok(sql<boolean>`not ${at(sql<boolean>`p.percentage > 0`)}`);
+}
+
 const dataPage = (docs: string[]) => `{"data":[${docs.join(',')}]}`;
 
 /** The library, limit and offset of a list or search, as the query gives them. */
@@ -68,15 +89,18 @@ export class CatalogView {
     private catalogPosition: () => number = () => 0,
   ) {}
 
-  /** `{data:[...]}` of items, sorted, optionally of one library. */
-  async list(access: Access, q: Query): Promise<Result<string>> {
+  /** `{data:[...]}` of items, sorted, optionally of one library and of one read state of `user`'s. */
+  async list(access: Access, q: Query, user?: string): Promise<Result<string>> {
     const paging = pageOf(q);
     if (!paging.ok) return paging;
     const { library, limit, offset } = paging.value;
     const sort = parseSort(q1(q, 'sort'));
     if (!sort.ok) return sort;
+    const state = readState(q, user);
+    if (!state.ok) return state;
     let s = this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where(visible(access));
     if (library) s = s.where('library_id', '=', library);
+    if (state.value) s = s.where(state.value);
     const dir = sort.value.desc ? sql`desc` : sql`asc`;
     const nulls = sql`nulls last`;
     switch (sort.value.key) {
@@ -122,13 +146,16 @@ export class CatalogView {
     return access.all || access.ids.includes(library) ? library : null;
   }
 
-  async search(access: Access, q: Query): Promise<Result<string>> {
+  async search(access: Access, q: Query, user?: string): Promise<Result<string>> {
     const paging = pageOf(q);
     if (!paging.ok) return paging;
     const { library, limit, offset } = paging.value;
     const lengths = checkSearchLengths(q);
     if (!lengths.ok) return lengths;
+    const state = readState(q, user);
+    if (!state.ok) return state;
     const conds: RawBuilder<boolean>[] = [visible(access)];
+    if (state.value) conds.push(state.value);
     if (library) conds.push(sql<boolean>`library_id = ${library}`);
     const text = cleanText(q1(q, 'q') ?? '');
     let rank: RawBuilder<unknown> | null = null;

@@ -19,15 +19,18 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: 
   const admin = { onRequest: auth.requireAdmin };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
 
-  // Reads come from the gateway's read models, cached by the positions they reflect.
+  // Reads come from the gateway's read models, cached by the positions they reflect; a `read_status`
+  // filter also reflects the caller's own positions (the reading projection's position and the user).
+  const keyOf = (req: FastifyRequest, c: { key: string; positions: Record<string, number> }) =>
+    queryOf(req).read_status === undefined ? c.key : `${c.key}|${c.positions.reading ?? 0}|${req.caller!.user_id}`;
   app.get('/api/media-items', user, async (req, reply) => {
     const c = await reads.context(req.caller!);
-    const r = await reads.cached(`list|${c.key}|${req.url}`, () => reads.catalog.list(c.access, queryOf(req)));
+    const r = await reads.cached(`list|${keyOf(req, c)}|${req.url}`, () => reads.catalog.list(c.access, queryOf(req), req.caller!.user_id));
     return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
   });
   app.get('/api/media-items/search', user, async (req, reply) => {
     const c = await reads.context(req.caller!);
-    const r = await reads.cached(`search|${c.key}|${req.url}`, () => reads.catalog.search(c.access, queryOf(req)));
+    const r = await reads.cached(`search|${keyOf(req, c)}|${req.url}`, () => reads.catalog.search(c.access, queryOf(req), req.caller!.user_id));
     return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
   });
   app.post('/api/media-items', admin, async (req, reply) => {
