@@ -17,21 +17,33 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
   if (hit) return hit;
   let p = making.get(sha256);
   if (!p) {
+    const done = () => making.delete(sha256);
     p = (async () => {
       const file = await fileOf(ctx, sha256);
       if (!file) return null;
       try {
         const k = await convertToKepub(file.data);
-        const stored = { data: k.data, spans: gzipSync(JSON.stringify(k.spans)), v: KEPUB_VERSION };
-        await saveKepub(ctx.rt.db, sha256, stored);
-        // each new KEPUB also clears the ones of files that changed since (a cache, never a loss)
-        await purgeStaleKepubs(ctx.rt.db).catch((e) => ctx.rt.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'stale KEPUBs not purged'));
-        return stored;
+        return { data: k.data, spans: gzipSync(JSON.stringify(k.spans)), v: KEPUB_VERSION };
       } catch (e) {
         ctx.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'no KEPUB made');
         return null;
       }
-    })().finally(() => making.delete(sha256));
+    })();
+    // kept off the answer's path: the KEPUB is sent while it is stored (until then, a second request
+    // for it waits on this one instead of converting again); each new KEPUB also clears the ones of
+    // files that changed since (a cache, never a loss)
+    void p.then(async (stored) => {
+      try {
+        if (stored) {
+          await saveKepub(ctx.rt.db, sha256, stored);
+          await purgeStaleKepubs(ctx.rt.db);
+        }
+      } catch (e) {
+        ctx.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'KEPUB not stored');
+      } finally {
+        done();
+      }
+    }, done);
     making.set(sha256, p);
   }
   return p;
