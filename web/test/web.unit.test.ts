@@ -55,7 +55,17 @@ describe('the library query', () => {
     );
   });
   it('drops what it does not know: sorts, formats, offsets', () => {
-    expect(libraryQuery({ sort: 'drop table', format: 'exe', offset: '-3' })).toEqual({ q: '', author: '', series: '', format: '', tag: '', sort: 'title', offset: 0 });
+    expect(libraryQuery({ sort: 'drop table', format: 'exe', offset: '-3', state: 'lost' })).toEqual({
+      q: '',
+      author: '',
+      series: '',
+      format: '',
+      tag: '',
+      state: '',
+      sort: 'title',
+      offset: 0,
+    });
+    expect(libraryQuery({ state: 'finished' }).state).toBe('finished');
     expect(libraryQuery({ offset: '1.5' }).offset).toBe(0);
     expect(libraryQuery({ q: ['a', 'b'] }).q).toBe('');
   });
