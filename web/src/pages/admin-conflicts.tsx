@@ -2,17 +2,13 @@
 // members with their library, file paths and how much reading data hangs on each (the reading
 // service's counts); "Keep this one" keeps that book and merges the others into it, "Keep all"
 // dismisses the group. The catalog decides and words the outcome.
+import type { Reading } from '@bindery/contracts';
 import type { Item } from './books';
 import { Outcome } from '../layout';
 import { AdminTabs } from './admin-scanner';
 
-export interface Usage {
-  progress: number;
-  highlights: number;
-  bookmarks: number;
-  notes: number;
-  collections: number;
-}
+/** how much reading data hangs on an item (the reading service's count) */
+export type Usage = Reading.Usage;
 export interface ConflictGroup {
   id: string;
   sha256: string;

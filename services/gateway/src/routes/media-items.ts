@@ -1,7 +1,7 @@
 // /api/media-items/* and /api/admin/hash-conflicts/*, by request/reply to the catalog.
 // `/api/media-items/<id>/download` is deliberately not registered: files are served under /uploads.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages } from '@bindery/contracts';
+import { Catalog, fail, Messages, type Reading } from '@bindery/contracts';
 import type { CallOptional } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
 import { locatorIndexes } from '../read-model/locator-indexes';
@@ -11,7 +11,7 @@ import { queryOf, type CatalogDeps } from './libraries';
 
 const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 
-export type Usage = { progress: number; highlights: number; bookmarks: number; notes: number; collections: number };
+export type Usage = Reading.Usage;
 const NO_USAGE: Usage = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
 
 export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: CatalogDeps, optional: CallOptional): void {
