@@ -338,18 +338,22 @@ for (const mode of modes) {
       const again = await frameWith(t.page, FIRST);
       expect(await again.evaluate(() => getComputedStyle(document.body).fontFamily)).toMatch(/^Georgia/);
       // light, then back to the profile's (dark)
+      await t.page.click('#settings summary');
       await t.page.selectOption('#reader-theme', 'light');
       expect(await t.page.getAttribute('html', 'class')).toBe('reader-page theme-light');
       expect(await again.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(255, 255, 255)');
       await t.page.selectOption('#reader-theme', 'profile');
       expect(await t.page.getAttribute('html', 'class')).toBe('reader-page theme-dark');
       // the right third of the page turns it, the left third turns back
+      await t.page.click('#settings summary');
       const before = Number(await data(t, 'fraction'));
       const box = (await t.page.locator('#book-view').boundingBox())!;
-      await t.page.mouse.click(box.x + box.width * 0.9, box.y + box.height / 2);
+      await t.page.mouse.click(box.x + box.width * 0.75, box.y + box.height / 2);
       await t.page.waitForFunction((f) => Number(document.querySelector('#reader').dataset.fraction) > f, before);
       const turned = Number(await data(t, 'fraction'));
-      await t.page.mouse.click(box.x + box.width * 0.1, box.y + box.height / 2);
+      // (foliate takes no turn for 100 ms after one)
+      await t.page.waitForTimeout(400);
+      await t.page.mouse.click(box.x + box.width * 0.25, box.y + box.height / 2);
       await t.page.waitForFunction((f) => Number(document.querySelector('#reader').dataset.fraction) < f, turned);
       expect(t.errors).toEqual([]);
 

@@ -162,12 +162,14 @@ async function reflowable() {
     doc.addEventListener('click', (ev) => {
       if (ev.target.closest?.('a[href]')) return;
       if (!doc.getSelection()?.isCollapsed) return;
-      const w = doc.defaultView.innerWidth;
-      const x = ev.clientX % w;
+      // the frame spans every column of the section: where the click is on the screen, in the book's box
+      const frame = doc.defaultView.frameElement;
+      const box = document.getElementById('book-view').getBoundingClientRect();
+      const x = (frame ? frame.getBoundingClientRect().left : 0) + ev.clientX - box.left;
       setTimeout(() => {
         if (notes.hit()) return;
-        if (x < w / 3) void left();
-        else if (x > (2 * w) / 3) void right();
+        if (x < box.width / 3) void left();
+        else if (x > (2 * box.width) / 3) void right();
       }, 0);
     });
   });
