@@ -277,6 +277,10 @@ for (const mode of modes) {
       await tabTo(t.page, '#search-menu summary');
       await t.page.keyboard.press('Enter');
       await t.page.waitForFunction(() => document.activeElement?.id === 'search-q');
+      // on the phone the panel is on the screen, across the toolbar
+      const panel = (await t.page.locator('#search-menu .reader-search').boundingBox())!;
+      expect(panel.x).toBeGreaterThanOrEqual(0);
+      expect(panel.x + panel.width).toBeLessThanOrEqual(360);
       await t.page.keyboard.type('qqqzzz');
       await t.page.keyboard.press('Enter');
       await t.page.waitForFunction(() => document.querySelector('#search-status').textContent.startsWith('Nothing'));
