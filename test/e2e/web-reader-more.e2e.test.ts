@@ -202,6 +202,8 @@ for (const mode of modes) {
       await t.page.keyboard.press('Enter');
       expect(await t.page.evaluate(() => document.activeElement.id)).toBe('note-text');
       await t.page.keyboard.type(HOSTILE);
+      await checkPage(t, `${mode}-reader-selection`);
+      expect(await t.page.evaluate(() => document.activeElement.id)).toBe('note-text');
       await t.page.keyboard.press('Tab');
       expect(await t.page.evaluate(() => document.activeElement.textContent)).toBe('Save note');
       const noted = t.page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/notes'));
@@ -238,6 +240,7 @@ for (const mode of modes) {
       await ready(t);
       await t.page.waitForSelector('#reader[data-annotations-loaded="true"]');
       expect(await data(t, 'annotations')).toBe('3');
+      expect(await t.page.textContent('#notes-status')).toBe('Highlights and notes in this book: 3.');
       expect(await t.page.locator('#notes-list blockquote').allTextContents()).toEqual([FIRST, SECOND, FROM_KOREADER]);
       const fromKr = t.page.locator('#notes-list li', { hasText: FROM_KOREADER });
       expect(await fromKr.locator('.swatch').getAttribute('class')).toBe('swatch swatch-blue');

@@ -62,7 +62,7 @@ export function annotations({ view, item, root, say, go }) {
   const entryOf = (id) => list.querySelector(`li[data-id="${CSS.escape(id)}"]`);
   const count = () => {
     const n = all.size;
-    status.textContent = n ? `${n} highlight${n === 1 ? '' : 's'} and notes in this book.` : 'No highlights or notes yet: select text in the book to make one.';
+    status.textContent = n ? `Highlights and notes in this book: ${n}.` : 'No highlights or notes yet: select text in the book to make one.';
     root.dataset.annotations = String(n);
   };
 
