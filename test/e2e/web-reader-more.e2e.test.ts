@@ -164,8 +164,9 @@ for (const mode of modes) {
       expect(await data(t, 'annotations')).toBe('0');
       await chapterOne(t);
 
-      // select a sentence of the first page, highlight it in green
+      // select a sentence of the first page, highlight it in green (the toolbar leaves it visible: it is near the top, the toolbar at the bottom)
       await select(t.page, FIRST);
+      expect(await t.page.getAttribute('#selection', 'class')).toBe('reader-selection at-bottom');
       const made = t.page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/api/media-items/${epub.id}/highlights`));
       await t.page.click('button[data-colour="green"]');
       const res = await made;

@@ -188,6 +188,11 @@ export function annotations({ view, item, root, say, go }) {
         const text = range.toString();
         if (!text.trim()) return;
         selected = { doc, index, range, text };
+        // the toolbar over the half of the book the selection is not in
+        const frame = doc.defaultView.frameElement;
+        const box = document.getElementById('book-view').getBoundingClientRect();
+        const y = (frame ? frame.getBoundingClientRect().top : 0) + range.getBoundingClientRect().top;
+        bar.classList.toggle('at-bottom', y < box.top + box.height / 2);
         bar.hidden = false;
         root.dataset.selection = text;
       }, 150);
