@@ -458,6 +458,29 @@ for (const mode of modes) {
       expect(await data(t, 'cfi')).toBe(here);
       expect(t.writes).toHaveLength(1);
       expect(t.errors).toEqual([]);
+
+      // a comic: another device's page, offered as a page, and gone to
+      const count = cbz.page_count as number;
+      await t.page.goto(`${b.url}/read/${cbz.id}`);
+      await ready(t, false);
+      await t.page.waitForSelector('#reader[data-live="open"]');
+      expect(await data(t, 'page')).toBe('1');
+      expect(count).toBeGreaterThan(3);
+      const pct = Math.round((2 / (count - 1)) * 10000) / 10000;
+      const kobo = await call('PUT', `/api/media-items/${cbz.id}/progress`, {
+        token: reader.token,
+        body: { page: 3, page_count: count, percentage: pct, client: 'koreader', device: 'Kobo Libra' },
+      });
+      expect(kobo.status, kobo.text).toBe(200);
+      await t.page.waitForSelector('#offer:not([hidden])', { timeout: 10_000 });
+      expect(await t.page.textContent('#offer-text')).toBe(`Another device (Kobo Libra) is at page 3 of ${count}.`);
+      await t.page.click('#offer-go');
+      expect(await data(t, 'page')).toBe('3');
+      expect(await t.page.textContent('#reader-position')).toBe(`Page 3 of ${count}`);
+      await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
+      expect(t.writes.at(-1)).toEqual({ page: 3, page_count: count, percentage: pct, client: 'web', device: 'web' });
+      expect((await call('GET', `/api/media-items/${cbz.id}/progress`, { token: reader.token })).json).toMatchObject({ page: 3, client: 'web' });
+      expect(t.errors).toEqual([]);
       await t.ctx.close();
     }, 120_000);
   });
