@@ -29,6 +29,58 @@ export function readableFormat(item: Item): { kind: 'text' | 'pages'; format: It
   return null;
 }
 
+/** The reader's theme: the profile's by default, or light, sepia or dark for the reader alone (kept in the browser). */
+function ThemeChoice() {
+  return (
+    <>
+      <label for="reader-theme">Theme</label>
+      <select id="reader-theme">
+        <option value="profile">As my profile</option>
+        <option value="light">Light</option>
+        <option value="sepia">Sepia</option>
+        <option value="dark">Dark</option>
+      </select>
+    </>
+  );
+}
+
+/** What can be done with text selected in the book: highlight it (in a colour) or write a note on it. */
+function Selection() {
+  return (
+    <div id="selection" class="reader-selection" hidden>
+      <div role="toolbar" aria-label="Selected text" class="reader-selection-tools">
+        {COLOURS.map(([name, label]) => (
+          <button type="button" class={`swatch swatch-${name}`} data-colour={name} aria-label={`Highlight in ${label}`}>
+            {label}
+          </button>
+        ))}
+        <button type="button" id="selection-note">
+          Note…
+        </button>
+      </div>
+      <form id="note-form" class="reader-note-form" hidden>
+        <label for="note-text">Note on the selected text</label>
+        <textarea id="note-text" rows={3} maxlength={100000} required />
+        <div class="reader-note-actions">
+          <button type="submit">Save note</button>
+          <button type="button" id="note-cancel">
+            Cancel
+          </button>
+        </div>
+      </form>
+    </div>
+  );
+}
+
+/** Highlight colours offered (KOReader's palette names; the reading service stores their hex). */
+export const COLOURS = [
+  ['yellow', 'Yellow'],
+  ['green', 'Green'],
+  ['blue', 'Blue'],
+  ['red', 'Red'],
+  ['purple', 'Purple'],
+] as const;
+
 export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item: Item; progress: ReadPosition | null }) {
   const chosen = readableFormat(p.item);
   const position = p.progress ? { percentage: p.progress.percentage, epubcfi: p.progress.epubcfi ?? null, page: p.progress.page ?? null } : null;
@@ -58,21 +110,53 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
                 <summary>Contents</summary>
                 <nav aria-label="Table of contents" id="toc-list" />
               </details>
+              <details id="search-menu" class="reader-menu">
+                <summary>Search</summary>
+                <div class="reader-search">
+                  <form id="search-form">
+                    <label for="search-q">Search in the book</label>
+                    <input type="search" id="search-q" name="q" maxlength={200} autocomplete="off" />
+                    <button type="submit">Search</button>
+                  </form>
+                  <p id="search-status" class="muted" role="status" />
+                  <ol id="search-results" aria-label="Search results" />
+                </div>
+              </details>
+              <details id="notes-menu" class="reader-menu">
+                <summary>Notes</summary>
+                <div class="reader-notes">
+                  <p id="notes-status" class="muted" role="status" />
+                  <ul id="notes-list" aria-label="Highlights and notes" />
+                </div>
+              </details>
               <details id="settings" class="reader-menu">
                 <summary>Text</summary>
                 <div class="reader-settings">
-                  <button type="button" id="font-smaller" aria-label="Smaller text">
+                  <button type="button" id="font-smaller" aria-label="A− smaller text">
                     A−
                   </button>
-                  <button type="button" id="font-larger" aria-label="Larger text">
+                  <button type="button" id="font-larger" aria-label="A+ larger text">
                     A+
                   </button>
+                  <label for="font-family">Font</label>
+                  <select id="font-family">
+                    <option value="publisher">The book's own</option>
+                    <option value="serif">Serif</option>
+                    <option value="sans">Sans-serif</option>
+                  </select>
                   <label for="line-spacing">Line spacing</label>
                   <select id="line-spacing">
                     <option value="1.2">Tight</option>
                     <option value="1.5">Normal</option>
                     <option value="1.9">Loose</option>
                   </select>
+                  <label for="margins">Margins</label>
+                  <select id="margins">
+                    <option value="narrow">Narrow</option>
+                    <option value="normal">Normal</option>
+                    <option value="wide">Wide</option>
+                  </select>
+                  <ThemeChoice />
                 </div>
               </details>
             </>
@@ -85,6 +169,7 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
               <label>
                 <input type="checkbox" id="spread" /> Two pages
               </label>
+              <ThemeChoice />
             </div>
           )}
         </header>
@@ -113,6 +198,19 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
               </button>
             </div>
           )}
+          {chosen && (
+            <div id="offer" class="reader-offer" hidden>
+              <p id="offer-text" />
+              <button type="button" id="offer-go">
+                Go there
+              </button>
+              <button type="button" id="offer-dismiss">
+                Stay here
+              </button>
+            </div>
+          )}
+          {chosen?.kind === 'text' && <Selection />}
+          {chosen && <p id="reader-status" class="reader-toast" role="status" />}
         </main>
       </body>
     </html>

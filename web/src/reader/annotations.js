@@ -1,0 +1,239 @@
+// Highlights and notes in the reader. Text selected in the book becomes the reading service's
+// annotation (POST /api/media-items/<id>/highlights or /notes with the selection's CFI range and its
+// text); the service places it and derives KOReader's XPointers. The user's annotations (those made
+// on KOReader too, for which the service gives a CFI) are drawn with foliate's overlayer, listed in
+// the "Notes" panel, and can be deleted from it. Every text from the API is shown as text.
+import { Overlayer } from 'foliate-js/overlayer.js';
+import { call, failure } from './http.js';
+
+const KINDS = [
+  ['highlights', 'highlight'],
+  ['notes', 'note'],
+];
+const SWATCH = { '#e0af68': 'yellow', '#f7768e': 'red', '#ff9e64': 'orange', '#9ece6a': 'green', '#7dcfff': 'cyan', '#7aa2f7': 'blue', '#bb9af7': 'purple', '#a9b1d6': 'gray' };
+const DEFAULT_COLOUR = '#e0af68';
+const short = (s, n = 60) => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+};
+
+/** A range without the white space at its ends (within its text nodes). */
+function trimmed(range) {
+  const r = range.cloneRange();
+  const ws = /\s/;
+  if (r.startContainer.nodeType === 3) {
+    const t = r.startContainer.data;
+    let i = r.startOffset;
+    while (i < t.length && ws.test(t[i]) && (r.startContainer !== r.endContainer || i < r.endOffset)) i++;
+    r.setStart(r.startContainer, i);
+  }
+  if (r.endContainer.nodeType === 3) {
+    const t = r.endContainer.data;
+    let i = r.endOffset;
+    while (i > 0 && ws.test(t[i - 1]) && (r.startContainer !== r.endContainer || i > r.startOffset)) i--;
+    r.setEnd(r.endContainer, i);
+  }
+  return r;
+}
+
+/**
+ * @param {{view: any, item: string, root: HTMLElement, say: (s: string) => void, go: (target: string) => Promise<unknown>}} o
+ * @returns {{onLoad: (doc: Document, index: number) => void, load: () => Promise<void>, hit: () => boolean}}
+ */
+export function annotations({ view, item, root, say, go }) {
+  /** by id: the record as the API gave it, its CFI and its section */
+  const all = new Map();
+  const list = document.getElementById('notes-list');
+  const status = document.getElementById('notes-status');
+  const menu = document.getElementById('notes-menu');
+  const bar = document.getElementById('selection');
+  const form = document.getElementById('note-form');
+  const noteText = document.getElementById('note-text');
+  let selected = null;
+  let shownAt = 0;
+
+  const sectionOf = (cfi) => {
+    try {
+      return view.resolveCFI(cfi)?.index;
+    } catch {
+      return undefined;
+    }
+  };
+  const entryOf = (id) => list.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+  const count = () => {
+    const n = all.size;
+    status.textContent = n ? `Highlights and notes in this book: ${n}.` : 'No highlights or notes yet: select text in the book to make one.';
+    root.dataset.annotations = String(n);
+  };
+
+  view.addEventListener('draw-annotation', (e) => {
+    const { draw, annotation } = e.detail;
+    draw(annotation.kind === 'note' ? Overlayer.underline : Overlayer.highlight, { color: annotation.color, width: 2 });
+    const li = entryOf(annotation.id);
+    if (li) li.dataset.drawn = 'true';
+  });
+  // a section laid out: draw its annotations on its overlayer
+  view.addEventListener('create-overlay', (e) => {
+    for (const a of all.values()) if (a.index === e.detail.index) void view.addAnnotation(a);
+  });
+  // an annotation tapped in the book: its entry in the panel
+  view.addEventListener('show-annotation', (e) => {
+    shownAt = Date.now();
+    const a = [...all.values()].find((x) => x.value === e.detail.value);
+    if (!a) return;
+    menu.open = true;
+    entryOf(a.id)?.querySelector('a')?.focus();
+  });
+
+  /** Adds a record from the API: to the map, the panel (in book order) and the book. */
+  function add(rec, kind) {
+    const cfi = rec.position?.epubcfi;
+    const a = {
+      id: rec.id,
+      kind,
+      value: typeof cfi === 'string' ? cfi : '',
+      index: typeof cfi === 'string' ? sectionOf(cfi) : undefined,
+      color: rec.color || DEFAULT_COLOUR,
+      percentage: typeof rec.position?.percentage === 'number' ? rec.position.percentage : 2,
+      text: rec.text ?? '',
+      note: rec.note ?? '',
+    };
+    all.set(a.id, a);
+    const li = document.createElement('li');
+    li.dataset.id = a.id;
+    li.dataset.kind = kind;
+    const swatch = document.createElement('span');
+    swatch.className = `swatch swatch-${SWATCH[a.color.toLowerCase()] ?? 'other'}`;
+    swatch.setAttribute('aria-hidden', 'true');
+    const quote = document.createElement('blockquote');
+    quote.className = 'annotation-text';
+    quote.textContent = a.text;
+    li.append(swatch, quote);
+    if (a.note) {
+      const p = document.createElement('p');
+      p.className = 'annotation-note';
+      p.textContent = a.note;
+      li.append(p);
+    }
+    const actions = document.createElement('div');
+    actions.className = 'reader-note-actions';
+    if (a.value && a.index !== undefined) {
+      const to = document.createElement('a');
+      to.href = '#';
+      to.textContent = 'Go to';
+      to.setAttribute('aria-label', `Go to the ${kind}: ${short(a.text)}`);
+      to.addEventListener('click', (e) => {
+        e.preventDefault();
+        menu.open = false;
+        void go(a.value);
+      });
+      actions.append(to);
+    }
+    const del = document.createElement('button');
+    del.type = 'button';
+    del.textContent = 'Delete';
+    del.setAttribute('aria-label', `Delete the ${kind}: ${short(a.text)}`);
+    del.addEventListener('click', () => void remove(a));
+    actions.append(del);
+    li.append(actions);
+    const after = [...list.children].find((x) => (all.get(x.dataset.id)?.percentage ?? 2) > a.percentage);
+    list.insertBefore(li, after ?? null);
+    if (a.value && a.index !== undefined) void view.addAnnotation(a);
+    count();
+  }
+
+  async function remove(a) {
+    const r = await call('DELETE', `/api/${a.kind}s/${encodeURIComponent(a.id)}`);
+    if (!r.ok) return say(`The ${a.kind} could not be deleted: ${failure(r)}.`);
+    all.delete(a.id);
+    if (a.value && a.index !== undefined) void view.deleteAnnotation(a);
+    const li = entryOf(a.id);
+    const next = li?.nextElementSibling ?? li?.previousElementSibling;
+    li?.remove();
+    count();
+    say(`The ${a.kind} was deleted.`);
+    (next?.querySelector('a, button') ?? menu.querySelector('summary'))?.focus();
+  }
+
+  async function load() {
+    for (const [segment, kind] of KINDS) {
+      const r = await call('GET', `/api/media-items/${encodeURIComponent(item)}/${segment}`);
+      if (!r.ok) {
+        status.textContent = `Highlights and notes could not be read: ${failure(r)}.`;
+        return;
+      }
+      for (const rec of r.body.data ?? []) add(rec, kind);
+    }
+    count();
+    root.dataset.annotationsLoaded = 'true';
+  }
+
+  // the selection: a toolbar to highlight it or write a note on it
+  const hideBar = () => {
+    bar.hidden = true;
+    form.hidden = true;
+    selected = null;
+  };
+  function onLoad(doc, index) {
+    let timer = 0;
+    doc.addEventListener('selectionchange', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const sel = doc.getSelection();
+        if (!sel || sel.isCollapsed || !sel.rangeCount) {
+          if (selected?.doc === doc && form.hidden) hideBar();
+          return;
+        }
+        const range = trimmed(sel.getRangeAt(0));
+        const text = range.toString();
+        if (!text.trim()) return;
+        selected = { doc, index, range, text };
+        // the toolbar over the half of the book the selection is not in
+        const frame = doc.defaultView.frameElement;
+        const box = document.getElementById('book-view').getBoundingClientRect();
+        const y = (frame ? frame.getBoundingClientRect().top : 0) + range.getBoundingClientRect().top;
+        bar.classList.toggle('at-bottom', y < box.top + box.height / 2);
+        bar.hidden = false;
+        root.dataset.selection = text;
+      }, 150);
+    });
+  }
+
+  async function create(kind, extra) {
+    if (!selected) return;
+    const s = selected;
+    const cfi = view.getCFI(s.index, s.range);
+    const r = await call('POST', `/api/media-items/${encodeURIComponent(item)}/${kind}s`, { position: { epubcfi: cfi }, text: s.text, ...extra });
+    if (!r.ok) return say(`The ${kind} could not be saved: ${failure(r)}.`);
+    s.doc.getSelection()?.removeAllRanges();
+    hideBar();
+    if (!all.has(r.body.id)) add(r.body, kind);
+    say(kind === 'note' ? 'The note was saved.' : 'The highlight was saved.');
+  }
+
+  for (const b of bar.querySelectorAll('button[data-colour]')) b.addEventListener('click', () => void create('highlight', { color: b.dataset.colour }));
+  document.getElementById('selection-note').addEventListener('click', () => {
+    form.hidden = false;
+    noteText.focus();
+  });
+  document.getElementById('note-cancel').addEventListener('click', () => {
+    form.hidden = true;
+    noteText.value = '';
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const note = noteText.value;
+    if (!note.trim()) return;
+    void create('note', { note }).then(() => {
+      if (form.hidden) noteText.value = '';
+    });
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !bar.hidden) {
+      selected?.doc.getSelection()?.removeAllRanges();
+      hideBar();
+    }
+  });
+
+  return { onLoad, load, hit: () => Date.now() - shownAt < 300 };
+}
