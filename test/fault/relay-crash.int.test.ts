@@ -52,6 +52,8 @@ describe.skipIf(!backends.postgresUrl)('relay crash (distributed, real Postgres 
   const register = (n: string) =>
     bus.request(rpcSubject('identity', 'register'), { caller: null, input: { email: `${n}@example.com`, username: n, password: 'passw0rd-crash' } }, 5000).catch(() => null);
 
+  /** a registration appends the account (`user-registered`) and its first session (`session-started`) */
+  const PER_REGISTER = 2;
   const committedEvents = async () => Number((await sql<{ n: number }>`select count(*)::int as n from identity.events`.execute(database.db)).rows[0]!.n);
 
   const streamMessages = async () => {
@@ -83,13 +85,13 @@ describe.skipIf(!backends.postgresUrl)('relay crash (distributed, real Postgres 
     const p = await startIdentity('relay-before-publish');
     await register(`u${randomUUID().slice(0, 8)}`);
     expect(await died(p)).toBe('SIGKILL');
-    // committed in the store, never published
-    expect(await committedEvents()).toBe(1);
+    // committed in the store (the account and its first session), never published
+    expect(await committedEvents()).toBe(PER_REGISTER);
     expect(await streamMessages()).toBe(0);
 
     const again = await startIdentity();
     try {
-      await waitFor('the relay to publish the committed event', async () => (await streamMessages()) === 1);
+      await waitFor('the relay to publish the committed events', async () => (await streamMessages()) === PER_REGISTER);
     } finally {
       await again.stop();
     }
@@ -112,8 +114,9 @@ describe.skipIf(!backends.postgresUrl)('relay crash (distributed, real Postgres 
     const p = await startIdentity('relay-after-publish');
     await register(`v${randomUUID().slice(0, 8)}`);
     expect(await died(p)).toBe('SIGKILL');
+    // the first test's registration and this one's
     const before = await committedEvents();
-    expect(before).toBe(2);
+    expect(before).toBe(2 * PER_REGISTER);
 
     // restart, then write more so the relay has new work after the republish
     const again = await startIdentity();
@@ -129,7 +132,7 @@ describe.skipIf(!backends.postgresUrl)('relay crash (distributed, real Postgres 
       expect(dup.rows).toEqual([]);
       const total = Number((await sql<{ n: number }>`select count(*)::int as n from crashtest.effects`.execute(database.db)).rows[0]!.n);
       expect(total).toBe(await committedEvents());
-      expect(total).toBe(3);
+      expect(total).toBe(3 * PER_REGISTER);
       const ids = (await sql<{ id: string }>`select event_id::text as id from identity.events order by global_position`.execute(database.db)).rows.map((r) => r.id);
       const applied = (await sql<{ id: string }>`select event_id::text as id from crashtest.effects order by position`.execute(database.db)).rows.map((r) => r.id);
       expect(applied).toEqual(ids);
