@@ -185,6 +185,19 @@ for (const mode of modes) {
       expect(t.errors).toEqual([]);
     });
 
+    it('the library page shows a changed title at once (its rendered page is kept only for the same answer)', async () => {
+      const card = t.page.locator(`#grid a[href="/books/${pdf.id}"]`);
+      await t.page.goto(`${b.url}/library`);
+      expect(await card.textContent()).toContain('Five Pages');
+      await t.page.goto(`${b.url}/library`);
+      const r = await call('PUT', `/api/media-items/${pdf.id}`, { token, body: { title: 'Five <Pages>, revised' } });
+      expect(r.status, r.text).toBe(200);
+      await eventually(async () => {
+        await t.page.goto(`${b.url}/library`);
+        expect(await card.textContent()).toContain('Five <Pages>, revised');
+      }, 10_000);
+    });
+
     it('reads the PDF page by page and saves the page', async () => {
       t.writes.length = 0;
       await t.page.goto(`${b.url}/books/${pdf.id}`);

@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 export interface Answer<T> {
   status: number;
   body: T;
+  /** the answer as sent (a page that renders it may key a cache by it) */
+  text?: string;
 }
 
 export type Api = <T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => Promise<Answer<T>>;
@@ -29,6 +31,6 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
     } catch {
       parsed = undefined;
     }
-    return { status: r.statusCode, body: parsed as T };
+    return { status: r.statusCode, body: parsed as T, text: r.body };
   };
 }

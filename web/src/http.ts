@@ -26,12 +26,15 @@ export function securityHeaders(reply: FastifyReply, csp = CSP): FastifyReply {
 
 /** A whole page (doctype included) or an htmx fragment, rendered by preact (which escapes text and attributes). */
 export function sendHtml(reply: FastifyReply, node: VNode, status = 200, fragment = false, csp = CSP): FastifyReply {
-  const html = renderToString(node);
-  return securityHeaders(reply, csp)
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .send(fragment ? html : `<!doctype html>${html}`);
+  return sendRendered(reply, renderHtml(node, fragment), status, csp);
 }
+
+/** A page (with its doctype) or a fragment, as HTML text. */
+export const renderHtml = (node: VNode, fragment = false): string => (fragment ? renderToString(node) : `<!doctype html>${renderToString(node)}`);
+
+/** HTML already rendered (a cached page), with the page's headers. */
+export const sendRendered = (reply: FastifyReply, html: string, status = 200, csp = CSP): FastifyReply =>
+  securityHeaders(reply, csp).code(status).type('text/html; charset=utf-8').send(html);
 
 export const isHtmx = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';
 

@@ -2,11 +2,13 @@
 // webRoutes(app). Pages read through the gateway's own /api routes in-process (api.ts) and add no
 // rule of their own; writes are htmx requests straight to /api (the HX-Request header is the
 // same-site proof a cookie-authenticated write needs).
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import type { VNode } from 'preact';
 import { apiFor, type Api } from './api';
 import { loadAssets, type Assets } from './assets';
-import { isHtmx, localTarget, loginFor, READER_CSP, redirectTo, securityHeaders, sendHtml } from './http';
+import { isHtmx, localTarget, loginFor, READER_CSP, redirectTo, renderHtml, securityHeaders, sendHtml, sendRendered } from './http';
 import { Layout, type Live, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
@@ -123,25 +125,47 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     });
   });
 
+  // The library page, the app's most frequent, is kept as rendered for each caller, query and exact
+  // API answer: the same answer to the same viewer renders the same HTML, so a repeat skips parsing
+  // and rendering (a changed book, position or access changes the answer, and so the key).
+  const libraryPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
     const r = await api<{ data: Item[]; error?: string }>('GET', apiUrl(q));
     if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} />);
     if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
+    const htmx = isHtmx(req);
+    const key = JSON.stringify([
+      viewer.id,
+      viewer.username,
+      viewer.role,
+      viewer.theme ?? '',
+      htmx,
+      q,
+      createHash('sha256')
+        .update(r.text ?? '')
+        .digest('base64'),
+    ]);
+    const hit = libraryPages.get(key);
+    if (hit !== undefined) return sendRendered(reply, hit);
     const items = r.body.data.slice(0, PAGE);
     const more = r.body.data.length > PAGE;
     // "Load more" with htmx: the next books for the grid, and the link after them
-    if (isHtmx(req))
-      return sendHtml(
-        reply,
-        <>
-          <Books items={items} />
-          <LoadMore q={q} more={more} oob />
-        </>,
-        200,
-        true,
-      );
-    return render(reply, 'Library', viewer, '/library', <Library q={q} items={items} more={more} />);
+    const html = htmx
+      ? renderHtml(
+          <>
+            <Books items={items} />
+            <LoadMore q={q} more={more} oob />
+          </>,
+          true,
+        )
+      : renderHtml(
+          <Layout assets={assets} title="Library" viewer={viewer} current="/library">
+            <Library q={q} items={items} more={more} />
+          </Layout>,
+        );
+    libraryPages.set(key, html);
+    return sendRendered(reply, html);
   });
 
   // autocomplete for the library's author, series and tag fields: the search API's suggestions
