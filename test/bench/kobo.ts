@@ -1,8 +1,8 @@
 // `pnpm bench:kobo`: native Kobo sync (issue 20). Per mode (embedded, then distributed): BENCH_KOBO_BOOKS
 // small generated EPUBs scanned into one library, a Kobo made for a reader, then a simulated Kobo's
 // first sync followed to its end — total time, requests, each page's latency (p50/p99) and the server
-// processes' resident memory after it; then the KEPUB conversion of a ~1 MB EPUB: the first download
-// (conversion included) and the second (cached). Prints a table with the load average (the machine
+// processes' resident memory after it; then the KEPUB conversion of five ~1 MB EPUBs: each one's first download
+// (conversion included; median and slowest) and one cached. Prints a table with the load average (the machine
 // is shared); a benchmark, not a test: it never fails on its figures. Figures go to docs/benchmarks.md.
 //
 // Knobs: BENCH_KOBO_BOOKS (10000), BENCH_KOBO_MODES (embedded,distributed), BENCH_DEADLINE_MINUTES (30).
@@ -19,6 +19,8 @@ import { envNumber, fmt, machine, runWithDeadline, table } from './lib';
 import { statusKiB } from './scan-bindery';
 
 const BOOKS = Math.max(1, envNumber('BENCH_KOBO_BOOKS', 10_000));
+/** distinct ~1 MB EPUBs whose first KEPUB download is timed */
+const BIG = 5;
 const MODES = (process.env.BENCH_KOBO_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[];
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -33,7 +35,7 @@ async function runMode(mode: Mode): Promise<string[][]> {
     cleanup.push(dir);
     mkdirSync(join(dir, 'books'), { recursive: true });
     for (let i = 0; i < BOOKS; i++) writeFileSync(join(dir, `books/b${i}.epub`), smallEpub(`Bench Book ${i}`, `Author ${i % 97}`, randomUUID()));
-    writeFileSync(join(dir, 'big.epub'), bigEpub(1024 * 1024));
+    for (let i = 0; i < BIG; i++) writeFileSync(join(dir, `big${i}.epub`), bigEpub(1024 * 1024));
     const lib = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Kobo bench', folders: [dir], watch: false } });
     // creating the library queued its scan; 10,000 books take longer than a test's minute
     await settled(call, admin.token, lib.json.id, undefined, 20 * 60_000);
@@ -55,18 +57,33 @@ async function runMode(mode: Mode): Promise<string[][]> {
     const rss = b.procs.reduce((s, p) => s + (p.child.pid ? statusKiB(p.child.pid, 'VmRSS') : 0), 0);
     // by search: 10,000 "Bench Book …" titles sort before it
     const items = await call('GET', `/api/media-items/search?q=${encodeURIComponent('Big Book')}&library_id=${lib.json.id}`, { token: admin.token });
-    const big = (items.json.data as { id: string; title: string }[]).find((i) => i.title === 'Big Book')!;
-    const d0 = performance.now();
-    const first = await call('GET', `${base}/v1/books/${big.id}/file/kepub`);
-    const firstMs = performance.now() - d0;
+    const bigs = (items.json.data as { id: string; title: string }[]).filter((i) => i.title === 'Big Book');
+    if (bigs.length !== BIG) throw new Error(`${bigs.length} big books found, ${BIG} made`);
+    // the scan's background work (covers) settles first: the conversion is measured alone
+    await new Promise((r) => setTimeout(r, 10_000));
+    // each book's first download (converted on the way), then one cached
+    const firsts: number[] = [];
+    let bytes = 0;
+    for (const big of bigs) {
+      const d0 = performance.now();
+      const first = await call('GET', `${base}/v1/books/${big.id}/file/kepub`);
+      firsts.push(performance.now() - d0);
+      bytes = first.bytes.length;
+    }
     const d1 = performance.now();
-    await call('GET', `${base}/v1/books/${big.id}/file/kepub`);
+    await call('GET', `${base}/v1/books/${bigs[0]!.id}/file/kepub`);
     const cachedMs = performance.now() - d1;
+    const firstMs = pct(firsts, 50);
     return [
       [mode, 'first sync', `${BOOKS + 1} books, ${entries} entries, ${pages.length} requests`, `${fmt(total / 1000, 1)} s`],
       [mode, 'sync page', `p50 ${fmt(pct(pages, 50), 1)} ms, p99 ${fmt(pct(pages, 99), 1)} ms`, pct(pages, 99) < 200 ? 'under 200 ms' : 'OVER 200 ms'],
       [mode, 'server RSS after sync', `${fmt(rss / 1024, 0)} MiB`, ''],
-      [mode, 'KEPUB of a 1 MB EPUB', `first ${fmt(firstMs, 0)} ms (${first.bytes.length} bytes), cached ${fmt(cachedMs, 0)} ms`, firstMs < 200 ? 'under 200 ms' : 'OVER 200 ms'],
+      [
+        mode,
+        'KEPUB of a 1 MB EPUB',
+        `first: median ${fmt(firstMs, 0)} ms, slowest ${fmt(Math.max(...firsts), 0)} ms of ${BIG} books (${bytes} bytes each); cached ${fmt(cachedMs, 0)} ms`,
+        firstMs < 200 ? 'under 200 ms' : 'OVER 200 ms',
+      ],
     ];
   } finally {
     await b.stop();
