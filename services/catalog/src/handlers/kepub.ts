@@ -11,6 +11,10 @@ import { fileOf } from './locator';
 const SHA = /^[0-9a-f]{64}$/;
 const notFound = () => err(fail('not_found', 'kepub not found'));
 const making = new Map<string, Promise<StoredKepub | null>>();
+/** stale KEPUBs (of files that changed or went) are purged at most this often: a sweep of the table
+ * after every conversion cost more than the conversion in embedded mode, where the database shares the thread */
+const PURGE_EVERY_MS = 10 * 60_000;
+let lastPurge = 0;
 
 async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
   const hit = await loadKepub(ctx.rt.db, sha256, KEPUB_VERSION);
@@ -30,13 +34,16 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
       }
     })();
     // kept off the answer's path: the KEPUB is sent while it is stored (until then, a second request
-    // for it waits on this one instead of converting again); each new KEPUB also clears the ones of
-    // files that changed since (a cache, never a loss)
+    // for it waits on this one instead of converting again); a new KEPUB also clears, at most every
+    // PURGE_EVERY_MS, the ones of files that changed since (a cache, never a loss)
     void p.then(async (stored) => {
       try {
         if (stored) {
           await saveKepub(ctx.rt.db, sha256, stored);
-          await purgeStaleKepubs(ctx.rt.db);
+          if (Date.now() - lastPurge > PURGE_EVERY_MS) {
+            lastPurge = Date.now();
+            await purgeStaleKepubs(ctx.rt.db);
+          }
         }
       } catch (e) {
         ctx.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'KEPUB not stored');
