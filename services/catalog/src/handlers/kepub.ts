@@ -15,6 +15,7 @@ const making = new Map<string, Promise<StoredKepub | null>>();
  * after every conversion cost more than the conversion in embedded mode, where the database shares the thread */
 const PURGE_EVERY_MS = 10 * 60_000;
 let lastPurge = 0;
+const STORE_AFTER_MS = 1000;
 
 async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
   const hit = await loadKepub(ctx.rt.db, sha256, KEPUB_VERSION);
@@ -37,6 +38,9 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<StoredKepub | null> {
     // for it waits on this one instead of converting again); a new KEPUB also clears, at most every
     // PURGE_EVERY_MS, the ones of files that changed since (a cache, never a loss)
     void p.then(async (stored) => {
+      // after the answer has gone: in embedded mode the database (PGlite) works on this same thread,
+      // and storing ~200 KB of bytea holds it for tens of milliseconds
+      await new Promise((r) => setTimeout(r, STORE_AFTER_MS));
       try {
         if (stored) {
           await saveKepub(ctx.rt.db, sha256, stored);
