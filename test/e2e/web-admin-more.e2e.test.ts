@@ -12,7 +12,7 @@ import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, FIXTURE, items, manifest, settled } from './catalog-helpers';
 import { api, eventually, expectError, instances, PASSWORD, register, type Account, type Call } from './helpers';
 import { put } from './reading-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, type Tab, unexpectedErrors } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, tabTo, type Tab, unexpectedErrors } from './web-browser';
 
 declare const document: any;
 declare const window: any;
@@ -54,11 +54,7 @@ for (const mode of modes) {
       reader = await register(call, { caller: admin.token });
     }, 240_000);
 
-    const as = async (who: Account, width = 1280): Promise<Tab> => {
-      const t = await open(browser, width);
-      await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
-      return t;
-    };
+    const as = (who: Account, width = 1280): Promise<Tab> => openAs(browser, b.url, who.token, width);
 
     it('Duplicates: a hostile title stays text; keep one by keyboard, keep all, and the 409 in the API words; the book page says so', async () => {
       const dir = tempDir();

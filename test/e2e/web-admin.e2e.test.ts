@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { api, eventually, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { createHash } from 'node:crypto';
 import { enroll } from './device-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, type Tab } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab } from './web-browser';
 
 const modes = await availableModes();
 if (!HAS_CHROMIUM) describe.skip(`the admin pages in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
@@ -51,11 +51,7 @@ for (const mode of modes) {
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     });
 
-    const as = async (who: Account, width = 1280): Promise<Tab> => {
-      const t = await open(browser, width);
-      await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
-      return t;
-    };
+    const as = (who: Account, width = 1280): Promise<Tab> => openAs(browser, b.url, who.token, width);
     const card = (t: Tab, username: string) => t.page.locator(`li.person[data-name="${username}"]`);
 
     it('adds a person while public registration is off; the admin stays signed in as themselves', async () => {

@@ -50,6 +50,22 @@ export async function open(browser: Browser, width = 1280): Promise<Tab> {
   return { ctx, page, errors, dialogs };
 }
 
+/** A tab signed in with `token` (the web app's session cookie) on the server at `url`. */
+export async function openAs(browser: Browser, url: string, token: string, width = 1280): Promise<Tab> {
+  const t = await open(browser, width);
+  await t.ctx.addCookies([{ name: 'token', value: token, url }]);
+  return t;
+}
+
+/** The bodies of the position writes (`PUT …/progress`) the page sends, as it sends them. */
+export function progressWrites(page: Page): Record<string, unknown>[] {
+  const writes: Record<string, unknown>[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'PUT' && r.url().endsWith('/progress')) writes.push(r.postDataJSON());
+  });
+  return writes;
+}
+
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** axe-core's serious and critical violations on the page as it is (injected over CDP, which the page's CSP does not govern). */

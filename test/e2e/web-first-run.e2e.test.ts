@@ -9,12 +9,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Request } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { availableModes, type Bindery } from '../support/bindery';
 import { FIXTURE, items, settled } from './catalog-helpers';
 import { api, eventually, instances, login, PASSWORD, register, uniq, type Call } from './helpers';
 import { multiPagePdf } from './opds-books';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, type Tab } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, progressWrites, type Tab } from './web-browser';
 
 declare const document: any;
 
@@ -52,11 +52,7 @@ for (const mode of modes) {
       copyFileSync(join(FIXTURE, EPUB), join(folder, 'novels/The Hidden Crown.epub'));
       writeFileSync(join(folder, 'Page Tester - Five Pages.pdf'), multiPagePdf('Five Pages', PDF_PAGES));
       const tab = await open(browser);
-      const writes: Record<string, unknown>[] = [];
-      tab.page.on('request', (r: Request) => {
-        if (r.method() === 'PUT' && r.url().endsWith('/progress')) writes.push(r.postDataJSON());
-      });
-      t = { ...tab, writes, loads: 0 };
+      t = { ...tab, writes: progressWrites(tab.page), loads: 0 };
       t.page.on('load', () => t.loads++);
     }, 240_000);
     afterAll(async () => {

@@ -9,7 +9,7 @@ import { availableModes, type Bindery } from '../support/bindery';
 import { emptyDir } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
 import { api, eventually, instances, register, type Account, type Call } from './helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, type Tab, unexpectedErrors } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab, unexpectedErrors } from './web-browser';
 
 declare const document: any;
 
@@ -67,11 +67,7 @@ for (const mode of modes) {
       expect((await put(call, alice.token, ids['Road Two']!, { percentage: 0.5 })).status).toBe(200);
     }, 240_000);
 
-    const as = async (who: Account, width = 1280): Promise<Tab> => {
-      const t = await open(browser, width);
-      await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
-      return t;
-    };
+    const as = (who: Account, width = 1280): Promise<Tab> => openAs(browser, b.url, who.token, width);
     const titles = (t: Tab, scope = '#grid') => t.page.locator(`${scope} .book-title`).allTextContents();
     const listed = async (who: Account, path: string) => {
       const r = await call('GET', path, { token: who.token });

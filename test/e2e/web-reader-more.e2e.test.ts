@@ -10,14 +10,14 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Frame, Page, Request } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, progressWrites, tabTo } from './web-browser';
 
 declare const document: any;
 declare const localStorage: any;
@@ -130,13 +130,8 @@ for (const mode of modes) {
 
     /** A browser signed in as `who`, recording the reader's position writes. */
     const as = async (who: Account, width = 1280) => {
-      const t = await open(browser, width);
-      await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
-      const writes: Record<string, unknown>[] = [];
-      t.page.on('request', (r: Request) => {
-        if (r.method() === 'PUT' && r.url().endsWith('/progress')) writes.push(r.postDataJSON());
-      });
-      return { ...t, writes };
+      const t = await openAs(browser, b.url, who.token, width);
+      return { ...t, writes: progressWrites(t.page) };
     };
     type T = Awaited<ReturnType<typeof as>>;
     const ready = async (t: T, reflowable = true) => {

@@ -7,12 +7,12 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Request } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { makeItem } from './reading-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, progressWrites, tabTo } from './web-browser';
 
 declare const document: any;
 
@@ -70,13 +70,8 @@ for (const mode of modes) {
 
     /** A browser signed in as `who`, recording the reader's position writes. */
     const as = async (who: Account, width = 1280) => {
-      const t = await open(browser, width);
-      await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
-      const writes: Record<string, unknown>[] = [];
-      t.page.on('request', (r: Request) => {
-        if (r.method() === 'PUT' && r.url().endsWith('/progress')) writes.push(r.postDataJSON());
-      });
-      return { ...t, writes };
+      const t = await openAs(browser, b.url, who.token, width);
+      return { ...t, writes: progressWrites(t.page) };
     };
     /** the reader has opened the book (and, for a reflowable one, knows where its page starts) */
     const ready = async (t: Awaited<ReturnType<typeof as>>, reflowable = true) => {

@@ -14,7 +14,7 @@ import { emptyDir, FIXTURE, items as listItems, scan, settled } from './catalog-
 import { makeItem, put } from './reading-helpers';
 import { asDevice, enroll } from './device-helpers';
 import { api, decodeJwt, eventually, instances, jwtSecret, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, tabTo, unexpectedErrors } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, tabTo, unexpectedErrors } from './web-browser';
 
 declare const document: any;
 
@@ -204,11 +204,7 @@ for (const mode of modes) {
       afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
       /** A browser signed in as `who` (its session cookie set directly). */
-      const as = async (who: Account) => {
-        const t = await open(browser);
-        await t.ctx.addCookies([{ name: 'token', value: who.token, url: b.url }]);
-        return t;
-      };
+      const as = (who: Account) => openAs(browser, b.url, who.token);
       const titles = (t: Awaited<ReturnType<typeof as>>, scope = '') => t.page.locator(`${scope} .book-title`).allTextContents();
 
       it('dashboard: continue reading with its progress bar, recently added, sections moved, hidden and shown again; a hidden library never shows; a hostile title is text', async () => {
