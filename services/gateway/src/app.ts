@@ -54,6 +54,7 @@ import { koboDeviceRoutes } from './routes/kobo-devices';
 import { koboRoutes } from './routes/kobo';
 import { koboAuthenticator } from './kobo/auth';
 import { kepubSource } from './kobo/kepubs';
+import { locatorIndexes } from './read-model/locator-indexes';
 
 export interface AppOptions {
   bus: Bus;
@@ -176,7 +177,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
-  mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs));
+  // books' locator indexes, one cache for the web reader's sections and the Kobo's annotations
+  const locatorIndex = locatorIndexes(catalog);
+  mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs), locatorIndex);
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
   opdsRoutes(app, {
@@ -220,6 +223,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     reading: reading.reading,
     devices,
     catalog,
+    locatorIndex,
     origins,
     storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
     failures,

@@ -10,8 +10,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Catalog, Reading, type Result } from '@bindery/contracts';
 import type { Reader } from '../http/reading-client';
-import type { CallCatalog } from '../http/rpc';
-import { locatorIndexes } from '../read-model/locator-indexes';
+import type { LocatorIndexOf } from '../read-model/locator-indexes';
 import type { Reads } from '../read-model/reads';
 import type { KoboAuth } from './auth';
 import { docOfSource, type KepubSource, type SpanMap } from './kepubs';
@@ -63,7 +62,7 @@ export interface AnnotationDeps {
   koboAuth: KoboAuth;
   kepubs: KepubSource;
   reading: Reader;
-  catalog: CallCatalog;
+  locatorIndex: LocatorIndexOf;
 }
 
 /** The span id a Kobo path names (`span#kobo\.12\.3`, with or without the escapes). */
@@ -93,7 +92,7 @@ function spanAt(map: SpanMap, spine: number, offset: number): { path: string; id
 const koboPath = (id: string) => `span#${id.replace(/\./g, '\\.')}`;
 
 export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps): void {
-  const indexOf = locatorIndexes(deps.catalog);
+  const indexOf = deps.locatorIndex;
 
   /** The Kobo, its owner as the caller, and the book (a visible EPUB), or null: then nothing is done. */
   async function context(req: FastifyRequest, id = (req.params as { id: string }).id): Promise<{ item: string; sha256: string } | null> {

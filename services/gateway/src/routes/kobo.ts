@@ -9,6 +9,7 @@ import type { AuthFailures } from '../http/auth-failures';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';
 import type { Reader } from '../http/reading-client';
+import type { LocatorIndexOf } from '../read-model/locator-indexes';
 import type { CallCatalog } from '../http/rpc';
 import { koboPath, publicBase } from '../kobo/address';
 import { koboAnnotationRoutes } from '../kobo/annotations';
@@ -33,6 +34,8 @@ export interface KoboDeps {
   reading: Reader;
   devices: CallDeviceSync;
   catalog: CallCatalog;
+  /** books' locator indexes, shared with the web reader's sections route (one cache) */
+  locatorIndex: LocatorIndexOf;
   origins?: Origins;
   /** the real Kobo store (KOBO_STORE_URL), for what an admin lets through */
   storeUrl?: string;

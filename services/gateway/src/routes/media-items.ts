@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Catalog, fail, Messages, type Reading } from '@bindery/contracts';
 import type { CallOptional } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
-import { locatorIndexes } from '../read-model/locator-indexes';
+import { type LocatorIndexOf, locatorIndexes } from '../read-model/locator-indexes';
 import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf, type CatalogDeps } from './libraries';
@@ -14,7 +14,7 @@ const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 export type Usage = Reading.Usage;
 const NO_USAGE: Usage = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
 
-export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: CatalogDeps, optional: CallOptional): void {
+export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: CatalogDeps, optional: CallOptional, indexOf: LocatorIndexOf = locatorIndexes(catalog)): void {
   const user = { onRequest: auth.requireUser };
   const admin = { onRequest: auth.requireAdmin };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
@@ -55,7 +55,6 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: 
   });
   // the EPUB's sections and their text lengths (the locator index's weights): the web reader places
   // a page in the book by them, so its percentage is the one every device's position carries
-  const indexOf = locatorIndexes(catalog);
   app.get('/api/media-items/:id/sections', user, async (req, reply) => {
     const c = await reads.context(req.caller!);
     const r = await reads.cached(`item|${c.key}|${id(req)}`, () => reads.catalog.item(c.access, id(req)));
