@@ -62,3 +62,7 @@ function bad(field: string, fault: TextFault): BadText {
   const name = field === '' ? 'the value' : field;
   return { field: name, fault, message: fault === 'control' ? controlCharacterMessage(name) : malformedTextMessage(name) };
 }
+
+/** A UUID in its canonical text form (any version), as every id in Bindery is. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID_PATTERN.test(s);

@@ -2,6 +2,7 @@ export * from './config';
 export * from './logger';
 export * from './db';
 export * from './event-store';
+export * from './event-schemas';
 export * from './tokens';
 export * from './runtime';
 export * from './bus/types';

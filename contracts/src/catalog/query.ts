@@ -1,11 +1,9 @@
 // Query-string rules of the item list and search, shared by the catalog and the gateway's read
 // models so both answer the same request with the same message.
 import { err, fail, Messages, type Failure, type Result } from '../errors';
+import { isUuid } from '../text';
 
 export type Query = Record<string, string | string[]>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
 
 const invalid = (message: string): Failure => fail('validation', message);
 const bad = <T>(message: string): Result<T> => err(invalid(message));

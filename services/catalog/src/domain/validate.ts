@@ -3,8 +3,7 @@ import { err, fail, type Failure, type Result } from '@bindery/contracts';
 import { Catalog } from '@bindery/contracts';
 import { cleanText, normalizeContributors, normalizeList } from './normalize';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+export { isUuid } from '@bindery/contracts';
 
 export const invalid = (message: string): Failure => fail('validation', message);
 const bad = <T>(message: string): Result<T> => err(invalid(message));

@@ -1,4 +1,5 @@
 // EPUB package documents (OPF, EPUB 2 and 3) to metadata plus where the cover might be.
+import { UUID_PATTERN } from '@bindery/contracts';
 import { roleOf } from './roles';
 import { clean, htmlToText, normalizeIsbn, numberOf, unique, yearOf } from './text';
 import { emptyMetadata, type BookMetadata, type Contributor } from './types';
@@ -119,7 +120,6 @@ function seriesOf(items: XmlElement[], refines: Map<string, Refinement[]>, metaC
 }
 
 const ONIX_ID_TYPES: Record<string, string> = { '02': 'isbn', '15': 'isbn', '06': 'doi', '13': 'lccn', '22': 'urn' };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 
 function identifiersOf(els: XmlElement[], refines: Map<string, Refinement[]>): Record<string, string> {
   const ids: Record<string, string> = {};
@@ -136,7 +136,7 @@ function identifiersOf(els: XmlElement[], refines: Map<string, Refinement[]>): R
       value = prefixed[2].trim();
     }
     if (!scheme) {
-      if (UUID.test(value)) scheme = 'uuid';
+      if (UUID_PATTERN.test(value)) scheme = 'uuid';
       else if (/^97[89]\d{10}$/u.test(value.replace(/[\s-]/gu, ''))) scheme = 'isbn';
       else continue;
     }

@@ -5,7 +5,7 @@ import { Catalog, DeviceSync, err, fail, type Failure, type Result } from '@bind
 export const M = DeviceSync.DeviceSyncMessages;
 export type Req = DeviceSync.DeviceSyncRequest;
 
-export const { isUuid } = Catalog;
+export { isUuid } from '@bindery/contracts';
 export const newId = () => randomUUID();
 
 export const bad = (message: string): Failure => fail('validation', message);

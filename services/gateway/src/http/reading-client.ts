@@ -1,7 +1,7 @@
 // Request/reply to the reading service, with read-your-writes like the other clients, and the
 // check every reading route makes first: the caller may see the item (else it does not exist).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, rpcSubject, type Reading, type Result } from '@bindery/contracts';
+import { Catalog, fail, isUuid, Messages, type Reading, type Result, rpcSubject } from '@bindery/contracts';
 import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
 import type { Reads } from '../read-model/reads';
 import type { AfterWrite } from './rpc';
@@ -34,7 +34,7 @@ export type Reader = ReturnType<typeof readingClient>;
  * is sent (400 for a malformed id, 404 for an item that is absent or in a library they can't see).
  */
 export async function visibleItem(reads: Reads, req: FastifyRequest, reply: FastifyReply, id: string): Promise<string | null> {
-  if (!Catalog.isUuid(id)) {
+  if (!isUuid(id)) {
     sendFailure(reply, fail('validation', Messages.invalidMediaItemId));
     return null;
   }

@@ -8,7 +8,7 @@
 // device's whole sync; a call we cannot place is answered and changes nothing.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, Reading, type Result } from '@bindery/contracts';
+import { type Catalog, isUuid, Reading, type Result } from '@bindery/contracts';
 import type { Reader } from '../http/reading-client';
 import type { LocatorIndexOf } from '../read-model/locator-indexes';
 import type { Reads } from '../read-model/reads';
@@ -97,7 +97,7 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
   /** The Kobo, its owner as the caller, and the book (a visible EPUB), or null: then nothing is done. */
   async function context(req: FastifyRequest, id = (req.params as { id: string }).id): Promise<{ item: string; sha256: string } | null> {
     const kobo = await deps.koboAuth.verify(deps.koboAuth.bearer(req));
-    if (!kobo || !Catalog.isUuid(id)) return null;
+    if (!kobo || !isUuid(id)) return null;
     req.device = kobo;
     req.caller = { user_id: kobo.user_id, role: kobo.role };
     const a = (await deps.reads.context(req.caller)).access;
@@ -164,7 +164,7 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
     const changed: string[] = [];
     for (const entry of list) {
       const id = entry?.ContentId;
-      if (typeof id !== 'string' || !Catalog.isUuid(id)) continue;
+      if (typeof id !== 'string' || !isUuid(id)) continue;
       const c = await context(req, id).catch(() => null);
       if (!c) continue;
       const mine = await ours(req, c.item);

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
-import type { Access } from '../read-model/access';
+import { visible, type Access } from '../read-model/access';
 import { deviceTables } from '../read-model/device-tables';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
@@ -32,12 +32,6 @@ const R = readingTables();
 const D = deviceTables();
 const tbl = (name: string) => sql.table(`${SCHEMA}.${name}`);
 
-function visible(access: Access) {
-  if (access.all) return sql<boolean>`true`;
-  if (access.ids.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`i.library_id in (${sql.join(access.ids)})`;
-}
-
 /** The books this Kobo should have: id, version of the book, version of its reading state. */
 function books(kobo: Kobo, access: Access) {
   const shelved =
@@ -49,7 +43,7 @@ function books(kobo: Kobo, access: Access) {
     from ${tbl(C.items)} i
     left join ${tbl(R.progress)} p on p.user_id = ${kobo.user_id} and p.item_id = i.id
     left join ${tbl(D.koboRemoved)} r on r.device_id = ${kobo.device_id} and r.item_id = i.id
-    where i.formats @> '["epub"]'::jsonb and ${visible(access)}
+    where i.formats @> '["epub"]'::jsonb and ${visible(access, 'i.library_id')}
       and (r.item_id is null or r.removed_at < i.updated_at) ${shelved}`;
 }
 

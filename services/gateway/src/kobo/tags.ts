@@ -1,7 +1,7 @@
 // A Kobo's tags are its owner's collections: made, renamed, deleted, filled and emptied on the
 // device, they are the reading service's (only books the owner can see go in).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, type Result } from '@bindery/contracts';
+import { Catalog, isUuid, type Result } from '@bindery/contracts';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Reader } from '../http/reading-client';
 import type { Reads } from '../read-model/reads';
@@ -21,7 +21,7 @@ export function koboTagRoutes(app: FastifyInstance, P: string, hook: { onRequest
     const out: string[] = [];
     for (const i of items) {
       const id = (i as { RevisionId?: unknown } | null)?.RevisionId;
-      if (typeof id !== 'string' || !Catalog.isUuid(id)) return null;
+      if (typeof id !== 'string' || !isUuid(id)) return null;
       out.push(id.toLowerCase());
     }
     return out;
@@ -55,24 +55,24 @@ export function koboTagRoutes(app: FastifyInstance, P: string, hook: { onRequest
   });
   app.put(`${P}/v1/library/tags/:tagId`, hook, async (req, reply) => {
     const name = nameOf(req.body);
-    if (!name || !Catalog.isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
+    if (!name || !isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
     return send(reply, await deps.reading(req, 'collection-update', { id: tagId(req), input: { name } }));
   });
   app.delete(`${P}/v1/library/tags/:tagId`, hook, async (req, reply) => {
-    if (!Catalog.isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
+    if (!isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
     return send(reply, await deps.reading(req, 'collection-delete', { id: tagId(req) }));
   });
   for (const items of ['items', 'Items']) {
     app.post(`${P}/v1/library/tags/:tagId/${items}`, hook, async (req, reply) => {
       const ids = itemIds(req.body);
-      if (!ids || !Catalog.isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
+      if (!ids || !isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
       const add = await visibleIds(req, ids);
       if (add.length === 0) return reply.code(201).send({});
       return send(reply, await deps.reading(req, 'collection-add', { id: tagId(req), input: { media_item_ids: add } }), 201);
     });
     app.post(`${P}/v1/library/tags/:tagId/${items}/delete`, hook, async (req, reply) => {
       const ids = itemIds(req.body);
-      if (!ids || !Catalog.isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
+      if (!ids || !isUuid(tagId(req))) return reply.code(400).send({ error: 'invalid request' });
       for (const id of ids) {
         const r = await deps.reading(req, 'collection-remove', { id: tagId(req), item_id: id });
         if (!r.ok && r.error.code !== 'not_found') return send(reply, r);

@@ -6,18 +6,12 @@ import type { Catalog } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from '../read-model/tables';
-import type { Access } from '../read-model/access';
+import { visible, type Access } from '../read-model/access';
 
 const T = catalogTables();
 const items = sql.table(`${SCHEMA}.${T.items}`);
 
 /** The same condition as catalog-view.ts's: every library, the granted ones, or none. */
-export function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
-  if (access.all) return sql<boolean>`true`;
-  if (access.ids.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
-}
-
 export type ItemFilter = { by: 'library'; id: string } | { by: 'recent' } | { by: 'author'; name: string } | { by: 'series'; name: string };
 
 export interface ItemPage {

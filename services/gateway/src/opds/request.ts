@@ -1,7 +1,7 @@
 // What every OPDS route (1.2 and 2.0) reads from its request: the base its links start with (the
 // reader-key tree keeps its key), the path and query, and a rendered feed from the answer cache.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, Reading, type Result } from '@bindery/contracts';
+import { Catalog, fail, isUuid, Reading, type Result } from '@bindery/contracts';
 import type { DashboardView } from '../read-model/dashboard-view';
 import type { Paging } from './paging';
 import { sendFailure } from '../http/reply';
@@ -50,7 +50,7 @@ export function feedCache(reads: Reads) {
 type BookPage = Awaited<ReturnType<DashboardView['books']>>;
 /** One page of a collection of the caller's (another user's, or a malformed id, does not exist). */
 export async function collectionPage(dashboard: DashboardView, req: FastifyRequest, c: ReadContext, id: string, p: Paging): Promise<Result<{ name: string; page: BookPage }>> {
-  const col = Catalog.isUuid(id) ? await dashboard.collection(req.caller!.user_id, id.toLowerCase()) : null;
+  const col = isUuid(id) ? await dashboard.collection(req.caller!.user_id, id.toLowerCase()) : null;
   if (!col) return { ok: false, error: fail('not_found', Reading.ReadingMessages.collectionNotFound) };
   return { ok: true, value: { name: col.name as string, page: await dashboard.books(req.caller!.user_id, c.access, col, p.perPage, p.offset) } };
 }

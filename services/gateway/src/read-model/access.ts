@@ -1,5 +1,6 @@
 // Who sees what: the libraries a caller may see, and their profile, from the identity projection.
 // Every read surface asks `access()` and filters by it (docs/decisions.md, "Library access").
+import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Identity } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
@@ -8,6 +9,13 @@ import { identityTables } from './tables';
 
 /** Every library, or only the listed ones (possibly none). */
 export type Access = { all: true } | { all: false; ids: string[] };
+
+/** The SQL condition that keeps rows of the libraries `access` lets a caller see (`col` names the library id). */
+export function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
+  if (access.all) return sql<boolean>`true`;
+  if (access.ids.length === 0) return sql<boolean>`false`;
+  return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
+}
 
 const T = identityTables();
 const ALL: Access = { all: true };

@@ -3,18 +3,18 @@
 // what it allows. Items are stored as their rendered public JSON and pages are joined from it.
 import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { Catalog, err, fail, Messages, ok, type Result } from '@bindery/contracts';
+import { Catalog, err, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
 import { readingTables } from './reading-tables';
-import type { Access } from './access';
+import { visible, type Access } from './access';
 
 const T = catalogTables();
 const R = readingTables();
 const table = (name: string) => sql.table(`${SCHEMA}.${name}`);
 
-const { checkSearchLengths, cleanText, filterValue, isUuid, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE } = Catalog;
+const { checkSearchLengths, cleanText, filterValue, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE } = Catalog;
 type Query = Catalog.Query;
 type Filter = { exact: boolean; value: string };
 
@@ -37,12 +37,6 @@ const anyOf = (jsonCol: string, f: Filter, terms: string[]) =>
 const columnMatch = (col: string, f: Filter, terms: string[]) => (f.exact ? exactly(sql`coalesce(${sql.ref(col)}, '')`, f.value) : inTerms(sql`lower(${sql.ref(col)})`, terms));
 
 /** The libraries condition of an access: nothing, or `library_id` in the granted set. */
-function visible(access: Access, col = 'library_id'): RawBuilder<boolean> {
-  if (access.all) return sql<boolean>`true`;
-  if (access.ids.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`${sql.ref(col)} in (${sql.join(access.ids)})`;
-}
-
 /** The read states `read_status` takes: the same three a smart collection's `read_status` rule names. */
 export const READ_STATES = ['unread', 'reading', 'finished'] as const;
 export const READ_STATE_MESSAGE = `read_status must be one of ${READ_STATES.join(', ')}`;

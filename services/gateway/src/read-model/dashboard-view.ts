@@ -4,7 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type CollectionRules, type Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
-import type { Access } from './access';
+import { visible, type Access } from './access';
 import { readingTables } from './reading-tables';
 import { itemsOf } from './reading-rules';
 
@@ -23,12 +23,6 @@ interface Section {
   priority: number;
   total: number;
   books: { media_item_id: string; percentage: number | null; item: unknown }[];
-}
-
-function visible(access: Access): RawBuilder<boolean> {
-  if (access.all) return sql<boolean>`true`;
-  if (access.ids.length === 0) return sql<boolean>`false`;
-  return sql<boolean>`i.library_id in (${sql.join(access.ids)})`;
 }
 
 export class DashboardView {
@@ -61,19 +55,20 @@ export class DashboardView {
     const none = sql``;
     const cols = sql`i.id, i.doc, p.percentage as pct`;
     const rule = c.is_system ? systemRule(c.query_type) : null;
-    if (rule) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rule.where}`, cols, order: rule.order };
+    if (rule) return { with: none, from: sql`${itemsOf(user)} where ${visible(access, 'i.library_id')} and ${rule.where}`, cols, order: rule.order };
     if (c.is_system && c.query_type === 'continue-series') {
       return {
-        with: continueSeries(itemsOf(user), visible(access), sql`i.id, i.doc, p.percentage as pct`),
+        with: continueSeries(itemsOf(user), visible(access, 'i.library_id'), sql`i.id, i.doc, p.percentage as pct`),
         from: sql`nextup`,
         cols: sql`id, doc, pct`,
         order: CONTINUE_SERIES_ORDER,
       };
     }
-    if (c.rules) return { with: none, from: sql`${itemsOf(user)} where ${visible(access)} and ${rulesSql(c.rules as CollectionRules)}`, cols, order: sql`i.sort_title, i.id` };
+    if (c.rules)
+      return { with: none, from: sql`${itemsOf(user)} where ${visible(access, 'i.library_id')} and ${rulesSql(c.rules as CollectionRules)}`, cols, order: sql`i.sort_title, i.id` };
     return {
       with: none,
-      from: sql`${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access)}`,
+      from: sql`${tbl(R.members)} m join ${itemsOf(user)} on i.id = m.item_id where m.collection_id = ${c.id} and ${visible(access, 'i.library_id')}`,
       cols,
       order: sql`m.added_at, i.id`,
     };

@@ -4,7 +4,7 @@
 // to device-sync. Another user's device or entry does not exist (404).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { Catalog, DeviceSync, fail, Messages } from '@bindery/contracts';
+import { Catalog, DeviceSync, fail, isUuid, Messages } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
 import type { Origins } from '../http/origin';
@@ -19,7 +19,7 @@ import { queryOf } from './libraries';
 import { param } from './reading-progress';
 
 const M = DeviceSync.DeviceSyncMessages;
-const { isUuid } = Catalog;
+
 const RegisterBody = Type.Object({
   name: Type.Optional(Type.Unknown()),
   client: Type.Optional(Type.Unknown()),

@@ -3,7 +3,7 @@
 // is in the answer only; device-sync keeps the token's SHA-256.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { Catalog, DeviceSync, fail } from '@bindery/contracts';
+import { Catalog, DeviceSync, fail, isUuid } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';
@@ -36,7 +36,7 @@ export function koboDeviceRoutes(app: FastifyInstance, deps: KoboDeviceDeps): vo
   });
 
   app.post('/api/devices/:id/kobo-token', user, async (req, reply) => {
-    if (!Catalog.isUuid(param(req))) return sendFailure(reply, fail('validation', M.invalidDeviceId));
+    if (!isUuid(param(req))) return sendFailure(reply, fail('validation', M.invalidDeviceId));
     const r = await deps.devices('kobo-token-issue', { ...caller(req), id: param(req) });
     if (!r.ok) return sendFailure(reply, r.error);
     const { kobo_token, ...v } = r.value as { kobo_token: string; device_id: string; issued_at: string };

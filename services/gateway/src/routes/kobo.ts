@@ -4,7 +4,7 @@
 // reading service, removals to device-sync, KEPUBs from the catalog. docs/decisions.md, "Native Kobo
 // sync", has the shapes and the choices.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, type Result } from '@bindery/contracts';
+import { type Catalog, isUuid, type Result } from '@bindery/contracts';
 import type { AuthFailures } from '../http/auth-failures';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';
@@ -173,7 +173,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
 
   const bookOf = async (req: FastifyRequest, reply: FastifyReply): Promise<Item | null> => {
     const id = (req.params as { id: string }).id;
-    const item = Catalog.isUuid(id) ? (await itemsOf(req, [id.toLowerCase()])).get(id.toLowerCase()) : undefined;
+    const item = isUuid(id) ? (await itemsOf(req, [id.toLowerCase()])).get(id.toLowerCase()) : undefined;
     if (!item || !epubOf(item)) {
       reply.code(404).send({ error: 'book not found' });
       return null;
@@ -256,7 +256,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   // removed from the device (or archived): recorded, never the file
   app.delete(`${P}/v1/library/:id`, hook, async (req, reply) => {
     const id = (req.params as { id: string }).id;
-    if (!Catalog.isUuid(id)) return reply.code(400).send({ error: 'invalid media item id' });
+    if (!isUuid(id)) return reply.code(400).send({ error: 'invalid media item id' });
     const r = await deps.devices('kobo-book-remove', { device: { device_id: req.kobo!.device_id, user_id: req.kobo!.user_id }, input: { media_item_id: id } });
     if (!r.ok) return reply.code(502).send({ error: r.error.message });
     await state.forget(req.kobo!.device_id, `i:${id.toLowerCase()}`);
@@ -282,7 +282,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
     const id = p.imageId.split('.')[0]!;
     const w = Math.min(2000, Math.max(1, Number.parseInt(p.w, 10) || 0));
     const h = Math.min(3000, Math.max(1, Number.parseInt(p.h, 10) || 0));
-    if (!Catalog.isUuid(id) || !(await itemsOf(req, [id.toLowerCase()])).size) return reply.code(404).send({ error: 'cover not found' });
+    if (!isUuid(id) || !(await itemsOf(req, [id.toLowerCase()])).size) return reply.code(404).send({ error: 'cover not found' });
     const r = ok(await deps.catalog('item-cover', { caller: req.caller!, id: id.toLowerCase(), kind: w <= 200 && h <= 300 ? 'thumbnail' : 'cover' })) as Catalog.CoverFile | null;
     if (!r) return reply.code(404).send({ error: 'cover not found' });
     const { default: sharp } = await import('sharp');

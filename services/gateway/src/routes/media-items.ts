@@ -1,7 +1,7 @@
 // /api/media-items/* and /api/admin/hash-conflicts/*, by request/reply to the catalog.
 // `/api/media-items/<id>/download` is deliberately not registered: files are served under /uploads.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, type Reading } from '@bindery/contracts';
+import { type Catalog, fail, isUuid, Messages, type Reading } from '@bindery/contracts';
 import type { CallOptional } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
 import { type LocatorIndexOf, locatorIndexes } from '../read-model/locator-indexes';
@@ -78,7 +78,7 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: 
     app.get(`/api/media-items/:id/${kind}`, user, async (req, reply) => {
       // a cover of an item the caller can't see is as absent as the item
       const ctx = await reads.context(req.caller!);
-      if (Catalog.isUuid(id(req)) && !(await reads.catalog.itemLibrary(ctx.access, id(req)))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
+      if (isUuid(id(req)) && !(await reads.catalog.itemLibrary(ctx.access, id(req)))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
       const r = await catalog('item-cover', { caller: req.caller!, id: id(req), kind });
       if (!r.ok) return sendFailure(reply, r.error);
       const c = r.value as Catalog.CoverFile;

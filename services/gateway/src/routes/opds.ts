@@ -5,7 +5,7 @@
 // "OPDS and the live channel".
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
+import { Catalog, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import type { Auth } from '../http/authenticate';
 import type { CallCatalog, CallIdentity } from '../http/rpc';
@@ -303,7 +303,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
   // "use server filenames" reads Content-Disposition).
   app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', async (req, reply) => {
     const { libraryId, '*': rel } = req.params;
-    if (!Catalog.isUuid(libraryId)) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
+    if (!isUuid(libraryId)) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
     const id = libraryId.toLowerCase();
     const c = await reads.context(req.caller!);
     if (!(await reads.catalog.library(c.access, false, id)).ok) return sendFailure(reply, fail('not_found', Messages.libraryNotFound));
@@ -370,7 +370,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     app.get<{ Params: { id: string } }>(`/${route}/:id`, async (req, reply) => {
       const id = req.params.id;
       const c = await reads.context(req.caller!);
-      if (!Catalog.isUuid(id) || !(await reads.catalog.itemLibrary(c.access, id))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
+      if (!isUuid(id) || !(await reads.catalog.itemLibrary(c.access, id))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
       const r = await catalog('item-cover', { caller: req.caller!, id, kind });
       if (!r.ok) return sendFailure(reply, r.error);
       const cover = r.value as Catalog.CoverFile;

@@ -1,7 +1,7 @@
 // Admin routes of the read side: which libraries a user may see, and the projections (status and
 // rebuild from the log).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages } from '@bindery/contracts';
+import { Catalog, fail, isUuid, Messages } from '@bindery/contracts';
 import type { CallIdentity } from '../http/rpc';
 import type { Auth } from '../http/authenticate';
 import { sendFailure, sendResult } from '../http/reply';
@@ -21,7 +21,7 @@ export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }:
 
   app.get('/api/auth/users/:user_id/libraries', admin, async (req, reply) => {
     const id = userId(req);
-    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('invalid_user_id', Messages.invalidUserId));
+    if (!isUuid(id)) return sendFailure(reply, fail('invalid_user_id', Messages.invalidUserId));
     const g = await reads.identity.grants(id.toLowerCase());
     if (!g) return sendFailure(reply, fail('user_not_found', Messages.userNotFound));
     return reply.send({ user_id: id.toLowerCase(), ...g });
@@ -33,7 +33,7 @@ export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }:
     // grants name libraries that exist; identity can't know them, the gateway's catalog view does
     if (Array.isArray(input.library_ids)) {
       const known = await reads.catalog.libraryIds();
-      const unknown = input.library_ids.find((x) => typeof x === 'string' && Catalog.isUuid(x) && !known.has(x.toLowerCase()));
+      const unknown = input.library_ids.find((x) => typeof x === 'string' && isUuid(x) && !known.has(x.toLowerCase()));
       if (unknown !== undefined) return sendFailure(reply, fail('validation', `${Messages.libraryNotFound}: ${String(unknown)}`));
     }
     return sendResult(reply, await identity('library-access-set', { caller: req.caller!, target_id: userId(req), input }));

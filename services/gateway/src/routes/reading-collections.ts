@@ -1,7 +1,7 @@
 // Collections (/api/collections: system, custom, smart; items; preview; restore a system one), saved
 // filters (/api/saved-filters) and the dashboard (/api/dashboard/sections, /api/dashboard/preferences).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, Reading, type Result } from '@bindery/contracts';
+import { Catalog, fail, isUuid, Messages, Reading, type Result } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { withItems, type Book } from '../read-model/reading-items';
@@ -54,7 +54,7 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   });
   app.get('/api/collections/:id', user, async (req, reply) => {
     const id = param(req);
-    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
+    if (!isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
     const [c] = await dashboard.collections(req.caller!.user_id, await access(req), id.toLowerCase());
     return c ? reply.send(c) : sendFailure(reply, fail('not_found', Reading.ReadingMessages.collectionNotFound));
   });
@@ -68,7 +68,7 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   // a collection's books, from the gateway's tables like the dashboard
   app.get('/api/collections/:id/items', user, async (req, reply) => {
     const id = param(req);
-    if (!Catalog.isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
+    if (!isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
     const q = queryOf(req);
     const limit = whole(q.limit, 50);
     const offset = whole(q.offset, 0);
@@ -83,7 +83,7 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     const input = bodyOf(req);
     if (!input) return invalid(reply);
     const ids = input.media_item_ids;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((i) => Catalog.isUuid(i)))
+    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((i) => isUuid(i)))
       return sendFailure(reply, fail('validation', 'media_item_ids must be a non-empty list of media item ids'));
     // only items the caller may see can be added; the others are reported as not found
     const a = await access(req);

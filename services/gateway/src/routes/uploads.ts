@@ -1,7 +1,7 @@
 // GET /uploads/library-<library_id>/<relative_file_path>: the files of catalogued items, for a
 // signed-in user who may see the library. The path is judged again by resolveInside, on real paths.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, Messages } from '@bindery/contracts';
+import { fail, isUuid, Messages } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import { sendFile } from '../files/send';
 import { sendFailure } from '../http/reply';
@@ -17,15 +17,13 @@ export interface UploadsDeps {
 
 export const UPLOADS_CACHE_CONTROL = 'private, max-age=3600';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const fileNotFound = () => fail('not_found', Messages.fileNotFound);
 
 export function uploadsRoutes(app: FastifyInstance, deps: UploadsDeps): void {
   // GET routes answer HEAD too (fastify's exposeHeadRoutes); sendFile sends HEAD no body.
   app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', { onRequest: deps.requireUser }, async (req, reply) => {
     const { libraryId, '*': relPath } = req.params;
-    if (!UUID.test(libraryId)) return sendFailure(reply, fileNotFound());
+    if (!isUuid(libraryId)) return sendFailure(reply, fileNotFound());
     const folders = await deps.folders(req, libraryId.toLowerCase());
     if (folders === null) return sendFailure(reply, fail('not_found', Messages.libraryNotFound));
     // dot-files, stray files and anything the scanner did not catalogue are never served

@@ -15,12 +15,11 @@ export const LOGIN_MAX = 320;
 export const LOGIN_PASSWORD_MAX = 1024;
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[^\s@"<>()[\]\\,;:]+\.[^\s@"<>()[\]\\,;:]{2,}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const validation = (message: string): Failure => fail('validation', message);
 export const invalidRequest = (): Failure => fail('invalid_request', Messages.invalidRequest);
 
-export const isUuid = (s: string): boolean => UUID.test(s);
+export { isUuid } from '@bindery/contracts';
 export const isEmail = (s: string): boolean => s.length <= EMAIL_MAX && EMAIL.test(s);
 /** characters as a person counts them (code points), not UTF-16 units */
 export const length = (s: string): number => [...s].length;

@@ -1,5 +1,6 @@
 // Smart collections and auto-assign rules: conditions over 14 fields, checked here, compiled to SQL
 // by the store. A rule is {match: 'all' | 'any', conditions: [{field, op, value}]}.
+import { isUuid } from '@bindery/contracts';
 export const TEXT_FIELDS = ['title', 'author', 'series', 'tags', 'language', 'publisher'] as const;
 export const NUMBER_FIELDS = ['year', 'rating', 'progress'] as const;
 export const DATE_FIELDS = ['added_date', 'last_read_date'] as const;
@@ -34,8 +35,6 @@ export interface Rules {
   conditions: Condition[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function parseRules(raw: unknown): { ok: true; value: Rules } | { ok: false; message: string } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { ok: false, message: 'rules must be an object with match and conditions' };
   const r = raw as Record<string, unknown>;
@@ -62,7 +61,7 @@ export function parseRules(raw: unknown): { ok: true; value: Rules } | { ok: fal
         v = new Date(value).toISOString();
       } else {
         if (typeof value !== 'string' || value.trim() === '' || value.length > 500) return { ok: false, message: `${at}.value must be text` };
-        if (field === 'library' && !UUID.test(value)) return { ok: false, message: `${at}.value must be a library id` };
+        if (field === 'library' && !isUuid(value)) return { ok: false, message: `${at}.value must be a library id` };
         if (field === 'read_status' && !READ_STATUSES.includes(value)) return { ok: false, message: `${at}.value must be one of ${READ_STATUSES.join(', ')}` };
         v = field === 'library' ? value.toLowerCase() : value;
       }

@@ -6,8 +6,7 @@ export const M = Reading.ReadingMessages;
 export type Req = Reading.ReadingRequest;
 export type Access = NonNullable<Req['access']>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (s: unknown): s is string => typeof s === 'string' && UUID.test(s);
+export { isUuid } from '@bindery/contracts';
 export const newId = () => randomUUID();
 
 export const bad = (message: string): Failure => fail('validation', message);
