@@ -1,6 +1,6 @@
 // Small pieces every device-sync handler uses: id checks, record shapes, failures.
 import { randomUUID } from 'node:crypto';
-import { Catalog, DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
+import { DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
 
 export const M = DeviceSync.DeviceSyncMessages;
 export type Req = DeviceSync.DeviceSyncRequest;

@@ -1,7 +1,7 @@
 // Request/reply to the reading service, with read-your-writes like the other clients, and the
 // check every reading route makes first: the caller may see the item (else it does not exist).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Messages, type Reading, type Result, rpcSubject } from '@bindery/contracts';
+import { fail, isUuid, Messages, type Reading, type Result, rpcSubject } from '@bindery/contracts';
 import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
 import type { Reads } from '../read-model/reads';
 import type { AfterWrite } from './rpc';

@@ -1,7 +1,7 @@
 // A Kobo's tags are its owner's collections: made, renamed, deleted, filled and emptied on the
 // device, they are the reading service's (only books the owner can see go in).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, isUuid, type Result } from '@bindery/contracts';
+import { isUuid, type Result } from '@bindery/contracts';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Reader } from '../http/reading-client';
 import type { Reads } from '../read-model/reads';

@@ -1,7 +1,7 @@
 // What every OPDS route (1.2 and 2.0) reads from its request: the base its links start with (the
 // reader-key tree keeps its key), the path and query, and a rendered feed from the answer cache.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Reading, type Result } from '@bindery/contracts';
+import { fail, isUuid, Reading, type Result } from '@bindery/contracts';
 import type { DashboardView } from '../read-model/dashboard-view';
 import type { Paging } from './paging';
 import { sendFailure } from '../http/reply';

@@ -4,7 +4,7 @@
 // to device-sync. Another user's device or entry does not exist (404).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { Catalog, DeviceSync, fail, isUuid, Messages } from '@bindery/contracts';
+import { DeviceSync, fail, isUuid, Messages } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import { deviceCredentialOf, type DeviceAuth } from '../http/device-auth';
 import type { Origins } from '../http/origin';

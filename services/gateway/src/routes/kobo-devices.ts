@@ -3,7 +3,7 @@
 // is in the answer only; device-sync keeps the token's SHA-256.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { Catalog, DeviceSync, fail, isUuid } from '@bindery/contracts';
+import { DeviceSync, fail, isUuid } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';

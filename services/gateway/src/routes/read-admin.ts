@@ -1,7 +1,7 @@
 // Admin routes of the read side: which libraries a user may see, and the projections (status and
 // rebuild from the log).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Messages } from '@bindery/contracts';
+import { fail, isUuid, Messages } from '@bindery/contracts';
 import type { CallIdentity } from '../http/rpc';
 import type { Auth } from '../http/authenticate';
 import { sendFailure, sendResult } from '../http/reply';

@@ -1,7 +1,7 @@
 // Collections (/api/collections: system, custom, smart; items; preview; restore a system one), saved
 // filters (/api/saved-filters) and the dashboard (/api/dashboard/sections, /api/dashboard/preferences).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Messages, Reading, type Result } from '@bindery/contracts';
+import { fail, isUuid, Messages, Reading, type Result } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { withItems, type Book } from '../read-model/reading-items';
