@@ -36,8 +36,8 @@ export const CatalogRequests = {
   }),
   /**
    * service to service (the gateway, for Kobos): an EPUB as a KEPUB, made on first request and kept by
-   * the source's SHA-256, in parts of KEPUB_PART_BYTES → {sha256, size, parts, part, data: base64,
-   * spans_gz: base64 of the gzipped span map (part 0 only)}
+   * the source's SHA-256, in parts of KEPUB_PART_BYTES → {sha256, size, parts, part, data: base64};
+   * with `spans_only` → {sha256, size, parts, spans_gz: base64 of the gzipped span map}
    */
   kepub: Type.Object({ sha256: Type.String({ maxLength: 64 }), part: Type.Integer({ minimum: 0, maximum: 100_000 }), spans_only: Type.Optional(Type.Boolean()) }),
 } as const;

@@ -37,13 +37,15 @@ const BLOCK = new Set(
   'address article aside blockquote body dd details div dl dt figcaption figure footer h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section table td th tr ul br'.split(' '),
 );
 const NAME = /^[A-Za-z_][\w.:-]*/;
+/** entries stored as they are in a KEPUB (already compressed formats) */
+const PACKED = /\.(jpe?g|png|gif|webp|avif|woff2?|mp3|m4a|mp4|ogg|opus|zip)$/i;
 // no class or id on it: XHTML 1.1 (an EPUB 2's documents) allows neither on <style>
 const STYLE_HACK = '<style type="text/css">div#book-inner { margin-top: 0; margin-bottom: 0; }</style>';
 /** a sentence ends after its punctuation (and closing quotes or brackets) and the white space after it */
 const SENTENCE_END = /[.!?\u2026\u3002\uff01\uff1f]+["'\u201d\u2019\u00bb)\]]*\s+/gu;
 
 /** the UTF-16 length of raw character data as the locator index counts it (CRLF is one, entities decoded) */
-const textLength = (raw: string) => decodeEntities(raw.replace(/\r\n?/g, '\n')).length;
+const textLength = (raw: string) => (raw.includes('&') || raw.includes('\r') ? decodeEntities(raw.replace(/\r\n?/g, '\n')).length : raw.length);
 
 /** Splits raw character data after each sentence's end; the pieces join back to the input. */
 export function sentences(raw: string): string[] {
@@ -227,7 +229,8 @@ export async function convertToKepub(bytes: Buffer): Promise<Kepub> {
     for (const e of zip.entries) {
       if (e.fileName === 'mimetype') continue;
       const d = converted.get(e.fileName);
-      out.addBuffer(d ? Buffer.from(d.xhtml, 'utf8') : await zip.read(e, MAX_ENTRY_BYTES), e.fileName);
+      // pictures, fonts and media are compressed already: deflating them again costs time and saves nothing
+      out.addBuffer(d ? Buffer.from(d.xhtml, 'utf8') : await zip.read(e, MAX_ENTRY_BYTES), e.fileName, { compress: Boolean(d) || !PACKED.test(e.fileName) });
     }
     out.end();
     const chunks: Buffer[] = [];

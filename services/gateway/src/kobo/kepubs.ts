@@ -1,5 +1,6 @@
 // KEPUBs and their span maps, from the catalog (which makes them from the files it owns and keeps
-// them by the EPUB's SHA-256). Downloads stream the parts one after another; span maps are kept in
+// them by the EPUB's SHA-256). Downloads stream the parts one after another (no span map: a download
+// needs none, and making it costs the first download tens of milliseconds); span maps are kept in
 // a bounded cache (one per book content: a changed file is a new SHA-256), and a Kobo Location maps
 // through them to the canonical position — the document's href and the UTF-16 offset into its body
 // text, which is what the reading service's restore handles (`anchor_href`, `css_selector: body`,
@@ -54,7 +55,6 @@ export function kepubSource(catalog: CallCatalog) {
   async function download(sha256: string): Promise<{ size: number; stream: Readable } | null> {
     const first = await part(sha256, 0);
     if (!first?.data) return null;
-    remember(sha256, first);
     let next = 1;
     const stream = new Readable({
       read() {
