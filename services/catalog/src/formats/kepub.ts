@@ -42,7 +42,7 @@ const PACKED = /\.(jpe?g|png|gif|webp|avif|woff2?|mp3|m4a|mp4|ogg|opus|zip)$/i;
 // no class or id on it: XHTML 1.1 (an EPUB 2's documents) allows neither on <style>
 const STYLE_HACK = '<style type="text/css">div#book-inner { margin-top: 0; margin-bottom: 0; }</style>';
 /** a sentence ends after its punctuation (and closing quotes or brackets) and the white space after it */
-const SENTENCE_END = /[.!?\u2026\u3002\uff01\uff1f]+["'\u201d\u2019\u00bb)\]]*\s+/gu;
+const SENTENCE_END = /[.!?\u2026\u3002\uff01\uff1f]+["'\u201d\u2019\u00bb)\]]*\s+/g;
 
 /** the UTF-16 length of raw character data as the locator index counts it (CRLF is one, entities decoded) */
 const textLength = (raw: string) => (raw.includes('&') || raw.includes('\r') ? decodeEntities(raw.replace(/\r\n?/g, '\n')).length : raw.length);
