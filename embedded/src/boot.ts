@@ -156,7 +156,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const metrics = new Metrics();
   const retry: RetryPolicy = { attempts: cfg.EVENT_RETRY_ATTEMPTS, baseMs: cfg.EVENT_RETRY_BASE_MS, maxMs: cfg.EVENT_RETRY_MAX_MS };
   if (distributed) {
-    database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}` });
+    database = await openPostgres(cfg.DATABASE_URL!, { application: `bindery-${names.join('+')}`, max: cfg.DATABASE_POOL_MAX });
     bus = await connectNatsBus(cfg.NATS_URL!, {
       name: `bindery-${names.join('+')}`,
       logger: log,

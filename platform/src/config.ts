@@ -69,6 +69,8 @@ export const BaseConfig = Type.Object({
   ),
   DATA_DIR: Type.String({ default: './data', minLength: 1 }),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  /** distributed mode: the most Postgres connections this process opens (its share of the server's budget) */
+  DATABASE_POOL_MAX: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
   NATS_URL: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
   /** this process's NATS user (with NATS_PASSWORD), or NATS_CREDS: a .creds file (JWT + nkey seed) */
   NATS_USER: Type.Optional(Type.String({ minLength: 1 })),

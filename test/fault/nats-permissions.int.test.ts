@@ -1,4 +1,4 @@
-// Trust between services: the NATS accounts shipped in infra/nats give each service its own user,
+// Trust between services: the NATS accounts shipped in infra/k8s/nats give each service its own user,
 // so a connection with wrong or another service's credentials can neither call the catalog nor
 // write identity's events; and the whole distributed system still runs under those permissions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { ROOT, spawnBindery, type Proc } from '../support/bindery';
 import { client } from '../support/http';
 
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
-const ACCOUNTS = join(ROOT, 'infra/nats/bindery-accounts.conf');
+const ACCOUNTS = join(ROOT, 'infra/k8s/nats/bindery-accounts.conf');
 const SERVICES = ['identity', 'catalog', 'reading', 'device-sync', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
 const passwords = Object.fromEntries(SERVICES.map((s) => [s, `p${randomBytes(18).toString('base64url')}`])) as Record<Service, string>;
@@ -88,7 +88,7 @@ const storedEvent = (source: string, type: string, position: number): StoredEven
   recordedAt: new Date().toISOString(),
 });
 
-describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/nats; needs ${NATS_SERVER})`, () => {
+describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/k8s/nats; needs ${NATS_SERVER})`, () => {
   let nats: Awaited<ReturnType<typeof startConfiguredNats>>;
   const buses: NatsBus[] = [];
   const busAs = async (user: Service, password = passwords[user]) => {
