@@ -60,6 +60,11 @@ export const Config = Type.Object({
   /** the addresses people reach Bindery by (absolute http(s) URLs, commas between): absolute links use them, never a Host header naming anything else; empty: this machine's own addresses */
   PUBLIC_URL: Type.String({ default: '' }),
   /** where Kobo store calls Bindery does not answer go when an admin turns on the setting `kobo_store_proxy` */
+  /**
+   * where the catalog writes covers (default DATA_DIR/covers). A gateway given it (a volume shared
+   * with the catalog, read-only is enough) serves covers from it instead of asking the catalog
+   */
+  COVERS_DIR: Type.Optional(Type.String({ minLength: 1 })),
   KOBO_STORE_URL: Type.String({ default: 'https://storeapi.kobo.com', pattern: '^https?://[^\\s]+$' }),
   /** open live-channel sockets per user */
   WS_MAX_SOCKETS_PER_USER: Type.Integer({ minimum: 1, maximum: 100_000, default: 50 }),
@@ -202,6 +207,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       scanConcurrency: cfg.SCAN_CONCURRENCY,
       scanBatch: cfg.SCAN_BATCH_SIZE,
       leaseSeconds: cfg.SCAN_LEASE_SECONDS,
+      ...(cfg.COVERS_DIR ? { coverDir: resolve(cfg.COVERS_DIR) } : {}),
     }),
     gateway: gatewayService({
       port: cfg.PORT,
@@ -212,6 +218,8 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       trustProxy: trustProxy(cfg.TRUST_PROXY),
       publicUrls: parsePublicUrls(cfg.PUBLIC_URL),
       koboStoreUrl: cfg.KOBO_STORE_URL.replace(/\/+$/, ''),
+      // the catalog's covers: its directory in this process, or a shared one named by COVERS_DIR
+      ...(cfg.COVERS_DIR || names.includes('catalog') ? { coverDir: resolve(cfg.COVERS_DIR ?? join(dataDir, 'covers')) } : {}),
       maxSocketsPerUser: cfg.WS_MAX_SOCKETS_PER_USER,
       authRateLimit: cfg.AUTH_RATE_LIMIT_MAX === 0 ? null : { max: cfg.AUTH_RATE_LIMIT_MAX, windowMs: cfg.AUTH_RATE_LIMIT_WINDOW_SECONDS * 1000 },
       pageRender: {

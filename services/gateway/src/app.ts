@@ -55,6 +55,7 @@ import { koboRoutes } from './routes/kobo';
 import { koboAuthenticator } from './kobo/auth';
 import { kepubSource } from './kobo/kepubs';
 import { locatorIndexes } from './read-model/locator-indexes';
+import { coverSource } from './files/covers';
 
 export interface AppOptions {
   bus: Bus;
@@ -81,6 +82,8 @@ export interface AppOptions {
   publicUrls?: string[];
   /** the real Kobo store, for the calls an admin lets through (setting `kobo_store_proxy`) */
   koboStoreUrl?: string;
+  /** the catalog's cover directory, when this process can read it (embedded; COVERS_DIR on a shared volume) */
+  coverDir?: string;
   /** open live-channel sockets one user may hold (default 50) */
   maxSocketsPerUser?: number;
   /** streamed pages: renders at once, their queue, each render's memory and time */
@@ -179,10 +182,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
   // books' locator indexes, one cache for the web reader's sections and the Kobo's annotations
   const locatorIndex = locatorIndexes(catalog);
-  mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs), locatorIndex);
+  // covers from the catalog's directory where this process can read it, else over the bus
+  const covers = coverSource(o.reads.catalog, catalog, o.coverDir);
+  mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs), locatorIndex, covers);
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
   opdsRoutes(app, {
+    covers,
     auth,
     identity: call,
     catalog,
@@ -217,6 +223,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // a KEPUB is made on its first request: that may take longer than an ordinary request
   const kepubs = kepubSource(catalogClient(o.bus, o.log, Math.max(o.rpcTimeoutMs, 60_000)));
   koboRoutes(app, {
+    covers,
     reads: o.reads,
     koboAuth: koboAuthenticator(o.reads.db, o.reads.models),
     kepubs,

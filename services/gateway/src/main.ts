@@ -26,6 +26,8 @@ export interface GatewayOptions {
   pageRender?: PageRenderOptions;
   /** the real Kobo store, for the calls an admin lets through (setting `kobo_store_proxy`) */
   koboStoreUrl?: string;
+  /** the catalog's cover directory, when this process can read it */
+  coverDir?: string;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -65,6 +67,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         trustProxy: opts.trustProxy ?? false,
         publicUrls: opts.publicUrls ?? [],
         ...(opts.koboStoreUrl ? { koboStoreUrl: opts.koboStoreUrl } : {}),
+        ...(opts.coverDir ? { coverDir: opts.coverDir } : {}),
         ...(opts.maxSocketsPerUser ? { maxSocketsPerUser: opts.maxSocketsPerUser } : {}),
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
         ...(opts.pageRender ? { pageRender: opts.pageRender } : {}),

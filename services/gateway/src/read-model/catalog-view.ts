@@ -76,6 +76,7 @@ export class CatalogView {
    * from memory; any catalog change is a new position, so a move or a removal is seen at once.
    */
   private itemLibraries = new LRUCache<string, string>({ max: 20_000 });
+  private itemCovers = new LRUCache<string, { library: string; has_cover: boolean; key: string | null }>({ max: 20_000 });
 
   constructor(
     private db: Db,
@@ -138,6 +139,28 @@ export class CatalogView {
       this.itemLibraries.set(key, library);
     }
     return access.all || access.ids.includes(library) ? library : null;
+  }
+
+  /**
+   * For an item the caller may see: whether it has a cover and the content hash the catalog keeps it
+   * under (its primary file's SHA-256); null for an item that is absent or hidden from them.
+   */
+  async coverOf(access: Access, id: string): Promise<{ has_cover: boolean; key: string | null } | null> {
+    if (!isUuid(id)) return null;
+    const key = `${this.catalogPosition()}|${id.toLowerCase()}`;
+    let hit = this.itemCovers.get(key);
+    if (!hit) {
+      const row = await this.db
+        .withSchema(SCHEMA)
+        .selectFrom(T.items)
+        .select(['library_id', 'has_cover', sql<string | null>`doc::jsonb->>'sha256'`.as('sha256')])
+        .where('id', '=', id.toLowerCase())
+        .executeTakeFirst();
+      if (!row) return null;
+      hit = { library: row.library_id as string, has_cover: Boolean(row.has_cover), key: (row.sha256 as string | null) ?? null };
+      this.itemCovers.set(key, hit);
+    }
+    return access.all || access.ids.includes(hit.library) ? { has_cover: hit.has_cover, key: hit.key } : null;
   }
 
   async search(access: Access, q: Query, user?: string): Promise<Result<string>> {

@@ -4,7 +4,7 @@
 // reading service, removals to device-sync, KEPUBs from the catalog. docs/decisions.md, "Native Kobo
 // sync", has the shapes and the choices.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Catalog, isUuid, type Result } from '@bindery/contracts';
+import { isUuid, type Result } from '@bindery/contracts';
 import type { AuthFailures } from '../http/auth-failures';
 import type { CallDeviceSync } from '../http/device-sync-client';
 import type { Origins } from '../http/origin';
@@ -23,11 +23,14 @@ import { type Difference, KoboSyncState } from '../kobo/sync-state';
 import { makeSyncToken, parseSyncToken } from '../kobo/sync-token';
 import { koboTagRoutes } from '../kobo/tags';
 import type { Reads } from '../read-model/reads';
+import type { CoverSource } from '../files/covers';
 
 /** entries in one sync answer, as the store and its emulators page them */
 export const SYNC_PAGE = 100;
 
 export interface KoboDeps {
+  /** covers and thumbnails, from the catalog's directory where reachable */
+  covers: CoverSource;
   reads: Reads;
   koboAuth: KoboAuth;
   kepubs: KepubSource;
@@ -283,10 +286,10 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
     const w = Math.min(2000, Math.max(1, Number.parseInt(p.w, 10) || 0));
     const h = Math.min(3000, Math.max(1, Number.parseInt(p.h, 10) || 0));
     if (!isUuid(id) || !(await itemsOf(req, [id.toLowerCase()])).size) return reply.code(404).send({ error: 'cover not found' });
-    const r = ok(await deps.catalog('item-cover', { caller: req.caller!, id: id.toLowerCase(), kind: w <= 200 && h <= 300 ? 'thumbnail' : 'cover' })) as Catalog.CoverFile | null;
+    const r = ok(await deps.covers.get(req.caller!, await access(req), id.toLowerCase(), w <= 200 && h <= 300 ? 'thumbnail' : 'cover'));
     if (!r) return reply.code(404).send({ error: 'cover not found' });
     const { default: sharp } = await import('sharp');
-    const data = await sharp(Buffer.from(r.data_base64, 'base64'), { failOn: 'none' }).resize(w, h, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
+    const data = await sharp(r.data, { failOn: 'none' }).resize(w, h, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 85 }).toBuffer();
     return reply.header('Content-Type', 'image/jpeg').header('Cache-Control', 'private, max-age=86400').send(data);
   };
   app.get(`${P}/v1/books/:imageId/thumbnail/:w/:h/false/image.jpg`, hook, cover);

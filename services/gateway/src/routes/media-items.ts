@@ -8,13 +8,20 @@ import { type LocatorIndexOf, locatorIndexes } from '../read-model/locator-index
 import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf, type CatalogDeps } from './libraries';
+import { type CoverSource, coverSource } from '../files/covers';
 
 const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 
 export type Usage = Reading.Usage;
 const NO_USAGE: Usage = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
 
-export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: CatalogDeps, optional: CallOptional, indexOf: LocatorIndexOf = locatorIndexes(catalog)): void {
+export function mediaItemRoutes(
+  app: FastifyInstance,
+  { catalog, auth, reads }: CatalogDeps,
+  optional: CallOptional,
+  indexOf: LocatorIndexOf = locatorIndexes(catalog),
+  covers: CoverSource = coverSource(reads.catalog, catalog, undefined),
+): void {
   const user = { onRequest: auth.requireUser };
   const admin = { onRequest: auth.requireAdmin };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
@@ -78,13 +85,14 @@ export function mediaItemRoutes(app: FastifyInstance, { catalog, auth, reads }: 
     app.get(`/api/media-items/:id/${kind}`, user, async (req, reply) => {
       // a cover of an item the caller can't see is as absent as the item
       const ctx = await reads.context(req.caller!);
-      if (isUuid(id(req)) && !(await reads.catalog.itemLibrary(ctx.access, id(req)))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
-      const r = await catalog('item-cover', { caller: req.caller!, id: id(req), kind });
+      // an id that is not one is the catalog's to answer (its message), as before
+      if (!isUuid(id(req))) return sendResult(reply, await catalog('item-cover', { caller: req.caller!, id: id(req), kind }));
+      const r = await covers.get(req.caller!, ctx.access, id(req), kind);
       if (!r.ok) return sendFailure(reply, r.error);
-      const c = r.value as Catalog.CoverFile;
+      const c = r.value;
       reply.header('ETag', c.etag).header('Cache-Control', 'private, max-age=86400');
       if (req.headers['if-none-match'] === c.etag) return reply.code(304).send();
-      return reply.type(c.content_type).send(Buffer.from(c.data_base64, 'base64'));
+      return reply.type(c.content_type).send(c.data);
     });
   }
 

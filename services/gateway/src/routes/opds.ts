@@ -26,8 +26,11 @@ import type { Reader } from '../http/reading-client';
 import type { VerifiedCache } from '../http/verified-cache';
 import type { AuthFailures } from '../http/auth-failures';
 import type { Origins } from '../http/origin';
+import type { CoverSource } from '../files/covers';
 
 export interface OpdsDeps {
+  /** covers and thumbnails, from the catalog's directory where reachable */
+  covers: CoverSource;
   auth: Auth;
   identity: CallIdentity;
   catalog: CallCatalog;
@@ -70,7 +73,7 @@ export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
 }
 
-function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
+function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
   const now = () => new Date().toISOString();
   const dashboard = new DashboardView(reads.db);
   const cachedFeed = feedCache(reads);
@@ -370,13 +373,13 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     app.get<{ Params: { id: string } }>(`/${route}/:id`, async (req, reply) => {
       const id = req.params.id;
       const c = await reads.context(req.caller!);
-      if (!isUuid(id) || !(await reads.catalog.itemLibrary(c.access, id))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
-      const r = await catalog('item-cover', { caller: req.caller!, id, kind });
+      if (!isUuid(id)) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
+      const r = await covers.get(req.caller!, c.access, id, kind);
       if (!r.ok) return sendFailure(reply, r.error);
-      const cover = r.value as Catalog.CoverFile;
+      const cover = r.value;
       reply.header('ETag', cover.etag).header('Cache-Control', 'private, max-age=86400');
       if (req.headers['if-none-match'] === cover.etag) return reply.code(304).send();
-      return reply.type(cover.content_type).send(Buffer.from(cover.data_base64, 'base64'));
+      return reply.type(cover.content_type).send(cover.data);
     });
   }
 }
