@@ -11,6 +11,7 @@ WORKDIR /src
 # manifest (test/fault/image-build.int.test.ts replays these steps and fails on a missing one)
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY contracts/package.json contracts/
+COPY locator/package.json locator/
 COPY platform/package.json platform/
 COPY services/identity/package.json services/identity/
 COPY services/catalog/package.json services/catalog/

@@ -50,6 +50,10 @@ const consumerMigrations: Migration[] = [
 const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Polls `probe` (every 50 ms, at most `timeoutMs`) until `done` holds: the wait for a positive
+ * condition. A NEGATIVE (nothing more arrives) is shown with a marker where delivery is ordered:
+ * append or send one more message after the ones under test, wait for it, and whatever would have
+ * come before it has come. */
 async function until<T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -186,8 +190,14 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         );
         expect(rows.map((r) => r.event_id)).toEqual(all.map((e) => e.id));
       }
-      await sleep(300);
-      expect(await appliedIds('order-1')).toHaveLength(15);
+      // nothing applied twice: delivery is in position order, so a later marker comes after any copy
+      const [marker] = await append(store, 'o-9', [ev('t.marker.v1')]);
+      const rows = await until(
+        'the marker',
+        () => appliedIds('order-1'),
+        (r) => r.includes(marker!.id),
+      );
+      expect(rows).toEqual([...all, marker!].map((e) => e.id));
     });
 
     it('redelivers an event whose handler failed, and applies it exactly once', async () => {
@@ -322,7 +332,14 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await writer.attachSource(store);
       const b = await append(store, 'rs-1', [ev('t.b.v1'), ev('t.b.v1')]);
       const c = await append(store, 'rs-2', [ev('t.c.v1')]);
-      await sleep(300);
+      // a live follower of the source has them, so the bus has them: the stopped consumer did not apply them
+      const relayed: string[] = [];
+      await writer.follow({ source: store.source, handler: async (e) => void relayed.push(e.id) });
+      await until(
+        'the new events on the bus',
+        async () => relayed.length,
+        (k) => k >= 6,
+      );
       expect(await appliedIds('restart')).toEqual(a.map((e) => e.id));
       const second = await h.newBus();
       await second.attachSource(store);
@@ -338,8 +355,13 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         (r) => r.length >= 6,
       );
       expect(rows).toEqual([...a, ...b, ...c].map((e) => e.id));
-      await sleep(300);
-      expect(await appliedIds('restart')).toHaveLength(6);
+      const marker = await append(store, 'rs-3', [ev('t.marker.v1')]);
+      const after = await until(
+        'the marker',
+        () => appliedIds('restart'),
+        (r) => r.includes(marker[0]!.id),
+      );
+      expect(after).toEqual([...a, ...b, ...c, ...marker].map((e) => e.id));
       expect(seen.filter((id) => a.some((e) => e.id === id))).toEqual([]); // did not even see the old ones again
     });
 
@@ -367,8 +389,13 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         (r) => r.length >= 3,
       );
       expect(rows).toEqual(wanted.map((e) => e.id));
-      await sleep(200);
-      expect(seen).toEqual(['t.keep.v1', 't.also.v1', 't.keep.v1']);
+      const marker = await append(store, 'ty-3', [ev('t.drop.v1'), ev('t.also.v1')]);
+      await until(
+        'the marker',
+        () => appliedIds('types'),
+        (r) => r.includes(marker[1]!.id),
+      );
+      expect(seen).toEqual(['t.keep.v1', 't.also.v1', 't.keep.v1', 't.also.v1']);
     });
 
     // ---- followers ----
@@ -391,13 +418,14 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         ([x, y]) => x! >= 3 && y! >= 3,
       );
       const live = await append(store, 'f-2', [ev('t.b.v1'), ev('t.c.v1')]);
-      const all = [...past, ...live];
+      // the last one is a marker: once every follower has it, each has all it will get before it
+      const marker = await append(store, 'f-3', [ev('t.b.v1')]);
+      const all = [...past, ...live, ...marker];
       await until(
-        'live events',
-        async () => [p1.length, p2.length],
-        ([x, y]) => x! >= 5 && y! >= 5,
+        'live events and the marker',
+        async () => [p1, p2, onlyB].map((g) => g.some((e) => (typeof e === 'string' ? e : e.id) === marker[0]!.id)),
+        (got) => got.every(Boolean),
       );
-      await sleep(200);
       for (const got of [p1, p2]) {
         expect(got.map((e) => e.id)).toEqual(all.map((e) => e.id));
         expect(got[0]).toEqual(past[0]); // the whole envelope travels
@@ -424,12 +452,13 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         await p.follow({ source: store.source, from: 'now', handler: async (e) => void got[i]!.push(e.id) });
       }
       const live = await append(store, 'fn-2', [ev('t.c.v1'), ev('t.a.v1')]);
+      const marker = await append(store, 'fn-3', [ev('t.marker.v1')]);
+      live.push(...marker);
       await until(
-        'live events on both',
-        async () => got.map((g) => g.length),
-        (ks) => ks.every((k) => k >= 2),
+        'live events and the marker on both',
+        async () => got.map((g) => g.includes(marker[0]!.id)),
+        (has) => has.every(Boolean),
       );
-      await sleep(200);
       for (const g of got) expect(g).toEqual(live.map((e) => e.id));
       expect(past.some((e) => got[0]!.includes(e.id))).toBe(false);
     });
@@ -469,6 +498,8 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         checkpoint: () => consumerCheckpoint(db(), CONSUMER, 'late', schema),
         handler: record('late'),
       });
+      // A setup step, not a wait for a condition: let both ask for the absent source at least once
+      // (there is nothing to observe while they wait) before it appears.
       await sleep(500);
       // The source service starts now.
       await migrate(db(), schema, eventStoreMigrations);
@@ -509,7 +540,10 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await appended.wait;
       // the later append waits for the earlier one's commit (positions are numbered in commit order)
       const fast = append(store, 'x-fast', [ev('t.fast.v1')]);
-      await sleep(1_000); // several relay ticks: were anything let through now, `low` could later count as applied
+      // A negative, so a bounded wait: the relay wakes on append and at least every 250 ms
+      // (RELAY_TICK_MS), so 600 ms covers two ticks; were anything let through now, `low` could later
+      // count as applied
+      await sleep(600);
       expect(await Promise.race([fast.then(() => 'appended'), Promise.resolve('waiting')])).toBe('waiting');
       expect(await appliedIds('xmin')).toEqual([]);
       commit.open();
@@ -567,11 +601,12 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         async () => followed.length,
         (k) => k >= 4 * copies + 1,
       );
-      await sleep(200);
+      const marker = await append(store, 'rp-4', [ev('t.marker.v1')]);
+      await until('the marker, at the follower and the consumer', async () => followed.includes(marker[0]!.id) && (await appliedIds('replay')).includes(marker[0]!.id), Boolean);
       expect(followed.slice(0, 4)).toEqual(events.map((e) => e.id));
       expect(followed.filter((id) => id === events[0]!.id)).toHaveLength(copies);
-      expect(followed).toHaveLength(4 * copies + 1);
-      expect(await appliedIds('replay')).toHaveLength(5);
+      expect(followed).toHaveLength(4 * copies + 2);
+      expect(await appliedIds('replay')).toHaveLength(6);
     });
 
     // ---- transient messages ----
@@ -582,6 +617,8 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const subject = `bindery.transient.test${n}.progress`;
       // a message nobody listens to is gone: a listener that starts later never gets it
       sender.notify(subject, { step: 0 });
+      // A negative with nothing to observe (nobody hears it): a short bound, so the message has left
+      // the sender before anyone listens; a later listener that got it would fail the checks below.
       await sleep(100);
       const a: unknown[] = [];
       const b: unknown[] = [];
@@ -608,19 +645,21 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         async () => wild.length,
         (k) => k >= 3,
       );
-      await sleep(200);
-      for (const got of [a, b]) expect(got).toEqual([{ scan_id: 's-1', files_seen: 3, nested: { list: [1, 'x'] } }, { step: 2 }]);
-      expect(wild).toEqual([subject, subject, `bindery.transient.test${n}.other`]);
+      // one sender's messages reach a listener in order, so once a marker is in, nothing more comes before it
+      sender.notify(subject, { mark: 1 });
+      await until('the first marker', async () => [a, b].every((got) => got.some((d) => (d as { mark?: number }).mark === 1)) && wild.length >= 4, Boolean);
+      for (const got of [a, b]) expect(got).toEqual([{ scan_id: 's-1', files_seen: 3, nested: { list: [1, 'x'] } }, { step: 2 }, { mark: 1 }]);
+      expect(wild).toEqual([subject, subject, `bindery.transient.test${n}.other`, subject]);
       await subA.stop();
+      // a new listener on the stopped one's bus: when it has the marker sent after step 4, a listener
+      // still subscribed there would have had step 4
+      const probe: unknown[] = [];
+      await others[0]!.listen(subject, (d) => void probe.push(d));
       sender.notify(subject, { step: 4 });
-      await until(
-        'the listener still subscribed',
-        async () => b.length,
-        (k) => k >= 3,
-      );
-      await sleep(200);
-      expect(a).toHaveLength(2);
-      expect(b.at(-1)).toEqual({ step: 4 });
+      sender.notify(subject, { mark: 2 });
+      await until('the second marker, on both buses', async () => [probe, b].every((got) => got.some((d) => (d as { mark?: number }).mark === 2)), Boolean);
+      expect(a).toHaveLength(3);
+      expect(b.slice(-2)).toEqual([{ step: 4 }, { mark: 2 }]);
       // nothing of it went into the log
       expect(await store.readAll(0)).toEqual([]);
     });
@@ -642,6 +681,8 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await started.wait;
       let stopped = false;
       const stopping = sub.stop().then(() => (stopped = true));
+      // A negative (stop() has not resolved), so a short bounded wait: the handler is held by the gate,
+      // and a stop that did not wait for it would resolve within a few event-loop turns
       await sleep(100);
       expect(stopped).toBe(false);
       finish.open();
@@ -875,8 +916,13 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
         () => applied('park-2'),
         (r) => r.length >= 3,
       );
-      await sleep(300);
-      expect(await applied('park-2')).toEqual([events[1]!.id, events[0]!.id, later[0]!.id]);
+      const marker = await append(store, [ev('t.marker.v1')]);
+      await until(
+        'the marker',
+        () => applied('park-2'),
+        (r) => r.includes(marker[0]!.id),
+      );
+      expect(await applied('park-2')).toEqual([events[1]!.id, events[0]!.id, later[0]!.id, marker[0]!.id]);
     });
 
     it('reports its durable consumers with their lag, and keeps retrying loudly when it has nowhere to park', async () => {

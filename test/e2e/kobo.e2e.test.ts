@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { api, eventually, instances, putSettings, register, type Account, type Call } from './helpers';
 import { entryBook, koboSpans, koboSync, smallEpub, unzip } from './kobo-helpers';
+import * as L from '@bindery/locator';
 
 // a stand-in for Kobo's store, for the calls an admin lets through (the servers started here inherit the address)
 const store = createServer((req, res) => {
@@ -33,7 +33,6 @@ const modes = await availableModes();
 const get = instances(modes);
 const CROWN = join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub');
 const { texts, index } = await epubText(CROWN);
-const L = Reading.Locator;
 
 /** 246 small books and the crown in the main library, 3 in the library hidden later: 250 in all. */
 const MAIN_SMALL = 246;

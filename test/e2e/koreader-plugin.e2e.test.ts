@@ -8,7 +8,6 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeF
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
 import { openZip } from '../../services/catalog/src/formats/zip';
 import { availableModes } from '../support/bindery';
@@ -16,17 +15,17 @@ import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, eventually, expectError, instances, register, type Account, type Call } from './helpers';
 import { list, luaFiles, luaMissing, luaSyntaxErrors, PLUGIN_DIR, READER, runDriver, type Line } from './koplugin-driver';
+import * as L from '@bindery/locator';
 
 const modes = await availableModes();
 const get = instances(modes);
 
 const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const K = '/api/sync/koreader';
-const L = Reading.Locator;
 const CROWN = join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub');
 // the crown's locator index and text, as the catalog makes them, to name places in it
 const { index: idx, texts } = await epubText(CROWN);
-const pctOf = (at: Reading.Locator.Canonical) => Math.round(L.canonicalToPercentage(idx, at) * 1e6) / 1e6;
+const pctOf = (at: L.Canonical) => Math.round(L.canonicalToPercentage(idx, at) * 1e6) / 1e6;
 
 /** A span of about `len` characters of the crown's longest document from `at` of it, starting at a word and ending inside one. */
 function span(at: number, len: number) {

@@ -11,13 +11,13 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
-import { Reading } from '@bindery/contracts';
 import { epubText } from '../../services/catalog/src/formats/epub';
 import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, progressWrites, tabTo } from './web-browser';
+import * as L from '@bindery/locator';
 
 declare const document: any;
 declare const localStorage: any;
@@ -35,7 +35,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-const L = Reading.Locator;
 const EPUB = join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub');
 const CBZ = 'comics/Himmelsverlag/Die Wolkenpiraten/Die Wolkenpiraten 001 (2009).cbz';
 // the crown's locator index and texts, as the catalog makes them, to read XPointers back as text

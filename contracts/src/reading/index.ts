@@ -1,5 +1,4 @@
 export * from './events';
 export * from './rpc';
 export * from './messages';
-export * as Locator from './locator';
 export * from './palette';

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { crawl, type CrawlProblem } from '../src/scanner/crawl';
 import { chokidarWatch } from '../src/scanner/watcher';
 
@@ -63,17 +63,27 @@ describe('watcher', () => {
       (e) => errors.push(e),
     );
     try {
-      await new Promise((r) => setTimeout(r, 1500));
-      // chokidar reports the links themselves once as it starts; what counts is what comes after
-      changes = 0;
+      // Ready once it reports a file written inside (until then a write may go unseen). A new probe
+      // file every 1.5 s: chokidar reports one within about 0.8 s (its size stable for 700 ms, checked
+      // every 100 ms), so no probe is still on its way when one has been reported.
+      let probes = 0;
+      await vi.waitFor(
+        () => {
+          if (changes === 0) writeFileSync(join(lib, 'A', `probe-${++probes}.epub`), 'probe');
+          expect(changes).toBeGreaterThan(0);
+        },
+        { timeout: 15_000, interval: 1_500 },
+      );
+      // The writes outside go first and one inside last, and chokidar reports each after the same
+      // stability wait: once the inside one is reported, an outside one would have been too. The
+      // negative gets 300 ms more for the stability check's polls and nothing else.
+      const before = changes;
       writeFileSync(join(outside, 'later.epub'), 'outside');
       writeFileSync(join(outside, 'secret.epub'), 'changed');
-      await new Promise((r) => setTimeout(r, 2500));
-      expect(changes).toBe(0);
       writeFileSync(join(lib, 'A', 'new.epub'), 'inside');
-      const until = Date.now() + 10_000;
-      while (changes === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-      expect(changes).toBeGreaterThan(0);
+      await vi.waitFor(() => expect(changes).toBeGreaterThan(before), { timeout: 10_000, interval: 100 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(changes).toBe(before + 1);
       expect(errors.map((e) => e.message)).toEqual([]);
     } finally {
       await w.close();

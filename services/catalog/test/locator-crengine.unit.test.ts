@@ -5,20 +5,19 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Reading } from '@bindery/contracts';
 import { extract } from '../src/formats';
 import { indexDocument } from '../src/formats/locator-index';
 import { ELEMENT_POINTERS, POSITION_BOOK, PROBES } from './fixtures/position-book';
+import * as L from '@bindery/locator';
 
-const L = Reading.Locator;
-let index: Reading.Locator.LocatorIndex;
+let index: L.LocatorIndex;
 
 beforeAll(async () => {
   const file = join(mkdtempSync(join(tmpdir(), 'position-book-')), 'book.epub');
   writeFileSync(file, POSITION_BOOK);
   const x = await extract(file, 'epub', { renderPdfCover: false });
   // as the reading service holds it: through JSON, the shapes as typed arrays
-  index = JSON.parse(JSON.stringify(x.locator)) as Reading.Locator.LocatorIndex;
+  index = JSON.parse(JSON.stringify(x.locator)) as L.LocatorIndex;
   for (const d of index.docs) if (d) d.t = Int32Array.from(d.t);
 });
 
@@ -83,7 +82,7 @@ describe('crengine text nodes of one document', () => {
   const doc = (body: string) => {
     const names: string[] = [];
     const d = indexDocument(`<html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body>${body}</body></html>`, names, new Map());
-    return { v: 2, names, spine: [['c', 'c.xhtml', 1]], docs: [d] } as Reading.Locator.LocatorIndex;
+    return { v: 2, names, spine: [['c', 'c.xhtml', 1]], docs: [d] } as L.LocatorIndex;
   };
 
   it('keeps white space between inline elements, drops it beside blocks and first in a block', () => {

@@ -4,10 +4,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Reading } from '@bindery/contracts';
 import { extract } from '../src/formats';
+import * as L from '@bindery/locator';
 
-const L = Reading.Locator;
 const REPO = join(import.meta.dirname, '../../..');
 const CORPUS = join(REPO, 'test/fixtures/corpus40');
 const SAMPLES = join(REPO, '../shared/peers/samples/books');
@@ -22,7 +21,7 @@ const epubs = (dir: string): string[] =>
 const books = [...epubs(CORPUS), ...epubs(SAMPLES)];
 
 /** positions worth testing in a document: every run's first, middle and last character, and its end */
-function positions(index: Reading.Locator.LocatorIndex, spine: number): number[] {
+function positions(index: L.LocatorIndex, spine: number): number[] {
   const d = index.docs[spine];
   if (!d) return [0];
   const out = new Set<number>([0, d.n]);
@@ -39,7 +38,7 @@ function positions(index: Reading.Locator.LocatorIndex, spine: number): number[]
 }
 
 /** white space KOReader drops has no XPointer of its own: those positions land on the next kept text */
-function inDroppedSpace(index: Reading.Locator.LocatorIndex, pos: Reading.Locator.Canonical): boolean {
+function inDroppedSpace(index: L.LocatorIndex, pos: L.Canonical): boolean {
   const xp = L.canonicalToXPointer(index, pos);
   return L.xpointerToCanonical(index, xp)!.pos.offset !== pos.offset;
 }
@@ -58,7 +57,7 @@ describe('locator round trips', () => {
       }
       expect(x.locator).toBeTruthy();
       // as the reading service holds it: through JSON, the shapes as typed arrays
-      const index = JSON.parse(JSON.stringify(x.locator)) as Reading.Locator.LocatorIndex;
+      const index = JSON.parse(JSON.stringify(x.locator)) as L.LocatorIndex;
       for (const d of index.docs) if (d) d.t = Int32Array.from(d.t);
       expect(index.spine.length).toBe(index.docs.length);
       let checked = 0;

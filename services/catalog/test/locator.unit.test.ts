@@ -3,12 +3,10 @@
 // the BMP in KOReader's code-point offsets, white space KOReader drops, odd ids in selectors, and
 // hostile notations that must come back as null or healed, never as an exception.
 import { describe, expect, it } from 'vitest';
-import { Reading } from '@bindery/contracts';
 import { indexDocument } from '../src/formats/locator-index';
+import * as L from '@bindery/locator';
 
-const L = Reading.Locator;
-
-function book(...bodies: string[]): Reading.Locator.LocatorIndex {
+function book(...bodies: string[]): L.LocatorIndex {
   const names: string[] = [];
   const ids = new Map<string, number>();
   const docs = bodies.map((b) => indexDocument(`<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head>${b}</html>`, names, ids));

@@ -1,10 +1,10 @@
 // The position rules on their own: CFI checks and healing, percentages on both scales, pages, the
 // first-page guard and when two devices disagree; annotation spans read, healed, moved and written back.
 import { describe, expect, it } from 'vitest';
-import type { Reading } from '@bindery/contracts';
 import { anchorOf, byText, needleOf, parseColor, placeAnnotation, placePage, type AnnotationPosition } from '../src/domain/annotation';
 import { conflictReason, guardKeeps, parseCfi, parsePosition } from '../src/domain/position';
 import { parseRules } from '../src/domain/rules';
+import type * as Locator from '@bindery/locator';
 
 describe('EPUB CFI', () => {
   it('finds the spine step, counting non-linear items', () => {
@@ -92,7 +92,7 @@ describe('colours and rules', () => {
 
 describe('annotation spans', () => {
   // two documents: "abcdefgh" + "ijkl", and "second"
-  const index: Reading.Locator.LocatorIndex = {
+  const index: Locator.LocatorIndex = {
     v: 1,
     names: ['p'],
     spine: [

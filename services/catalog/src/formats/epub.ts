@@ -4,13 +4,13 @@ import { isPageName, sniffImage } from './images';
 import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
 import { buildLocatorIndex } from './locator-index';
 import { parsePackage, rootfilePath, type CoverCandidate } from './opf';
-import type { Reading } from '@bindery/contracts';
 import type { Extracted } from './types';
 import { child, decodeXml, descendants, elements, parseXml, type XmlElement, type XmlNode } from './xml';
 import { openZip, type ZipArchive } from './zip';
 import { dirOf, resolveHref } from './zip-path';
+import type * as Locator from '@bindery/locator';
 
-type LocatorIndex = Reading.Locator.LocatorIndex;
+type LocatorIndex = Locator.LocatorIndex;
 
 export async function extractEpub(path: string, bytes?: Buffer): Promise<Extracted> {
   const zip = await openZip(path, 'EPUB', bytes);

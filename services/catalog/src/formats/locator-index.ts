@@ -1,17 +1,17 @@
-// The locator index of an EPUB (contracts/src/reading/locator.ts says what it holds): the spine in
+// The locator index of an EPUB (locator/src/locator.ts says what it holds): the spine in
 // order with hrefs and linear flags, and per content document the shape of its body — elements,
 // their ids, and runs of text with their UTF-16 lengths — which is all the reading service needs to
 // map EPUB CFIs, KOReader XPointers, restore handles and percentages onto one another. The XHTML is
 // scanned with a small tokenizer rather than a DOM: only tags, ids and text lengths matter here.
-import type { Reading } from '@bindery/contracts';
 import { CrTree, krEntry, type Piece, runChars } from './crengine-text';
 import { decodeEntities } from './text';
 import { attr, child, decodeXml, elements, type XmlElement } from './xml';
 import type { ZipArchive } from './zip';
 import { dirOf, resolveHref } from './zip-path';
+import type * as Locator from '@bindery/locator';
 
-type LocatorIndex = Reading.Locator.LocatorIndex;
-type DocIndex = Reading.Locator.DocIndex;
+type LocatorIndex = Locator.LocatorIndex;
+type DocIndex = Locator.DocIndex;
 
 /** a content document larger than this is left out of the index (its positions keep their percentage) */
 const MAX_DOC_BYTES = 16 * 1024 * 1024;

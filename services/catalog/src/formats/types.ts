@@ -1,5 +1,5 @@
 // The shapes the format layer hands to the catalog: what a book says about itself.
-import type { Reading } from '@bindery/contracts';
+import type * as Locator from '@bindery/locator';
 
 export type BookFormat = 'epub' | 'pdf' | 'cbz' | 'cbr' | 'cb7' | 'mobi' | 'azw3' | 'fb2';
 
@@ -33,7 +33,7 @@ export interface Extracted {
   /** no cover bytes now, but one can be made later (a PDF page, rendered when asked to) */
   coverLater?: boolean;
   /** EPUB: the locator index (spine and document shapes) positions are mapped with */
-  locator?: Reading.Locator.LocatorIndex | null;
+  locator?: Locator.LocatorIndex | null;
   /**
    * CBZ, CBR and image-only EPUB: the archive entries that are the book's pages, in reading order
    * (what the gateway streams page by page); null or absent for every other book

@@ -4,16 +4,16 @@
 import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
-import type { Reading } from '@bindery/contracts';
 import type { DbOrTrx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
+import type * as Locator from '@bindery/locator';
 
 const zip = promisify(gzip);
 
 /** The index format this code makes; a stored row of an older one is made again when it is asked for. */
 export const LOCATOR_VERSION = 2;
 
-export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; index: Reading.Locator.LocatorIndex }[]): Promise<void> {
+export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; index: Locator.LocatorIndex }[]): Promise<void> {
   if (list.length === 0) return;
   const seen = new Set<string>();
   const rows = [];

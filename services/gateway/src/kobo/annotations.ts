@@ -8,14 +8,14 @@
 // device's whole sync; a call we cannot place is answered and changes nothing.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Catalog, isUuid, Reading, type Result } from '@bindery/contracts';
+import { type Catalog, isUuid, type Result } from '@bindery/contracts';
 import type { Reader } from '../http/reading-client';
 import type { LocatorIndexOf } from '../read-model/locator-indexes';
 import type { Reads } from '../read-model/reads';
 import type { KoboAuth } from './auth';
 import { docOfSource, type KepubSource, type SpanMap } from './kepubs';
+import * as L from '@bindery/locator';
 
-const L = Reading.Locator;
 const MAX_ANNOTATIONS = 500;
 /** books one change check may name (the device asks about the books it opens: one or a few) */
 const MAX_CHECKS = 50;

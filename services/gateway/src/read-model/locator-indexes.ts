@@ -3,19 +3,20 @@
 // weighs its sections by them.
 import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import type { Reading, Result } from '@bindery/contracts';
+import type { Result } from '@bindery/contracts';
 import type { CallCatalog } from '../http/rpc';
+import type * as Locator from '@bindery/locator';
 
-export type LocatorIndexOf = (sha256: string) => Promise<Reading.Locator.LocatorIndex | null>;
+export type LocatorIndexOf = (sha256: string) => Promise<Locator.LocatorIndex | null>;
 
 export function locatorIndexes(catalog: CallCatalog, max = 64): LocatorIndexOf {
-  const indexes = new LRUCache<string, Reading.Locator.LocatorIndex>({ max });
+  const indexes = new LRUCache<string, Locator.LocatorIndex>({ max });
   return async (sha256) => {
     const hit = indexes.get(sha256);
     if (hit) return hit;
     const r = (await catalog('locator-index', { sha256 })) as Result<{ index_gz: string }>;
     if (!r.ok) return null;
-    const index = JSON.parse(gunzipSync(Buffer.from(r.value.index_gz, 'base64')).toString('utf8')) as Reading.Locator.LocatorIndex;
+    const index = JSON.parse(gunzipSync(Buffer.from(r.value.index_gz, 'base64')).toString('utf8')) as Locator.LocatorIndex;
     indexes.set(sha256, index);
     return index;
   };

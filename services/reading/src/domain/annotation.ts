@@ -5,11 +5,11 @@
 // moved by the highlighted text, and written back in every notation.
 import { Reading } from '@bindery/contracts';
 import { CONTEXT_MIN, parseCfi, percentageAt } from './position';
+import * as L from '@bindery/locator';
 
-const L = Reading.Locator;
-type Index = Reading.Locator.LocatorIndex;
-type Canonical = Reading.Locator.Canonical;
-type Heal = Reading.Locator.Heal;
+type Index = L.LocatorIndex;
+type Canonical = L.Canonical;
+type Heal = L.Heal;
 
 export type Kind = 'highlight' | 'note' | 'bookmark';
 export const KINDS: readonly Kind[] = ['highlight', 'note', 'bookmark'];

@@ -2,9 +2,9 @@
 // (a fraction of the book, the CFI as EPUB CFI with its spine step, a page for fixed layout, and the
 // restore handles only when known), and every change made to it is reported as healed.
 import { Reading } from '@bindery/contracts';
+import * as L from '@bindery/locator';
 
 const M = Reading.ReadingMessages;
-const L = Reading.Locator;
 
 export interface Position {
   percentage: number;
@@ -164,7 +164,7 @@ export function conflictReason(
 /** a submitted percentage further than this from its position's is healed */
 export const PERCENT_TOLERANCE = 0.02;
 
-type Heal = Reading.Locator.Heal;
+type Heal = L.Heal;
 
 /**
  * Checks a reflowable position against the book's locator index: the strongest notation sent (an
@@ -172,9 +172,9 @@ type Heal = Reading.Locator.Heal;
  * does not fit the book. Null when no notation places it (a percentage alone). The CFI is parsed
  * once; what was healed comes with its code, so a heal made moot is dropped by what it is.
  */
-export function resolve(index: Reading.Locator.LocatorIndex, pos: Position): { at: Reading.Locator.Canonical | null; healed: Heal[] } {
+export function resolve(index: L.LocatorIndex, pos: Position): { at: L.Canonical | null; healed: Heal[] } {
   const healed: Heal[] = [];
-  let found: Reading.Locator.Resolved | null = null;
+  let found: L.Resolved | null = null;
   if (pos.xpointer) {
     found = L.xpointerToCanonical(index, pos.xpointer);
     if (!found) healed.push(L.heal('not-a-place', 'xpointer: not a place in this book; kept as sent'));
@@ -206,14 +206,14 @@ export function resolve(index: Reading.Locator.LocatorIndex, pos: Position): { a
 }
 
 /** A percentage healed to the position's when it disagrees by more than the tolerance. */
-export function percentageAt(index: Reading.Locator.LocatorIndex, at: Reading.Locator.Canonical, sent: number | undefined): { percentage: number; healed: Heal[] } {
+export function percentageAt(index: L.LocatorIndex, at: L.Canonical, sent: number | undefined): { percentage: number; healed: Heal[] } {
   const pct = round(L.canonicalToPercentage(index, at));
   if (sent === undefined || Math.abs(pct - sent) <= PERCENT_TOLERANCE) return { percentage: sent ?? pct, healed: [] };
   return { percentage: pct, healed: [L.heal('percentage', `percentage: ${sent} disagreed with the position (${pct}); set from the position`)] };
 }
 
 /** Sets every notation of `pos` from the canonical position; the percentage only when it disagrees. */
-export function place(index: Reading.Locator.LocatorIndex, pos: Position, at: Reading.Locator.Canonical): Heal[] {
+export function place(index: L.LocatorIndex, pos: Position, at: L.Canonical): Heal[] {
   pos.epubcfi = L.canonicalToCfi(index, at);
   pos.spine_index = at.spine;
   pos.doc_offset = at.offset;
@@ -230,7 +230,7 @@ export const CONTEXT_WINDOW = 300;
 export const CONTEXT_MIN = 8;
 
 /** Where the context text is to be looked for: the position if known, else where the percentage falls. */
-export function contextHint(index: Reading.Locator.LocatorIndex, pos: Position, at: Reading.Locator.Canonical | null): Reading.Locator.Canonical | null {
+export function contextHint(index: L.LocatorIndex, pos: Position, at: L.Canonical | null): L.Canonical | null {
   if (!pos.context_text || pos.context_text.length < CONTEXT_MIN) return null;
   return at ?? L.percentageToCanonical(index, pos.percentage);
 }
@@ -239,11 +239,7 @@ export function contextHint(index: Reading.Locator.LocatorIndex, pos: Position, 
  * The context text was found at `found` (nearest the hint): a position far from it moves there, and
  * a position known by its percentage alone is placed there. Returns the position and why it changed.
  */
-export function byContext(
-  index: Reading.Locator.LocatorIndex,
-  at: Reading.Locator.Canonical | null,
-  found: Reading.Locator.Canonical,
-): { at: Reading.Locator.Canonical; healed: Heal[] } {
+export function byContext(index: L.LocatorIndex, at: L.Canonical | null, found: L.Canonical): { at: L.Canonical; healed: Heal[] } {
   if (at && at.spine === found.spine && Math.abs(at.offset - found.offset) <= CONTEXT_WINDOW) return { at, healed: [] };
   const href = index.spine[found.spine]?.[1] ?? '';
   return {

@@ -2,7 +2,7 @@
 // is kept in the canonical form of positions: read on write from what the client sent (the web's CFI,
 // KOReader's pos0/pos1, a page), healed like a position, with every notation written back.
 import { sql } from 'kysely';
-import { ok, Reading, type Result } from '@bindery/contracts';
+import { ok, type Result } from '@bindery/contracts';
 import {
   anchorOf,
   byText,
@@ -18,12 +18,11 @@ import {
 } from '../domain/annotation';
 import { t, type Ctx } from './context';
 import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
+import * as L from '@bindery/locator';
 
 // biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
 const POSITION_KEYS = ['percentage', 'epubcfi', 'page', 'pos0', 'pos1', 'chapter'] as const;
-
-const L = Reading.Locator;
 
 /** The position as stored, with the canonical span (`spine_index`, `doc_offset`, and the end's) when it is known. */
 function positionOut(r: Row): Record<string, unknown> {
@@ -96,7 +95,7 @@ function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): 
 const NO_ANCHOR = { start_spine: null, start_offset: null, end_spine: null, end_offset: null, anchor_sha256: null };
 type Columns = Record<keyof typeof NO_ANCHOR, number | string | null>;
 
-const columnsOf = (sha: string, a: { start: Reading.Locator.Canonical; end: Reading.Locator.Canonical | null }): Columns => ({
+const columnsOf = (sha: string, a: { start: L.Canonical; end: L.Canonical | null }): Columns => ({
   start_spine: a.start.spine,
   start_offset: a.start.offset,
   end_spine: a.end?.spine ?? null,

@@ -5,13 +5,14 @@
 // the conflict rules. A push signed in with a device's sync key names that Bindery device.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { ok, Reading, type Catalog, type Result } from '@bindery/contracts';
+import { ok, type Catalog, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import type { Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { prepareProgress, writeProgress } from './progress';
 import { itemVisible } from './visible';
 import { bad, iso, isUuid, no, notFound, q1, type Req } from './util';
+import * as Locator from '@bindery/locator';
 
 // biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
@@ -185,8 +186,8 @@ async function progressNotation(ctx: Ctx, item: string, pos: Position, percentag
   if (pos.page !== undefined) return String(pos.page);
   const meta = await t(ctx.rt.db).selectFrom('items').select(['epub_sha256', 'page_count']).where('id', '=', item).executeTakeFirst();
   const index = meta?.epub_sha256 ? await ctx.locators.get(meta.epub_sha256 as string) : null;
-  if (index) return Reading.Locator.canonicalToXPointer(index, Reading.Locator.percentageToCanonical(index, percentage));
-  if (!meta?.epub_sha256 && meta?.page_count) return String(Reading.Locator.fractionToPage(percentage, Number(meta.page_count)));
+  if (index) return Locator.canonicalToXPointer(index, Locator.percentageToCanonical(index, percentage));
+  if (!meta?.epub_sha256 && meta?.page_count) return String(Locator.fractionToPage(percentage, Number(meta.page_count)));
   // KOReader's DocFragment counts the spine from 1
   if (pos.spine_index !== undefined) return `/body/DocFragment[${pos.spine_index + 1}].0`;
   return '';

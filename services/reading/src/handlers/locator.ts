@@ -5,10 +5,11 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import { rpcSubject, type Reading } from '@bindery/contracts';
+import { rpcSubject } from '@bindery/contracts';
 import type { Runtime } from '@bindery/platform';
+import type * as Locator from '@bindery/locator';
 
-type Index = Reading.Locator.LocatorIndex;
+type Index = Locator.LocatorIndex;
 const unzip = promisify(gunzip);
 
 /** about 32 MiB of indexes (a novel's is some tens of KiB: ~600 novels) */
@@ -65,11 +66,11 @@ export class LocatorIndexes {
   }
 
   /** Where the text occurs in the book, nearest the hint, and where that match ends; null when nowhere (or the catalog cannot say now). */
-  async findText(sha256: string, text: string, near: Reading.Locator.Canonical): Promise<(Reading.Locator.Canonical & { end: number }) | null> {
+  async findText(sha256: string, text: string, near: Locator.Canonical): Promise<(Locator.Canonical & { end: number }) | null> {
     try {
       const r = (await this.rt.bus.request(rpcSubject('catalog', 'locator-text'), { sha256, text, spine: near.spine, offset: near.offset }, this.rt.rpcTimeoutMs)) as {
         ok: boolean;
-        value?: { found?: (Reading.Locator.Canonical & { end?: number }) | null };
+        value?: { found?: (Locator.Canonical & { end?: number }) | null };
       } | null;
       const f = r?.ok ? r.value?.found : null;
       if (!f || !Number.isInteger(f.spine) || !Number.isInteger(f.offset)) return null;

@@ -1,15 +1,15 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
-import { ok, Reading, type Result } from '@bindery/contracts';
+import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '@bindery/platform';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
+import * as L from '@bindery/locator';
 
 // biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
 type Row = Record<string, any>;
-const L = Reading.Locator;
 
 export function progressOut(r: Row) {
   const p = r.position as Position;
