@@ -3,6 +3,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
+import zlib from 'node:zlib';
+import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
@@ -123,6 +125,19 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
   await app.register(cookie);
+  // Answers compressed for clients that accept it (brotli at a quality that costs little CPU, else
+  // gzip), only for compressible types and bodies of 1 KiB or more. Book files are never compressed:
+  // devices need their Content-Length and byte ranges (the sender marks them with Accept-Ranges).
+  app.addHook('onSend', async (req, reply) => {
+    if (reply.getHeader('accept-ranges') !== undefined) req.headers['x-no-compression'] = 'file';
+  });
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['br', 'gzip'],
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+    zlibOptions: { level: 6 },
+  });
   // read your writes across replicas: a request presenting a position token waits (bounded) for it
   positionTokens(app, o.reads.models, { waitMs: Math.min(o.readYourWritesMs ?? 5000, 2000), secureCookie: o.cookieSecure });
   await app.register(formbody, { bodyLimit: o.bodyLimit });
