@@ -16,7 +16,7 @@ export const identityService = (opts: IdentityOptions = {}): ServiceModule => ({
   async start(rt: Runtime): Promise<RunningService> {
     await migrate(rt.db, SCHEMA, migrations);
     const ctx = new Ctx(rt, opts.publicRegistration === undefined ? {} : { registration_enabled: opts.publicRegistration });
-    const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
+    const parking = new ParkingLot(ctx.db, SCHEMA, rt.log);
     rt.metrics.watchParking(parking);
     await rt.bus.attachSource(ctx.store);
     // Other replicas' changes reach this replica's profile cache through identity's own stream.
@@ -27,7 +27,7 @@ export const identityService = (opts: IdentityOptions = {}): ServiceModule => ({
     });
     await rt.bus.serve('identity', { ...endpoints(ctx), ...parkingEndpoints(parking) });
     const prune = setInterval(
-      () => void Promise.all([pruneExpired(rt.db, rt.now()), pruneAttempts(rt.db, rt.now())]).catch((e) => rt.log.warn({ err: e }, 'prune failed')),
+      () => void Promise.all([pruneExpired(ctx.db, rt.now()), pruneAttempts(ctx.db, rt.now())]).catch((e) => rt.log.warn({ err: e }, 'prune failed')),
       3600_000,
     );
     prune.unref();

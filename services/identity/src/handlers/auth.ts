@@ -1,6 +1,7 @@
 // Register, login, refresh, logout.
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Trx } from '@bindery/platform';
+import type { IdentityDb } from '../store/database';
 import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
 import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
 import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
@@ -38,9 +39,10 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
       const role = decideRegistration(input, facts);
       if (!role.ok) return role;
       const id = randomUUID();
-      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin ? req.caller!.user_id : null)]);
+      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin && req.caller ? req.caller.user_id : null)]);
       await users.setPasswordHash(trx, id, hash, verifier);
-      const row = (await users.findById(trx, id))!;
+      const row = await users.findById(trx, id);
+      if (!row) throw new Error(`user ${id} missing right after its registration`);
       return ok(await ctx.issueSession(trx, row, settings, undefined, req.client));
     });
   } catch (e) {
@@ -60,16 +62,16 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
   if (f.password.length > LOGIN_PASSWORD_MAX) return err(validation(`password must be at most ${LOGIN_PASSWORD_MAX} characters`));
   const key = f.login;
   const now = ctx.rt.now();
-  const lock = activeLock(await attempts.read(ctx.rt.db, key), now);
+  const lock = activeLock(await attempts.read(ctx.db, key), now);
   if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
 
-  const user = await users.findByLogin(ctx.rt.db, key);
+  const user = await users.findByLogin(ctx.db, key);
   let good = false;
   if (user) good = await ctx.verify(user.password_hash, f.password);
   else await ctx.burn(f.password);
 
   const settings = await ctx.settings();
-  if (!good) {
+  if (!good || !user) {
     return ctx.tx(async (trx) => {
       const t = ctx.rt.now();
       const row = await attempts.lockRow(trx, key);
@@ -81,26 +83,26 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
       return err(fail('invalid_credentials', Messages.invalidCredentials));
     });
   }
-  await untilValid(ctx, user!.sessions_valid_after);
-  const verifier = await missingVerifier(ctx, user!.id, f.password);
+  await untilValid(ctx, user.sessions_valid_after);
+  const verifier = await missingVerifier(ctx, user.id, f.password);
   return ctx.tx(async (trx) => {
     // Parallel guesses may have locked the login while this one was being verified: the lock wins.
     const t = ctx.rt.now();
     const held = activeLock(await attempts.lockRow(trx, key), t);
     if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
     // A password reset (or a deletion) committed since the check above makes the old password worthless.
-    if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
+    if ((await users.lockCredentials(trx, user.id)) !== user.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
     await attempts.clear(trx, key);
-    if (verifier) await kosync.captureVerifier(trx, user!.id, user!.password_hash, verifier);
-    return ok(await ctx.issueSession(trx, user!, settings, undefined, req.client));
+    if (verifier) await kosync.captureVerifier(trx, user.id, user.password_hash, verifier);
+    return ok(await ctx.issueSession(trx, user, settings, undefined, req.client));
   });
 }
 
 export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>): Promise<Result<Identity.AuthResult>> {
   if (req.refresh_token === '') return err(validation('refresh_token is required'));
   const settings = await ctx.settings();
-  const known = await sessions.ownerOf(ctx.rt.db, req.refresh_token);
-  if (known) await untilValid(ctx, await users.sessionsValidAfter(ctx.rt.db, known));
+  const known = await sessions.ownerOf(ctx.db, req.refresh_token);
+  if (known) await untilValid(ctx, await users.sessionsValidAfter(ctx.db, known));
   return ctx.tx(async (trx) => {
     // Credentials first, then the token row: the same order as a password reset, so the two serialise.
     const owner = await sessions.ownerOf(trx, req.refresh_token);
@@ -155,12 +157,12 @@ async function untilValid(ctx: Ctx, validAfter: Date | null): Promise<void> {
 
 /** An account made before KOReader sync existed has no verifier yet: a good login makes one. */
 export async function missingVerifier(ctx: Ctx, userId: string, password: string): Promise<string | null> {
-  if ((await kosync.verifierOf(ctx.rt.db, userId)) !== null) return null;
+  if ((await kosync.verifierOf(ctx.db, userId)) !== null) return null;
   return ctx.hash(kosync.kosyncKeyOf(password));
 }
 
 /** The access tokens of a refresh family end with it: each is a `session-revoked` event (the gateway refuses them at once). */
-async function endFamily(ctx: Ctx, trx: Trx, userId: string, familyId: string, now: Date): Promise<void> {
+async function endFamily(ctx: Ctx, trx: Trx<IdentityDb>, userId: string, familyId: string, now: Date): Promise<void> {
   const tokens = await sessions.familyAccessTokens(trx, familyId, now);
   await sessions.revokeFamily(trx, familyId, now);
   if (tokens.length > 0)

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import argon2 from 'argon2';
-import { ConcurrencyError, EventStore, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
+import { ConcurrencyError, type Db, EventStore, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
 import { err, fail, Messages, type Failure, type Identity, type Result } from '@bindery/contracts';
 import { Compile } from 'typebox/compile';
 import { Identity as Contracts } from '@bindery/contracts';
@@ -13,6 +13,7 @@ import * as users from '../store/users';
 import * as sessions from '../store/sessions';
 import { storedSettings } from '../store/settings';
 import { SCHEMA } from '../store/migrations';
+import type { IdentityDb } from '../store/database';
 import { ProfileCache } from './profile-cache';
 
 /** A User-Agent as a session's client: printable text only, at most 300 characters. */
@@ -26,10 +27,12 @@ export const clientOf = (ua: string | undefined): string =>
 const ARGON = { type: argon2.argon2id, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 
 export class Ctx {
-  readonly store: EventStore;
+  /** the process's database, seen through identity's own tables */
+  readonly db: Db<IdentityDb>;
+  readonly store: EventStore<IdentityDb>;
   readonly profiles = new ProfileCache();
   /** users changed by each open transaction, to drop from the cache once it commits */
-  private touched = new WeakMap<Trx, Set<string>>();
+  private touched = new WeakMap<Trx<IdentityDb>, Set<string>>();
   private setupCache: { value: Identity.SetupStatus; at: number } | null = null;
 
   constructor(
@@ -37,15 +40,16 @@ export class Ctx {
     /** the deployment's defaults in place of the registry's (PUBLIC_REGISTRATION) */
     readonly settingDefaults: SettingDefaults = {},
   ) {
-    this.store = new EventStore(rt.db, SCHEMA);
+    this.db = rt.db;
+    this.store = new EventStore(this.db, SCHEMA);
   }
 
   /** Runs a command in one transaction, retrying on a concurrent append, then wakes the relay. */
-  async tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (trx: Trx<IdentityDb>) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         let changed: Set<string> | undefined;
-        const out = await this.rt.db.transaction().execute(async (trx) => {
+        const out = await this.db.transaction().execute(async (trx) => {
           const r = await fn(trx);
           changed = this.touched.get(trx);
           return r;
@@ -63,17 +67,17 @@ export class Ctx {
   }
 
   /** Serialises the commands that count admins (register, role change, delete). */
-  async lockAdmins(trx: Trx): Promise<void> {
+  async lockAdmins(trx: Trx<IdentityDb>): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtext('bindery.identity.admins'))`.execute(trx);
   }
 
-  async loadUser(trx: Trx, id: string): Promise<UserState> {
+  async loadUser(trx: Trx<IdentityDb>, id: string): Promise<UserState> {
     const events = await this.store.readStream(trx, streamOf(id));
     return fold(id, events as unknown as Ev[]);
   }
 
   /** Appends to a user's stream and keeps the users table in step, in the caller's transaction. */
-  async appendUser(trx: Trx, user: Pick<UserState, 'id' | 'version'>, events: Ev[]): Promise<void> {
+  async appendUser(trx: Trx<IdentityDb>, user: Pick<UserState, 'id' | 'version'>, events: Ev[]): Promise<void> {
     if (events.length === 0) return;
     for (const e of events) assertEvent(e);
     await this.store.append(trx, streamOf(user.id), user.version, events);
@@ -82,14 +86,14 @@ export class Ctx {
     for (const e of events) await users.project(trx, e);
   }
 
-  async settings(q: Trx | Runtime['db'] = this.rt.db): Promise<Settings> {
+  async settings(q: Trx<IdentityDb> | Db<IdentityDb> = this.db): Promise<Settings> {
     return resolveSettings(await storedSettings(q), this.settingDefaults);
   }
 
   /** Roles are read from identity's own state, not trusted from the token. */
   async isAdmin(caller: Identity.Caller | null): Promise<boolean> {
     if (!caller || !isUuid(caller.user_id)) return false;
-    const u = await users.findById(this.rt.db, caller.user_id);
+    const u = await users.findById(this.db, caller.user_id);
     return u?.role === 'admin';
   }
 
@@ -130,7 +134,7 @@ export class Ctx {
    * tokens of `familyId` for a refresh. Either is an event of the user's sessions stream, which the
    * gateway folds into the list a user sees of their own sessions.
    */
-  async issueSession(trx: Trx, u: users.UserRow, settings: Settings, familyId?: string, client = ''): Promise<Identity.AuthResult> {
+  async issueSession(trx: Trx<IdentityDb>, u: users.UserRow, settings: Settings, familyId?: string, client = ''): Promise<Identity.AuthResult> {
     const ttl = settings.session_duration_seconds;
     const now = this.rt.now();
     const { token, claims } = await signAccessToken(this.rt.tokenKey, { user_id: u.id, user_role: u.role, user_email: u.email, user_username: u.username }, ttl, now);
@@ -151,7 +155,7 @@ export class Ctx {
   async setupStatus(): Promise<Identity.SetupStatus> {
     // Refreshed whenever this replica changes users or settings; other replicas' changes show within the TTL.
     if (this.setupCache && Date.now() - this.setupCache.at < 2000) return this.setupCache.value;
-    const [admins, settings] = await Promise.all([users.adminIds(this.rt.db), this.settings()]);
+    const [admins, settings] = await Promise.all([users.adminIds(this.db), this.settings()]);
     const value = { needs_setup: admins.length === 0, has_admin: admins.length > 0, registration_enabled: settings.registration_enabled };
     this.setupCache = { value, at: Date.now() };
     return value;

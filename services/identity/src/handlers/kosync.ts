@@ -19,7 +19,7 @@ export async function verifyKosync(ctx: Ctx, req: Identity.IdentityRequest<'kosy
   if (req.login === '' || !KEY.test(key)) return err(fail('invalid_credentials', Messages.invalidCredentials));
   return underLoginLock(ctx, req.login, {
     check: async (user) => {
-      const verifier = await kosync.verifierOf(ctx.rt.db, user.id);
+      const verifier = await kosync.verifierOf(ctx.db, user.id);
       if (verifier) return ctx.verify(verifier, key);
       await ctx.burn(key);
       return false;
@@ -37,7 +37,7 @@ export async function createKosync(ctx: Ctx, req: Identity.IdentityRequest<'kosy
   const username = req.username.trim();
   const key = req.key.toLowerCase();
   if (username === '' || usernameProblem(username) !== null || !KEY.test(key)) return err(fail('validation', 'invalid username or key'));
-  if (await users.ownerOf(ctx.rt.db, 'username', username)) return err(fail('conflict', Messages.usernameExists));
+  if (await users.ownerOf(ctx.db, 'username', username)) return err(fail('conflict', Messages.usernameExists));
   const hash = await ctx.hash(key);
   try {
     return await ctx.tx(async (trx) => {

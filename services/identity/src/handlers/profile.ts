@@ -16,7 +16,7 @@ const notFound = () => err(fail('user_not_found', Messages.userNotFound));
 export async function getProfile(ctx: Ctx, req: Identity.IdentityRequest<'profile-get'>): Promise<Result<Identity.UserProfile>> {
   const id = req.caller.user_id;
   const p = await ctx.profiles.get(id, async () => {
-    const u = await users.findById(ctx.rt.db, id);
+    const u = await users.findById(ctx.db, id);
     return u ? users.toProfile(u, true) : undefined;
   });
   return p ? ok(p) : notFound();
@@ -81,7 +81,7 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   const parsed = parsePasswordChange(req.input, selfMode);
   if (!parsed.ok) return parsed;
   const id = target.value.id;
-  const currentHash = await users.passwordHash(ctx.rt.db, id);
+  const currentHash = await users.passwordHash(ctx.db, id);
   if (currentHash === undefined) return notFound();
   const matches = selfMode ? await ctx.verify(currentHash, parsed.value.current_password) : 'skipped';
   const decided = decidePasswordChange(parsed.value, matches);

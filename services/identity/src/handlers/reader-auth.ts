@@ -9,6 +9,7 @@ import * as keys from '../store/reader-keys';
 import * as kosync from '../store/kosync';
 import { missingVerifier } from './auth';
 import type { Trx } from '@bindery/platform';
+import type { IdentityDb } from '../store/database';
 import type { Ctx } from './context';
 
 export interface Verified {
@@ -45,32 +46,32 @@ type LoginUser = NonNullable<Awaited<ReturnType<typeof users.findByLogin>>>;
 export async function underLoginLock(
   ctx: Ctx,
   login: string,
-  secret: { check(user: LoginUser): Promise<boolean>; burn(): Promise<void>; afterGood?(user: LoginUser): Promise<((trx: Trx) => Promise<void>) | null> },
+  secret: { check(user: LoginUser): Promise<boolean>; burn(): Promise<void>; afterGood?(user: LoginUser): Promise<((trx: Trx<IdentityDb>) => Promise<void>) | null> },
 ): Promise<Result<Verified>> {
   const now = ctx.rt.now();
-  const lock = activeLock(await attempts.read(ctx.rt.db, login), now);
+  const lock = activeLock(await attempts.read(ctx.db, login), now);
   if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
-  const user = await users.findByLogin(ctx.rt.db, login);
+  const user = await users.findByLogin(ctx.db, login);
   let good = false;
   if (user) good = await secret.check(user);
   else await secret.burn();
   const settings = await ctx.settings();
-  const then = good && secret.afterGood ? await secret.afterGood(user!) : null;
+  const then = good && user && secret.afterGood ? await secret.afterGood(user) : null;
   return ctx.tx(async (trx) => {
     const t = ctx.rt.now();
     const row = await attempts.lockRow(trx, login);
     const held = activeLock(row, t);
     if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
-    if (!good) {
+    if (!good || !user) {
       const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
       await attempts.write(trx, login, next);
       if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
       return err(fail('invalid_credentials', Messages.invalidCredentials));
     }
-    if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
+    if ((await users.lockCredentials(trx, user.id)) !== user.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
     if (row) await attempts.clear(trx, login);
     if (then) await then(trx);
-    return ok({ user_id: user!.id, role: user!.role });
+    return ok({ user_id: user.id, role: user.role });
   });
 }
 
@@ -83,11 +84,11 @@ export interface ReaderKeyInfo {
 
 /** The caller's own reader key: read whether one exists, make a new one, or revoke it. */
 export async function readerKey(ctx: Ctx, req: Identity.IdentityRequest<'reader-key'>): Promise<Result<ReaderKeyInfo>> {
-  const me = await users.findById(ctx.rt.db, req.caller.user_id);
+  const me = await users.findById(ctx.db, req.caller.user_id);
   if (!me) return err(fail('unauthorized', Messages.invalidToken));
   switch (req.action) {
     case 'get': {
-      const at = await keys.createdAt(ctx.rt.db, me.id);
+      const at = await keys.createdAt(ctx.db, me.id);
       return ok({ exists: at !== null, created_at: at?.toISOString() ?? null });
     }
     case 'create': {
@@ -108,7 +109,7 @@ export async function readerKey(ctx: Ctx, req: Identity.IdentityRequest<'reader-
 }
 
 export async function verifyReaderKey(ctx: Ctx, req: Identity.IdentityRequest<'reader-key-verify'>): Promise<Result<Verified>> {
-  const o = req.key.length > 0 && req.key.length <= 128 ? await keys.owner(ctx.rt.db, req.key) : null;
+  const o = req.key.length > 0 && req.key.length <= 128 ? await keys.owner(ctx.db, req.key) : null;
   return o ? ok(o) : err(fail('unauthorized', Messages.invalidToken));
 }
 

@@ -1,25 +1,21 @@
 // Failed-login counters, one row per submitted login string, shared by every replica.
 import type { DbOrTrx } from '@bindery/platform';
+import type { Selectable } from 'kysely';
+import type { IdentityDb, LoginAttemptsTable } from './database';
 import type { AttemptRow } from '../domain/login-lock';
 import { SCHEMA } from './migrations';
 
-const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+const t = (q: DbOrTrx<IdentityDb>) => q.withSchema(SCHEMA);
 
-const toRow = (r: Record<string, unknown> | undefined): AttemptRow | null =>
-  r
-    ? {
-        failures: Number(r.failures),
-        first_failed_at: r.first_failed_at ? new Date(r.first_failed_at as string | Date) : null,
-        locked_until: r.locked_until ? new Date(r.locked_until as string | Date) : null,
-      }
-    : null;
+const toRow = (r: Selectable<LoginAttemptsTable> | undefined): AttemptRow | null =>
+  r ? { failures: Number(r.failures), first_failed_at: r.first_failed_at, locked_until: r.locked_until } : null;
 
-export async function read(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
+export async function read(q: DbOrTrx<IdentityDb>, login: string): Promise<AttemptRow | null> {
   return toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).executeTakeFirst());
 }
 
 /** The row locked for update (created empty first, so concurrent failures serialise on it). */
-export async function lockRow(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
+export async function lockRow(q: DbOrTrx<IdentityDb>, login: string): Promise<AttemptRow | null> {
   await t(q)
     .insertInto('login_attempts')
     .values({ login, failures: 0 })
@@ -29,7 +25,7 @@ export async function lockRow(q: DbOrTrx, login: string): Promise<AttemptRow | n
   return row && row.failures === 0 && !row.locked_until ? null : row;
 }
 
-export async function write(q: DbOrTrx, login: string, row: AttemptRow): Promise<void> {
+export async function write(q: DbOrTrx<IdentityDb>, login: string, row: AttemptRow): Promise<void> {
   await t(q)
     .updateTable('login_attempts')
     .set({ failures: row.failures, first_failed_at: row.first_failed_at, locked_until: row.locked_until })
@@ -37,12 +33,12 @@ export async function write(q: DbOrTrx, login: string, row: AttemptRow): Promise
     .execute();
 }
 
-export async function clear(q: DbOrTrx, login: string): Promise<void> {
+export async function clear(q: DbOrTrx<IdentityDb>, login: string): Promise<void> {
   await t(q).deleteFrom('login_attempts').where('login', '=', login).execute();
 }
 
 /** Forgets counters that can no longer matter: no lock in force and no failure within a day. */
-export async function prune(q: DbOrTrx, now: Date): Promise<void> {
+export async function prune(q: DbOrTrx<IdentityDb>, now: Date): Promise<void> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
   await t(q)
     .deleteFrom('login_attempts')
