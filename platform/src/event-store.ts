@@ -301,6 +301,12 @@ export class EventStore<DB = Untyped> {
     }
   }
 
+  /** The stream's last version (-1 for a stream with no events): what an append after a decision expects. */
+  async streamVersion(q: DbOrTrx<DB>, streamId: string): Promise<number> {
+    const r = await this.t(q).selectFrom('events').select(sql<number | null>`max(stream_version)`.as('v')).where('stream_id', '=', streamId).executeTakeFirst();
+    return r?.v == null ? -1 : Number(r.v);
+  }
+
   async readStream(q: DbOrTrx<DB>, streamId: string): Promise<StoredEvent[]> {
     const rows = (await this.t(q).selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute()) as Row[];
     return rows.map((r) => this.toStored(r));

@@ -1,10 +1,10 @@
 // The identity service: accounts, sessions, the login lock, system settings and configuration.
 import { migrate, parkingEndpoints, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
-import { Ctx } from './handlers/context';
+import { Ctx, identityEvents } from './handlers/context';
 import { endpoints } from './handlers/rpc';
 import { migrations, SCHEMA } from './store/migrations';
 import { pruneExpired } from './store/sessions';
-import { prune as pruneAttempts } from './store/login-attempts';
+import { pruneLoginFailures } from './handlers/login-lock';
 
 export interface IdentityOptions {
   /** the default of the `registration_enabled` setting until an admin saves one (off unless the deployment says) */
@@ -23,13 +23,13 @@ export const identityService = (opts: IdentityOptions = {}): ServiceModule => ({
     const follower = await rt.bus.follow({
       source: 'identity',
       types: ['identity.profile-changed.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.max-devices-changed.v1'],
-      handler: async (ev) => ctx.profiles.invalidate((ev.data as { user_id: string }).user_id),
+      handler: async (ev) => {
+        const e = identityEvents.decode(ev);
+        if (e && 'user_id' in e.data) ctx.profiles.invalidate(e.data.user_id);
+      },
     });
     await rt.bus.serve('identity', { ...endpoints(ctx), ...parkingEndpoints(parking) });
-    const prune = setInterval(
-      () => void Promise.all([pruneExpired(ctx.db, rt.now()), pruneAttempts(ctx.db, rt.now())]).catch((e) => rt.log.warn({ err: e }, 'prune failed')),
-      3600_000,
-    );
+    const prune = setInterval(() => void Promise.all([pruneExpired(ctx.db, rt.now()), pruneLoginFailures(ctx)]).catch((e) => rt.log.warn({ err: e }, 'prune failed')), 3600_000);
     prune.unref();
     let ready = true;
     return {

@@ -44,8 +44,7 @@ export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'setti
   const parsed = parseSettingsPut(req.input);
   if (!parsed.ok) return parsed;
   const entries = await ctx.tx(async (trx) => {
-    await store.putSettings(trx, parsed.value);
-    await ctx.store.append(trx, 'settings', 'any', [{ type: 'identity.settings-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
+    await ctx.emit(trx, 'settings', 'any', [{ type: 'identity.settings-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
     return settingEntries(await store.storedSettings(trx), ctx.settingDefaults);
   });
   ctx.invalidateSetup();
@@ -64,8 +63,7 @@ export async function putConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-
   const parsed = parseConfigPut(req.input);
   if (!parsed.ok) return parsed;
   const config = await ctx.tx(async (trx) => {
-    await store.putConfig(trx, parsed.value);
-    await ctx.store.append(trx, 'config', 'any', [{ type: 'identity.config-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
+    await ctx.emit(trx, 'config', 'any', [{ type: 'identity.config-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
     return store.config(trx);
   });
   return ok({ message: 'configuration updated successfully', config });

@@ -2,16 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Trx } from '@bindery/platform';
 import type { IdentityDb } from '../store/database';
-import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
+import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
 import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
-import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
 import { isUuid, readStrings, invalidRequest, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
 import { initialUser } from '../domain/user';
 import * as users from '../store/users';
-import * as attempts from '../store/login-attempts';
 import * as sessions from '../store/sessions';
 import * as kosync from '../store/kosync';
 import { internal, type Ctx } from './context';
+import { underLoginLock } from './login-lock';
 
 export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register'>): Promise<Result<Identity.AuthResult>> {
   const parsed = parseRegister(req.input);
@@ -39,7 +38,9 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
       const role = decideRegistration(input, facts);
       if (!role.ok) return role;
       const id = randomUUID();
-      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin && req.caller ? req.caller.user_id : null)]);
+      await ctx.appendUser(trx, initialUser(id), [
+        userRegistered(id, input, role.value, callerIsAdmin && req.caller ? req.caller.user_id : null, settings.new_users_see_all_libraries),
+      ]);
       await users.setPasswordHash(trx, id, hash, verifier);
       const row = await users.findById(trx, id);
       if (!row) throw new Error(`user ${id} missing right after its registration`);
@@ -60,42 +61,20 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
   if (f.password === '') return err(validation('password is required'));
   if (f.login.length > LOGIN_MAX) return err(validation(`login must be at most ${LOGIN_MAX} characters`));
   if (f.password.length > LOGIN_PASSWORD_MAX) return err(validation(`password must be at most ${LOGIN_PASSWORD_MAX} characters`));
-  const key = f.login;
-  const now = ctx.rt.now();
-  const lock = activeLock(await attempts.read(ctx.db, key), now);
-  if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
-
-  const user = await users.findByLogin(ctx.db, key);
-  let good = false;
-  if (user) good = await ctx.verify(user.password_hash, f.password);
-  else await ctx.burn(f.password);
-
-  const settings = await ctx.settings();
-  if (!good || !user) {
-    return ctx.tx(async (trx) => {
-      const t = ctx.rt.now();
-      const row = await attempts.lockRow(trx, key);
-      const held = activeLock(row, t);
-      if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
-      const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
-      await attempts.write(trx, key, next);
-      if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
-      return err(fail('invalid_credentials', Messages.invalidCredentials));
-    });
-  }
-  await untilValid(ctx, user.sessions_valid_after);
-  const verifier = await missingVerifier(ctx, user.id, f.password);
-  return ctx.tx(async (trx) => {
-    // Parallel guesses may have locked the login while this one was being verified: the lock wins.
-    const t = ctx.rt.now();
-    const held = activeLock(await attempts.lockRow(trx, key), t);
-    if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
-    // A password reset (or a deletion) committed since the check above makes the old password worthless.
-    if ((await users.lockCredentials(trx, user.id)) !== user.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
-    await attempts.clear(trx, key);
-    if (verifier) await kosync.captureVerifier(trx, user.id, user.password_hash, verifier);
-    return ok(await ctx.issueSession(trx, user, settings, undefined, req.client));
-  });
+  return underLoginLock(
+    ctx,
+    f.login,
+    {
+      check: (user) => ctx.verify(user.password_hash, f.password),
+      burn: () => ctx.burn(f.password),
+      prepare: async (user) => {
+        await untilValid(ctx, user.sessions_valid_after);
+        const verifier = await missingVerifier(ctx, user.id, f.password);
+        return verifier ? (trx) => kosync.captureVerifier(trx, user.id, user.password_hash, verifier) : null;
+      },
+    },
+    (trx, user, settings) => ctx.issueSession(trx, user, settings, undefined, req.client),
+  );
 }
 
 export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>): Promise<Result<Identity.AuthResult>> {
@@ -114,7 +93,7 @@ export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>
       if (r.reason === 'reused' && r.familyId && r.userId) {
         const tokens = await sessions.familyAccessTokens(trx, r.familyId, now);
         if (tokens.length > 0)
-          await ctx.store.append(
+          await ctx.emit(
             trx,
             `sessions-${r.userId}`,
             'any',
@@ -138,7 +117,7 @@ export async function logout(ctx: Ctx, req: Identity.IdentityRequest<'logout'>):
     // the session's refresh family ends with it, whether or not the client sent its refresh token
     if (c?.jti) await sessions.revokeByAccessJti(trx, c.user_id, c.jti, now);
     if (c?.jti) {
-      await ctx.store.append(trx, `sessions-${c.user_id}`, 'any', [
+      await ctx.emit(trx, `sessions-${c.user_id}`, 'any', [
         { type: 'identity.session-revoked.v1', data: { user_id: c.user_id, jti: c.jti, expires_at: c.exp ? new Date(c.exp * 1000).toISOString() : null } },
       ]);
     }
@@ -166,7 +145,7 @@ async function endFamily(ctx: Ctx, trx: Trx<IdentityDb>, userId: string, familyI
   const tokens = await sessions.familyAccessTokens(trx, familyId, now);
   await sessions.revokeFamily(trx, familyId, now);
   if (tokens.length > 0)
-    await ctx.store.append(
+    await ctx.emit(
       trx,
       `sessions-${userId}`,
       'any',

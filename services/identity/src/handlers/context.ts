@@ -2,9 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import argon2 from 'argon2';
-import { ConcurrencyError, type Db, EventStore, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
+import { ConcurrencyError, type Db, EventStore, eventSchemas, type ExpectedVersion, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
 import { err, fail, Messages, type Failure, type Identity, type Result } from '@bindery/contracts';
-import { Compile } from 'typebox/compile';
 import { Identity as Contracts } from '@bindery/contracts';
 import { fold, streamOf, type Ev, type UserState } from '../domain/user';
 import { resolveSettings, type SettingDefaults, type Settings } from '../domain/settings';
@@ -12,6 +11,7 @@ import { isUuid } from '../domain/validate';
 import * as users from '../store/users';
 import * as sessions from '../store/sessions';
 import { storedSettings } from '../store/settings';
+import { project } from '../store/projection';
 import { SCHEMA } from '../store/migrations';
 import type { IdentityDb } from '../store/database';
 import { ProfileCache } from './profile-cache';
@@ -73,17 +73,33 @@ export class Ctx {
 
   async loadUser(trx: Trx<IdentityDb>, id: string): Promise<UserState> {
     const events = await this.store.readStream(trx, streamOf(id));
-    return fold(id, events as unknown as Ev[]);
+    return fold(
+      id,
+      events.flatMap((e) => identityEvents.decode(e) ?? []),
+    );
   }
 
-  /** Appends to a user's stream and keeps the users table in step, in the caller's transaction. */
+  /**
+   * Appends identity events (checked against their contract schemas) and projects them into
+   * identity's tables, in the caller's transaction. `expected` is the version of the stream the
+   * decision read; 'any' only for events no decision of identity's depends on (sessions).
+   */
+  async emit(trx: Trx<IdentityDb>, streamId: string, expected: ExpectedVersion, events: Ev[]): Promise<void> {
+    if (events.length === 0) return;
+    identityEvents.check(events);
+    const stored = await this.store.append(trx, streamId, expected, events);
+    for (const e of stored) {
+      const decoded = identityEvents.decode(e);
+      if (decoded) await project(trx, decoded);
+    }
+  }
+
+  /** Appends to a user's stream at the version its state was folded from. */
   async appendUser(trx: Trx<IdentityDb>, user: Pick<UserState, 'id' | 'version'>, events: Ev[]): Promise<void> {
     if (events.length === 0) return;
-    for (const e of events) assertEvent(e);
-    await this.store.append(trx, streamOf(user.id), user.version, events);
+    await this.emit(trx, streamOf(user.id), user.version, events);
     const set = this.touched.get(trx) ?? new Set<string>();
     this.touched.set(trx, set.add(user.id));
-    for (const e of events) await users.project(trx, e);
   }
 
   async settings(q: Trx<IdentityDb> | Db<IdentityDb> = this.db): Promise<Settings> {
@@ -141,7 +157,7 @@ export class Ctx {
     const family = familyId ?? randomUUID();
     const refresh = await sessions.issueRefreshToken(trx, u.id, ttl, now, family, claims.jti);
     const expires_at = new Date(now.getTime() + ttl * 1000).toISOString();
-    await this.store.append(trx, `sessions-${u.id}`, 'any', [
+    await this.emit(trx, `sessions-${u.id}`, 'any', [
       familyId
         ? { type: 'identity.session-renewed.v1', data: { user_id: u.id, session_id: family, jti: claims.jti, expires_at } }
         : { type: 'identity.session-started.v1', data: { user_id: u.id, session_id: family, jti: claims.jti, client: clientOf(client), expires_at } },
@@ -168,13 +184,8 @@ export class Ctx {
 
 export const internal = (message: string): Failure => fail('internal', message);
 
-const checks = new Map(Object.entries(Contracts.IdentityEvents).map(([type, schema]) => [type, Compile(schema)]));
-
-/** An event that does not match its published schema is a bug here, never something to publish. */
-export function assertEvent(e: Ev): void {
-  const check = checks.get(e.type);
-  if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-}
+/** Identity's events and their contract schemas: checked before every append, decoded when read back. */
+export const identityEvents = eventSchemas(Contracts.IdentityEvents);
 
 const isRetryable = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;

@@ -7,7 +7,7 @@ import { decideDelete } from '../domain/delete-user';
 import * as users from '../store/users';
 import { kosyncKeyOf } from '../store/kosync';
 import * as sessions from '../store/sessions';
-import * as readerKeys from '../store/reader-keys';
+import { revokeReaderKey } from './reader-auth';
 import { internal, type Ctx } from './context';
 
 type Msg = { message: string };
@@ -106,14 +106,13 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
     await users.setSessionsValidAfter(trx, id, cutoff);
     // every refresh token of the user but the changing session's: a stolen one must not outlive the change
     await sessions.revokeAllForUser(trx, id, now, kept ? await sessions.familyOfAccessJti(trx, id, kept) : null);
-    const keyRevoked = await readerKeys.revoke(trx, id);
     await ctx.appendUser(trx, user, [
       {
         type: 'identity.password-changed.v1',
         data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: cutoff.toISOString(), session_kept: kept },
       },
     ]);
-    if (keyRevoked) await ctx.store.append(trx, readerKeys.STREAM(id), 'any', [{ type: 'identity.reader-key-changed.v1', data: { user_id: id, action: 'revoked' } }]);
+    await revokeReaderKey(ctx, trx, id);
     return ok({ message: 'password updated successfully' });
   });
 }

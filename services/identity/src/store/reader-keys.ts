@@ -1,5 +1,6 @@
 // Reader-app keys: one per user, for OPDS clients that drop credentials on image and download
-// requests and so need the secret in the path. Stored only as a SHA-256 hash, like refresh tokens.
+// requests and so need the secret in the path. Stored only as a SHA-256 hash, like refresh tokens;
+// the table is the projection of `reader-key-changed` (store/projection.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import type { DbOrTrx } from '@bindery/platform';
 import type { IdentityDb } from './database';
@@ -10,21 +11,10 @@ const t = (q: DbOrTrx<IdentityDb>) => q.withSchema(SCHEMA);
 export const STREAM = (userId: string) => `reader-keys-${userId}`;
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-/** A new key for the user, replacing any earlier one (which stops working at once). */
-export async function issue(q: DbOrTrx<IdentityDb>, userId: string, now: Date): Promise<{ key: string; created_at: Date }> {
+/** A new key: the secret (shown once) and the hash that is kept. */
+export function newKey(): { key: string; key_hash: string } {
   const key = randomBytes(32).toString('base64url');
-  const row = { user_id: userId, key_hash: hashKey(key), created_at: now };
-  await t(q)
-    .insertInto('reader_keys')
-    .values(row)
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ key_hash: row.key_hash, created_at: now }))
-    .execute();
-  return { key, created_at: now };
-}
-
-export async function revoke(q: DbOrTrx<IdentityDb>, userId: string): Promise<boolean> {
-  const r = await t(q).deleteFrom('reader_keys').where('user_id', '=', userId).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  return { key, key_hash: hashKey(key) };
 }
 
 export async function createdAt(q: DbOrTrx<IdentityDb>, userId: string): Promise<Date | null> {

@@ -3,7 +3,6 @@ import { type Selectable, sql } from 'kysely';
 import { toIso, type DbOrTrx } from '@bindery/platform';
 import type { IdentityDb, UsersTable } from './database';
 import type { Identity } from '@bindery/contracts';
-import type { Ev } from '../domain/user';
 import { SCHEMA } from './migrations';
 
 /** A users row as read (every column). */
@@ -59,48 +58,6 @@ export async function setPasswordHash(q: DbOrTrx<IdentityDb>, id: string, hash: 
     .values({ user_id: id, password_hash: hash, kosync_verifier: kosyncVerifier })
     .onConflict((oc) => oc.column('user_id').doUpdateSet({ password_hash: hash, kosync_verifier: kosyncVerifier, changed_at: sql`now()` }))
     .execute();
-}
-
-/** Keeps the users table equal to the fold of the events just appended. */
-export async function project(q: DbOrTrx<IdentityDb>, e: Ev): Promise<void> {
-  switch (e.type) {
-    case 'identity.user-registered.v1': {
-      const d = e.data;
-      await t(q)
-        .insertInto('users')
-        .values({
-          id: d.user_id,
-          email: d.email,
-          username: d.username,
-          first_name: d.first_name,
-          last_name: d.last_name,
-          role: d.role,
-          theme: d.theme,
-          timezone: d.timezone,
-          max_devices: d.max_devices,
-        })
-        .execute();
-      return;
-    }
-    case 'identity.profile-changed.v1':
-      await t(q)
-        .updateTable('users')
-        .set({ ...e.data.changes, updated_at: sql`now()` })
-        .where('id', '=', e.data.user_id)
-        .execute();
-      return;
-    case 'identity.role-changed.v1':
-      await t(q).updateTable('users').set({ role: e.data.role, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
-      return;
-    case 'identity.max-devices-changed.v1':
-      await t(q).updateTable('users').set({ max_devices: e.data.max_devices, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
-      return;
-    case 'identity.user-deleted.v1':
-      await t(q).deleteFrom('users').where('id', '=', e.data.user_id).execute();
-      return;
-    default:
-      return;
-  }
 }
 
 export const toProfile = (u: UserRow, withTheme: boolean): Identity.UserProfile => ({
