@@ -1,6 +1,7 @@
 // The identity service: accounts, sessions, the login lock, system settings and configuration.
 import { migrate, parkingEndpoints, ParkingLot, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
-import { Ctx, identityEvents } from './handlers/context';
+import { Ctx } from './handlers/context';
+import { identityEvents } from './store/projection';
 import { endpoints } from './handlers/rpc';
 import { migrations, SCHEMA } from './store/migrations';
 import { pruneExpired } from './store/sessions';

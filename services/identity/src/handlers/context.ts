@@ -2,16 +2,15 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import argon2 from 'argon2';
-import { ConcurrencyError, type Db, EventStore, eventSchemas, type ExpectedVersion, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
+import { ConcurrencyError, type Db, EventStore, type ExpectedVersion, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
 import { err, fail, Messages, type Failure, type Identity, type Result } from '@bindery/contracts';
-import { Identity as Contracts } from '@bindery/contracts';
 import { fold, streamOf, type Ev, type UserState } from '../domain/user';
 import { resolveSettings, type SettingDefaults, type Settings } from '../domain/settings';
 import { isUuid } from '../domain/validate';
 import * as users from '../store/users';
 import * as sessions from '../store/sessions';
 import { storedSettings } from '../store/settings';
-import { project } from '../store/projection';
+import { identityEvents, project } from '../store/projection';
 import { SCHEMA } from '../store/migrations';
 import type { IdentityDb } from '../store/database';
 import { ProfileCache } from './profile-cache';
@@ -183,9 +182,6 @@ export class Ctx {
 }
 
 export const internal = (message: string): Failure => fail('internal', message);
-
-/** Identity's events and their contract schemas: checked before every append, decoded when read back. */
-export const identityEvents = eventSchemas(Contracts.IdentityEvents);
 
 const isRetryable = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;

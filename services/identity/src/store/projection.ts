@@ -2,17 +2,20 @@
 // transaction that appends it, and a replay of the log through here rebuilds the same rows.
 // Credentials (password hashes, the KOReader verifier) and refresh tokens are the exceptions: their
 // secrets never go into the log, which is published on the bus.
-import type { DbOrTrx } from '@bindery/platform';
-import type { Identity } from '@bindery/contracts';
+import { type DbOrTrx, eventSchemas } from '@bindery/platform';
+import { Identity } from '@bindery/contracts';
 import type { IdentityDb } from './database';
 import { SCHEMA } from './migrations';
 
-const t = (q: DbOrTrx<IdentityDb>) => q.withSchema(SCHEMA);
+/** Identity's events and their contract schemas: checked before every append, decoded when read back. */
+export const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 /** An identity event as appended: its type, data and when it was recorded (the rows' timestamps). */
 export type Recorded = Identity.IdentityEvent & { recordedAt: string };
 
-export async function project(q: DbOrTrx<IdentityDb>, e: Recorded): Promise<void> {
+/** Applies one event to identity's tables in `schema` (another schema made by the same migrations: a replay beside the live tables). */
+export async function project(q: DbOrTrx<IdentityDb>, e: Recorded, schema = SCHEMA): Promise<void> {
+  const t = (x: DbOrTrx<IdentityDb>) => x.withSchema(schema);
   const at = e.recordedAt;
   switch (e.type) {
     case 'identity.user-registered.v1': {
