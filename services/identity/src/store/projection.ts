@@ -4,6 +4,7 @@
 // secrets never go into the log, which is published on the bus.
 import { type DbOrTrx, eventSchemas } from '@bindery/platform';
 import { Identity } from '@bindery/contracts';
+import { userChange } from '../domain/user';
 import type { IdentityDb } from './database';
 import { SCHEMA } from './migrations';
 
@@ -17,44 +18,25 @@ export type Recorded = Identity.IdentityEvent & { recordedAt: string };
 export async function project(q: DbOrTrx<IdentityDb>, e: Recorded, schema = SCHEMA): Promise<void> {
   const t = (x: DbOrTrx<IdentityDb>) => x.withSchema(schema);
   const at = e.recordedAt;
-  switch (e.type) {
-    case 'identity.user-registered.v1': {
-      const d = e.data;
+  const user = userChange(e);
+  if (user && 'user_id' in e.data) {
+    const id = e.data.user_id;
+    if (user.kind === 'registered')
       await t(q)
         .insertInto('users')
-        .values({
-          id: d.user_id,
-          email: d.email,
-          username: d.username,
-          first_name: d.first_name,
-          last_name: d.last_name,
-          role: d.role,
-          theme: d.theme,
-          timezone: d.timezone,
-          max_devices: d.max_devices,
-          created_at: at,
-          updated_at: at,
-        })
+        .values({ id, ...user.fields, created_at: at, updated_at: at })
         .execute();
-      return;
-    }
-    case 'identity.profile-changed.v1':
+    else if (user.kind === 'changed')
       await t(q)
         .updateTable('users')
-        .set({ ...e.data.changes, updated_at: at })
-        .where('id', '=', e.data.user_id)
+        .set({ ...user.fields, updated_at: at })
+        .where('id', '=', id)
         .execute();
-      return;
-    case 'identity.role-changed.v1':
-      await t(q).updateTable('users').set({ role: e.data.role, updated_at: at }).where('id', '=', e.data.user_id).execute();
-      return;
-    case 'identity.max-devices-changed.v1':
-      await t(q).updateTable('users').set({ max_devices: e.data.max_devices, updated_at: at }).where('id', '=', e.data.user_id).execute();
-      return;
-    case 'identity.user-deleted.v1':
-      // credentials, refresh tokens and the reader key go with the row (on delete cascade)
-      await t(q).deleteFrom('users').where('id', '=', e.data.user_id).execute();
-      return;
+    // credentials, refresh tokens and the reader key go with the row (on delete cascade)
+    else await t(q).deleteFrom('users').where('id', '=', id).execute();
+    return;
+  }
+  switch (e.type) {
     case 'identity.reader-key-changed.v1': {
       const d = e.data;
       if (d.action === 'revoked') {
