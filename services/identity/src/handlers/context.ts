@@ -72,10 +72,12 @@ export class Ctx {
 
   async loadUser(trx: Trx<IdentityDb>, id: string): Promise<UserState> {
     const events = await this.store.readStream(trx, streamOf(id));
-    return fold(
+    const state = fold(
       id,
       events.flatMap((e) => identityEvents.decode(e) ?? []),
     );
+    // the version appended at is the stream's, whatever types it holds
+    return { ...state, version: events.at(-1)?.version ?? -1 };
   }
 
   /**
