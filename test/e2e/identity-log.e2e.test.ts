@@ -7,7 +7,8 @@ import { sql } from 'kysely';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityMigrations, IDENTITY_SCHEMA, replayIdentityLog, type IdentityDb } from '@bindery/identity';
-import { EventStore, migrate, openPGlite, openPostgres, type Db } from '@bindery/platform';
+import { Identity } from '@bindery/contracts';
+import { EventStore, eventSchemas, migrate, openPGlite, openPostgres, type Db } from '@bindery/platform';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { api, expectMessage, login, PASSWORD, putSettings, register, type Call } from './helpers';
 
@@ -94,7 +95,17 @@ describe.each(modes)("identity's log rebuilds its tables (%s)", (mode) => {
     try {
       const db: Db<IdentityDb> = database.db;
       await migrate(db, REPLAY, identityMigrations);
-      const applied = await replayIdentityLog(db, new EventStore(db, IDENTITY_SCHEMA), REPLAY);
+      const store = new EventStore(db, IDENTITY_SCHEMA);
+      const applied = await replayIdentityLog(db, store, REPLAY);
+      // identity states what a new account sees: every library before the setting went off, none after
+      const identityEvents = eventSchemas(Identity.IdentityEvents);
+      const registered = new Map<string, unknown>();
+      for (const ev of await store.readAll(0, 10_000)) {
+        const e = identityEvents.decode(ev);
+        if (e?.type === 'identity.user-registered.v1') registered.set(e.data.user_id, e.data);
+      }
+      expect(registered.get(alice.id)).toMatchObject({ all_libraries: true, library_ids: [] });
+      expect(registered.get(carol.id)).toMatchObject({ all_libraries: false, library_ids: [] });
       expect(applied).toBeGreaterThan(20);
       const live: Record<string, Record<string, unknown>[]> = {};
       for (const table of Object.keys(TABLES)) {
