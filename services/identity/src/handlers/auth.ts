@@ -90,14 +90,15 @@ export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>
     const r = await sessions.redeem(trx, req.refresh_token, now);
     if (!r.ok) {
       // a reused token leaked: its family is revoked, and so is every access token the family issued
-      if (r.reason === 'reused' && r.familyId && r.userId) {
+      const userId = r.userId;
+      if (r.reason === 'reused' && r.familyId && userId) {
         const tokens = await sessions.familyAccessTokens(trx, r.familyId, now);
         if (tokens.length > 0)
           await ctx.emit(
             trx,
-            `sessions-${r.userId}`,
+            `sessions-${userId}`,
             'any',
-            tokens.map((a) => ({ type: 'identity.session-revoked.v1', data: { user_id: r.userId!, jti: a.jti, expires_at: a.expires_at.toISOString() } })),
+            tokens.map((a) => ({ type: 'identity.session-revoked.v1', data: { user_id: userId, jti: a.jti, expires_at: a.expires_at.toISOString() } })),
           );
       }
       return err(fail('unauthorized', Messages.invalidRefreshToken));
