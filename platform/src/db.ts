@@ -1,13 +1,32 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { type ColumnType, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 
-// Kysely<any>: each service describes its own tables at the query site; the schema is per service.
-// biome-ignore lint/suspicious/noExplicitAny: each service types its own tables at the query site
-export type Db = Kysely<any>;
-// biome-ignore lint/suspicious/noExplicitAny: as Db
-export type Trx = Transaction<any>;
-export type DbOrTrx = Db | Trx;
+/**
+ * TEMPORARY: the table types of a service that has not described its tables yet (`Db` with no
+ * argument). Each service passes its own `Database` interface (`Db<IdentityDb>`); once all do, this
+ * default goes and `Db<DB>` takes a type everywhere.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the temporary default above, to be removed
+export type Untyped = any;
+
+/** A database handle typed by the tables of one service's schema (queries go through `withSchema`). */
+export type Db<DB = Untyped> = Kysely<DB>;
+export type Trx<DB = Untyped> = Transaction<DB>;
+export type DbOrTrx<DB = Untyped> = Db<DB> | Trx<DB>;
+
+/** No tables: a handle used only for raw SQL (DDL, probes). */
+export type NoTables = Record<never, never>;
+
+/** The table platform keeps in every service's schema for `migrate`. */
+export interface MigrationTables {
+  schema_migrations: { name: string; applied_at: ColumnType<Date, Date | string | undefined, Date | string> };
+}
+
+/** Platform code sees a service's handle through its own tables only (the schema holds both). */
+export const asTables = <T, DB>(q: Db<DB>): Db<T> => q as unknown as Db<T>;
+export const asTablesTrx = <T, DB>(q: Trx<DB>): Trx<T> => q as unknown as Trx<T>;
+export const asTablesQ = <T, DB>(q: DbOrTrx<DB>): DbOrTrx<T> => q as unknown as DbOrTrx<T>;
 
 export interface Database {
   db: Db;
@@ -60,23 +79,26 @@ export function assertIdent(name: string): string {
 
 export interface Migration {
   name: string;
-  up(trx: Trx, schema: string): Promise<void>;
+  /** DDL (and raw SQL) only: a migration runs before the tables it makes exist */
+  up(trx: Trx<NoTables>, schema: string): Promise<void>;
 }
 
 /** Creates the service's schema and applies its migrations once, under a lock so replicas can start together. */
-export async function migrate(db: Db, schema: string, migrations: readonly Migration[]): Promise<void> {
+export async function migrate<DB>(db: Db<DB>, schema: string, migrations: readonly Migration[]): Promise<void> {
   assertIdent(schema);
-  await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(hashtext(${'bindery.migrate.' + schema}))`.execute(trx);
-    await sql.raw(`create schema if not exists ${schema}`).execute(trx);
-    await sql.raw(`create table if not exists ${schema}.schema_migrations (name text primary key, applied_at timestamptz not null default now())`).execute(trx);
-    const done = new Set((await trx.withSchema(schema).selectFrom('schema_migrations').select('name').execute()).map((r) => r.name as string));
-    for (const m of migrations) {
-      if (done.has(m.name)) continue;
-      await m.up(trx, schema);
-      await trx.withSchema(schema).insertInto('schema_migrations').values({ name: m.name }).execute();
-    }
-  });
+  await asTables<MigrationTables, DB>(db)
+    .transaction()
+    .execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${'bindery.migrate.' + schema}))`.execute(trx);
+      await sql.raw(`create schema if not exists ${schema}`).execute(trx);
+      await sql.raw(`create table if not exists ${schema}.schema_migrations (name text primary key, applied_at timestamptz not null default now())`).execute(trx);
+      const done = new Set((await trx.withSchema(schema).selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
+      for (const m of migrations) {
+        if (done.has(m.name)) continue;
+        await m.up(asTablesTrx<NoTables, MigrationTables>(trx), schema);
+        await trx.withSchema(schema).insertInto('schema_migrations').values({ name: m.name }).execute();
+      }
+    });
 }
 
 export const toIso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
@@ -90,7 +112,7 @@ export function isUniqueViolation(e: unknown, constraint?: string): boolean {
 }
 
 /** Runs DDL statement by statement (PGlite refuses several commands in one prepared statement). */
-export async function execScript(q: DbOrTrx, script: string): Promise<void> {
+export async function execScript<DB>(q: DbOrTrx<DB>, script: string): Promise<void> {
   for (const stmt of script.split(/;\s*(?:\n|$)/)) {
     if (stmt.trim() !== '') await sql.raw(stmt).execute(q);
   }

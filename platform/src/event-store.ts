@@ -1,10 +1,10 @@
 // An append-only event log per service, in the service's own schema.
 // The log is also the outbox: the relay publishes it in position order from a saved checkpoint.
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import type { Bus, Subscription } from './bus/types';
-import { assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx } from './db';
+import { asTables, asTablesQ, asTablesTrx, assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx, type Untyped } from './db';
 import type { Logger } from './logger';
 import { notePosition } from './write-position';
 
@@ -84,6 +84,39 @@ export const eventStoreMigrations: Migration[] = [
   },
 ];
 
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+/** The tables platform keeps in every service's schema (event-store migrations above). */
+export interface EventStoreTables {
+  events: {
+    global_position: Generated<number>;
+    stream_id: string;
+    stream_version: number;
+    event_id: string;
+    type: string;
+    /** jsonb: written as JSON text */
+    data: ColumnType<unknown, string, string>;
+    metadata: ColumnType<Record<string, unknown>, string | undefined, string>;
+    recorded_at: Timestamp;
+    tx_id: Generated<string>;
+  };
+  relay_checkpoints: { name: string; position: number };
+  consumer_checkpoints: { consumer: string; source: string; position: number; updated_at: Timestamp };
+  parked_events: {
+    id: Generated<number>;
+    consumer: string;
+    source: string;
+    position: number;
+    event_id: string;
+    event_type: string;
+    event: ColumnType<StoredEvent | string, string, string>;
+    error: string;
+    attempts: number;
+    parked_at: Timestamp;
+    replayed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  };
+}
+
 type Row = {
   global_position: number;
   stream_id: string;
@@ -95,19 +128,24 @@ type Row = {
   recorded_at: Date | string;
 };
 
-export class EventStore {
+type Tables = EventStoreTables;
+
+/** A service's log; `DB` is the service's own tables, beside which the store keeps its own. */
+export class EventStore<DB = Untyped> {
   private listeners = new Set<() => void>();
+  private readonly own: Db<Tables>;
 
   constructor(
-    readonly db: Db,
+    readonly db: Db<DB>,
     /** the owning service: schema name and bus source name */
     readonly source: string,
   ) {
     assertIdent(source);
+    this.own = asTables<Tables, DB>(db);
   }
 
-  private t(q: DbOrTrx) {
-    return q.withSchema(this.source);
+  private t(q: DbOrTrx<DB> | DbOrTrx<Tables>) {
+    return asTablesQ<Tables, unknown>(q as DbOrTrx<unknown>).withSchema(this.source);
   }
 
   private toStored(r: Row): StoredEvent {
@@ -128,7 +166,7 @@ export class EventStore {
    * Appends inside the caller's transaction so events, the service's own tables and the outbox commit together.
    * Call `notify()` after the transaction commits so the relay and local followers wake at once.
    */
-  async append(trx: Trx, streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<StoredEvent[]> {
+  async append(trx: Trx<DB>, streamId: string, expected: ExpectedVersion, events: NewEvent[]): Promise<StoredEvent[]> {
     if (events.length === 0) return [];
     if (expected === 'any') return this.appendAny(trx, streamId, events);
     await this.lockAppends(trx);
@@ -165,7 +203,7 @@ export class EventStore {
     return sql`pg_advisory_xact_lock(hashtext(${'bindery.events.' + this.source}))`;
   }
 
-  private async lockAppends(trx: Trx): Promise<void> {
+  private async lockAppends(trx: Trx<DB> | Trx<Tables>): Promise<void> {
     await sql`select ${this.appendLock()}`.execute(trx);
   }
 
@@ -173,7 +211,7 @@ export class EventStore {
    * Appends at the stream's next versions, whatever they are, in one statement: the versions are
    * read in the insert itself. A concurrent writer that took them first still fails the unique key.
    */
-  private async appendAny(trx: Trx, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
+  private async appendAny(trx: Trx<DB>, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
     const rows = sql.join(events.map((e, i) => sql`(${i}::int, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`));
     const S = sql.raw(this.source);
     try {
@@ -197,7 +235,7 @@ export class EventStore {
    * Starts many streams in one statement (a scan adding hundreds of items). Every stream must be
    * new: one that already exists fails the whole append with a ConcurrencyError.
    */
-  async appendNewStreams(trx: Trx, streams: { streamId: string; events: NewEvent[] }[]): Promise<void> {
+  async appendNewStreams(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[]): Promise<void> {
     const rows = streams.flatMap((s) =>
       s.events.map((e, i) => ({
         stream_id: s.streamId,
@@ -224,7 +262,7 @@ export class EventStore {
    * library's deletion removing each of its thousands of items). A concurrent append to one of
    * them fails the whole call with a ConcurrencyError, to be retried.
    */
-  async appendToStreams(trx: Trx, streams: { streamId: string; events: NewEvent[] }[], chunk = 1000): Promise<void> {
+  async appendToStreams(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[], chunk = 1000): Promise<void> {
     for (let i = 0; i < streams.length; i += chunk) {
       const part = streams.slice(i, i + chunk);
       const heads = new Map<string, number>();
@@ -263,7 +301,13 @@ export class EventStore {
     }
   }
 
-  async readStream(q: DbOrTrx, streamId: string): Promise<StoredEvent[]> {
+  /** The stream's last version (-1 for a stream with no events): what an append after a decision expects. */
+  async streamVersion(q: DbOrTrx<DB>, streamId: string): Promise<number> {
+    const r = await this.t(q).selectFrom('events').select(sql<number | null>`max(stream_version)`.as('v')).where('stream_id', '=', streamId).executeTakeFirst();
+    return r?.v == null ? -1 : Number(r.v);
+  }
+
+  async readStream(q: DbOrTrx<DB>, streamId: string): Promise<StoredEvent[]> {
     const rows = (await this.t(q).selectFrom('events').selectAll().where('stream_id', '=', streamId).orderBy('stream_version').execute()) as Row[];
     return rows.map((r) => this.toStored(r));
   }
@@ -275,19 +319,19 @@ export class EventStore {
    * here instead: ids follow a transaction's first write, not its append, and the guard itself hid a
    * lower position while letting a higher one through, which a reader then moved past for good.)
    */
-  async readAll(after: number | RawBuilder<number>, limit = 500, q: DbOrTrx = this.db): Promise<StoredEvent[]> {
+  async readAll(after: number | RawBuilder<number>, limit = 500, q: DbOrTrx<DB> | DbOrTrx<Tables> = this.own): Promise<StoredEvent[]> {
     const rows = (await this.t(q).selectFrom('events').selectAll().where('global_position', '>', after).orderBy('global_position').limit(limit).execute()) as Row[];
     return rows.map((r) => this.toStored(r));
   }
 
   /** Where the named relay has published up to. */
   async relayPosition(name: string): Promise<number> {
-    const cp = await this.t(this.db).selectFrom('relay_checkpoints').select('position').where('name', '=', name).executeTakeFirst();
+    const cp = await this.t(this.own).selectFrom('relay_checkpoints').select('position').where('name', '=', name).executeTakeFirst();
     return Number(cp?.position ?? 0);
   }
 
   async headPosition(): Promise<number> {
-    const r = await this.t(this.db).selectFrom('events').select(sql<number | null>`max(global_position)`.as('p')).executeTakeFirst();
+    const r = await this.t(this.own).selectFrom('events').select(sql<number | null>`max(global_position)`.as('p')).executeTakeFirst();
     return Number(r?.p ?? 0);
   }
 
@@ -308,7 +352,7 @@ export class EventStore {
    * checkpoint commits republishes the batch, which the bus dedupes by event id.
    */
   async relayOnce(name: string, publish: (events: StoredEvent[]) => Promise<void>, batch = 256): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.own.transaction().execute(async (trx) => {
       const lock = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtext(${'bindery.relay.' + this.source + '.' + name})) as ok`.execute(trx);
       if (!lock.rows[0]?.ok) return 0;
       // the events after the relay's checkpoint, read with it in one statement
@@ -336,9 +380,9 @@ export class EventStore {
  * The one exception below the checkpoint is an event parked for this consumer and not yet
  * replayed: it applies once, and its parked row is marked replayed in the same transaction.
  */
-export async function applyOnce(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (trx: Trx) => Promise<void>): Promise<boolean> {
+export async function applyOnce<DB>(db: Db<DB>, schema: string, consumer: string, event: StoredEvent, effect: (trx: Trx<DB>) => Promise<void>): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const s = trx.withSchema(schema);
+    const s = asTablesTrx<Tables, DB>(trx).withSchema(schema);
     // a row back: the event is new here, and the effect commits with the checkpoint's move
     const { rows: moved } = await moveCheckpoint(schema, consumer, event).execute(trx);
     if (moved.length === 0) {
@@ -363,7 +407,13 @@ export async function applyOnce(db: Db, schema: string, consumer: string, event:
  * condition it must hold to (the event is new here). False when the event was not new: the caller
  * goes through applyOnce then, which knows parked events.
  */
-export async function applyOnceInOne(db: Db, schema: string, consumer: string, event: StoredEvent, effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>): Promise<boolean> {
+export async function applyOnceInOne<DB>(
+  db: Db<DB>,
+  schema: string,
+  consumer: string,
+  event: StoredEvent,
+  effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>,
+): Promise<boolean> {
   const { rows } = await sql<{ n: number }>`
     with moved as (${moveCheckpoint(schema, consumer, event)}),
     effect as (${effect(sql<boolean>`exists (select 1 from moved)`)})
@@ -384,14 +434,20 @@ function moveCheckpoint(schema: string, consumer: string, event: StoredEvent): R
     returning position`;
 }
 
-export async function consumerCheckpoint(db: Db, schema: string, consumer: string, source: string): Promise<number> {
-  const cp = await db.withSchema(schema).selectFrom('consumer_checkpoints').select('position').where('consumer', '=', consumer).where('source', '=', source).executeTakeFirst();
+export async function consumerCheckpoint<DB>(db: Db<DB>, schema: string, consumer: string, source: string): Promise<number> {
+  const cp = await asTables<Tables, DB>(db)
+    .withSchema(schema)
+    .selectFrom('consumer_checkpoints')
+    .select('position')
+    .where('consumer', '=', consumer)
+    .where('source', '=', source)
+    .executeTakeFirst();
   return Number(cp?.position ?? 0);
 }
 
 /** Where a service's reactions keep their checkpoints, and how a failing one is reported. */
-export interface ReactionSite {
-  db: Db;
+export interface ReactionSite<DB = Untyped> {
+  db: Db<DB>;
   schema: string;
   log: Logger;
   /** names the service in the failure log line: `<label>: reaction failed; it will be retried` */
@@ -399,13 +455,13 @@ export interface ReactionSite {
 }
 
 /** A durable reaction to another service's events. */
-export interface Reaction<T> {
+export interface Reaction<T, DB = Untyped> {
   source: string;
   /** the consumer's name: its checkpoint row and the bus's durable */
   durable: string;
   types: readonly string[];
   /** applied at most once per event, in the transaction that moves the checkpoint */
-  effect(trx: Trx, ev: StoredEvent): Promise<T>;
+  effect(trx: Trx<DB>, ev: StoredEvent): Promise<T>;
   /**
    * A read outside any transaction: true when the event certainly has nothing to do here. It is
    * then passed by without a transaction (nor `after`), and the checkpoint moves past it with the
@@ -424,7 +480,7 @@ export interface Reaction<T> {
  * checkpoint, then `after` runs. A failure is logged with the event and thrown, so the bus retries
  * it (or parks it); without the log a reaction would retry in silence.
  */
-export function react<T = void>(bus: Bus, site: ReactionSite, r: Reaction<T>): Promise<Subscription> {
+export function react<T = void, DB = Untyped>(bus: Bus, site: ReactionSite<DB>, r: Reaction<T, DB>): Promise<Subscription> {
   const { db, schema, log, label } = site;
   return bus.consume({
     source: r.source,
@@ -464,7 +520,7 @@ const retryableCode = (e: unknown): boolean => {
  * Runs a command in one transaction, again (up to five times) after a concurrent append, a deadlock
  * or a serialisation failure, then wakes the store's relay and followers.
  */
-export async function commandTransaction<T>(db: Db, store: EventStore, fn: (trx: Trx) => Promise<T>): Promise<T> {
+export async function commandTransaction<T, DB = Untyped>(db: Db<DB>, store: EventStore<DB>, fn: (trx: Trx<DB>) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       const out = await db.transaction().execute(fn);

@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import type { Db } from './db';
+import type { Db, NoTables } from './db';
 import { DEFAULT_RETRY, type Bus, type RetryPolicy } from './bus/types';
 import { retryBudgetMs } from './bus/retry';
 import type { Logger } from './logger';
@@ -27,7 +27,7 @@ export class Probes {
   private services: RunningService[] = [];
 
   constructor(
-    private readonly db: Db,
+    private readonly db: Db<NoTables>,
     private readonly bus: Bus,
     private readonly stuckMs: number = stuckAfterMs(),
   ) {}

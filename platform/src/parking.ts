@@ -4,8 +4,8 @@
 // event through below the checkpoint exactly once.
 import { sql } from 'kysely';
 import { err, fail, ok, type Result, type StoredEvent } from '@bindery/contracts';
-import type { Db } from './db';
-import { toIso } from './db';
+import { asTables, toIso, type Db, type Untyped } from './db';
+import type { EventStoreTables } from './event-store';
 import type { Bus, EventHandler, Parking, RpcHandler } from './bus/types';
 import type { ParkedCounter } from './metrics';
 import type { Logger } from './logger';
@@ -48,15 +48,18 @@ type Row = {
   replayed_at: Date | string | null;
 };
 
-export class ParkingLot implements Parking, ParkedCounter {
+export class ParkingLot<DB = Untyped> implements Parking, ParkedCounter {
   private handlers = new Map<string, EventHandler>();
+  private readonly db: Db<EventStoreTables>;
 
   constructor(
-    private readonly db: Db,
+    db: Db<DB>,
     /** the consuming service: its schema holds the table, and it names the ids */
     readonly service: string,
     private readonly log?: Pick<Logger, 'info' | 'warn'>,
-  ) {}
+  ) {
+    this.db = asTables<EventStoreTables, DB>(db);
+  }
 
   private t() {
     return this.db.withSchema(this.service);

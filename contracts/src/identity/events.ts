@@ -16,6 +16,13 @@ export const UserRegistered = Type.Object({
   timezone: Type.String(),
   max_devices: Type.Integer(),
   registered_by: Type.Union([Uuid, Type.Null()]),
+  /**
+   * Which libraries the new account sees until an admin changes it (admins see every library
+   * whatever this says). Absent in events from before identity stated it: then the
+   * `new_users_see_all_libraries` setting in force at the event decides (every library unless off).
+   */
+  all_libraries: Type.Optional(Type.Boolean()),
+  library_ids: Type.Optional(Type.Array(Uuid)),
 });
 
 export const ProfileChanged = Type.Object({
@@ -46,7 +53,27 @@ export const PasswordChanged = Type.Object({
 export const ReaderKeyChanged = Type.Object({
   user_id: Uuid,
   action: Type.Union([Type.Literal('created'), Type.Literal('revoked')]),
+  /**
+   * A created key's SHA-256 (hex; the key is 256 random bits, so the hash cannot be turned back
+   * into it) and when it was made (ISO 8601). Absent in events from before they were stated.
+   */
+  key_hash: Type.Optional(Type.String()),
+  created_at: Type.Optional(Type.String()),
 });
+
+/**
+ * A sign-in with this login string failed (a login, HTTP Basic, KOReader sync): the count and
+ * window after it; `locked_until` is set when this failure locked the login.
+ */
+export const LoginFailed = Type.Object({
+  login: Type.String(),
+  failures: Type.Integer({ minimum: 1 }),
+  first_failed_at: Type.String(),
+  locked_until: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** The failures of a login string no longer count: a good sign-in, or nothing within a day. */
+export const LoginFailuresCleared = Type.Object({ login: Type.String() });
 
 export const UserDeleted = Type.Object({
   user_id: Uuid,
@@ -114,6 +141,8 @@ export const IdentityEvents = {
   'identity.session-renewed.v1': SessionRenewed,
   'identity.library-access-changed.v1': LibraryAccessChanged,
   'identity.reader-key-changed.v1': ReaderKeyChanged,
+  'identity.login-failed.v1': LoginFailed,
+  'identity.login-failures-cleared.v1': LoginFailuresCleared,
 } as const;
 
 export type IdentityEventType = keyof typeof IdentityEvents;

@@ -7,7 +7,7 @@ const ID = '00000000-0000-4000-8000-0000000000aa';
 const OTHER = '00000000-0000-4000-8000-0000000000bb';
 const ADMIN = '00000000-0000-4000-8000-0000000000cc';
 const user = (role: 'user' | 'admin' = 'user'): UserState =>
-  fold(ID, [userRegistered(ID, { email: 'u@example.com', username: 'user1', password: 'x', first_name: 'Ann', last_name: 'Lee', role }, role, null)]);
+  fold(ID, [userRegistered(ID, { email: 'u@example.com', username: 'user1', password: 'x', first_name: 'Ann', last_name: 'Lee', role }, role, null, true)]);
 const facts = (f: Partial<ProfileFacts> = {}): ProfileFacts => ({ adminCount: 2, usernameOwner: null, emailOwner: null, ...f });
 const parse = (raw: Record<string, unknown>) => {
   const r = parseProfile(raw);

@@ -67,8 +67,8 @@ describe('decideRegistration', () => {
     });
     expect(decideRegistration(input({ role: 'admin' }), facts({ callerIsAdmin: true }))).toEqual({ ok: true, value: 'admin' });
   });
-  it('the event carries the defaults: tokyo-night theme, UTC, 5 devices', () => {
-    const e = userRegistered('00000000-0000-4000-8000-000000000001', input(), 'user', null);
+  it('the event carries the defaults (tokyo-night theme, UTC, 5 devices) and the libraries the account sees', () => {
+    const e = userRegistered('00000000-0000-4000-8000-000000000001', input(), 'user', null, false);
     expect(e).toEqual({
       type: 'identity.user-registered.v1',
       data: {
@@ -82,6 +82,8 @@ describe('decideRegistration', () => {
         timezone: 'UTC',
         max_devices: 5,
         registered_by: null,
+        all_libraries: false,
+        library_ids: [],
       },
     });
   });

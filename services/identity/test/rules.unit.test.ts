@@ -10,7 +10,7 @@ import { isTimezone, usernameProblem } from '../src/domain/validate';
 
 const ID = '00000000-0000-4000-8000-000000000001';
 const A2 = '00000000-0000-4000-8000-000000000002';
-const admin = fold(ID, [userRegistered(ID, { email: 'a@example.com', username: 'adm', password: '', first_name: '', last_name: '', role: '' }, 'admin', null)]);
+const admin = fold(ID, [userRegistered(ID, { email: 'a@example.com', username: 'adm', password: '', first_name: '', last_name: '', role: '' }, 'admin', null, true)]);
 
 describe('password change', () => {
   it('checks complexity, confirmation, then current password (self mode)', () => {

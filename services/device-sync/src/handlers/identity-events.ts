@@ -1,24 +1,28 @@
 // Reactions to identity: each account's role and device limit; a deleted account's devices go
 // (their credentials stop working), with their shelves and queues.
-import type { Identity } from '@bindery/contracts';
-import { react, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { Identity } from '@bindery/contracts';
+import { type DecodedEvent, eventSchemas, react, type Bus, type Subscription, type Trx } from '@bindery/platform';
 import { t, type Ctx } from './context';
 import { removeDevice } from './devices';
 
 export const IDENTITY_CONSUMER = 'device-sync-identity';
 const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.max-devices-changed.v1', 'identity.user-deleted.v1'] as const;
+const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 export function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription> {
   return react(bus, ctx.site, {
     source: 'identity',
     durable: IDENTITY_CONSUMER,
     types: TYPES,
-    effect: (trx, ev) => apply(ctx, trx, ev as unknown as Identity.IdentityEvent),
+    effect: async (trx, ev) => {
+      const e = identityEvents.decode(ev);
+      if (e) await apply(ctx, trx, e);
+    },
     after: () => ctx.store.notify(),
   });
 }
 
-async function apply(ctx: Ctx, trx: Trx, e: Identity.IdentityEvent): Promise<void> {
+async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Identity.IdentityEvents>): Promise<void> {
   const users = t(trx);
   switch (e.type) {
     case 'identity.user-registered.v1':

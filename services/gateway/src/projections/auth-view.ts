@@ -3,14 +3,14 @@
 // durable consumer; each replica reads it through a short-lived cache.
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { StoredEvent } from '@bindery/contracts';
-import type { Identity } from '@bindery/contracts';
-import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, type Subscription, type Trx } from '@bindery/platform';
+import { Identity, type StoredEvent } from '@bindery/contracts';
+import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, type DecodedEvent, eventSchemas, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
 
 export const CONSUMER = 'gateway-auth-view';
 const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.password-changed.v1', 'identity.session-revoked.v1'] as const;
 const CACHE_MS = 1000;
+const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 interface UserFacts {
   role: Identity.Role;
@@ -53,10 +53,13 @@ export class AuthView {
   }
 
   apply(ev: StoredEvent): Promise<boolean> {
-    return applyOnce(this.db, SCHEMA, CONSUMER, ev, (trx) => this.project(trx, ev as unknown as Identity.IdentityEvent));
+    return applyOnce(this.db, SCHEMA, CONSUMER, ev, async (trx) => {
+      const e = identityEvents.decode(ev);
+      if (e) await this.project(trx, e);
+    });
   }
 
-  private async project(trx: Trx, e: Identity.IdentityEvent): Promise<void> {
+  private async project(trx: Trx, e: DecodedEvent<typeof Identity.IdentityEvents>): Promise<void> {
     const t = trx.withSchema(SCHEMA);
     switch (e.type) {
       case 'identity.user-registered.v1':

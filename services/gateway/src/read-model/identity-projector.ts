@@ -1,12 +1,14 @@
 // Folds identity's events into the gateway's user table: the profile as GET /api/auth/profile shows
 // it, the role, and which libraries the user may see.
-import type { Identity, StoredEvent } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import { Identity, type StoredEvent } from '@bindery/contracts';
+import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { identityTables } from './tables';
 
-/** The setting that decides what a new account sees until an admin grants more. */
+/** The setting that decided what a new account sees, for `user-registered` events from before they said it. */
 export const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
+
+const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 function profileOf(d: { user_id: string; email: string; username: string; first_name: string; last_name: string; role: Identity.Role; theme: string }): Identity.UserProfile {
   return {
@@ -23,16 +25,17 @@ function profileOf(d: { user_id: string; email: string; username: string; first_
 export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = identityTables(suffix);
   const s = trx.withSchema(SCHEMA);
-  const e = ev as unknown as Identity.IdentityEvent;
+  const e = identityEvents.decode(ev);
+  if (!e) return;
   const load = async (id: string) => s.selectFrom(t.users).selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
   switch (e.type) {
     case 'identity.user-registered.v1': {
-      const setting = await s.selectFrom(t.settings).select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst();
-      const all = setting?.value !== false;
+      // identity states what a new account sees; events from before it did: the setting in force then
+      const all = e.data.all_libraries ?? (await s.selectFrom(t.settings).select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst())?.value !== false;
       const profile = JSON.stringify(profileOf(e.data));
       await s
         .insertInto(t.users)
-        .values({ id: e.data.user_id, role: e.data.role, profile, all_libraries: all, library_ids: '[]' })
+        .values({ id: e.data.user_id, role: e.data.role, profile, all_libraries: all, library_ids: JSON.stringify(e.data.library_ids ?? []) })
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
       return;

@@ -24,12 +24,12 @@ export function activeLock(row: AttemptRow | null, now: Date): Date | null {
  * The row after one more failure. Failures older than the lock window, or from before an
  * expired lock, no longer count.
  */
-export function afterFailure(row: AttemptRow | null, now: Date, p: LockPolicy): AttemptRow & { lockedNow: boolean } {
+export function afterFailure(row: AttemptRow | null, now: Date, p: LockPolicy): { failures: number; first_failed_at: Date; locked_until: Date | null; lockedNow: boolean } {
   const windowMs = p.lockMinutes * 60000;
-  const stale =
-    !row || !row.first_failed_at || now.getTime() - row.first_failed_at.getTime() > windowMs || (row.locked_until !== null && row.locked_until.getTime() <= now.getTime());
-  const failures = (stale ? 0 : row!.failures) + 1;
-  const first = stale ? now : row!.first_failed_at!;
+  const expired = row?.locked_until != null && row.locked_until.getTime() <= now.getTime();
+  const counting = row?.first_failed_at && !expired && now.getTime() - row.first_failed_at.getTime() <= windowMs ? { failures: row.failures, since: row.first_failed_at } : null;
+  const failures = (counting?.failures ?? 0) + 1;
+  const first = counting?.since ?? now;
   if (failures >= p.maxAttempts) return { failures, first_failed_at: first, locked_until: new Date(now.getTime() + windowMs), lockedNow: true };
   return { failures, first_failed_at: first, locked_until: null, lockedNow: false };
 }

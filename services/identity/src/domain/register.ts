@@ -46,7 +46,8 @@ export function decideRegistration(input: RegisterInput, facts: RegisterFacts): 
   return ok('admin');
 }
 
-export function userRegistered(userId: string, input: RegisterInput, role: Role, registeredBy: string | null): Ev {
+/** `allLibraries`: what the new account sees until an admin grants more (the `new_users_see_all_libraries` setting). */
+export function userRegistered(userId: string, input: RegisterInput, role: Role, registeredBy: string | null, allLibraries: boolean): Ev {
   return {
     type: 'identity.user-registered.v1',
     data: {
@@ -60,6 +61,8 @@ export function userRegistered(userId: string, input: RegisterInput, role: Role,
       timezone: DEFAULT_TIMEZONE,
       max_devices: DEFAULT_MAX_DEVICES,
       registered_by: registeredBy,
+      all_libraries: allLibraries,
+      library_ids: [],
     },
   };
 }

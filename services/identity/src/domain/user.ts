@@ -39,31 +39,40 @@ export const initialUser = (id: string): UserState => ({
   version: -1,
 });
 
-export function evolve(s: UserState, e: Identity.IdentityEvent): UserState {
-  const next = { ...s, version: s.version + 1 };
+/** The fields of a user that events set: what the users table keeps of the state. */
+export type UserFields = Pick<UserState, 'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'max_devices'>;
+
+/** What an event does to its user: the one reading of user events, for the state here and the users table. */
+export type UserChange = { kind: 'registered'; fields: UserFields } | { kind: 'changed'; fields: Partial<UserFields> } | { kind: 'deleted' } | null;
+
+export function userChange(e: Identity.IdentityEvent): UserChange {
   switch (e.type) {
     case 'identity.user-registered.v1': {
-      const d = e.data;
-      return {
-        ...next,
-        exists: true,
-        email: d.email,
-        username: d.username,
-        first_name: d.first_name,
-        last_name: d.last_name,
-        role: d.role,
-        theme: d.theme,
-        timezone: d.timezone,
-        max_devices: d.max_devices,
-      };
+      const { email, username, first_name, last_name, role, theme, timezone, max_devices } = e.data;
+      return { kind: 'registered', fields: { email, username, first_name, last_name, role, theme, timezone, max_devices } };
     }
     case 'identity.profile-changed.v1':
-      return { ...next, ...e.data.changes };
+      return { kind: 'changed', fields: e.data.changes };
     case 'identity.role-changed.v1':
-      return { ...next, role: e.data.role };
+      return { kind: 'changed', fields: { role: e.data.role } };
     case 'identity.max-devices-changed.v1':
-      return { ...next, max_devices: e.data.max_devices };
+      return { kind: 'changed', fields: { max_devices: e.data.max_devices } };
     case 'identity.user-deleted.v1':
+      return { kind: 'deleted' };
+    default:
+      return null;
+  }
+}
+
+export function evolve(s: UserState, e: Identity.IdentityEvent): UserState {
+  const next = { ...s, version: s.version + 1 };
+  const c = userChange(e);
+  switch (c?.kind) {
+    case 'registered':
+      return { ...next, ...c.fields, exists: true };
+    case 'changed':
+      return { ...next, ...c.fields };
+    case 'deleted':
       return { ...next, deleted: true };
     default:
       return next;

@@ -11,7 +11,7 @@ import type { Ctx } from './context';
 export async function listUsers(ctx: Ctx, req: Identity.IdentityRequest<'users-list'>): Promise<Result<Identity.UserRecord[]>> {
   const denied = await ctx.requireAdmin(req.caller);
   if (denied) return err(denied);
-  return ok((await users.listUsers(ctx.rt.db)).map(users.toRecord));
+  return ok((await users.listUsers(ctx.db)).map(users.toRecord));
 }
 
 export async function setMaxDevices(ctx: Ctx, req: Identity.IdentityRequest<'max-devices-set'>): Promise<Result<{ message: string }>> {
@@ -35,7 +35,7 @@ export async function setMaxDevices(ctx: Ctx, req: Identity.IdentityRequest<'max
 export async function getSettings(ctx: Ctx, req: Identity.IdentityRequest<'settings-get'>): Promise<Result<{ settings: Identity.SettingEntry[] }>> {
   const denied = await ctx.requireAdmin(req.caller);
   if (denied) return err(denied);
-  return ok({ settings: settingEntries(await store.storedSettings(ctx.rt.db), ctx.settingDefaults) });
+  return ok({ settings: settingEntries(await store.storedSettings(ctx.db), ctx.settingDefaults) });
 }
 
 export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'settings-put'>): Promise<Result<{ message: string; settings: Identity.SettingEntry[] }>> {
@@ -44,8 +44,7 @@ export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'setti
   const parsed = parseSettingsPut(req.input);
   if (!parsed.ok) return parsed;
   const entries = await ctx.tx(async (trx) => {
-    await store.putSettings(trx, parsed.value);
-    await ctx.store.append(trx, 'settings', 'any', [{ type: 'identity.settings-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
+    await ctx.emit(trx, 'settings', 'any', [{ type: 'identity.settings-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
     return settingEntries(await store.storedSettings(trx), ctx.settingDefaults);
   });
   ctx.invalidateSetup();
@@ -55,7 +54,7 @@ export async function putSettings(ctx: Ctx, req: Identity.IdentityRequest<'setti
 export async function getConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-get'>): Promise<Result<{ config: Record<string, string> }>> {
   const denied = await ctx.requireAdmin(req.caller);
   if (denied) return err(denied);
-  return ok({ config: await store.config(ctx.rt.db) });
+  return ok({ config: await store.config(ctx.db) });
 }
 
 export async function putConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-put'>): Promise<Result<{ message: string; config: Record<string, string> }>> {
@@ -64,8 +63,7 @@ export async function putConfig(ctx: Ctx, req: Identity.IdentityRequest<'config-
   const parsed = parseConfigPut(req.input);
   if (!parsed.ok) return parsed;
   const config = await ctx.tx(async (trx) => {
-    await store.putConfig(trx, parsed.value);
-    await ctx.store.append(trx, 'config', 'any', [{ type: 'identity.config-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
+    await ctx.emit(trx, 'config', 'any', [{ type: 'identity.config-changed.v1', data: { changes: parsed.value, changed_by: req.caller.user_id } }]);
     return store.config(trx);
   });
   return ok({ message: 'configuration updated successfully', config });

@@ -1,16 +1,16 @@
 // Register, login, refresh, logout.
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Trx } from '@bindery/platform';
-import { accountLockedMessage, err, fail, Messages, ok, tooManyAttemptsMessage, type Identity, type Result } from '@bindery/contracts';
+import type { IdentityDb } from '../store/database';
+import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
 import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
-import { activeLock, afterFailure, remainingMinutes } from '../domain/login-lock';
 import { isUuid, readStrings, invalidRequest, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
 import { initialUser } from '../domain/user';
 import * as users from '../store/users';
-import * as attempts from '../store/login-attempts';
 import * as sessions from '../store/sessions';
 import * as kosync from '../store/kosync';
 import { internal, type Ctx } from './context';
+import { underLoginLock } from './login-lock';
 
 export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register'>): Promise<Result<Identity.AuthResult>> {
   const parsed = parseRegister(req.input);
@@ -38,9 +38,12 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
       const role = decideRegistration(input, facts);
       if (!role.ok) return role;
       const id = randomUUID();
-      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, role.value, callerIsAdmin ? req.caller!.user_id : null)]);
+      await ctx.appendUser(trx, initialUser(id), [
+        userRegistered(id, input, role.value, callerIsAdmin && req.caller ? req.caller.user_id : null, settings.new_users_see_all_libraries),
+      ]);
       await users.setPasswordHash(trx, id, hash, verifier);
-      const row = (await users.findById(trx, id))!;
+      const row = await users.findById(trx, id);
+      if (!row) throw new Error(`user ${id} missing right after its registration`);
       return ok(await ctx.issueSession(trx, row, settings, undefined, req.client));
     });
   } catch (e) {
@@ -58,49 +61,27 @@ export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): P
   if (f.password === '') return err(validation('password is required'));
   if (f.login.length > LOGIN_MAX) return err(validation(`login must be at most ${LOGIN_MAX} characters`));
   if (f.password.length > LOGIN_PASSWORD_MAX) return err(validation(`password must be at most ${LOGIN_PASSWORD_MAX} characters`));
-  const key = f.login;
-  const now = ctx.rt.now();
-  const lock = activeLock(await attempts.read(ctx.rt.db, key), now);
-  if (lock) return err(fail('login_locked', accountLockedMessage(remainingMinutes(lock, now))));
-
-  const user = await users.findByLogin(ctx.rt.db, key);
-  let good = false;
-  if (user) good = await ctx.verify(user.password_hash, f.password);
-  else await ctx.burn(f.password);
-
-  const settings = await ctx.settings();
-  if (!good) {
-    return ctx.tx(async (trx) => {
-      const t = ctx.rt.now();
-      const row = await attempts.lockRow(trx, key);
-      const held = activeLock(row, t);
-      if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
-      const next = afterFailure(row, t, { maxAttempts: settings.login_max_attempts, lockMinutes: settings.login_lock_minutes });
-      await attempts.write(trx, key, next);
-      if (next.lockedNow) return err(fail('login_locked', tooManyAttemptsMessage(settings.login_lock_minutes)));
-      return err(fail('invalid_credentials', Messages.invalidCredentials));
-    });
-  }
-  await untilValid(ctx, user!.sessions_valid_after);
-  const verifier = await missingVerifier(ctx, user!.id, f.password);
-  return ctx.tx(async (trx) => {
-    // Parallel guesses may have locked the login while this one was being verified: the lock wins.
-    const t = ctx.rt.now();
-    const held = activeLock(await attempts.lockRow(trx, key), t);
-    if (held) return err(fail('login_locked', accountLockedMessage(remainingMinutes(held, t))));
-    // A password reset (or a deletion) committed since the check above makes the old password worthless.
-    if ((await users.lockCredentials(trx, user!.id)) !== user!.password_hash) return err(fail('invalid_credentials', Messages.invalidCredentials));
-    await attempts.clear(trx, key);
-    if (verifier) await kosync.captureVerifier(trx, user!.id, user!.password_hash, verifier);
-    return ok(await ctx.issueSession(trx, user!, settings, undefined, req.client));
-  });
+  return underLoginLock(
+    ctx,
+    f.login,
+    {
+      check: (user) => ctx.verify(user.password_hash, f.password),
+      burn: () => ctx.burn(f.password),
+      prepare: async (user) => {
+        await untilValid(ctx, user.sessions_valid_after);
+        const verifier = await missingVerifier(ctx, user.id, f.password);
+        return verifier ? (trx) => kosync.captureVerifier(trx, user.id, user.password_hash, verifier) : null;
+      },
+    },
+    (trx, user, settings) => ctx.issueSession(trx, user, settings, undefined, req.client),
+  );
 }
 
 export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>): Promise<Result<Identity.AuthResult>> {
   if (req.refresh_token === '') return err(validation('refresh_token is required'));
   const settings = await ctx.settings();
-  const known = await sessions.ownerOf(ctx.rt.db, req.refresh_token);
-  if (known) await untilValid(ctx, await users.sessionsValidAfter(ctx.rt.db, known));
+  const known = await sessions.ownerOf(ctx.db, req.refresh_token);
+  if (known) await untilValid(ctx, await users.sessionsValidAfter(ctx.db, known));
   return ctx.tx(async (trx) => {
     // Credentials first, then the token row: the same order as a password reset, so the two serialise.
     const owner = await sessions.ownerOf(trx, req.refresh_token);
@@ -109,14 +90,15 @@ export async function refresh(ctx: Ctx, req: Identity.IdentityRequest<'refresh'>
     const r = await sessions.redeem(trx, req.refresh_token, now);
     if (!r.ok) {
       // a reused token leaked: its family is revoked, and so is every access token the family issued
-      if (r.reason === 'reused' && r.familyId && r.userId) {
+      const userId = r.userId;
+      if (r.reason === 'reused' && r.familyId && userId) {
         const tokens = await sessions.familyAccessTokens(trx, r.familyId, now);
         if (tokens.length > 0)
-          await ctx.store.append(
+          await ctx.emit(
             trx,
-            `sessions-${r.userId}`,
+            `sessions-${userId}`,
             'any',
-            tokens.map((a) => ({ type: 'identity.session-revoked.v1', data: { user_id: r.userId!, jti: a.jti, expires_at: a.expires_at.toISOString() } })),
+            tokens.map((a) => ({ type: 'identity.session-revoked.v1', data: { user_id: userId, jti: a.jti, expires_at: a.expires_at.toISOString() } })),
           );
       }
       return err(fail('unauthorized', Messages.invalidRefreshToken));
@@ -136,7 +118,7 @@ export async function logout(ctx: Ctx, req: Identity.IdentityRequest<'logout'>):
     // the session's refresh family ends with it, whether or not the client sent its refresh token
     if (c?.jti) await sessions.revokeByAccessJti(trx, c.user_id, c.jti, now);
     if (c?.jti) {
-      await ctx.store.append(trx, `sessions-${c.user_id}`, 'any', [
+      await ctx.emit(trx, `sessions-${c.user_id}`, 'any', [
         { type: 'identity.session-revoked.v1', data: { user_id: c.user_id, jti: c.jti, expires_at: c.exp ? new Date(c.exp * 1000).toISOString() : null } },
       ]);
     }
@@ -155,16 +137,16 @@ async function untilValid(ctx: Ctx, validAfter: Date | null): Promise<void> {
 
 /** An account made before KOReader sync existed has no verifier yet: a good login makes one. */
 export async function missingVerifier(ctx: Ctx, userId: string, password: string): Promise<string | null> {
-  if ((await kosync.verifierOf(ctx.rt.db, userId)) !== null) return null;
+  if ((await kosync.verifierOf(ctx.db, userId)) !== null) return null;
   return ctx.hash(kosync.kosyncKeyOf(password));
 }
 
 /** The access tokens of a refresh family end with it: each is a `session-revoked` event (the gateway refuses them at once). */
-async function endFamily(ctx: Ctx, trx: Trx, userId: string, familyId: string, now: Date): Promise<void> {
+async function endFamily(ctx: Ctx, trx: Trx<IdentityDb>, userId: string, familyId: string, now: Date): Promise<void> {
   const tokens = await sessions.familyAccessTokens(trx, familyId, now);
   await sessions.revokeFamily(trx, familyId, now);
   if (tokens.length > 0)
-    await ctx.store.append(
+    await ctx.emit(
       trx,
       `sessions-${userId}`,
       'any',

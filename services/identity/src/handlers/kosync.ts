@@ -10,22 +10,28 @@ import { usernameProblem } from '../domain/validate';
 import * as users from '../store/users';
 import * as kosync from '../store/kosync';
 import type { Ctx } from './context';
-import { underLoginLock, type Verified } from './reader-auth';
+import { underLoginLock } from './login-lock';
+import { type Verified, verified } from './reader-auth';
 
 const KEY = /^[0-9a-f]{32}$/;
 
 export async function verifyKosync(ctx: Ctx, req: Identity.IdentityRequest<'kosync-verify'>): Promise<Result<Verified>> {
   const key = req.key.toLowerCase();
   if (req.login === '' || !KEY.test(key)) return err(fail('invalid_credentials', Messages.invalidCredentials));
-  return underLoginLock(ctx, req.login, {
-    check: async (user) => {
-      const verifier = await kosync.verifierOf(ctx.rt.db, user.id);
-      if (verifier) return ctx.verify(verifier, key);
-      await ctx.burn(key);
-      return false;
+  return underLoginLock(
+    ctx,
+    req.login,
+    {
+      check: async (user) => {
+        const verifier = await kosync.verifierOf(ctx.db, user.id);
+        if (verifier) return ctx.verify(verifier, key);
+        await ctx.burn(key);
+        return false;
+      },
+      burn: () => ctx.burn(key),
     },
-    burn: () => ctx.burn(key),
-  });
+    verified,
+  );
 }
 
 /**
@@ -37,7 +43,7 @@ export async function createKosync(ctx: Ctx, req: Identity.IdentityRequest<'kosy
   const username = req.username.trim();
   const key = req.key.toLowerCase();
   if (username === '' || usernameProblem(username) !== null || !KEY.test(key)) return err(fail('validation', 'invalid username or key'));
-  if (await users.ownerOf(ctx.rt.db, 'username', username)) return err(fail('conflict', Messages.usernameExists));
+  if (await users.ownerOf(ctx.db, 'username', username)) return err(fail('conflict', Messages.usernameExists));
   const hash = await ctx.hash(key);
   try {
     return await ctx.tx(async (trx) => {
@@ -50,7 +56,7 @@ export async function createKosync(ctx: Ctx, req: Identity.IdentityRequest<'kosy
       if ((await users.ownerOf(trx, 'email', email)) !== null) return err(fail('conflict', Messages.usernameExists));
       const id = randomUUID();
       const input = { email, username, password: key, first_name: '', last_name: '', role: 'user' };
-      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, 'user', null)]);
+      await ctx.appendUser(trx, initialUser(id), [userRegistered(id, input, 'user', null, settings.new_users_see_all_libraries)]);
       await users.setPasswordHash(trx, id, hash, hash);
       return ok({ user_id: id });
     });

@@ -7,7 +7,7 @@ import { decideDelete } from '../domain/delete-user';
 import * as users from '../store/users';
 import { kosyncKeyOf } from '../store/kosync';
 import * as sessions from '../store/sessions';
-import * as readerKeys from '../store/reader-keys';
+import { revokeReaderKey } from './reader-auth';
 import { internal, type Ctx } from './context';
 
 type Msg = { message: string };
@@ -16,7 +16,7 @@ const notFound = () => err(fail('user_not_found', Messages.userNotFound));
 export async function getProfile(ctx: Ctx, req: Identity.IdentityRequest<'profile-get'>): Promise<Result<Identity.UserProfile>> {
   const id = req.caller.user_id;
   const p = await ctx.profiles.get(id, async () => {
-    const u = await users.findById(ctx.rt.db, id);
+    const u = await users.findById(ctx.db, id);
     return u ? users.toProfile(u, true) : undefined;
   });
   return p ? ok(p) : notFound();
@@ -81,7 +81,7 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
   const parsed = parsePasswordChange(req.input, selfMode);
   if (!parsed.ok) return parsed;
   const id = target.value.id;
-  const currentHash = await users.passwordHash(ctx.rt.db, id);
+  const currentHash = await users.passwordHash(ctx.db, id);
   if (currentHash === undefined) return notFound();
   const matches = selfMode ? await ctx.verify(currentHash, parsed.value.current_password) : 'skipped';
   const decided = decidePasswordChange(parsed.value, matches);
@@ -106,14 +106,13 @@ export async function changePassword(ctx: Ctx, req: Identity.IdentityRequest<'pa
     await users.setSessionsValidAfter(trx, id, cutoff);
     // every refresh token of the user but the changing session's: a stolen one must not outlive the change
     await sessions.revokeAllForUser(trx, id, now, kept ? await sessions.familyOfAccessJti(trx, id, kept) : null);
-    const keyRevoked = await readerKeys.revoke(trx, id);
     await ctx.appendUser(trx, user, [
       {
         type: 'identity.password-changed.v1',
         data: { user_id: id, changed_by: req.caller.user_id, sessions_revoked_before: cutoff.toISOString(), session_kept: kept },
       },
     ]);
-    if (keyRevoked) await ctx.store.append(trx, readerKeys.STREAM(id), 'any', [{ type: 'identity.reader-key-changed.v1', data: { user_id: id, action: 'revoked' } }]);
+    await revokeReaderKey(ctx, trx, id);
     return ok({ message: 'password updated successfully' });
   });
 }

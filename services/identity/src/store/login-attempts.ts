@@ -1,51 +1,36 @@
-// Failed-login counters, one row per submitted login string, shared by every replica.
-import type { DbOrTrx } from '@bindery/platform';
+// Failed-login counters, one row per submitted login string, shared by every replica. The rows are
+// written only by the projection of `login-failed` / `login-failures-cleared` (store/projection.ts).
+import { sql, type Selectable } from 'kysely';
+import type { DbOrTrx, Trx } from '@bindery/platform';
 import type { AttemptRow } from '../domain/login-lock';
+import type { IdentityDb, LoginAttemptsTable } from './database';
 import { SCHEMA } from './migrations';
 
-const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+const t = (q: DbOrTrx<IdentityDb>) => q.withSchema(SCHEMA);
 
-const toRow = (r: Record<string, unknown> | undefined): AttemptRow | null =>
-  r
-    ? {
-        failures: Number(r.failures),
-        first_failed_at: r.first_failed_at ? new Date(r.first_failed_at as string | Date) : null,
-        locked_until: r.locked_until ? new Date(r.locked_until as string | Date) : null,
-      }
-    : null;
+/** the stream of one login string's failures */
+export const streamOf = (login: string) => `login-${login}`;
 
-export async function read(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
+const toRow = (r: Selectable<LoginAttemptsTable> | undefined): AttemptRow | null =>
+  r ? { failures: Number(r.failures), first_failed_at: r.first_failed_at, locked_until: r.locked_until } : null;
+
+export async function read(q: DbOrTrx<IdentityDb>, login: string): Promise<AttemptRow | null> {
   return toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).executeTakeFirst());
 }
 
-/** The row locked for update (created empty first, so concurrent failures serialise on it). */
-export async function lockRow(q: DbOrTrx, login: string): Promise<AttemptRow | null> {
-  await t(q)
-    .insertInto('login_attempts')
-    .values({ login, failures: 0 })
-    .onConflict((oc) => oc.column('login').doNothing())
-    .execute();
-  const row = toRow(await t(q).selectFrom('login_attempts').selectAll().where('login', '=', login).forUpdate().executeTakeFirst());
-  return row && row.failures === 0 && !row.locked_until ? null : row;
+/** The row, read under the login's lock until the transaction ends: concurrent attempts take turns. */
+export async function lockRow(trx: Trx<IdentityDb>, login: string): Promise<AttemptRow | null> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`bindery.identity.login.${login}`}))`.execute(trx);
+  return read(trx, login);
 }
 
-export async function write(q: DbOrTrx, login: string, row: AttemptRow): Promise<void> {
-  await t(q)
-    .updateTable('login_attempts')
-    .set({ failures: row.failures, first_failed_at: row.first_failed_at, locked_until: row.locked_until })
-    .where('login', '=', login)
-    .execute();
-}
-
-export async function clear(q: DbOrTrx, login: string): Promise<void> {
-  await t(q).deleteFrom('login_attempts').where('login', '=', login).execute();
-}
-
-/** Forgets counters that can no longer matter: no lock in force and no failure within a day. */
-export async function prune(q: DbOrTrx, now: Date): Promise<void> {
+/** Logins whose counters can no longer matter: no lock in force and no failure within a day. */
+export async function stale(q: DbOrTrx<IdentityDb>, now: Date): Promise<string[]> {
   const dayAgo = new Date(now.getTime() - 86_400_000);
-  await t(q)
-    .deleteFrom('login_attempts')
+  const rows = await t(q)
+    .selectFrom('login_attempts')
+    .select('login')
     .where((eb) => eb.and([eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]), eb.or([eb('first_failed_at', 'is', null), eb('first_failed_at', '<', dayAgo)])]))
     .execute();
+  return rows.map((r) => r.login);
 }

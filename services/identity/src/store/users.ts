@@ -1,35 +1,23 @@
 // The users table: identity's own read model, written in the same transaction as the events.
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { toIso, type DbOrTrx } from '@bindery/platform';
+import type { IdentityDb, UsersTable } from './database';
 import type { Identity } from '@bindery/contracts';
-import type { Ev } from '../domain/user';
 import { SCHEMA } from './migrations';
 
-export interface UserRow {
-  id: string;
-  email: string;
-  username: string;
-  first_name: string;
-  last_name: string;
-  role: Identity.Role;
-  theme: string;
-  timezone: string;
-  max_devices: number;
-  device_count: number;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A users row as read (every column). */
+export type UserRow = Selectable<UsersTable>;
 
-const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+const t = (q: DbOrTrx<IdentityDb>) => q.withSchema(SCHEMA);
 
-export async function findById(q: DbOrTrx, id: string): Promise<UserRow | undefined> {
-  return (await t(q).selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) as UserRow | undefined;
+export async function findById(q: DbOrTrx<IdentityDb>, id: string): Promise<UserRow | undefined> {
+  return t(q).selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** Login by e-mail or username, both case-insensitive. */
-export async function findByLogin(q: DbOrTrx, login: string): Promise<(UserRow & { password_hash: string; sessions_valid_after: Date | null }) | undefined> {
+export async function findByLogin(q: DbOrTrx<IdentityDb>, login: string): Promise<(UserRow & { password_hash: string; sessions_valid_after: Date | null }) | undefined> {
   const l = login.trim().toLowerCase();
-  return (await t(q)
+  return t(q)
     .selectFrom('users')
     .innerJoin('credentials', 'credentials.user_id', 'users.id')
     .selectAll('users')
@@ -37,81 +25,39 @@ export async function findByLogin(q: DbOrTrx, login: string): Promise<(UserRow &
     .where((eb) => eb.or([eb(sql`lower(email)`, '=', l), eb(sql`lower(username)`, '=', l)]))
     .orderBy(sql`lower(email) = ${l}`, 'desc')
     .limit(1)
-    .executeTakeFirst()) as (UserRow & { password_hash: string; sessions_valid_after: Date | null }) | undefined;
+    .executeTakeFirst();
 }
 
-export async function ownerOf(q: DbOrTrx, field: 'email' | 'username', value: string): Promise<string | null> {
+export async function ownerOf(q: DbOrTrx<IdentityDb>, field: 'email' | 'username', value: string): Promise<string | null> {
   const r = await t(q)
     .selectFrom('users')
     .select('id')
     .where(sql`lower(${sql.ref(field)})`, '=', value.toLowerCase())
     .executeTakeFirst();
-  return (r?.id as string | undefined) ?? null;
+  return r?.id ?? null;
 }
 
 /** Admin ids, oldest account first ("the first other admin"). */
-export async function adminIds(q: DbOrTrx): Promise<string[]> {
-  return (await t(q).selectFrom('users').select('id').where('role', '=', 'admin').orderBy('seq').execute()).map((r) => r.id as string);
+export async function adminIds(q: DbOrTrx<IdentityDb>): Promise<string[]> {
+  return (await t(q).selectFrom('users').select('id').where('role', '=', 'admin').orderBy('seq').execute()).map((r) => r.id);
 }
 
-export async function listUsers(q: DbOrTrx): Promise<UserRow[]> {
-  return (await t(q).selectFrom('users').selectAll().orderBy('seq').execute()) as UserRow[];
+export async function listUsers(q: DbOrTrx<IdentityDb>): Promise<UserRow[]> {
+  return t(q).selectFrom('users').selectAll().orderBy('seq').execute();
 }
 
-export async function passwordHash(q: DbOrTrx, id: string): Promise<string | undefined> {
+export async function passwordHash(q: DbOrTrx<IdentityDb>, id: string): Promise<string | undefined> {
   const r = await t(q).selectFrom('credentials').select('password_hash').where('user_id', '=', id).executeTakeFirst();
-  return r?.password_hash as string | undefined;
+  return r?.password_hash;
 }
 
 /** Sets the password hash, and with it the KOReader sync verifier (store/kosync.ts) of the same password. */
-export async function setPasswordHash(q: DbOrTrx, id: string, hash: string, kosyncVerifier: string | null = null): Promise<void> {
+export async function setPasswordHash(q: DbOrTrx<IdentityDb>, id: string, hash: string, kosyncVerifier: string | null = null): Promise<void> {
   await t(q)
     .insertInto('credentials')
     .values({ user_id: id, password_hash: hash, kosync_verifier: kosyncVerifier })
     .onConflict((oc) => oc.column('user_id').doUpdateSet({ password_hash: hash, kosync_verifier: kosyncVerifier, changed_at: sql`now()` }))
     .execute();
-}
-
-/** Keeps the users table equal to the fold of the events just appended. */
-export async function project(q: DbOrTrx, e: Ev): Promise<void> {
-  switch (e.type) {
-    case 'identity.user-registered.v1': {
-      const d = e.data;
-      await t(q)
-        .insertInto('users')
-        .values({
-          id: d.user_id,
-          email: d.email,
-          username: d.username,
-          first_name: d.first_name,
-          last_name: d.last_name,
-          role: d.role,
-          theme: d.theme,
-          timezone: d.timezone,
-          max_devices: d.max_devices,
-        })
-        .execute();
-      return;
-    }
-    case 'identity.profile-changed.v1':
-      await t(q)
-        .updateTable('users')
-        .set({ ...e.data.changes, updated_at: sql`now()` })
-        .where('id', '=', e.data.user_id)
-        .execute();
-      return;
-    case 'identity.role-changed.v1':
-      await t(q).updateTable('users').set({ role: e.data.role, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
-      return;
-    case 'identity.max-devices-changed.v1':
-      await t(q).updateTable('users').set({ max_devices: e.data.max_devices, updated_at: sql`now()` }).where('id', '=', e.data.user_id).execute();
-      return;
-    case 'identity.user-deleted.v1':
-      await t(q).deleteFrom('users').where('id', '=', e.data.user_id).execute();
-      return;
-    default:
-      return;
-  }
 }
 
 export const toProfile = (u: UserRow, withTheme: boolean): Identity.UserProfile => ({
@@ -140,17 +86,17 @@ export const toRecord = (u: UserRow): Identity.UserRecord => ({
 });
 
 /** The stored hash, share-locked until the transaction ends (a reset or a deletion waits for it). */
-export async function lockCredentials(q: DbOrTrx, id: string): Promise<string | undefined> {
+export async function lockCredentials(q: DbOrTrx<IdentityDb>, id: string): Promise<string | undefined> {
   const r = await t(q).selectFrom('credentials').select('password_hash').where('user_id', '=', id).forShare().executeTakeFirst();
-  return r?.password_hash as string | undefined;
+  return r?.password_hash;
 }
 
 /** When sessions of this user start to count again after an admin reset (null: always). */
-export async function sessionsValidAfter(q: DbOrTrx, id: string): Promise<Date | null> {
+export async function sessionsValidAfter(q: DbOrTrx<IdentityDb>, id: string): Promise<Date | null> {
   const r = await t(q).selectFrom('credentials').select('sessions_valid_after').where('user_id', '=', id).executeTakeFirst();
-  return r?.sessions_valid_after ? new Date(r.sessions_valid_after as Date) : null;
+  return r?.sessions_valid_after ?? null;
 }
 
-export async function setSessionsValidAfter(q: DbOrTrx, id: string, at: Date): Promise<void> {
+export async function setSessionsValidAfter(q: DbOrTrx<IdentityDb>, id: string, at: Date): Promise<void> {
   await t(q).updateTable('credentials').set({ sessions_valid_after: at }).where('user_id', '=', id).execute();
 }

@@ -3,13 +3,14 @@
 // see, for reactions that have no request to carry the caller's access (kosync documents linked
 // when the catalog announces their book); started later than the first, it reads identity's log
 // from its beginning.
-import type { Identity } from '@bindery/contracts';
-import { react, type Bus, type Subscription } from '@bindery/platform';
+import { Identity } from '@bindery/contracts';
+import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
 import { collectionOut, createSystemCollections } from '../store/collections';
 import { t, type Ctx } from './context';
 
 export const IDENTITY_CONSUMER = 'reading-identity';
 const TYPES = ['identity.user-registered.v1', 'identity.user-deleted.v1'] as const;
+const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription> {
   return react(bus, ctx.site, {
@@ -17,8 +18,8 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
     durable: IDENTITY_CONSUMER,
     types: TYPES,
     effect: async (trx, ev) => {
-      const e = ev as unknown as Identity.IdentityEvent;
-      if (e.type === 'identity.user-registered.v1') {
+      const e = identityEvents.decode(ev);
+      if (e?.type === 'identity.user-registered.v1') {
         const user = e.data.user_id;
         await t(trx)
           .insertInto('users')
@@ -27,7 +28,7 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
           .execute();
         const made = await createSystemCollections(trx, user, ctx.now());
         if (made.length) await ctx.emit(trx, user, [{ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } }]);
-      } else if (e.type === 'identity.user-deleted.v1') {
+      } else if (e?.type === 'identity.user-deleted.v1') {
         await removeUser(trx, e.data.user_id);
         await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
       }
@@ -62,7 +63,7 @@ const ACCESS_TYPES = [
   'identity.settings-changed.v1',
   'identity.user-deleted.v1',
 ] as const;
-/** identity's setting that decides what a new account sees until an admin grants more (as the gateway reads it) */
+/** identity's setting that decided what a new account sees, for `user-registered` events from before they said it */
 const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
 
 export async function consumeAccess(ctx: Ctx, bus: Bus): Promise<Subscription> {
@@ -71,13 +72,15 @@ export async function consumeAccess(ctx: Ctx, bus: Bus): Promise<Subscription> {
     durable: ACCESS_CONSUMER,
     types: ACCESS_TYPES,
     effect: async (trx, ev) => {
-      const e = ev as unknown as Identity.IdentityEvent;
-      switch (e.type) {
+      const e = identityEvents.decode(ev);
+      switch (e?.type) {
         case 'identity.user-registered.v1': {
-          const setting = await t(trx).selectFrom('identity_settings').select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst();
+          // identity states what a new account sees; events from before it did: the setting in force then
+          const all =
+            e.data.all_libraries ?? (await t(trx).selectFrom('identity_settings').select('value').where('key', '=', NEW_USER_ACCESS_KEY).executeTakeFirst())?.value !== false;
           await t(trx)
             .insertInto('user_access')
-            .values({ user_id: e.data.user_id, role: e.data.role, all_libraries: setting?.value !== false, library_ids: '[]' })
+            .values({ user_id: e.data.user_id, role: e.data.role, all_libraries: all, library_ids: JSON.stringify(e.data.library_ids ?? []) })
             .onConflict((oc) => oc.doNothing())
             .execute();
           return;
