@@ -2,12 +2,14 @@
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 
-// Kysely<any>: each service describes its own tables at the query site; the schema is per service.
+// Each service describes its own tables (its `Database` interface) and uses `Db<ItsDb>`; plumbing that
+// serves every schema keeps the default.
 // biome-ignore lint/suspicious/noExplicitAny: each service types its own tables at the query site
-export type Db = Kysely<any>;
+export type Db<DB = any> = Kysely<DB>;
 // biome-ignore lint/suspicious/noExplicitAny: as Db
-export type Trx = Transaction<any>;
-export type DbOrTrx = Db | Trx;
+export type Trx<DB = any> = Transaction<DB>;
+// biome-ignore lint/suspicious/noExplicitAny: as Db
+export type DbOrTrx<DB = any> = Db<DB> | Trx<DB>;
 
 export interface Database {
   db: Db;

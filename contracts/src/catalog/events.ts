@@ -108,6 +108,7 @@ export const ScanCounts = {
 };
 
 export const ScanReason = Type.Union([Type.Literal('manual'), Type.Literal('startup'), Type.Literal('watch'), Type.Literal('reconcile'), Type.Literal('library-changed')]);
+export type ScanReason = Type.Static<typeof ScanReason>;
 
 export const CatalogEvents = {
   'catalog.library-created.v1': Type.Object({ library: Library, by: Nullable(Uuid) }),

@@ -2,27 +2,17 @@
 // an admin resolves by keeping one item (the others are removed, their reading data merged by
 // the reading service on the published event) or by keeping them all (dismissed).
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type NotNull } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { toIso, type Trx } from '@bindery/platform';
+import { toIso } from '@bindery/platform';
 import { invalid, isUuid } from '../domain/validate';
-import { publicOf, type ItemRow } from '../store/items';
+import { publicOf } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import { requireAdmin, type Ctx } from './context';
-
-interface ConflictRow {
-  id: string;
-  sha256: string;
-  status: 'pending' | 'resolved' | 'dismissed';
-  item_ids: string[];
-  kept_item_id: string | null;
-  resolved_by: string | null;
-  created_at: Date | string;
-  resolved_at: Date | string | null;
-}
+import type { CTrx } from '../store/schema';
 
 /** Opens a pending conflict for every group of active items sharing content that has none yet. */
-export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
+export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
   const t = trx.withSchema(SCHEMA);
   await sql`select pg_advisory_xact_lock(hashtext('bindery.catalog.conflicts'))`.execute(trx);
   const groups = await t
@@ -32,15 +22,16 @@ export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
     .where('i.state', '=', 'active')
     .where('f.present', '=', true)
     .where('f.sha256', 'is not', null)
+    .$narrowType<{ sha256: NotNull }>()
     .groupBy('f.sha256')
     .having(sql`count(distinct f.item_id)`, '>', 1)
     .execute();
   let opened = 0;
   for (const g of groups) {
-    const sha = g.sha256 as string;
-    const members = [...(g.items as string[])].sort();
+    const sha = g.sha256;
+    const members = [...g.items].sort();
     const key = JSON.stringify(members);
-    const existing = (await t.selectFrom('hash_conflicts').selectAll().where('sha256', '=', sha).orderBy('created_at', 'desc').execute()) as ConflictRow[];
+    const existing = await t.selectFrom('hash_conflicts').selectAll().where('sha256', '=', sha).orderBy('created_at', 'desc').execute();
     const pending = existing.find((c) => c.status === 'pending');
     if (pending) {
       if (JSON.stringify([...pending.item_ids].sort()) !== key) {
@@ -77,11 +68,11 @@ export interface ConflictView {
 export async function listConflicts(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<{ data: ConflictView[] }>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
-  const db = ctx.rt.db;
-  const rows = (await db.withSchema(SCHEMA).selectFrom('hash_conflicts').selectAll().where('status', '=', 'pending').orderBy('created_at').execute()) as ConflictRow[];
+  const db = ctx.db;
+  const rows = await db.withSchema(SCHEMA).selectFrom('hash_conflicts').selectAll().where('status', '=', 'pending').orderBy('created_at').execute();
   const ids = [...new Set(rows.flatMap((r) => r.item_ids))];
   const items = ids.length
-    ? await publicOf(db, (await db.withSchema(SCHEMA).selectFrom('media_items').selectAll().where('id', 'in', ids).where('state', '=', 'active').execute()) as ItemRow[])
+    ? await publicOf(db, await db.withSchema(SCHEMA).selectFrom('media_items').selectAll().where('id', 'in', ids).where('state', '=', 'active').execute())
     : [];
   const byId = new Map(items.map((i) => [i.id, i]));
   const data = rows
@@ -107,7 +98,7 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
   const id = req.id.toLowerCase();
   return ctx.tx(async (trx): Promise<Result<unknown>> => {
     const t = trx.withSchema(SCHEMA);
-    const c = (await t.selectFrom('hash_conflicts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()) as ConflictRow | undefined;
+    const c = await t.selectFrom('hash_conflicts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) return err(fail('not_found', Messages.hashConflictNotFound));
     if (c.status !== 'pending') return err(fail('conflict', Messages.hashConflictAlreadyResolved));
     const now = new Date();
@@ -119,7 +110,7 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
     const kept = (keep as string).trim().toLowerCase();
     if (!c.item_ids.includes(kept)) return err(invalid('keep_uuid must name an item of this conflict'));
     const others = c.item_ids.filter((i) => i !== kept);
-    const live = (await t.selectFrom('media_items').select(['id', 'library_id']).where('id', 'in', c.item_ids).execute()) as { id: string; library_id: string }[];
+    const live = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', 'in', c.item_ids).execute();
     if (!live.some((i) => i.id === kept)) return err(fail('not_found', Messages.mediaItemNotFound));
     const removed: string[] = [];
     for (const item of live.filter((i) => others.includes(i.id))) {
@@ -139,7 +130,7 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
  * Removes an item from the catalog, never its files: each file it had is remembered as excluded
  * so a rescan does not bring the item back while the file is unchanged.
  */
-export async function removeItem(ctx: Ctx, trx: Trx, itemId: string, reason: 'deleted' | 'duplicate'): Promise<void> {
+export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'deleted' | 'duplicate'): Promise<void> {
   const t = trx.withSchema(SCHEMA);
   const item = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', '=', itemId).forUpdate().executeTakeFirst();
   if (!item) return;
@@ -156,7 +147,7 @@ export async function removeItem(ctx: Ctx, trx: Trx, itemId: string, reason: 'de
   await ctx.emit(trx, `item-${itemId}`, [
     {
       type: 'catalog.media-item-removed.v1',
-      data: { item_id: itemId, library_id: item.library_id as string, reason, sha256: hashes.map((h) => h.sha256 as string) },
+      data: { item_id: itemId, library_id: item.library_id, reason, sha256: hashes.map((h) => h.sha256) },
     },
   ]);
 }

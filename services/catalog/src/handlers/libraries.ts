@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { checkFolder, inSystemTree, isInside, isSystemFolder, overlaps, realOrResolved, type Trx } from '@bindery/platform';
+import { checkFolder, inSystemTree, isInside, isSystemFolder, overlaps, realOrResolved } from '@bindery/platform';
 import { realpath } from 'node:fs/promises';
 import { cleanText } from '../domain/normalize';
 import { invalid, isUuid, LIMITS } from '../domain/validate';
@@ -12,18 +12,19 @@ import { SCHEMA } from '../store/migrations';
 import { browse as browseFolders } from './browse';
 import { requireAdmin, type Ctx } from './context';
 import { requestScan } from './scans';
+import type { CTrx } from '../store/schema';
 
 type Caller = Catalog.CatalogRequest<'library-list'>['caller'];
 
 export async function listLibraries(ctx: Ctx, _req: { caller: Caller }): Promise<Result<Catalog.Library[]>> {
-  return ok(await publicLibraries(ctx.rt.db, await allLibraries(ctx.rt.db)));
+  return ok(await publicLibraries(ctx.db, await allLibraries(ctx.db)));
 }
 
 export async function getLibrary(ctx: Ctx, req: { caller: Caller; id: string }): Promise<Result<Catalog.Library>> {
   if (!isUuid(req.id)) return err(fail('validation', Messages.invalidLibraryId));
-  const row = await findLibrary(ctx.rt.db, req.id.toLowerCase());
+  const row = await findLibrary(ctx.db, req.id.toLowerCase());
   if (!row) return err(fail('not_found', Messages.libraryNotFound));
-  return ok((await publicLibraries(ctx.rt.db, [row]))[0]!);
+  return ok((await publicLibraries(ctx.db, [row]))[0]!);
 }
 
 /**
@@ -132,7 +133,7 @@ export async function updateLibrary(ctx: Ctx, req: { caller: Caller; id: string;
     await trx
       .withSchema(SCHEMA)
       .updateTable('libraries')
-      .set({ ...changes, ...(changes.folders ? { folders: JSON.stringify(changes.folders) } : {}), updated_at: new Date(), version: cur.version + 1 })
+      .set({ ...changes, folders: changes.folders ? JSON.stringify(changes.folders) : undefined, updated_at: new Date(), version: cur.version + 1 })
       .where('id', '=', id)
       .execute();
     const lib = (await emitLibraryUpdated(ctx, trx, id, req.caller.user_id))!;
@@ -164,7 +165,7 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
 }
 
 /** The library as it is now, in a `library-updated` event; null when it is gone. */
-export async function emitLibraryUpdated(ctx: Ctx, trx: Trx, id: string, by: string | null): Promise<Catalog.Library | null> {
+export async function emitLibraryUpdated(ctx: Ctx, trx: CTrx, id: string, by: string | null): Promise<Catalog.Library | null> {
   const row = await findLibrary(trx, id, true);
   if (!row) return null;
   const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
@@ -173,7 +174,7 @@ export async function emitLibraryUpdated(ctx: Ctx, trx: Trx, id: string, by: str
 }
 
 /** One `media-item-removed` (reason `library-deleted`) per item of the library, missing ones too. */
-async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): Promise<void> {
+async function emitLibraryItemsRemoved(ctx: Ctx, trx: CTrx, libraryId: string): Promise<void> {
   const t = trx.withSchema(SCHEMA);
   const items = await t.selectFrom('media_items').select('id').where('library_id', '=', libraryId).orderBy('id').execute();
   if (items.length === 0) return;
@@ -185,16 +186,16 @@ async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): P
     .where('i.library_id', '=', libraryId)
     .orderBy('h.last_seen', 'desc')
     .execute()) {
-    hashes.set(h.item_id as string, [...(hashes.get(h.item_id as string) ?? []), h.sha256 as string]);
+    hashes.set(h.item_id, [...(hashes.get(h.item_id) ?? []), h.sha256]);
   }
   await ctx.emitMany(
     trx,
     items.map((i) => ({
-      streamId: `item-${i.id as string}`,
+      streamId: `item-${i.id}`,
       events: [
         {
           type: 'catalog.media-item-removed.v1' as const,
-          data: { item_id: i.id as string, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id as string) ?? [] },
+          data: { item_id: i.id, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id) ?? [] },
         },
       ],
     })),

@@ -11,11 +11,12 @@ import { pollIntervalSeconds } from '../handlers/identity-events';
 import { nextQueued, publicScan, requestScan, pruneScans, type ScanRow } from '../handlers/scans';
 import { allLibraries } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
-import type { Trx } from '@bindery/platform';
+
 import { scanLibrary, type ScanCounts } from './scan-library';
 import { ScanStopped } from './scan-stopped';
 import type { WatchFn, WatchHandle } from './watcher';
 import { renderMissingCovers } from './covers';
+import type { CTrx } from '../store/schema';
 
 const DEBOUNCE_MS = 1000;
 /** How often a running scan looks whether its library still exists (a delete on any replica). */
@@ -80,7 +81,7 @@ export class Scheduler {
     await Promise.all([...this.watchers.values()].map((w) => w.handle.close().catch(() => undefined)));
     this.watchers.clear();
     if (this.leader && this.ctx.rt.mode === 'distributed') {
-      await this.ctx.rt.db
+      await this.ctx.db
         .withSchema(SCHEMA)
         .deleteFrom('leases')
         .where('name', '=', 'scanner')
@@ -97,7 +98,7 @@ export class Scheduler {
       values ('scanner', ${this.me}, now() + make_interval(secs => ${this.ctx.opts.leaseSeconds}))
       on conflict (name) do update set owner = excluded.owner, expires_at = excluded.expires_at
       where ${sql.table(`${SCHEMA}.leases`)}.owner = excluded.owner or ${sql.table(`${SCHEMA}.leases`)}.expires_at < now()
-      returning owner`.execute(this.ctx.rt.db);
+      returning owner`.execute(this.ctx.db);
     return r.rows.length > 0;
   }
 
@@ -142,7 +143,7 @@ export class Scheduler {
    * the lease, and holds the lease row (FOR SHARE) until it commits, so a takeover waits for the
    * write and no write follows a takeover.
    */
-  private async fence(trx: Trx): Promise<void> {
+  private async fence(trx: CTrx): Promise<void> {
     if (this.ctx.rt.mode === 'embedded') return;
     const r = await sql<{ owner: string }>`select owner from ${sql.table(`${SCHEMA}.leases`)} where name = 'scanner' for share`.execute(trx);
     if (r.rows[0]?.owner !== this.me) {
@@ -176,7 +177,7 @@ export class Scheduler {
         if (this.leader) {
           if (Date.now() - this.lastWatchSync > 5000) await this.syncWatchers();
           if (Date.now() - this.lastReconcile > this.ctx.opts.reconcileSeconds * 1000) await this.reconcile();
-          const next = await nextQueued(this.ctx.rt.db);
+          const next = await nextQueued(this.ctx.db);
           if (next) {
             await this.runScan(next);
             continue;
@@ -201,7 +202,7 @@ export class Scheduler {
   }
 
   private async becomeLeader(): Promise<void> {
-    const db = this.ctx.rt.db;
+    const db = this.ctx.db;
     this.ctx.rt.log.info('scanner: this replica runs the scans');
     // scans cut short by a stop or a crash run again; what they committed stays committed
     await db.withSchema(SCHEMA).updateTable('scans').set({ status: 'queued', started_at: null }).where('status', '=', 'running').execute();
@@ -240,7 +241,7 @@ export class Scheduler {
 
   private async reconcile(): Promise<void> {
     this.lastReconcile = Date.now();
-    for (const lib of await allLibraries(this.ctx.rt.db)) {
+    for (const lib of await allLibraries(this.ctx.db)) {
       if (lib.folders.length > 0) await this.ctx.tx((trx) => requestScan(this.ctx, trx, lib.id, 'reconcile', null));
     }
   }
@@ -248,7 +249,7 @@ export class Scheduler {
   private async syncWatchers(): Promise<void> {
     this.lastWatchSync = Date.now();
     const mode = this.ctx.opts.watch;
-    const libs = mode === 'off' ? [] : (await allLibraries(this.ctx.rt.db)).filter((l) => l.watch && l.folders.length > 0);
+    const libs = mode === 'off' ? [] : (await allLibraries(this.ctx.db)).filter((l) => l.watch && l.folders.length > 0);
     const pollMs = (await pollIntervalSeconds(this.ctx)) * 1000;
     const wanted = new Map(libs.map((l) => [l.id, l]));
     for (const [id, w] of this.watchers) {
@@ -304,7 +305,7 @@ export class Scheduler {
   }
 
   /** Inside a scan's write: this replica still holds the lease, and the library still exists. */
-  private async guard(trx: Trx, libraryId: string): Promise<void> {
+  private async guard(trx: CTrx, libraryId: string): Promise<void> {
     await this.fence(trx);
     const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', libraryId).executeTakeFirst();
     if (!lib) throw new ScanStopped('deleted');
@@ -312,7 +313,7 @@ export class Scheduler {
 
   private async runScan(row: ScanRow): Promise<void> {
     const ctx = this.ctx;
-    const t = ctx.rt.db.withSchema(SCHEMA);
+    const t = ctx.db.withSchema(SCHEMA);
     const claimed = await ctx
       .tx(async (trx) => {
         await this.fence(trx);
