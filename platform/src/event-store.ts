@@ -286,6 +286,12 @@ export class EventStore {
     return Number(cp?.position ?? 0);
   }
 
+  /** The stream's last version, -1 when it has none: what a command that read the stream's state appends after. */
+  async streamVersion(q: DbOrTrx, streamId: string): Promise<number> {
+    const r = await this.t(q).selectFrom('events').select(sql<number | null>`max(stream_version)`.as('v')).where('stream_id', '=', streamId).executeTakeFirst();
+    return r?.v == null ? -1 : Number(r.v);
+  }
+
   async headPosition(): Promise<number> {
     const r = await this.t(this.db).selectFrom('events').select(sql<number | null>`max(global_position)`.as('p')).executeTakeFirst();
     return Number(r?.p ?? 0);

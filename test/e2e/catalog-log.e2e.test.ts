@@ -72,7 +72,14 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
   let lib: Record<string, any>;
   const log: StoredEvent[] = [];
   let folded: Folded;
-  const api_: { libraries: any[]; list: any[]; one: Map<string, any>; issues: any[]; conflicts: any[] } = { libraries: [], list: [], one: new Map(), issues: [], conflicts: [] };
+  const api_: { libraries: any[]; list: any[]; one: Map<string, any>; issues: any[]; conflicts: any[]; scans: any[] } = {
+    libraries: [],
+    list: [],
+    one: new Map(),
+    issues: [],
+    conflicts: [],
+    scans: [],
+  };
   const progress: Catalog.ScanProgress[] = [];
 
   beforeAll(async () => {
@@ -220,6 +227,9 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     const conflicts = await call('GET', '/api/admin/hash-conflicts', { token: admin.token });
     expect(conflicts.status, conflicts.text).toBe(200);
     api_.conflicts = conflicts.json.data;
+    const scans = await call('GET', '/api/scanner/status', { token: admin.token });
+    expect(scans.status, scans.text).toBe(200);
+    api_.scans = scans.json.scans;
 
     // embedded: the one process holds the database, so stop it and open its data directory
     if (mode === 'embedded') await b.procs[0]!.stop();
@@ -265,6 +275,14 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     const comics = api_.list.filter((i) => i.formats.length === 1 && ['cbz', 'cbr'].includes(i.formats[0].format));
     expect(comics.length).toBeGreaterThan(0);
     for (const i of comics) expect(folded.pages.get(i.id)?.[i.formats[0].file_path]?.length, i.file_path).toBe(i.page_count);
+  });
+
+  it('folds into the scans the API lists: queued, started, finished (every change to the queue is an event)', () => {
+    const byId = (a: { id: string }, z: { id: string }) => a.id.localeCompare(z.id);
+    expect(api_.scans.length).toBeGreaterThan(3);
+    expect(api_.scans.every((s) => s.status === 'completed' || s.status === 'failed')).toBe(true);
+    const listed = api_.scans.map((s) => strip(s, 'requested_at', 'started_at', 'finished_at') as { id: string });
+    expect([...folded.scans.values()].sort(byId)).toEqual(listed.sort(byId));
   });
 
   it('folds into the file issues and pending conflicts the API lists', () => {

@@ -151,7 +151,15 @@ export const CatalogEvents = {
   'catalog.file-issue-recorded.v1': Type.Object({ issue: FileIssue }),
   /** these paths have no problem any more (read fine, or gone); a library's deletion drops its issues without this */
   'catalog.file-issues-cleared.v1': Type.Object({ library_id: Uuid, file_paths: Type.Array(Type.String()) }),
+  /** a scan waits in the queue (a library has at most one waiting; asking again names that one) */
+  'catalog.scan-queued.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, reason: ScanReason, full_rehash: Type.Boolean(), requested_by: Nullable(Uuid) }),
+  /** a waiting scan is to read every file again, as a later request asked */
+  'catalog.scan-upgraded.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, full_rehash: Type.Literal(true) }),
   'catalog.scan-started.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, reason: ScanReason }),
+  /** a scan cut short by a stop, a crash or a lost lease waits again; what it committed stays */
+  'catalog.scan-requeued.v1': Type.Object({ scan_id: Uuid, library_id: Uuid }),
+  /** a finished scan old enough to leave the scan history */
+  'catalog.scan-pruned.v1': Type.Object({ scan_id: Uuid, library_id: Uuid }),
   'catalog.scan-finished.v1': Type.Object({
     scan_id: Uuid,
     library_id: Uuid,

@@ -40,7 +40,12 @@ export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
           .set({ item_ids: JSON.stringify(members) })
           .where('id', '=', pending.id)
           .execute();
-        await ctx.emit(trx, `conflict-${pending.id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: pending.id, sha256: sha, item_ids: members } }]);
+        await ctx.emit(
+          trx,
+          `conflict-${pending.id}`,
+          [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: pending.id, sha256: sha, item_ids: members } }],
+          await ctx.version(trx, `conflict-${pending.id}`),
+        );
       }
       continue;
     }
@@ -51,7 +56,7 @@ export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
       .insertInto('hash_conflicts')
       .values({ id, sha256: sha, status: 'pending', item_ids: JSON.stringify(members) })
       .execute();
-    await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: id, sha256: sha, item_ids: members } }]);
+    await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: id, sha256: sha, item_ids: members } }], -1);
     opened++;
   }
   return opened;
@@ -101,10 +106,16 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
     const c = await t.selectFrom('hash_conflicts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) return err(fail('not_found', Messages.hashConflictNotFound));
     if (c.status !== 'pending') return err(fail('conflict', Messages.hashConflictAlreadyResolved));
+    const version = await ctx.version(trx, `conflict-${id}`);
     const now = new Date();
     if (action === 'keep_all') {
       await t.updateTable('hash_conflicts').set({ status: 'dismissed', resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
-      await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-dismissed.v1', data: { conflict_id: id, item_ids: c.item_ids, resolved_by: req.caller.user_id } }]);
+      await ctx.emit(
+        trx,
+        `conflict-${id}`,
+        [{ type: 'catalog.hash-conflict-dismissed.v1', data: { conflict_id: id, item_ids: c.item_ids, resolved_by: req.caller.user_id } }],
+        version,
+      );
       return ok({ message: 'conflict dismissed', conflict: { id, status: 'dismissed', kept_item_id: null, removed_item_ids: [] } });
     }
     const kept = (keep as string).trim().toLowerCase();
@@ -119,9 +130,12 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
       removed.push(item.id);
     }
     await t.updateTable('hash_conflicts').set({ status: 'resolved', kept_item_id: kept, resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
-    await ctx.emit(trx, `conflict-${id}`, [
-      { type: 'catalog.hash-conflict-resolved.v1', data: { conflict_id: id, kept_item_id: kept, removed_item_ids: removed, resolved_by: req.caller.user_id } },
-    ]);
+    await ctx.emit(
+      trx,
+      `conflict-${id}`,
+      [{ type: 'catalog.hash-conflict-resolved.v1', data: { conflict_id: id, kept_item_id: kept, removed_item_ids: removed, resolved_by: req.caller.user_id } }],
+      version,
+    );
     return ok({ message: 'conflict resolved', conflict: { id, status: 'resolved', kept_item_id: kept, removed_item_ids: removed } });
   });
 }
@@ -134,6 +148,7 @@ export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'd
   const t = trx.withSchema(SCHEMA);
   const item = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', '=', itemId).forUpdate().executeTakeFirst();
   if (!item) return;
+  const version = await ctx.version(trx, `item-${itemId}`);
   const formats = await t.selectFrom('media_formats').selectAll().where('item_id', '=', itemId).execute();
   for (const f of formats) {
     await t
@@ -144,10 +159,15 @@ export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'd
   }
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', itemId).execute();
   await t.deleteFrom('media_items').where('id', '=', itemId).execute();
-  await ctx.emit(trx, `item-${itemId}`, [
-    {
-      type: 'catalog.media-item-removed.v1',
-      data: { item_id: itemId, library_id: item.library_id, reason, sha256: hashes.map((h) => h.sha256) },
-    },
-  ]);
+  await ctx.emit(
+    trx,
+    `item-${itemId}`,
+    [
+      {
+        type: 'catalog.media-item-removed.v1',
+        data: { item_id: itemId, library_id: item.library_id, reason, sha256: hashes.map((h) => h.sha256) },
+      },
+    ],
+    version,
+  );
 }

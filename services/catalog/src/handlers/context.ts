@@ -1,7 +1,7 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
 import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type ReactionSite, type Runtime } from '@bindery/platform';
+import { commandTransaction, EventStore, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
 import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 import type { CDb, CTrx } from '../store/schema';
@@ -49,13 +49,22 @@ export class Ctx {
     return commandTransaction(this.rt.db, this.store, fn);
   }
 
-  /** Appends events to a stream in the caller's transaction; each must match its contract schema. */
-  async emit(trx: CTrx, streamId: string, events: CatalogEventIn[]): Promise<void> {
+  /**
+   * Appends events to a stream in the caller's transaction; each must match its contract schema.
+   * A command that decided from the stream's state passes the version it read (`version`), so a
+   * writer that slipped in between fails the append and the command runs again.
+   */
+  async emit(trx: CTrx, streamId: string, events: CatalogEventIn[], expected: ExpectedVersion = 'any'): Promise<void> {
     for (const e of events) {
       const check = checks.get(e.type);
       if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema: ${JSON.stringify([...(check?.Errors(e.data) ?? [])].slice(0, 3))}`);
     }
-    await this.store.append(trx, streamId, 'any', events);
+    await this.store.append(trx, streamId, expected, events);
+  }
+
+  /** The stream's last version (-1: none yet), read with the state a command decides from. */
+  version(trx: CTrx, streamId: string): Promise<number> {
+    return this.store.streamVersion(trx, streamId);
   }
 
   /** Starts one new stream per entry, all in one statement (the scanner's new items). */

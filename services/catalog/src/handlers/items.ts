@@ -105,7 +105,7 @@ export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<
       added_by_admin: req.caller.user_id,
     });
     const snap = (await snapshot(trx, id))!;
-    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: (await snapshot(trx, id, { pages: true }))! } }]);
+    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: (await snapshot(trx, id, { pages: true }))! } }], -1);
     return snap;
   });
   return ok(item);

@@ -91,7 +91,7 @@ export async function createLibrary(ctx: Ctx, req: { caller: Caller; input: Reco
         .values({ id, name: name.value, folders: JSON.stringify(folders.value), watch: watch.value, created_by_admin: req.caller.user_id })
         .execute();
       const lib = toPublicLibrary((await findLibrary(trx, id))!, 0);
-      await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }]);
+      await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }], -1);
       if (lib.folders.length > 0) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
       return lib;
     })
@@ -153,11 +153,12 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
     await ctx.lockLibrary(trx, id);
     const cur = await findLibrary(trx, id, true);
     if (!cur) return err(fail('not_found', Messages.libraryNotFound));
+    const version = await ctx.version(trx, `library-${id}`);
     // Items, formats, file issues and scan history go with it (cascade); files on disk are never
     // touched. Each item leaves by its own event first, so item read models need no library logic.
     await emitLibraryItemsRemoved(ctx, trx, id);
     await trx.withSchema(SCHEMA).deleteFrom('libraries').where('id', '=', id).execute();
-    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }]);
+    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }], version);
     return ok({ message: 'library deleted' });
   });
   ctx.kick();
@@ -168,8 +169,9 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
 export async function emitLibraryUpdated(ctx: Ctx, trx: CTrx, id: string, by: string | null): Promise<Catalog.Library | null> {
   const row = await findLibrary(trx, id, true);
   if (!row) return null;
+  const version = await ctx.version(trx, `library-${id}`);
   const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
-  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }]);
+  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }], version);
   return lib;
 }
 

@@ -12,18 +12,37 @@ import type { CTrx, Q, ScanReason, ScanRow } from '../store/schema';
 
 export type { ScanRow };
 
+export const scanStream = (scanId: string) => `scan-${scanId}`;
+
 /** Queues a scan of a library unless one is already waiting; returns the waiting or new scan's id. */
 export async function requestScan(ctx: Ctx, trx: CTrx, libraryId: string, reason: ScanReason, by: string | null, full = false): Promise<string> {
   const t = trx.withSchema(SCHEMA);
   await ctx.lockLibrary(trx, libraryId);
-  const waiting = await t.selectFrom('scans').select(['id', 'full_rehash']).where('library_id', '=', libraryId).where('status', '=', 'queued').executeTakeFirst();
+  const waiting = await t.selectFrom('scans').select(['id', 'full_rehash']).where('library_id', '=', libraryId).where('status', '=', 'queued').forUpdate().executeTakeFirst();
   if (waiting) {
-    if (full && !waiting.full_rehash) await t.updateTable('scans').set({ full_rehash: true }).where('id', '=', waiting.id).execute();
+    if (full && !waiting.full_rehash) {
+      const version = await ctx.version(trx, scanStream(waiting.id));
+      await t.updateTable('scans').set({ full_rehash: true }).where('id', '=', waiting.id).execute();
+      await ctx.emit(trx, scanStream(waiting.id), [{ type: 'catalog.scan-upgraded.v1', data: { scan_id: waiting.id, library_id: libraryId, full_rehash: true } }], version);
+    }
     return waiting.id;
   }
   const id = randomUUID();
   await t.insertInto('scans').values({ id, library_id: libraryId, reason, status: 'queued', full_rehash: full, requested_by: by }).execute();
+  await ctx.emit(trx, scanStream(id), [{ type: 'catalog.scan-queued.v1', data: { scan_id: id, library_id: libraryId, reason, full_rehash: full, requested_by: by } }], -1);
   return id;
+}
+
+/** Scans cut short by a stop or a crash (still 'running' when a replica takes the scanner over) wait again. */
+export async function requeueRunning(ctx: Ctx, trx: CTrx): Promise<void> {
+  const rows = await trx
+    .withSchema(SCHEMA)
+    .updateTable('scans')
+    .set({ status: 'queued', started_at: null })
+    .where('status', '=', 'running')
+    .returning(['id', 'library_id'])
+    .execute();
+  for (const r of rows) await ctx.emit(trx, scanStream(r.id), [{ type: 'catalog.scan-requeued.v1', data: { scan_id: r.id, library_id: r.library_id } }]);
 }
 
 export const publicScan = (r: ScanRow) => ({
@@ -96,6 +115,17 @@ export async function nextQueued(q: Q): Promise<ScanRow | undefined> {
   return await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'queued').orderBy('requested_at').limit(1).executeTakeFirst();
 }
 
-export async function pruneScans(q: Q): Promise<void> {
-  await q.withSchema(SCHEMA).deleteFrom('scans').where('status', 'in', ['completed', 'failed']).where('finished_at', '<', sql<Date>`now() - interval '30 days'`).execute();
+/** Finished scans older than 30 days leave the history. */
+export async function pruneScans(ctx: Ctx, trx: CTrx): Promise<void> {
+  const gone = await trx
+    .withSchema(SCHEMA)
+    .deleteFrom('scans')
+    .where('status', 'in', ['completed', 'failed'])
+    .where('finished_at', '<', sql<Date>`now() - interval '30 days'`)
+    .returning(['id', 'library_id'])
+    .execute();
+  await ctx.emitMany(
+    trx,
+    gone.map((r) => ({ streamId: scanStream(r.id), events: [{ type: 'catalog.scan-pruned.v1' as const, data: { scan_id: r.id, library_id: r.library_id } }] })),
+  );
 }

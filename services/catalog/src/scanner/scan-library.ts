@@ -630,8 +630,9 @@ export type UpdateCause = Extract<Catalog.CatalogEvent, { type: 'catalog.media-i
 export async function emitUpdated(ctx: Ctx, trx: CTrx, itemId: string, cause: UpdateCause): Promise<void> {
   const row = await findItem(trx, itemId, { lock: true });
   if (!row) return;
+  const version = await ctx.version(trx, `item-${itemId}`);
   const snap = (await publicOf(trx, [row], { pages: true }))[0]!;
-  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }]);
+  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }], version);
 }
 
 /** A comic or EPUB catalogued before page lists were recorded: read once more for its pages. */
@@ -654,6 +655,7 @@ async function markGone(ctx: Ctx, trx: CTrx, k: Known): Promise<boolean> {
   await t.updateTable('media_formats').set({ present: false, updated_at: new Date() }).where('id', '=', k.id).execute();
   const item = await findItem(trx, k.item_id, { lock: true });
   if (!item) return false;
+  const version = await ctx.version(trx, `item-${item.id}`);
   const left = await t.selectFrom('media_formats').select(sql<number>`count(*)::int`.as('n')).where('item_id', '=', item.id).where('present', '=', true).executeTakeFirst();
   if (Number(left?.n ?? 0) > 0) {
     await emitUpdated(ctx, trx, item.id, 'file');
@@ -661,12 +663,17 @@ async function markGone(ctx: Ctx, trx: CTrx, k: Known): Promise<boolean> {
   }
   await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() });
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', item.id).execute();
-  await ctx.emit(trx, `item-${item.id}`, [
-    {
-      type: 'catalog.media-item-removed.v1',
-      data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256) },
-    },
-  ]);
+  await ctx.emit(
+    trx,
+    `item-${item.id}`,
+    [
+      {
+        type: 'catalog.media-item-removed.v1',
+        data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256) },
+      },
+    ],
+    version,
+  );
   return true;
 }
 

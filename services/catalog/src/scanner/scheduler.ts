@@ -8,7 +8,7 @@ import type { Ctx } from '../handlers/context';
 import { emitLibraryUpdated } from '../handlers/libraries';
 import { detectConflicts } from '../handlers/conflicts';
 import { pollIntervalSeconds } from '../handlers/identity-events';
-import { nextQueued, publicScan, requestScan, pruneScans, type ScanRow } from '../handlers/scans';
+import { nextQueued, publicScan, requestScan, pruneScans, requeueRunning, scanStream, type ScanRow } from '../handlers/scans';
 import { allLibraries } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
 
@@ -205,9 +205,9 @@ export class Scheduler {
     const db = this.ctx.db;
     this.ctx.rt.log.info('scanner: this replica runs the scans');
     // scans cut short by a stop or a crash run again; what they committed stays committed
-    await db.withSchema(SCHEMA).updateTable('scans').set({ status: 'queued', started_at: null }).where('status', '=', 'running').execute();
+    await this.ctx.tx((trx) => requeueRunning(this.ctx, trx));
     await this.ctx.tx((trx) => detectConflicts(this.ctx, trx));
-    await pruneScans(db);
+    await this.ctx.tx((trx) => pruneScans(this.ctx, trx));
     const setting = await db.withSchema(SCHEMA).selectFrom('settings').select('value').where('key', '=', 'scan_on_startup').executeTakeFirst();
     const onStartup = this.ctx.opts.scanOnStartup && (setting ? setting.value !== false : true);
     if (onStartup) {
@@ -326,7 +326,7 @@ export class Scheduler {
           .returning('id')
           .execute();
         if (r.length === 0) return false;
-        await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
+        await ctx.emit(trx, scanStream(row.id), [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
         return true;
       })
       .catch((e) => {
@@ -393,7 +393,7 @@ export class Scheduler {
           await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
           await emitLibraryUpdated(ctx, trx, row.library_id, null);
         }
-        await ctx.emit(trx, `scan-${row.id}`, [
+        await ctx.emit(trx, scanStream(row.id), [
           {
             type: 'catalog.scan-finished.v1',
             data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
@@ -427,7 +427,7 @@ export class Scheduler {
     const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0, ...stopped.counts };
     await this.ctx
       .tx((trx) =>
-        this.ctx.emit(trx, `scan-${row.id}`, [
+        this.ctx.emit(trx, scanStream(row.id), [
           {
             type: 'catalog.scan-finished.v1',
             data: { scan_id: row.id, library_id: row.library_id, status: 'cancelled', error: stopped.message, duration_ms: Date.now() - started, ...counts },
