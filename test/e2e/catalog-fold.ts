@@ -1,7 +1,7 @@
 // The catalog's read side rebuilt from nothing but its event log: what any projection (the
 // gateway's read models) can know. Last snapshot wins; a removal or a library's deletion is gone.
-import { Compile } from 'typebox/compile';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
+import { eventSchemas } from '@bindery/platform';
 
 export interface FoldedConflict {
   id: string;
@@ -35,16 +35,24 @@ export interface Folded {
   invalid: { position: number; type: string }[];
 }
 
-const checks = new Map(Object.entries(Catalog.CatalogEvents).map(([type, schema]) => [type, Compile(schema)]));
+const catalogEvents = eventSchemas(Catalog.CatalogEvents);
+
+function decoded(ev: StoredEvent) {
+  try {
+    return catalogEvents.decode(ev);
+  } catch {
+    return null;
+  }
+}
 
 export function foldCatalog(log: StoredEvent[]): Folded {
   const out: Folded = { scans: new Map(), libraries: new Map(), items: new Map(), issues: new Map(), conflicts: new Map(), pages: new Map(), invalid: [] };
   for (const ev of log) {
-    if (!checks.get(ev.type)?.Check(ev.data)) {
+    const e = decoded(ev);
+    if (!e) {
       out.invalid.push({ position: ev.position, type: ev.type });
       continue;
     }
-    const e = ev as unknown as Catalog.CatalogEvent;
     switch (e.type) {
       case 'catalog.library-created.v1':
       case 'catalog.library-updated.v1':

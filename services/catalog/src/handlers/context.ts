@@ -1,7 +1,6 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
-import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
+import { commandTransaction, EventStore, eventSchemas, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
 import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
 import type { CDb, CTrx } from '../store/schema';
@@ -24,7 +23,8 @@ export interface CatalogOptions {
 
 export type CatalogEventIn = Catalog.CatalogEvent;
 
-const checks = new Map(Object.entries(Catalog.CatalogEvents).map(([type, schema]) => [type, Compile(schema)]));
+/** what the catalog appends is checked against its contract first */
+const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
 export class Ctx {
   /** the runtime's database, seen through the catalog's tables */
@@ -55,10 +55,7 @@ export class Ctx {
    * writer that slipped in between fails the append and the command runs again.
    */
   async emit(trx: CTrx, streamId: string, events: CatalogEventIn[], expected: ExpectedVersion = 'any'): Promise<void> {
-    for (const e of events) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema: ${JSON.stringify([...(check?.Errors(e.data) ?? [])].slice(0, 3))}`);
-    }
+    catalogEvents.check(events);
     await this.store.append(trx, streamId, expected, events);
   }
 
@@ -69,19 +66,13 @@ export class Ctx {
 
   /** Starts one new stream per entry, all in one statement (the scanner's new items). */
   async emitNew(trx: CTrx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
-    for (const e of entries.flatMap((x) => x.events)) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-    }
+    catalogEvents.check(entries.flatMap((x) => x.events));
     await this.store.appendNewStreams(trx, entries);
   }
 
   /** Appends to many existing streams at once, no version check (a library's items on its deletion). */
   async emitMany(trx: CTrx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
-    for (const e of entries.flatMap((x) => x.events)) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-    }
+    catalogEvents.check(entries.flatMap((x) => x.events));
     await this.store.appendToStreams(trx, entries);
   }
 

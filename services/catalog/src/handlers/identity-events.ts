@@ -1,7 +1,7 @@
 // Reactions to identity's events: a deleted admin's libraries and items go to the successor
 // admin; the scan poll interval follows the system setting.
-import type { Identity } from '@bindery/contracts';
-import { react, type Bus, type Subscription } from '@bindery/platform';
+import { Identity } from '@bindery/contracts';
+import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from './context';
 import { emitUpdated } from '../scanner/scan-library';
@@ -9,6 +9,7 @@ import { emitLibraryUpdated } from './libraries';
 
 export const CONSUMER = 'catalog-identity';
 const TYPES = ['identity.user-deleted.v1', 'identity.settings-changed.v1'] as const;
+const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void): Promise<Subscription> {
   return react(bus, ctx.site, {
@@ -18,7 +19,8 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void
     // the effect says whether the scan poll interval changed
     effect: async (trx, ev) => {
       let settingsChanged = false;
-      const e = ev as unknown as Identity.IdentityEvent;
+      const e = identityEvents.decode(ev);
+      if (!e) return settingsChanged;
       const t = trx.withSchema(SCHEMA);
       if (e.type === 'identity.user-deleted.v1') {
         const successor = e.data.successor_admin_id;
