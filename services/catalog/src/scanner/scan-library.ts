@@ -3,6 +3,7 @@
 // A book keeps its id when its file is rewritten in place (same path) or moved (same SHA-256).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pLimit from 'p-limit';
 import { crashPoint } from '@bindery/platform';
 import { readFile, realpath } from 'node:fs/promises';
 import { saveLocatorIndexes } from '../store/locator';
@@ -162,10 +163,15 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
+  const reading = pLimit(Math.max(1, ctx.opts.scanConcurrency));
   const prepareAll = (batch: Job[]) =>
-    pool(batch, ctx.opts.scanConcurrency, async (job) => {
-      if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
-    });
+    Promise.all(
+      batch.map((job) =>
+        reading(async () => {
+          if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
+        }),
+      ),
+    );
   // reading the next batch overlaps writing this one
   let next = batches.length > 0 ? prepareAll(batches[0]!) : null;
   for (let b = 0; b < batches.length; b++) {
@@ -675,15 +681,4 @@ async function markGone(ctx: Ctx, trx: CTrx, k: Known): Promise<boolean> {
     version,
   );
   return true;
-}
-
-async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const x = items[next++]!;
-      await fn(x);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
 }

@@ -16,6 +16,7 @@ import { scanLibrary, type ScanCounts } from './scan-library';
 import { ScanStopped } from './scan-stopped';
 import type { WatchFn, WatchHandle } from './watcher';
 import { renderMissingCovers } from './covers';
+import { scanMetrics, type ScanFinished } from './metrics';
 import type { CTrx } from '../store/schema';
 
 const DEBOUNCE_MS = 1000;
@@ -45,11 +46,14 @@ export class Scheduler {
   private lostLease = false;
   /** the scan running now, so a lost lease, a deleted library or a stop can cut it short */
   private current: AbortController | null = null;
+  private readonly scanFinished: ScanFinished;
 
   constructor(
     private ctx: Ctx,
     private watchFn: WatchFn,
-  ) {}
+  ) {
+    this.scanFinished = scanMetrics(ctx.rt.metrics);
+  }
 
   start(): void {
     this.loop = this.run().catch((e) => this.ctx.rt.log.error({ err: e }, 'scanner stopped'));
@@ -409,7 +413,7 @@ export class Scheduler {
     if (recorded) return this.scanStopped(row, Object.assign(recorded, { counts: { ...counts } }), started);
     ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...counts } satisfies Catalog.ScanProgress);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
-    ctx.rt.metrics.scanFinished(status, (Date.now() - started) / 1000, counts);
+    this.scanFinished(status, (Date.now() - started) / 1000, counts);
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
 
