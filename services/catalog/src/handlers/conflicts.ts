@@ -107,7 +107,8 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
     if (!c) return err(fail('not_found', Messages.hashConflictNotFound));
     if (c.status !== 'pending') return err(fail('conflict', Messages.hashConflictAlreadyResolved));
     const version = await ctx.version(trx, `conflict-${id}`);
-    const now = new Date();
+    // the resolution's time is its event's
+    const now = sql<Date>`now()`;
     if (action === 'keep_all') {
       await t.updateTable('hash_conflicts').set({ status: 'dismissed', resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
       await ctx.emit(

@@ -324,7 +324,7 @@ export class Scheduler {
         const r = await trx
           .withSchema(SCHEMA)
           .updateTable('scans')
-          .set({ status: 'running', started_at: new Date() })
+          .set({ status: 'running', started_at: sql`now()` }) // the scan-started event's time
           .where('id', '=', row.id)
           .where('status', '=', 'queued')
           .returning('id')
@@ -390,7 +390,7 @@ export class Scheduler {
         await trx
           .withSchema(SCHEMA)
           .updateTable('scans')
-          .set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error })
+          .set({ status, finished_at: sql`now()`, counts: JSON.stringify(counts), error }) // the scan-finished event's time
           .where('id', '=', row.id)
           .execute();
         if (!error) {
