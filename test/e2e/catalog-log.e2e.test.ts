@@ -293,7 +293,13 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     // columns the events do not carry: how many times an admin changed a library, and a broken file's
     // modification time (the scanner's note that it need not read the file again until it changes)
     const unreplayed: Record<string, string[]> = { libraries: ['version'], file_issues: ['mtime_ms'] };
-    const keys: Record<(typeof REPLAYED_TABLES)[number], string> = { libraries: 'id', scans: 'id', file_issues: 'library_id, rel_path', hash_conflicts: 'id' };
+    const keys: Record<(typeof REPLAYED_TABLES)[number], string> = {
+      libraries: 'id',
+      scans: 'id',
+      file_issues: 'library_id, rel_path',
+      hash_conflicts: 'id',
+      excluded_files: 'library_id, rel_path',
+    };
     try {
       await sql.raw(`drop schema if exists ${replay} cascade`).execute(database.db);
       await migrate(database.db, replay, migrations);

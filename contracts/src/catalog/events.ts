@@ -138,6 +138,17 @@ export const CatalogEvents = {
     reason: Type.Union([Type.Literal('deleted'), Type.Literal('missing'), Type.Literal('duplicate'), Type.Literal('library-deleted')]),
     sha256: Type.Array(Type.String()),
   }),
+  /**
+   * The files of an item an admin removed (deleted, or a duplicate let go): scans leave each alone
+   * while its bytes are unchanged. In events only; the scanner's own memory, no public record.
+   */
+  'catalog.files-excluded.v1': Type.Object({
+    item_id: Uuid,
+    library_id: Uuid,
+    files: Type.Array(Type.Object({ file_path: Type.String(), sha256: Nullable(Type.String()), size: Type.Integer(), mtime_ms: Type.Integer() })),
+  }),
+  /** an excluded file has the same bytes with another size or time on disk: it stays excluded */
+  'catalog.excluded-file-touched.v1': Type.Object({ library_id: Uuid, file_path: Type.String(), size: Type.Integer(), mtime_ms: Type.Integer() }),
   'catalog.hash-conflict-opened.v1': Type.Object({ conflict_id: Uuid, sha256: Type.String(), item_ids: Type.Array(Uuid) }),
   /** reading data of the removed items is to be merged into the kept one */
   'catalog.hash-conflict-resolved.v1': Type.Object({

@@ -155,15 +155,17 @@ export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'd
     await t
       .insertInto('excluded_files')
       .values({ library_id: item.library_id, rel_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms })
-      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: new Date() }))
+      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: sql`now()` }))
       .execute();
   }
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', itemId).execute();
   await t.deleteFrom('media_items').where('id', '=', itemId).execute();
+  const files = formats.map((f) => ({ file_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms }));
   await ctx.emit(
     trx,
     `item-${itemId}`,
     [
+      ...(files.length > 0 ? [{ type: 'catalog.files-excluded.v1' as const, data: { item_id: itemId, library_id: item.library_id, files } }] : []),
       {
         type: 'catalog.media-item-removed.v1',
         data: { item_id: itemId, library_id: item.library_id, reason, sha256: hashes.map((h) => h.sha256) },

@@ -362,6 +362,9 @@ async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: S
   switch (job.kind) {
     case 'excluded':
       await t.updateTable('excluded_files').set({ size: f.size, mtime_ms: f.mtimeMs }).where('library_id', '=', libraryId).where('rel_path', '=', f.rel).execute();
+      await ctx.emit(trx, `excluded-${libraryId}`, [
+        { type: 'catalog.excluded-file-touched.v1', data: { library_id: libraryId, file_path: f.rel, size: f.size, mtime_ms: f.mtimeMs } },
+      ]);
       return;
     case 'touch': {
       const k = job.known!;

@@ -1,14 +1,15 @@
 // The catalog tables that are projections of the catalog's log, rebuilt from it: libraries, the
-// scan queue and history, file issues and hash conflicts. A row's times are its events' times
-// (the commands write `now()`, the transaction's time, which is also the event's `recorded_at`).
-// Not rebuilt (yet): media items, their formats and hash history, and excluded files, whose rows
-// hold scanner facts the events do not carry (see the replay test); leases, settings (identity's,
-// kept by a reaction), and the caches of file contents (locator indexes, KEPUBs).
+// scan queue and history, file issues, hash conflicts and excluded files. A row's times are its
+// events' times (the commands write `now()`, the transaction's time, which is also the event's
+// `recorded_at`). Not rebuilt (yet): media items, their formats and hash history, whose rows hold
+// scanner facts the item events do not carry (see the replay test). Never rebuilt from this log:
+// leases (which replica runs the scanner), settings (identity's, kept by a reaction to its log),
+// and the caches of file contents (locator indexes, KEPUBs; covers are files).
 import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas } from '@bindery/platform';
 import type { CTrx } from './schema';
 
-export const REPLAYED_TABLES = ['libraries', 'scans', 'file_issues', 'hash_conflicts'] as const;
+export const REPLAYED_TABLES = ['libraries', 'scans', 'file_issues', 'hash_conflicts', 'excluded_files'] as const;
 
 const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
@@ -87,6 +88,24 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
       }
       case 'catalog.file-issues-cleared.v1':
         if (e.data.file_paths.length > 0) await t.deleteFrom('file_issues').where('library_id', '=', e.data.library_id).where('rel_path', 'in', e.data.file_paths).execute();
+        break;
+      case 'catalog.files-excluded.v1':
+        for (const f of e.data.files) {
+          const cols = { sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: at };
+          await t
+            .insertInto('excluded_files')
+            .values({ library_id: e.data.library_id, rel_path: f.file_path, ...cols })
+            .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet(cols))
+            .execute();
+        }
+        break;
+      case 'catalog.excluded-file-touched.v1':
+        await t
+          .updateTable('excluded_files')
+          .set({ size: e.data.size, mtime_ms: e.data.mtime_ms })
+          .where('library_id', '=', e.data.library_id)
+          .where('rel_path', '=', e.data.file_path)
+          .execute();
         break;
       case 'catalog.hash-conflict-opened.v1': {
         const d = e.data;
