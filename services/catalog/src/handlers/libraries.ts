@@ -133,7 +133,7 @@ export async function updateLibrary(ctx: Ctx, req: { caller: Caller; id: string;
     await trx
       .withSchema(SCHEMA)
       .updateTable('libraries')
-      .set({ ...changes, folders: changes.folders ? JSON.stringify(changes.folders) : undefined, updated_at: new Date(), version: cur.version + 1 })
+      .set({ ...changes, folders: changes.folders ? JSON.stringify(changes.folders) : undefined, updated_at: new Date() })
       .where('id', '=', id)
       .execute();
     const lib = (await emitLibraryUpdated(ctx, trx, id, req.caller.user_id))!;
@@ -153,25 +153,32 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
     await ctx.lockLibrary(trx, id);
     const cur = await findLibrary(trx, id, true);
     if (!cur) return err(fail('not_found', Messages.libraryNotFound));
-    const version = await ctx.version(trx, `library-${id}`);
     // Items, formats, file issues and scan history go with it (cascade); files on disk are never
     // touched. Each item leaves by its own event first, so item read models need no library logic.
     await emitLibraryItemsRemoved(ctx, trx, id);
     await trx.withSchema(SCHEMA).deleteFrom('libraries').where('id', '=', id).execute();
-    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }], version);
+    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }], cur.version);
     return ok({ message: 'library deleted' });
   });
   ctx.kick();
   return out;
 }
 
-/** The library as it is now, in a `library-updated` event; null when it is gone. */
+/**
+ * The library as it is now, in a `library-updated` event; null when it is gone. A library row's
+ * `version` is the version of its stream's last event: the append expects it, and moves it on.
+ */
 export async function emitLibraryUpdated(ctx: Ctx, trx: CTrx, id: string, by: string | null): Promise<Catalog.Library | null> {
   const row = await findLibrary(trx, id, true);
   if (!row) return null;
-  const version = await ctx.version(trx, `library-${id}`);
   const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
-  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }], version);
+  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }], row.version);
+  await trx
+    .withSchema(SCHEMA)
+    .updateTable('libraries')
+    .set({ version: row.version + 1 })
+    .where('id', '=', id)
+    .execute();
   return lib;
 }
 

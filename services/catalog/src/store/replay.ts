@@ -34,11 +34,15 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
       case 'catalog.library-created.v1':
         await t
           .insertInto('libraries')
-          .values({ id: e.data.library.id, ...libraryColumns(e.data.library) })
+          .values({ id: e.data.library.id, ...libraryColumns(e.data.library), version: ev.version })
           .execute();
         break;
       case 'catalog.library-updated.v1':
-        await t.updateTable('libraries').set(libraryColumns(e.data.library)).where('id', '=', e.data.library.id).execute();
+        await t
+          .updateTable('libraries')
+          .set({ ...libraryColumns(e.data.library), version: ev.version })
+          .where('id', '=', e.data.library.id)
+          .execute();
         break;
       case 'catalog.library-deleted.v1':
         // its scans and file issues go with it, as in the live tables

@@ -26,6 +26,7 @@ export interface LibrariesTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   last_scan_at: MaybeTimestamp;
+  /** the version of the library's stream's last event */
   version: Defaulted<number>;
 }
 
