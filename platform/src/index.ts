@@ -17,4 +17,3 @@ export * from './parking';
 export * from './ops-server';
 export * from './collection-rules';
 export * from './system-collections';
-export * from './page-order';

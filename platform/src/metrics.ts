@@ -11,18 +11,7 @@ export interface ParkedCounter {
   pendingByConsumer(): Promise<{ consumer: string; count: number }[]>;
 }
 
-export interface ScanResult {
-  files_seen: number;
-  added: number;
-  updated: number;
-  relinked: number;
-  removed: number;
-  unchanged: number;
-  errors: number;
-}
-
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-const SCAN_BUCKETS = [0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600];
 
 export class Metrics {
   readonly registry = new Registry();
@@ -30,9 +19,6 @@ export class Metrics {
   readonly rpcDuration: Histogram<'side' | 'subject' | 'outcome'>;
   readonly handlerFailures: Counter<'consumer'>;
   readonly eventsParked: Counter<'consumer'>;
-  readonly scans: Counter<'status'>;
-  readonly scanDuration: Histogram<'status'>;
-  readonly scanFiles: Counter<'result'>;
   private buses = new Set<() => BusStatus>();
   private lots = new Set<ParkedCounter>();
 
@@ -55,9 +41,6 @@ export class Metrics {
     });
     this.handlerFailures = new Counter({ name: 'bindery_event_handler_failures_total', help: 'Event handler attempts that threw', labelNames: ['consumer'], registers });
     this.eventsParked = new Counter({ name: 'bindery_events_parked_total', help: 'Events set aside after their handler kept failing', labelNames: ['consumer'], registers });
-    this.scans = new Counter({ name: 'bindery_scans_total', help: 'Library scans finished, by status', labelNames: ['status'], registers });
-    this.scanDuration = new Histogram({ name: 'bindery_scan_duration_seconds', help: 'Library scan durations', labelNames: ['status'], buckets: SCAN_BUCKETS, registers });
-    this.scanFiles = new Counter({ name: 'bindery_scan_files_total', help: 'Files looked at by scans, by what became of them', labelNames: ['result'], registers });
 
     const buses = this.buses;
     const lots = this.lots;
@@ -121,12 +104,17 @@ export class Metrics {
     return (outcome) => void end({ outcome });
   }
 
-  scanFinished(status: 'completed' | 'failed', seconds: number, counts: ScanResult): void {
-    this.scans.inc({ status });
-    this.scanDuration.observe({ status }, seconds);
-    for (const result of ['added', 'updated', 'relinked', 'removed', 'unchanged', 'errors'] as const) {
-      if (counts[result] > 0) this.scanFiles.inc({ result }, counts[result]);
-    }
+  /**
+   * A counter a service defines for its own work, in this process's registry. Asking again for the
+   * same name (a service started twice in one process) gives the one already registered.
+   */
+  counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
+    return (this.registry.getSingleMetric(name) as Counter<L> | undefined) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A histogram a service defines for its own work (as `counter`). */
+  histogram<L extends string>(name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+    return (this.registry.getSingleMetric(name) as Histogram<L> | undefined) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
   }
 
   /** Prometheus text exposition. */

@@ -1,7 +1,7 @@
 // The catalog's read side rebuilt from nothing but its event log: what any projection (the
 // gateway's read models) can know. Last snapshot wins; a removal or a library's deletion is gone.
-import { Compile } from 'typebox/compile';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
+import { eventSchemas } from '@bindery/platform';
 
 export interface FoldedConflict {
   id: string;
@@ -11,7 +11,19 @@ export interface FoldedConflict {
   open: boolean;
 }
 
+/** a scan as `GET /api/scanner/status` lists it, without its times */
+export interface FoldedScan {
+  id: string;
+  library_id: string;
+  reason: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  full_rehash: boolean;
+  counts: Record<string, number>;
+  error: string | null;
+}
+
 export interface Folded {
+  scans: Map<string, FoldedScan>;
   libraries: Map<string, Catalog.Library>;
   items: Map<string, Catalog.MediaItem>;
   /** key: `<library_id>/<file_path>` */
@@ -23,16 +35,24 @@ export interface Folded {
   invalid: { position: number; type: string }[];
 }
 
-const checks = new Map(Object.entries(Catalog.CatalogEvents).map(([type, schema]) => [type, Compile(schema)]));
+const catalogEvents = eventSchemas(Catalog.CatalogEvents);
+
+function decoded(ev: StoredEvent) {
+  try {
+    return catalogEvents.decode(ev);
+  } catch {
+    return null;
+  }
+}
 
 export function foldCatalog(log: StoredEvent[]): Folded {
-  const out: Folded = { libraries: new Map(), items: new Map(), issues: new Map(), conflicts: new Map(), pages: new Map(), invalid: [] };
+  const out: Folded = { scans: new Map(), libraries: new Map(), items: new Map(), issues: new Map(), conflicts: new Map(), pages: new Map(), invalid: [] };
   for (const ev of log) {
-    if (!checks.get(ev.type)?.Check(ev.data)) {
+    const e = decoded(ev);
+    if (!e) {
       out.invalid.push({ position: ev.position, type: ev.type });
       continue;
     }
-    const e = ev as unknown as Catalog.CatalogEvent;
     switch (e.type) {
       case 'catalog.library-created.v1':
       case 'catalog.library-updated.v1':
@@ -41,6 +61,7 @@ export function foldCatalog(log: StoredEvent[]): Folded {
       case 'catalog.library-deleted.v1':
         out.libraries.delete(e.data.library_id);
         for (const [k, i] of out.issues) if (i.library_id === e.data.library_id) out.issues.delete(k);
+        for (const [k, s] of out.scans) if (s.library_id === e.data.library_id) out.scans.delete(k);
         break;
       case 'catalog.media-item-added.v1':
       case 'catalog.media-item-updated.v1': {
@@ -76,8 +97,30 @@ export function foldCatalog(log: StoredEvent[]): Folded {
         if (c) c.open = false;
         break;
       }
+      case 'catalog.scan-queued.v1': {
+        const { scan_id, library_id, reason, full_rehash } = e.data;
+        out.scans.set(scan_id, { id: scan_id, library_id, reason, status: 'queued', full_rehash, counts: {}, error: null });
+        break;
+      }
+      case 'catalog.scan-upgraded.v1':
       case 'catalog.scan-started.v1':
-      case 'catalog.scan-finished.v1':
+      case 'catalog.scan-requeued.v1': {
+        const s = out.scans.get(e.data.scan_id);
+        if (!s) break;
+        if (e.type === 'catalog.scan-upgraded.v1') s.full_rehash = true;
+        else s.status = e.type === 'catalog.scan-started.v1' ? 'running' : 'queued';
+        break;
+      }
+      case 'catalog.scan-finished.v1': {
+        const { scan_id, library_id: _l, status, error, duration_ms: _d, ...counts } = e.data;
+        const s = out.scans.get(scan_id);
+        // cancelled: its library was deleted, and its scans with it
+        if (!s || status === 'cancelled') break;
+        Object.assign(s, { status, error, counts });
+        break;
+      }
+      case 'catalog.scan-pruned.v1':
+        out.scans.delete(e.data.scan_id);
         break;
     }
   }

@@ -89,9 +89,9 @@ const METRIC_NAMES = [
   'bindery_consumer_lag_events',
   'bindery_parked_events',
   'bindery_events_parked_total',
-  'bindery_scans_total',
-  'bindery_scan_duration_seconds',
 ];
+/** the scanner's own metrics: in the catalog's process (embedded: the one process) */
+const SCAN_METRIC_NAMES = ['bindery_scans_total', 'bindery_scan_duration_seconds'];
 
 const logLines = (out: string) =>
   out.split('\n').flatMap((l) => {
@@ -138,6 +138,8 @@ for (const mode of await availableModes()) {
         expect(ready.json).toEqual({ status: 'ready', checks: { database: 'ok', bus: 'ok', services: 'ok', consumers: 'ok' } });
         const text = await metrics(role);
         for (const name of METRIC_NAMES) expect(text, `${role} /metrics lacks ${name}`).toContain(`# TYPE ${name} `);
+        const scanning = mode === 'embedded' || role === 'catalog';
+        for (const name of SCAN_METRIC_NAMES) expect(text.includes(`# TYPE ${name} `), `${role} /metrics and ${name}`).toBe(scanning);
         expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
         const other = await ops('GET', '/nope');
         expect(other.status).toBe(404);

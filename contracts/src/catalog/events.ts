@@ -108,6 +108,7 @@ export const ScanCounts = {
 };
 
 export const ScanReason = Type.Union([Type.Literal('manual'), Type.Literal('startup'), Type.Literal('watch'), Type.Literal('reconcile'), Type.Literal('library-changed')]);
+export type ScanReason = Type.Static<typeof ScanReason>;
 
 export const CatalogEvents = {
   'catalog.library-created.v1': Type.Object({ library: Library, by: Nullable(Uuid) }),
@@ -137,6 +138,17 @@ export const CatalogEvents = {
     reason: Type.Union([Type.Literal('deleted'), Type.Literal('missing'), Type.Literal('duplicate'), Type.Literal('library-deleted')]),
     sha256: Type.Array(Type.String()),
   }),
+  /**
+   * The files of an item an admin removed (deleted, or a duplicate let go): scans leave each alone
+   * while its bytes are unchanged. In events only; the scanner's own memory, no public record.
+   */
+  'catalog.files-excluded.v1': Type.Object({
+    item_id: Uuid,
+    library_id: Uuid,
+    files: Type.Array(Type.Object({ file_path: Type.String(), sha256: Nullable(Type.String()), size: Type.Integer(), mtime_ms: Type.Integer() })),
+  }),
+  /** an excluded file has the same bytes with another size or time on disk: it stays excluded */
+  'catalog.excluded-file-touched.v1': Type.Object({ library_id: Uuid, file_path: Type.String(), size: Type.Integer(), mtime_ms: Type.Integer() }),
   'catalog.hash-conflict-opened.v1': Type.Object({ conflict_id: Uuid, sha256: Type.String(), item_ids: Type.Array(Uuid) }),
   /** reading data of the removed items is to be merged into the kept one */
   'catalog.hash-conflict-resolved.v1': Type.Object({
@@ -150,7 +162,15 @@ export const CatalogEvents = {
   'catalog.file-issue-recorded.v1': Type.Object({ issue: FileIssue }),
   /** these paths have no problem any more (read fine, or gone); a library's deletion drops its issues without this */
   'catalog.file-issues-cleared.v1': Type.Object({ library_id: Uuid, file_paths: Type.Array(Type.String()) }),
+  /** a scan waits in the queue (a library has at most one waiting; asking again names that one) */
+  'catalog.scan-queued.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, reason: ScanReason, full_rehash: Type.Boolean(), requested_by: Nullable(Uuid) }),
+  /** a waiting scan is to read every file again, as a later request asked */
+  'catalog.scan-upgraded.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, full_rehash: Type.Literal(true) }),
   'catalog.scan-started.v1': Type.Object({ scan_id: Uuid, library_id: Uuid, reason: ScanReason }),
+  /** a scan cut short by a stop, a crash or a lost lease waits again; what it committed stays */
+  'catalog.scan-requeued.v1': Type.Object({ scan_id: Uuid, library_id: Uuid }),
+  /** a finished scan old enough to leave the scan history */
+  'catalog.scan-pruned.v1': Type.Object({ scan_id: Uuid, library_id: Uuid }),
   'catalog.scan-finished.v1': Type.Object({
     scan_id: Uuid,
     library_id: Uuid,

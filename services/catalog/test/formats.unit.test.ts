@@ -5,7 +5,8 @@ import { comicLayout } from '../src/formats/comic';
 import { fb2Metadata } from '../src/formats/fb2';
 import { parsePackage, rootfilePath } from '../src/formats/opf';
 import { pdfMetadata } from '../src/formats/pdf-metadata';
-import { htmlToText, naturalCompare, normalizeIsbn, splitPersonNames, yearOf } from '../src/formats/text';
+import { naturalCompare } from '../src/formats/page-order';
+import { htmlToText, normalizeIsbn, splitPersonNames, yearOf } from '../src/formats/text';
 import { decodeXml, parseXml, type XmlElement } from '../src/formats/xml';
 import { resolveHref } from '../src/formats/zip-path';
 

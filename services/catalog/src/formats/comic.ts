@@ -2,8 +2,7 @@
 import { ArchiveLimitError, BookError } from './book-error';
 import { MAX_PAGE_BYTES, MAX_PAGE_RATIO, PAGE_RATIO_FROM_BYTES } from './limits';
 import type { ComicInfo } from './comic-info';
-import { isPageName } from './images';
-import { naturalCompare } from './text';
+import { isPageName, naturalCompare } from './page-order';
 import { emptyMetadata, type BookMetadata } from './types';
 
 export interface ComicLayout {

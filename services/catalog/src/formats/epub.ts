@@ -1,6 +1,7 @@
 // EPUB: container.xml names the package document (OPF), which holds the metadata and says where the cover is.
 import { BookError } from './book-error';
-import { isPageName, sniffImage } from './images';
+import { sniffImage } from './images';
+import { isPageName } from './page-order';
 import { MAX_COVER_BYTES, MAX_XML_BYTES } from './limits';
 import { buildLocatorIndex } from './locator-index';
 import { parsePackage, rootfilePath, type CoverCandidate } from './opf';

@@ -1,7 +1,4 @@
-// Which archive entries are pages, and whether some bytes really are an image.
-
-/** A comic page (the rule the gateway's page streaming shares). */
-export { isPageName } from '@bindery/platform';
+// Whether a name or some bytes are an image (which archive entries are pages: page-order.ts).
 
 export function isImageName(name: string): boolean {
   return /\.(jpe?g|png|gif|webp|avif|tiff?)$/iu.test(name);

@@ -134,6 +134,3 @@ export function unique<T>(items: T[], key: (t: T) => string = String): T[] {
     return true;
   });
 }
-
-/** Natural order for page names (the rule the gateway's page streaming shares). */
-export { naturalCompare } from '@bindery/platform';

@@ -2,27 +2,17 @@
 // an admin resolves by keeping one item (the others are removed, their reading data merged by
 // the reading service on the published event) or by keeping them all (dismissed).
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type NotNull } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { toIso, type Trx } from '@bindery/platform';
+import { toIso } from '@bindery/platform';
 import { invalid, isUuid } from '../domain/validate';
-import { publicOf, type ItemRow } from '../store/items';
+import { publicOf } from '../store/items';
 import { SCHEMA } from '../store/migrations';
 import { requireAdmin, type Ctx } from './context';
-
-interface ConflictRow {
-  id: string;
-  sha256: string;
-  status: 'pending' | 'resolved' | 'dismissed';
-  item_ids: string[];
-  kept_item_id: string | null;
-  resolved_by: string | null;
-  created_at: Date | string;
-  resolved_at: Date | string | null;
-}
+import type { CTrx } from '../store/schema';
 
 /** Opens a pending conflict for every group of active items sharing content that has none yet. */
-export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
+export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
   const t = trx.withSchema(SCHEMA);
   await sql`select pg_advisory_xact_lock(hashtext('bindery.catalog.conflicts'))`.execute(trx);
   const groups = await t
@@ -32,15 +22,16 @@ export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
     .where('i.state', '=', 'active')
     .where('f.present', '=', true)
     .where('f.sha256', 'is not', null)
+    .$narrowType<{ sha256: NotNull }>()
     .groupBy('f.sha256')
     .having(sql`count(distinct f.item_id)`, '>', 1)
     .execute();
   let opened = 0;
   for (const g of groups) {
-    const sha = g.sha256 as string;
-    const members = [...(g.items as string[])].sort();
+    const sha = g.sha256;
+    const members = [...g.items].sort();
     const key = JSON.stringify(members);
-    const existing = (await t.selectFrom('hash_conflicts').selectAll().where('sha256', '=', sha).orderBy('created_at', 'desc').execute()) as ConflictRow[];
+    const existing = await t.selectFrom('hash_conflicts').selectAll().where('sha256', '=', sha).orderBy('created_at', 'desc').execute();
     const pending = existing.find((c) => c.status === 'pending');
     if (pending) {
       if (JSON.stringify([...pending.item_ids].sort()) !== key) {
@@ -49,7 +40,12 @@ export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
           .set({ item_ids: JSON.stringify(members) })
           .where('id', '=', pending.id)
           .execute();
-        await ctx.emit(trx, `conflict-${pending.id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: pending.id, sha256: sha, item_ids: members } }]);
+        await ctx.emit(
+          trx,
+          `conflict-${pending.id}`,
+          [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: pending.id, sha256: sha, item_ids: members } }],
+          await ctx.version(trx, `conflict-${pending.id}`),
+        );
       }
       continue;
     }
@@ -60,7 +56,7 @@ export async function detectConflicts(ctx: Ctx, trx: Trx): Promise<number> {
       .insertInto('hash_conflicts')
       .values({ id, sha256: sha, status: 'pending', item_ids: JSON.stringify(members) })
       .execute();
-    await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: id, sha256: sha, item_ids: members } }]);
+    await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: id, sha256: sha, item_ids: members } }], -1);
     opened++;
   }
   return opened;
@@ -77,11 +73,11 @@ export interface ConflictView {
 export async function listConflicts(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<{ data: ConflictView[] }>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
-  const db = ctx.rt.db;
-  const rows = (await db.withSchema(SCHEMA).selectFrom('hash_conflicts').selectAll().where('status', '=', 'pending').orderBy('created_at').execute()) as ConflictRow[];
+  const db = ctx.db;
+  const rows = await db.withSchema(SCHEMA).selectFrom('hash_conflicts').selectAll().where('status', '=', 'pending').orderBy('created_at').execute();
   const ids = [...new Set(rows.flatMap((r) => r.item_ids))];
   const items = ids.length
-    ? await publicOf(db, (await db.withSchema(SCHEMA).selectFrom('media_items').selectAll().where('id', 'in', ids).where('state', '=', 'active').execute()) as ItemRow[])
+    ? await publicOf(db, await db.withSchema(SCHEMA).selectFrom('media_items').selectAll().where('id', 'in', ids).where('state', '=', 'active').execute())
     : [];
   const byId = new Map(items.map((i) => [i.id, i]));
   const data = rows
@@ -107,19 +103,26 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
   const id = req.id.toLowerCase();
   return ctx.tx(async (trx): Promise<Result<unknown>> => {
     const t = trx.withSchema(SCHEMA);
-    const c = (await t.selectFrom('hash_conflicts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()) as ConflictRow | undefined;
+    const c = await t.selectFrom('hash_conflicts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) return err(fail('not_found', Messages.hashConflictNotFound));
     if (c.status !== 'pending') return err(fail('conflict', Messages.hashConflictAlreadyResolved));
-    const now = new Date();
+    const version = await ctx.version(trx, `conflict-${id}`);
+    // the resolution's time is its event's
+    const now = sql<Date>`now()`;
     if (action === 'keep_all') {
       await t.updateTable('hash_conflicts').set({ status: 'dismissed', resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
-      await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-dismissed.v1', data: { conflict_id: id, item_ids: c.item_ids, resolved_by: req.caller.user_id } }]);
+      await ctx.emit(
+        trx,
+        `conflict-${id}`,
+        [{ type: 'catalog.hash-conflict-dismissed.v1', data: { conflict_id: id, item_ids: c.item_ids, resolved_by: req.caller.user_id } }],
+        version,
+      );
       return ok({ message: 'conflict dismissed', conflict: { id, status: 'dismissed', kept_item_id: null, removed_item_ids: [] } });
     }
     const kept = (keep as string).trim().toLowerCase();
     if (!c.item_ids.includes(kept)) return err(invalid('keep_uuid must name an item of this conflict'));
     const others = c.item_ids.filter((i) => i !== kept);
-    const live = (await t.selectFrom('media_items').select(['id', 'library_id']).where('id', 'in', c.item_ids).execute()) as { id: string; library_id: string }[];
+    const live = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', 'in', c.item_ids).execute();
     if (!live.some((i) => i.id === kept)) return err(fail('not_found', Messages.mediaItemNotFound));
     const removed: string[] = [];
     for (const item of live.filter((i) => others.includes(i.id))) {
@@ -128,9 +131,12 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
       removed.push(item.id);
     }
     await t.updateTable('hash_conflicts').set({ status: 'resolved', kept_item_id: kept, resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
-    await ctx.emit(trx, `conflict-${id}`, [
-      { type: 'catalog.hash-conflict-resolved.v1', data: { conflict_id: id, kept_item_id: kept, removed_item_ids: removed, resolved_by: req.caller.user_id } },
-    ]);
+    await ctx.emit(
+      trx,
+      `conflict-${id}`,
+      [{ type: 'catalog.hash-conflict-resolved.v1', data: { conflict_id: id, kept_item_id: kept, removed_item_ids: removed, resolved_by: req.caller.user_id } }],
+      version,
+    );
     return ok({ message: 'conflict resolved', conflict: { id, status: 'resolved', kept_item_id: kept, removed_item_ids: removed } });
   });
 }
@@ -139,24 +145,32 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
  * Removes an item from the catalog, never its files: each file it had is remembered as excluded
  * so a rescan does not bring the item back while the file is unchanged.
  */
-export async function removeItem(ctx: Ctx, trx: Trx, itemId: string, reason: 'deleted' | 'duplicate'): Promise<void> {
+export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'deleted' | 'duplicate'): Promise<void> {
   const t = trx.withSchema(SCHEMA);
   const item = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', '=', itemId).forUpdate().executeTakeFirst();
   if (!item) return;
+  const version = await ctx.version(trx, `item-${itemId}`);
   const formats = await t.selectFrom('media_formats').selectAll().where('item_id', '=', itemId).execute();
   for (const f of formats) {
     await t
       .insertInto('excluded_files')
       .values({ library_id: item.library_id, rel_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms })
-      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: new Date() }))
+      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: sql`now()` }))
       .execute();
   }
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', itemId).execute();
   await t.deleteFrom('media_items').where('id', '=', itemId).execute();
-  await ctx.emit(trx, `item-${itemId}`, [
-    {
-      type: 'catalog.media-item-removed.v1',
-      data: { item_id: itemId, library_id: item.library_id as string, reason, sha256: hashes.map((h) => h.sha256 as string) },
-    },
-  ]);
+  const files = formats.map((f) => ({ file_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms }));
+  await ctx.emit(
+    trx,
+    `item-${itemId}`,
+    [
+      ...(files.length > 0 ? [{ type: 'catalog.files-excluded.v1' as const, data: { item_id: itemId, library_id: item.library_id, files } }] : []),
+      {
+        type: 'catalog.media-item-removed.v1',
+        data: { item_id: itemId, library_id: item.library_id, reason, sha256: hashes.map((h) => h.sha256) },
+      },
+    ],
+    version,
+  );
 }

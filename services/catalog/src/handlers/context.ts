@@ -1,9 +1,9 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
-import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, EventStore, eventSchemas, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
 import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
+import type { CDb, CTrx } from '../store/schema';
 
 export interface CatalogOptions {
   /** folders the browser may show and libraries may use (absolute) */
@@ -23,9 +23,12 @@ export interface CatalogOptions {
 
 export type CatalogEventIn = Catalog.CatalogEvent;
 
-const checks = new Map(Object.entries(Catalog.CatalogEvents).map(([type, schema]) => [type, Compile(schema)]));
+/** what the catalog appends is checked against its contract first */
+const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
 export class Ctx {
+  /** the runtime's database, seen through the catalog's tables */
+  readonly db: CDb;
   readonly store: EventStore;
   /** set by main: asks the scheduler to look at the scan queue now */
   kick: () => void = () => undefined;
@@ -36,44 +39,45 @@ export class Ctx {
     readonly rt: Runtime,
     readonly opts: CatalogOptions,
   ) {
+    this.db = rt.db;
     this.store = new EventStore(rt.db, SCHEMA);
     this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'catalog' };
   }
 
   /** Runs a command in one transaction (retried on a concurrent append, a deadlock or a serialisation failure), then wakes the relay. */
-  tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
+  tx<T>(fn: (trx: CTrx) => Promise<T>): Promise<T> {
     return commandTransaction(this.rt.db, this.store, fn);
   }
 
-  /** Appends events to a stream in the caller's transaction; each must match its contract schema. */
-  async emit(trx: Trx, streamId: string, events: CatalogEventIn[]): Promise<void> {
-    for (const e of events) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema: ${JSON.stringify([...(check?.Errors(e.data) ?? [])].slice(0, 3))}`);
-    }
-    await this.store.append(trx, streamId, 'any', events);
+  /**
+   * Appends events to a stream in the caller's transaction; each must match its contract schema.
+   * A command that decided from the stream's state passes the version it read (`version`), so a
+   * writer that slipped in between fails the append and the command runs again.
+   */
+  async emit(trx: CTrx, streamId: string, events: CatalogEventIn[], expected: ExpectedVersion = 'any'): Promise<void> {
+    catalogEvents.check(events);
+    await this.store.append(trx, streamId, expected, events);
+  }
+
+  /** The stream's last version (-1: none yet), read with the state a command decides from. */
+  version(trx: CTrx, streamId: string): Promise<number> {
+    return this.store.streamVersion(trx, streamId);
   }
 
   /** Starts one new stream per entry, all in one statement (the scanner's new items). */
-  async emitNew(trx: Trx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
-    for (const e of entries.flatMap((x) => x.events)) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-    }
+  async emitNew(trx: CTrx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
+    catalogEvents.check(entries.flatMap((x) => x.events));
     await this.store.appendNewStreams(trx, entries);
   }
 
   /** Appends to many existing streams at once, no version check (a library's items on its deletion). */
-  async emitMany(trx: Trx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
-    for (const e of entries.flatMap((x) => x.events)) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-    }
+  async emitMany(trx: CTrx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
+    catalogEvents.check(entries.flatMap((x) => x.events));
     await this.store.appendToStreams(trx, entries);
   }
 
   /** Serialises changes to one library's items (scans, creates, deletes, conflict resolution). */
-  async lockLibrary(trx: Trx, libraryId: string): Promise<void> {
+  async lockLibrary(trx: CTrx, libraryId: string): Promise<void> {
     await sql`select pg_advisory_xact_lock(hashtext(${'bindery.catalog.library.' + libraryId}))`.execute(trx);
   }
 }

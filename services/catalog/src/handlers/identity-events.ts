@@ -20,14 +20,15 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void
     effect: async (trx, ev) => {
       let settingsChanged = false;
       const e = identityEvents.decode(ev);
+      if (!e) return settingsChanged;
       const t = trx.withSchema(SCHEMA);
       if (e?.type === 'identity.user-deleted.v1') {
         const successor = e.data.successor_admin_id;
         const libs = await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).returning('id').execute();
-        for (const l of libs) await emitLibraryUpdated(ctx, trx, l.id as string, null);
+        for (const l of libs) await emitLibraryUpdated(ctx, trx, l.id, null);
         const items = await t.updateTable('media_items').set({ added_by_admin: successor }).where('added_by_admin', '=', e.data.user_id).returning('id').execute();
-        for (const i of items) await emitUpdated(ctx, trx, i.id as string, 'owner');
-      } else if (e?.type === 'identity.settings-changed.v1') {
+        for (const i of items) await emitUpdated(ctx, trx, i.id, 'owner');
+      } else if (e.type === 'identity.settings-changed.v1') {
         for (const [key, value] of Object.entries(e.data.changes)) {
           await t
             .insertInto('settings')
@@ -49,7 +50,7 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void
 export const DEFAULT_POLL_SECONDS = 60;
 
 export async function pollIntervalSeconds(ctx: Ctx): Promise<number> {
-  const r = await ctx.rt.db.withSchema(SCHEMA).selectFrom('settings').select('value').where('key', '=', 'scan_poll_interval_seconds').executeTakeFirst();
+  const r = await ctx.db.withSchema(SCHEMA).selectFrom('settings').select('value').where('key', '=', 'scan_poll_interval_seconds').executeTakeFirst();
   const v = Number(r?.value);
   return Number.isInteger(v) && v >= 1 && v <= 3600 ? v : DEFAULT_POLL_SECONDS;
 }

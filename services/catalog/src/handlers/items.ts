@@ -2,15 +2,17 @@
 import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+
 import { authorsOf, groupTitle, normalizeContributors, normalizeList, sortTitle } from '../domain/normalize';
 import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, type ItemFields } from '../domain/validate';
 import { findLibrary } from '../store/libraries';
-import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemRow } from '../store/items';
+import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemChanges } from '../store/items';
+import type { ItemRow } from '../store/schema';
 import { emitUpdated } from '../scanner/scan-library';
 import { coverFile, ensureCover } from '../scanner/covers';
 import { removeItem } from './conflicts';
 import { requireAdmin, type Ctx } from './context';
+import type { CTrx } from '../store/schema';
 
 type Caller = Catalog.Caller;
 
@@ -19,20 +21,19 @@ const badId = () => err(fail('validation', Messages.invalidMediaItemId));
 
 export async function getItem(ctx: Ctx, req: { caller: Caller; id: string }): Promise<Result<Catalog.MediaItem>> {
   if (!isUuid(req.id)) return badId();
-  const row = await findItem(ctx.rt.db, req.id.toLowerCase());
+  const row = await findItem(ctx.db, req.id.toLowerCase());
   if (!row) return notFound();
-  return ok((await publicOf(ctx.rt.db, [row]))[0]!);
+  return ok((await publicOf(ctx.db, [row]))[0]!);
 }
 
 /** Columns an edit sets, search columns included. */
-function editColumns(f: ItemFields): Partial<ItemRow> {
-  const out: Partial<ItemRow> = {};
-  if (f.title !== undefined) Object.assign(out, { title: f.title, sort_title: sortTitle(f.title) });
-  if (f.contributors !== undefined) Object.assign(out, { contributors: f.contributors, authors: authorsOf(f.contributors) });
-  if (f.tags !== undefined) out.tags = f.tags;
-  for (const k of ['series', 'series_index', 'language', 'publisher', 'description', 'isbn', 'year', 'page_count', 'reading_direction'] as const) {
-    if (f[k] !== undefined) (out as Record<string, unknown>)[k] = f[k];
-  }
+function editColumns(f: ItemFields): ItemChanges {
+  const { title, contributors, tags, ...plain } = f;
+  const out: ItemChanges = {};
+  if (title !== undefined) Object.assign(out, { title, sort_title: sortTitle(title) });
+  if (contributors !== undefined) Object.assign(out, { contributors, authors: authorsOf(contributors) });
+  if (tags !== undefined) out.tags = tags;
+  for (const [k, v] of Object.entries(plain)) if (v !== undefined) Object.assign(out, { [k]: v });
   return out;
 }
 
@@ -40,7 +41,7 @@ function editColumns(f: ItemFields): Partial<ItemRow> {
  * `authors` given without `contributors` replaces the author roles only: the item's other
  * contributors (translators, pencillers, editors …) stay, as they do within one request.
  */
-function keepOtherRoles(input: Record<string, unknown>, cols: Partial<ItemRow>, row: ItemRow): Partial<ItemRow> {
+function keepOtherRoles(input: Record<string, unknown>, cols: ItemChanges, row: ItemRow): ItemChanges {
   if (!('authors' in input) || 'contributors' in input || !cols.contributors) return cols;
   const contributors = normalizeContributors([...cols.contributors, ...row.contributors.filter((c) => c.role !== 'author' && c.role !== 'writer')]);
   return { ...cols, contributors, authors: authorsOf(contributors) };
@@ -65,7 +66,7 @@ export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<
   const libId = req.input.library_id;
   if (libId === undefined || libId === null || libId === '') return err(invalid('library_id is required'));
   if (!isUuid(libId)) return err(fail('validation', Messages.invalidLibraryId));
-  const lib = await findLibrary(ctx.rt.db, libId.toLowerCase());
+  const lib = await findLibrary(ctx.db, libId.toLowerCase());
   if (!lib) return err(fail('not_found', Messages.libraryNotFound));
   if (lib.folders.length === 0) return err(fail('validation', Messages.libraryHasNoFolders));
   const fields = parseItemFields(req.input, true);
@@ -104,7 +105,7 @@ export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<
       added_by_admin: req.caller.user_id,
     });
     const snap = (await snapshot(trx, id))!;
-    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: (await snapshot(trx, id, { pages: true }))! } }]);
+    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: (await snapshot(trx, id, { pages: true }))! } }], -1);
     return snap;
   });
   return ok(item);
@@ -207,7 +208,7 @@ export async function bulkUpdate(ctx: Ctx, req: { caller: Caller; input: Record<
       continue;
     }
     const id = raw.toLowerCase();
-    const found = await ctx.tx(async (trx: Trx) => {
+    const found = await ctx.tx(async (trx: CTrx) => {
       const row = await findItem(trx, id, { lock: true });
       if (!row) return false;
       const mine = keepOtherRoles(c, { ...cols }, row);
@@ -228,7 +229,7 @@ export async function bulkUpdate(ctx: Ctx, req: { caller: Caller; input: Record<
 
 export async function itemCover(ctx: Ctx, req: { caller: Caller; id: string; kind: 'cover' | 'thumbnail' }): Promise<Result<Catalog.CoverFile>> {
   if (!isUuid(req.id)) return badId();
-  const row = await findItem(ctx.rt.db, req.id.toLowerCase());
+  const row = await findItem(ctx.db, req.id.toLowerCase());
   if (!row) return notFound();
   if (!row.cover_key) return err(fail('not_found', Messages.coverNotFound));
   const file = coverFile(ctx, row.cover_key, req.kind);

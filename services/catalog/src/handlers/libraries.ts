@@ -2,7 +2,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { checkFolder, inSystemTree, isInside, isSystemFolder, overlaps, realOrResolved, type Trx } from '@bindery/platform';
+import { checkFolder, inSystemTree, isInside, isSystemFolder, overlaps, realOrResolved } from '@bindery/platform';
 import { realpath } from 'node:fs/promises';
 import { cleanText } from '../domain/normalize';
 import { invalid, isUuid, LIMITS } from '../domain/validate';
@@ -12,18 +12,19 @@ import { SCHEMA } from '../store/migrations';
 import { browse as browseFolders } from './browse';
 import { requireAdmin, type Ctx } from './context';
 import { requestScan } from './scans';
+import type { CTrx } from '../store/schema';
 
 type Caller = Catalog.CatalogRequest<'library-list'>['caller'];
 
 export async function listLibraries(ctx: Ctx, _req: { caller: Caller }): Promise<Result<Catalog.Library[]>> {
-  return ok(await publicLibraries(ctx.rt.db, await allLibraries(ctx.rt.db)));
+  return ok(await publicLibraries(ctx.db, await allLibraries(ctx.db)));
 }
 
 export async function getLibrary(ctx: Ctx, req: { caller: Caller; id: string }): Promise<Result<Catalog.Library>> {
   if (!isUuid(req.id)) return err(fail('validation', Messages.invalidLibraryId));
-  const row = await findLibrary(ctx.rt.db, req.id.toLowerCase());
+  const row = await findLibrary(ctx.db, req.id.toLowerCase());
   if (!row) return err(fail('not_found', Messages.libraryNotFound));
-  return ok((await publicLibraries(ctx.rt.db, [row]))[0]!);
+  return ok((await publicLibraries(ctx.db, [row]))[0]!);
 }
 
 /**
@@ -90,7 +91,7 @@ export async function createLibrary(ctx: Ctx, req: { caller: Caller; input: Reco
         .values({ id, name: name.value, folders: JSON.stringify(folders.value), watch: watch.value, created_by_admin: req.caller.user_id })
         .execute();
       const lib = toPublicLibrary((await findLibrary(trx, id))!, 0);
-      await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }]);
+      await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }], -1);
       if (lib.folders.length > 0) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
       return lib;
     })
@@ -132,7 +133,7 @@ export async function updateLibrary(ctx: Ctx, req: { caller: Caller; id: string;
     await trx
       .withSchema(SCHEMA)
       .updateTable('libraries')
-      .set({ ...changes, ...(changes.folders ? { folders: JSON.stringify(changes.folders) } : {}), updated_at: new Date(), version: cur.version + 1 })
+      .set({ ...changes, folders: changes.folders ? JSON.stringify(changes.folders) : undefined, updated_at: new Date() })
       .where('id', '=', id)
       .execute();
     const lib = (await emitLibraryUpdated(ctx, trx, id, req.caller.user_id))!;
@@ -156,24 +157,33 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
     // touched. Each item leaves by its own event first, so item read models need no library logic.
     await emitLibraryItemsRemoved(ctx, trx, id);
     await trx.withSchema(SCHEMA).deleteFrom('libraries').where('id', '=', id).execute();
-    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }]);
+    await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }], cur.version);
     return ok({ message: 'library deleted' });
   });
   ctx.kick();
   return out;
 }
 
-/** The library as it is now, in a `library-updated` event; null when it is gone. */
-export async function emitLibraryUpdated(ctx: Ctx, trx: Trx, id: string, by: string | null): Promise<Catalog.Library | null> {
+/**
+ * The library as it is now, in a `library-updated` event; null when it is gone. A library row's
+ * `version` is the version of its stream's last event: the append expects it, and moves it on.
+ */
+export async function emitLibraryUpdated(ctx: Ctx, trx: CTrx, id: string, by: string | null): Promise<Catalog.Library | null> {
   const row = await findLibrary(trx, id, true);
   if (!row) return null;
   const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
-  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }]);
+  await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }], row.version);
+  await trx
+    .withSchema(SCHEMA)
+    .updateTable('libraries')
+    .set({ version: row.version + 1 })
+    .where('id', '=', id)
+    .execute();
   return lib;
 }
 
 /** One `media-item-removed` (reason `library-deleted`) per item of the library, missing ones too. */
-async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): Promise<void> {
+async function emitLibraryItemsRemoved(ctx: Ctx, trx: CTrx, libraryId: string): Promise<void> {
   const t = trx.withSchema(SCHEMA);
   const items = await t.selectFrom('media_items').select('id').where('library_id', '=', libraryId).orderBy('id').execute();
   if (items.length === 0) return;
@@ -185,16 +195,16 @@ async function emitLibraryItemsRemoved(ctx: Ctx, trx: Trx, libraryId: string): P
     .where('i.library_id', '=', libraryId)
     .orderBy('h.last_seen', 'desc')
     .execute()) {
-    hashes.set(h.item_id as string, [...(hashes.get(h.item_id as string) ?? []), h.sha256 as string]);
+    hashes.set(h.item_id, [...(hashes.get(h.item_id) ?? []), h.sha256]);
   }
   await ctx.emitMany(
     trx,
     items.map((i) => ({
-      streamId: `item-${i.id as string}`,
+      streamId: `item-${i.id}`,
       events: [
         {
           type: 'catalog.media-item-removed.v1' as const,
-          data: { item_id: i.id as string, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id as string) ?? [] },
+          data: { item_id: i.id, library_id: libraryId, reason: 'library-deleted' as const, sha256: hashes.get(i.id) ?? [] },
         },
       ],
     })),

@@ -25,14 +25,14 @@ const SHA = /^[0-9a-f]{64}$/;
 export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locator-index'>): Promise<Result<unknown>> {
   const sha256 = req.sha256.toLowerCase();
   if (!SHA.test(sha256)) return notFound();
-  let gz = await loadLocatorIndexGz(ctx.rt.db, sha256);
+  let gz = await loadLocatorIndexGz(ctx.db, sha256);
   if (!gz) {
     const bytes = await fileOf(ctx, sha256);
     try {
       const x = bytes && (await extract(bytes.path, 'epub', { renderPdfCover: false, bytes: bytes.data }));
       if (x?.locator) {
-        await saveLocatorIndexes(ctx.rt.db, [{ sha256, index: x.locator }]);
-        gz = await loadLocatorIndexGz(ctx.rt.db, sha256);
+        await saveLocatorIndexes(ctx.db, [{ sha256, index: x.locator }]);
+        gz = await loadLocatorIndexGz(ctx.db, sha256);
       }
     } catch (e) {
       ctx.rt.log.debug({ sha256, err: e instanceof Error ? e.message : String(e) }, 'no locator index');
@@ -43,7 +43,7 @@ export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locato
 
 /** The bytes of an EPUB the catalog holds with this SHA-256, checked. */
 export async function fileOf(ctx: Ctx, sha256: string): Promise<{ path: string; data: Buffer } | null> {
-  const files = await ctx.rt.db
+  const files = await ctx.db
     .withSchema(SCHEMA)
     .selectFrom('media_formats')
     .select(['library_id', 'rel_path'])
@@ -54,8 +54,8 @@ export async function fileOf(ctx: Ctx, sha256: string): Promise<{ path: string; 
     .execute();
   for (const f of files) {
     try {
-      const lib = await findLibrary(ctx.rt.db, f.library_id as string);
-      const file = lib && (await resolveInside(lib.folders, f.rel_path as string));
+      const lib = await findLibrary(ctx.db, f.library_id);
+      const file = lib && (await resolveInside(lib.folders, f.rel_path));
       if (!file || (await stat(file.abs)).size > MAX_LATE_BYTES) continue;
       const data = await readFile(file.abs);
       if (hashBytes(data).sha256 === sha256) return { path: file.abs, data };

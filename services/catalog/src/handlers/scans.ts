@@ -3,40 +3,46 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
-import { notePosition, toIso, type DbOrTrx, type Trx } from '@bindery/platform';
+import { notePosition, toIso } from '@bindery/platform';
 import { isUuid, parseBool, parseLibraryIdParam, parseLimit, q1 } from '../domain/validate';
 import { allLibraries, findLibrary } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
 import { requireAdmin, type Ctx } from './context';
+import type { CTrx, Q, ScanReason, ScanRow } from '../store/schema';
 
-export type ScanReason = 'manual' | 'startup' | 'watch' | 'reconcile' | 'library-changed';
+export type { ScanRow };
 
-export interface ScanRow {
-  id: string;
-  library_id: string;
-  reason: ScanReason;
-  status: 'queued' | 'running' | 'completed' | 'failed';
-  full_rehash: boolean;
-  requested_by: string | null;
-  requested_at: Date | string;
-  started_at: Date | string | null;
-  finished_at: Date | string | null;
-  counts: Record<string, number>;
-  error: string | null;
-}
+export const scanStream = (scanId: string) => `scan-${scanId}`;
 
 /** Queues a scan of a library unless one is already waiting; returns the waiting or new scan's id. */
-export async function requestScan(ctx: Ctx, trx: Trx, libraryId: string, reason: ScanReason, by: string | null, full = false): Promise<string> {
+export async function requestScan(ctx: Ctx, trx: CTrx, libraryId: string, reason: ScanReason, by: string | null, full = false): Promise<string> {
   const t = trx.withSchema(SCHEMA);
   await ctx.lockLibrary(trx, libraryId);
-  const waiting = await t.selectFrom('scans').select(['id', 'full_rehash']).where('library_id', '=', libraryId).where('status', '=', 'queued').executeTakeFirst();
+  const waiting = await t.selectFrom('scans').select(['id', 'full_rehash']).where('library_id', '=', libraryId).where('status', '=', 'queued').forUpdate().executeTakeFirst();
   if (waiting) {
-    if (full && !waiting.full_rehash) await t.updateTable('scans').set({ full_rehash: true }).where('id', '=', waiting.id).execute();
-    return waiting.id as string;
+    if (full && !waiting.full_rehash) {
+      const version = await ctx.version(trx, scanStream(waiting.id));
+      await t.updateTable('scans').set({ full_rehash: true }).where('id', '=', waiting.id).execute();
+      await ctx.emit(trx, scanStream(waiting.id), [{ type: 'catalog.scan-upgraded.v1', data: { scan_id: waiting.id, library_id: libraryId, full_rehash: true } }], version);
+    }
+    return waiting.id;
   }
   const id = randomUUID();
   await t.insertInto('scans').values({ id, library_id: libraryId, reason, status: 'queued', full_rehash: full, requested_by: by }).execute();
+  await ctx.emit(trx, scanStream(id), [{ type: 'catalog.scan-queued.v1', data: { scan_id: id, library_id: libraryId, reason, full_rehash: full, requested_by: by } }], -1);
   return id;
+}
+
+/** Scans cut short by a stop or a crash (still 'running' when a replica takes the scanner over) wait again. */
+export async function requeueRunning(ctx: Ctx, trx: CTrx): Promise<void> {
+  const rows = await trx
+    .withSchema(SCHEMA)
+    .updateTable('scans')
+    .set({ status: 'queued', started_at: null })
+    .where('status', '=', 'running')
+    .returning(['id', 'library_id'])
+    .execute();
+  for (const r of rows) await ctx.emit(trx, scanStream(r.id), [{ type: 'catalog.scan-requeued.v1', data: { scan_id: r.id, library_id: r.library_id } }]);
 }
 
 export const publicScan = (r: ScanRow) => ({
@@ -59,7 +65,7 @@ export async function startScan(ctx: Ctx, req: { caller: Catalog.Caller; input: 
   if (raw !== undefined && raw !== null && !isUuid(raw)) return err(fail('validation', Messages.invalidLibraryId));
   const full = parseBool(req.input.full === undefined ? undefined : String(req.input.full), 'full');
   if (!full.ok) return full;
-  const libs = raw ? [await findLibrary(ctx.rt.db, (raw as string).toLowerCase())] : await allLibraries(ctx.rt.db);
+  const libs = raw ? [await findLibrary(ctx.db, (raw as string).toLowerCase())] : await allLibraries(ctx.db);
   if (libs.some((l) => l === undefined)) return err(fail('not_found', Messages.libraryNotFound));
   const scans: { id: string; library_id: string }[] = [];
   for (const lib of libs) {
@@ -75,7 +81,7 @@ export async function startScan(ctx: Ctx, req: { caller: Catalog.Caller; input: 
 export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<unknown>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
-  const rows = (await ctx.rt.db.withSchema(SCHEMA).selectFrom('scans').selectAll().orderBy('requested_at', 'desc').limit(100).execute()) as ScanRow[];
+  const rows = await ctx.db.withSchema(SCHEMA).selectFrom('scans').selectAll().orderBy('requested_at', 'desc').limit(100).execute();
   // a client that sees a scan finished then reads the lists: the gateway first lets its read
   // models reach what the log holds now, as after a write
   notePosition(await ctx.store.headPosition());
@@ -93,7 +99,7 @@ export async function scanIssues(ctx: Ctx, req: { caller: Catalog.Caller; query:
   if (!lib.ok) return lib;
   const limit = parseLimit(q1(req.query, 'limit'), 100, 1000);
   if (!limit.ok) return limit;
-  let s = ctx.rt.db.withSchema(SCHEMA).selectFrom('file_issues').selectAll().orderBy('library_id').orderBy('rel_path').limit(limit.value);
+  let s = ctx.db.withSchema(SCHEMA).selectFrom('file_issues').selectAll().orderBy('library_id').orderBy('rel_path').limit(limit.value);
   if (lib.value) s = s.where('library_id', '=', lib.value);
   const rows = await s.execute();
   return ok({
@@ -101,14 +107,25 @@ export async function scanIssues(ctx: Ctx, req: { caller: Catalog.Caller; query:
   });
 }
 
-export async function runningScans(q: DbOrTrx): Promise<ScanRow[]> {
-  return (await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'running').execute()) as ScanRow[];
+export async function runningScans(q: Q): Promise<ScanRow[]> {
+  return await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'running').execute();
 }
 
-export async function nextQueued(q: DbOrTrx): Promise<ScanRow | undefined> {
-  return (await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'queued').orderBy('requested_at').limit(1).executeTakeFirst()) as ScanRow | undefined;
+export async function nextQueued(q: Q): Promise<ScanRow | undefined> {
+  return await q.withSchema(SCHEMA).selectFrom('scans').selectAll().where('status', '=', 'queued').orderBy('requested_at').limit(1).executeTakeFirst();
 }
 
-export async function pruneScans(q: DbOrTrx): Promise<void> {
-  await q.withSchema(SCHEMA).deleteFrom('scans').where('status', 'in', ['completed', 'failed']).where('finished_at', '<', sql<Date>`now() - interval '30 days'`).execute();
+/** Finished scans older than 30 days leave the history. */
+export async function pruneScans(ctx: Ctx, trx: CTrx): Promise<void> {
+  const gone = await trx
+    .withSchema(SCHEMA)
+    .deleteFrom('scans')
+    .where('status', 'in', ['completed', 'failed'])
+    .where('finished_at', '<', sql<Date>`now() - interval '30 days'`)
+    .returning(['id', 'library_id'])
+    .execute();
+  await ctx.emitMany(
+    trx,
+    gone.map((r) => ({ streamId: scanStream(r.id), events: [{ type: 'catalog.scan-pruned.v1' as const, data: { scan_id: r.id, library_id: r.library_id } }] })),
+  );
 }

@@ -25,15 +25,15 @@ const exists = (p: string) =>
  * the scan on), so that emits nothing: the files are a cache of the book's picture.
  */
 export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
-  const db = ctx.rt.db.withSchema(SCHEMA);
+  const db = ctx.db.withSchema(SCHEMA);
   const item = await db.selectFrom('media_items').select(['id', 'library_id', 'cover_key', 'cover_ready']).where('id', '=', itemId).executeTakeFirst();
   if (!item?.cover_key) return false;
-  const key = item.cover_key as string;
+  const key = item.cover_key;
   if (await exists(coverFile(ctx, key, 'thumbnail'))) {
     if (!item.cover_ready) await db.updateTable('media_items').set({ cover_ready: true }).where('id', '=', itemId).execute();
     return true;
   }
-  const lib = await findLibrary(ctx.rt.db, item.library_id as string);
+  const lib = await findLibrary(ctx.db, item.library_id);
   const fmt = await db
     .selectFrom('media_formats')
     .select(['rel_path', 'format', 'sha256'])
@@ -44,7 +44,7 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
     .executeTakeFirst();
   let made = false;
   if (lib && fmt) {
-    const file = await resolveInside(lib.folders, fmt.rel_path as string);
+    const file = await resolveInside(lib.folders, fmt.rel_path);
     if (file) {
       try {
         const x = await extract(file.abs, fmt.format as BookFormat, { renderPdfCover: true });
@@ -79,7 +79,7 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
 export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Promise<number> {
   let done = 0;
   for (;;) {
-    const todo = await ctx.rt.db
+    const todo = await ctx.db
       .withSchema(SCHEMA)
       .selectFrom('media_items')
       .select('id')
@@ -94,7 +94,7 @@ export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Pr
     for (const t of todo) {
       if (stopping()) return done;
       const before = Date.now();
-      if (await ensureCover(ctx, t.id as string)) done++;
+      if (await ensureCover(ctx, t.id)) done++;
       progressed = true;
       // leave room for requests and scans on small machines
       await new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));

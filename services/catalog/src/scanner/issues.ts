@@ -1,13 +1,14 @@
 // Files the scanner could not read, kept per library path. Every change to the list is an event,
 // so a read model of `GET /api/scanner/issues` can be rebuilt from the log.
-import type { Trx } from '@bindery/platform';
+
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import type { FoundFile } from './crawl';
+import type { CTrx } from '../store/schema';
 
 const stream = (libraryId: string) => `issues-${libraryId}`;
 
-export async function recordIssue(ctx: Ctx, trx: Trx, libraryId: string, f: FoundFile, error: string): Promise<void> {
+export async function recordIssue(ctx: Ctx, trx: CTrx, libraryId: string, f: FoundFile, error: string): Promise<void> {
   const seen = new Date();
   await trx
     .withSchema(SCHEMA)
@@ -24,14 +25,14 @@ export async function recordIssue(ctx: Ctx, trx: Trx, libraryId: string, f: Foun
 }
 
 /** Forgets the problems of these paths; an event names the ones that had any. */
-export async function clearIssues(ctx: Ctx, trx: Trx, libraryId: string, paths: readonly string[]): Promise<void> {
+export async function clearIssues(ctx: Ctx, trx: CTrx, libraryId: string, paths: readonly string[]): Promise<void> {
   if (paths.length === 0) return;
   const gone = await trx.withSchema(SCHEMA).deleteFrom('file_issues').where('library_id', '=', libraryId).where('rel_path', 'in', paths).returning('rel_path').execute();
   if (gone.length === 0) return;
   await ctx.emit(trx, stream(libraryId), [
     {
       type: 'catalog.file-issues-cleared.v1',
-      data: { library_id: libraryId, file_paths: gone.map((g) => g.rel_path as string).sort() },
+      data: { library_id: libraryId, file_paths: gone.map((g) => g.rel_path).sort() },
     },
   ]);
 }

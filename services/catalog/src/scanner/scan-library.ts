@@ -3,14 +3,16 @@
 // A book keeps its id when its file is rewritten in place (same path) or moved (same SHA-256).
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { crashPoint, type Trx } from '@bindery/platform';
+import pLimit from 'p-limit';
+import { crashPoint } from '@bindery/platform';
 import { readFile, realpath } from 'node:fs/promises';
 import { saveLocatorIndexes } from '../store/locator';
 import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
 import type { Catalog } from '@bindery/contracts';
-import { findItem, jsonCols, PAGED_FORMATS, pageList, pagesJson, publicOf, rememberHash, toPublic, updateItem, type FormatRow, type ItemRow } from '../store/items';
+import { findItem, newItemColumns, PAGED_FORMATS, pageList, pagesJson, publicOf, rememberHash, toPublic, updateItem, type ItemChanges } from '../store/items';
+import type { FormatRow, ItemRow } from '../store/schema';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { detectConflicts } from '../handlers/conflicts';
@@ -19,6 +21,7 @@ import { seriesFromPath } from '../domain/series-from-name';
 import { crawl, type FoundFile } from './crawl';
 import { clearIssues, recordIssue } from './issues';
 import { checkAborted, ScanStopped } from './scan-stopped';
+import type { CTrx } from '../store/schema';
 
 export interface ScanCounts {
   files_seen: number;
@@ -30,7 +33,7 @@ export interface ScanCounts {
   errors: number;
 }
 
-type Known = FormatRow & { item_state: string };
+type Known = FormatRow & { item_state: ItemRow['state'] };
 
 /** books up to this size are read whole once per scan (memory: scan concurrency × this) */
 const SMALL_BOOK = 4 * 1024 * 1024;
@@ -54,11 +57,14 @@ export interface ScanTarget {
   full_rehash: boolean;
 }
 
+/** A new file's row as a batch writes it (its hashes are known). */
+type NewFormat = Omit<FormatRow, 'id' | 'created_at' | 'updated_at' | 'sha256' | 'partial_md5'> & { sha256: string; partial_md5: string };
+
 /** How a running scan is stopped: the signal is looked at per file, `check` runs in every write. */
 export interface ScanGuard {
   signal?: AbortSignal;
   /** throws (a ScanStopped) when this scan may write no more: the lease is lost, the library gone */
-  check?: (trx: Trx) => Promise<void>;
+  check?: (trx: CTrx) => Promise<void>;
 }
 
 export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts) => Promise<void>, guard: ScanGuard = {}): Promise<ScanCounts> {
@@ -74,23 +80,23 @@ export async function scanLibrary(ctx: Ctx, scan: ScanTarget, onProgress: (c: Sc
 async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts) => Promise<void>, guard: ScanGuard, counts: ScanCounts): Promise<ScanCounts> {
   const { signal } = guard;
   const check = guard.check ?? (async () => undefined);
-  const db = ctx.rt.db;
+  const db = ctx.db;
   const t = db.withSchema(SCHEMA);
   const lib = await findLibrary(db, scan.library_id);
   if (!lib) throw new ScanStopped('deleted');
 
   const known = new Map<string, Known>();
-  for (const r of (await t
+  for (const r of await t
     .selectFrom('media_formats as f')
     .innerJoin('media_items as i', 'i.id', 'f.item_id')
     .selectAll('f')
     .select('i.state as item_state')
     .where('f.library_id', '=', lib.id)
-    .execute()) as Known[])
+    .execute())
     known.set(r.rel_path, r);
   const excluded = new Map<string, { sha256: string | null; size: number; mtime_ms: number }>();
   for (const r of await t.selectFrom('excluded_files').selectAll().where('library_id', '=', lib.id).execute()) {
-    excluded.set(r.rel_path as string, { sha256: r.sha256 as string | null, size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+    excluded.set(r.rel_path, { sha256: r.sha256, size: r.size, mtime_ms: r.mtime_ms });
   }
   // every hash of the items that went missing earlier: a file with one of them brings its item back
   const missingBySha = new Map<string, string>();
@@ -102,11 +108,11 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     .where('i.state', '=', 'missing')
     .orderBy('i.id')
     .execute()) {
-    if (!missingBySha.has(r.sha256 as string)) missingBySha.set(r.sha256 as string, r.id as string);
+    if (!missingBySha.has(r.sha256)) missingBySha.set(r.sha256, r.id);
   }
   const issues = new Map<string, { size: number; mtime_ms: number }>();
   for (const r of await t.selectFrom('file_issues').select(['rel_path', 'size', 'mtime_ms']).where('library_id', '=', lib.id).execute()) {
-    issues.set(r.rel_path as string, { size: Number(r.size), mtime_ms: Number(r.mtime_ms) });
+    issues.set(r.rel_path, { size: r.size, mtime_ms: r.mtime_ms });
   }
 
   // 1. Walk: note every path, keep the files that need reading.
@@ -157,10 +163,15 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
+  const reading = pLimit(Math.max(1, ctx.opts.scanConcurrency));
   const prepareAll = (batch: Job[]) =>
-    pool(batch, ctx.opts.scanConcurrency, async (job) => {
-      if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
-    });
+    Promise.all(
+      batch.map((job) =>
+        reading(async () => {
+          if (!signal?.aborted) await prepare(ctx, job, excluded, unseenBySha, missingBySha);
+        }),
+      ),
+    );
   // reading the next batch overlaps writing this one
   let next = batches.length > 0 ? prepareAll(batches[0]!) : null;
   for (let b = 0; b < batches.length; b++) {
@@ -280,7 +291,29 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
   job.extracted.cover = null;
 }
 
-function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): Partial<ItemRow> {
+/** What a scan reads from a file into its item. */
+type ScannedFields = Pick<
+  ItemRow,
+  | 'title'
+  | 'sort_title'
+  | 'contributors'
+  | 'authors'
+  | 'series'
+  | 'series_index'
+  | 'language'
+  | 'publisher'
+  | 'description'
+  | 'isbn'
+  | 'identifiers'
+  | 'tags'
+  | 'year'
+  | 'page_count'
+  | 'reading_direction'
+  | 'cover_key'
+  | 'cover_ready'
+> & { group_dir: string; group_title: string };
+
+function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): ScannedFields {
   const m = x.metadata;
   const contributors = normalizeContributors(m.contributors);
   // what the file says always wins; its folder and file names fill in a series it does not name
@@ -310,7 +343,7 @@ function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null):
   };
 }
 
-async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: ScanCounts): Promise<void> {
+async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: ScanCounts): Promise<void> {
   const t = trx.withSchema(SCHEMA);
   const f = job.file;
   if (job.error) {
@@ -329,6 +362,9 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
   switch (job.kind) {
     case 'excluded':
       await t.updateTable('excluded_files').set({ size: f.size, mtime_ms: f.mtimeMs }).where('library_id', '=', libraryId).where('rel_path', '=', f.rel).execute();
+      await ctx.emit(trx, `excluded-${libraryId}`, [
+        { type: 'catalog.excluded-file-touched.v1', data: { library_id: libraryId, file_path: f.rel, size: f.size, mtime_ms: f.mtimeMs } },
+      ]);
       return;
     case 'touch': {
       const k = job.known!;
@@ -372,7 +408,7 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
       const item = await findItem(trx, k.item_id, { includeMissing: true, lock: true });
       if (!item) return;
       const primary = await t.selectFrom('media_formats').select('id').where('item_id', '=', item.id).where('present', '=', true).orderBy('id').limit(1).executeTakeFirst();
-      const changes: Partial<ItemRow> = { state: 'active', missing_since: null } as Partial<ItemRow>;
+      const changes: ItemChanges = { state: 'active', missing_since: null };
       // API edits win over file metadata only for items made through the API
       if (primary?.id === k.id && item.source === 'scan') Object.assign(changes, metadataFields(f, job.extracted!, job.coverKey ?? null));
       await updateItem(trx, item.id, changes);
@@ -383,14 +419,14 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
     case 'relink': {
       const k = job.relinkTo!;
       await t.updateTable('media_formats').set({ rel_path: f.rel, size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
-      await updateItem(trx, k.item_id, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) } as Partial<ItemRow>);
+      await updateItem(trx, k.item_id, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) });
       await emitUpdated(ctx, trx, k.item_id, 'relink');
       counts.relinked++;
       return;
     }
     case 'restore': {
       await insertFormat(trx, job.restoreItem!, libraryId, f, h);
-      await updateItem(trx, job.restoreItem!, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) } as Partial<ItemRow>);
+      await updateItem(trx, job.restoreItem!, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) });
       await emitUpdated(ctx, trx, job.restoreItem!, 'restored');
       counts.relinked++;
       return;
@@ -407,11 +443,11 @@ async function apply(ctx: Ctx, trx: Trx, libraryId: string, job: Job, counts: Sc
  * same title, no file of this format yet, overlapping or absent authors) joins that item;
  * anything else is a new item. Decided in memory against one query for the folders involved.
  */
-async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts: ScanCounts): Promise<void> {
+async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], counts: ScanCounts): Promise<void> {
   if (jobs.length === 0) return;
   const t = trx.withSchema(SCHEMA);
   const fields = jobs.map((j) => metadataFields(j.file, j.extracted!, j.coverKey ?? null));
-  const dirs = [...new Set(fields.map((f) => f.group_dir!))];
+  const dirs = [...new Set(fields.map((f) => f.group_dir))];
   interface Candidate {
     id: string;
     authors: string[];
@@ -435,29 +471,30 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
       .where(
         'item_id',
         'in',
-        existing.map((e) => e.id as string),
+        existing.map((e) => e.id),
       )
       .where('present', '=', true)
       .execute();
     for (const e of existing) {
       const c: Candidate = {
-        id: e.id as string,
-        authors: e.authors as string[],
-        formats: new Set(present.filter((p) => p.item_id === e.id).map((p) => p.format as string)),
+        id: e.id,
+        authors: e.authors,
+        formats: new Set(present.filter((p) => p.item_id === e.id).map((p) => p.format)),
         fresh: false,
       };
-      const k = keyOf(e.group_dir as string, e.group_title as string);
+      // the query's `group_dir in dirs` leaves no null group_dir; group_title is set with it
+      const k = keyOf(e.group_dir ?? '', e.group_title ?? '');
       byKey.set(k, [...(byKey.get(k) ?? []), c]);
     }
   }
   const now = new Date();
-  const items: (ItemRow & { cover_ready: boolean })[] = [];
-  const formats: FormatRow[] = [];
+  const items: ItemRow[] = [];
+  const formats: NewFormat[] = [];
   const joined = new Set<string>();
   jobs.forEach((job, i) => {
     const f = fields[i]!;
-    const k = keyOf(f.group_dir!, f.group_title!);
-    const mine = new Set((f.authors ?? []).map((a) => a.toLowerCase()));
+    const k = keyOf(f.group_dir, f.group_title);
+    const mine = new Set(f.authors.map((a) => a.toLowerCase()));
     const match = (byKey.get(k) ?? []).find(
       (c) => !c.formats.has(job.file.format) && (mine.size === 0 || c.authors.length === 0 || c.authors.some((a) => mine.has(a.toLowerCase()))),
     );
@@ -470,7 +507,7 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
     } else {
       itemId = randomUUID();
       items.push({
-        ...(f as ItemRow & { cover_ready: boolean }),
+        ...f,
         id: itemId,
         library_id: libraryId,
         state: 'active',
@@ -478,15 +515,15 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
         file_path: job.file.rel,
         added_by_admin: null,
         version: 0,
+        missing_since: null,
         created_at: now,
         updated_at: now,
       });
-      byKey.set(k, [...(byKey.get(k) ?? []), { id: itemId, authors: f.authors ?? [], formats: new Set([job.file.format]), fresh: true }]);
+      byKey.set(k, [...(byKey.get(k) ?? []), { id: itemId, authors: f.authors, formats: new Set([job.file.format]), fresh: true }]);
       counts.added++;
     }
     const h = job.hashes!;
     formats.push({
-      id: 0,
       item_id: itemId,
       library_id: libraryId,
       rel_path: job.file.rel,
@@ -503,12 +540,12 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
   if (items.length > 0) {
     await t
       .insertInto('media_items')
-      .values(items.map(({ state: _s, version: _v, ...r }) => jsonCols(r as Partial<ItemRow>)))
+      .values(items.map(({ state: _s, version: _v, ...r }) => newItemColumns(r)))
       .execute();
   }
   await t
     .insertInto('media_formats')
-    .values(formats.map(({ id: _id, pages, ...r }) => ({ ...r, pages: pagesJson(pages) })))
+    .values(formats.map(({ pages, ...r }) => ({ ...r, pages: pagesJson(pages) })))
     .onConflict((oc) =>
       oc.constraint('media_formats_path_key').doUpdateSet((eb) => ({
         item_id: eb.ref('excluded.item_id'),
@@ -524,7 +561,7 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
     )
     .execute();
   const hashes = new Map<string, { item_id: string; sha256: string; partial_md5: string | null; format: string }>();
-  for (const f of formats) hashes.set(`${f.item_id}/${f.sha256}`, { item_id: f.item_id, sha256: f.sha256!, partial_md5: f.partial_md5, format: f.format });
+  for (const f of formats) hashes.set(`${f.item_id}/${f.sha256}`, { item_id: f.item_id, sha256: f.sha256, partial_md5: f.partial_md5, format: f.format });
   await t
     .insertInto('format_hashes')
     .values([...hashes.values()])
@@ -544,7 +581,7 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
               item: toPublic(
                 row,
                 own,
-                own.map((f) => f.sha256!),
+                own.map((f) => f.sha256),
                 { pages: true },
               ),
             },
@@ -556,7 +593,7 @@ async function addNew(ctx: Ctx, trx: Trx, libraryId: string, jobs: Job[], counts
   for (const id of joined) await emitUpdated(ctx, trx, id, 'scan');
 }
 
-async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
+async function insertFormat(trx: CTrx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
   // the same bytes at another path: the page list read when they were catalogued still holds
   const known = await trx
     .withSchema(SCHEMA)
@@ -567,7 +604,7 @@ async function insertFormat(trx: Trx, itemId: string, libraryId: string, f: Foun
     .where('pages_read', '=', true)
     .limit(1)
     .executeTakeFirst();
-  const paged = { pages: pagesJson((known?.pages as string[] | null | undefined) ?? null), pages_read: known?.pages_read === true };
+  const paged = { pages: pagesJson(known?.pages ?? null), pages_read: known?.pages_read === true };
   await trx
     .withSchema(SCHEMA)
     .insertInto('media_formats')
@@ -599,11 +636,12 @@ export type UpdateCause = Extract<Catalog.CatalogEvent, { type: 'catalog.media-i
  * to the same item commits either before this snapshot or after it with a later event. A missing
  * item is not in any reader's view (its `removed` event said so): nothing is emitted for it.
  */
-export async function emitUpdated(ctx: Ctx, trx: Trx, itemId: string, cause: UpdateCause): Promise<void> {
+export async function emitUpdated(ctx: Ctx, trx: CTrx, itemId: string, cause: UpdateCause): Promise<void> {
   const row = await findItem(trx, itemId, { lock: true });
   if (!row) return;
+  const version = await ctx.version(trx, `item-${itemId}`);
   const snap = (await publicOf(trx, [row], { pages: true }))[0]!;
-  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }]);
+  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }], version);
 }
 
 /** A comic or EPUB catalogued before page lists were recorded: read once more for its pages. */
@@ -612,43 +650,38 @@ const needsPages = (k: FormatRow) => k.pages_read === false && PAGED_FORMATS.has
 const statChanged = (k: { size: number; mtime_ms: number }, f: FoundFile) => Number(k.size) !== f.size || Number(k.mtime_ms) !== f.mtimeMs;
 
 /** An item whose file is back: active again, same id. True when it had been missing. */
-async function reactivate(ctx: Ctx, trx: Trx, itemId: string): Promise<boolean> {
+async function reactivate(ctx: Ctx, trx: CTrx, itemId: string): Promise<boolean> {
   const item = await findItem(trx, itemId, { includeMissing: true, lock: true });
   if (!item || item.state === 'active') return false;
-  await updateItem(trx, itemId, { state: 'active', missing_since: null } as Partial<ItemRow>);
+  await updateItem(trx, itemId, { state: 'active', missing_since: null });
   await emitUpdated(ctx, trx, itemId, 'restored');
   return true;
 }
 
 /** A file no longer on disk: the format is marked absent; an item with no file left goes missing. */
-async function markGone(ctx: Ctx, trx: Trx, k: Known): Promise<boolean> {
+async function markGone(ctx: Ctx, trx: CTrx, k: Known): Promise<boolean> {
   const t = trx.withSchema(SCHEMA);
   await t.updateTable('media_formats').set({ present: false, updated_at: new Date() }).where('id', '=', k.id).execute();
   const item = await findItem(trx, k.item_id, { lock: true });
   if (!item) return false;
+  const version = await ctx.version(trx, `item-${item.id}`);
   const left = await t.selectFrom('media_formats').select(sql<number>`count(*)::int`.as('n')).where('item_id', '=', item.id).where('present', '=', true).executeTakeFirst();
   if (Number(left?.n ?? 0) > 0) {
     await emitUpdated(ctx, trx, item.id, 'file');
     return false;
   }
-  await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() } as unknown as Partial<ItemRow>);
+  await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() });
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', item.id).execute();
-  await ctx.emit(trx, `item-${item.id}`, [
-    {
-      type: 'catalog.media-item-removed.v1',
-      data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256 as string) },
-    },
-  ]);
+  await ctx.emit(
+    trx,
+    `item-${item.id}`,
+    [
+      {
+        type: 'catalog.media-item-removed.v1',
+        data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256) },
+      },
+    ],
+    version,
+  );
   return true;
-}
-
-async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const x = items[next++]!;
-      await fn(x);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(n, items.length)) }, worker));
 }

@@ -8,14 +8,16 @@ import type { Ctx } from '../handlers/context';
 import { emitLibraryUpdated } from '../handlers/libraries';
 import { detectConflicts } from '../handlers/conflicts';
 import { pollIntervalSeconds } from '../handlers/identity-events';
-import { nextQueued, publicScan, requestScan, pruneScans, type ScanRow } from '../handlers/scans';
+import { nextQueued, publicScan, requestScan, pruneScans, requeueRunning, scanStream, type ScanRow } from '../handlers/scans';
 import { allLibraries } from '../store/libraries';
 import { SCHEMA } from '../store/migrations';
-import type { Trx } from '@bindery/platform';
+
 import { scanLibrary, type ScanCounts } from './scan-library';
 import { ScanStopped } from './scan-stopped';
 import type { WatchFn, WatchHandle } from './watcher';
 import { renderMissingCovers } from './covers';
+import { scanMetrics, type ScanFinished } from './metrics';
+import type { CTrx } from '../store/schema';
 
 const DEBOUNCE_MS = 1000;
 /** How often a running scan looks whether its library still exists (a delete on any replica). */
@@ -44,11 +46,14 @@ export class Scheduler {
   private lostLease = false;
   /** the scan running now, so a lost lease, a deleted library or a stop can cut it short */
   private current: AbortController | null = null;
+  private readonly scanFinished: ScanFinished;
 
   constructor(
     private ctx: Ctx,
     private watchFn: WatchFn,
-  ) {}
+  ) {
+    this.scanFinished = scanMetrics(ctx.rt.metrics);
+  }
 
   start(): void {
     this.loop = this.run().catch((e) => this.ctx.rt.log.error({ err: e }, 'scanner stopped'));
@@ -80,7 +85,7 @@ export class Scheduler {
     await Promise.all([...this.watchers.values()].map((w) => w.handle.close().catch(() => undefined)));
     this.watchers.clear();
     if (this.leader && this.ctx.rt.mode === 'distributed') {
-      await this.ctx.rt.db
+      await this.ctx.db
         .withSchema(SCHEMA)
         .deleteFrom('leases')
         .where('name', '=', 'scanner')
@@ -97,7 +102,7 @@ export class Scheduler {
       values ('scanner', ${this.me}, now() + make_interval(secs => ${this.ctx.opts.leaseSeconds}))
       on conflict (name) do update set owner = excluded.owner, expires_at = excluded.expires_at
       where ${sql.table(`${SCHEMA}.leases`)}.owner = excluded.owner or ${sql.table(`${SCHEMA}.leases`)}.expires_at < now()
-      returning owner`.execute(this.ctx.rt.db);
+      returning owner`.execute(this.ctx.db);
     return r.rows.length > 0;
   }
 
@@ -142,7 +147,7 @@ export class Scheduler {
    * the lease, and holds the lease row (FOR SHARE) until it commits, so a takeover waits for the
    * write and no write follows a takeover.
    */
-  private async fence(trx: Trx): Promise<void> {
+  private async fence(trx: CTrx): Promise<void> {
     if (this.ctx.rt.mode === 'embedded') return;
     const r = await sql<{ owner: string }>`select owner from ${sql.table(`${SCHEMA}.leases`)} where name = 'scanner' for share`.execute(trx);
     if (r.rows[0]?.owner !== this.me) {
@@ -176,7 +181,7 @@ export class Scheduler {
         if (this.leader) {
           if (Date.now() - this.lastWatchSync > 5000) await this.syncWatchers();
           if (Date.now() - this.lastReconcile > this.ctx.opts.reconcileSeconds * 1000) await this.reconcile();
-          const next = await nextQueued(this.ctx.rt.db);
+          const next = await nextQueued(this.ctx.db);
           if (next) {
             await this.runScan(next);
             continue;
@@ -201,12 +206,12 @@ export class Scheduler {
   }
 
   private async becomeLeader(): Promise<void> {
-    const db = this.ctx.rt.db;
+    const db = this.ctx.db;
     this.ctx.rt.log.info('scanner: this replica runs the scans');
     // scans cut short by a stop or a crash run again; what they committed stays committed
-    await db.withSchema(SCHEMA).updateTable('scans').set({ status: 'queued', started_at: null }).where('status', '=', 'running').execute();
+    await this.ctx.tx((trx) => requeueRunning(this.ctx, trx));
     await this.ctx.tx((trx) => detectConflicts(this.ctx, trx));
-    await pruneScans(db);
+    await this.ctx.tx((trx) => pruneScans(this.ctx, trx));
     const setting = await db.withSchema(SCHEMA).selectFrom('settings').select('value').where('key', '=', 'scan_on_startup').executeTakeFirst();
     const onStartup = this.ctx.opts.scanOnStartup && (setting ? setting.value !== false : true);
     if (onStartup) {
@@ -240,7 +245,7 @@ export class Scheduler {
 
   private async reconcile(): Promise<void> {
     this.lastReconcile = Date.now();
-    for (const lib of await allLibraries(this.ctx.rt.db)) {
+    for (const lib of await allLibraries(this.ctx.db)) {
       if (lib.folders.length > 0) await this.ctx.tx((trx) => requestScan(this.ctx, trx, lib.id, 'reconcile', null));
     }
   }
@@ -248,7 +253,7 @@ export class Scheduler {
   private async syncWatchers(): Promise<void> {
     this.lastWatchSync = Date.now();
     const mode = this.ctx.opts.watch;
-    const libs = mode === 'off' ? [] : (await allLibraries(this.ctx.rt.db)).filter((l) => l.watch && l.folders.length > 0);
+    const libs = mode === 'off' ? [] : (await allLibraries(this.ctx.db)).filter((l) => l.watch && l.folders.length > 0);
     const pollMs = (await pollIntervalSeconds(this.ctx)) * 1000;
     const wanted = new Map(libs.map((l) => [l.id, l]));
     for (const [id, w] of this.watchers) {
@@ -304,7 +309,7 @@ export class Scheduler {
   }
 
   /** Inside a scan's write: this replica still holds the lease, and the library still exists. */
-  private async guard(trx: Trx, libraryId: string): Promise<void> {
+  private async guard(trx: CTrx, libraryId: string): Promise<void> {
     await this.fence(trx);
     const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', libraryId).executeTakeFirst();
     if (!lib) throw new ScanStopped('deleted');
@@ -312,20 +317,20 @@ export class Scheduler {
 
   private async runScan(row: ScanRow): Promise<void> {
     const ctx = this.ctx;
-    const t = ctx.rt.db.withSchema(SCHEMA);
+    const t = ctx.db.withSchema(SCHEMA);
     const claimed = await ctx
       .tx(async (trx) => {
         await this.fence(trx);
         const r = await trx
           .withSchema(SCHEMA)
           .updateTable('scans')
-          .set({ status: 'running', started_at: new Date() })
+          .set({ status: 'running', started_at: sql`now()` }) // the scan-started event's time
           .where('id', '=', row.id)
           .where('status', '=', 'queued')
           .returning('id')
           .execute();
         if (r.length === 0) return false;
-        await ctx.emit(trx, `scan-${row.id}`, [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
+        await ctx.emit(trx, scanStream(row.id), [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
         return true;
       })
       .catch((e) => {
@@ -385,14 +390,14 @@ export class Scheduler {
         await trx
           .withSchema(SCHEMA)
           .updateTable('scans')
-          .set({ status, finished_at: new Date(), counts: JSON.stringify(counts), error })
+          .set({ status, finished_at: sql`now()`, counts: JSON.stringify(counts), error }) // the scan-finished event's time
           .where('id', '=', row.id)
           .execute();
         if (!error) {
           await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
           await emitLibraryUpdated(ctx, trx, row.library_id, null);
         }
-        await ctx.emit(trx, `scan-${row.id}`, [
+        await ctx.emit(trx, scanStream(row.id), [
           {
             type: 'catalog.scan-finished.v1',
             data: { scan_id: row.id, library_id: row.library_id, status, error, duration_ms: Date.now() - started, ...counts },
@@ -408,7 +413,7 @@ export class Scheduler {
     if (recorded) return this.scanStopped(row, Object.assign(recorded, { counts: { ...counts } }), started);
     ctx.rt.bus.notify(Catalog.ScanProgressSubject, { scan_id: row.id, library_id: row.library_id, ...counts } satisfies Catalog.ScanProgress);
     ctx.rt.log.info({ scan: publicScan({ ...row, status, counts: { ...counts }, error }), ms: Date.now() - started }, 'scan finished');
-    ctx.rt.metrics.scanFinished(status, (Date.now() - started) / 1000, counts);
+    this.scanFinished(status, (Date.now() - started) / 1000, counts);
     if (counts.added + counts.updated + counts.relinked > 0) this.renderCovers();
   }
 
@@ -426,7 +431,7 @@ export class Scheduler {
     const counts: ScanCounts = { files_seen: 0, added: 0, updated: 0, relinked: 0, removed: 0, unchanged: 0, errors: 0, ...stopped.counts };
     await this.ctx
       .tx((trx) =>
-        this.ctx.emit(trx, `scan-${row.id}`, [
+        this.ctx.emit(trx, scanStream(row.id), [
           {
             type: 'catalog.scan-finished.v1',
             data: { scan_id: row.id, library_id: row.library_id, status: 'cancelled', error: stopped.message, duration_ms: Date.now() - started, ...counts },

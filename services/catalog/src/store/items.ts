@@ -1,58 +1,12 @@
 // The media item tables: rows in, public records out.
-import { sql } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
-import { toIso, type DbOrTrx } from '@bindery/platform';
+import { toIso } from '@bindery/platform';
 import { fileUrl } from '../domain/normalize';
 import { SCHEMA } from './migrations';
+import type { FormatRow, ItemRow, MediaItemsTable, NewItemRow, Q } from './schema';
 
-export interface ItemRow {
-  id: string;
-  library_id: string;
-  state: 'active' | 'missing';
-  source: 'scan' | 'api';
-  file_path: string | null;
-  group_dir: string | null;
-  group_title: string | null;
-  title: string;
-  sort_title: string;
-  contributors: Catalog.Contributor[];
-  authors: string[];
-  series: string | null;
-  series_index: number | null;
-  language: string | null;
-  publisher: string | null;
-  description: string | null;
-  isbn: string | null;
-  identifiers: Record<string, string>;
-  tags: string[];
-  year: number | null;
-  page_count: number | null;
-  reading_direction: string | null;
-  cover_key: string | null;
-  cover_ready?: boolean;
-  added_by_admin: string | null;
-  version: number;
-  missing_since?: Date | string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
-export interface FormatRow {
-  id: number;
-  item_id: string;
-  library_id: string;
-  rel_path: string;
-  format: string;
-  size: number;
-  mtime_ms: number;
-  sha256: string | null;
-  partial_md5: string | null;
-  present: boolean;
-  /** CBZ, CBR, image-only EPUB: page entries in reading order (jsonb; written with pagesJson) */
-  pages?: string[] | null;
-  /** false for a file catalogued before page lists were recorded: the next scan reads it again */
-  pages_read?: boolean;
-}
+export type { FormatRow, ItemRow };
 
 /** Formats whose files have page lists the gateway streams from. */
 export const PAGED_FORMATS: ReadonlySet<string> = new Set(['cbz', 'cbr', 'epub']);
@@ -68,37 +22,57 @@ export function pageList(pages: string[] | null | undefined): string[] | null {
 /** A page list as the jsonb column takes it. */
 export const pagesJson = (pages: string[] | null | undefined): string | null => (pages ? JSON.stringify(pages) : null);
 
-const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+const t = (q: Q) => q.withSchema(SCHEMA);
 
-/** Columns written as JSON. */
-export const jsonCols = (r: Partial<ItemRow>): Record<string, unknown> => {
-  const out: Record<string, unknown> = { ...r };
-  for (const k of ['contributors', 'authors', 'identifiers', 'tags'] as const) if (k in r) out[k] = JSON.stringify(r[k]);
-  return out;
-};
+/** What a command or a scan may change of an item, jsonb columns as values. */
+export type ItemChanges = Partial<Omit<ItemRow, 'id' | 'library_id' | 'version' | 'created_at' | 'updated_at'>>;
 
-export async function findItem(q: DbOrTrx, id: string, opts: { lock?: boolean; includeMissing?: boolean } = {}): Promise<ItemRow | undefined> {
+/** The changes as columns: the jsonb ones as JSON text. */
+export function itemColumns(r: ItemChanges): Updateable<MediaItemsTable> {
+  const { contributors, authors, identifiers, tags, ...rest } = r;
+  return {
+    ...rest,
+    ...(contributors !== undefined ? { contributors: JSON.stringify(contributors) } : {}),
+    ...(authors !== undefined ? { authors: JSON.stringify(authors) } : {}),
+    ...(identifiers !== undefined ? { identifiers: JSON.stringify(identifiers) } : {}),
+    ...(tags !== undefined ? { tags: JSON.stringify(tags) } : {}),
+  };
+}
+
+/** A new item's row as the table takes it. */
+export type NewItem = Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state' | 'cover_ready' | 'missing_since'> &
+  Partial<Pick<ItemRow, 'created_at' | 'updated_at' | 'cover_ready'>>;
+
+export const newItemColumns = (r: NewItem): NewItemRow => ({
+  ...r,
+  contributors: JSON.stringify(r.contributors),
+  authors: JSON.stringify(r.authors),
+  identifiers: JSON.stringify(r.identifiers),
+  tags: JSON.stringify(r.tags),
+});
+
+export async function findItem(q: Q, id: string, opts: { lock?: boolean; includeMissing?: boolean } = {}): Promise<ItemRow | undefined> {
   let s = t(q).selectFrom('media_items').selectAll().where('id', '=', id);
   if (!opts.includeMissing) s = s.where('state', '=', 'active');
   if (opts.lock) s = s.forUpdate();
-  return (await s.executeTakeFirst()) as ItemRow | undefined;
+  return await s.executeTakeFirst();
 }
 
-export async function formatsOf(q: DbOrTrx, itemIds: readonly string[]): Promise<FormatRow[]> {
+export async function formatsOf(q: Q, itemIds: readonly string[]): Promise<FormatRow[]> {
   if (itemIds.length === 0) return [];
-  return (await t(q).selectFrom('media_formats').selectAll().where('item_id', 'in', itemIds).orderBy('id').execute()) as FormatRow[];
+  return await t(q).selectFrom('media_formats').selectAll().where('item_id', 'in', itemIds).orderBy('id').execute();
 }
 
-async function hashesOf(q: DbOrTrx, itemIds: readonly string[]): Promise<{ item_id: string; sha256: string }[]> {
+async function hashesOf(q: Q, itemIds: readonly string[]): Promise<{ item_id: string; sha256: string }[]> {
   if (itemIds.length === 0) return [];
-  return (await t(q).selectFrom('format_hashes').select(['item_id', 'sha256']).where('item_id', 'in', itemIds).orderBy('last_seen', 'desc').execute()) as {
-    item_id: string;
-    sha256: string;
-  }[];
+  return await t(q).selectFrom('format_hashes').select(['item_id', 'sha256']).where('item_id', 'in', itemIds).orderBy('last_seen', 'desc').execute();
 }
 
 /** `pages: true` (events only): each format carries its page list, when it has one. */
-export function toPublic(r: ItemRow, formats: FormatRow[], history: string[], opts: { pages?: boolean } = {}): Catalog.MediaItem {
+/** What a public record shows of a file. */
+export type FormatFacts = Pick<FormatRow, 'format' | 'rel_path' | 'size' | 'sha256' | 'partial_md5' | 'mtime_ms' | 'present' | 'pages'>;
+
+export function toPublic(r: ItemRow, formats: FormatFacts[], history: string[], opts: { pages?: boolean } = {}): Catalog.MediaItem {
   const present = formats.filter((f) => f.present);
   const primary = present[0] ?? null;
   const current = present.map((f) => f.sha256).filter((h): h is string => h !== null);
@@ -147,7 +121,7 @@ export function toPublic(r: ItemRow, formats: FormatRow[], history: string[], op
 }
 
 /** Public records of rows already read, in their order, with formats and hash history attached. */
-export async function publicOf(q: DbOrTrx, rows: ItemRow[], opts: { pages?: boolean } = {}): Promise<Catalog.MediaItem[]> {
+export async function publicOf(q: Q, rows: ItemRow[], opts: { pages?: boolean } = {}): Promise<Catalog.MediaItem[]> {
   const ids = rows.map((r) => r.id);
   const [formats, hashes] = await Promise.all([formatsOf(q, ids), hashesOf(q, ids)]);
   const fBy = new Map<string, FormatRow[]>();
@@ -157,29 +131,26 @@ export async function publicOf(q: DbOrTrx, rows: ItemRow[], opts: { pages?: bool
   return rows.map((r) => toPublic(r, fBy.get(r.id) ?? [], hBy.get(r.id) ?? [], opts));
 }
 
-export async function snapshot(q: DbOrTrx, id: string, opts: { pages?: boolean } = {}): Promise<Catalog.MediaItem | null> {
+export async function snapshot(q: Q, id: string, opts: { pages?: boolean } = {}): Promise<Catalog.MediaItem | null> {
   const row = await findItem(q, id, { includeMissing: true });
   if (!row) return null;
   return (await publicOf(q, [row], opts))[0]!;
 }
 
-export async function insertItem(q: DbOrTrx, row: Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state'> & { created_at?: Date; updated_at?: Date }): Promise<void> {
-  await t(q)
-    .insertInto('media_items')
-    .values(jsonCols(row as Partial<ItemRow>))
-    .execute();
+export async function insertItem(q: Q, row: NewItem): Promise<void> {
+  await t(q).insertInto('media_items').values(newItemColumns(row)).execute();
 }
 
-export async function updateItem(q: DbOrTrx, id: string, changes: Partial<ItemRow>): Promise<void> {
+export async function updateItem(q: Q, id: string, changes: ItemChanges): Promise<void> {
   await t(q)
     .updateTable('media_items')
-    .set({ ...jsonCols(changes), updated_at: sql`now()`, version: sql`version + 1` })
+    .set({ ...itemColumns(changes), updated_at: sql`now()`, version: sql`version + 1` })
     .where('id', '=', id)
     .execute();
 }
 
 /** Remembers a hash a file of this item has had (kept when the file is rewritten or moved). */
-export async function rememberHash(q: DbOrTrx, itemId: string, format: string, sha256: string, partialMd5: string | null): Promise<void> {
+export async function rememberHash(q: Q, itemId: string, format: string, sha256: string, partialMd5: string | null): Promise<void> {
   await t(q)
     .insertInto('format_hashes')
     .values({ item_id: itemId, sha256, partial_md5: partialMd5, format })
@@ -187,7 +158,7 @@ export async function rememberHash(q: DbOrTrx, itemId: string, format: string, s
     .execute();
 }
 
-export async function countActive(q: DbOrTrx, libraryIds: readonly string[]): Promise<Map<string, number>> {
+export async function countActive(q: Q, libraryIds: readonly string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (libraryIds.length === 0) return out;
   const rows = await t(q)
@@ -197,6 +168,6 @@ export async function countActive(q: DbOrTrx, libraryIds: readonly string[]): Pr
     .where('state', '=', 'active')
     .groupBy('library_id')
     .execute();
-  for (const r of rows) out.set(r.library_id as string, Number(r.n));
+  for (const r of rows) out.set(r.library_id, r.n);
   return out;
 }

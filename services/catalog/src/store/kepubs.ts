@@ -2,8 +2,9 @@
 // file's bytes (like covers and locator indexes), so a changed file is simply a new key and no event
 // is needed; the span map travels with the file to whoever maps Kobo Locations.
 import { sql } from 'kysely';
-import type { DbOrTrx } from '@bindery/platform';
+
 import { SCHEMA } from './migrations';
+import type { Q } from './schema';
 
 export interface StoredKepub {
   data: Buffer;
@@ -11,20 +12,20 @@ export interface StoredKepub {
   v: number;
 }
 
-export async function loadKepub(q: DbOrTrx, sha256: string, v: number): Promise<StoredKepub | null> {
+export async function loadKepub(q: Q, sha256: string, v: number): Promise<StoredKepub | null> {
   const r = await q.withSchema(SCHEMA).selectFrom('kepubs').select(['data', 'spans', 'v']).where('sha256', '=', sha256).where('v', '>=', v).executeTakeFirst();
-  return r ? { data: Buffer.from(r.data as Uint8Array), spans: Buffer.from(r.spans as Uint8Array), v: Number(r.v) } : null;
+  return r ? { data: Buffer.from(r.data), spans: Buffer.from(r.spans), v: r.v } : null;
 }
 
 /** Drops KEPUBs no present file has any more (a file changed or went): what a Kobo asks for next is made anew. */
-export async function purgeStaleKepubs(q: DbOrTrx): Promise<number> {
+export async function purgeStaleKepubs(q: Q): Promise<number> {
   const r = await sql`
     delete from ${sql.table(`${SCHEMA}.kepubs`)} k
     where not exists (select 1 from ${sql.table(`${SCHEMA}.media_formats`)} f where f.sha256 = k.sha256 and f.present)`.execute(q);
   return Number(r.numAffectedRows ?? 0);
 }
 
-export async function saveKepub(q: DbOrTrx, sha256: string, k: StoredKepub): Promise<void> {
+export async function saveKepub(q: Q, sha256: string, k: StoredKepub): Promise<void> {
   await q
     .withSchema(SCHEMA)
     .insertInto('kepubs')

@@ -1,34 +1,25 @@
 // The library table.
 import type { Catalog } from '@bindery/contracts';
-import { toIso, type DbOrTrx } from '@bindery/platform';
+import { toIso } from '@bindery/platform';
 import { countActive } from './items';
 import { SCHEMA } from './migrations';
+import type { LibraryRow, Q } from './schema';
 
-export interface LibraryRow {
-  id: string;
-  name: string;
-  folders: string[];
-  watch: boolean;
-  created_by_admin: string | null;
-  created_at: Date | string;
-  updated_at: Date | string;
-  last_scan_at: Date | string | null;
-  version: number;
-}
+export type { LibraryRow };
 
-const t = (q: DbOrTrx) => q.withSchema(SCHEMA);
+const t = (q: Q) => q.withSchema(SCHEMA);
 
-export async function findLibrary(q: DbOrTrx, id: string, lock = false): Promise<LibraryRow | undefined> {
+export async function findLibrary(q: Q, id: string, lock = false): Promise<LibraryRow | undefined> {
   let s = t(q).selectFrom('libraries').selectAll().where('id', '=', id);
   if (lock) s = s.forUpdate();
-  return (await s.executeTakeFirst()) as LibraryRow | undefined;
+  return await s.executeTakeFirst();
 }
 
-export async function allLibraries(q: DbOrTrx): Promise<LibraryRow[]> {
-  return (await t(q).selectFrom('libraries').selectAll().orderBy('name').orderBy('id').execute()) as LibraryRow[];
+export async function allLibraries(q: Q): Promise<LibraryRow[]> {
+  return await t(q).selectFrom('libraries').selectAll().orderBy('name').orderBy('id').execute();
 }
 
-export async function nameTaken(q: DbOrTrx, name: string, exceptId?: string): Promise<boolean> {
+export async function nameTaken(q: Q, name: string, exceptId?: string): Promise<boolean> {
   let s = t(q)
     .selectFrom('libraries')
     .select('id')
@@ -51,7 +42,7 @@ export function toPublicLibrary(r: LibraryRow, itemCount: number): Catalog.Libra
   };
 }
 
-export async function publicLibraries(q: DbOrTrx, rows: LibraryRow[]): Promise<Catalog.Library[]> {
+export async function publicLibraries(q: Q, rows: LibraryRow[]): Promise<Catalog.Library[]> {
   const counts = await countActive(
     q,
     rows.map((r) => r.id),

@@ -4,16 +4,16 @@
 import { promisify } from 'node:util';
 import { gzip, gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
-import type { DbOrTrx } from '@bindery/platform';
-import { SCHEMA } from './migrations';
 import type * as Locator from '@bindery/locator';
+import { SCHEMA } from './migrations';
+import type { Q } from './schema';
 
 const zip = promisify(gzip);
 
 /** The index format this code makes; a stored row of an older one is made again when it is asked for. */
 export const LOCATOR_VERSION = 2;
 
-export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; index: Locator.LocatorIndex }[]): Promise<void> {
+export async function saveLocatorIndexes(q: Q, list: { sha256: string; index: Locator.LocatorIndex }[]): Promise<void> {
   if (list.length === 0) return;
   const seen = new Set<string>();
   const rows = [];
@@ -34,7 +34,7 @@ export async function saveLocatorIndexes(q: DbOrTrx, list: { sha256: string; ind
 }
 
 /** The stored index, gzipped JSON (what the locator-index reply carries, base64); null when absent or of an older format. */
-export async function loadLocatorIndexGz(q: DbOrTrx, sha256: string): Promise<Buffer | null> {
+export async function loadLocatorIndexGz(q: Q, sha256: string): Promise<Buffer | null> {
   const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('data').where('sha256', '=', sha256).where('v', '>=', LOCATOR_VERSION).executeTakeFirst();
-  return r ? Buffer.from(r.data as Uint8Array) : null;
+  return r ? Buffer.from(r.data) : null;
 }

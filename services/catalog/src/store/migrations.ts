@@ -181,4 +181,11 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    name: 'catalog-007-library-stream-version',
+    async up(trx, s) {
+      // a library's version is now its stream's last version (it counted an admin's changes only)
+      await execScript(trx, `update ${s}.libraries l set version = coalesce((select max(e.stream_version) from ${s}.events e where e.stream_id = 'library-' || l.id::text), 0)`);
+    },
+  },
 ];

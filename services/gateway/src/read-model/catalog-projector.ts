@@ -2,11 +2,13 @@
 // JSON rendered once, and the files each item owns (what /uploads may serve).
 import { createHash } from 'node:crypto';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
 
 type Tables = ReturnType<typeof catalogTables>;
+
+const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
 const md5Hex = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
 const lower = (s: string | null | undefined) => (s ? s.toLowerCase() : null);
@@ -136,7 +138,8 @@ async function removeItem(trx: Trx, t: Tables, id: string): Promise<void> {
 export async function projectCatalog(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = catalogTables(suffix);
   const s = trx.withSchema(SCHEMA);
-  const e = ev as unknown as Catalog.CatalogEvent;
+  const e = catalogEvents.decode(ev);
+  if (!e) return;
   switch (e.type) {
     case 'catalog.library-created.v1':
     case 'catalog.library-updated.v1': {

@@ -3,8 +3,8 @@
 // and moves to a new item that brings one of those hashes back; KOReader documents stored before
 // their book was catalogued are linked to it as soon as it is added or its files change.
 import { sql } from 'kysely';
-import type { Catalog } from '@bindery/contracts';
-import { react, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { Catalog } from '@bindery/contracts';
+import { eventSchemas, react, type Bus, type DecodedEvent, type Subscription, type Trx } from '@bindery/platform';
 import { moveItemData } from '../store/merge';
 import { t, type Ctx } from './context';
 import { autoAssign } from './collections';
@@ -18,6 +18,7 @@ const TYPES = [
   'catalog.library-deleted.v1',
   'catalog.hash-conflict-resolved.v1',
 ] as const;
+const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
 function itemValues(i: Catalog.MediaItem) {
   return {
@@ -47,21 +48,22 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
     types: TYPES,
     effect: (trx, ev) => {
       ctx.forgetItems();
-      return apply(ctx, trx, ev as unknown as Catalog.CatalogEvent);
+      const e = catalogEvents.decode(ev);
+      return e ? apply(ctx, trx, e) : Promise.resolve();
     },
     after: async (ev) => {
       // again once committed: a write that read an item during the transaction kept the old copy
       ctx.forgetItems();
       // after the item is stored (a position is checked against it): waiting documents of its files.
       // A redelivery runs it again, and finds nothing left to link.
-      const e = ev as unknown as Catalog.CatalogEvent;
-      if (e.type === 'catalog.media-item-added.v1' || e.type === 'catalog.media-item-updated.v1') await linkAnnounced(ctx, e.data.item);
+      const e = catalogEvents.decode(ev);
+      if (e && (e.type === 'catalog.media-item-added.v1' || e.type === 'catalog.media-item-updated.v1')) await linkAnnounced(ctx, e.data.item);
       ctx.store.notify();
     },
   });
 }
 
-async function apply(ctx: Ctx, trx: Trx, e: Catalog.CatalogEvent): Promise<void> {
+async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Catalog.CatalogEvents>): Promise<void> {
   switch (e.type) {
     case 'catalog.media-item-added.v1':
     case 'catalog.media-item-updated.v1': {

@@ -1,5 +1,6 @@
-// Which entries of a comic archive are pages and in what order: one rule for the catalog, which
-// counts the pages, and the gateway, which streams page n of that count (OPDS-PSE).
+// Which entries of a comic archive are pages and in what order. The catalog alone decides it, at
+// scan time: each file's ordered page list travels in its item's events, and the gateway streams
+// page n of that list (OPDS-PSE) without knowing the rule.
 
 const PAGE_EXTENSIONS = new Set(['jpg', 'jpeg', 'png', 'gif', 'webp', 'avif']);
 
