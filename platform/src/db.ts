@@ -1,5 +1,5 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
-import { type ColumnType, Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 
 /**
@@ -17,11 +17,6 @@ export type DbOrTrx<DB = Untyped> = Db<DB> | Trx<DB>;
 
 /** No tables: a handle used only for raw SQL (DDL, probes). */
 export type NoTables = Record<never, never>;
-
-/** The table platform keeps in every service's schema for `migrate`. */
-export interface MigrationTables {
-  schema_migrations: { name: string; applied_at: ColumnType<Date, Date | string | undefined, Date | string> };
-}
 
 /** Platform code sees a service's handle through its own tables only (the schema holds both). */
 export const asTables = <T, DB>(q: Db<DB>): Db<T> => q as unknown as Db<T>;
@@ -81,24 +76,6 @@ export interface Migration {
   name: string;
   /** DDL (and raw SQL) only: a migration runs before the tables it makes exist */
   up(trx: Trx<NoTables>, schema: string): Promise<void>;
-}
-
-/** Creates the service's schema and applies its migrations once, under a lock so replicas can start together. */
-export async function migrate<DB>(db: Db<DB>, schema: string, migrations: readonly Migration[]): Promise<void> {
-  assertIdent(schema);
-  await asTables<MigrationTables, DB>(db)
-    .transaction()
-    .execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${'bindery.migrate.' + schema}))`.execute(trx);
-      await sql.raw(`create schema if not exists ${schema}`).execute(trx);
-      await sql.raw(`create table if not exists ${schema}.schema_migrations (name text primary key, applied_at timestamptz not null default now())`).execute(trx);
-      const done = new Set((await trx.withSchema(schema).selectFrom('schema_migrations').select('name').execute()).map((r) => r.name));
-      for (const m of migrations) {
-        if (done.has(m.name)) continue;
-        await m.up(asTablesTrx<NoTables, MigrationTables>(trx), schema);
-        await trx.withSchema(schema).insertInto('schema_migrations').values({ name: m.name }).execute();
-      }
-    });
 }
 
 export const toIso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();

@@ -3,6 +3,7 @@ export * from './logger';
 export * from './db';
 export * from './event-store';
 export * from './event-schemas';
+export * from './migrate';
 export * from './tokens';
 export * from './runtime';
 export * from './bus/types';

@@ -2,7 +2,8 @@
 // does not answer each make /readyz say 503 and why. Real PGlite, a real in-memory bus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
-import { migrate, openPGlite, type Database } from '../src/db';
+import { openPGlite, type Database } from '../src/db';
+import { migrate } from '../src/migrate';
 import { EventStore, eventStoreMigrations } from '../src/event-store';
 import { MemoryBus } from '../src/bus/memory-bus';
 import { Metrics } from '../src/metrics';

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { eventSubject, rpcSubject, type NewEvent, type StoredEvent } from '@bindery/contracts';
-import { migrate, openPGlite, openPostgres, type Database, type Db, type Migration, type Trx } from '../../platform/src/db';
+import { openPGlite, openPostgres, type Database, type Db, type Migration, type Trx } from '../../platform/src/db';
+import { migrate } from '../../platform/src/migrate';
 import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations, react } from '../../platform/src/event-store';
 import { createLogger, type Logger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';

@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
-import { openPGlite, openPostgres, migrate, type Database } from '../../platform/src/db';
+import { type NoTables, openPGlite, openPostgres, type Database, type Trx } from '../../platform/src/db';
+import { EVENT_STORE_MIGRATION_TABLE, MIGRATION_TABLE, migrate } from '../../platform/src/migrate';
 import { applyOnce, ConcurrencyError, consumerCheckpoint, EventStore, eventStoreMigrations, type ExpectedVersion } from '../../platform/src/event-store';
 import { createTestDatabase, resolveBackends } from '../support/backends';
 
@@ -270,9 +271,40 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       const before = await store.headPosition();
       await migrate(db(), SCHEMA, eventStoreMigrations);
       await Promise.all([migrate(db(), SCHEMA, eventStoreMigrations), migrate(db(), SCHEMA, eventStoreMigrations)]);
-      const rows = await sql<{ name: string }>`select name from ${sql.raw(SCHEMA)}.schema_migrations order by name`.execute(db());
+      const rows = await sql<{ name: string }>`select name from ${sql.raw(SCHEMA)}.${sql.raw(EVENT_STORE_MIGRATION_TABLE)} order by name`.execute(db());
       expect(rows.rows.map((r) => r.name)).toEqual(eventStoreMigrations.map((m) => m.name));
       expect(await store.headPosition()).toBe(before);
+    });
+
+    it('carries over the list an earlier version kept, and runs only what it lacks, in name order', async () => {
+      const schema = `legacy_${Math.random().toString(36).slice(2, 8)}`;
+      const ran: string[] = [];
+      const step = (name: string) => ({
+        name,
+        up: async (trx: Trx<NoTables>, s: string) => {
+          ran.push(name);
+          await sql.raw(`create table ${s}.${name.replace(/-/g, '_')} (id int)`).execute(trx);
+        },
+      });
+      const list = [step('m-b-first'), step('m-a-second'), step('m-c-third')];
+      await sql.raw(`create schema ${schema}`).execute(db());
+      await sql.raw(`create table ${schema}.schema_migrations (name text primary key, applied_at timestamptz not null default now())`).execute(db());
+      await sql.raw(`create table ${schema}.m_b_first (id int)`).execute(db());
+      await sql.raw(`insert into ${schema}.schema_migrations (name) values ('m-b-first')`).execute(db());
+      await migrate(db(), schema, list);
+      expect(ran).toEqual(['m-a-second', 'm-c-third']);
+      await migrate(db(), schema, list);
+      expect(ran).toEqual(['m-a-second', 'm-c-third']);
+      const rows = await sql<{ name: string }>`select name from ${sql.raw(schema)}.${sql.raw(MIGRATION_TABLE)} order by name`.execute(db());
+      expect(rows.rows.map((r) => r.name)).toEqual(['m-a-second', 'm-b-first', 'm-c-third']);
+      // a migration that fails names itself and leaves nothing of its own behind
+      await expect(
+        migrate(db(), schema, [
+          ...list,
+          { name: 'm-d-broken', up: async (trx: Trx<NoTables>, s: string) => void (await sql.raw(`create table ${s}.nope (id int); select 1/0`).execute(trx)) },
+        ]),
+      ).rejects.toThrow(/^migration m-d-broken of legacy_\w+ failed: /);
+      expect((await sql<{ t: string | null }>`select to_regclass(${`${schema}.nope`})::text as t`.execute(db())).rows[0]?.t).toBeNull();
     });
   });
 }

@@ -1,9 +1,8 @@
-import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { execScript, type Migration } from '@bindery/platform';
 
 export const SCHEMA = 'catalog';
 
 export const migrations: Migration[] = [
-  ...eventStoreMigrations,
   {
     name: 'catalog-001',
     async up(trx, s) {

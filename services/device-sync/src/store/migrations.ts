@@ -1,10 +1,9 @@
-import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { execScript, type Migration } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
 
 export const SCHEMA = DeviceSync.SOURCE;
 
 export const migrations: Migration[] = [
-  ...eventStoreMigrations,
   {
     name: 'device-sync-001',
     async up(trx, s) {

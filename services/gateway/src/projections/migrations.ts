@@ -1,9 +1,8 @@
-import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { execScript, type Migration } from '@bindery/platform';
 
 export const SCHEMA = 'gateway';
 
 export const migrations: Migration[] = [
-  ...eventStoreMigrations,
   {
     name: 'gateway-001',
     async up(trx, s) {

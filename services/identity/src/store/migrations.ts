@@ -1,11 +1,10 @@
-import { eventStoreMigrations, execScript, type Migration } from '@bindery/platform';
+import { execScript, type Migration } from '@bindery/platform';
 import { kosyncMigration } from './kosync-migration';
 import { readerKeyMigration } from './reader-keys-migration';
 
 export const SCHEMA = 'identity';
 
 export const migrations: Migration[] = [
-  ...eventStoreMigrations,
   {
     name: 'identity-001',
     async up(trx, s) {
