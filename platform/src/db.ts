@@ -2,12 +2,13 @@
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 
-// Kysely<any>: each service describes its own tables at the query site; the schema is per service.
-// biome-ignore lint/suspicious/noExplicitAny: each service types its own tables at the query site
-export type Db = Kysely<any>;
+// Each service names its own tables (`Db<ReadingDb>`); plumbing that serves every schema keeps the default.
+// biome-ignore lint/suspicious/noExplicitAny: plumbing that serves every service's schema
+export type Db<DB = any> = Kysely<DB>;
 // biome-ignore lint/suspicious/noExplicitAny: as Db
-export type Trx = Transaction<any>;
-export type DbOrTrx = Db | Trx;
+export type Trx<DB = any> = Transaction<DB>;
+// biome-ignore lint/suspicious/noExplicitAny: as Db
+export type DbOrTrx<DB = any> = Db<DB> | Trx<DB>;
 
 export interface Database {
   db: Db;
