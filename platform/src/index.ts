@@ -15,6 +15,4 @@ export * from './write-position';
 export * from './metrics';
 export * from './parking';
 export * from './ops-server';
-export * from './collection-rules';
-export * from './system-collections';
 export * from './page-order';
