@@ -1,6 +1,7 @@
-// What the device-sync service tells the rest of Bindery. Every event carries `user_id` (the live
-// channel routes them to that user's `devices` and `queue` topics) and the whole record after the
-// change, so a read model can be rebuilt from the log alone.
+// What the device-sync service tells the rest of Bindery. Every event about a user's devices carries
+// `user_id` (the live channel routes them to that user's `devices` and `queue` topics) and the whole
+// record after the change, so a read model can be rebuilt from the log alone. A registration is no
+// one's until it is approved: `registration-requested` and `registrations-dropped` name no user.
 import Type from 'typebox';
 
 const Uuid = Type.String({ format: 'uuid' });
