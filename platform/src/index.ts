@@ -16,5 +16,3 @@ export * from './write-position';
 export * from './metrics';
 export * from './parking';
 export * from './ops-server';
-export * from './collection-rules';
-export * from './system-collections';

@@ -1,6 +1,7 @@
-// What the device-sync service tells the rest of Bindery. Every event carries `user_id` (the live
-// channel routes them to that user's `devices` and `queue` topics) and the whole record after the
-// change, so a read model can be rebuilt from the log alone.
+// What the device-sync service tells the rest of Bindery. Every event about a user's devices carries
+// `user_id` (the live channel routes them to that user's `devices` and `queue` topics) and the whole
+// record after the change, so a read model can be rebuilt from the log alone. A registration is no
+// one's until it is approved: `registration-requested` and `registrations-dropped` name no user.
 import Type from 'typebox';
 
 const Uuid = Type.String({ format: 'uuid' });
@@ -37,7 +38,30 @@ export const QueueEntry = Type.Object({
 });
 export type QueueEntry = Type.Static<typeof QueueEntry>;
 
+/** A registration's id: what the approval URL names (not a UUID). */
+const RegistrationId = Type.String({ pattern: '^[0-9A-Z]{1,40}$' });
+
 export const DeviceSyncEvents = {
+  /**
+   * A device asked to be registered (before anyone approved it, so no `user_id`: the live channel
+   * routes it nowhere). Only the SHA-256 of the device's secret `device_code` travels.
+   */
+  'device-sync.registration-requested.v1': Type.Object({
+    registration_id: RegistrationId,
+    device_code_hash: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    name: Text(100),
+    client: Text(50),
+    model: Text(100),
+    created_at: Type.String(),
+    expires_at: Type.String(),
+  }),
+  /** the registration became this device (its `device-approved` carries the device's record) */
+  'device-sync.registration-approved.v1': Type.Object({ registration_id: RegistrationId, user_id: Uuid, device_id: Uuid }),
+  'device-sync.registration-rejected.v1': Type.Object({ registration_id: RegistrationId, user_id: Uuid }),
+  /** the device collected its credential (or found its device deleted meanwhile): the registration is used up */
+  'device-sync.registration-claimed.v1': Type.Object({ registration_id: RegistrationId, user_id: Type.Union([Uuid, Type.Null()]) }),
+  /** registrations forgotten: all of them when the service (re)starts with no replica alive, or those finished or expired an hour ago */
+  'device-sync.registrations-dropped.v1': Type.Object({ registration_ids: Type.Array(RegistrationId) }),
   /** a user approved a registration (in the browser, or the app itself after signing in) */
   'device-sync.device-approved.v1': Type.Object({ user_id: Uuid, device: Device, approved_by: Uuid }),
   /**

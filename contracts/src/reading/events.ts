@@ -3,28 +3,176 @@
 import Type from 'typebox';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Row = Type.Record(Type.String(), Type.Unknown());
+const Time = Type.String();
+const Nullable = <T extends Type.TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+// Records are open objects: a field added later is optional here, so the log's older events still decode.
+
+/** Where a reader is in a book, in each notation a client may send or need back. */
+const PositionFields = {
+  context_text: Type.Optional(Type.String()),
+  epubcfi: Type.Optional(Type.String()),
+  spine_index: Type.Optional(Type.Number()),
+  page: Type.Optional(Type.Number()),
+  page_count: Type.Optional(Type.Number()),
+  anchor_href: Type.Optional(Type.String()),
+  css_selector: Type.Optional(Type.String()),
+  char_offset: Type.Optional(Type.Number()),
+  xpointer: Type.Optional(Type.String()),
+  doc_offset: Type.Optional(Type.Number()),
+};
+
+/** A user's current position in a book. */
+export const ProgressRecord = Type.Object({
+  id: Uuid,
+  media_item_id: Uuid,
+  ...PositionFields,
+  percentage: Type.Number(),
+  finished: Type.Boolean(),
+  client: Type.String(),
+  device: Type.String(),
+  version: Type.Integer(),
+  created_at: Time,
+  updated_at: Time,
+});
+export type ProgressRecord = Type.Static<typeof ProgressRecord>;
+
+/** A line of a user's position history in a book. */
+export const ProgressHistoryEntry = Type.Object({
+  /** the position as stored beside the percentage */
+  position: Type.Object({ ...PositionFields, percentage: Type.Optional(Type.Number()) }),
+  percentage: Type.Number(),
+  client: Type.String(),
+  device: Type.String(),
+  /** `saved`, `deleted`, `merged`, `conflict resolved: incoming kept`, … */
+  reason: Type.String(),
+  recorded_at: Time,
+});
+export type ProgressHistoryEntry = Type.Static<typeof ProgressHistoryEntry>;
+
+/** One side of a progress conflict: the position and who wrote it. */
+export const ConflictSide = Type.Object({
+  ...PositionFields,
+  percentage: Type.Number(),
+  client: Type.String(),
+  device: Type.String(),
+  /** the Bindery device that sent the incoming side */
+  bindery_device_id: Type.Optional(Type.String()),
+  submitted_at: Type.Optional(Nullable(Time)),
+  /** the current side's version and time */
+  version: Type.Optional(Type.Integer()),
+  updated_at: Type.Optional(Nullable(Time)),
+});
+export type ConflictSide = Type.Static<typeof ConflictSide>;
+
+export const ConflictRecord = Type.Object({
+  id: Uuid,
+  media_item_id: Uuid,
+  status: Type.Union([Type.Literal('open'), Type.Literal('resolved'), Type.Literal('dismissed')]),
+  reason: Type.String(),
+  current: ConflictSide,
+  incoming: ConflictSide,
+  resolution: Nullable(Type.String()),
+  created_at: Time,
+  closed_at: Nullable(Time),
+});
+export type ConflictRecord = Type.Static<typeof ConflictRecord>;
+
+/** A highlight, note or bookmark; its position as stored, with the canonical span when it is known. */
+export const AnnotationRecord = Type.Object({
+  id: Uuid,
+  media_item_id: Uuid,
+  type: Type.Union([Type.Literal('highlight'), Type.Literal('note'), Type.Literal('bookmark')]),
+  position: Type.Object({
+    percentage: Type.Optional(Type.Number()),
+    epubcfi: Type.Optional(Type.String()),
+    page: Type.Optional(Type.Number()),
+    pos0: Type.Optional(Type.String()),
+    pos1: Type.Optional(Type.String()),
+    chapter: Type.Optional(Type.String()),
+    spine_index: Type.Optional(Type.Number()),
+    doc_offset: Type.Optional(Type.Number()),
+    end_spine_index: Type.Optional(Type.Number()),
+    end_doc_offset: Type.Optional(Type.Number()),
+  }),
+  text: Type.String(),
+  note: Type.String(),
+  color: Nullable(Type.String()),
+  dedup_key: Type.Optional(Nullable(Type.String())),
+  created_at: Time,
+  updated_at: Time,
+  /** set while the annotation is deleted (restorable) */
+  deleted_at: Type.Optional(Nullable(Time)),
+});
+export type AnnotationRecord = Type.Static<typeof AnnotationRecord>;
+
+export const RatingRecord = Type.Object({ media_item_id: Uuid, rating: Type.Number(), review: Type.String(), created_at: Time, updated_at: Time });
+export type RatingRecord = Type.Static<typeof RatingRecord>;
+
+/** A system, custom or smart collection (its members travel in `collection-items-changed`, or follow its rules). */
+export const CollectionRecord = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  description: Type.String(),
+  /** a system collection's rule (`continue-reading`, …); null for the user's own */
+  query_type: Nullable(Type.String()),
+  is_system: Type.Boolean(),
+  is_smart: Type.Boolean(),
+  priority: Type.Integer(),
+  color: Nullable(Type.String()),
+  icon: Nullable(Type.String()),
+  show_on_dashboard: Type.Boolean(),
+  /** a smart collection's rules `{match, conditions}` */
+  rules: Type.Unknown(),
+  /** a custom collection's rules for newly catalogued items */
+  auto_assign: Type.Unknown(),
+  created_at: Time,
+  updated_at: Time,
+});
+export type CollectionRecord = Type.Static<typeof CollectionRecord>;
+
+export const SavedFilterRecord = Type.Object({ id: Uuid, name: Type.String(), resource_type: Type.String(), filter: Type.Unknown(), created_at: Time, updated_at: Time });
+export type SavedFilterRecord = Type.Static<typeof SavedFilterRecord>;
+
+/** KOReader's stock sync: a user's last push for a document id, and the item it is linked to. */
+export const KosyncDocumentRecord = Type.Object({
+  document: Type.String(),
+  media_item_id: Nullable(Uuid),
+  linked_by: Nullable(Type.String()),
+  percentage: Type.Number(),
+  progress: Type.String(),
+  device: Type.String(),
+  device_id: Type.String(),
+  /** the Bindery device whose sync key signed the push in (null: the user's password) */
+  bindery_device_id: Type.Optional(Nullable(Uuid)),
+  timestamp: Type.Integer(),
+  pushed_at: Time,
+  created_at: Time,
+});
+export type KosyncDocumentRecord = Type.Static<typeof KosyncDocumentRecord>;
 
 export const ReadingEvents = {
-  'reading.system-collections-created.v1': Type.Object({ user_id: Uuid, collections: Type.Array(Row) }),
+  'reading.system-collections-created.v1': Type.Object({ user_id: Uuid, collections: Type.Array(CollectionRecord) }),
   /** `device_id`: the Bindery device that wrote the position (its credential or sync key); absent for the web and other clients */
-  'reading.progress-saved.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, progress: Row, device_id: Type.Optional(Uuid) }),
+  'reading.progress-saved.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, progress: ProgressRecord, device_id: Type.Optional(Uuid) }),
   'reading.progress-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
-  'reading.progress-conflict-opened.v1': Type.Object({ user_id: Uuid, conflict: Row }),
-  'reading.progress-conflict-closed.v1': Type.Object({ user_id: Uuid, conflict: Row }),
+  /** a line of the position history (`GET /api/progress/<id>/history`): each save, deletion, conflict outcome and merge */
+  'reading.progress-history-recorded.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, entry: ProgressHistoryEntry }),
+  'reading.progress-conflict-opened.v1': Type.Object({ user_id: Uuid, conflict: ConflictRecord }),
+  'reading.progress-conflict-closed.v1': Type.Object({ user_id: Uuid, conflict: ConflictRecord }),
   'reading.progress-conflict-deleted.v1': Type.Object({ user_id: Uuid, conflict_id: Uuid }),
-  'reading.annotation-saved.v1': Type.Object({ user_id: Uuid, annotation: Row }),
+  'reading.annotation-saved.v1': Type.Object({ user_id: Uuid, annotation: AnnotationRecord }),
   'reading.annotation-purged.v1': Type.Object({ user_id: Uuid, annotation_id: Uuid, media_item_id: Uuid }),
-  'reading.rating-set.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, rating: Row }),
+  'reading.rating-set.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, rating: RatingRecord }),
   'reading.rating-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
-  'reading.collection-saved.v1': Type.Object({ user_id: Uuid, collection: Row }),
+  'reading.collection-saved.v1': Type.Object({ user_id: Uuid, collection: CollectionRecord }),
   'reading.collection-deleted.v1': Type.Object({ user_id: Uuid, collection_id: Uuid }),
   'reading.collection-items-changed.v1': Type.Object({ user_id: Uuid, collection_id: Uuid, added: Type.Array(Uuid), removed: Type.Array(Uuid) }),
-  'reading.saved-filter-saved.v1': Type.Object({ user_id: Uuid, filter: Row }),
+  'reading.saved-filter-saved.v1': Type.Object({ user_id: Uuid, filter: SavedFilterRecord }),
   'reading.saved-filter-deleted.v1': Type.Object({ user_id: Uuid, filter_id: Uuid }),
   'reading.dashboard-preferences-changed.v1': Type.Object({ user_id: Uuid, hidden_collections: Type.Array(Type.String()), collection_order: Type.Array(Type.String()) }),
   /** KOReader's stock sync: the user's last push for a document id, and its link to a media item */
-  'reading.kosync-document-saved.v1': Type.Object({ user_id: Uuid, document: Row }),
+  'reading.kosync-document-saved.v1': Type.Object({ user_id: Uuid, document: KosyncDocumentRecord }),
   /** a deleted account's reading data is gone */
   'reading.user-data-removed.v1': Type.Object({ user_id: Uuid }),
   /** a hash conflict kept one item: the others' reading data now belongs to it */

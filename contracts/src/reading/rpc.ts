@@ -49,6 +49,10 @@ export const ReadingOps = [
   'annotation-restore',
   'annotation-purge',
   'annotations-purge-all',
+  /** KOReader's plugin: a book's annotations as the device holds them, merged with the stored ones */
+  'annotations-merge',
+  /** KOReader's plugin: annotations the device deleted, by the keys it knows them by */
+  'annotations-delete-keys',
   'rating-get',
   'rating-create',
   'rating-put',

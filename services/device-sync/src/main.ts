@@ -1,5 +1,5 @@
 // The device-sync service: devices and their credentials, pending registrations (shared by the
-// replicas, never in the log), shelves (which collections go onto a device) and the sync queue
+// replicas, dropped when the service restarts as a whole), shelves (which collections go onto a device) and the sync queue
 // (what waits for each device and why), with reactions to identity (limits, deleted accounts) and
 // reading (collection members, positions saved elsewhere).
 import { migrate, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
@@ -20,10 +20,10 @@ export function deviceSyncService(opts: DeviceSyncOptions = DEFAULT_OPTIONS): Se
     name: DeviceSync.SERVICE,
     async start(rt: Runtime): Promise<RunningService> {
       await migrate(rt.db, SCHEMA, migrations);
-      const mark = new ReplicaMark(rt.db);
+      const ctx = new Ctx(rt, opts);
+      const mark = new ReplicaMark(ctx.db, ctx.store);
       const dropped = await mark.start();
       if (dropped) rt.log.info({ dropped }, 'device-sync: pending registrations from before the restart dropped');
-      const ctx = new Ctx(rt, opts);
       await rt.bus.attachSource(ctx.store);
       const identity = await consumeIdentity(ctx, rt.bus);
       const reading = await consumeReading(ctx, rt.bus);

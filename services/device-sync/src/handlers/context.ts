@@ -1,10 +1,11 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
-import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, eventSchemas, EventStore, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
+import type { Db, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 
-const checks = new Map(Object.entries(DeviceSync.DeviceSyncEvents).map(([type, schema]) => [type, Compile(schema)]));
+/** device-sync's own events, checked before each append */
+export const deviceSyncEvents = eventSchemas(DeviceSync.DeviceSyncEvents);
 
 export interface DeviceSyncOptions {
   /** how long a registration waits for approval */
@@ -17,11 +18,14 @@ export class Ctx {
   readonly store: EventStore;
   /** where its reactions to other services keep their checkpoints */
   readonly site: ReactionSite;
+  /** the runtime's database, typed by device-sync's tables */
+  readonly db: Db;
 
   constructor(
     readonly rt: Runtime,
     readonly opts: DeviceSyncOptions,
   ) {
+    this.db = rt.db;
     this.store = new EventStore(rt.db, SCHEMA);
     this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'device-sync' };
   }
@@ -37,12 +41,14 @@ export class Ctx {
 
   /** Appends to a user's stream; every event must match its contract schema. */
   async emit(trx: Trx, user: string, events: DeviceSync.DeviceSyncEvent[]): Promise<void> {
-    for (const e of events) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-    }
-    await this.store.append(trx, `user:${user}`, 'any', events);
+    await this.emitTo(trx, `user:${user}`, 'any', events);
+  }
+
+  /** Appends to any stream (a registration's is `registration:<id>`) at an expected version. */
+  async emitTo(trx: Trx, stream: string, expected: ExpectedVersion, events: DeviceSync.DeviceSyncEvent[]): Promise<void> {
+    deviceSyncEvents.check(events);
+    await this.store.append(trx, stream, expected, events);
   }
 }
 
-export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
+export const t = (q: Trx | Db) => q.withSchema(SCHEMA);

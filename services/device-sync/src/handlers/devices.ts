@@ -1,14 +1,15 @@
 // A user's devices: rename and delete (deleting revokes the credential at once: the gateway's
 // view drops it when it applies the event).
 import { ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Selectable } from 'kysely';
+import type { DevicesTable, Trx } from '../store/db';
 import { newSyncKey, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { syncKeyIssued } from './registration';
-import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req, type Row } from './util';
+import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req } from './util';
 
 /** The caller's device by id: malformed ids are 400, another user's devices do not exist (404). */
-export async function ownDevice(q: Trx | Ctx['rt']['db'], req: Req, lock = false): Promise<Result<Row>> {
+export async function ownDevice(q: Trx | Ctx['db'], req: Req, lock = false): Promise<Result<Selectable<DevicesTable>>> {
   if (!isUuid(req.id)) return no(bad(M.invalidDeviceId));
   const user = userOf(req);
   let query = t(q).selectFrom('devices').selectAll().where('id', '=', req.id.toLowerCase());
@@ -27,7 +28,7 @@ export async function updateDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
     if (d.value.name === name.trim()) return ok(deviceOut(d.value));
-    const row: Row = { ...d.value, name: name.trim(), updated_at: ctx.now() };
+    const row = { ...d.value, name: name.trim(), updated_at: ctx.now() };
     await t(trx).updateTable('devices').set({ name: row.name, updated_at: row.updated_at }).where('id', '=', row.id).execute();
     const device = deviceOut(row);
     await ctx.emit(trx, row.user_id, [{ type: 'device-sync.device-updated.v1', data: { user_id: row.user_id, device } }]);
@@ -36,7 +37,7 @@ export async function updateDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
 }
 
 export async function removeDevice(trx: Trx, id: string): Promise<void> {
-  for (const table of ['shelves', 'queue']) await t(trx).deleteFrom(table).where('device_id', '=', id).execute();
+  for (const table of ['shelves', 'queue'] as const) await t(trx).deleteFrom(table).where('device_id', '=', id).execute();
   await t(trx).deleteFrom('devices').where('id', '=', id).execute();
 }
 
@@ -56,7 +57,7 @@ export async function deleteDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
  */
 export async function issueSyncKey(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   // the cheap checks first: argon2 runs only for a device of the caller's
-  const seen = await ownDevice(ctx.rt.db, req);
+  const seen = await ownDevice(ctx.db, req);
   if (!seen.ok) return seen;
   const key = newSyncKey();
   const verifier = await syncKeyVerifier(key);

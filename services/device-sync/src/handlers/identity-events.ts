@@ -1,7 +1,8 @@
 // Reactions to identity: each account's role and device limit; a deleted account's devices go
 // (their credentials stop working), with their shelves and queues.
 import { Identity } from '@bindery/contracts';
-import { type DecodedEvent, eventSchemas, react, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { type DecodedEvent, eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { t, type Ctx } from './context';
 import { removeDevice } from './devices';
 
@@ -44,7 +45,7 @@ async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Identity.Identit
       for (const d of devices) await removeDevice(trx, d.id);
       await users.deleteFrom('pending').where('user_id', '=', user).execute();
       await users.deleteFrom('users').where('id', '=', user).execute();
-      await ctx.emit(trx, user, [{ type: 'device-sync.user-devices-removed.v1', data: { user_id: user, device_ids: devices.map((d) => d.id as string) } }]);
+      await ctx.emit(trx, user, [{ type: 'device-sync.user-devices-removed.v1', data: { user_id: user, device_ids: devices.map((d) => d.id) } }]);
       break;
     }
     default:

@@ -4,7 +4,7 @@
 // its SHA-256, replaced on request, gone with the device.
 import { sql } from 'kysely';
 import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { digest, newKoboToken } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { ownDevice } from './devices';

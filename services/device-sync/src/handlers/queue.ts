@@ -3,10 +3,10 @@
 // users see them per device, retry failed ones, delete one or clear a device's queue.
 import { sql } from 'kysely';
 import { type DeviceSync, fail, Messages, ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { t, type Ctx } from './context';
 import { ownDevice } from './devices';
-import { bad, entryOut, isUuid, M, newId, no, notFound, userOf, type Req, type Row } from './util';
+import { bad, entryOut, isUuid, M, newId, no, notFound, userOf, type QueueRow, type Req } from './util';
 
 type Action = DeviceSync.QueueEntry['action'];
 
@@ -28,7 +28,7 @@ export async function enqueue(ctx: Ctx, trx: Trx, device: string, user: string, 
     if (o) await ctx.emit(trx, user, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: user, device_id: device, entry_id: o.id } }]);
   }
   const row = existing
-    ? { ...existing, reason: reason.slice(0, 300), status: 'pending', last_error: null, updated_at: now }
+    ? { ...existing, reason: reason.slice(0, 300), status: 'pending' as const, last_error: null, updated_at: now }
     : {
         id: newId(),
         device_id: device,
@@ -36,7 +36,7 @@ export async function enqueue(ctx: Ctx, trx: Trx, device: string, user: string, 
         media_item_id: item,
         action,
         reason: reason.slice(0, 300),
-        status: 'pending',
+        status: 'pending' as const,
         attempts: 0,
         last_error: null,
         created_at: now,
@@ -48,11 +48,11 @@ export async function enqueue(ctx: Ctx, trx: Trx, device: string, user: string, 
 }
 
 async function isAdmin(ctx: Ctx, user: string): Promise<boolean> {
-  const r = await t(ctx.rt.db).selectFrom('users').select('role').where('id', '=', user).executeTakeFirst();
+  const r = await t(ctx.db).selectFrom('users').select('role').where('id', '=', user).executeTakeFirst();
   return r?.role === 'admin';
 }
 
-function statusFilter(req: Req): Result<string | null> {
+function statusFilter(req: Req): Result<DeviceSync.QueueEntry['status'] | null> {
   const s = req.query?.status;
   const v = Array.isArray(s) ? s[0] : s;
   if (v === undefined || v === '') return ok(null);
@@ -61,7 +61,7 @@ function statusFilter(req: Req): Result<string | null> {
 
 export async function stats(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = userOf(req)!;
-  const rows = await t(ctx.rt.db)
+  const rows = await t(ctx.db)
     .selectFrom('devices as d')
     .leftJoin('queue as q', 'q.device_id', 'd.id')
     .select([
@@ -86,11 +86,11 @@ export async function stats(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 }
 
 export async function list(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const d = await ownDevice(ctx.rt.db, req);
+  const d = await ownDevice(ctx.db, req);
   if (!d.ok) return d;
   const s = statusFilter(req);
   if (!s.ok) return s;
-  let q = t(ctx.rt.db).selectFrom('queue').selectAll().where('device_id', '=', d.value.id);
+  let q = t(ctx.db).selectFrom('queue').selectAll().where('device_id', '=', d.value.id);
   if (s.value) q = q.where('status', '=', s.value);
   const rows = await q.orderBy('created_at').orderBy('id').execute();
   return ok({ device_id: d.value.id, entries: rows.map(entryOut) });
@@ -103,7 +103,7 @@ export async function listAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (!s.ok) return s;
   const everyone = (Array.isArray(req.query?.all) ? req.query.all[0] : req.query?.all) === 'true';
   if (everyone && !(await isAdmin(ctx, user))) return no(fail('admin_required', Messages.adminRequired));
-  let q = t(ctx.rt.db).selectFrom('queue as q').innerJoin('devices as d', 'd.id', 'q.device_id').selectAll('q').select('d.name as device_name');
+  let q = t(ctx.db).selectFrom('queue as q').innerJoin('devices as d', 'd.id', 'q.device_id').selectAll('q').select('d.name as device_name');
   if (!everyone) q = q.where('q.user_id', '=', user);
   if (s.value) q = q.where('q.status', '=', s.value);
   const rows = await q.orderBy('q.created_at').orderBy('q.id').limit(5000).execute();
@@ -122,7 +122,7 @@ export async function retry(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     const e = await ownEntry(trx, req);
     if (!e.ok) return e;
     if (e.value.status !== 'failed') return no(fail('conflict', M.queueEntryNotFailed));
-    const row: Row = { ...e.value, status: 'pending', updated_at: ctx.now() };
+    const row: QueueRow = { ...e.value, status: 'pending', updated_at: ctx.now() };
     await t(trx).updateTable('queue').set({ status: 'pending', updated_at: row.updated_at }).where('id', '=', row.id).execute();
     const entry = entryOut(row);
     await ctx.emit(trx, row.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: row.user_id, device_id: row.device_id, entry } }]);
@@ -165,7 +165,7 @@ export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     // the taken entries leave in one statement; their events keep the order the device gave
     const ids = [...new Set((done as string[]).map((id) => id.toLowerCase()))];
     const gone = new Set(
-      ids.length ? (await t(trx).deleteFrom('queue').where('id', 'in', ids).where('device_id', '=', dev.device_id).returning('id').execute()).map((r) => r.id as string) : [],
+      ids.length ? (await t(trx).deleteFrom('queue').where('id', 'in', ids).where('device_id', '=', dev.device_id).returning('id').execute()).map((r) => r.id) : [],
     );
     const removed = ids.filter((id) => gone.has(id));
     if (removed.length)

@@ -1,12 +1,14 @@
 // Reactions to the reading service: the hand-picked members of collections (a book added to a
 // shelved collection is queued for the device, a removed one queued for removal), collections that
 // go (their shelves go too), and positions saved elsewhere (queued for the user's other devices).
-import type { Reading } from '@bindery/contracts';
-import { react, type Bus, type Subscription, type Trx } from '@bindery/platform';
+import { Reading } from '@bindery/contracts';
+import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { t, type Ctx } from './context';
 import { enqueue } from './queue';
 
 export const READING_CONSUMER = 'device-sync-reading';
+const readingEvents = eventSchemas(Reading.ReadingEvents);
 const TYPES = ['reading.collection-items-changed.v1', 'reading.collection-deleted.v1', 'reading.progress-saved.v1', 'reading.items-merged.v1'] as const;
 
 export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
@@ -14,13 +16,16 @@ export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
     source: 'reading',
     durable: READING_CONSUMER,
     types: TYPES,
-    effect: (trx, ev) => apply(ctx, trx, ev as unknown as Reading.ReadingEvent),
+    effect: async (trx, ev) => {
+      const e = readingEvents.decode(ev);
+      return e ? apply(ctx, trx, e) : false;
+    },
     // most positions are saved by users with no other device to queue them for
     idle: async (ev) => {
-      const e = ev as unknown as Reading.ReadingEvent;
-      if (e.type !== 'reading.progress-saved.v1') return false;
+      const e = readingEvents.decode(ev);
+      if (e?.type !== 'reading.progress-saved.v1') return false;
       const from = e.data.device_id?.toLowerCase() ?? null;
-      let q = t(ctx.rt.db).selectFrom('devices').select('id').where('user_id', '=', e.data.user_id).where('credential_hash', 'is not', null);
+      let q = t(ctx.db).selectFrom('devices').select('id').where('user_id', '=', e.data.user_id).where('credential_hash', 'is not', null);
       if (from) q = q.where('id', '<>', from);
       return !(await q.limit(1).executeTakeFirst());
     },

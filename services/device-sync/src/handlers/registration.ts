@@ -2,11 +2,11 @@
 // approval URL, and the device, polling with its secret device_code, collects its credential once.
 import { sql } from 'kysely';
 import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { digest, newDeviceCode, newDeviceToken, newRegistrationId, newSyncKey, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { issueKoboToken } from './kobo';
-import { bad, deviceOut, M, newId, no, notFound, text, type Req, type Row } from './util';
+import { bad, deviceOut, M, newId, no, notFound, text, type PendingRow, type Req } from './util';
 
 const DEFAULT_MAX_DEVICES = 5;
 
@@ -22,24 +22,31 @@ export async function register(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Re
   const now = ctx.now();
   const code = newDeviceCode();
   const id = newRegistrationId();
-  await t(ctx.rt.db)
-    .insertInto('pending')
-    .values({
-      id,
-      device_code_hash: digest(code),
-      name: name.trim(),
-      client: client?.trim() || 'other',
-      model: model?.trim() ?? '',
-      status: 'pending',
-      created_at: now,
-      expires_at: new Date(now.getTime() + ctx.opts.registrationTtlSeconds * 1000),
-    })
-    .execute();
+  const row = {
+    id,
+    device_code_hash: digest(code),
+    name: name.trim(),
+    client: client?.trim() || 'other',
+    model: model?.trim() ?? '',
+    created_at: now,
+    expires_at: new Date(now.getTime() + ctx.opts.registrationTtlSeconds * 1000),
+  };
+  await ctx.tx(async (trx) => {
+    await t(trx)
+      .insertInto('pending')
+      .values({ ...row, status: 'pending' })
+      .execute();
+    const { id: registration_id, created_at, expires_at, ...rest } = row;
+    // a new stream: the id is fresh, so a clash is a second registration with the same id, refused
+    await ctx.emitTo(trx, `registration:${id}`, -1, [
+      { type: 'device-sync.registration-requested.v1', data: { registration_id, ...rest, created_at: created_at.toISOString(), expires_at: expires_at.toISOString() } },
+    ]);
+  });
   return ok({ registration_id: id, device_code: code, expires_in: ctx.opts.registrationTtlSeconds, poll_interval: ctx.opts.pollIntervalSeconds });
 }
 
-const secondsLeft = (r: Row, now: Date) => Math.max(0, Math.ceil((new Date(r.expires_at).getTime() - now.getTime()) / 1000));
-const expired = (r: Row, now: Date) => new Date(r.expires_at).getTime() <= now.getTime();
+const secondsLeft = (r: PendingRow, now: Date) => Math.max(0, Math.ceil((r.expires_at.getTime() - now.getTime()) / 1000));
+const expired = (r: PendingRow, now: Date) => r.expires_at.getTime() <= now.getTime();
 
 /** The device's poll: pending, approved once (with the credential), 410 after expiry or once used. */
 export async function status(ctx: Ctx, req: Req): Promise<Result<DeviceSync.RegistrationStatus>> {
@@ -54,8 +61,9 @@ export async function status(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Regi
     if (r.status === 'rejected') return no(fail('forbidden', M.registrationRejected));
     if (r.status === 'pending') return expired(r, now) ? ok({ status: 'expired', error: M.registrationExpired }) : ok({ status: 'pending', expires_in: secondsLeft(r, now) });
     // approved: hand the credential over, once
-    const device = await t(trx).selectFrom('devices').selectAll().where('id', '=', r.device_id).executeTakeFirst();
+    const device = r.device_id ? await t(trx).selectFrom('devices').selectAll().where('id', '=', r.device_id).executeTakeFirst() : undefined;
     await t(trx).updateTable('pending').set({ status: 'claimed' }).where('id', '=', r.id).execute();
+    await ctx.emitTo(trx, `registration:${r.id}`, 'any', [{ type: 'device-sync.registration-claimed.v1', data: { registration_id: r.id, user_id: r.user_id } }]);
     if (!device) return ok({ status: 'expired', error: M.registrationClosed });
     const token = newDeviceToken();
     const hash = digest(token);
@@ -68,7 +76,7 @@ export async function status(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Regi
 }
 
 /** A pending registration the caller may act on: unknown, expired or finished ones are 404. */
-async function openPending(q: Trx | Ctx['rt']['db'], ctx: Ctx, id: string | undefined, lock: boolean): Promise<Result<Row>> {
+async function openPending(q: Trx | Ctx['db'], ctx: Ctx, id: string | undefined, lock: boolean): Promise<Result<PendingRow>> {
   if (typeof id !== 'string' || !/^[0-9A-Za-z]{1,40}$/.test(id)) return no(notFound(M.registrationNotFound));
   let query = t(q).selectFrom('pending').selectAll().where('id', '=', id.toUpperCase());
   if (lock) query = query.forUpdate();
@@ -78,7 +86,7 @@ async function openPending(q: Trx | Ctx['rt']['db'], ctx: Ctx, id: string | unde
 }
 
 export async function getPending(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await openPending(ctx.rt.db, ctx, req.id, false);
+  const r = await openPending(ctx.db, ctx, req.id, false);
   if (!r.ok) return r;
   const p = r.value;
   // once decided, only the user who decided sees it (the page then shows the outcome)
@@ -90,7 +98,7 @@ export async function getPending(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     model: p.model,
     status: p.status === 'claimed' ? 'approved' : p.status,
     device_id: p.user_id === req.caller!.user_id ? (p.device_id ?? null) : null,
-    created_at: new Date(p.created_at).toISOString(),
+    created_at: p.created_at.toISOString(),
     expires_in: secondsLeft(p, ctx.now()),
   });
 }
@@ -103,7 +111,7 @@ export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller!.user_id;
   const want = req.input?.sync_key;
   if (want !== undefined && want !== null && typeof want !== 'boolean') return no(bad(M.syncKeyFlag));
-  if (!(await openPending(ctx.rt.db, ctx, req.id, false)).ok) return no(notFound(M.registrationNotFound));
+  if (!(await openPending(ctx.db, ctx, req.id, false)).ok) return no(notFound(M.registrationNotFound));
   const key = want === false ? null : newSyncKey();
   // hashed before the transaction: argon2 takes a while and the transaction holds locks
   const verifier = key ? await syncKeyVerifier(key) : null;
@@ -125,6 +133,7 @@ export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       .values({ ...row, sync_key_verifier: verifier, sync_key_issued_at: verifier ? now : null })
       .execute();
     await t(trx).updateTable('pending').set({ status: 'approved', user_id: user, device_id: row.id }).where('id', '=', p.id).execute();
+    await ctx.emitTo(trx, `registration:${p.id}`, 'any', [{ type: 'device-sync.registration-approved.v1', data: { registration_id: p.id, user_id: user, device_id: row.id } }]);
     const device = deviceOut(row);
     await ctx.emit(trx, user, [
       { type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } },
@@ -141,7 +150,9 @@ export async function reject(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     const r = await openPending(trx, ctx, req.id, true);
     if (!r.ok) return r;
     if (r.value.status !== 'pending') return no(fail('conflict', M.registrationClosed));
-    await t(trx).updateTable('pending').set({ status: 'rejected', user_id: req.caller!.user_id }).where('id', '=', r.value.id).execute();
+    const user = req.caller!.user_id;
+    await t(trx).updateTable('pending').set({ status: 'rejected', user_id: user }).where('id', '=', r.value.id).execute();
+    await ctx.emitTo(trx, `registration:${r.value.id}`, 'any', [{ type: 'device-sync.registration-rejected.v1', data: { registration_id: r.value.id, user_id: user } }]);
     return ok({ message: 'device registration rejected' });
   });
 }

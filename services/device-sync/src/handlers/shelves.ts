@@ -1,7 +1,7 @@
 // Shelves: which of the user's collections (the reading service's) go onto a device. The gateway has
 // checked the collection is the caller's; device-sync keeps the mapping and queues the books.
 import { ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { t, type Ctx } from './context';
 import { ownDevice } from './devices';
 import { enqueue } from './queue';

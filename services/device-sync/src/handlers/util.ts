@@ -1,6 +1,8 @@
 // Small pieces every device-sync handler uses: id checks, record shapes, failures.
 import { randomUUID } from 'node:crypto';
+import type { Selectable } from 'kysely';
 import { DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
+import type { DevicesTable, PendingTable, QueueTable } from '../store/db';
 
 export const M = DeviceSync.DeviceSyncMessages;
 export type Req = DeviceSync.DeviceSyncRequest;
@@ -14,14 +16,15 @@ export const no = <T = never>(f: Failure): Result<T> => err(f);
 
 export const iso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-export type Row = Record<string, any>;
+export type DeviceRow = Pick<Selectable<DevicesTable>, 'id' | 'user_id' | 'name' | 'client' | 'model' | 'created_at' | 'updated_at'>;
+export type QueueRow = Selectable<QueueTable>;
+export type PendingRow = Selectable<PendingTable>;
 
-export function deviceOut(r: Row): DeviceSync.Device {
+export function deviceOut(r: DeviceRow): DeviceSync.Device {
   return { id: r.id, user_id: r.user_id, name: r.name, client: r.client, model: r.model, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
 }
 
-export function entryOut(r: Row): DeviceSync.QueueEntry {
+export function entryOut(r: QueueRow): DeviceSync.QueueEntry {
   return {
     id: r.id,
     device_id: r.device_id,

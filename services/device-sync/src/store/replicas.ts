@@ -2,10 +2,18 @@
 // the service. Each running replica marks itself alive here; a replica that starts and finds no
 // other one alive is a (re)start of the service as a whole and drops what was pending. A rolling
 // restart (one replica at a time) keeps them; a crashed replica's mark goes stale after STALE_MS.
+// What is dropped is told in the log (`registrations-dropped`), as every other change of the table.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from '@bindery/platform';
+import { eventSchemas, type EventStore } from '@bindery/platform';
+import { DeviceSync } from '@bindery/contracts';
+import type { Db, Trx } from './db';
 import { SCHEMA } from './migrations';
+
+const STREAM = 'registrations';
+
+/** the one event this module appends */
+const DROPPED = eventSchemas({ 'device-sync.registrations-dropped.v1': DeviceSync.DeviceSyncEvents['device-sync.registrations-dropped.v1'] });
 
 export const BEAT_MS = 5_000;
 export const STALE_MS = 20_000;
@@ -14,7 +22,18 @@ export class ReplicaMark {
   readonly id = randomUUID();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private db: Db) {}
+  constructor(
+    private db: Db,
+    private store: EventStore,
+  ) {}
+
+  /** Appends the ids of deleted registrations, when there are any. */
+  private async dropped(trx: Trx, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const events = [{ type: 'device-sync.registrations-dropped.v1' as const, data: { registration_ids: ids } }];
+    DROPPED.check(events);
+    await this.store.append(trx, STREAM, 'any', events);
+  }
 
   /** Marks this replica alive; clears pending registrations when it is the only one. Returns how many were dropped. */
   async start(): Promise<number> {
@@ -26,11 +45,12 @@ export class ReplicaMark {
         .where('seen_at', '<', sql<Date>`now() - make_interval(secs => ${STALE_MS / 1000})`)
         .execute();
       const alive = await s.selectFrom('replicas').select('id').executeTakeFirst();
-      let n = 0;
-      if (!alive) n = Number((await s.deleteFrom('pending').executeTakeFirst()).numDeletedRows);
+      const gone = alive ? [] : (await s.deleteFrom('pending').returning('id').execute()).map((r) => r.id);
+      await this.dropped(trx, gone);
       await s.insertInto('replicas').values({ id: this.id, seen_at: sql`now()` }).execute();
-      return n;
+      return gone.length;
     });
+    if (dropped) this.store.notify();
     this.timer = setInterval(() => void this.beat(), BEAT_MS);
     this.timer.unref();
     return dropped;
@@ -45,7 +65,12 @@ export class ReplicaMark {
         .onConflict((oc) => oc.column('id').doUpdateSet({ seen_at: sql`now()` }))
         .execute();
       // registrations finished or expired an hour ago are of no use to anyone
-      await s.deleteFrom('pending').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).execute();
+      const gone = await this.db.transaction().execute(async (trx) => {
+        const ids = (await trx.withSchema(SCHEMA).deleteFrom('pending').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).returning('id').execute()).map((r) => r.id);
+        await this.dropped(trx, ids);
+        return ids.length;
+      });
+      if (gone) this.store.notify();
     } catch {
       // the next beat tries again; a database outage shows in readiness, not here
     }

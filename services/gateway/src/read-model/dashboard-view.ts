@@ -2,7 +2,8 @@
 // dashboard (hidden ones removed, their order applied) and each one's first books, joined from the
 // catalog projection (the item's JSON) and the reading projection (positions, ratings, members).
 import { sql, type RawBuilder } from 'kysely';
-import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type CollectionRules, type Db } from '@bindery/platform';
+import type { Db } from '@bindery/platform';
+import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type CollectionRules } from '@bindery/reading/rules';
 import { SCHEMA } from '../projections/migrations';
 import { visible, type Access } from './access';
 import { readingTables } from './reading-tables';

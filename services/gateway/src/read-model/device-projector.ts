@@ -1,6 +1,6 @@
 // Folds device-sync's events into the devices projection (credentials, public records, shelves).
-import type { DeviceSync, StoredEvent } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import { DeviceSync, type StoredEvent } from '@bindery/contracts';
+import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from './device-tables';
 
@@ -9,10 +9,13 @@ async function forgetKobos(trx: Trx, ids: string[]): Promise<void> {
   for (const table of ['kobo_sent', 'kobo_pending', 'kobo_gen']) await trx.withSchema(SCHEMA).deleteFrom(table).where('device_id', 'in', ids).execute();
 }
 
+const deviceSyncEvents = eventSchemas(DeviceSync.DeviceSyncEvents);
+
 export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = deviceTables(suffix);
   const s = trx.withSchema(SCHEMA);
-  const e = ev as unknown as DeviceSync.DeviceSyncEvent;
+  const e = deviceSyncEvents.decode(ev);
+  if (!e) return;
   switch (e.type) {
     case 'device-sync.device-approved.v1':
     case 'device-sync.device-updated.v1': {

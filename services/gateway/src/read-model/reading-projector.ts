@@ -1,29 +1,18 @@
 // Folds the reading service's events into the gateway's reading tables. Reactions (a merge of
 // duplicates, a book found again by hash) arrive as the ordinary events of what each user's data became.
-import type { Reading, StoredEvent } from '@bindery/contracts';
+import { Reading, type StoredEvent } from '@bindery/contracts';
 import { sql, type RawBuilder } from 'kysely';
-import type { Trx } from '@bindery/platform';
+import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from './reading-tables';
 
-type Collection = {
-  id: string;
-  name: string;
-  query_type: string | null;
-  is_system: boolean;
-  priority: number;
-  color: string | null;
-  icon: string | null;
-  show_on_dashboard: boolean;
-  rules: unknown;
-};
+const readingEvents = eventSchemas(Reading.ReadingEvents);
 
 /**
  * Where in the book a position is (the canonical place and who wrote it), for readers that need more
  * than the percentage from the read model (a Kobo's reading state): null when only a percentage is known.
  */
-function spotOf(progress: unknown): string | null {
-  const p = progress as { spine_index?: unknown; doc_offset?: unknown; page?: unknown; client?: unknown };
+function spotOf(p: Reading.ProgressRecord): string | null {
   const spot = {
     ...(typeof p.spine_index === 'number' && typeof p.doc_offset === 'number' ? { spine_index: p.spine_index, doc_offset: p.doc_offset } : {}),
     ...(typeof p.page === 'number' ? { page: p.page } : {}),
@@ -38,8 +27,9 @@ function spotOf(progress: unknown): string | null {
  */
 export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>) | null {
   if (ev.type !== 'reading.progress-saved.v1') return null;
-  const e = ev as unknown as Extract<Reading.ReadingEvent, { type: 'reading.progress-saved.v1' }>;
-  const p = e.data.progress as { percentage: number; updated_at: string };
+  const e = readingEvents.decode(ev);
+  if (e?.type !== 'reading.progress-saved.v1') return null;
+  const p = e.data.progress;
   const table = sql.raw(`${SCHEMA}.${readingTables('').progress}`);
   return (isNew) => sql`
     insert into ${table} (user_id, item_id, percentage, updated_at, spot)
@@ -51,8 +41,9 @@ export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
 export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
   const t = readingTables(suffix);
   const s = trx.withSchema(SCHEMA);
-  const e = ev as unknown as Reading.ReadingEvent;
-  const putCollection = async (user: string, c: Collection) => {
+  const e = readingEvents.decode(ev);
+  if (!e) return;
+  const putCollection = async (user: string, c: Reading.CollectionRecord) => {
     const row = {
       user_id: user,
       name: c.name,
@@ -73,10 +64,10 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
   };
   switch (e.type) {
     case 'reading.system-collections-created.v1':
-      for (const c of e.data.collections) await putCollection(e.data.user_id, c as unknown as Collection);
+      for (const c of e.data.collections) await putCollection(e.data.user_id, c);
       return;
     case 'reading.collection-saved.v1':
-      await putCollection(e.data.user_id, e.data.collection as unknown as Collection);
+      await putCollection(e.data.user_id, e.data.collection);
       return;
     case 'reading.collection-deleted.v1':
       await s.deleteFrom(t.members).where('collection_id', '=', e.data.collection_id).execute();
@@ -95,7 +86,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
       return;
     }
     case 'reading.progress-saved.v1': {
-      const p = e.data.progress as { percentage: number; updated_at: string };
+      const p = e.data.progress;
       const row = { percentage: p.percentage, updated_at: p.updated_at, spot: spotOf(e.data.progress) };
       await s
         .insertInto(t.progress)
@@ -108,7 +99,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
       await s.deleteFrom(t.progress).where('user_id', '=', e.data.user_id).where('item_id', '=', e.data.media_item_id).execute();
       return;
     case 'reading.rating-set.v1': {
-      const rating = (e.data.rating as { rating: number }).rating;
+      const rating = e.data.rating.rating;
       await s
         .insertInto(t.ratings)
         .values({ user_id: e.data.user_id, item_id: e.data.media_item_id, rating })
@@ -130,7 +121,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
     }
     case 'reading.progress-conflict-opened.v1':
     case 'reading.progress-conflict-closed.v1': {
-      const c = e.data.conflict as { id: string; media_item_id: string; status: string };
+      const c = e.data.conflict;
       if (c.status !== 'open') {
         await s.deleteFrom(t.conflicts).where('id', '=', c.id).execute();
         return;

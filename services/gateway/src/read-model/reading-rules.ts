@@ -1,6 +1,6 @@
 // The SQL of collection membership over the gateway's tables (catalog items joined with the reading
-// projection). The five system rules and the conditions of smart collections are the platform's (the
-// reading service compiles the same ones over its own tables).
+// projection). The five system rules and the conditions of smart collections are the reading
+// service's (`@bindery/reading/rules`, which it compiles over its own tables too).
 import { sql } from 'kysely';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from './reading-tables';

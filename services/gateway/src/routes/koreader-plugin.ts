@@ -54,7 +54,6 @@ const Annotation = Type.Object({
   color: Opt(Type.Union([Text(32), Type.Null()])),
   book_sha256: Opt(Type.Union([Text(64), Type.Null()])),
 });
-type AnnotationT = Type.Static<typeof Annotation>;
 const List = Type.Array(Annotation, { maxItems: 5000 });
 const BookmarksBody = Type.Object({
   book_uuid: Opt(Type.Union([Type.String({ format: 'uuid' }), Type.Null()])),
@@ -72,19 +71,9 @@ const ResolveQuery = Type.Object({
 });
 const Paging = Type.Object({ limit: Opt(Type.String({ pattern: '^\\d{1,4}$' })), offset: Opt(Type.String({ pattern: '^\\d{1,9}$' })) });
 
-type Kind = 'highlight' | 'note' | 'bookmark';
-type Stored = {
-  id: string;
-  type: Kind;
-  position: Record<string, unknown>;
-  text: string;
-  note: string;
-  color: string | null;
-  dedup_key: string | null;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-};
+type Kind = Reading.AnnotationRecord['type'];
+/** an annotation as the reading service answers it */
+type Stored = Reading.AnnotationRecord;
 
 /** A book's annotations, live and deleted. */
 type Listed = Result<{ live: Stored[]; deleted: Stored[] }>;
@@ -199,32 +188,6 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     return { ok: true, value: { live, deleted: (d.value as { data: Stored[] }).data } };
   }
 
-  /** Deletes live annotations of these kinds by the keys the device names; unknown keys are ignored. */
-  async function deleteByKeys(
-    req: FastifyRequest,
-    listed: () => Promise<Listed>,
-    keys: string[],
-    kinds: Kind[],
-    ignored: { key: string; reason: string }[],
-  ): Promise<Result<number>> {
-    if (keys.length === 0) return { ok: true, value: 0 };
-    const all = await listed();
-    if (!all.ok) return all;
-    let n = 0;
-    for (const key of new Set(keys)) {
-      const live = all.value.live.find((a) => kinds.includes(a.type) && keyOf(a) === key);
-      if (!live) {
-        const gone = all.value.deleted.some((a) => kinds.includes(a.type) && keyOf(a) === key);
-        ignored.push({ key, reason: gone ? 'already deleted' : 'unknown key' });
-        continue;
-      }
-      const r = await reading(req, 'annotation-delete', { id: live.id, kind: live.type });
-      if (!r.ok) return r;
-      n += 1;
-    }
-    return { ok: true, value: n };
-  }
-
   app.post(`${PLUGIN_PREFIX}/progress`, { ...device, schema: { body: ProgressBody } }, async (req, reply) => {
     const b = (req.body as BookT[])[0]!;
     const author = typeof b.authors === 'string' ? b.authors : Array.isArray(b.authors) ? b.authors[0] : (b.author ?? undefined);
@@ -236,14 +199,10 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     if (b.page_count) input.page_count = b.page_count;
     const saved = await reading(req, 'progress-put', { item_id: found.item, input });
     if (!saved.ok) return sendFailure(reply, saved.error);
-    const ignored: { key: string; reason: string }[] = [];
-    // listed once for both: the two deletions touch disjoint kinds
-    let all: Promise<Listed> | undefined;
-    const listed = () => (all ??= annotations(req, found.item));
-    const dh = await deleteByKeys(req, listed, b.deleted_highlights ?? [], ['highlight', 'note'], ignored);
-    if (!dh.ok) return sendFailure(reply, dh.error);
-    const db = await deleteByKeys(req, listed, b.deleted_bookmarks ?? [], ['bookmark'], ignored);
-    if (!db.ok) return sendFailure(reply, db.error);
+    // the keys the device deleted: matched and deleted by the reading service, which owns annotations
+    const gone = await reading(req, 'annotations-delete-keys', { item_id: found.item, input: { highlights: b.deleted_highlights ?? [], bookmarks: b.deleted_bookmarks ?? [] } });
+    if (!gone.ok) return sendFailure(reply, gone.error);
+    const { deleted, ignored } = gone.value as { deleted: { highlights: number; bookmarks: number }; ignored: { key: string; reason: string }[] };
     const v = saved.value as { status: string; healed: string[]; progress: Record<string, unknown>; conflict?: unknown };
     return {
       status: v.status,
@@ -252,7 +211,7 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
       healed: v.healed,
       progress: v.progress,
       ...(v.conflict ? { conflict: v.conflict } : {}),
-      deleted: { highlights: dh.value, bookmarks: db.value },
+      deleted,
       ignored,
     };
   });
@@ -308,56 +267,9 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     if (!b.book_uuid && !b.book_sha256) return sendFailure(reply, fail('validation', 'book_uuid or book_sha256 is required'));
     const found = await resolve(req, { uuid: b.book_uuid, sha256: b.book_sha256 });
     if (!found) return sendFailure(reply, notFound());
-    const existing = await annotations(req, found.item);
-    if (!existing.ok) return sendFailure(reply, existing.error);
-    const out = {
-      created: 0,
-      unchanged: 0,
-      updated: 0,
-      ignored: [] as { dedup_key: string | null; reason: string }[],
-      // what placing a new annotation in the book changed, per annotation that needed it
-      healed: [] as { dedup_key: string | null; healed: string[] }[],
-    };
-    const batches: [Kind, AnnotationT[]][] = [
-      ['bookmark', b.bookmarks ?? []],
-      ['note', b.notes ?? []],
-      ['highlight', b.highlights ?? []],
-    ];
-    for (const [kind, list] of batches) {
-      for (const x of list) {
-        const key = x.dedup_key || null;
-        const known = key ? existing.value.live.find((a) => a.type === kind && keyOf(a) === key) : undefined;
-        if (known) {
-          // an echo without a colour leaves the stored (web) colour alone; a colour sent is a device edit
-          const changes: Record<string, unknown> = {};
-          if (x.color && Reading.paletteNameOf(known.color) !== x.color.toLowerCase() && known.color !== x.color.toLowerCase()) changes.color = x.color;
-          if (typeof x.note === 'string' && x.note !== known.note) changes.note = x.note;
-          if (Object.keys(changes).length === 0) {
-            out.unchanged += 1;
-            continue;
-          }
-          const u = await reading(req, 'annotation-update', { id: known.id, kind, input: changes });
-          if (!u.ok) {
-            out.ignored.push({ dedup_key: key, reason: u.error.message });
-            continue;
-          }
-          out.updated += 1;
-          continue;
-        }
-        const input: Record<string, unknown> = { dedup_key: key ?? undefined };
-        for (const k of ['pos0', 'pos1', 'page', 'percentage', 'chapter', 'text', 'note', 'color'] as const) if (x[k] !== undefined && x[k] !== null) input[k] = x[k];
-        const r = await reading(req, 'annotation-create', { item_id: found.item, kind, input });
-        if (!r.ok) {
-          // a key deleted on the server: a stale replay, which never brings it back
-          out.ignored.push({ dedup_key: key, reason: r.error.code === 'conflict' ? 'deleted on the server' : r.error.message });
-          continue;
-        }
-        const made = r.value as { existing?: boolean; healed?: string[] };
-        if (made.existing) out.unchanged += 1;
-        else out.created += 1;
-        if (made.healed?.length) out.healed.push({ dedup_key: key, healed: made.healed });
-      }
-    }
-    return { media_item_id: found.item, matched_by: found.by, ...out };
+    // merged by the reading service, which owns annotations
+    const merged = await reading(req, 'annotations-merge', { item_id: found.item, input: { bookmarks: b.bookmarks ?? [], notes: b.notes ?? [], highlights: b.highlights ?? [] } });
+    if (!merged.ok) return sendFailure(reply, merged.error);
+    return { media_item_id: found.item, matched_by: found.by, ...(merged.value as Record<string, unknown>) };
   });
 }

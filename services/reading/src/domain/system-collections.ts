@@ -1,6 +1,6 @@
-// The five collections every new account gets (spec: "System collection"); their rules are the
-// platform's (shared with the gateway's read model).
-import type { SystemQuery } from '@bindery/platform';
+// The five collections every new account gets (spec: "System collection"); their rules are in
+// rules/ (compiled by the gateway's read model too).
+import type { SystemQuery } from '../rules';
 
 export type { SystemQuery };
 

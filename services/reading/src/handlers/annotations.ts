@@ -2,7 +2,7 @@
 // is kept in the canonical form of positions: read on write from what the client sent (the web's CFI,
 // KOReader's pos0/pos1, a page), healed like a position, with every notation written back.
 import { sql } from 'kysely';
-import { ok, type Result } from '@bindery/contracts';
+import { ok, type Reading, type Result } from '@bindery/contracts';
 import {
   anchorOf,
   byText,
@@ -16,16 +16,17 @@ import {
   type AnnotationPosition,
   type Kind,
 } from '../domain/annotation';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { AnnotationsTable } from '../store/db';
 import { t, type Ctx } from './context';
 import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 import * as L from '@bindery/locator';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
+type Row = Selectable<AnnotationsTable>;
 const POSITION_KEYS = ['percentage', 'epubcfi', 'page', 'pos0', 'pos1', 'chapter'] as const;
 
 /** The position as stored, with the canonical span (`spine_index`, `doc_offset`, and the end's) when it is known. */
-function positionOut(r: Row): Record<string, unknown> {
+function positionOut(r: Row): AnnotationPosition & { spine_index?: number; doc_offset?: number; end_spine_index?: number; end_doc_offset?: number } {
   if (r.start_spine === null || r.start_spine === undefined) return r.position;
   return {
     ...r.position,
@@ -35,7 +36,7 @@ function positionOut(r: Row): Record<string, unknown> {
   };
 }
 
-export function annotationOut(r: Row) {
+export function annotationOut(r: Row): Reading.AnnotationRecord {
   return {
     id: r.id,
     media_item_id: r.item_id,
@@ -45,23 +46,26 @@ export function annotationOut(r: Row) {
     note: r.note,
     color: r.color ?? null,
     dedup_key: r.dedup_key ?? null,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
     deleted_at: iso(r.deleted_at),
   };
 }
 
 const kindOf = (req: Req): Kind | null => (KINDS.includes(req.kind as Kind) ? (req.kind as Kind) : null);
 
+/** The columns a create or an update sets from what the client sent (the position apart). */
+type Values = Partial<Pick<Insertable<AnnotationsTable>, 'text' | 'note' | 'color' | 'dedup_key'>>;
+
 interface Fields {
-  values: Record<string, unknown>;
+  values: Values;
   /** the position sent, checked for form; placed in the book by `anchor` */
   position?: AnnotationPosition;
 }
 
 /** Validates the fields of a create (all) or an update (only those given). */
 function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): Result<Fields> {
-  const out: Record<string, unknown> = {};
+  const out: Values = {};
   let position: AnnotationPosition | undefined;
   // the position as an object, or flat as KOReader sends it (pos0, pos1, page, percentage)
   const flat = Object.fromEntries(POSITION_KEYS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]));
@@ -93,7 +97,7 @@ function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): 
 }
 
 const NO_ANCHOR = { start_spine: null, start_offset: null, end_spine: null, end_offset: null, anchor_sha256: null };
-type Columns = Record<keyof typeof NO_ANCHOR, number | string | null>;
+type Columns = Pick<Insertable<AnnotationsTable>, keyof typeof NO_ANCHOR>;
 
 const columnsOf = (sha: string, a: { start: L.Canonical; end: L.Canonical | null }): Columns => ({
   start_spine: a.start.spine,
@@ -109,9 +113,9 @@ const columnsOf = (sha: string, a: { start: L.Canonical; end: L.Canonical | null
  * fixed-layout book's by its page. Without an index (the catalog away) it is kept as sent.
  */
 async function anchor(ctx: Ctx, item: string, kind: Kind, pos: AnnotationPosition, text: string | undefined): Promise<{ columns: Columns; healed: string[] }> {
-  const meta = await t(ctx.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
+  const meta = await t(ctx.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
   if (!meta?.epub_sha256) return { columns: NO_ANCHOR, healed: L.healMessages(meta?.page_count == null ? [] : placePage(pos, Number(meta.page_count))) };
-  const sha = meta.epub_sha256 as string;
+  const sha = meta.epub_sha256;
   const index = await ctx.locators.get(sha);
   if (!index) return { columns: NO_ANCHOR, healed: [] };
   const r = anchorOf(index, pos);
@@ -136,10 +140,10 @@ async function anchor(ctx: Ctx, item: string, kind: Kind, pos: AnnotationPositio
  * stored notations now, for this answer.
  */
 async function placed(ctx: Ctx, rows: Row[]): Promise<Row[]> {
-  const ids = [...new Set(rows.map((r) => r.item_id as string))];
+  const ids = [...new Set(rows.map((r) => r.item_id))];
   if (ids.length === 0) return rows;
-  const items = await t(ctx.rt.db).selectFrom('items').select(['id', 'epub_sha256']).where('id', 'in', ids).where('epub_sha256', 'is not', null).execute();
-  const shaOf = new Map(items.map((i) => [i.id as string, i.epub_sha256 as string]));
+  const items = await t(ctx.db).selectFrom('items').select(['id', 'epub_sha256']).where('id', 'in', ids).where('epub_sha256', 'is not', null).execute();
+  const shaOf = new Map(items.map((i) => [i.id, i.epub_sha256]));
   const out: Row[] = [];
   for (const r of rows) {
     const sha = shaOf.get(r.item_id);
@@ -159,7 +163,7 @@ async function placed(ctx: Ctx, rows: Row[]): Promise<Row[]> {
 export async function listAnnotations(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const kind = kindOf(req);
   if (!kind) return no(bad('unknown annotation type'));
-  const rows = await t(ctx.rt.db)
+  const rows = await t(ctx.db)
     .selectFrom('annotations')
     .selectAll()
     .where('user_id', '=', req.caller.user_id)
@@ -181,10 +185,10 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
   const user = req.caller.user_id;
   const item = req.item_id!;
   const pos = f.value.position!;
-  const { columns, healed } = await anchor(ctx, item, kind, pos, f.value.values.text as string | undefined);
-  const values: Record<string, unknown> = { ...f.value.values, position: JSON.stringify(pos), ...columns };
+  const { columns, healed } = await anchor(ctx, item, kind, pos, f.value.values.text);
+  const values = { ...f.value.values, position: JSON.stringify(pos), ...columns };
   const r = await ctx.tx(async (trx): Promise<Result<{ row: Row; existing: boolean }>> => {
-    const key = values.dedup_key as string | null;
+    const key = values.dedup_key;
     if (key) {
       await ctx.lock(trx, `annotation.${user}.${item}.${key}`);
       const same = await t(trx)
@@ -228,21 +232,21 @@ async function find(q: Parameters<typeof t>[0], req: Req, opts: { deleted?: bool
 
 /** One annotation (live; with kind unset, also a deleted one: the gateway's access check uses it). */
 export async function getAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await find(ctx.rt.db, req, req.kind ? { deleted: false } : {});
+  const r = await find(ctx.db, req, req.kind ? { deleted: false } : {});
   return r.ok ? ok(annotationOut((await placed(ctx, [r.value]))[0]!)) : r;
 }
 
 export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   // a new position is placed in the book before the transaction (it may ask the catalog)
-  const before = await find(ctx.rt.db, req, { deleted: false });
+  const before = await find(ctx.db, req, { deleted: false });
   if (!before.ok) return before;
   const f = fields(before.value.kind as Kind, req.input ?? {}, false);
   if (!f.ok) return f;
-  const values: Record<string, unknown> = { ...f.value.values };
+  const values: Updateable<AnnotationsTable> = { ...f.value.values };
   let healed: string[] = [];
   if (f.value.position) {
     const pos = f.value.position;
-    const a = await anchor(ctx, before.value.item_id, before.value.kind as Kind, pos, (values.text as string | undefined) ?? before.value.text);
+    const a = await anchor(ctx, before.value.item_id, before.value.kind as Kind, pos, values.text ?? before.value.text);
     healed = a.healed;
     Object.assign(values, { position: JSON.stringify(pos) }, a.columns);
   }
@@ -283,7 +287,7 @@ export const deleteAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, tru
 export const restoreAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, false);
 
 export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const rows = await t(ctx.rt.db)
+  const rows = await t(ctx.db)
     .selectFrom('annotations')
     .selectAll()
     .where('user_id', '=', req.caller.user_id)

@@ -4,7 +4,8 @@
 // their book was catalogued are linked to it as soon as it is added or its files change.
 import { sql } from 'kysely';
 import { Catalog } from '@bindery/contracts';
-import { eventSchemas, react, type Bus, type DecodedEvent, type Subscription, type Trx } from '@bindery/platform';
+import { eventSchemas, react, type Bus, type DecodedEvent, type Subscription } from '@bindery/platform';
+import type { Trx } from '../store/db';
 import { moveItemData } from '../store/merge';
 import { t, type Ctx } from './context';
 import { autoAssign } from './collections';
@@ -119,7 +120,7 @@ async function restoreByHash(ctx: Ctx, trx: Trx, item: Catalog.MediaItem): Promi
           .where(sql<boolean>`item_id not in (select id from reading.items where removed_at is null)`),
       )
       .execute();
-    const oldIds = old.map((o) => o.item_id as string);
+    const oldIds = old.map((o) => o.item_id);
     if (oldIds.length === 0) continue;
     const moved = await moveItemData(trx, oldIds, item.id, ctx.now(), 'restored');
     if (moved.users.length)

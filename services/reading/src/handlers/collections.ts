@@ -2,7 +2,8 @@
 // remove items, optionally auto-assign rules for newly scanned items) and smart ones (rules), with a
 // preview of rules before creating.
 import { ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Insertable, Selectable } from 'kysely';
+import type { CollectionsTable, Trx } from '../store/db';
 import { parseRules, type Rules } from '../domain/rules';
 import { systemCollection, SYSTEM_COLLECTIONS, type SystemQuery } from '../domain/system-collections';
 import { parseColor } from '../domain/annotation';
@@ -12,8 +13,7 @@ import { t, type Ctx } from './context';
 import { bad, conflict, isUuid, M, newId, no, notFound, q1, text, type Access, type Req } from './util';
 import { isUniqueViolation } from '@bindery/platform';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
+type Row = Selectable<CollectionsTable>;
 
 export async function find(q: Parameters<typeof t>[0], user: string, id: string | undefined): Promise<Result<Row>> {
   if (!isUuid(id)) return no(bad(M.invalidCollectionId));
@@ -32,20 +32,24 @@ export function page(query: Req['query'], dflt = 50): Result<{ limit: number; of
 }
 
 export function members(ctx: Ctx, user: string, access: Access | undefined, c: Row, p: { limit: number; offset: number }) {
-  if (c.is_system) return systemMembers(ctx.rt.db, user, access, c.query_type as SystemQuery, p);
-  if (c.rules) return ruleMembers(ctx.rt.db, user, access, c.rules as Rules, p);
-  return customMembers(ctx.rt.db, user, access, c.id as string, p);
+  if (c.is_system) return systemMembers(ctx.db, user, access, c.query_type as SystemQuery, p);
+  if (c.rules) return ruleMembers(ctx.db, user, access, c.rules as Rules, p);
+  return customMembers(ctx.db, user, access, c.id, p);
 }
 
 export async function getCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const c = await find(ctx.rt.db, req.caller.user_id, req.id);
+  const c = await find(ctx.db, req.caller.user_id, req.id);
   if (!c.ok) return c;
   return ok({ ...collectionOut(c.value), item_count: (await members(ctx, req.caller.user_id, req.access, c.value, { limit: 1, offset: 0 })).total });
 }
 
+type Editable = Partial<Pick<Insertable<CollectionsTable>, 'name' | 'description' | 'color' | 'icon' | 'priority' | 'show_on_dashboard' | 'rules' | 'auto_assign'>>;
+
 /** The editable fields; `creating` requires a name. System collections keep their name. */
-function fields(input: Record<string, unknown>, creating: boolean, system: boolean): Result<Record<string, unknown>> {
-  const out: Record<string, unknown> = {};
+function fields(input: Record<string, unknown>, creating: true, system: false): Result<Editable & { name: string }>;
+function fields(input: Record<string, unknown>, creating: false, system: boolean): Result<Editable>;
+function fields(input: Record<string, unknown>, creating: boolean, system: boolean): Result<Editable> {
+  const out: Editable = {};
   const name = text(input, 'name', 100);
   if (name === null) return no(bad('name must be text of at most 100 characters'));
   if (name !== undefined || creating) {
@@ -105,7 +109,7 @@ async function fromSavedFilter(ctx: Ctx, req: Req): Promise<Result<Record<string
   const fid = input.saved_filter_id;
   if (fid === undefined) return ok(input);
   if (!isUuid(fid)) return no(bad(M.invalidSavedFilterId));
-  const f = await t(ctx.rt.db).selectFrom('saved_filters').select('filter').where('id', '=', fid.toLowerCase()).where('user_id', '=', req.caller.user_id).executeTakeFirst();
+  const f = await t(ctx.db).selectFrom('saved_filters').select('filter').where('id', '=', fid.toLowerCase()).where('user_id', '=', req.caller.user_id).executeTakeFirst();
   if (!f) return no(notFound(M.savedFilterNotFound));
   if (!parseRules(f.filter).ok) return no(bad('the saved filter holds no collection rules ({match, conditions})'));
   delete input.saved_filter_id;
@@ -195,7 +199,7 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       .execute();
     if (added.length)
       await ctx.emit(trx, user, [
-        { type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id as string), removed: [] } },
+        { type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id), removed: [] } },
       ]);
     return ok({ message: 'items added', added: added.map((a) => a.item_id) });
   });
@@ -221,18 +225,29 @@ export async function restoreSystem(ctx: Ctx, req: Req): Promise<Result<unknown>
   if (!def) return no(bad(`${M.unknownSystemCollection}: ${SYSTEM_COLLECTIONS.map((c) => c.query_type).join(', ')}`));
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    // taken first: what is read here decides what is written
+    await ctx.lockUser(trx, user);
     const now = ctx.now();
     const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', def.query_type).executeTakeFirst();
-    const row = have
-      ? await t(trx)
-          .updateTable('collections')
-          .set({ priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now })
-          .where('id', '=', have.id)
-          .returningAll()
-          .executeTakeFirstOrThrow()
+    const made = have
+      ? {
+          row: await t(trx)
+            .updateTable('collections')
+            .set({ priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now })
+            .where('id', '=', have.id)
+            .returningAll()
+            .executeTakeFirstOrThrow(),
+          renamed: [],
+        }
       : await insertSystem(trx, user, def, now);
-    await ctx.emit(trx, user, [{ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(row!) } }]);
-    return ok({ ...collectionOut(row!), restored: !have });
+    // none of that type existed (read above under the user's lock): insertSystem made it
+    const row = made.row!;
+    await ctx.emit(
+      trx,
+      user,
+      [...made.renamed, row].map((c) => ({ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(c) } })),
+    );
+    return ok({ ...collectionOut(row), restored: !have });
   });
 }
 
@@ -241,14 +256,14 @@ export async function preview(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (!r.ok) return no(bad(r.message));
   const p = page(req.query);
   if (!p.ok) return p;
-  return ok({ ...(await ruleMembers(ctx.rt.db, req.caller.user_id, req.access, r.value, p.value)), limit: p.value.limit, offset: p.value.offset });
+  return ok({ ...(await ruleMembers(ctx.db, req.caller.user_id, req.access, r.value, p.value)), limit: p.value.limit, offset: p.value.offset });
 }
 
 /** A newly catalogued item joins every custom collection whose auto-assign rules it matches. */
 export async function autoAssign(ctx: Ctx, trx: Trx, itemId: string): Promise<void> {
   const rows = await t(trx).selectFrom('collections').selectAll().where('auto_assign', 'is not', null).where('rules', 'is', null).execute();
   for (const c of rows) {
-    if (!(await itemMatches(trx, c.user_id as string, itemId, c.auto_assign as Rules))) continue;
+    if (!(await itemMatches(trx, c.user_id, itemId, c.auto_assign as Rules))) continue;
     const added = await t(trx)
       .insertInto('collection_items')
       .values({ collection_id: c.id, item_id: itemId, added_at: ctx.now() })
@@ -256,8 +271,6 @@ export async function autoAssign(ctx: Ctx, trx: Trx, itemId: string): Promise<vo
       .returning('item_id')
       .execute();
     if (added.length)
-      await ctx.emit(trx, c.user_id as string, [
-        { type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id as string, collection_id: c.id as string, added: [itemId], removed: [] } },
-      ]);
+      await ctx.emit(trx, c.user_id, [{ type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id, collection_id: c.id, added: [itemId], removed: [] } }]);
   }
 }

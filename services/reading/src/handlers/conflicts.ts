@@ -1,21 +1,22 @@
 // Progress conflicts: two devices that disagree leave both positions here until the user picks one.
 // Resolving keeps the chosen position current; the other one goes into the history, never lost.
-import { ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
-import type { Position } from '../domain/position';
+import { ok, type Reading, type Result } from '@bindery/contracts';
+import type { Selectable } from 'kysely';
+import type { ConflictsTable, Trx } from '../store/db';
+import { recordHistory } from '../store/history';
 import { t, type Ctx } from './context';
 import { conflictOut, savePosition } from './progress';
 import { bad, conflict, isUuid, M, no, notFound, q1, type Req } from './util';
 import { itemVisible } from './visible';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
-const STATUSES = ['open', 'resolved', 'dismissed', 'all'];
+type Row = Selectable<ConflictsTable>;
+const STATUSES = ['open', 'resolved', 'dismissed', 'all'] as const;
+const isStatus = (s: string): s is (typeof STATUSES)[number] => (STATUSES as readonly string[]).includes(s);
 
 export async function listConflicts(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const status = q1(req.query, 'status') ?? 'open';
-  if (!STATUSES.includes(status)) return no(bad("status must be 'open', 'resolved', 'dismissed' or 'all'"));
-  let q = t(ctx.rt.db).selectFrom('conflicts').selectAll().where('user_id', '=', req.caller.user_id).where(itemVisible(req.access));
+  if (!isStatus(status)) return no(bad("status must be 'open', 'resolved', 'dismissed' or 'all'"));
+  let q = t(ctx.db).selectFrom('conflicts').selectAll().where('user_id', '=', req.caller.user_id).where(itemVisible(req.access));
   if (status !== 'all') q = q.where('status', '=', status);
   const item = q1(req.query, 'media_item_id');
   if (item !== undefined) {
@@ -35,43 +36,32 @@ async function find(q: Trx | Ctx['rt']['db'], req: Req, lock = false): Promise<R
 }
 
 export async function getConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await find(ctx.rt.db, req);
+  const r = await find(ctx.db, req);
   return r.ok ? ok(conflictOut(r.value)) : r;
 }
 
 /** Closes one open conflict in the caller's transaction: keep the current or the incoming position, or dismiss. */
 async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | 'dismissed'): Promise<Row> {
-  const user = c.user_id as string;
-  const item = c.item_id as string;
+  const user = c.user_id;
+  const item = c.item_id;
   await ctx.lockUser(trx, user);
-  const inc = c.incoming as Position & { client: string; device: string };
-  const { client, device, bindery_device_id, ...rest } = inc as Position & {
-    client: string;
-    device: string;
-    bindery_device_id?: string;
-    submitted_at?: string;
-    version?: number;
-    updated_at?: string;
-  };
-  delete (rest as { submitted_at?: string }).submitted_at;
+  const { client, device, bindery_device_id, submitted_at: _submitted, ...rest } = c.incoming;
+  const lines: Reading.ReadingEvent[] = [];
   if (how === 'incoming') {
     // the device that sent it has it already: the sync queue leaves that one out
-    await savePosition(ctx, trx, user, item, { position: rest as Position, client, device, device_id: bindery_device_id ?? null }, 'conflict resolved: incoming kept');
+    await savePosition(ctx, trx, user, item, { position: rest, client, device, device_id: bindery_device_id ?? null }, 'conflict resolved: incoming kept');
   } else {
     // the position not chosen stays findable in the history
-    await t(trx)
-      .insertInto('progress_history')
-      .values({
-        user_id: user,
-        item_id: item,
-        percentage: inc.percentage,
-        position: JSON.stringify(rest),
+    lines.push(
+      await recordHistory(trx, user, item, {
+        percentage: rest.percentage,
+        position: rest,
         client,
         device,
         reason: how === 'current' ? 'conflict resolved: not kept' : 'conflict dismissed',
         recorded_at: ctx.now(),
-      })
-      .execute();
+      }),
+    );
   }
   const status = how === 'dismissed' ? 'dismissed' : 'resolved';
   const row = await t(trx)
@@ -80,7 +70,7 @@ async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | '
     .where('id', '=', c.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-closed.v1', data: { user_id: user, conflict: conflictOut(row) } }]);
+  await ctx.emit(trx, user, [...lines, { type: 'reading.progress-conflict-closed.v1', data: { user_id: user, conflict: conflictOut(row) } }]);
   return row;
 }
 
@@ -124,7 +114,7 @@ async function bulk(ctx: Ctx, req: Req, how: 'current' | 'incoming' | 'dismissed
     if (ids !== 'all') q = q.where('id', 'in', ids);
     const rows = await q.orderBy('created_at').forUpdate().execute();
     for (const r of rows) await close(ctx, trx, r, how);
-    const done = new Set(rows.map((r) => r.id as string));
+    const done = new Set(rows.map((r) => r.id));
     const failed = ids === 'all' ? [] : ids.filter((i) => !done.has(i)).map((id) => ({ id, error: M.conflictNotFound }));
     return ok({ message: how === 'dismissed' ? 'progress conflicts dismissed' : 'progress conflicts resolved', succeeded: rows.map((r) => r.id), failed });
   });

@@ -1,13 +1,14 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { Compile } from 'typebox/compile';
-import { commandTransaction, EventStore, type ReactionSite, type Runtime, type Trx } from '@bindery/platform';
+import { commandTransaction, eventSchemas, EventStore, type ReactionSite, type Runtime } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
+import type { Db, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 import { LocatorIndexes } from './locator';
 
-const checks = new Map(Object.entries(Reading.ReadingEvents).map(([type, schema]) => [type, Compile(schema)]));
+/** reading's own events, checked before each append */
+export const readingEvents = eventSchemas(Reading.ReadingEvents);
 
 export interface ItemMeta {
   page_count: number | null;
@@ -20,8 +21,11 @@ export class Ctx {
   readonly locators: LocatorIndexes;
   /** where its reactions to other services keep their checkpoints */
   readonly site: ReactionSite;
+  /** the runtime's database, typed by reading's tables */
+  readonly db: Db;
 
   constructor(readonly rt: Runtime) {
+    this.db = rt.db;
     this.store = new EventStore(rt.db, SCHEMA);
     this.locators = new LocatorIndexes(rt);
     this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'reading' };
@@ -37,8 +41,8 @@ export class Ctx {
   async itemMeta(item: string): Promise<ItemMeta | undefined> {
     const cached = this.rt.mode === 'embedded' ? this.metas.get(item) : undefined;
     if (cached) return cached.meta;
-    const row = await t(this.rt.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
-    const meta = row ? { page_count: row.page_count == null ? null : Number(row.page_count), epub_sha256: (row.epub_sha256 as string | null) ?? null } : undefined;
+    const row = await t(this.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
+    const meta = row ? { page_count: row.page_count, epub_sha256: row.epub_sha256 } : undefined;
     if (this.rt.mode === 'embedded') this.metas.set(item, { meta });
     return meta;
   }
@@ -59,10 +63,7 @@ export class Ctx {
 
   /** Appends to a user's stream; every event must match its contract schema. */
   async emit(trx: Trx, userOrStream: string, events: Reading.ReadingEvent[]): Promise<void> {
-    for (const e of events) {
-      const check = checks.get(e.type);
-      if (!check || !check.Check(e.data)) throw new Error(`event ${e.type} does not match its contract schema`);
-    }
+    readingEvents.check(events);
     const stream = userOrStream.includes(':') ? userOrStream : `user:${userOrStream}`;
     // one user's writes to different books append to one stream: taking turns here, rather than
     // racing for its next version and retrying, keeps a busy reader's writes from failing
@@ -93,4 +94,4 @@ export class Ctx {
   }
 }
 
-export const t = (q: Trx | Runtime['db']) => q.withSchema(SCHEMA);
+export const t = (q: Trx | Db) => q.withSchema(SCHEMA);

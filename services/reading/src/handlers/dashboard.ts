@@ -5,8 +5,8 @@ import { t, type Ctx } from './context';
 import { bad, isUuid, no, type Req } from './util';
 
 async function prefs(ctx: Ctx, user: string): Promise<{ hidden_collections: string[]; collection_order: string[] }> {
-  const r = await t(ctx.rt.db).selectFrom('dashboard_prefs').selectAll().where('user_id', '=', user).executeTakeFirst();
-  return { hidden_collections: (r?.hidden_collections as string[]) ?? [], collection_order: (r?.collection_order as string[]) ?? [] };
+  const r = await t(ctx.db).selectFrom('dashboard_prefs').selectAll().where('user_id', '=', user).executeTakeFirst();
+  return { hidden_collections: r?.hidden_collections ?? [], collection_order: r?.collection_order ?? [] };
 }
 
 export async function getPrefs(ctx: Ctx, req: Req): Promise<Result<unknown>> {
@@ -17,7 +17,7 @@ export async function putPrefs(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   const input = req.input ?? {};
   const cur = await prefs(ctx, user);
-  const mine = new Set((await t(ctx.rt.db).selectFrom('collections').select('id').where('user_id', '=', user).execute()).map((r) => r.id as string));
+  const mine = new Set((await t(ctx.db).selectFrom('collections').select('id').where('user_id', '=', user).execute()).map((r) => r.id));
   const next = { ...cur };
   for (const key of ['hidden_collections', 'collection_order'] as const) {
     const v = input[key];

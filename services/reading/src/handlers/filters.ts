@@ -1,15 +1,28 @@
 // Saved filters per user: a name, the resource they filter (`resource_type`) and the filter itself.
-import { ok, type Result } from '@bindery/contracts';
+import { ok, type Reading, type Result } from '@bindery/contracts';
+import type { Insertable, Selectable } from 'kysely';
+import type { SavedFiltersTable } from '../store/db';
 import { t, type Ctx } from './context';
-import { bad, iso, isUuid, M, newId, no, notFound, q1, text, type Req } from './util';
+import { bad, isUuid, M, newId, no, notFound, q1, text, type Req } from './util';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
-const out = (r: Row) => ({ id: r.id, name: r.name, resource_type: r.resource_type, filter: r.filter, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+type Row = Selectable<SavedFiltersTable>;
+const out = (r: Row): Reading.SavedFilterRecord => ({
+  id: r.id,
+  name: r.name,
+  resource_type: r.resource_type,
+  filter: r.filter,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
 const RESOURCE = /^[a-z][a-z0-9_-]{0,49}$/;
 
-function fields(input: Record<string, unknown>, creating: boolean): Result<Record<string, unknown>> {
-  const o: Record<string, unknown> = {};
+type FilterFields = Pick<Insertable<SavedFiltersTable>, 'name' | 'resource_type' | 'filter'>;
+
+/** Validates the fields of a create (all of them) or an update (those given). */
+function fields(input: Record<string, unknown>, creating: true): Result<FilterFields>;
+function fields(input: Record<string, unknown>, creating: false): Result<Partial<FilterFields>>;
+function fields(input: Record<string, unknown>, creating: boolean): Result<Partial<FilterFields>> {
+  const o: Partial<FilterFields> = {};
   const name = text(input, 'name', 100);
   if (name === null) return no(bad('name must be text of at most 100 characters'));
   if (creating || name !== undefined) {
@@ -39,7 +52,7 @@ async function find(q: Parameters<typeof t>[0], req: Req): Promise<Result<Row>> 
 }
 
 export async function listFilters(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  let q = t(ctx.rt.db).selectFrom('saved_filters').selectAll().where('user_id', '=', req.caller.user_id);
+  let q = t(ctx.db).selectFrom('saved_filters').selectAll().where('user_id', '=', req.caller.user_id);
   const rt = q1(req.query, 'resource_type');
   if (rt !== undefined && rt !== '') {
     if (!RESOURCE.test(rt)) return no(bad('resource_type must be a lower-case name like media_items'));
@@ -49,7 +62,7 @@ export async function listFilters(ctx: Ctx, req: Req): Promise<Result<unknown>> 
 }
 
 export async function getFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await find(ctx.rt.db, req);
+  const r = await find(ctx.db, req);
   return r.ok ? ok(out(r.value)) : r;
 }
 

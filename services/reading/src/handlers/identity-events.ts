@@ -3,7 +3,7 @@
 // see, for reactions that have no request to carry the caller's access (kosync documents linked
 // when the catalog announces their book); started later than the first, it reads identity's log
 // from its beginning.
-import { Identity } from '@bindery/contracts';
+import { Identity, type Reading } from '@bindery/contracts';
 import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
 import { collectionOut, createSystemCollections } from '../store/collections';
 import { t, type Ctx } from './context';
@@ -26,8 +26,10 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
           .values({ id: user })
           .onConflict((oc) => oc.doNothing())
           .execute();
-        const made = await createSystemCollections(trx, user, ctx.now());
-        if (made.length) await ctx.emit(trx, user, [{ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } }]);
+        const { made, renamed } = await createSystemCollections(trx, user, ctx.now());
+        const events: Reading.ReadingEvent[] = renamed.map((c) => ({ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(c) } }));
+        if (made.length) events.push({ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } });
+        if (events.length) await ctx.emit(trx, user, events);
       } else if (e?.type === 'identity.user-deleted.v1') {
         await removeUser(trx, e.data.user_id);
         await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
@@ -49,7 +51,7 @@ async function removeUser(trx: Parameters<typeof t>[0], user: string): Promise<v
     'saved_filters',
     'dashboard_prefs',
     'kosync_documents',
-  ]) {
+  ] as const) {
     await t(trx).deleteFrom(table).where('user_id', '=', user).execute();
   }
   await t(trx).deleteFrom('users').where('id', '=', user).execute();

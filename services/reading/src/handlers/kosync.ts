@@ -5,17 +5,17 @@
 // the conflict rules. A push signed in with a device's sync key names that Bindery device.
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import { ok, type Catalog, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import { ok, type Catalog, type Reading, type Result } from '@bindery/contracts';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { KosyncDocumentsTable, Trx } from '../store/db';
 import type { Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { prepareProgress, writeProgress } from './progress';
 import { itemVisible } from './visible';
-import { bad, iso, isUuid, no, notFound, q1, type Req } from './util';
+import { bad, isUuid, no, notFound, q1, type Req } from './util';
 import * as Locator from '@bindery/locator';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
+type Row = Selectable<KosyncDocumentsTable>;
 
 export const DOCUMENT_NOT_FOUND = 'document not found';
 const DOC = /^[^:\s]{1,128}$/;
@@ -23,7 +23,7 @@ const DOC = /^[^:\s]{1,128}$/;
 const seconds = (d: unknown) => Math.floor(new Date(d as string).getTime() / 1000);
 const md5 = (s: string) => createHash('md5').update(s, 'utf8').digest('hex');
 
-export function documentOut(r: Row) {
+export function documentOut(r: Row): Reading.KosyncDocumentRecord {
   return {
     document: r.document,
     media_item_id: r.item_id ?? null,
@@ -35,8 +35,8 @@ export function documentOut(r: Row) {
     /** the Bindery device whose sync key signed the push in (null: the user's password) */
     bindery_device_id: r.bindery_device_id ?? null,
     timestamp: seconds(r.pushed_at),
-    pushed_at: iso(r.pushed_at),
-    created_at: iso(r.created_at),
+    pushed_at: r.pushed_at.toISOString(),
+    created_at: r.created_at.toISOString(),
   };
 }
 
@@ -44,7 +44,7 @@ export function documentOut(r: Row) {
 export const deviceLabel = (device: string, deviceId: string) => (deviceId ? `${device} ${deviceId.slice(0, 8)}` : device).slice(0, 100);
 
 /** The name a stored push's positions carry: the Bindery device's (a sync key), else the KOReader one's. */
-const labelOf = (r: Row): string => (r.label as string | null) ?? deviceLabel(r.device, r.device_id);
+const labelOf = (r: Row): string => r.label ?? deviceLabel(r.device, r.device_id);
 
 /** KOReader's progress as a position submission: an XPointer, a page number, or the fraction alone. */
 function positionInput(progress: string, percentage: number, device: string): Record<string, unknown> {
@@ -54,14 +54,14 @@ function positionInput(progress: string, percentage: number, device: string): Re
   return input;
 }
 
-async function itemUsable(trx: Trx | Ctx['rt']['db'], req: Req, item: string | null | undefined): Promise<boolean> {
+async function itemUsable(trx: Trx | Ctx['db'], req: Req, item: string | null | undefined): Promise<boolean> {
   if (!item) return false;
   const r = await t(trx).selectFrom('items').select('id').where('id', '=', item).where(itemVisible(req.access, 'id')).executeTakeFirst();
   return r !== undefined;
 }
 
 /** Which item a document means now: the user's own choice, else the catalog's (the gateway's lookup), else a link made before. */
-async function itemFor(trx: Trx | Ctx['rt']['db'], req: Req, row: Row | undefined): Promise<{ item: string | null; by: string | null }> {
+async function itemFor(trx: Trx | Ctx['db'], req: Req, row: Row | undefined): Promise<{ item: string | null; by: string | null }> {
   if (row?.linked_by === 'user' && (await itemUsable(trx, req, row.item_id))) return { item: row.item_id, by: 'user' };
   if (req.item_id && (await itemUsable(trx, req, req.item_id))) return { item: req.item_id, by: 'catalog' };
   if (row?.item_id && (await itemUsable(trx, req, row.item_id))) return { item: row.item_id, by: row.linked_by ?? 'catalog' };
@@ -86,15 +86,24 @@ function readPush(input: Record<string, unknown>): Push | string {
   return { document, progress, percentage, device, device_id: (device_id as string | undefined) ?? '', via };
 }
 
+/** What a push writes (every column), or a link (a few). */
+type DocumentPush = Omit<Insertable<KosyncDocumentsTable>, 'user_id' | 'created_at'>;
+type DocumentChange = Omit<Updateable<KosyncDocumentsTable>, 'user_id' | 'created_at'> & { document: string };
+const isPush = (v: DocumentPush | DocumentChange): v is DocumentPush => v.pushed_at !== undefined;
+
 /** Changes the user's row of `values.document` (a link changes a few columns), or inserts a whole push. */
-async function saveRow(ctx: Ctx, trx: Trx, user: string, values: Row): Promise<Row> {
+async function saveRow(ctx: Ctx, trx: Trx, user: string, values: DocumentPush | DocumentChange): Promise<Row> {
+  const changed = await t(trx).updateTable('kosync_documents').set(values).where('user_id', '=', user).where('document', '=', values.document).returningAll().executeTakeFirst();
   const row =
-    (await t(trx).updateTable('kosync_documents').set(values).where('user_id', '=', user).where('document', '=', values.document).returningAll().executeTakeFirst()) ??
-    (await t(trx)
-      .insertInto('kosync_documents')
-      .values({ user_id: user, ...values, created_at: ctx.now() })
-      .returningAll()
-      .executeTakeFirstOrThrow());
+    changed ??
+    (isPush(values)
+      ? await t(trx)
+          .insertInto('kosync_documents')
+          .values({ user_id: user, ...values, created_at: ctx.now() })
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : undefined);
+  if (!row) throw new Error(`kosync document ${values.document} of ${user} is gone`);
   await ctx.emit(trx, user, [{ type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(row) } }]);
   return row;
 }
@@ -112,7 +121,7 @@ async function writeDocument(
   item: string | null,
   position: Record<string, unknown>,
   idle: string,
-  values: Row,
+  values: Omit<DocumentPush, 'document'> | Omit<DocumentChange, 'document'>,
   /** `onlyUnlinked`: write only while the document has no item; `deviceId`: the Bindery device that sent the position */
   { onlyUnlinked = false, deviceId = null }: { onlyUnlinked?: boolean; deviceId?: string | null } = {},
 ): Promise<Result<{ status: string; row: Row; healed: string[] }>> {
@@ -128,7 +137,8 @@ async function writeDocument(
     if (onlyUnlinked) {
       // a link made meanwhile (a push, a pull, the user's) stands
       const cur = await t(trx).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
-      if (!cur || cur.item_id !== null) return ok({ status: 'unchanged', row: cur ?? values, healed: [] });
+      if (!cur) return no(notFound(DOCUMENT_NOT_FOUND));
+      if (cur.item_id !== null) return ok({ status: 'unchanged', row: cur, healed: [] });
     }
     let status = idle;
     let version: number | null = null;
@@ -150,8 +160,8 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (typeof p === 'string') return no(bad(p));
   const user = req.caller.user_id;
   const label = p.via ? p.via.name : deviceLabel(p.device, p.device_id);
-  const pre = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', p.document).executeTakeFirst();
-  const target = await itemFor(ctx.rt.db, req, pre);
+  const pre = await t(ctx.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', p.document).executeTakeFirst();
+  const target = await itemFor(ctx.db, req, pre);
   const w = await writeDocument(
     ctx,
     user,
@@ -184,8 +194,8 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 async function progressNotation(ctx: Ctx, item: string, pos: Position, percentage: number): Promise<string> {
   if (pos.xpointer) return pos.xpointer;
   if (pos.page !== undefined) return String(pos.page);
-  const meta = await t(ctx.rt.db).selectFrom('items').select(['epub_sha256', 'page_count']).where('id', '=', item).executeTakeFirst();
-  const index = meta?.epub_sha256 ? await ctx.locators.get(meta.epub_sha256 as string) : null;
+  const meta = await t(ctx.db).selectFrom('items').select(['epub_sha256', 'page_count']).where('id', '=', item).executeTakeFirst();
+  const index = meta?.epub_sha256 ? await ctx.locators.get(meta.epub_sha256) : null;
   if (index) return Locator.canonicalToXPointer(index, Locator.percentageToCanonical(index, percentage));
   if (!meta?.epub_sha256 && meta?.page_count) return String(Locator.fractionToPage(percentage, Number(meta.page_count)));
   // KOReader's DocFragment counts the spine from 1
@@ -198,8 +208,8 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const document = q1(req.query, 'document') ?? '';
   if (!DOC.test(document)) return no(bad('document must be a document id'));
   const user = req.caller.user_id;
-  let row = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
-  const target = await itemFor(ctx.rt.db, req, row);
+  let row: Row | undefined = await t(ctx.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
+  const target = await itemFor(ctx.db, req, row);
   // a document pushed before its book was catalogued is linked once the catalog knows it, and its
   // last position reaches the book
   if (row && target.item && row.item_id !== target.item) {
@@ -207,7 +217,7 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     if (!linked.ok) return linked;
     row = linked.value.row;
   }
-  const cur = target.item ? await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
+  const cur = target.item ? await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
   if (cur && !(row && row.progress_version !== null && Number(row.progress_version) === Number(cur.version))) {
     const pos = cur.position as Position;
     const fromRowDevice = row && labelOf(row) === cur.device;
@@ -228,7 +238,7 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 export async function kosyncDocuments(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const status = q1(req.query, 'status') ?? 'all';
   if (!['all', 'linked', 'unlinked'].includes(status)) return no(bad("status must be 'all', 'linked' or 'unlinked'"));
-  let q = t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', req.caller.user_id);
+  let q = t(ctx.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', req.caller.user_id);
   if (status === 'linked') q = q.where('item_id', 'is not', null).where(itemVisible(req.access));
   if (status === 'unlinked') q = q.where((eb) => eb.or([eb('item_id', 'is', null), eb.not(itemVisible(req.access))]));
   const rows = await q.orderBy('pushed_at', 'desc').limit(1000).execute();
@@ -243,7 +253,7 @@ export async function kosyncLink(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (item !== null && !isUuid(item)) return no(bad('media_item_id must be a media item id'));
   const by = req.kind === 'catalog' ? 'catalog' : 'user';
   const user = req.caller.user_id;
-  const row = await t(ctx.rt.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
+  const row = await t(ctx.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
   if (!row) return no(notFound(DOCUMENT_NOT_FOUND));
   const linked = await linkRow(ctx, user, row, item, by);
   if (!linked.ok) return linked;
@@ -256,12 +266,12 @@ export function linkRow(ctx: Ctx, user: string, row: Row, item: string | null, b
   return writeDocument(
     ctx,
     user,
-    row.document as string,
+    row.document,
     item,
     positionInput(row.progress, Number(row.percentage), labelOf(row)),
     'unlinked',
     { item_id: item, linked_by: item ? by : null },
-    { onlyUnlinked, deviceId: (row.bindery_device_id as string | null) ?? null },
+    { onlyUnlinked, deviceId: row.bindery_device_id },
   );
 }
 
@@ -284,7 +294,7 @@ export function documentsOf(item: Catalog.MediaItem): string[] {
 export async function linkAnnounced(ctx: Ctx, item: Catalog.MediaItem): Promise<void> {
   const ids = documentsOf(item);
   if (ids.length === 0) return;
-  const rows = await t(ctx.rt.db)
+  const rows = await t(ctx.db)
     .selectFrom('kosync_documents as k')
     .innerJoin('user_access as a', 'a.user_id', 'k.user_id')
     .selectAll('k')
@@ -295,7 +305,7 @@ export async function linkAnnounced(ctx: Ctx, item: Catalog.MediaItem): Promise<
     .orderBy('k.pushed_at')
     .execute();
   for (const row of rows) {
-    const r = await linkRow(ctx, row.user_id as string, row, item.id, 'catalog', true);
+    const r = await linkRow(ctx, row.user_id, row, item.id, 'catalog', true);
     if (!r.ok)
       ctx.rt.log.warn({ user_id: row.user_id, document: row.document, item_id: item.id, error: r.error.message }, 'kosync: a document of an announced item was not linked');
   }

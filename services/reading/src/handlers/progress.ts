@@ -1,37 +1,39 @@
 // The caller's position in a book: read, write (checked, healed, guarded, or a conflict), remove, history.
-import { ok, type Result } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import { ok, type Reading, type Result } from '@bindery/contracts';
+import type { Selectable } from 'kysely';
+import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
+import { historyRecorded, recordHistory } from '../store/history';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 import * as L from '@bindery/locator';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
+type Row = Selectable<ProgressTable>;
+/** A row as `to_jsonb` gives it: timestamps as text */
+type JsonRow<R> = Omit<R, 'created_at' | 'updated_at' | 'closed_at'> & { created_at: string; updated_at: string };
 
-export function progressOut(r: Row) {
-  const p = r.position as Position;
+export function progressOut(r: Row): Reading.ProgressRecord {
   return {
     id: r.id,
     media_item_id: r.item_id,
-    ...p,
+    ...r.position,
     percentage: Number(r.percentage),
     finished: Number(r.percentage) >= 1,
     client: r.client,
     device: r.device,
     version: Number(r.version),
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
   };
 }
 
 /** A progress row read as JSON (`to_jsonb`): its timestamps as dates again, as a plain select gives them. */
-const fromJson = (j: Row): Row => ({ ...j, created_at: new Date(j.created_at), updated_at: new Date(j.updated_at) });
+const fromJson = (j: JsonRow<Row>): Row => ({ ...j, created_at: new Date(j.created_at), updated_at: new Date(j.updated_at) });
 
 export const positionOf = (r: Row) => ({
-  ...(r.position as Position),
+  ...r.position,
   percentage: Number(r.percentage),
   client: r.client,
   device: r.device,
@@ -40,7 +42,7 @@ export const positionOf = (r: Row) => ({
 });
 
 export async function getProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await t(ctx.rt.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
+  const r = await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
   return r ? ok(progressOut(r)) : no(notFound(M.progressNotFound));
 }
 
@@ -52,20 +54,15 @@ export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown
     const gone = await t(trx).deleteFrom('progress').where('user_id', '=', user).where('item_id', '=', item).returningAll().executeTakeFirst();
     if (!gone) return no(notFound(M.progressNotFound));
     // the history stays: it is the way back
-    await t(trx)
-      .insertInto('progress_history')
-      .values({
-        user_id: user,
-        item_id: item,
-        percentage: 0,
-        position: JSON.stringify({ percentage: 0 }),
-        client: gone.client,
-        device: gone.device,
-        reason: 'deleted',
-        recorded_at: ctx.now(),
-      })
-      .execute();
-    await ctx.emit(trx, user, [{ type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: item } }]);
+    const line = await recordHistory(trx, user, item, {
+      percentage: 0,
+      position: { percentage: 0 },
+      client: gone.client,
+      device: gone.device,
+      reason: 'deleted',
+      recorded_at: ctx.now(),
+    });
+    await ctx.emit(trx, user, [line, { type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: item } }]);
     return ok({ message: 'progress deleted' });
   });
 }
@@ -107,6 +104,7 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
   const row = rows[0]!;
   await ctx.emit(trx, user, [
     { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}) } },
+    historyRecorded(user, item, { percentage, position: rest, client: inc.client, device: inc.device, reason, recorded_at: now }),
   ]);
   return row;
 }
@@ -159,7 +157,7 @@ export async function prepareProgress(
   // an EPUB's position is checked against its locator index and the text the reader saw (pages need neither)
   const p = parsed.position;
   if (meta?.epub_sha256 && p.page === undefined && (p.epubcfi || p.xpointer || p.anchor_href || p.context_text)) {
-    const sha = meta.epub_sha256 as string;
+    const sha = meta.epub_sha256;
     const index = await ctx.locators.get(sha);
     if (index) {
       const r = resolve(index, p);
@@ -194,7 +192,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
   await ctx.lockUser(trx, user);
   // the current position, the book's open conflict and whether this device has written it before, at once
   const S = sql.raw(SCHEMA);
-  const { rows } = await sql<{ cur: Row | null; open: Row | null; known: boolean }>`
+  const { rows } = await sql<{ cur: JsonRow<Row> | null; open: Pick<Selectable<ConflictsTable>, 'id' | 'incoming'> | null; known: boolean }>`
     select
       (select to_jsonb(p) from ${S}.progress p where p.user_id = ${user} and p.item_id = ${item}) as cur,
       (select to_jsonb(c) from ${S}.conflicts c where c.user_id = ${user} and c.item_id = ${item} and c.status = 'open' limit 1) as open,
@@ -207,7 +205,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
     return { status: 'kept', healed, progress: progressOut(cur!) };
   }
   const incoming = { ...inc.position, client: inc.client, device: inc.device, ...(inc.device_id ? { bindery_device_id: inc.device_id } : {}), submitted_at: iso(ctx.now()) };
-  if (open && (open.incoming as { device?: string }).device === inc.device && !parsed.force) {
+  if (open && open.incoming.device === inc.device && !parsed.force) {
     // the disagreeing device keeps reading: its latest position is what the conflict offers
     const c = await t(trx)
       .updateTable('conflicts')
@@ -250,7 +248,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
   return { status: 'saved', healed, progress: progressOut(row) };
 }
 
-export function conflictOut(r: Row) {
+export function conflictOut(r: Selectable<ConflictsTable>): Reading.ConflictRecord {
   return {
     id: r.id,
     media_item_id: r.item_id,
@@ -259,7 +257,7 @@ export function conflictOut(r: Row) {
     current: r.current,
     incoming: r.incoming,
     resolution: r.resolution ?? null,
-    created_at: iso(r.created_at),
+    created_at: r.created_at.toISOString(),
     closed_at: iso(r.closed_at),
   };
 }
@@ -268,19 +266,19 @@ export function conflictOut(r: Row) {
 export async function progressItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const id = req.id!;
   if (!isUuid(id)) return no(bad('invalid progress id'));
-  const byProgress = await t(ctx.rt.db).selectFrom('progress').select('item_id').where('id', '=', id).where('user_id', '=', req.caller.user_id).executeTakeFirst();
+  const byProgress = await t(ctx.db).selectFrom('progress').select('item_id').where('id', '=', id).where('user_id', '=', req.caller.user_id).executeTakeFirst();
   return ok({ media_item_id: byProgress ? byProgress.item_id : id.toLowerCase() });
 }
 
 export async function history(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   const item = req.item_id!;
-  const rows = await t(ctx.rt.db).selectFrom('progress_history').selectAll().where('user_id', '=', user).where('item_id', '=', item).orderBy('seq', 'desc').limit(1000).execute();
+  const rows = await t(ctx.db).selectFrom('progress_history').selectAll().where('user_id', '=', user).where('item_id', '=', item).orderBy('seq', 'desc').limit(1000).execute();
   if (rows.length === 0) return no(notFound(M.progressNotFound));
   return ok({
     media_item_id: item,
     data: rows.map((r) => ({
-      ...(r.position as Position),
+      ...r.position,
       percentage: Number(r.percentage),
       client: r.client,
       device: r.device,

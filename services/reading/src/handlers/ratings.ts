@@ -1,11 +1,18 @@
 // A user's rating of a book: 0.5 to 5 stars in halves, with an optional review.
-import { ok, type Result } from '@bindery/contracts';
+import { ok, type Reading, type Result } from '@bindery/contracts';
+import type { Selectable } from 'kysely';
+import type { RatingsTable } from '../store/db';
 import { t, type Ctx } from './context';
-import { bad, conflict, iso, M, no, notFound, text, type Req } from './util';
+import { bad, conflict, M, no, notFound, text, type Req } from './util';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
-const out = (r: Row) => ({ media_item_id: r.item_id, rating: Number(r.rating), review: r.review, created_at: iso(r.created_at), updated_at: iso(r.updated_at) });
+type Row = Selectable<RatingsTable>;
+const out = (r: Row): Reading.RatingRecord => ({
+  media_item_id: r.item_id,
+  rating: r.rating,
+  review: r.review,
+  created_at: r.created_at.toISOString(),
+  updated_at: r.updated_at.toISOString(),
+});
 
 function parse(input: Record<string, unknown>): Result<{ rating: number; review?: string }> {
   const n = typeof input.rating === 'number' ? input.rating : typeof input.rating === 'string' && input.rating.trim() !== '' ? Number(input.rating) : NaN;
@@ -16,7 +23,7 @@ function parse(input: Record<string, unknown>): Result<{ rating: number; review?
 }
 
 export async function getRating(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await t(ctx.rt.db).selectFrom('ratings').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
+  const r = await t(ctx.db).selectFrom('ratings').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
   return r ? ok(out(r)) : no(notFound(M.ratingNotFound));
 }
 

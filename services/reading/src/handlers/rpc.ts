@@ -7,6 +7,7 @@ import * as progress from './progress';
 import * as kosync from './kosync';
 import * as conflicts from './conflicts';
 import * as annotations from './annotations';
+import * as koreader from './koreader-merge';
 import * as ratings from './ratings';
 import * as collections from './collections';
 import * as filters from './filters';
@@ -39,6 +40,8 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'annotation-restore': annotations.restoreAnnotation,
   'annotation-purge': annotations.purgeAnnotation,
   'annotations-purge-all': annotations.purgeAll,
+  'annotations-merge': koreader.mergeAnnotations,
+  'annotations-delete-keys': koreader.deleteByKeys,
   'rating-get': ratings.getRating,
   'rating-create': ratings.createRating,
   'rating-put': ratings.putRating,

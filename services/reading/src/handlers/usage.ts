@@ -9,14 +9,14 @@ export async function usageCounts(ctx: Ctx, req: { item_ids: string[] }): Promis
   const counts: Record<string, Reading.Usage> = {};
   for (const id of ids) counts[id] = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };
   if (ids.length === 0) return ok({ counts });
-  const db = ctx.rt.db;
+  const db = ctx.db;
   const progress = await t(db)
     .selectFrom('progress')
     .select(['item_id', sql<number>`count(*)::int`.as('n')])
     .where('item_id', 'in', ids)
     .groupBy('item_id')
     .execute();
-  for (const r of progress) counts[r.item_id as string]!.progress = Number(r.n);
+  for (const r of progress) counts[r.item_id]!.progress = Number(r.n);
   const notes = await t(db)
     .selectFrom('annotations')
     .select(['item_id', 'kind', sql<number>`count(*)::int`.as('n')])
@@ -26,7 +26,7 @@ export async function usageCounts(ctx: Ctx, req: { item_ids: string[] }): Promis
     .execute();
   for (const r of notes) {
     const key = `${r.kind}s` as 'highlights' | 'bookmarks' | 'notes';
-    counts[r.item_id as string]![key] = Number(r.n);
+    counts[r.item_id]![key] = Number(r.n);
   }
   const members = await t(db)
     .selectFrom('collection_items')
@@ -34,6 +34,6 @@ export async function usageCounts(ctx: Ctx, req: { item_ids: string[] }): Promis
     .where('item_id', 'in', ids)
     .groupBy('item_id')
     .execute();
-  for (const r of members) counts[r.item_id as string]!.collections = Number(r.n);
+  for (const r of members) counts[r.item_id]!.collections = Number(r.n);
   return ok({ counts });
 }

@@ -1,14 +1,15 @@
 // Collection rows and their public form.
 import { sql } from 'kysely';
-import type { Trx } from '@bindery/platform';
+import type { Reading } from '@bindery/contracts';
+import type { Selectable } from 'kysely';
+import type { CollectionsTable, Trx } from './db';
 import { SYSTEM_COLLECTIONS, type SystemCollection } from '../domain/system-collections';
 import { t } from '../handlers/context';
-import { iso, newId } from '../handlers/util';
+import { newId } from '../handlers/util';
 
-// biome-ignore lint/suspicious/noExplicitAny: database rows, typed where they are read
-type Row = Record<string, any>;
+type Row = Selectable<CollectionsTable>;
 
-export function collectionOut(r: Row) {
+export function collectionOut(r: Row): Reading.CollectionRecord {
   return {
     id: r.id,
     name: r.name,
@@ -22,24 +23,28 @@ export function collectionOut(r: Row) {
     show_on_dashboard: Boolean(r.show_on_dashboard),
     rules: r.rules ?? null,
     auto_assign: r.auto_assign ?? null,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
   };
 }
 
-/** Inserts one system collection for a user; returns its row (an existing one of that type is kept). */
-export async function insertSystem(trx: Trx, user: string, c: SystemCollection, now: Date): Promise<Row | null> {
+/**
+ * Inserts one system collection for a user: its row (null when one of that type is kept), and the
+ * user's own collections renamed to make way for its name (each to be told as a `collection-saved`).
+ */
+export async function insertSystem(trx: Trx, user: string, c: SystemCollection, now: Date): Promise<{ row: Row | null; renamed: Row[] }> {
   const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', c.query_type).executeTakeFirst();
-  if (have) return null;
+  if (have) return { row: null, renamed: [] };
   // a custom collection may have taken the name since: the system one keeps its name, the custom one yields
-  await t(trx)
+  const renamed = await t(trx)
     .updateTable('collections')
     .set({ name: sql<string>`name || ' (custom)'` })
     .where('user_id', '=', user)
     .where('is_system', '=', false)
     .where(sql<boolean>`lower(name) = ${c.name.toLowerCase()}::text`)
+    .returningAll()
     .execute();
-  return t(trx)
+  const row = await t(trx)
     .insertInto('collections')
     .values({
       id: newId(),
@@ -57,13 +62,16 @@ export async function insertSystem(trx: Trx, user: string, c: SystemCollection, 
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  return { row, renamed };
 }
 
-export async function createSystemCollections(trx: Trx, user: string, now: Date): Promise<Row[]> {
-  const out: Row[] = [];
+export async function createSystemCollections(trx: Trx, user: string, now: Date): Promise<{ made: Row[]; renamed: Row[] }> {
+  const made: Row[] = [];
+  const renamed: Row[] = [];
   for (const c of SYSTEM_COLLECTIONS) {
     const r = await insertSystem(trx, user, c, now);
-    if (r) out.push(r);
+    if (r.row) made.push(r.row);
+    renamed.push(...r.renamed);
   }
-  return out;
+  return { made, renamed };
 }

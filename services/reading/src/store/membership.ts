@@ -1,8 +1,9 @@
 // Which items a collection holds for a user: system collections by their rule, smart ones by their
-// conditions (compiled by the platform's rulesSql, which the gateway's read model uses too), custom
+// conditions (compiled by rules/, which the gateway's read model uses too), custom
 // ones by their members; always only items in libraries the caller may see.
 import { sql, type RawBuilder } from 'kysely';
-import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type Db, type Trx } from '@bindery/platform';
+import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule } from '../rules';
+import type { Db, Trx } from './db';
 import type { SystemQuery } from '../domain/system-collections';
 import type { Rules } from '../domain/rules';
 import type { Access } from '../handlers/util';

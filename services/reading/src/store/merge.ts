@@ -2,10 +2,11 @@
 // removed book found again by its hash. Nothing is lost: of several positions the furthest becomes
 // the current one and the others stay in the history; annotations, memberships and conflicts move.
 import type { Reading } from '@bindery/contracts';
-import type { Trx } from '@bindery/platform';
+import type { Trx } from './db';
 import { t } from '../handlers/context';
 import { conflictOut, progressOut } from '../handlers/progress';
 import { annotationOut } from '../handlers/annotations';
+import { recordHistory } from './history';
 
 /**
  * Returns the users touched and, per user, the events that say what their data became (so a read
@@ -20,7 +21,7 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
   const users = new Set<string>();
   const rows = await t(trx).selectFrom('progress').selectAll().where('item_id', 'in', all).execute();
   const byUser = new Map<string, typeof rows>();
-  for (const r of rows) byUser.set(r.user_id as string, [...(byUser.get(r.user_id as string) ?? []), r]);
+  for (const r of rows) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
   // history first, so the entries written below come after what each item had
   await t(trx).updateTable('progress_history').set({ item_id: to }).where('item_id', 'in', from).execute();
   // KOReader documents linked to a merged item follow it
@@ -31,22 +32,20 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     const kept = list.find((r) => r.item_id === to);
     for (const r of list) {
       if (r === best) continue;
-      await t(trx)
-        .insertInto('progress_history')
-        .values({
-          user_id: user,
-          item_id: to,
+      say(
+        user,
+        await recordHistory(trx, user, to, {
           percentage: r.percentage,
-          position: JSON.stringify(r.position),
+          position: r.position,
           client: r.client,
           device: r.device,
           reason: `${reason}: not the furthest`,
           recorded_at: now,
-        })
-        .execute();
+        }),
+      );
     }
     const version = Math.max(...list.map((r) => Number(r.version))) + 1;
-    const sha = [...new Set(list.flatMap((r) => r.sha256 as string[]))];
+    const sha = [...new Set(list.flatMap((r) => r.sha256))];
     const values = {
       percentage: best.percentage,
       position: JSON.stringify(best.position),
@@ -63,21 +62,9 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
         .insertInto('progress')
         .values({ id: best.id, user_id: user, item_id: to, created_at: best.created_at, ...values })
         .execute();
-    await t(trx)
-      .insertInto('progress_history')
-      .values({
-        user_id: user,
-        item_id: to,
-        percentage: best.percentage,
-        position: JSON.stringify(best.position),
-        client: best.client,
-        device: best.device,
-        reason,
-        recorded_at: now,
-      })
-      .execute();
+    say(user, await recordHistory(trx, user, to, { percentage: best.percentage, position: best.position, client: best.client, device: best.device, reason, recorded_at: now }));
     const row = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', to).executeTakeFirstOrThrow();
-    for (const r of list) if (r.item_id !== to) say(user, { type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: r.item_id as string } });
+    for (const r of list) if (r.item_id !== to) say(user, { type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: r.item_id } });
     say(user, { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: to, progress: progressOut(row) } });
   }
   const devs = await t(trx).selectFrom('progress_devices').selectAll().where('item_id', 'in', from).execute();
@@ -90,39 +77,39 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
   await t(trx).deleteFrom('progress_devices').where('item_id', 'in', from).execute();
   const conflicts = await t(trx).updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const c of conflicts) {
-    users.add(c.user_id as string);
+    users.add(c.user_id);
     // an open conflict is now about the kept item: said again, with its new item
-    if (c.status === 'open') say(c.user_id as string, { type: 'reading.progress-conflict-opened.v1', data: { user_id: c.user_id as string, conflict: conflictOut(c) } });
+    if (c.status === 'open') say(c.user_id, { type: 'reading.progress-conflict-opened.v1', data: { user_id: c.user_id, conflict: conflictOut(c) } });
   }
   const notes = await t(trx).updateTable('annotations').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const a of notes) {
-    users.add(a.user_id as string);
-    say(a.user_id as string, { type: 'reading.annotation-saved.v1', data: { user_id: a.user_id as string, annotation: annotationOut(a) } });
+    users.add(a.user_id);
+    say(a.user_id, { type: 'reading.annotation-saved.v1', data: { user_id: a.user_id, annotation: annotationOut(a) } });
   }
   // ratings: the kept item's own, else the latest of the others
   const ratings = await t(trx).selectFrom('ratings').selectAll().where('item_id', 'in', all).orderBy('updated_at', 'desc').execute();
-  const seen = new Set<string>(ratings.filter((r) => r.item_id === to).map((r) => r.user_id as string));
+  const seen = new Set<string>(ratings.filter((r) => r.item_id === to).map((r) => r.user_id));
   for (const r of ratings) {
-    users.add(r.user_id as string);
-    if (r.item_id !== to) say(r.user_id as string, { type: 'reading.rating-deleted.v1', data: { user_id: r.user_id as string, media_item_id: r.item_id as string } });
-    if (seen.has(r.user_id as string)) continue;
-    seen.add(r.user_id as string);
+    users.add(r.user_id);
+    if (r.item_id !== to) say(r.user_id, { type: 'reading.rating-deleted.v1', data: { user_id: r.user_id, media_item_id: r.item_id } });
+    if (seen.has(r.user_id)) continue;
+    seen.add(r.user_id);
     const row = await t(trx)
       .insertInto('ratings')
       .values({ ...r, item_id: to })
       .returningAll()
       .executeTakeFirstOrThrow();
-    say(r.user_id as string, {
+    say(r.user_id, {
       type: 'reading.rating-set.v1',
       data: {
-        user_id: r.user_id as string,
+        user_id: r.user_id,
         media_item_id: to,
         rating: {
           media_item_id: to,
           rating: Number(row.rating),
           review: row.review,
-          created_at: new Date(row.created_at as string).toISOString(),
-          updated_at: new Date(row.updated_at as string).toISOString(),
+          created_at: row.created_at.toISOString(),
+          updated_at: row.updated_at.toISOString(),
         },
       },
     });
@@ -141,10 +128,10 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
       .onConflict((oc) => oc.doNothing())
       .returning('item_id')
       .execute();
-    users.add(m.user_id as string);
-    say(m.user_id as string, {
+    users.add(m.user_id);
+    say(m.user_id, {
       type: 'reading.collection-items-changed.v1',
-      data: { user_id: m.user_id as string, collection_id: m.collection_id as string, added: added.length ? [to] : [], removed: [m.item_id as string] },
+      data: { user_id: m.user_id, collection_id: m.collection_id, added: added.length ? [to] : [], removed: [m.item_id] },
     });
   }
   await t(trx).deleteFrom('collection_items').where('item_id', 'in', from).execute();

@@ -1,7 +1,7 @@
 // The rules of the five system collections (spec: "System collection"), in one place for the reading
 // service (its store answers collection pages) and the gateway (its read model answers the dashboard
-// and OPDS): both select items as `i` and the user's position as `p`, with the same column names, and
-// bring their own condition for the items the caller may see.
+// and OPDS, through `@bindery/reading/rules`): both select items as `i` and the user's position as
+// `p`, with the same column names, and bring their own condition for the items the caller may see.
 import { sql, type RawBuilder } from 'kysely';
 
 export type SystemQuery = 'continue-reading' | 'recently-added' | 'recently-read' | 'not-started' | 'continue-series';

@@ -1,7 +1,7 @@
-// The SQL of a smart collection's conditions, shared by the reading service (its store) and the
-// gateway (its read model): both select items as `i`, the user's position as `p` and rating as `r`,
-// with the same column names. Rules are checked when they are written (the reading service's
-// domain/rules.ts); here they are only compiled.
+// The SQL of a smart collection's conditions, compiled for the reading service's store and for the
+// gateway's read model (through `@bindery/reading/rules`): both select items as `i`, the user's
+// position as `p` and rating as `r`, with the same column names. Rules are checked when they are
+// written (domain/rules.ts); here they are only compiled.
 import { sql, type RawBuilder } from 'kysely';
 
 export interface RuleCondition {

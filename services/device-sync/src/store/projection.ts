@@ -1,0 +1,110 @@
+// device-sync's own tables as a fold of its own log: what every event says, written again. The
+// handlers write the same rows in the transaction that appends the event; this fold is the proof
+// that the log alone holds them (the replay test rebuilds a copy of the tables and compares), and
+// the way to rebuild them. `users` and `collection_items` are facts of identity and reading (their
+// events), and `replicas` the running processes: not part of it.
+import type { StoredEvent } from '@bindery/contracts';
+import { deviceSyncEvents } from '../handlers/context';
+import type { Trx } from './db';
+
+/** The tables this fold writes, in the order a comparison reads them. */
+export const PROJECTED_TABLES = ['devices', 'pending', 'shelves', 'queue'] as const;
+
+/** Applies one of device-sync's events to its tables in `schema`. */
+export async function projectDeviceSync(trx: Trx, schema: string, ev: StoredEvent): Promise<void> {
+  const e = deviceSyncEvents.decode(ev);
+  if (!e) return;
+  const s = trx.withSchema(schema);
+  const forget = async (devices: string[]) => {
+    if (devices.length === 0) return;
+    await s.deleteFrom('shelves').where('device_id', 'in', devices).execute();
+    await s.deleteFrom('queue').where('device_id', 'in', devices).execute();
+    await s.deleteFrom('devices').where('id', 'in', devices).execute();
+  };
+  switch (e.type) {
+    case 'device-sync.registration-requested.v1': {
+      const { registration_id, ...r } = e.data;
+      await s
+        .insertInto('pending')
+        .values({ id: registration_id, ...r, status: 'pending' })
+        .execute();
+      return;
+    }
+    case 'device-sync.registration-approved.v1':
+      await s.updateTable('pending').set({ status: 'approved', user_id: e.data.user_id, device_id: e.data.device_id }).where('id', '=', e.data.registration_id).execute();
+      return;
+    case 'device-sync.registration-rejected.v1':
+      await s.updateTable('pending').set({ status: 'rejected', user_id: e.data.user_id }).where('id', '=', e.data.registration_id).execute();
+      return;
+    case 'device-sync.registration-claimed.v1':
+      await s.updateTable('pending').set({ status: 'claimed' }).where('id', '=', e.data.registration_id).execute();
+      return;
+    case 'device-sync.registrations-dropped.v1':
+      if (e.data.registration_ids.length) await s.deleteFrom('pending').where('id', 'in', e.data.registration_ids).execute();
+      return;
+    case 'device-sync.device-approved.v1': {
+      const d = e.data.device;
+      await s
+        .insertInto('devices')
+        .values({ id: d.id, user_id: d.user_id, name: d.name, client: d.client, model: d.model, credential_hash: null, created_at: d.created_at, updated_at: d.updated_at })
+        .execute();
+      return;
+    }
+    case 'device-sync.device-updated.v1': {
+      const d = e.data.device;
+      await s.updateTable('devices').set({ name: d.name, client: d.client, model: d.model, updated_at: d.updated_at }).where('id', '=', d.id).execute();
+      return;
+    }
+    case 'device-sync.device-credential-issued.v1':
+      await s.updateTable('devices').set({ credential_hash: e.data.credential_hash }).where('id', '=', e.data.device_id).execute();
+      return;
+    case 'device-sync.sync-key-issued.v1':
+      await s.updateTable('devices').set({ sync_key_verifier: e.data.verifier, sync_key_issued_at: e.data.issued_at }).where('id', '=', e.data.device_id).execute();
+      return;
+    case 'device-sync.kobo-token-issued.v1':
+      await s.updateTable('devices').set({ kobo_token_hash: e.data.token_hash }).where('id', '=', e.data.device_id).execute();
+      return;
+    case 'device-sync.kobo-settings-saved.v1':
+      await s.updateTable('devices').set({ kobo_books: e.data.books }).where('id', '=', e.data.device_id).execute();
+      return;
+    case 'device-sync.device-deleted.v1':
+      await forget([e.data.device_id]);
+      return;
+    case 'device-sync.user-devices-removed.v1':
+      await forget(e.data.device_ids);
+      // a deleted account's registrations go with it
+      await s.deleteFrom('pending').where('user_id', '=', e.data.user_id).execute();
+      return;
+    case 'device-sync.shelf-added.v1':
+      await s
+        .insertInto('shelves')
+        .values({ device_id: e.data.device_id, collection_id: e.data.collection_id, user_id: e.data.user_id, added_at: e.data.added_at })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return;
+    case 'device-sync.shelf-removed.v1':
+      await s.deleteFrom('shelves').where('device_id', '=', e.data.device_id).where('collection_id', '=', e.data.collection_id).execute();
+      return;
+    case 'device-sync.shelves-cleared.v1':
+      await s.deleteFrom('shelves').where('device_id', '=', e.data.device_id).execute();
+      return;
+    case 'device-sync.queue-entry-saved.v1': {
+      const { id, ...row } = e.data.entry;
+      await s
+        .insertInto('queue')
+        .values({ id, ...row })
+        .onConflict((oc) => oc.column('id').doUpdateSet(row))
+        .execute();
+      return;
+    }
+    case 'device-sync.queue-entry-removed.v1':
+      await s.deleteFrom('queue').where('id', '=', e.data.entry_id).execute();
+      return;
+    case 'device-sync.queue-cleared.v1':
+      await s.deleteFrom('queue').where('device_id', '=', e.data.device_id).execute();
+      return;
+    case 'device-sync.kobo-book-removed.v1':
+      // kept by the gateway's Kobo state only
+      return;
+  }
+}
