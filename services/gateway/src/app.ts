@@ -1,6 +1,6 @@
 // The HTTP surface: fastify with the body parsers, the input guard every route passes, the login and
 // register rate limit, one error mapper, and the route groups.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
@@ -55,6 +55,8 @@ import { koboRoutes } from './routes/kobo';
 import { koboAuthenticator } from './kobo/auth';
 import { kepubSource } from './kobo/kepubs';
 import { locatorIndexes } from './read-model/locator-indexes';
+import { openApi } from './openapi';
+import Type from 'typebox';
 
 export interface AppOptions {
   bus: Bus;
@@ -89,6 +91,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
   parking?: ParkingLot;
+  /** told of every route as it is registered */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
@@ -116,6 +120,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       return check(data);
     };
   });
+  // the API document sees every route registered after it
+  const document = await openApi(app, o.onRoute ? { onRoute: o.onRoute } : {});
   app.decorateRequest('caller', null);
   app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
@@ -135,8 +141,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((_req, reply) => sendFailure(reply, fail('not_found', Messages.notFound)));
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => ((await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' })));
+  const Status = Type.Object({ status: Type.String() });
+  app.get('/healthz', { schema: { tags: ['system'], summary: 'liveness', response: { 200: Status } } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['system'], summary: 'readiness', response: { 200: Status, 503: Status } } }, async (_req, reply) =>
+    (await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' }),
+  );
 
   // read your writes: a write's answer waits, bounded, until the read models have applied it
   const ryw = o.readYourWritesMs ?? 5000;
@@ -241,6 +250,6 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
   // the web app's pages and assets (web/): they read through the routes above, in-process
-  webRoutes(app, { origin: (req) => origins.publicBase(req) });
+  document.web(() => webRoutes(app, { origin: (req) => origins.publicBase(req) }));
   return app;
 }
