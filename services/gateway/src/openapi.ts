@@ -14,28 +14,39 @@ export interface OpenApiOptions {
   onRoute?: (route: RouteOptions) => void;
 }
 
+/** A route's path parameters, as text (`:name` and a trailing `*`). */
+export function paramsOf(url: string) {
+  const names = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  if (url.endsWith('*')) names.push('*');
+  return Type.Object(Object.fromEntries(names.map((n) => [n, Type.String()])));
+}
+
 /** The routes of the web app (web/), which declares none itself: pages and form actions answer HTML. */
-function webSchema(r: RouteOptions): FastifySchema {
+export function webSchema(r: RouteOptions): FastifySchema {
   const html = content('text/html', 'a page or an HTML fragment');
   const redirect = Empty('to sign-in, or where the page or action leads');
+  const params = paramsOf(r.url);
   if (r.url.startsWith('/assets/'))
-    return { tags: ['web'], summary: 'a static asset of the web app', response: { 200: content('*/*', 'the asset'), 404: content('text/plain', 'no such asset') } };
+    return { tags: ['web'], summary: 'a static asset of the web app', params, response: { 200: content('*/*', 'the asset'), 404: content('text/plain', 'no such asset') } };
   const method = Array.isArray(r.method) ? r.method[0] : r.method;
   return {
     tags: ['web'],
     summary: method === 'GET' ? 'a page of the web app' : 'a form action of the web app',
+    params,
     response: { 200: html, 302: redirect, 303: redirect, 400: html, 403: html, 404: html, 409: html },
   };
 }
 
-/**
- * Registers the document (before any route, so each is seen). `web(register)` runs web/'s route
- * registration with a schema given to each of its routes.
- */
-export async function openApi(app: FastifyInstance, o: OpenApiOptions): Promise<{ web(register: () => void): void }> {
-  let forWeb = false;
+export interface ApiDocument {
+  /** runs a registration whose routes declare no schema, giving each `describe(route)` */
+  describing(describe: (r: RouteOptions) => FastifySchema, register: () => void): void;
+}
+
+/** Registers the document (before any route, so each is seen). */
+export async function openApi(app: FastifyInstance, o: OpenApiOptions): Promise<ApiDocument> {
+  let describe: ((r: RouteOptions) => FastifySchema) | null = null;
   app.addHook('onRoute', (r) => {
-    if (forWeb && r.schema === undefined) r.schema = webSchema(r);
+    if (describe && r.schema === undefined) r.schema = describe(r);
     o.onRoute?.(r);
   });
   await app.register(swagger, {
@@ -69,12 +80,12 @@ export async function openApi(app: FastifyInstance, o: OpenApiOptions): Promise<
     async (_req, reply) => reply.header('Cache-Control', 'no-cache').send(app.swagger()),
   );
   return {
-    web(register) {
-      forWeb = true;
+    describing(d, register) {
+      describe = d;
       try {
         register();
       } finally {
-        forWeb = false;
+        describe = null;
       }
     },
   };

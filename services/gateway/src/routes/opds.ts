@@ -26,6 +26,7 @@ import type { Reader } from '../http/reading-client';
 import type { VerifiedCache } from '../http/verified-cache';
 import type { AuthFailures } from '../http/auth-failures';
 import type { Origins } from '../http/origin';
+import { atomFeed, coverSchema, fileSchema, keyParam, pageSchema, searchFeed } from './opds-schemas';
 
 export interface OpdsDeps {
   auth: Auth;
@@ -67,7 +68,13 @@ export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
     opds2Feeds(sub, deps, queries, streams);
   };
   void app.register(tree, { prefix: OPDS_ROOT });
-  void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
+  void app.register(
+    async (sub: FastifyInstance) => {
+      sub.addHook('onRoute', keyParam);
+      await tree(sub);
+    },
+    { prefix: `${OPDS_ROOT}/key/:key` },
+  );
 }
 
 function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
@@ -94,7 +101,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     ...(rel ? { rel } : {}),
   });
 
-  app.get('/', async (req, reply) => {
+  app.get('/', atomFeed('navigation', 'the OPDS 1.2 catalog root'), async (req, reply) => {
     const base = baseOf(req);
     const r = await cachedFeed(req, async () =>
       ok(
@@ -111,7 +118,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     return send(reply, r, TYPE.navigation);
   });
 
-  app.get('/libraries', async (req, reply) => {
+  app.get('/libraries', atomFeed('navigation', 'libraries'), async (req, reply) => {
     const base = baseOf(req);
     const r = await cachedFeed(req, async (c) => {
       const libs = await reads.catalog.libraries(c.access, false);
@@ -148,7 +155,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
 
   const paged = (req: FastifyRequest) => parsePaging(queryOf(req));
 
-  app.get<{ Params: { id: string } }>('/libraries/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/libraries/:id', atomFeed('acquisition', "a library's books", { id: 'the library' }, { sort: 'title or new' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
@@ -159,7 +166,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     return send(reply, r, TYPE.acquisition);
   });
 
-  app.get('/recent', async (req, reply) => {
+  app.get('/recent', atomFeed('acquisition', 'recently added'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, { by: 'recent' }, 'Recently added', baseOf(req)));
@@ -168,7 +175,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
 
   for (const kind of GROUP_KINDS) {
     const group = NAME_GROUPS[kind];
-    app.get(`/${kind}`, async (req, reply) => {
+    app.get(`/${kind}`, atomFeed('navigation', `by ${kind}`), async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const base = baseOf(req);
@@ -193,7 +200,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
       });
       return send(reply, r, TYPE.navigation);
     });
-    app.get<{ Params: { name: string } }>(`/${kind}/:name`, async (req, reply) => {
+    app.get<{ Params: { name: string } }>(`/${kind}/:name`, atomFeed('acquisition', `the books of one of the ${kind}`, { name: 'the name' }), async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const name = req.params.name;
@@ -203,7 +210,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
   }
 
   // the caller's collections (system and their own), each an acquisition feed of its books
-  app.get('/collections', async (req, reply) => {
+  app.get('/collections', atomFeed('navigation', 'your collections'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const base = baseOf(req);
@@ -231,7 +238,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     return send(reply, r, TYPE.navigation);
   });
 
-  app.get<{ Params: { id: string } }>('/collections/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/collections/:id', atomFeed('acquisition', "a collection's books", { id: 'the collection' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const id = req.params.id;
@@ -242,7 +249,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     return send(reply, r, TYPE.acquisition);
   });
 
-  app.get('/continue-reading', async (req, reply) => {
+  app.get('/continue-reading', atomFeed('acquisition', 'books you are reading'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
@@ -268,7 +275,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     return acquisitionFeed(head, list, await streams.infoFor(req.caller!.user_id, list));
   }
 
-  app.get('/search', async (req, reply) => {
+  app.get('/search', searchFeed, async (req, reply) => {
     const q = queryOf(req);
     const text = Catalog.q1(q, 'q');
     const base = baseOf(req);
@@ -301,7 +308,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
 
   // The files of catalogued items, as /uploads serves them, named for download (KOReader's
   // "use server filenames" reads Content-Disposition).
-  app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', async (req, reply) => {
+  app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', fileSchema, async (req, reply) => {
     const { libraryId, '*': rel } = req.params;
     if (!isUuid(libraryId)) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
     const id = libraryId.toLowerCase();
@@ -315,7 +322,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
 
   // OPDS-PSE: one page of a comic, a PDF or an image-only EPUB, 0-based, converted to JPEG and
   // scaled when asked or needed; a fetch past the user's position records their progress.
-  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string; convert?: string } }>('/pages/:id/:n', async (req, reply) => {
+  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string; convert?: string } }>('/pages/:id/:n', pageSchema, async (req, reply) => {
     const { id, n } = req.params;
     if (!/^\d{1,6}$/.test(n)) return sendFailure(reply, fail('validation', PAGE_NUMBER_MESSAGE));
     const width = parseWidth(req.query.width);
@@ -367,7 +374,7 @@ function feeds(app: FastifyInstance, { reads, catalog, reading, origins }: OpdsD
     ['covers', 'cover'],
     ['thumbnails', 'thumbnail'],
   ] as const) {
-    app.get<{ Params: { id: string } }>(`/${route}/:id`, async (req, reply) => {
+    app.get<{ Params: { id: string } }>(`/${route}/:id`, coverSchema(kind), async (req, reply) => {
       const id = req.params.id;
       const c = await reads.context(req.caller!);
       if (!isUuid(id) || !(await reads.catalog.itemLibrary(c.access, id))) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));
