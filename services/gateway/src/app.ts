@@ -1,6 +1,6 @@
 // The HTTP surface: fastify with the body parsers, the input guard every route passes, the login and
 // register rate limit, one error mapper, and the route groups.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchemaValidationError, type RouteOptions } from 'fastify';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import zlib from 'node:zlib';
@@ -53,11 +53,14 @@ import { DeviceView } from './read-model/device-view';
 import { webRoutes } from '@bindery/web';
 import type { PageRenderOptions } from './opds/page-sources';
 import { koboDeviceRoutes } from './routes/kobo-devices';
-import { koboRoutes } from './routes/kobo';
+import { koboRoutes, koboSchema } from './routes/kobo';
 import { koboAuthenticator } from './kobo/auth';
 import { kepubSource } from './kobo/kepubs';
 import { locatorIndexes } from './read-model/locator-indexes';
 import { coverSource } from './files/covers';
+import { openApi, webSchema } from './openapi';
+import Type, { type TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
 
 export interface AppOptions {
   bus: Bus;
@@ -94,6 +97,14 @@ export interface AppOptions {
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
   parking?: ParkingLot;
+  /** told of every route as it is registered */
+  onRoute?: (route: RouteOptions) => void;
+}
+
+/** A validator that checks and never converts. */
+function checkOnly(schema: TSchema) {
+  const c = Compile(schema);
+  return (value: unknown) => (c.Check(value) ? { value } : { error: c.Errors(value) as unknown as FastifySchemaValidationError[] });
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
@@ -114,13 +125,17 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   // Compiled on a route's first request, not at start: ~200 schemas cost a restart tens of ms of CPU
   // that most of them never need (a device route on a server without devices, say).
+  // Path parameters are text and their schemas say so: they are checked, not converted (TypeBox's
+  // conversion cannot take the `*` of a wildcard route as a property name).
   app.setValidatorCompiler((def) => {
     let check: ReturnType<typeof TypeBoxValidatorCompiler> | null = null;
     return (data) => {
-      if (!check) check = TypeBoxValidatorCompiler(def);
+      if (!check) check = def.httpPart === 'params' ? checkOnly(def.schema as TSchema) : TypeBoxValidatorCompiler(def);
       return check(data);
     };
   });
+  // the API document sees every route registered after it
+  const document = await openApi(app, o.onRoute ? { onRoute: o.onRoute } : {});
   app.decorateRequest('caller', null);
   app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
@@ -153,8 +168,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((_req, reply) => sendFailure(reply, fail('not_found', Messages.notFound)));
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_req, reply) => ((await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' })));
+  const Status = Type.Object({ status: Type.String() });
+  app.get('/healthz', { schema: { tags: ['system'], summary: 'liveness', response: { 200: Status } } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['system'], summary: 'readiness', response: { 200: Status, 503: Status } } }, async (_req, reply) =>
+    (await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' }),
+  );
 
   // read your writes: a write's answer waits, bounded, until the read models have applied it
   const ryw = o.readYourWritesMs ?? 5000;
@@ -237,19 +255,21 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   koboDeviceRoutes(app, { auth, devices, origins });
   // a KEPUB is made on its first request: that may take longer than an ordinary request
   const kepubs = kepubSource(catalogClient(o.bus, o.log, Math.max(o.rpcTimeoutMs, 60_000)));
-  koboRoutes(app, {
-    covers,
-    reads: o.reads,
-    koboAuth: koboAuthenticator(o.reads.db, o.reads.models),
-    kepubs,
-    reading: reading.reading,
-    devices,
-    catalog,
-    locatorIndex,
-    origins,
-    storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
-    failures,
-  });
+  document.describing(koboSchema, () =>
+    koboRoutes(app, {
+      covers,
+      reads: o.reads,
+      koboAuth: koboAuthenticator(o.reads.db, o.reads.models),
+      kepubs,
+      reading: reading.reading,
+      devices,
+      catalog,
+      locatorIndex,
+      origins,
+      storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
+      failures,
+    }),
+  );
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
   koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
   koreaderDownloadRoutes(app);
@@ -263,6 +283,6 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
   // the web app's pages and assets (web/): they read through the routes above, in-process
-  webRoutes(app, { origin: (req) => origins.publicBase(req) });
+  document.describing(webSchema, () => webRoutes(app, { origin: (req) => origins.publicBase(req) }));
   return app;
 }

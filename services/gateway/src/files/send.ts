@@ -1,10 +1,14 @@
-// Sends one file from disk over HTTP: validators, conditional requests, a single byte range,
-// HEAD without a body. The file is opened before its metadata is read, so the headers describe
-// exactly the bytes that are streamed, and a file that vanishes first is a 404, not a crash.
+// Sends one file from disk over HTTP. @fastify/send makes the answer: 200 or 206 with its
+// Content-Range and Content-Length, HEAD without a body, and the stream of exactly those bytes.
+// What it is asked stays ours: the validators (validators.ts: a strong ETag, so If-Range can name
+// the exact bytes a client holds, where the library's tag is weak; the 304 rules) and which range,
+// if any (range.ts: RFC 9110's reading, where the library refuses `bytes=5-1` with a 416 and reads
+// `bytes=-5000` of a shorter file differently). The library is then given that one range only.
 import { constants } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { send } from '@fastify/send';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Messages } from '@bindery/contracts';
 import { errnoOf } from '@bindery/platform';
@@ -18,9 +22,6 @@ export const rangeNotSatisfiable = 'range not satisfiable';
 
 /** Served inline but never run: HTML, SVG and XML from a library folder get no script and no origin. */
 const SANDBOX = "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox";
-
-/** Open errors that mean the file is not there to serve; anything else is a server fault. */
-const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'EISDIR', 'ENXIO', 'ENAMETOOLONG']);
 
 export interface SendFileOptions {
   cacheControl?: string;
@@ -36,59 +37,81 @@ const nothing = (): Readable => Readable.from([]);
 
 const single = (h: string | string[] | undefined): string | undefined => (Array.isArray(h) ? h[0] : h);
 
-/** Opens a regular file only: a FIFO or device is refused by stat before open could block on it. */
-async function openRegular(abs: string): Promise<FileHandle | null> {
-  const st = await stat(abs).catch(() => null);
-  if (!st?.isFile()) return null;
+/** Whether this process can open the file (as it runs now: `access` would ask for the real user). */
+async function readable(abs: string): Promise<boolean> {
   try {
-    return await open(abs, constants.O_RDONLY | constants.O_NONBLOCK);
+    await (await open(abs, constants.O_RDONLY | constants.O_NONBLOCK)).close();
+    return true;
   } catch (e) {
-    if (GONE.has(errnoOf(e) ?? '')) return null;
+    if (GONE.has(errnoOf(e) ?? '')) return false;
     throw e;
   }
 }
 
-export async function sendFile(req: FastifyRequest, reply: FastifyReply, abs: string, opts: SendFileOptions = {}): Promise<FastifyReply> {
-  const handle = await openRegular(abs);
-  if (!handle) return reply.code(404).send({ error: Messages.fileNotFound });
-  let streaming = false;
-  try {
-    const st = await handle.stat({ bigint: true });
-    if (!st.isFile()) return reply.code(404).send({ error: Messages.fileNotFound });
-    const size = Number(st.size);
-    const etag = etagOf(st);
-    const mtime = mtimeSecondsOf(st);
-    reply
-      .header('ETag', etag)
-      .header('Last-Modified', httpDate(mtime))
-      .header('Cache-Control', opts.cacheControl ?? DEFAULT_CACHE_CONTROL);
+/** Open errors that mean the file is not there to serve; anything else is a server fault. */
+const GONE = new Set(['ENOENT', 'ENOTDIR', 'ELOOP', 'EACCES', 'EPERM', 'EISDIR', 'ENXIO', 'ENAMETOOLONG']);
 
-    if (notModified(req.headers, etag, mtime)) return reply.code(304).send(nothing());
+/** A file system path as the library takes it: a URL path, which it decodes (a file may be named `%2e`). */
+const asUrlPath = (abs: string) => abs.split('/').map(encodeURIComponent).join('/');
 
-    const ranged = ifRangeHolds(single(req.headers['if-range']), etag, mtime) ? parseRange(req.headers.range, size) : null;
-    if (ranged === 'unsatisfiable') {
-      return reply.code(416).header('Content-Range', `bytes */${size}`).send({ error: rangeNotSatisfiable });
-    }
+/** What the library sees of the request: its method, and the one range we chose (else none). */
+const forSend = (req: FastifyRequest, range: { start: number; end: number } | null) => ({
+  method: req.method,
+  headers: range ? { range: `bytes=${range.start}-${range.end}` } : {},
+});
 
-    const type = mimeOf(opts.downloadName ?? path.basename(abs));
-    reply.header('Content-Type', type).header('Accept-Ranges', 'bytes').header('X-Content-Type-Options', 'nosniff');
-    if (isActiveContent(type)) reply.header('Content-Security-Policy', SANDBOX);
-    if (opts.downloadName !== undefined) reply.header('Content-Disposition', contentDisposition(opts.downloadName));
+export function sendFile(req: FastifyRequest, reply: FastifyReply, abs: string, opts: SendFileOptions = {}): Promise<FastifyReply> {
+  return sendOnce(req, reply, abs, opts, 3);
+}
 
-    const start = ranged?.start ?? 0;
-    const end = ranged?.end ?? size - 1;
-    const length = end - start + 1;
-    if (ranged) reply.code(206).header('Content-Range', `bytes ${start}-${end}/${size}`);
-    reply.header('Content-Length', String(length));
-    // HEAD is answered like GET, a range included (RFC 9110 §9.3.2), minus the body
-    if (req.method === 'HEAD' || length === 0) return reply.send(nothing());
+async function sendOnce(req: FastifyRequest, reply: FastifyReply, abs: string, opts: SendFileOptions, tries: number): Promise<FastifyReply> {
+  // a regular file this process may read: a FIFO or a device would block the stream, a directory
+  // is no file, and one that cannot be opened is as absent as a missing one
+  const st = await stat(abs, { bigint: true }).catch(() => null);
+  if (!st?.isFile() || !(await readable(abs))) return reply.code(404).send({ error: Messages.fileNotFound });
+  const etag = etagOf(st);
+  const mtime = mtimeSecondsOf(st);
+  reply
+    .header('ETag', etag)
+    .header('Last-Modified', httpDate(mtime))
+    .header('Cache-Control', opts.cacheControl ?? DEFAULT_CACHE_CONTROL);
+  if (notModified(req.headers, etag, mtime)) return reply.code(304).send(nothing());
 
-    // The stream owns the handle from here: it closes it on end, on error, and when fastify
-    // destroys it because the client went away.
-    const body = handle.createReadStream({ start, end, autoClose: true });
-    streaming = true;
-    return reply.send(body);
-  } finally {
-    if (!streaming) await handle.close().catch(() => undefined);
+  const size = Number(st.size);
+  const ranged = ifRangeHolds(single(req.headers['if-range']), etag, mtime) ? parseRange(single(req.headers.range), size) : null;
+  if (ranged === 'unsatisfiable') return reply.code(416).header('Content-Range', `bytes */${size}`).send({ error: rangeNotSatisfiable });
+  // dot-files are allowed here: a library folder may sit under one, and what is served is judged
+  // before (catalogued files only); the validators and the caching policy are the ones above
+  const r = await send(forSend(req, ranged) as never, asUrlPath(abs), {
+    dotfiles: 'allow',
+    etag: false,
+    lastModified: false,
+    cacheControl: false,
+    contentType: false,
+    index: false,
+  });
+  if (r.type === 'error') {
+    r.stream.destroy();
+    // the file changed between our look and the library's (shorter now, or gone)
+    if (r.statusCode === 416) return reply.code(416).header('Content-Range', String(r.headers['Content-Range'])).send({ error: rangeNotSatisfiable });
+    if (r.statusCode === 404) return reply.code(404).send({ error: Messages.fileNotFound });
+    throw (r.metadata as { error: Error }).error;
   }
+  if (r.type !== 'file') {
+    r.stream.destroy();
+    return reply.code(404).send({ error: Messages.fileNotFound });
+  }
+  // rewritten between our look and the library's: the validators above would not name these bytes
+  const now = r.metadata.stat;
+  if ((now.size !== size || BigInt(Math.trunc(now.mtimeMs)) !== st.mtimeMs) && tries > 1) {
+    r.stream.destroy();
+    return sendOnce(req, reply, abs, opts, tries - 1);
+  }
+
+  const type = mimeOf(opts.downloadName ?? path.basename(abs));
+  reply.header('Content-Type', type).header('X-Content-Type-Options', 'nosniff');
+  if (isActiveContent(type)) reply.header('Content-Security-Policy', SANDBOX);
+  if (opts.downloadName !== undefined) reply.header('Content-Disposition', contentDisposition(opts.downloadName));
+  for (const [name, value] of Object.entries(r.headers)) reply.header(name, String(value));
+  return reply.code(r.statusCode).send(r.stream);
 }

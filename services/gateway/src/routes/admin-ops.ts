@@ -5,6 +5,8 @@ import { err, fail, rpcSubject, type Result } from '@bindery/contracts';
 import { ParkingMessages, RpcUnavailableError, type Bus, type ParkedEvent, type ParkingLot } from '@bindery/platform';
 import type { Auth } from '../http/authenticate';
 import { sendFailure, sendResult } from '../http/reply';
+import Type from 'typebox';
+import { errors, params, SIGNED_IN } from '../http/schemas';
 
 /** Services that serve `parked-list` / `parked-replay` over the bus; the gateway's own parking is local. */
 const REMOTE = ['identity', 'catalog'] as const;
@@ -17,6 +19,11 @@ export interface AdminOpsDeps {
   parking?: ParkingLot;
 }
 
+const Parked = Type.Object(
+  { parked_events: Type.Array(Type.Object({ id: Type.String(), parked_at: Type.String() })), services_unavailable: Type.Array(Type.String()) },
+  { description: "events consumers set aside, every service's" },
+);
+
 export function adminOpsRoutes(app: FastifyInstance, d: AdminOpsDeps): void {
   const admin = { onRequest: d.auth.requireAdmin };
   const call = async (service: string, op: string, body: unknown): Promise<Result<unknown> | null> => {
@@ -28,7 +35,8 @@ export function adminOpsRoutes(app: FastifyInstance, d: AdminOpsDeps): void {
     }
   };
 
-  app.get('/api/admin/parked-events', admin, async (_req, reply) => {
+  const tags = ['admin'];
+  app.get('/api/admin/parked-events', { ...admin, schema: { tags, summary: 'parked events', response: { 200: Parked, ...errors(...SIGNED_IN) } } }, async (_req, reply) => {
     const parked: ParkedEvent[] = d.parking ? await d.parking.list() : [];
     const unavailable: string[] = [];
     const answers = await Promise.all(REMOTE.map(async (s) => [s, await call(s, 'parked-list', {})] as const));
@@ -40,7 +48,13 @@ export function adminOpsRoutes(app: FastifyInstance, d: AdminOpsDeps): void {
     return reply.send({ parked_events: parked, services_unavailable: unavailable });
   });
 
-  app.post<{ Params: { id: string } }>('/api/admin/parked-events/:id/replay', admin, async (req, reply) => {
+  const replaySchema = {
+    tags,
+    summary: 'replay a parked event',
+    params: params({ id: '<service>-<n>' }),
+    response: { 200: Type.Unknown({ description: 'what the owning service answers' }), ...errors(400, ...SIGNED_IN, 404, 503) },
+  };
+  app.post<{ Params: { id: string } }>('/api/admin/parked-events/:id/replay', { ...admin, schema: replaySchema }, async (req, reply) => {
     const id = req.params.id;
     const service = /^([a-z_][a-z0-9_]*)-[1-9][0-9]{0,15}$/.exec(id)?.[1];
     if (!service) return sendFailure(reply, fail('invalid_request', ParkingMessages.invalidId));

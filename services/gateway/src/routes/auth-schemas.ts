@@ -3,6 +3,7 @@
 // keeps the validation rules, their order and their messages. The error handler maps a refusal to
 // `invalid request` (or the route's `paramsFailure`).
 import Type from 'typebox';
+import { Identity } from '@bindery/contracts';
 
 /** a text field as the binder sees it: absent and null both mean "not given" */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -20,3 +21,36 @@ export const MaxDevicesBody = Type.Object({ max_devices: Type.Optional(Type.Unio
 export const ObjectBody = Type.Record(Type.String(), Type.Unknown());
 
 export const UserIdParams = Type.Object({ user_id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' }) });
+
+// Answers
+export const AuthResponse = Type.Object(
+  {
+    access_token: Type.String({ description: 'the session token (a JWT)' }),
+    refresh_token: Type.Optional(Type.String()),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'seconds' }),
+    user: Identity.UserProfile,
+  },
+  { description: 'a session (the cookie `token` is set too)' },
+);
+export const UserListing = Type.Array(Identity.UserRecord, { description: 'every user, with their device count' });
+export const Settings = Type.Object({ settings: Type.Array(Identity.SettingEntry) }, { description: 'the system settings with their metadata' });
+export const SettingsUpdated = Type.Object({ message: Type.String(), settings: Type.Array(Identity.SettingEntry) });
+export const Config = Type.Object({ config: Type.Record(Type.String(), Type.String()) }, { description: 'the raw system configuration' });
+export const ConfigUpdated = Type.Object({ message: Type.String(), config: Type.Record(Type.String(), Type.String()) });
+export const SignedOutOthers = Type.Object({ message: Type.String(), signed_out: Type.Integer() });
+export const SessionList = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        client: Type.String({ description: 'the User-Agent that signed in' }),
+        started_at: Type.String(),
+        last_used_at: Type.String(),
+        expires_at: Type.String(),
+        current: Type.Boolean({ description: 'the session making this request' }),
+      }),
+    ),
+  },
+  { description: "the caller's signed-in sessions" },
+);

@@ -2,7 +2,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { fail, Messages, type Identity } from '@bindery/contracts';
-import { FieldBody, LoginBody, MaxDevicesBody, PasswordBody, ProfileBody, RefreshBody, RegisterBody, UserIdParams } from './auth-schemas';
+import Type from 'typebox';
+import { AuthResponse, FieldBody, LoginBody, MaxDevicesBody, PasswordBody, ProfileBody, RefreshBody, RegisterBody, UserIdParams, UserListing } from './auth-schemas';
+import { errors, fragmentErrors, jsonOrHtml, MessageBody, params, SIGNED_IN } from '../http/schemas';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { escapeHtml, isFragment, sendFailure, sendFragment, sendResult } from '../http/reply';
@@ -72,7 +74,8 @@ const FAILED_CHECKS = new Set(['invalid_credentials', 'login_locked', 'current_p
 export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts, failures, verified, origins }: AuthDeps): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const user = { onRequest: auth.requireUser };
-  const byId = { onRequest: [auth.requireUser, checkTarget], schema: { params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
+  const tags = ['auth'];
+  const byId = { onRequest: [auth.requireUser, checkTarget], schema: { tags, params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
   const limited = rateLimited ? { rateLimit: {} } : {};
   const userId = (req: FastifyRequest) => (req.params as { user_id?: string }).user_id;
   /** the body a route schema has bound: an object */
@@ -84,33 +87,51 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     if (origins?.crossSite(req)) return sendFailure(reply, fail('forbidden', Messages.crossOriginRefused), isFragment(req));
   };
 
-  app.post('/api/auth/register', { onRequest: [sameSite, auth.optionalUser], schema: { body: RegisterBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
-    const frag = isFragment(req);
-    const r = await call('register', { caller: req.caller, input: req.body, client: clientOf(req) });
-    if (!r.ok) return sendFailure(reply, r.error, frag);
-    const a = r.value as Identity.AuthResult;
-    signedIn(reply, a);
-    if (frag) return sendFragment(reply, 201, `<div class="alert alert-success" role="status">Account created for ${escapeHtml(a.user.username)}.</div>`, '/dashboard');
-    return reply.code(201).send(authResponse(a));
-  });
+  const registered = {
+    201: jsonOrHtml(AuthResponse, 'the account and its session; an HTML fragment for an HX-Request call'),
+    ...fragmentErrors(400, 403, 409, 429),
+    ...errors(500),
+  };
+  app.post(
+    '/api/auth/register',
+    {
+      onRequest: [sameSite, auth.optionalUser],
+      schema: { tags, summary: 'register an account', body: RegisterBody, response: registered },
+      config: { fragmentErrors: true, ...limited },
+    },
+    async (req, reply) => {
+      const frag = isFragment(req);
+      const r = await call('register', { caller: req.caller, input: req.body, client: clientOf(req) });
+      if (!r.ok) return sendFailure(reply, r.error, frag);
+      const a = r.value as Identity.AuthResult;
+      signedIn(reply, a);
+      if (frag) return sendFragment(reply, 201, `<div class="alert alert-success" role="status">Account created for ${escapeHtml(a.user.username)}.</div>`, '/dashboard');
+      return reply.code(201).send(authResponse(a));
+    },
+  );
 
-  app.post('/api/auth/login', { onRequest: sameSite, schema: { body: LoginBody }, config: { fragmentErrors: true, ...limited } }, async (req, reply) => {
-    const frag = isFragment(req);
-    if (failures?.refuse(req, reply, true)) return reply;
-    const r = await call('login', { input: req.body, client: clientOf(req) });
-    if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
-    // The 401 stays JSON even for fragment requests.
-    if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');
-    const a = r.value as Identity.AuthResult;
-    signedIn(reply, a);
-    if (frag) {
-      const to = localPath((req.body as { redirect?: unknown }).redirect);
-      return sendFragment(reply, 200, `<div class="alert alert-success" role="status">Signed in. <a href="${escapeHtml(to)}">Continue</a></div>`, to);
-    }
-    return reply.code(200).send(authResponse(a));
-  });
+  const loggedIn = { 200: jsonOrHtml(AuthResponse, 'a session; an HTML fragment for an HX-Request call'), ...fragmentErrors(400, 403, 429), ...errors(401, 500) };
+  app.post(
+    '/api/auth/login',
+    { onRequest: sameSite, schema: { tags, summary: 'sign in', body: LoginBody, response: loggedIn }, config: { fragmentErrors: true, ...limited } },
+    async (req, reply) => {
+      const frag = isFragment(req);
+      if (failures?.refuse(req, reply, true)) return reply;
+      const r = await call('login', { input: req.body, client: clientOf(req) });
+      if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
+      // The 401 stays JSON even for fragment requests.
+      if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');
+      const a = r.value as Identity.AuthResult;
+      signedIn(reply, a);
+      if (frag) {
+        const to = localPath((req.body as { redirect?: unknown }).redirect);
+        return sendFragment(reply, 200, `<div class="alert alert-success" role="status">Signed in. <a href="${escapeHtml(to)}">Continue</a></div>`, to);
+      }
+      return reply.code(200).send(authResponse(a));
+    },
+  );
 
-  app.post('/api/auth/refresh', { schema: { body: RefreshBody } }, async (req, reply) => {
+  app.post('/api/auth/refresh', { schema: { tags, summary: 'renew a session', body: RefreshBody, response: { 200: AuthResponse, ...errors(400, 401) } } }, async (req, reply) => {
     const r = await call('refresh', { refresh_token: req.body.refresh_token ?? '' });
     if (!r.ok) return sendFailure(reply, r.error);
     const a = r.value as Identity.AuthResult;
@@ -118,13 +139,18 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     return reply.send(authResponse(a));
   });
 
-  app.post('/api/auth/logout', { onRequest: auth.optionalUser }, async (req, reply) => {
-    const input = bodyOf(req) ?? {};
-    const rt = typeof input.refresh_token === 'string' && input.refresh_token !== '' ? input.refresh_token : undefined;
-    const r = await call('logout', { caller: req.caller, ...(rt ? { refresh_token: rt } : {}) });
-    clearSessionCookie(reply, cookie);
-    return sendResult(reply, r);
-  });
+  const logoutBody = Type.Unknown({ description: 'optional `{refresh_token}` to end that session too; anything else is ignored' });
+  app.post(
+    '/api/auth/logout',
+    { onRequest: auth.optionalUser, schema: { tags, summary: 'sign out', body: logoutBody, response: { 200: MessageBody, ...errors(400) } } },
+    async (req, reply) => {
+      const input = bodyOf(req) ?? {};
+      const rt = typeof input.refresh_token === 'string' && input.refresh_token !== '' ? input.refresh_token : undefined;
+      const r = await call('logout', { caller: req.caller, ...(rt ? { refresh_token: rt } : {}) });
+      clearSessionCookie(reply, cookie);
+      return sendResult(reply, r);
+    },
+  );
 
   // GET /api/auth/profile is served from the read model: routes/profile.ts
 
@@ -132,12 +158,15 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     const id = userId(req);
     return sendResult(reply, await call('profile-update', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) }));
   };
-  app.put('/api/auth/profile', { ...user, schema: { body: ProfileBody } }, updateProfile);
-  app.put('/api/auth/profile/:user_id', { ...byId, schema: { ...byId.schema, body: ProfileBody } }, updateProfile);
+  const updated = { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404, 409) };
+  app.put('/api/auth/profile', { ...user, schema: { tags, summary: 'update your profile', body: ProfileBody, response: updated } }, updateProfile);
+  app.put('/api/auth/profile/:user_id', { ...byId, schema: { ...byId.schema, summary: "update a user's profile (admin)", body: ProfileBody, response: updated } }, updateProfile);
 
   for (const field of ['theme', 'username', 'email'] as const) {
-    app.put(`/api/auth/${field}`, { ...user, schema: { body: FieldBody[field] } }, async (req, reply) =>
-      sendResult(reply, await call('field-set', { caller: req.caller!, field, input: req.body })),
+    app.put(
+      `/api/auth/${field}`,
+      { ...user, schema: { tags, summary: `change your ${field}`, body: FieldBody[field], response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 409) } } },
+      async (req, reply) => sendResult(reply, await call('field-set', { caller: req.caller!, field, input: req.body })),
     );
   }
 
@@ -150,8 +179,9 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     if (r.ok) verified?.forgetUser((id ?? req.caller!.user_id).toLowerCase());
     return sendResult(reply, r);
   };
-  app.put('/api/auth/password', { ...user, schema: { body: PasswordBody } }, changePassword);
-  app.put('/api/auth/password/:user_id', { ...byId, schema: { ...byId.schema, body: PasswordBody } }, changePassword);
+  const changed = { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404, 429, 500) };
+  app.put('/api/auth/password', { ...user, schema: { tags, summary: 'change your password', body: PasswordBody, response: changed } }, changePassword);
+  app.put('/api/auth/password/:user_id', { ...byId, schema: { ...byId.schema, summary: "set a user's password (admin)", body: PasswordBody, response: changed } }, changePassword);
 
   const deleteUser = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = userId(req);
@@ -162,20 +192,30 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     return reply.send(r.value);
   };
   // delete-user errors are fragments for HX-Request calls
-  app.delete('/api/auth/profile', { ...user, config: { fragmentErrors: true } }, deleteUser);
-  app.delete('/api/auth/profile/:user_id', { ...byId, config: { ...byId.config, fragmentErrors: true } }, deleteUser);
+  const deleted = { 200: MessageBody, ...fragmentErrors(400, ...SIGNED_IN, 404) };
+  app.delete('/api/auth/profile', { ...user, schema: { tags, summary: 'delete your account', response: deleted }, config: { fragmentErrors: true } }, deleteUser);
+  app.delete(
+    '/api/auth/profile/:user_id',
+    { ...byId, schema: { ...byId.schema, summary: "delete a user's account (admin)", response: deleted }, config: { ...byId.config, fragmentErrors: true } },
+    deleteUser,
+  );
 
-  app.get('/api/auth/users', { onRequest: auth.requireAdmin }, async (req, reply) => {
-    const r = await call('users-list', { caller: req.caller! });
-    if (!r.ok || !deviceCounts) return sendResult(reply, r);
-    const counts = await deviceCounts();
-    return reply.send((r.value as Identity.UserRecord[]).map((u) => ({ ...u, device_count: counts.get(u.id) ?? 0 })));
-  });
+  app.get(
+    '/api/auth/users',
+    { onRequest: auth.requireAdmin, schema: { tags, summary: 'every user (admin)', response: { 200: UserListing, ...errors(...SIGNED_IN) } } },
+    async (req, reply) => {
+      const r = await call('users-list', { caller: req.caller! });
+      if (!r.ok || !deviceCounts) return sendResult(reply, r);
+      const counts = await deviceCounts();
+      return reply.send((r.value as Identity.UserRecord[]).map((u) => ({ ...u, device_count: counts.get(u.id) ?? 0 })));
+    },
+  );
 
   // The body is checked before the id here (the spec's order for max-devices), so no params schema.
   const maxDevices = async (req: FastifyRequest, reply: FastifyReply) =>
     sendResult(reply, await call('max-devices-set', { caller: req.caller!, target_id: userId(req) ?? '', input: input(req) }));
-  const md = { onRequest: auth.requireAdmin, preValidation: formIntegers, schema: { body: MaxDevicesBody } };
-  app.put('/api/auth/users/:user_id/max-devices', md, maxDevices);
-  app.put('/api/auth/users//max-devices', md, maxDevices);
+  const md = { onRequest: auth.requireAdmin, preValidation: formIntegers };
+  const mdSchema = { tags, summary: "set a user's device limit (admin)", body: MaxDevicesBody, response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404) } };
+  app.put('/api/auth/users/:user_id/max-devices', { ...md, schema: { ...mdSchema, params: params({ user_id: 'the user (checked after the body)' }) } }, maxDevices);
+  app.put('/api/auth/users//max-devices', { ...md, schema: { ...mdSchema, params: Type.Object({}) } }, maxDevices);
 }

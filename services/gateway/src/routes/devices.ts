@@ -17,6 +17,23 @@ import { PLUGIN_DOWNLOAD } from './koreader-download';
 import { KOSYNC_PREFIX } from './kosync';
 import { queryOf } from './libraries';
 import { param } from './reading-progress';
+import { content, ErrorBody, errors, IdParams, MessageBody, params, query, SIGNED_IN } from '../http/schemas';
+import {
+  Approved,
+  Device,
+  DeviceList,
+  Pending,
+  QueueCleared,
+  QueueEntry,
+  QueueList,
+  QueueStats,
+  Registered,
+  RegistrationStatus,
+  ShelfAdded,
+  Shelves,
+  Sidecar,
+  SyncKey,
+} from './device-schemas';
 
 const M = DeviceSync.DeviceSyncMessages;
 
@@ -58,13 +75,17 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   /** the base of absolute addresses in answers: '' (paths) when the Host is not to be believed */
   const origin = (req: FastifyRequest) => (deps.origins ? (deps.origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`);
   /** What to type in KOReader's Progress sync for a sync key: the server, the user's username, the key as the password. */
+  const tags = ['devices'];
+  const refused = errors(400, ...SIGNED_IN, 404);
+  const s = (summary: string, rest: object) => ({ ...user, schema: { tags, summary, ...rest } });
   const kosyncSetup = async (req: FastifyRequest, key: string) => {
     const profile = await reads.identity.profile(req.caller!.user_id, reads.models.current().identity ?? 0);
     const username = profile ? (JSON.parse(profile) as { username: string }).username : null;
     return { server: `${origin(req)}${KOSYNC_PREFIX}`, username, password: key };
   };
 
-  app.post('/api/devices/register', { schema: { body: RegisterBody }, config: deps.rateLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
+  const registerSchema = { tags, summary: 'start registering a device (public)', body: RegisterBody, response: { 201: Registered, ...errors(400, 403, 429) } };
+  app.post('/api/devices/register', { schema: registerSchema, config: deps.rateLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
     const r = await devices('register', { input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
     const v = r.value as DeviceSync.Registration;
@@ -86,7 +107,8 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
       });
   });
 
-  app.post('/api/devices/register/status', { schema: { body: StatusBody } }, async (req, reply) => {
+  const statusSchema = { tags, summary: 'poll a registration (public)', body: StatusBody, response: { 200: RegistrationStatus, 410: ErrorBody, ...errors(400, 404) } };
+  app.post('/api/devices/register/status', { schema: statusSchema }, async (req, reply) => {
     const r = await devices('register-status', { input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
     const v = r.value as DeviceSync.RegistrationStatus;
@@ -97,32 +119,43 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   });
 
   // a pending registration, by the id of its approval URL
-  app.get('/api/devices/pending/:id', user, async (req, reply) => sendResult(reply, await devices('pending-get', { ...caller(req), id: param(req) })));
-  app.post('/api/devices/:id/approve', user, async (req, reply) => {
-    const b = req.body;
-    if (b !== undefined && b !== null && (typeof b !== 'object' || Array.isArray(b))) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
-    const r = await devices('pending-approve', { ...caller(req), id: param(req), input: (b ?? {}) as Record<string, unknown> });
-    if (!r.ok) return sendFailure(reply, r.error);
-    const { kobo_token, ...v } = r.value as { message: string; device: DeviceSync.Device; sync_key?: string; kobo_token?: string };
-    reply.header('Cache-Control', 'no-store');
-    // a Kobo's store address, shown once (only its token's SHA-256 is kept)
-    const kobo = kobo_token ? koboSetup(koboUrl(req, kobo_token, deps.origins)) : {};
-    return v.sync_key ? { ...v, ...kobo, kosync: await kosyncSetup(req, v.sync_key) } : { ...v, ...kobo };
-  });
-  app.post('/api/devices/:id/reject', user, async (req, reply) => sendResult(reply, await devices('pending-reject', { ...caller(req), id: param(req) })));
+  app.get('/api/devices/pending/:id', s('a pending registration', { params: IdParams, response: { 200: Pending, ...refused, ...errors(410) } }), async (req, reply) =>
+    sendResult(reply, await devices('pending-get', { ...caller(req), id: param(req) })),
+  );
+  const approveBody = Type.Unknown({ description: 'optional `{sync_key: false}` (no key for the stock sync); an object or nothing' });
+  app.post(
+    '/api/devices/:id/approve',
+    s('approve a registration', { params: IdParams, body: approveBody, response: { 200: Approved, ...refused, ...errors(409, 410) } }),
+    async (req, reply) => {
+      const b = req.body;
+      if (b !== undefined && b !== null && (typeof b !== 'object' || Array.isArray(b))) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+      const r = await devices('pending-approve', { ...caller(req), id: param(req), input: (b ?? {}) as Record<string, unknown> });
+      if (!r.ok) return sendFailure(reply, r.error);
+      const { kobo_token, ...v } = r.value as { message: string; device: DeviceSync.Device; sync_key?: string; kobo_token?: string };
+      reply.header('Cache-Control', 'no-store');
+      // a Kobo's store address, shown once (only its token's SHA-256 is kept)
+      const kobo = kobo_token ? koboSetup(koboUrl(req, kobo_token, deps.origins)) : {};
+      return v.sync_key ? { ...v, ...kobo, kosync: await kosyncSetup(req, v.sync_key) } : { ...v, ...kobo };
+    },
+  );
+  app.post('/api/devices/:id/reject', s('reject a registration', { params: IdParams, response: { 200: MessageBody, ...refused, ...errors(409, 410) } }), async (req, reply) =>
+    sendResult(reply, await devices('pending-reject', { ...caller(req), id: param(req) })),
+  );
 
-  app.get('/api/devices', user, async (req) => ({ devices: await view.list(req.caller!.user_id) }));
-  app.get('/api/devices/:id', user, async (req, reply) => {
+  app.get('/api/devices', s('your devices', { response: { 200: DeviceList, ...errors(...SIGNED_IN) } }), async (req) => ({ devices: await view.list(req.caller!.user_id) }));
+  app.get('/api/devices/:id', s('one device', { params: IdParams, response: { 200: Device, ...refused } }), async (req, reply) => {
     if (!isUuid(param(req))) return badId(reply);
     const d = await view.one(req.caller!.user_id, param(req));
     return d ? reply.send(d) : sendFailure(reply, fail('not_found', M.deviceNotFound));
   });
-  app.put('/api/devices/:id', { ...user, schema: { body: NameBody } }, async (req, reply) =>
+  app.put('/api/devices/:id', s('rename a device', { params: IdParams, body: NameBody, response: { 200: Device, ...refused } }), async (req, reply) =>
     sendResult(reply, await devices('device-update', { ...caller(req), id: param(req), input: req.body as Record<string, unknown> })),
   );
-  app.delete('/api/devices/:id', user, async (req, reply) => sendResult(reply, await devices('device-delete', { ...caller(req), id: param(req) })));
+  app.delete('/api/devices/:id', s('delete a device', { params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
+    sendResult(reply, await devices('device-delete', { ...caller(req), id: param(req) })),
+  );
   // a new sync key for KOReader's stock sync (the earlier one stops working), shown in this answer only
-  app.post('/api/devices/:id/sync-key', user, async (req, reply) => {
+  app.post('/api/devices/:id/sync-key', s('a new sync key for the stock KOReader sync', { params: IdParams, response: { 200: SyncKey, ...refused } }), async (req, reply) => {
     if (!isUuid(param(req))) return badId(reply);
     const r = await devices('sync-key-issue', { ...caller(req), id: param(req) });
     if (!r.ok) return sendFailure(reply, r.error);
@@ -132,37 +165,54 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   });
 
   // shelves: collections of the reading service put on a device
-  app.get('/api/devices/:id/shelves', user, async (req, reply) => {
+  app.get('/api/devices/:id/shelves', s("a device's shelves", { params: IdParams, response: { 200: Shelves, ...refused } }), async (req, reply) => {
     if (!isUuid(param(req))) return badId(reply);
     const s = await view.shelves(req.caller!.user_id, param(req));
     return s ? reply.send({ device_id: param(req).toLowerCase(), shelves: s }) : sendFailure(reply, fail('not_found', M.deviceNotFound));
   });
-  app.post('/api/devices/:id/shelves', { ...user, schema: { body: ShelfBody } }, async (req, reply) => {
-    const cid = (req.body as { collection_id?: unknown }).collection_id;
-    if (cid === undefined || cid === null || cid === '') return sendFailure(reply, fail('validation', M.collectionIdRequired));
-    if (!isUuid(cid)) return sendFailure(reply, fail('validation', M.invalidCollectionId));
-    if (!isUuid(param(req))) return badId(reply);
-    const c = await view.collection(req.caller!.user_id, cid.toLowerCase());
-    if (!c) return sendFailure(reply, fail('not_found', M.collectionNotFound));
-    const r = await devices('shelf-add', { ...caller(req), id: param(req), input: { collection_id: cid, collection_name: c.name } });
-    return sendResult(reply, r, r.ok && (r.value as { message: string }).message === 'shelf added' ? 201 : 200);
-  });
-  app.delete('/api/devices/:id/shelves/:collection_id', user, async (req, reply) =>
+  app.post(
+    '/api/devices/:id/shelves',
+    s('put a collection on a device (201 when new)', { params: IdParams, body: ShelfBody, response: { 200: ShelfAdded, 201: ShelfAdded, ...refused } }),
+    async (req, reply) => {
+      const cid = (req.body as { collection_id?: unknown }).collection_id;
+      if (cid === undefined || cid === null || cid === '') return sendFailure(reply, fail('validation', M.collectionIdRequired));
+      if (!isUuid(cid)) return sendFailure(reply, fail('validation', M.invalidCollectionId));
+      if (!isUuid(param(req))) return badId(reply);
+      const c = await view.collection(req.caller!.user_id, cid.toLowerCase());
+      if (!c) return sendFailure(reply, fail('not_found', M.collectionNotFound));
+      const r = await devices('shelf-add', { ...caller(req), id: param(req), input: { collection_id: cid, collection_name: c.name } });
+      return sendResult(reply, r, r.ok && (r.value as { message: string }).message === 'shelf added' ? 201 : 200);
+    },
+  );
+  const shelfParams = params({ id: 'the device', collection_id: 'the collection' });
+  app.delete('/api/devices/:id/shelves/:collection_id', s('take a shelf off a device', { params: shelfParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
     sendResult(reply, await devices('shelf-remove', { ...caller(req), id: param(req), input: { collection_id: param(req, 'collection_id') } })),
   );
-  app.delete('/api/devices/:id/shelves', user, async (req, reply) => sendResult(reply, await devices('shelves-clear', { ...caller(req), id: param(req) })));
+  app.delete('/api/devices/:id/shelves', s("clear a device's shelves", { params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
+    sendResult(reply, await devices('shelves-clear', { ...caller(req), id: param(req) })),
+  );
 
   // the sync queue
-  app.get('/api/sync-queue/stats', user, async (req, reply) => sendResult(reply, await devices('queue-stats', caller(req))));
-  app.get('/api/sync-queue', user, async (req, reply) =>
+  const qt = { tags: ['sync queue'] };
+  const queueQuery = query({ status: 'pending or failed', limit: 'how many', offset: 'how many to skip' });
+  app.get('/api/sync-queue/stats', s('your sync queue per device', { ...qt, response: { 200: QueueStats, ...errors(...SIGNED_IN) } }), async (req, reply) =>
+    sendResult(reply, await devices('queue-stats', caller(req))),
+  );
+  app.get('/api/sync-queue', s('your sync queue', { ...qt, querystring: queueQuery, response: { 200: QueueList, ...errors(400, ...SIGNED_IN) } }), async (req, reply) =>
     sendResult(reply, await visibleQueue(reads, req.caller!, await devices('queue-all', { ...caller(req), query: queryOf(req) }))),
   );
-  app.post('/api/sync-queue/:id/retry', user, async (req, reply) => sendResult(reply, await devices('queue-retry', { ...caller(req), id: param(req) })));
-  app.delete('/api/sync-queue/:id', user, async (req, reply) => sendResult(reply, await devices('queue-delete', { ...caller(req), id: param(req) })));
-  app.get('/api/devices/:id/queue', user, async (req, reply) =>
+  app.post('/api/sync-queue/:id/retry', s('retry a failed entry', { ...qt, params: IdParams, response: { 200: QueueEntry, ...refused } }), async (req, reply) =>
+    sendResult(reply, await devices('queue-retry', { ...caller(req), id: param(req) })),
+  );
+  app.delete('/api/sync-queue/:id', s('delete an entry', { ...qt, params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
+    sendResult(reply, await devices('queue-delete', { ...caller(req), id: param(req) })),
+  );
+  app.get('/api/devices/:id/queue', s("a device's queue", { ...qt, params: IdParams, querystring: queueQuery, response: { 200: QueueList, ...refused } }), async (req, reply) =>
     sendResult(reply, await visibleQueue(reads, req.caller!, await devices('queue-list', { ...caller(req), id: param(req), query: queryOf(req) }))),
   );
-  app.delete('/api/devices/:id/queue', user, async (req, reply) => sendResult(reply, await devices('queue-clear', { ...caller(req), id: param(req) })));
+  app.delete('/api/devices/:id/queue', s("clear a device's queue", { ...qt, params: IdParams, response: { 200: QueueCleared, ...refused } }), async (req, reply) =>
+    sendResult(reply, await devices('queue-clear', { ...caller(req), id: param(req) })),
+  );
 
   // the sidecar: the device itself (its credential) or its owner (session) may fetch it
   const sidecar = (download: boolean) => async (req: FastifyRequest, reply: FastifyReply) => {
@@ -187,6 +237,15 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
     if (download) reply.header('Content-Disposition', `attachment; filename="bindery-sidecar-${id.toLowerCase()}.json"`);
     return reply.send(JSON.stringify(body, null, download ? 2 : 0));
   };
-  app.get('/api/devices/:id/sidecar', sidecar(false));
-  app.get('/api/devices/:id/sidecar/download', sidecar(true));
+  const sidecarSchema = (summary: string) => ({
+    schema: {
+      tags,
+      summary,
+      security: [{ bearer: [] }] as Record<string, string[]>[],
+      params: IdParams,
+      response: { 200: content('application/json', 'the sidecar', Sidecar), ...refused },
+    },
+  });
+  app.get('/api/devices/:id/sidecar', sidecarSchema("a device's sidecar (its own credential, or its owner's session)"), sidecar(false));
+  app.get('/api/devices/:id/sidecar/download', sidecarSchema('the sidecar as a file to save'), sidecar(true));
 }

@@ -10,6 +10,8 @@ import type { Origins } from '../http/origin';
 import { sendFailure, sendResult } from '../http/reply';
 import { koboSetup, koboUrl } from '../kobo/address';
 import { param } from './reading-progress';
+import { errors, IdParams, SIGNED_IN } from '../http/schemas';
+import { KoboCreated, KoboSettings, KoboToken } from './device-schemas';
 
 const M = DeviceSync.DeviceSyncMessages;
 const CreateBody = Type.Object({ name: Type.Optional(Type.Unknown()), model: Type.Optional(Type.Unknown()), books: Type.Optional(Type.Unknown()) });
@@ -21,11 +23,14 @@ export interface KoboDeviceDeps {
   origins?: Origins;
 }
 
+const tags = ['devices'];
+const refused = errors(400, ...SIGNED_IN, 404);
+
 export function koboDeviceRoutes(app: FastifyInstance, deps: KoboDeviceDeps): void {
   const user = { onRequest: deps.auth.requireUser };
   const caller = (req: FastifyRequest) => ({ caller: req.caller! });
 
-  app.post('/api/devices/kobo', { ...user, schema: { body: CreateBody } }, async (req, reply) => {
+  app.post('/api/devices/kobo', { ...user, schema: { tags, summary: 'add a Kobo', body: CreateBody, response: { 201: KoboCreated, ...refused } } }, async (req, reply) => {
     const r = await deps.devices('kobo-create', { ...caller(req), input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
     const { kobo_token, ...v } = r.value as { kobo_token: string; device: DeviceSync.Device; books: string; message: string };
@@ -35,16 +40,22 @@ export function koboDeviceRoutes(app: FastifyInstance, deps: KoboDeviceDeps): vo
       .send({ ...v, ...koboSetup(koboUrl(req, kobo_token, deps.origins)) });
   });
 
-  app.post('/api/devices/:id/kobo-token', user, async (req, reply) => {
-    if (!isUuid(param(req))) return sendFailure(reply, fail('validation', M.invalidDeviceId));
-    const r = await deps.devices('kobo-token-issue', { ...caller(req), id: param(req) });
-    if (!r.ok) return sendFailure(reply, r.error);
-    const { kobo_token, ...v } = r.value as { kobo_token: string; device_id: string; issued_at: string };
-    reply.header('Cache-Control', 'no-store');
-    return { ...v, ...koboSetup(koboUrl(req, kobo_token, deps.origins)) };
-  });
+  app.post(
+    '/api/devices/:id/kobo-token',
+    { ...user, schema: { tags, summary: 'a new store address for a Kobo', params: IdParams, response: { 200: KoboToken, ...refused } } },
+    async (req, reply) => {
+      if (!isUuid(param(req))) return sendFailure(reply, fail('validation', M.invalidDeviceId));
+      const r = await deps.devices('kobo-token-issue', { ...caller(req), id: param(req) });
+      if (!r.ok) return sendFailure(reply, r.error);
+      const { kobo_token, ...v } = r.value as { kobo_token: string; device_id: string; issued_at: string };
+      reply.header('Cache-Control', 'no-store');
+      return { ...v, ...koboSetup(koboUrl(req, kobo_token, deps.origins)) };
+    },
+  );
 
-  app.put('/api/devices/:id/kobo', { ...user, schema: { body: SettingsBody } }, async (req, reply) =>
-    sendResult(reply, await deps.devices('kobo-settings', { ...caller(req), id: param(req), input: req.body as Record<string, unknown> })),
+  app.put(
+    '/api/devices/:id/kobo',
+    { ...user, schema: { tags, summary: 'which books a Kobo gets', params: IdParams, body: SettingsBody, response: { 200: KoboSettings, ...refused } } },
+    async (req, reply) => sendResult(reply, await deps.devices('kobo-settings', { ...caller(req), id: param(req), input: req.body as Record<string, unknown> })),
   );
 }

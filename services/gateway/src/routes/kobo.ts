@@ -3,7 +3,10 @@
 // covers and tags come from the gateway's read models; reading states and tag changes go to the
 // reading service, removals to device-sync, KEPUBs from the catalog. docs/decisions.md, "Native Kobo
 // sync", has the shapes and the choices.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteOptions } from 'fastify';
+import Type from 'typebox';
+import { Binary, content, Empty, errors } from '../http/schemas';
+import { paramsOf } from '../openapi';
 import { isUuid, type Result } from '@bindery/contracts';
 import type { AuthFailures } from '../http/auth-failures';
 import type { CallDeviceSync } from '../http/device-sync-client';
@@ -53,6 +56,27 @@ declare module 'fastify' {
 }
 
 const ok = <T>(r: Result<T>): T | null => (r.ok ? r.value : null);
+
+/**
+ * The schema of each Kobo route (given by app.ts as they are registered): the store protocol is
+ * the device's, under active development, and its shapes are not part of the interface, so answers
+ * are any JSON, a KEPUB or a cover; the device's bodies reach the routes as sent.
+ */
+export function koboSchema(r: RouteOptions): FastifySchema {
+  const methods = Array.isArray(r.method) ? r.method : [r.method];
+  const response = r.url.endsWith('/file/kepub')
+    ? { 200: content('application/kepub+zip', 'the book as a KEPUB', Binary) }
+    : r.url.endsWith('/image.jpg')
+      ? { 200: content('image/jpeg', 'a cover, scaled', Binary) }
+      : { 200: Type.Unknown({ description: 'the Kobo store protocol’s answer (JSON)' }), 201: Type.Unknown({ description: 'created' }), 204: Empty('done') };
+  return {
+    tags: ['kobo'],
+    summary: `Kobo store protocol (coming soon; may change): ${r.url.replace(/^.*\/:token/, '')}`,
+    params: paramsOf(r.url),
+    ...(methods.some((m) => m === 'GET' || m === 'HEAD') ? {} : { body: Type.Unknown({ description: 'as the device sends it' }) }),
+    response: { ...response, ...errors(400, 401, 404, 429, 502) },
+  };
+}
 
 export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   const { reads } = deps;

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { ZipFile } from 'yazl';
 import { fail } from '@bindery/contracts';
 import { sendFailure } from '../http/reply';
+import { Binary, content, Empty, errors } from '../http/schemas';
 
 export const PLUGIN_DOWNLOAD = '/api/koreader/plugin';
 export const PLUGIN_FOLDER = 'bindery.koplugin';
@@ -72,7 +73,12 @@ export function koreaderDownloadRoutes(app: FastifyInstance, dir: string | null 
     return made;
   };
 
-  app.get(PLUGIN_DOWNLOAD, async (req, reply) => {
+  const schema = {
+    tags: ['koreader plugin'],
+    summary: 'the KOReader plugin, zipped (public)',
+    response: { 200: content('application/zip', 'the plugin', Binary), 304: Empty('unchanged (If-None-Match)'), ...errors(404) },
+  };
+  app.get(PLUGIN_DOWNLOAD, { schema }, async (req, reply) => {
     if (!dir) return sendFailure(reply, fail('not_found', PLUGIN_MISSING));
     const z = await zip();
     reply.header('ETag', z.etag).header('Cache-Control', 'public, max-age=3600');

@@ -16,6 +16,57 @@ import { sendFailure } from '../http/reply';
 import type { Access } from '../read-model/access';
 import { KosyncView } from '../read-model/kosync-view';
 import type { Reads } from '../read-model/reads';
+import { errors, Nullable } from '../http/schemas';
+
+const tags = ['koreader plugin'];
+const refused = errors(400, 401, 403, 404);
+const S = Type.String();
+const Formats = Type.Array(Type.Object({ format: S, sha256: Nullable(S) }));
+const Resolved = Type.Object(
+  { media_item_id: S, uuid: S, matched_by: S, title: Nullable(S), authors: Type.Array(S), sha256: Nullable(S), formats: Formats },
+  { description: 'the book, and how it was matched (uuid, sha256, file_path, title_author)' },
+);
+const Library = Type.Object({ data: Type.Array(Type.Object({ uuid: S, title: S, sha256: Nullable(S) })) }, { description: 'a page of the books the device may see' });
+const Pushed = Type.Object({
+  status: S,
+  media_item_id: S,
+  matched_by: S,
+  healed: Type.Array(Type.Unknown()),
+  progress: Type.Unknown(),
+  conflict: Type.Optional(Type.Unknown()),
+  deleted: Type.Object({ highlights: Type.Integer(), bookmarks: Type.Integer() }),
+  ignored: Type.Unknown(),
+});
+const AnnotationOut = Type.Object({
+  dedup_key: S,
+  type: S,
+  pos0: Type.Unknown(),
+  pos1: Type.Unknown(),
+  page: Type.Unknown(),
+  percentage: Type.Unknown(),
+  text: Nullable(S),
+  book_sha256: Nullable(S),
+});
+const DeletedKeys = Type.Object({ highlights: Type.Array(S), notes: Type.Array(S), bookmarks: Type.Array(S) });
+const Metadata = Type.Object(
+  {
+    uuid: S,
+    title: S,
+    authors: Type.Array(S),
+    sha256: Nullable(S),
+    formats: Formats,
+    percentage: Nullable(Type.Number()),
+    koreader_xpointer: Nullable(S),
+    page: Type.Unknown(),
+    progress: Type.Unknown(),
+    highlights: Type.Array(AnnotationOut),
+    notes: Type.Array(AnnotationOut),
+    bookmarks: Type.Array(AnnotationOut),
+    deleted: DeletedKeys,
+  },
+  { description: "the book's position and annotations, and the keys deleted elsewhere" },
+);
+const Merged = Type.Object({ media_item_id: S, matched_by: S }, { description: 'what was created, updated or left unchanged' });
 
 export const PLUGIN_PREFIX = '/api/sync/koreader';
 export const BOOK_NOT_FOUND = 'book not found';
@@ -140,40 +191,48 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     };
   };
 
-  app.get(`${PLUGIN_PREFIX}/resolve`, { ...device, schema: { querystring: ResolveQuery } }, async (req, reply) => {
-    const q = req.query as Type.Static<typeof ResolveQuery>;
-    if (!q.uuid && !q.sha256 && !q.file_path && !q.title) return sendFailure(reply, fail('validation', 'one of uuid, sha256, file_path or title is required'));
-    const found = await resolve(req, q);
-    if (!found) return sendFailure(reply, notFound());
-    return summary(req, found);
-  });
+  app.get(
+    `${PLUGIN_PREFIX}/resolve`,
+    { ...device, schema: { tags, summary: 'which book this is', querystring: ResolveQuery, response: { 200: Resolved, ...refused } } },
+    async (req, reply) => {
+      const q = req.query as Type.Static<typeof ResolveQuery>;
+      if (!q.uuid && !q.sha256 && !q.file_path && !q.title) return sendFailure(reply, fail('validation', 'one of uuid, sha256, file_path or title is required'));
+      const found = await resolve(req, q);
+      if (!found) return sendFailure(reply, notFound());
+      return summary(req, found);
+    },
+  );
 
-  app.get(`${PLUGIN_PREFIX}/library`, { ...device, schema: { querystring: Paging } }, async (req) => {
-    const q = req.query as Type.Static<typeof Paging>;
-    const limit = Math.min(1000, Math.max(1, Number(q.limit ?? 200)));
-    const offset = Number(q.offset ?? 0);
-    const page = await view.page(await access(req), limit, offset);
-    return {
-      data: page.docs.map((d) => ({
-        uuid: d.id,
-        title: d.title,
-        authors: d.authors,
-        series: d.series,
-        series_index: d.series_index,
-        sha256: d.sha256,
-        formats: (d.formats as { format: string; sha256: string | null; size: number; file_url: string }[]).map((f) => ({
-          format: f.format,
-          sha256: f.sha256,
-          size: f.size,
-          file_url: f.file_url,
+  app.get(
+    `${PLUGIN_PREFIX}/library`,
+    { ...device, schema: { tags, summary: 'the books, with their hashes', querystring: Paging, response: { 200: Library, ...refused } } },
+    async (req) => {
+      const q = req.query as Type.Static<typeof Paging>;
+      const limit = Math.min(1000, Math.max(1, Number(q.limit ?? 200)));
+      const offset = Number(q.offset ?? 0);
+      const page = await view.page(await access(req), limit, offset);
+      return {
+        data: page.docs.map((d) => ({
+          uuid: d.id,
+          title: d.title,
+          authors: d.authors,
+          series: d.series,
+          series_index: d.series_index,
+          sha256: d.sha256,
+          formats: (d.formats as { format: string; sha256: string | null; size: number; file_url: string }[]).map((f) => ({
+            format: f.format,
+            sha256: f.sha256,
+            size: f.size,
+            file_url: f.file_url,
+          })),
+          file_url: d.file_url,
         })),
-        file_url: d.file_url,
-      })),
-      total: page.total,
-      limit,
-      offset,
-    };
-  });
+        total: page.total,
+        limit,
+        offset,
+      };
+    },
+  );
 
   /** The caller's annotations of a book, live and deleted. */
   async function annotations(req: FastifyRequest, item: string): Promise<Listed> {
@@ -188,33 +247,37 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     return { ok: true, value: { live, deleted: (d.value as { data: Stored[] }).data } };
   }
 
-  app.post(`${PLUGIN_PREFIX}/progress`, { ...device, schema: { body: ProgressBody } }, async (req, reply) => {
-    const b = (req.body as BookT[])[0]!;
-    const author = typeof b.authors === 'string' ? b.authors : Array.isArray(b.authors) ? b.authors[0] : (b.author ?? undefined);
-    const found = await resolve(req, { ...b, author });
-    if (!found) return sendFailure(reply, notFound());
-    const input: Record<string, unknown> = { percentage: b.percentage, client: 'koreader', device: req.device!.name };
-    if (b.epubcfi) input.epubcfi = b.epubcfi;
-    if (b.page) input.page = b.page;
-    if (b.page_count) input.page_count = b.page_count;
-    const saved = await reading(req, 'progress-put', { item_id: found.item, input });
-    if (!saved.ok) return sendFailure(reply, saved.error);
-    // the keys the device deleted: matched and deleted by the reading service, which owns annotations
-    const gone = await reading(req, 'annotations-delete-keys', { item_id: found.item, input: { highlights: b.deleted_highlights ?? [], bookmarks: b.deleted_bookmarks ?? [] } });
-    if (!gone.ok) return sendFailure(reply, gone.error);
-    const { deleted, ignored } = gone.value as { deleted: { highlights: number; bookmarks: number }; ignored: { key: string; reason: string }[] };
-    const v = saved.value as { status: string; healed: string[]; progress: Record<string, unknown>; conflict?: unknown };
-    return {
-      status: v.status,
-      media_item_id: found.item,
-      matched_by: found.by,
-      healed: v.healed,
-      progress: v.progress,
-      ...(v.conflict ? { conflict: v.conflict } : {}),
-      deleted,
-      ignored,
-    };
-  });
+  app.post(
+    `${PLUGIN_PREFIX}/progress`,
+    { ...device, schema: { tags, summary: 'push a position (and deletions)', body: ProgressBody, response: { 200: Pushed, ...refused, ...errors(409) } } },
+    async (req, reply) => {
+      const b = (req.body as BookT[])[0]!;
+      const author = typeof b.authors === 'string' ? b.authors : Array.isArray(b.authors) ? b.authors[0] : (b.author ?? undefined);
+      const found = await resolve(req, { ...b, author });
+      if (!found) return sendFailure(reply, notFound());
+      const input: Record<string, unknown> = { percentage: b.percentage, client: 'koreader', device: req.device!.name };
+      if (b.epubcfi) input.epubcfi = b.epubcfi;
+      if (b.page) input.page = b.page;
+      if (b.page_count) input.page_count = b.page_count;
+      const saved = await reading(req, 'progress-put', { item_id: found.item, input });
+      if (!saved.ok) return sendFailure(reply, saved.error);
+      // the keys the device deleted: matched and deleted by the reading service, which owns annotations
+      const gone = await reading(req, 'annotations-delete-keys', { item_id: found.item, input: { highlights: b.deleted_highlights ?? [], bookmarks: b.deleted_bookmarks ?? [] } });
+      if (!gone.ok) return sendFailure(reply, gone.error);
+      const { deleted, ignored } = gone.value as { deleted: { highlights: number; bookmarks: number }; ignored: { key: string; reason: string }[] };
+      const v = saved.value as { status: string; healed: string[]; progress: Record<string, unknown>; conflict?: unknown };
+      return {
+        status: v.status,
+        media_item_id: found.item,
+        matched_by: found.by,
+        healed: v.healed,
+        progress: v.progress,
+        ...(v.conflict ? { conflict: v.conflict } : {}),
+        deleted,
+        ignored,
+      };
+    },
+  );
 
   const shape = (a: Stored, sha: string | null) => ({
     dedup_key: keyOf(a),
@@ -231,7 +294,13 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     updated_at: a.updated_at,
   });
 
-  app.get(`${PLUGIN_PREFIX}/metadata/:uuid`, { ...device, schema: { params: Type.Object({ uuid: Type.String({ maxLength: 64 }) }) } }, async (req, reply) => {
+  const metadataSchema = {
+    tags,
+    summary: "a book's position and annotations",
+    params: Type.Object({ uuid: Type.String({ maxLength: 64 }) }),
+    response: { 200: Metadata, ...refused },
+  };
+  app.get(`${PLUGIN_PREFIX}/metadata/:uuid`, { ...device, schema: metadataSchema }, async (req, reply) => {
     const uuid = (req.params as { uuid: string }).uuid;
     const doc = await recordOf(await access(req), uuid);
     if (!doc) return sendFailure(reply, notFound());
@@ -262,14 +331,21 @@ export function koreaderPluginRoutes(app: FastifyInstance, { deviceAuth, reads, 
     };
   });
 
-  app.post(`${PLUGIN_PREFIX}/bookmarks`, { ...device, schema: { body: BookmarksBody } }, async (req, reply: FastifyReply) => {
-    const b = req.body as Type.Static<typeof BookmarksBody>;
-    if (!b.book_uuid && !b.book_sha256) return sendFailure(reply, fail('validation', 'book_uuid or book_sha256 is required'));
-    const found = await resolve(req, { uuid: b.book_uuid, sha256: b.book_sha256 });
-    if (!found) return sendFailure(reply, notFound());
-    // merged by the reading service, which owns annotations
-    const merged = await reading(req, 'annotations-merge', { item_id: found.item, input: { bookmarks: b.bookmarks ?? [], notes: b.notes ?? [], highlights: b.highlights ?? [] } });
-    if (!merged.ok) return sendFailure(reply, merged.error);
-    return { media_item_id: found.item, matched_by: found.by, ...(merged.value as Record<string, unknown>) };
-  });
+  app.post(
+    `${PLUGIN_PREFIX}/bookmarks`,
+    { ...device, schema: { tags, summary: "merge the device's annotations", body: BookmarksBody, response: { 200: Merged, ...refused } } },
+    async (req, reply: FastifyReply) => {
+      const b = req.body as Type.Static<typeof BookmarksBody>;
+      if (!b.book_uuid && !b.book_sha256) return sendFailure(reply, fail('validation', 'book_uuid or book_sha256 is required'));
+      const found = await resolve(req, { uuid: b.book_uuid, sha256: b.book_sha256 });
+      if (!found) return sendFailure(reply, notFound());
+      // merged by the reading service, which owns annotations
+      const merged = await reading(req, 'annotations-merge', {
+        item_id: found.item,
+        input: { bookmarks: b.bookmarks ?? [], notes: b.notes ?? [], highlights: b.highlights ?? [] },
+      });
+      if (!merged.ok) return sendFailure(reply, merged.error);
+      return { media_item_id: found.item, matched_by: found.by, ...(merged.value as Record<string, unknown>) };
+    },
+  );
 }

@@ -18,6 +18,8 @@ import { PASSWORD_TTL_MS, type Verified, type VerifiedCache } from '../http/veri
 import { KosyncView } from '../read-model/kosync-view';
 import { sendJson, type Reads } from '../read-model/reads';
 import { queryOf } from './libraries';
+import { ErrorBody, errors, Nullable, params, query, SIGNED_IN } from '../http/schemas';
+import { SearchResult } from './catalog-schemas';
 
 export const KOSYNC_PREFIX = '/api/kosync';
 /** how long a verified key is taken on trust before it is checked again (argon2 is slow) */
@@ -33,6 +35,26 @@ export const KosyncErrors = {
   2005: { status: 402, message: 'User registration is disabled.' },
 } as const;
 type KosyncCode = keyof typeof KosyncErrors;
+
+/** the reference server's failure body (and ours, `{error}`, for a spent attempt budget) */
+const KosyncFailure = Type.Union([Type.Object({ code: Type.Integer(), message: Type.String() }), ErrorBody], { description: "the reference server's `{code, message}`" });
+const kosyncFailures = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, KosyncFailure]));
+const KosyncBody = (description: string) => Type.Unknown({ description: `${description}; checked by the route, with the reference server's codes` });
+const Position = Type.Object(
+  {
+    document: Type.Optional(Type.String()),
+    percentage: Type.Optional(Type.Number()),
+    progress: Type.Optional(Type.String()),
+    device: Type.Optional(Type.String()),
+    device_id: Type.Optional(Type.String()),
+    timestamp: Type.Optional(Type.Number()),
+  },
+  { description: 'the last position pushed for the document; `{}` when there is none' },
+);
+const KosyncDocument = Type.Object(
+  { document: Type.String(), media_item_id: Nullable(Type.String()), item: Type.Unknown(), suggested_media_item_id: Nullable(Type.String()) },
+  { description: 'a document KOReader pushed, and the book it is linked to' },
+);
 
 const kosyncError = (reply: FastifyReply, code: KosyncCode) => reply.code(KosyncErrors[code].status).send({ code, message: KosyncErrors[code].message });
 
@@ -107,9 +129,20 @@ export function kosyncRoutes(
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
 
   for (const prefix of ['', KOSYNC_PREFIX]) {
-    app.get(`${prefix}/healthcheck`, async () => ({ state: 'OK' }));
+    const tags = ['kosync'];
+    const kosyncUser = { 'x-auth-user': Type.Optional(Type.String()), 'x-auth-key': Type.Optional(Type.String()) };
+    const headers = Type.Object(kosyncUser, { description: 'the username and the password (or a device sync key)' });
+    app.get(`${prefix}/healthcheck`, { schema: { tags, summary: 'KOReader sync: alive', response: { 200: Type.Object({ state: Type.String() }) } } }, async () => ({
+      state: 'OK',
+    }));
 
-    app.post(`${prefix}/users/create`, { config: createLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
+    const createSchema = {
+      tags,
+      summary: 'KOReader sync: sign up (a Bindery account)',
+      body: KosyncBody('`{username, password}`'),
+      response: { 201: Type.Object({ username: Type.String() }), ...kosyncFailures(402, 403, 429, 502) },
+    };
+    app.post(`${prefix}/users/create`, { schema: createSchema, config: createLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
       const b = (req.body ?? {}) as Record<string, unknown>;
       if (typeof b !== 'object' || Array.isArray(b) || !keyField(b.username) || typeof b.password !== 'string' || b.password === '') return kosyncError(reply, 2003);
       const r = await identity('kosync-create', { username: b.username, key: b.password.slice(0, 1024) });
@@ -120,9 +153,23 @@ export function kosyncRoutes(
       return kosyncError(reply, 2000);
     });
 
-    app.get(`${prefix}/users/auth`, signed, async () => ({ authorized: 'OK' }));
+    const authSchema = {
+      tags,
+      summary: 'KOReader sync: check a sign-in',
+      headers,
+      response: { 200: Type.Object({ authorized: Type.String() }), ...kosyncFailures(401, 429, 502) },
+    };
+    app.get(`${prefix}/users/auth`, { ...signed, schema: authSchema }, async () => ({ authorized: 'OK' }));
 
-    app.put(`${prefix}/syncs/progress`, signed, async (req, reply) => {
+    const pushed = Type.Object({ document: Type.String(), timestamp: Type.Number(), healed: Type.Optional(Type.Array(Type.String())) });
+    const pushSchema = {
+      tags,
+      summary: 'KOReader sync: push a position',
+      headers,
+      body: KosyncBody('`{document, percentage, progress, device, device_id}`'),
+      response: { 200: pushed, ...kosyncFailures(401, 403, 429, 502) },
+    };
+    app.put(`${prefix}/syncs/progress`, { ...signed, schema: pushSchema }, async (req, reply) => {
       const b = req.body;
       if (typeof b !== 'object' || b === null || Array.isArray(b)) return kosyncError(reply, 2003);
       const body = b as Record<string, unknown>;
@@ -157,7 +204,14 @@ export function kosyncRoutes(
       return { document: body.document, timestamp: v.timestamp, ...(v.healed?.length ? { healed: v.healed } : {}) };
     });
 
-    app.get(`${prefix}/syncs/progress/:document`, signed, async (req, reply) => {
+    const pullSchema = {
+      tags,
+      summary: 'KOReader sync: the last position',
+      headers,
+      params: params({ document: 'the document id' }),
+      response: { 200: Position, ...kosyncFailures(401, 403, 429, 502) },
+    };
+    app.get(`${prefix}/syncs/progress/:document`, { ...signed, schema: pullSchema }, async (req, reply) => {
       const raw = (req.params as { document: string }).document;
       if (!keyField(raw)) return kosyncError(reply, 2004);
       // an id no push could have stored has no progress
@@ -195,11 +249,18 @@ export function kosyncRoutes(
     });
   };
 
-  app.get(`${KOSYNC_PREFIX}/documents`, user, async (req, reply) => {
-    const r = await reading(req, 'kosync-documents', { access: await access(req), query: queryOf(req) });
-    if (!r.ok) return sendFailure(reply, r.error);
-    return { data: await decorate(req, (r.value as { data: Doc[] }).data) };
-  });
+  const tags = ['kosync documents'];
+  const refused = errors(400, ...SIGNED_IN, 404);
+  const docQuery = query({ status: 'linked or unlinked', limit: 'how many', offset: 'how many to skip' });
+  app.get(
+    `${KOSYNC_PREFIX}/documents`,
+    { ...user, schema: { tags, summary: 'your KOReader documents', querystring: docQuery, response: { 200: Type.Object({ data: Type.Array(KosyncDocument) }), ...refused } } },
+    async (req, reply) => {
+      const r = await reading(req, 'kosync-documents', { access: await access(req), query: queryOf(req) });
+      if (!r.ok) return sendFailure(reply, r.error);
+      return { data: await decorate(req, (r.value as { data: Doc[] }).data) };
+    },
+  );
 
   /** Links one document (null unlinks); the item must be one the caller sees. */
   const link = async (req: FastifyRequest, document: string, item: string | null, kind: 'user' | 'catalog') => {
@@ -211,53 +272,82 @@ export function kosyncRoutes(
     return reading(req, 'kosync-link', { access: await access(req), kind, query: { document } });
   };
 
-  app.post(`${KOSYNC_PREFIX}/documents/auto-link`, user, async (req, reply) => {
-    const a = await access(req);
-    const r = await reading(req, 'kosync-documents', { access: a, query: { status: 'unlinked' } });
-    if (!r.ok) return sendFailure(reply, r.error);
-    const linked: { document: string; media_item_id: string; status: string }[] = [];
-    const unmatched: string[] = [];
-    const docs = (r.value as { data: Doc[] }).data;
-    const found = await view.itemsOf(
-      a,
-      docs.map((d) => d.document),
-    );
-    for (const d of docs) {
-      const item = found.get(d.document);
-      if (!item) {
-        unmatched.push(d.document);
-        continue;
-      }
-      const l = await link(req, d.document, item, 'catalog');
-      if (l.ok) linked.push({ document: d.document, media_item_id: item, status: (l.value as { status: string }).status });
-      else unmatched.push(d.document);
-    }
-    return { linked, unmatched };
+  const autoLinked = Type.Object({
+    linked: Type.Array(Type.Object({ document: Type.String(), media_item_id: Type.String(), status: Type.String() })),
+    unmatched: Type.Array(Type.String()),
   });
+  app.post(
+    `${KOSYNC_PREFIX}/documents/auto-link`,
+    { ...user, schema: { tags, summary: 'link unlinked documents to the books they match', response: { 200: autoLinked, ...refused } } },
+    async (req, reply) => {
+      const a = await access(req);
+      const r = await reading(req, 'kosync-documents', { access: a, query: { status: 'unlinked' } });
+      if (!r.ok) return sendFailure(reply, r.error);
+      const linked: { document: string; media_item_id: string; status: string }[] = [];
+      const unmatched: string[] = [];
+      const docs = (r.value as { data: Doc[] }).data;
+      const found = await view.itemsOf(
+        a,
+        docs.map((d) => d.document),
+      );
+      for (const d of docs) {
+        const item = found.get(d.document);
+        if (!item) {
+          unmatched.push(d.document);
+          continue;
+        }
+        const l = await link(req, d.document, item, 'catalog');
+        if (l.ok) linked.push({ document: d.document, media_item_id: item, status: (l.value as { status: string }).status });
+        else unmatched.push(d.document);
+      }
+      return { linked, unmatched };
+    },
+  );
 
   const Links = Type.Object({
     links: Type.Array(Type.Object({ document: Type.String({ pattern: DOCUMENT.source }), media_item_id: Type.String({ format: 'uuid' }) }), { minItems: 1, maxItems: 500 }),
   });
-  app.post(`${KOSYNC_PREFIX}/documents/link`, { ...user, schema: { body: Links } }, async (req) => {
-    const succeeded: { document: string; media_item_id: string; status: string }[] = [];
-    const failed: { document: string; error: string }[] = [];
-    for (const l of (req.body as Type.Static<typeof Links>).links) {
-      const r = await link(req, l.document.toLowerCase(), l.media_item_id, 'user');
-      if (r.ok) succeeded.push({ document: l.document.toLowerCase(), media_item_id: l.media_item_id.toLowerCase(), status: (r.value as { status: string }).status });
-      else failed.push({ document: l.document, error: r.error.message });
-    }
-    return { message: `${succeeded.length} linked, ${failed.length} failed`, succeeded, failed };
+  const linkedMany = Type.Object({
+    message: Type.String(),
+    succeeded: Type.Array(Type.Object({ document: Type.String(), media_item_id: Type.String(), status: Type.String() })),
+    failed: Type.Array(Type.Object({ document: Type.String(), error: Type.String() })),
   });
+  app.post(
+    `${KOSYNC_PREFIX}/documents/link`,
+    { ...user, schema: { tags, summary: 'link documents to books', body: Links, response: { 200: linkedMany, ...refused } } },
+    async (req) => {
+      const succeeded: { document: string; media_item_id: string; status: string }[] = [];
+      const failed: { document: string; error: string }[] = [];
+      for (const l of (req.body as Type.Static<typeof Links>).links) {
+        const r = await link(req, l.document.toLowerCase(), l.media_item_id, 'user');
+        if (r.ok) succeeded.push({ document: l.document.toLowerCase(), media_item_id: l.media_item_id.toLowerCase(), status: (r.value as { status: string }).status });
+        else failed.push({ document: l.document, error: r.error.message });
+      }
+      return { message: `${succeeded.length} linked, ${failed.length} failed`, succeeded, failed };
+    },
+  );
 
   const LinkOne = Type.Object({ media_item_id: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]) });
-  app.put(`${KOSYNC_PREFIX}/documents/:document`, { ...user, ...docParams, schema: { params: DocParams, body: LinkOne } }, async (req, reply) => {
-    const r = await link(req, docOf(req), (req.body as Type.Static<typeof LinkOne>).media_item_id, 'user');
-    if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as { status: string; document: Doc };
-    return { status: v.status, document: (await decorate(req, [v.document]))[0] };
-  });
+  const linkedOne = Type.Object({ status: Type.String(), document: KosyncDocument });
+  app.put(
+    `${KOSYNC_PREFIX}/documents/:document`,
+    { ...user, ...docParams, schema: { tags, summary: 'link a document to a book (null unlinks)', params: DocParams, body: LinkOne, response: { 200: linkedOne, ...refused } } },
+    async (req, reply) => {
+      const r = await link(req, docOf(req), (req.body as Type.Static<typeof LinkOne>).media_item_id, 'user');
+      if (!r.ok) return sendFailure(reply, r.error);
+      const v = r.value as { status: string; document: Doc };
+      return { status: v.status, document: (await decorate(req, [v.document]))[0] };
+    },
+  );
 
-  app.get(`${KOSYNC_PREFIX}/documents/:document/candidates`, { ...user, ...docParams }, async (req, reply) => {
+  const candidatesSchema = {
+    tags,
+    summary: 'books a document might be',
+    params: DocParams,
+    querystring: query({ q: 'free text (required)', limit: 'how many (default 20)', offset: 'how many to skip' }),
+    response: { 200: SearchResult, ...refused },
+  };
+  app.get(`${KOSYNC_PREFIX}/documents/:document/candidates`, { ...user, ...docParams, schema: candidatesSchema }, async (req, reply) => {
     const q = queryOf(req);
     const text = typeof q.q === 'string' ? q.q.trim() : '';
     if (text === '') return sendFailure(reply, fail('validation', 'q is required'));

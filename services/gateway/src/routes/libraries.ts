@@ -6,6 +6,8 @@ import type { CallCatalog, CallIdentity } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
 import type { Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
+import { Browse, Issues, LibraryList, LibraryRecord, ScanQueued, ScanSettings, ScanSettingsUpdated, ScanStatus } from './catalog-schemas';
+import { errors, IdParams, MessageBody, query, serviceBody, SIGNED_IN } from '../http/schemas';
 
 export interface CatalogDeps {
   catalog: CallCatalog;
@@ -21,62 +23,109 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, r
   const user = { onRequest: auth.requireUser };
   const admin = { onRequest: auth.requireAdmin };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
+  const tags = ['libraries'];
+  const refused = errors(...SIGNED_IN);
+  const LibraryBody = serviceBody({ name: 'the name', folders: 'server folders (absolute paths)', watch: 'follow changes on disk (default true)' });
 
   // The libraries the caller may see, from the read model; server paths only for admins.
   const visibleLibraries = async (req: FastifyRequest, reply: FastifyReply) => {
     const c = await reads.context(req.caller!);
     return reply.send(await reads.catalog.libraries(c.access, req.caller!.role === 'admin'));
   };
-  app.get('/api/libraries', user, visibleLibraries);
-  app.get('/api/libraries/visibility', user, visibleLibraries);
-  app.get('/api/libraries/browse', admin, async (req, reply) => {
+  const listed = { tags, summary: 'the libraries you may see', response: { 200: LibraryList, ...refused } };
+  app.get('/api/libraries', { ...user, schema: listed }, visibleLibraries);
+  app.get('/api/libraries/visibility', { ...user, schema: listed }, visibleLibraries);
+  const browseSchema = {
+    tags,
+    summary: "browse the server's folders (admin)",
+    querystring: query({ path: 'an absolute folder (none: the allowed roots)' }),
+    response: { 200: Browse, ...errors(400, ...SIGNED_IN) },
+  };
+  app.get('/api/libraries/browse', { ...admin, schema: browseSchema }, async (req, reply) => {
     const path = queryOf(req).path;
     return sendResult(reply, await catalog('browse', { caller: req.caller!, ...(typeof path === 'string' && path !== '' ? { path } : {}) }));
   });
 
   // Legacy: the scan poll interval, stored as the system setting of the same name.
-  app.get('/api/libraries/scan-settings', admin, async (req, reply) => {
-    const r = await identity('settings-get', { caller: req.caller! });
-    if (!r.ok) return sendFailure(reply, r.error);
-    const e = (r.value as { settings: Identity.SettingEntry[] }).settings.find((x) => x.key === 'scan_poll_interval_seconds');
-    return reply.send({ scan_poll_interval_seconds: e?.value });
-  });
-  app.put('/api/libraries/scan-settings', admin, async (req, reply) => {
-    const input = bodyOf(req);
-    if (!input || !('scan_poll_interval_seconds' in input)) return sendFailure(reply, invalid());
-    let v = input.scan_poll_interval_seconds;
-    if (typeof v === 'string' && /^\d+$/.test(v.trim())) v = Number(v);
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 3600) {
-      return sendFailure(reply, fail('validation', 'scan_poll_interval_seconds must be an integer between 1 and 3600'));
-    }
-    const r = await identity('settings-put', { caller: req.caller!, input: { scan_poll_interval_seconds: v } });
-    if (!r.ok) return sendFailure(reply, r.error);
-    return reply.send({ scan_poll_interval_seconds: v, message: 'scan settings updated' });
-  });
+  app.get(
+    '/api/libraries/scan-settings',
+    { ...admin, schema: { tags, summary: 'the scan poll interval (legacy)', response: { 200: ScanSettings, ...refused } } },
+    async (req, reply) => {
+      const r = await identity('settings-get', { caller: req.caller! });
+      if (!r.ok) return sendFailure(reply, r.error);
+      const e = (r.value as { settings: Identity.SettingEntry[] }).settings.find((x) => x.key === 'scan_poll_interval_seconds');
+      return reply.send({ scan_poll_interval_seconds: e?.value });
+    },
+  );
+  const scanSettingsBody = serviceBody({ scan_poll_interval_seconds: 'integer seconds, 1 to 3600' });
+  app.put(
+    '/api/libraries/scan-settings',
+    { ...admin, schema: { tags, summary: 'set the scan poll interval (legacy)', body: scanSettingsBody, response: { 200: ScanSettingsUpdated, ...errors(400, ...SIGNED_IN) } } },
+    async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input || !('scan_poll_interval_seconds' in input)) return sendFailure(reply, invalid());
+      let v = input.scan_poll_interval_seconds;
+      if (typeof v === 'string' && /^\d+$/.test(v.trim())) v = Number(v);
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 3600) {
+        return sendFailure(reply, fail('validation', 'scan_poll_interval_seconds must be an integer between 1 and 3600'));
+      }
+      const r = await identity('settings-put', { caller: req.caller!, input: { scan_poll_interval_seconds: v } });
+      if (!r.ok) return sendFailure(reply, r.error);
+      return reply.send({ scan_poll_interval_seconds: v, message: 'scan settings updated' });
+    },
+  );
 
-  app.get('/api/libraries/:id', user, async (req, reply) => {
-    const c = await reads.context(req.caller!);
-    return sendResult(reply, await reads.catalog.library(c.access, req.caller!.role === 'admin', id(req)));
-  });
-  app.post('/api/libraries', admin, async (req, reply) => {
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid());
-    return sendResult(reply, await catalog('library-create', { caller: req.caller!, input }), 201);
-  });
+  app.get(
+    '/api/libraries/:id',
+    { ...user, schema: { tags, summary: 'one library', params: IdParams, response: { 200: LibraryRecord, ...errors(400, ...SIGNED_IN, 404) } } },
+    async (req, reply) => {
+      const c = await reads.context(req.caller!);
+      return sendResult(reply, await reads.catalog.library(c.access, req.caller!.role === 'admin', id(req)));
+    },
+  );
+  app.post(
+    '/api/libraries',
+    { ...admin, schema: { tags, summary: 'create a library (admin)', body: LibraryBody, response: { 201: LibraryRecord, ...errors(400, ...SIGNED_IN, 409) } } },
+    async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input) return sendFailure(reply, invalid());
+      return sendResult(reply, await catalog('library-create', { caller: req.caller!, input }), 201);
+    },
+  );
   for (const method of ['put', 'patch'] as const) {
-    app[method]('/api/libraries/:id', admin, async (req, reply) => {
+    const schema = { tags, summary: 'change a library (admin)', params: IdParams, body: LibraryBody, response: { 200: LibraryRecord, ...errors(400, ...SIGNED_IN, 404, 409) } };
+    app[method]('/api/libraries/:id', { ...admin, schema }, async (req, reply) => {
       const input = bodyOf(req);
       if (!input) return sendFailure(reply, invalid());
       return sendResult(reply, await catalog('library-update', { caller: req.caller!, id: id(req), input }));
     });
   }
-  app.delete('/api/libraries/:id', admin, async (req, reply) => sendResult(reply, await catalog('library-delete', { caller: req.caller!, id: id(req) })));
+  app.delete(
+    '/api/libraries/:id',
+    { ...admin, schema: { tags, summary: 'delete a library (admin)', params: IdParams, response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404) } } },
+    async (req, reply) => sendResult(reply, await catalog('library-delete', { caller: req.caller!, id: id(req) })),
+  );
 
-  app.post('/api/scanner/scan', admin, async (req, reply) => {
-    const input = bodyOf(req);
-    if (!input) return sendFailure(reply, invalid());
-    return sendResult(reply, await catalog('scan-start', { caller: req.caller!, input }), 202);
-  });
-  app.get('/api/scanner/status', admin, async (req, reply) => sendResult(reply, await catalog('scan-status', { caller: req.caller! })));
-  app.get('/api/scanner/issues', admin, async (req, reply) => sendResult(reply, await catalog('scan-issues', { caller: req.caller!, query: queryOf(req) })));
+  const scanBody = serviceBody({ library_id: 'one library (none: every library)' });
+  app.post(
+    '/api/scanner/scan',
+    { ...admin, schema: { tags: ['scanner'], summary: 'scan libraries (admin)', body: scanBody, response: { 202: ScanQueued, ...errors(400, ...SIGNED_IN, 404) } } },
+    async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input) return sendFailure(reply, invalid());
+      return sendResult(reply, await catalog('scan-start', { caller: req.caller!, input }), 202);
+    },
+  );
+  app.get('/api/scanner/status', { ...admin, schema: { tags: ['scanner'], summary: 'recent scans (admin)', response: { 200: ScanStatus, ...refused } } }, async (req, reply) =>
+    sendResult(reply, await catalog('scan-status', { caller: req.caller! })),
+  );
+  const issuesQuery = query({ library_id: 'one library', limit: 'how many (default 100, at most 1000)' });
+  app.get(
+    '/api/scanner/issues',
+    {
+      ...admin,
+      schema: { tags: ['scanner'], summary: 'files the scanner could not read (admin)', querystring: issuesQuery, response: { 200: Issues, ...errors(400, ...SIGNED_IN) } },
+    },
+    async (req, reply) => sendResult(reply, await catalog('scan-issues', { caller: req.caller!, query: queryOf(req) })),
+  );
 }

@@ -8,6 +8,14 @@ import type { VerifiedCache } from '../http/verified-cache';
 import type { Origins } from '../http/origin';
 import { sendFailure } from '../http/reply';
 import { OPDS_ROOT } from '../opds/request';
+import Type from 'typebox';
+import { errors, MessageBody, SIGNED_IN } from '../http/schemas';
+
+const KeyState = Type.Object({ exists: Type.Boolean(), created_at: Type.Union([Type.String(), Type.Null()]) }, { description: 'whether you have a reader key (never the key)' });
+const NewKey = Type.Object(
+  { key: Type.String(), created_at: Type.String(), opds_path: Type.String(), opds_url: Type.Optional(Type.String()) },
+  { description: 'a new reader key, shown once, with the catalog address that carries it' },
+);
 
 interface KeyInfo {
   exists: boolean;
@@ -20,27 +28,36 @@ export function opdsKeyRoutes(
   { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins?: Origins },
 ): void {
   const user = { onRequest: auth.requireUser };
-  app.get('/api/auth/opds-key', user, async (req, reply) => {
+  const tags = ['opds'];
+  app.get('/api/auth/opds-key', { ...user, schema: { tags, summary: 'your reader key', response: { 200: KeyState, ...errors(...SIGNED_IN) } } }, async (req, reply) => {
     const r = await identity('reader-key', { caller: req.caller!, action: 'get' });
     return r.ok ? reply.send(r.value) : sendFailure(reply, r.error);
   });
-  app.post('/api/auth/opds-key', user, async (req, reply) => {
-    const r = await identity('reader-key', { caller: req.caller!, action: 'create' });
-    if (!r.ok) return sendFailure(reply, r.error);
-    // the old key stops here at once (other replicas drop it on identity's event)
-    verified?.forgetUser(req.caller!.user_id);
-    const v = r.value as KeyInfo;
-    const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
-    // the absolute address only for a Host this server may believe (else the app takes the path)
-    const base = origins ? origins.publicBase(req) : `${req.protocol}://${req.host}`;
-    return reply
-      .code(201)
-      .header('Cache-Control', 'no-store')
-      .send({ key: v.key, created_at: v.created_at, opds_path: path, ...(base ? { opds_url: `${base}${path}` } : {}) });
-  });
-  app.delete('/api/auth/opds-key', user, async (req, reply) => {
-    const r = await identity('reader-key', { caller: req.caller!, action: 'revoke' });
-    if (r.ok) verified?.forgetUser(req.caller!.user_id);
-    return r.ok ? reply.send({ message: 'opds key revoked' }) : sendFailure(reply, r.error);
-  });
+  app.post(
+    '/api/auth/opds-key',
+    { ...user, schema: { tags, summary: 'a new reader key (the old one stops working)', response: { 201: NewKey, ...errors(...SIGNED_IN) } } },
+    async (req, reply) => {
+      const r = await identity('reader-key', { caller: req.caller!, action: 'create' });
+      if (!r.ok) return sendFailure(reply, r.error);
+      // the old key stops here at once (other replicas drop it on identity's event)
+      verified?.forgetUser(req.caller!.user_id);
+      const v = r.value as KeyInfo;
+      const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
+      // the absolute address only for a Host this server may believe (else the app takes the path)
+      const base = origins ? origins.publicBase(req) : `${req.protocol}://${req.host}`;
+      return reply
+        .code(201)
+        .header('Cache-Control', 'no-store')
+        .send({ key: v.key, created_at: v.created_at, opds_path: path, ...(base ? { opds_url: `${base}${path}` } : {}) });
+    },
+  );
+  app.delete(
+    '/api/auth/opds-key',
+    { ...user, schema: { tags, summary: 'revoke your reader key', response: { 200: MessageBody, ...errors(...SIGNED_IN) } } },
+    async (req, reply) => {
+      const r = await identity('reader-key', { caller: req.caller!, action: 'revoke' });
+      if (r.ok) verified?.forgetUser(req.caller!.user_id);
+      return r.ok ? reply.send({ message: 'opds key revoked' }) : sendFailure(reply, r.error);
+    },
+  );
 }

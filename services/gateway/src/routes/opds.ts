@@ -27,6 +27,7 @@ import type { VerifiedCache } from '../http/verified-cache';
 import type { AuthFailures } from '../http/auth-failures';
 import type { Origins } from '../http/origin';
 import type { CoverSource } from '../files/covers';
+import { atomFeed, coverSchema, fileSchema, keyParam, pageSchema, searchFeed } from './opds-schemas';
 
 export interface OpdsDeps {
   /** covers and thumbnails, from the catalog's directory where reachable */
@@ -70,7 +71,13 @@ export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
     opds2Feeds(sub, deps, queries, streams);
   };
   void app.register(tree, { prefix: OPDS_ROOT });
-  void app.register(tree, { prefix: `${OPDS_ROOT}/key/:key` });
+  void app.register(
+    async (sub: FastifyInstance) => {
+      sub.addHook('onRoute', keyParam);
+      await tree(sub);
+    },
+    { prefix: `${OPDS_ROOT}/key/:key` },
+  );
 }
 
 function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
@@ -97,7 +104,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     ...(rel ? { rel } : {}),
   });
 
-  app.get('/', async (req, reply) => {
+  app.get('/', atomFeed('navigation', 'the OPDS 1.2 catalog root'), async (req, reply) => {
     const base = baseOf(req);
     const r = await cachedFeed(req, async () =>
       ok(
@@ -114,7 +121,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     return send(reply, r, TYPE.navigation);
   });
 
-  app.get('/libraries', async (req, reply) => {
+  app.get('/libraries', atomFeed('navigation', 'libraries'), async (req, reply) => {
     const base = baseOf(req);
     const r = await cachedFeed(req, async (c) => {
       const libs = await reads.catalog.libraries(c.access, false);
@@ -151,7 +158,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
 
   const paged = (req: FastifyRequest) => parsePaging(queryOf(req));
 
-  app.get<{ Params: { id: string } }>('/libraries/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/libraries/:id', atomFeed('acquisition', "a library's books", { id: 'the library' }, { sort: 'title or new' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
@@ -162,7 +169,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     return send(reply, r, TYPE.acquisition);
   });
 
-  app.get('/recent', async (req, reply) => {
+  app.get('/recent', atomFeed('acquisition', 'recently added'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, { by: 'recent' }, 'Recently added', baseOf(req)));
@@ -171,7 +178,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
 
   for (const kind of GROUP_KINDS) {
     const group = NAME_GROUPS[kind];
-    app.get(`/${kind}`, async (req, reply) => {
+    app.get(`/${kind}`, atomFeed('navigation', `by ${kind}`), async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const base = baseOf(req);
@@ -196,7 +203,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
       });
       return send(reply, r, TYPE.navigation);
     });
-    app.get<{ Params: { name: string } }>(`/${kind}/:name`, async (req, reply) => {
+    app.get<{ Params: { name: string } }>(`/${kind}/:name`, atomFeed('acquisition', `the books of one of the ${kind}`, { name: 'the name' }), async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const name = req.params.name;
@@ -206,7 +213,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
   }
 
   // the caller's collections (system and their own), each an acquisition feed of its books
-  app.get('/collections', async (req, reply) => {
+  app.get('/collections', atomFeed('navigation', 'your collections'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const base = baseOf(req);
@@ -234,7 +241,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     return send(reply, r, TYPE.navigation);
   });
 
-  app.get<{ Params: { id: string } }>('/collections/:id', async (req, reply) => {
+  app.get<{ Params: { id: string } }>('/collections/:id', atomFeed('acquisition', "a collection's books", { id: 'the collection' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const id = req.params.id;
@@ -245,7 +252,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     return send(reply, r, TYPE.acquisition);
   });
 
-  app.get('/continue-reading', async (req, reply) => {
+  app.get('/continue-reading', atomFeed('acquisition', 'books you are reading'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
@@ -271,7 +278,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     return acquisitionFeed(head, list, await streams.infoFor(req.caller!.user_id, list));
   }
 
-  app.get('/search', async (req, reply) => {
+  app.get('/search', searchFeed, async (req, reply) => {
     const q = queryOf(req);
     const text = Catalog.q1(q, 'q');
     const base = baseOf(req);
@@ -304,7 +311,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
 
   // The files of catalogued items, as /uploads serves them, named for download (KOReader's
   // "use server filenames" reads Content-Disposition).
-  app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', async (req, reply) => {
+  app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', fileSchema, async (req, reply) => {
     const { libraryId, '*': rel } = req.params;
     if (!isUuid(libraryId)) return sendFailure(reply, fail('not_found', Messages.fileNotFound));
     const id = libraryId.toLowerCase();
@@ -318,7 +325,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
 
   // OPDS-PSE: one page of a comic, a PDF or an image-only EPUB, 0-based, converted to JPEG and
   // scaled when asked or needed; a fetch past the user's position records their progress.
-  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string; convert?: string } }>('/pages/:id/:n', async (req, reply) => {
+  app.get<{ Params: { id: string; n: string }; Querystring: { width?: string; convert?: string } }>('/pages/:id/:n', pageSchema, async (req, reply) => {
     const { id, n } = req.params;
     if (!/^\d{1,6}$/.test(n)) return sendFailure(reply, fail('validation', PAGE_NUMBER_MESSAGE));
     const width = parseWidth(req.query.width);
@@ -370,7 +377,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     ['covers', 'cover'],
     ['thumbnails', 'thumbnail'],
   ] as const) {
-    app.get<{ Params: { id: string } }>(`/${route}/:id`, async (req, reply) => {
+    app.get<{ Params: { id: string } }>(`/${route}/:id`, coverSchema(kind), async (req, reply) => {
       const id = req.params.id;
       const c = await reads.context(req.caller!);
       if (!isUuid(id)) return sendFailure(reply, fail('not_found', Messages.mediaItemNotFound));

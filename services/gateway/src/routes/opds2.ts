@@ -13,6 +13,7 @@ import type { Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { ReadContext } from '../read-model/reads';
 import type { OpdsDeps } from './opds';
+import { jsonFeed, jsonPublication, noCover as noCoverSchema } from './opds-schemas';
 
 const SORT_MESSAGE = 'sort must be one of: title, new';
 const QUERY_MESSAGE = 'query is required';
@@ -78,7 +79,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return ok(feed2(head(req, title, up, p, page.total, newest(page.items)), { publications: await publications(req, page.items), ...(facets ? { facets } : {}) }));
   }
 
-  app.get(`${V2}`, async (req, reply) => {
+  app.get(`${V2}`, jsonFeed('the OPDS 2.0 catalog root'), async (req, reply) => {
     const base = v2(req);
     const r = await cachedFeed(req, async (c) => {
       const user = req.caller!.user_id;
@@ -103,7 +104,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  app.get(`${V2}/libraries`, async (req, reply) => {
+  app.get(`${V2}/libraries`, jsonFeed('libraries'), async (req, reply) => {
     const base = v2(req);
     const r = await cachedFeed(req, async (c) => {
       const libs = await reads.catalog.libraries(c.access, false);
@@ -112,7 +113,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  app.get<{ Params: { id: string } }>(`${V2}/libraries/:id`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${V2}/libraries/:id`, jsonFeed("a library's publications", { id: 'the library' }, { sort: 'title or new' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
@@ -123,7 +124,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  app.get(`${V2}/recent`, async (req, reply) => {
+  app.get(`${V2}/recent`, jsonFeed('recently added'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, { by: 'recent' }, 'Recently added', v2(req)));
@@ -132,7 +133,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
 
   for (const kind of GROUP_KINDS) {
     const group = NAME_GROUPS[kind];
-    app.get(`${V2}/${kind}`, async (req, reply) => {
+    app.get(`${V2}/${kind}`, jsonFeed(`by ${kind}`), async (req, reply) => {
       const p = paged(req);
       if (!p.ok) return sendFailure(reply, p.error);
       const base = v2(req);
@@ -144,16 +145,20 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
       });
       return send(reply, r, TYPE2.feed);
     });
-    app.get<{ Params: { name: string } }>(`${V2}/${kind}/:name`, async (req, reply) => {
-      const p = paged(req);
-      if (!p.ok) return sendFailure(reply, p.error);
-      const name = req.params.name;
-      const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, group.filter(name), name, `${v2(req)}/${kind}`, { emptyIs: group.notFound }));
-      return send(reply, r, TYPE2.feed);
-    });
+    app.get<{ Params: { name: string } }>(
+      `${V2}/${kind}/:name`,
+      jsonFeed(`the publications of one of the ${kind}`, { name: 'the name' }, { sort: 'title or new' }),
+      async (req, reply) => {
+        const p = paged(req);
+        if (!p.ok) return sendFailure(reply, p.error);
+        const name = req.params.name;
+        const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, group.filter(name), name, `${v2(req)}/${kind}`, { emptyIs: group.notFound }));
+        return send(reply, r, TYPE2.feed);
+      },
+    );
   }
 
-  app.get(`${V2}/collections`, async (req, reply) => {
+  app.get(`${V2}/collections`, jsonFeed('your collections'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const base = v2(req);
@@ -171,7 +176,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return feed2(head(req, title, up, p, page.total, newest(items)), { publications: await publications(req, items) });
   }
 
-  app.get<{ Params: { id: string } }>(`${V2}/collections/:id`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${V2}/collections/:id`, jsonFeed("a collection's publications", { id: 'the collection' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const id = req.params.id;
@@ -182,7 +187,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  app.get(`${V2}/continue-reading`, async (req, reply) => {
+  app.get(`${V2}/continue-reading`, jsonFeed('publications you are reading'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
@@ -192,7 +197,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  app.get(`${V2}/search`, async (req, reply) => {
+  app.get(`${V2}/search`, jsonFeed('search', undefined, { query: 'what to look for', q: 'the same (an alias)' }), async (req, reply) => {
     const q = queryOf(req);
     const text = Catalog.q1(q, 'query') ?? Catalog.q1(q, 'q');
     if (text === undefined || text.trim() === '') return sendFailure(reply, fail('validation', QUERY_MESSAGE));
@@ -209,7 +214,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
 
   // one publication, and the page list (Divina manifest) of one whose pages can be streamed
   for (const manifest of [false, true]) {
-    app.get<{ Params: { id: string } }>(`${V2}/publications/:id${manifest ? '/manifest' : ''}`, async (req, reply) => {
+    app.get<{ Params: { id: string } }>(`${V2}/publications/:id${manifest ? '/manifest' : ''}`, jsonPublication(manifest), async (req, reply) => {
       const r = await cachedFeed(req, async (c) => {
         const doc = await reads.catalog.item(c.access, req.params.id);
         if (!doc.ok) return { ok: false, error: fail('not_found', Messages.mediaItemNotFound) };
@@ -223,7 +228,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     });
   }
 
-  app.get(`${V2}/no-cover.png`, async (_req, reply) =>
+  app.get(`${V2}/no-cover.png`, noCoverSchema, async (_req, reply) =>
     reply
       .header('Cache-Control', 'public, max-age=86400')
       .type('image/png')

@@ -4,6 +4,8 @@ import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { sendResult } from '../http/reply';
 import { sendJson, type Reads } from '../read-model/reads';
+import { Identity } from '@bindery/contracts';
+import { errors, SIGNED_IN } from '../http/schemas';
 
 export function profileRoutes(app: FastifyInstance, { call, auth, reads }: { call: CallIdentity; auth: Auth; reads: Reads }): void {
   const slow = async (req: FastifyRequest, reply: FastifyReply, position: number) => {
@@ -13,7 +15,8 @@ export function profileRoutes(app: FastifyInstance, { call, auth, reads }: { cal
     return sendResult(reply, await call('profile-get', { caller: req.caller! }));
   };
   // a frequent read: answered without a promise when the profile is cached at the current position
-  app.get('/api/auth/profile', { onRequest: auth.requireUser }, (req, reply) => {
+  const schema = { tags: ['auth'], summary: 'your profile', response: { 200: Identity.UserProfile, ...errors(...SIGNED_IN, 404, 500) } };
+  app.get('/api/auth/profile', { onRequest: auth.requireUser, schema }, (req, reply) => {
     const position = reads.models.position('identity');
     const p = reads.identity.profileCached(req.caller!.user_id, position);
     if (typeof p !== 'string') return slow(req, reply, position);

@@ -5,13 +5,26 @@ import { fail, Messages, Reading } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { bodyOf } from './auth';
-import { param, type ReadingDeps } from './reading-progress';
+import { ItemParams, param, type ReadingDeps } from './reading-progress';
+import Type from 'typebox';
+import { errors, MessageBody, params, routeBody, serviceBody, SIGNED_IN } from '../http/schemas';
+import { Annotation, AnnotationList, AnnotationWritten, Rating } from './reading-schemas';
 
 const KINDS = { highlights: 'highlight', notes: 'note', bookmarks: 'bookmark' } as const;
 
 export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
   const user = { onRequest: auth.requireUser };
   const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+  const tags = ['annotations'];
+  const refused = errors(400, ...SIGNED_IN, 404);
+  const AidParams = { params: params({ aid: 'the annotation' }) };
+  const fields = {
+    position: 'where: `epubcfi` (a range for highlights), or `pos0`/`pos1`, `page`, `percentage`',
+    text: 'the highlighted text',
+    note: 'the note',
+    color: 'a hex colour or a palette name',
+    dedup_key: 'a client key: a replay answers the annotation already there',
+  };
 
   /** The caller's annotation (of `kind`, live; or any), when its book is visible; else the failure is sent. */
   const mine = async (req: FastifyRequest, reply: FastifyReply, kind?: string): Promise<boolean> => {
@@ -29,12 +42,24 @@ export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, rea
   };
 
   for (const [segment, kind] of Object.entries(KINDS)) {
-    app.get(`/api/media-items/:id/${segment}`, user, async (req, reply) => {
-      const item = await visibleItem(reads, req, reply, param(req));
-      if (!item) return reply;
-      return sendResult(reply, await reading(req, 'annotations-list', { item_id: item, kind }));
-    });
-    app.post(`/api/media-items/:id/${segment}`, user, async (req, reply) => {
+    app.get(
+      `/api/media-items/:id/${segment}`,
+      { ...user, schema: { tags, summary: `your ${segment} in an item`, ...ItemParams, response: { 200: AnnotationList, ...refused } } },
+      async (req, reply) => {
+        const item = await visibleItem(reads, req, reply, param(req));
+        if (!item) return reply;
+        return sendResult(reply, await reading(req, 'annotations-list', { item_id: item, kind }));
+      },
+    );
+    const created = { 200: AnnotationWritten, 201: AnnotationWritten, ...errors(400, ...SIGNED_IN, 404) };
+    const createSchema = {
+      tags,
+      summary: `add a ${kind} (200 with the one already there for a known dedup_key)`,
+      ...ItemParams,
+      body: routeBody(fields, `a ${kind}`),
+      response: created,
+    };
+    app.post(`/api/media-items/:id/${segment}`, { ...user, schema: createSchema }, async (req, reply) => {
       const item = await visibleItem(reads, req, reply, param(req));
       if (!item) return reply;
       const input = bodyOf(req);
@@ -45,53 +70,78 @@ export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, rea
       const { existing, ...a } = r.value as { existing: boolean };
       return reply.code(existing ? 200 : 201).send(a);
     });
-    app.get(`/api/${segment}/:aid`, user, async (req, reply) => {
+    app.get(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `one ${kind}`, ...AidParams, response: { 200: Annotation, ...refused } } }, async (req, reply) => {
       if (!(await mine(req, reply, kind))) return reply;
       return sendResult(reply, await reading(req, 'annotation-get', { id: param(req, 'aid'), kind }));
     });
     for (const method of ['put', 'patch'] as const) {
-      app[method](`/api/${segment}/:aid`, user, async (req, reply) => {
+      const schema = { tags, summary: `change a ${kind}`, ...AidParams, body: serviceBody(fields), response: { 200: AnnotationWritten, ...refused } };
+      app[method](`/api/${segment}/:aid`, { ...user, schema }, async (req, reply) => {
         const input = bodyOf(req);
         if (!input) return invalid(reply);
         if (!(await mine(req, reply, kind))) return reply;
         return sendResult(reply, await reading(req, 'annotation-update', { id: param(req, 'aid'), kind, input }));
       });
     }
-    app.delete(`/api/${segment}/:aid`, user, async (req, reply) => {
+    const deleted = { 200: Type.Union([MessageBody, Annotation], { description: 'deleted (restorable from the deleted list)' }), ...refused };
+    app.delete(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `delete a ${kind}`, ...AidParams, response: deleted } }, async (req, reply) => {
       if (!(await mine(req, reply, kind))) return reply;
       return sendResult(reply, await reading(req, 'annotation-delete', { id: param(req, 'aid'), kind }));
     });
   }
 
-  app.get('/api/media-items/:id/annotations/deleted', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'annotations-deleted', { item_id: item }));
-  });
-  app.delete('/api/media-items/:id/annotations/deleted', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'annotations-purge-all', { item_id: item }));
-  });
-  app.post('/api/annotations/:aid/restore', user, async (req, reply) => {
-    if (!(await mine(req, reply))) return reply;
-    return sendResult(reply, await reading(req, 'annotation-restore', { id: param(req, 'aid') }));
-  });
-  app.delete('/api/annotations/:aid', user, async (req, reply) => {
-    if (!(await mine(req, reply))) return reply;
-    return sendResult(reply, await reading(req, 'annotation-purge', { id: param(req, 'aid') }));
-  });
+  app.get(
+    '/api/media-items/:id/annotations/deleted',
+    { ...user, schema: { tags, summary: 'your deleted annotations in an item', ...ItemParams, response: { 200: AnnotationList, ...refused } } },
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'annotations-deleted', { item_id: item }));
+    },
+  );
+  const purged = Type.Object({ message: Type.String(), purged: Type.Integer() });
+  app.delete(
+    '/api/media-items/:id/annotations/deleted',
+    { ...user, schema: { tags, summary: 'purge your deleted annotations in an item', ...ItemParams, response: { 200: purged, ...refused } } },
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'annotations-purge-all', { item_id: item }));
+    },
+  );
+  app.post(
+    '/api/annotations/:aid/restore',
+    { ...user, schema: { tags, summary: 'restore a deleted annotation', ...AidParams, response: { 200: Annotation, ...errors(400, ...SIGNED_IN, 404, 409) } } },
+    async (req, reply) => {
+      if (!(await mine(req, reply))) return reply;
+      return sendResult(reply, await reading(req, 'annotation-restore', { id: param(req, 'aid') }));
+    },
+  );
+  app.delete(
+    '/api/annotations/:aid',
+    { ...user, schema: { tags, summary: 'purge an annotation for good', ...AidParams, response: { 200: MessageBody, ...refused } } },
+    async (req, reply) => {
+      if (!(await mine(req, reply))) return reply;
+      return sendResult(reply, await reading(req, 'annotation-purge', { id: param(req, 'aid') }));
+    },
+  );
 
-  app.get('/api/media-items/:id/rating', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'rating-get', { item_id: item }));
-  });
+  app.get(
+    '/api/media-items/:id/rating',
+    { ...user, schema: { tags: ['ratings'], summary: 'your rating of an item', ...ItemParams, response: { 200: Rating, ...refused } } },
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'rating-get', { item_id: item }));
+    },
+  );
   for (const [method, op] of [
     ['post', 'rating-create'],
     ['put', 'rating-put'],
   ] as const) {
-    app[method]('/api/media-items/:id/rating', user, async (req, reply) => {
+    const body = routeBody({ rating: '0.5 to 5, in halves', review: 'text' });
+    const schema = { tags: ['ratings'], summary: 'rate an item (201 when new)', ...ItemParams, body, response: { 200: Rating, 201: Rating, ...refused } };
+    app[method]('/api/media-items/:id/rating', { ...user, schema }, async (req, reply) => {
       const item = await visibleItem(reads, req, reply, param(req));
       if (!item) return reply;
       const input = bodyOf(req);
@@ -102,9 +152,13 @@ export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, rea
       return reply.code(created ? 201 : 200).send(rating);
     });
   }
-  app.delete('/api/media-items/:id/rating', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'rating-delete', { item_id: item }));
-  });
+  app.delete(
+    '/api/media-items/:id/rating',
+    { ...user, schema: { tags: ['ratings'], summary: 'forget your rating', ...ItemParams, response: { 200: MessageBody, ...refused } } },
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'rating-delete', { item_id: item }));
+    },
+  );
 }

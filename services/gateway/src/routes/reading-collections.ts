@@ -1,6 +1,7 @@
 // Collections (/api/collections: system, custom, smart; items; preview; restore a system one), saved
 // filters (/api/saved-filters) and the dashboard (/api/dashboard/sections, /api/dashboard/preferences).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import { fail, isUuid, Messages, Reading, type Result } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
@@ -10,6 +11,8 @@ import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf } from './libraries';
 import { param, type ReadingDeps } from './reading-progress';
+import { errors, IdParams, MessageBody, params, query, serviceBody, SIGNED_IN } from '../http/schemas';
+import { Collection, CollectionList, ItemsAdded, Members, Preferences, Preview, SavedFilter, SavedFilterList, Sections } from './reading-schemas';
 
 /** A whole-number query parameter, its default when absent, null when malformed. */
 function whole(raw: string | string[] | undefined, dflt: number): number | null {
@@ -23,6 +26,22 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   const dashboard = new DashboardView(reads.db);
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
   const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+  const tags = ['collections'];
+  const refused = errors(400, ...SIGNED_IN, 404);
+  const CollectionBody = serviceBody({
+    name: 'the name',
+    description: 'a description',
+    color: 'a hex colour',
+    icon: 'an emoji',
+    show_on_dashboard: 'shown as a dashboard section',
+    priority: 'its place on the dashboard',
+    rules: 'a smart collection: its filter rules',
+    filter_id: 'a smart collection from a saved filter',
+    auto_assign: 'rules that add new items',
+  });
+  const FilterBody = serviceBody({ name: 'the name', resource_type: 'what it filters, like media_items', filter: 'the filter (an object or a list)' });
+  const page = query({ limit: 'how many (default 50, at most 1000)', offset: 'how many to skip' });
+  const s = (summary: string, rest: object) => ({ ...user, schema: { tags, summary, ...rest } });
   const withBody =
     (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
     async (req: FastifyRequest, reply: FastifyReply) => {
@@ -37,22 +56,37 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     return reply.send({ ...v, data: await withItems(reads.db, await access(req), v.data) });
   };
 
-  app.get('/api/collections', user, async (req, reply) => reply.send({ data: await dashboard.collections(req.caller!.user_id, await access(req)) }));
-  app.post('/api/collections', user, withBody('collection-create', 201));
-  app.post('/api/collections/preview', user, async (req, reply) => {
-    const input = bodyOf(req);
-    if (!input) return invalid(reply);
-    return books(req, reply, await reading(req, 'collection-preview', { input, access: await access(req), query: queryOf(req) }));
-  });
-  app.post('/api/collections/system/restore', user, async (req, reply) => {
-    const input = bodyOf(req);
-    if (!input) return invalid(reply);
-    const r = await reading(req, 'collection-restore-system', { input });
-    if (!r.ok) return sendFailure(reply, r.error);
-    const { restored, ...c } = r.value as { restored: boolean };
-    return reply.code(restored ? 201 : 200).send(c);
-  });
-  app.get('/api/collections/:id', user, async (req, reply) => {
+  app.get('/api/collections', s('your collections', { response: { 200: CollectionList, ...errors(...SIGNED_IN) } }), async (req, reply) =>
+    reply.send({ data: await dashboard.collections(req.caller!.user_id, await access(req)) }),
+  );
+  app.post(
+    '/api/collections',
+    s('create a collection', { body: CollectionBody, response: { 201: Collection, ...errors(400, ...SIGNED_IN, 404, 409) } }),
+    withBody('collection-create', 201),
+  );
+  app.post(
+    '/api/collections/preview',
+    s('the items a rule would hold', { querystring: page, body: CollectionBody, response: { 200: Preview, ...errors(400, ...SIGNED_IN, 404) } }),
+    async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input) return invalid(reply);
+      return books(req, reply, await reading(req, 'collection-preview', { input, access: await access(req), query: queryOf(req) }));
+    },
+  );
+  const restoreBody = serviceBody({ query_type: 'which system collection' });
+  app.post(
+    '/api/collections/system/restore',
+    s('restore a system collection (201 when it was gone)', { body: restoreBody, response: { 200: Collection, 201: Collection, ...errors(400, ...SIGNED_IN) } }),
+    async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input) return invalid(reply);
+      const r = await reading(req, 'collection-restore-system', { input });
+      if (!r.ok) return sendFailure(reply, r.error);
+      const { restored, ...c } = r.value as { restored: boolean };
+      return reply.code(restored ? 201 : 200).send(c);
+    },
+  );
+  app.get('/api/collections/:id', s('one collection', { params: IdParams, response: { 200: Collection, ...refused } }), async (req, reply) => {
     const id = param(req);
     if (!isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
     const [c] = await dashboard.collections(req.caller!.user_id, await access(req), id.toLowerCase());
@@ -61,12 +95,14 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   for (const method of ['put', 'patch'] as const)
     app[method](
       '/api/collections/:id',
-      user,
+      s('change a collection', { params: IdParams, body: CollectionBody, response: { 200: Collection, ...errors(400, ...SIGNED_IN, 404, 409) } }),
       withBody('collection-update', 200, (req) => ({ id: param(req) })),
     );
-  app.delete('/api/collections/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })));
+  app.delete('/api/collections/:id', s('delete a collection', { params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
+    sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })),
+  );
   // a collection's books, from the gateway's tables like the dashboard
-  app.get('/api/collections/:id/items', user, async (req, reply) => {
+  app.get('/api/collections/:id/items', s("a collection's items", { params: IdParams, querystring: page, response: { 200: Members, ...refused } }), async (req, reply) => {
     const id = param(req);
     if (!isUuid(id)) return sendFailure(reply, fail('validation', Reading.ReadingMessages.invalidCollectionId));
     const q = queryOf(req);
@@ -79,7 +115,8 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     const b = await dashboard.books(req.caller!.user_id, await access(req), c, limit, offset);
     return reply.send({ collection_id: c.id, data: b.books, total: b.total, limit, offset });
   });
-  app.post('/api/collections/:id/items', user, async (req, reply) => {
+  const addBody = serviceBody({ media_item_ids: 'the items to add (1 to 1000)' });
+  app.post('/api/collections/:id/items', s('add items to a collection', { params: IdParams, body: addBody, response: { 200: ItemsAdded, ...refused } }), async (req, reply) => {
     const input = bodyOf(req);
     if (!input) return invalid(reply);
     const ids = input.media_item_ids;
@@ -99,38 +136,69 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     if (!r.ok) return sendFailure(reply, r.error);
     return reply.send({ ...(r.value as object), failed });
   });
-  app.delete('/api/collections/:id/items/:item', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req, 'item'));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'collection-remove', { id: param(req), item_id: item }));
-  });
+  const memberParams = params({ id: 'the collection', item: 'the media item' });
+  app.delete(
+    '/api/collections/:id/items/:item',
+    s('take an item out of a collection', { params: memberParams, response: { 200: MessageBody, ...refused } }),
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req, 'item'));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'collection-remove', { id: param(req), item_id: item }));
+    },
+  );
 
-  app.get('/api/saved-filters', user, async (req, reply) => sendResult(reply, await reading(req, 'filters-list', { query: queryOf(req) })));
-  app.post('/api/saved-filters', user, withBody('filter-create', 201));
-  app.get('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-get', { id: param(req) })));
+  const ft = { tags: ['saved filters'] };
+  app.get(
+    '/api/saved-filters',
+    s('your saved filters', { ...ft, querystring: query({ resource_type: 'only those of this kind' }), response: { 200: SavedFilterList, ...errors(400, ...SIGNED_IN) } }),
+    async (req, reply) => sendResult(reply, await reading(req, 'filters-list', { query: queryOf(req) })),
+  );
+  app.post(
+    '/api/saved-filters',
+    s('save a filter', { ...ft, body: FilterBody, response: { 201: SavedFilter, ...errors(400, ...SIGNED_IN, 409) } }),
+    withBody('filter-create', 201),
+  );
+  app.get('/api/saved-filters/:id', s('one saved filter', { ...ft, params: IdParams, response: { 200: SavedFilter, ...refused } }), async (req, reply) =>
+    sendResult(reply, await reading(req, 'filter-get', { id: param(req) })),
+  );
   for (const method of ['put', 'patch'] as const)
     app[method](
       '/api/saved-filters/:id',
-      user,
+      s('change a saved filter', { ...ft, params: IdParams, body: FilterBody, response: { 200: SavedFilter, ...errors(400, ...SIGNED_IN, 404, 409) } }),
       withBody('filter-update', 200, (req) => ({ id: param(req) })),
     );
-  app.delete('/api/saved-filters/:id', user, async (req, reply) => sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })));
+  app.delete('/api/saved-filters/:id', s('delete a saved filter', { ...ft, params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
+    sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })),
+  );
 
   // served from the gateway's own tables (catalog and reading projections), no bus round trip
-  app.get('/api/dashboard/sections', user, async (req, reply) => {
-    const limit = whole(queryOf(req).limit, 20);
-    if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
-    // cached by the positions it reflects (catalog, identity through the access, reading) and the
-    // minute: "Recently Added" and smart rules `within_days` move with the clock, not with events
-    const c = await reads.context(req.caller!);
-    const uid = req.caller!.user_id;
-    const minute = Math.floor(Date.now() / 60_000);
-    const r = await reads.cached(`dashboard|${c.key}|${c.positions.reading ?? 0}|${uid}|${limit}|${minute}`, async () => ({
-      ok: true as const,
-      value: JSON.stringify(await dashboard.sections(uid, c.access, limit)),
-    }));
-    return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
-  });
-  app.get('/api/dashboard/preferences', user, async (req, reply) => sendResult(reply, await reading(req, 'dashboard-prefs-get')));
-  app.put('/api/dashboard/preferences', user, withBody('dashboard-prefs-put'));
+  const dt = { tags: ['dashboard'] };
+  app.get(
+    '/api/dashboard/sections',
+    s('your dashboard', { ...dt, querystring: query({ limit: 'books per section (default 20, at most 1000)' }), response: { 200: Sections, ...errors(400, ...SIGNED_IN) } }),
+    async (req, reply) => {
+      const limit = whole(queryOf(req).limit, 20);
+      if (limit === null || limit < 1 || limit > 1000) return sendFailure(reply, fail('validation', 'limit must be a whole number from 1 to 1000'));
+      // cached by the positions it reflects (catalog, identity through the access, reading) and the
+      // minute: "Recently Added" and smart rules `within_days` move with the clock, not with events
+      const c = await reads.context(req.caller!);
+      const uid = req.caller!.user_id;
+      const minute = Math.floor(Date.now() / 60_000);
+      const r = await reads.cached(`dashboard|${c.key}|${c.positions.reading ?? 0}|${uid}|${limit}|${minute}`, async () => ({
+        ok: true as const,
+        value: JSON.stringify(await dashboard.sections(uid, c.access, limit)),
+      }));
+      return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
+    },
+  );
+  app.get('/api/dashboard/preferences', s('your dashboard preferences', { ...dt, response: { 200: Preferences, ...errors(...SIGNED_IN) } }), async (req, reply) =>
+    sendResult(reply, await reading(req, 'dashboard-prefs-get')),
+  );
+  const prefsBody = serviceBody({ hidden_collections: 'collection ids to hide', collection_order: 'collection ids in order' });
+  const prefsUpdated = Type.Object({ message: Type.String(), ...Preferences.properties });
+  app.put(
+    '/api/dashboard/preferences',
+    s('change your dashboard preferences', { ...dt, body: prefsBody, response: { 200: prefsUpdated, ...errors(400, ...SIGNED_IN) } }),
+    withBody('dashboard-prefs-put'),
+  );
 }

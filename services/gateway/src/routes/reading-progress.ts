@@ -1,12 +1,32 @@
 // Reading positions: /api/media-items/<id>/progress (GET, PUT, DELETE) and /api/progress/<id>/history.
 // `/api/progress/<id>` itself is deliberately not registered (spec).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import { fail, Messages } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem, type Reader } from '../http/reading-client';
 import type { Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
+import { errors, IdParams, MessageBody, routeBody, SIGNED_IN } from '../http/schemas';
+import { History, Progress, ProgressWritten } from './reading-schemas';
+
+export const ItemParams = { params: IdParams };
+/** a position's fields (the reading service checks them) */
+export const PositionBody = routeBody(
+  {
+    percentage: 'a fraction from 0 to 1',
+    epubcfi: 'an EPUB CFI (or a reader xpointer)',
+    context_text: 'text around the position',
+    anchor_href: 'the document the position is in',
+    css_selector: 'the element',
+    char_offset: 'UTF-16 code units into it',
+    client: 'what reports it',
+    device: 'the device name',
+    base_version: 'the version this write follows',
+  },
+  'a reading position',
+);
 
 export interface ReadingDeps {
   auth: Auth;
@@ -18,13 +38,20 @@ export const param = (req: FastifyRequest, k = 'id') => (req.params as Record<st
 
 export function readingProgressRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
   const user = { onRequest: auth.requireUser };
-  app.get('/api/media-items/:id/progress', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'progress-get', { item_id: item }));
-  });
+  const tags = ['progress'];
+  const refused = errors(400, ...SIGNED_IN, 404);
+  app.get(
+    '/api/media-items/:id/progress',
+    { ...user, schema: { tags, summary: 'your position in an item', ...ItemParams, response: { 200: Progress, ...refused } } },
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'progress-get', { item_id: item }));
+    },
+  );
   for (const method of ['put', 'post'] as const) {
-    app[method]('/api/media-items/:id/progress', user, async (req, reply) => {
+    const schema = { tags, summary: 'report your position', ...ItemParams, body: PositionBody, response: { 200: ProgressWritten, ...errors(400, ...SIGNED_IN, 404, 409) } };
+    app[method]('/api/media-items/:id/progress', { ...user, schema }, async (req, reply) => {
       const item = await visibleItem(reads, req, reply, param(req));
       if (!item) return reply;
       const input = bodyOf(req);
@@ -32,17 +59,26 @@ export function readingProgressRoutes(app: FastifyInstance, { auth, reads, readi
       return sendResult(reply, await reading(req, 'progress-put', { item_id: item, input }));
     });
   }
-  app.delete('/api/media-items/:id/progress', user, async (req, reply) => {
-    const item = await visibleItem(reads, req, reply, param(req));
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'progress-delete', { item_id: item }));
-  });
+  app.delete(
+    '/api/media-items/:id/progress',
+    { ...user, schema: { tags, summary: 'forget your position', ...ItemParams, response: { 200: MessageBody, ...refused } } },
+    async (req, reply) => {
+      const item = await visibleItem(reads, req, reply, param(req));
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'progress-delete', { item_id: item }));
+    },
+  );
   // <id> is the media item's id (or the caller's progress record id)
-  app.get('/api/progress/:id/history', user, async (req, reply) => {
-    const which = await reading(req, 'progress-item', { id: param(req) });
-    if (!which.ok) return sendFailure(reply, which.error);
-    const item = await visibleItem(reads, req, reply, (which.value as { media_item_id: string }).media_item_id);
-    if (!item) return reply;
-    return sendResult(reply, await reading(req, 'progress-history', { item_id: item }));
-  });
+  const historyParams = { params: Type.Object({ id: Type.String({ description: 'a media item id, or your progress record id' }) }) };
+  app.get(
+    '/api/progress/:id/history',
+    { ...user, schema: { tags, summary: 'earlier positions in an item', ...historyParams, response: { 200: History, ...refused } } },
+    async (req, reply) => {
+      const which = await reading(req, 'progress-item', { id: param(req) });
+      if (!which.ok) return sendFailure(reply, which.error);
+      const item = await visibleItem(reads, req, reply, (which.value as { media_item_id: string }).media_item_id);
+      if (!item) return reply;
+      return sendResult(reply, await reading(req, 'progress-history', { item_id: item }));
+    },
+  );
 }

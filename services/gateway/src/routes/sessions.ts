@@ -7,12 +7,15 @@ import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
 import { sendResult } from '../http/reply';
 import type { Reads } from '../read-model/reads';
+import { errors, IdParams, MessageBody, SIGNED_IN } from '../http/schemas';
+import { SessionList, SignedOutOthers } from './auth-schemas';
 
 export function sessionRoutes(app: FastifyInstance, { call, auth, reads }: { call: CallIdentity; auth: Auth; reads: Reads }): void {
   const user = { onRequest: auth.requireUser };
+  const tags = ['auth'];
   const sessionId = (req: FastifyRequest) => (req.params as { id: string }).id;
 
-  app.get('/api/auth/sessions', user, async (req, reply) => {
+  app.get('/api/auth/sessions', { ...user, schema: { tags, summary: 'your signed-in sessions', response: { 200: SessionList, ...errors(...SIGNED_IN) } } }, async (req, reply) => {
     const c = req.caller!;
     const rows = await reads.identity.sessions(c.user_id);
     return reply.send({
@@ -27,8 +30,16 @@ export function sessionRoutes(app: FastifyInstance, { call, auth, reads }: { cal
     });
   });
 
-  app.delete('/api/auth/sessions/:id', user, async (req, reply) => sendResult(reply, await call('session-revoke', { caller: req.caller!, session_id: sessionId(req) })));
+  app.delete(
+    '/api/auth/sessions/:id',
+    { ...user, schema: { tags, summary: 'sign one of your sessions out', params: IdParams, response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404) } } },
+    async (req, reply) => sendResult(reply, await call('session-revoke', { caller: req.caller!, session_id: sessionId(req) })),
+  );
 
   // every session of the caller but the one making the request
-  app.delete('/api/auth/sessions', user, async (req, reply) => sendResult(reply, await call('sessions-revoke-others', { caller: req.caller! })));
+  app.delete(
+    '/api/auth/sessions',
+    { ...user, schema: { tags, summary: 'sign out every other session', response: { 200: SignedOutOthers, ...errors(...SIGNED_IN) } } },
+    async (req, reply) => sendResult(reply, await call('sessions-revoke-others', { caller: req.caller! })),
+  );
 }

@@ -5,6 +5,7 @@ import { fail, isUuid, Messages } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import { sendFile } from '../files/send';
 import { sendFailure } from '../http/reply';
+import { Binary, content, Empty, errors, params } from '../http/schemas';
 
 export interface UploadsDeps {
   /** Sends the 401 itself when there is no usable session. */
@@ -21,7 +22,18 @@ const fileNotFound = () => fail('not_found', Messages.fileNotFound);
 
 export function uploadsRoutes(app: FastifyInstance, deps: UploadsDeps): void {
   // GET routes answer HEAD too (fastify's exposeHeadRoutes); sendFile sends HEAD no body.
-  app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', { onRequest: deps.requireUser }, async (req, reply) => {
+  const schema = {
+    tags: ['files'],
+    summary: 'a catalogued file of a library you may see (a book or a cover); Range and conditional requests',
+    params: params({ libraryId: 'the library', '*': "the file's path in the library" }),
+    response: {
+      200: content('application/octet-stream', 'the file (its own type)', Binary),
+      206: content('application/octet-stream', 'a byte range of it', Binary),
+      304: Empty('unchanged (If-None-Match, If-Modified-Since)'),
+      ...errors(401, 403, 404, 416),
+    },
+  };
+  app.get<{ Params: { libraryId: string; '*': string } }>('/uploads/library-:libraryId/*', { onRequest: deps.requireUser, schema }, async (req, reply) => {
     const { libraryId, '*': relPath } = req.params;
     if (!isUuid(libraryId)) return sendFailure(reply, fileNotFound());
     const folders = await deps.folders(req, libraryId.toLowerCase());

@@ -16,6 +16,7 @@ import { listenScans } from '../live/scan-feed';
 import { followUserTopics } from '../live/user-feed';
 import { CLOSE_POLICY, followIdentity } from '../live/identity-feed';
 import type { Origins } from '../http/origin';
+import { Empty, errors } from '../http/schemas';
 
 export const WS_PATH = '/api/ws';
 export const HEARTBEAT_MS = 30_000;
@@ -58,6 +59,10 @@ type ClientMessage = { type?: unknown; token?: unknown; device?: unknown; topics
 export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
   void app.register(async (sub) => {
     await sub.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
+    // @fastify/websocket hides its routes from the API document; the live channel belongs in it
+    sub.addHook('onRoute', (r) => {
+      if (r.websocket && r.schema) r.schema.hide = false;
+    });
     const beat = deps.heartbeatMs ?? HEARTBEAT_MS;
     const alive = new WeakMap<WebSocket, boolean>();
     const timer = setInterval(() => {
@@ -87,7 +92,13 @@ export function wsRoutes(app: FastifyInstance, deps: WsDeps): void {
       if (owner && deps.hub.count(owner) >= maxSockets) return reply.code(429).send({ error: TOO_MANY_SOCKETS });
     });
 
-    sub.get(WS_PATH, { websocket: true }, (socket, req) => {
+    const schema = {
+      tags: ['live'],
+      summary: 'the live channel: a WebSocket (send `subscribe` and `ping`; receive progress, conflicts, scanner, devices and queue messages)',
+      security: [{ bearer: [] }, { cookie: [] }] as Record<string, string[]>[],
+      response: { 101: Empty('switching to the WebSocket protocol'), ...errors(400, 401, 403, 404, 429) },
+    };
+    sub.get(WS_PATH, { websocket: true, schema }, (socket, req) => {
       alive.set(socket, true);
       socket.on('pong', () => alive.set(socket, true));
       let member: Member | null = null;

@@ -1,0 +1,97 @@
+// The API document against the routes themselves: the gateway built in-process (PGlite, the
+// in-memory bus), every route it registers collected by fastify's onRoute hook, and each held to
+// GET /api/openapi.json: a schema with its answers per status, and an operation in the document.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import { createLogger, MemoryBus, migrate, openPGlite, type Database } from '@bindery/platform';
+import { buildApp } from '../src/app';
+import { migrations, SCHEMA } from '../src/projections/migrations';
+import { AuthView } from '../src/projections/auth-view';
+import { ReadModels } from '../src/read-model/read-model';
+import { Reads } from '../src/read-model/reads';
+import { openApi } from '../src/openapi';
+import { MessageBody, params } from '../src/http/schemas';
+
+let database: Database;
+let bus: MemoryBus;
+let app: FastifyInstance;
+const routes: RouteOptions[] = [];
+
+beforeAll(async () => {
+  database = await openPGlite('memory://');
+  await migrate(database.db, SCHEMA, migrations);
+  bus = new MemoryBus();
+  const log = createLogger('test', 'silent');
+  app = await buildApp({
+    bus,
+    log,
+    view: new AuthView(database.db),
+    reads: new Reads(database.db, new ReadModels(database.db, bus, log, true, [])),
+    tokenKey: new Uint8Array(32),
+    cookieSecure: false,
+    rpcTimeoutMs: 1000,
+    bodyLimit: 1024 * 1024,
+    trustProxy: false,
+    authRateLimit: null,
+    ready: async () => true,
+    onRoute: (r) => routes.push(r),
+  });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app?.close();
+  await bus?.close();
+  await database?.close();
+});
+
+/** fastify's `/a/:id/*` as OpenAPI's `/a/{id}/{*}` (what @fastify/swagger writes) */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\*$/, '{*}');
+const methodsOf = (r: RouteOptions) => (Array.isArray(r.method) ? r.method : [r.method]).filter((m) => m !== 'HEAD');
+
+type Doc = { openapi: string; paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> };
+
+/** What keeps routes from being documented: no response schema, no params schema, no operation. */
+function problemsOf(registered: RouteOptions[], doc: Doc): string[] {
+  const problems: string[] = [];
+  for (const r of registered) {
+    for (const m of methodsOf(r)) {
+      const name = `${m} ${r.url}`;
+      if (!r.schema?.response) {
+        problems.push(`${name}: no response schema`);
+        continue;
+      }
+      if (/:[A-Za-z]|\*/.test(r.url) && !r.schema.params) problems.push(`${name}: no params schema`);
+      const op = doc.paths[openApiPath(r.url)]?.[m.toLowerCase()];
+      if (!op) problems.push(`${name}: not in the document`);
+      else if (Object.keys(op.responses ?? {}).length === 0) problems.push(`${name}: no answers in the document`);
+    }
+  }
+  return problems;
+}
+
+describe('the API document', () => {
+  it('has every registered route, each with a schema that declares its answers', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json() as Doc;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(routes.length).toBeGreaterThan(150);
+    expect(problemsOf(routes, doc)).toEqual([]);
+  });
+
+  it('finds a route without a schema, one without its params, and one kept out of the document', async () => {
+    const seen: RouteOptions[] = [];
+    const small = Fastify();
+    await openApi(small, { onRoute: (r) => seen.push(r) });
+    const ok = { response: { 200: MessageBody } };
+    small.get('/fine/:id', { schema: { ...ok, params: params({ id: 'an id' }) } }, async () => ({ message: 'x' }));
+    small.get('/bare', async () => ({ message: 'x' }));
+    small.get('/no-params/:id', { schema: ok }, async () => ({ message: 'x' }));
+    small.get('/hidden', { schema: { ...ok, hide: true } }, async () => ({ message: 'x' }));
+    await small.ready();
+    const doc = (await small.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
+    expect(problemsOf(seen, doc)).toEqual(['GET /bare: no response schema', 'GET /no-params/:id: no params schema', 'GET /hidden: not in the document']);
+    await small.close();
+  });
+});
