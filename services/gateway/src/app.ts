@@ -58,6 +58,7 @@ import { koboAuthenticator } from './kobo/auth';
 import { kepubSource } from './kobo/kepubs';
 import { locatorIndexes } from './read-model/locator-indexes';
 import { coverSource } from './files/covers';
+import { BROTLI_QUALITY, GZIP_LEVEL, MIN_BYTES, sendPacked } from './http/packed-answers';
 import { openApi, webSchema } from './openapi';
 import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -143,15 +144,20 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // Answers compressed for clients that accept it (brotli at a quality that costs little CPU, else
   // gzip), only for compressible types and bodies of 1 KiB or more. Book files are never compressed:
   // devices need their Content-Length and byte ranges (the sender marks them with Accept-Ranges).
-  app.addHook('onSend', async (req, reply) => {
-    if (reply.getHeader('accept-ranges') !== undefined) req.headers['x-no-compression'] = 'file';
+  // Answers the read models keep are compressed once per encoding (http/packed-answers.ts).
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.getHeader('accept-ranges') !== undefined) {
+      req.headers['x-no-compression'] = 'file';
+      return payload;
+    }
+    return sendPacked(req, reply, payload);
   });
   await app.register(compress, {
     global: true,
-    threshold: 1024,
+    threshold: MIN_BYTES,
     encodings: ['br', 'gzip'],
-    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
-    zlibOptions: { level: 6 },
+    brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
+    zlibOptions: { level: GZIP_LEVEL },
   });
   // read your writes across replicas: a request presenting a position token waits (bounded) for it
   positionTokens(app, o.reads.models, { waitMs: Math.min(o.readYourWritesMs ?? 5000, 2000), secureCookie: o.cookieSecure });
