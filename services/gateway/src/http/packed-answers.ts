@@ -33,11 +33,18 @@ export async function sendPacked(req: FastifyRequest, reply: FastifyReply, paylo
   const encoding = chooseEncoding(req.headers['accept-encoding']);
   if (!encoding) return payload;
   let copies = packed.get(payload);
-  if (!copies) packed.set(payload, (copies = {}));
-  const body = (copies[encoding] ??=
-    encoding === 'br'
-      ? brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: payload.length } })
-      : gzipSync(payload, { level: GZIP_LEVEL }));
+  if (!copies) {
+    copies = {};
+    packed.set(payload, copies);
+  }
+  let body = copies[encoding];
+  if (!body) {
+    body =
+      encoding === 'br'
+        ? brotliCompressSync(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: payload.length } })
+        : gzipSync(payload, { level: GZIP_LEVEL });
+    copies[encoding] = body;
+  }
   const vary = reply.getHeader('vary');
   reply.header('content-encoding', encoding).header('vary', vary ? `${String(vary)}, accept-encoding` : 'accept-encoding');
   reply.removeHeader('content-length');
