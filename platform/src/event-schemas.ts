@@ -29,7 +29,18 @@ export interface EventSchemas<M extends Record<string, TSchema>> {
   decode(e: StoredEvent): DecodedEvent<M> | null;
 }
 
+/** compiled once per schema map, however many consumers ask */
+const compiled = new WeakMap<object, EventSchemas<Record<string, TSchema>>>();
+
 export function eventSchemas<M extends Record<string, TSchema>>(schemas: M): EventSchemas<M> {
+  const hit = compiled.get(schemas);
+  if (hit) return hit as unknown as EventSchemas<M>;
+  const made = compile(schemas);
+  compiled.set(schemas, made as unknown as EventSchemas<Record<string, TSchema>>);
+  return made;
+}
+
+function compile<M extends Record<string, TSchema>>(schemas: M): EventSchemas<M> {
   const checks = new Map(Object.entries(schemas).map(([type, schema]) => [type, Compile(schema)]));
   const verify = (type: string, data: unknown): boolean => {
     const c = checks.get(type);

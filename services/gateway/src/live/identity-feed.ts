@@ -2,11 +2,12 @@
 // a deleted account, a revoked session or an admin's password reset closes the sockets they opened
 // (1008, as a bad token does at the start); so does a deleted device (device-sync) for its own.
 // Followed by each gateway replica from the moment it starts.
-import { Messages } from '@bindery/contracts';
-import type { Bus, Logger, Subscription } from '@bindery/platform';
+import { Identity, Messages } from '@bindery/contracts';
+import { type Bus, eventSchemas, type Logger, type Subscription } from '@bindery/platform';
 import { ADMIN_TOPICS, send, type LiveHub, type Member } from './hub';
 
 export const CLOSE_POLICY = 1008;
+const identityEvents = eventSchemas(Identity.IdentityEvents);
 const TYPES = ['identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.session-revoked.v1', 'identity.password-changed.v1'] as const;
 
 type Data = { user_id?: string; role?: 'user' | 'admin'; jti?: string | null; sessions_revoked_before?: string | null; session_kept?: string | null };
@@ -53,7 +54,8 @@ export function followIdentity(bus: Bus, hub: LiveHub, log: Logger): Promise<Sub
     from: 'now',
     handler: async (ev) => {
       try {
-        applyIdentity(hub, ev.type, ev.data as Data);
+        const e = identityEvents.decode(ev);
+        if (e && 'user_id' in e.data) applyIdentity(hub, e.type, e.data);
       } catch (e) {
         log.warn({ err: e, event: ev.id }, 'live channel: identity event not applied');
       }
