@@ -3,7 +3,8 @@
 // hash; a book converted while another request waits for it is converted once.
 import { gzipSync } from 'node:zlib';
 import { Catalog, err, fail, ok, type Result } from '@bindery/contracts';
-import { convertToKepub, KEPUB_VERSION } from '../formats/kepub';
+import { KEPUB_VERSION } from '../formats/kepub';
+import { convertOffThread } from '../formats/kepub-thread';
 import { loadKepub, purgeStaleKepubs, saveKepub, type StoredKepub } from '../store/kepubs';
 import type { Ctx } from './context';
 import { fileOf } from './locator';
@@ -42,7 +43,7 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<Made | null> {
       const file = await fileOf(ctx, sha256);
       if (!file) return null;
       try {
-        const k = await convertToKepub(file.data);
+        const k = await convertOffThread(file.data);
         return made(k.data, k.spans);
       } catch (e) {
         ctx.rt.log.warn({ sha256, err: e instanceof Error ? e.message : String(e) }, 'no KEPUB made');
