@@ -24,7 +24,8 @@ export const asTablesTrx = <T, DB>(q: Trx<DB>): Trx<T> => q as unknown as Trx<T>
 export const asTablesQ = <T, DB>(q: DbOrTrx<DB>): DbOrTrx<T> => q as unknown as DbOrTrx<T>;
 
 export interface Database {
-  db: Db;
+  /** raw SQL only: each service sees it through its own tables (`asTables`) */
+  db: Db<NoTables>;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
 }
@@ -40,7 +41,7 @@ export async function openPostgres(url: string, opts: { max?: number; applicatio
   pool.on('error', () => {
     /* an idle client lost its connection; the pool replaces it on next use */
   });
-  const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<NoTables>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
@@ -62,7 +63,7 @@ export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Pr
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${tuning.sharedBuffers ?? PGLITE_SHARED_BUFFERS}`];
   const lite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams });
   await lite.exec('create extension if not exists pg_trgm');
-  const db = new Kysely({ dialect: new PGliteDialect(lite) });
+  const db = new Kysely<NoTables>({ dialect: new PGliteDialect(lite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
 
