@@ -2,18 +2,10 @@
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 
-/**
- * TEMPORARY: the table types of a service that has not described its tables yet (`Db` with no
- * argument). Each service passes its own `Database` interface (`Db<IdentityDb>`); once all do, this
- * default goes and `Db<DB>` takes a type everywhere.
- */
-// biome-ignore lint/suspicious/noExplicitAny: the temporary default above, to be removed
-export type Untyped = any;
-
 /** A database handle typed by the tables of one service's schema (queries go through `withSchema`). */
-export type Db<DB = Untyped> = Kysely<DB>;
-export type Trx<DB = Untyped> = Transaction<DB>;
-export type DbOrTrx<DB = Untyped> = Db<DB> | Trx<DB>;
+export type Db<DB> = Kysely<DB>;
+export type Trx<DB> = Transaction<DB>;
+export type DbOrTrx<DB> = Db<DB> | Trx<DB>;
 
 /** No tables: a handle used only for raw SQL (DDL, probes). */
 export type NoTables = Record<never, never>;

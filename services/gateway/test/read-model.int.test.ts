@@ -13,7 +13,7 @@ import type { GatewayDb } from '../src/read-model/database';
 
 let database: Database;
 let bus: MemoryBus;
-let store: EventStore;
+let store: EventStore<NoTables>;
 const log = createLogger('test', 'silent');
 const LIB = randomUUID();
 
