@@ -2,18 +2,10 @@
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { mkdirSync } from 'node:fs';
 
-/**
- * TEMPORARY: the table types of a service that has not described its tables yet (`Db` with no
- * argument). Each service passes its own `Database` interface (`Db<IdentityDb>`); once all do, this
- * default goes and `Db<DB>` takes a type everywhere.
- */
-// biome-ignore lint/suspicious/noExplicitAny: the temporary default above, to be removed
-export type Untyped = any;
-
 /** A database handle typed by the tables of one service's schema (queries go through `withSchema`). */
-export type Db<DB = Untyped> = Kysely<DB>;
-export type Trx<DB = Untyped> = Transaction<DB>;
-export type DbOrTrx<DB = Untyped> = Db<DB> | Trx<DB>;
+export type Db<DB> = Kysely<DB>;
+export type Trx<DB> = Transaction<DB>;
+export type DbOrTrx<DB> = Db<DB> | Trx<DB>;
 
 /** No tables: a handle used only for raw SQL (DDL, probes). */
 export type NoTables = Record<never, never>;
@@ -24,7 +16,8 @@ export const asTablesTrx = <T, DB>(q: Trx<DB>): Trx<T> => q as unknown as Trx<T>
 export const asTablesQ = <T, DB>(q: DbOrTrx<DB>): DbOrTrx<T> => q as unknown as DbOrTrx<T>;
 
 export interface Database {
-  db: Db;
+  /** raw SQL only: each service sees it through its own tables (`asTables`) */
+  db: Db<NoTables>;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
 }
@@ -40,7 +33,7 @@ export async function openPostgres(url: string, opts: { max?: number; applicatio
   pool.on('error', () => {
     /* an idle client lost its connection; the pool replaces it on next use */
   });
-  const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<NoTables>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
   return { db, kind: 'postgres', close: () => db.destroy() };
 }
@@ -62,7 +55,7 @@ export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Pr
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${tuning.sharedBuffers ?? PGLITE_SHARED_BUFFERS}`];
   const lite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams });
   await lite.exec('create extension if not exists pg_trgm');
-  const db = new Kysely({ dialect: new PGliteDialect(lite) });
+  const db = new Kysely<NoTables>({ dialect: new PGliteDialect(lite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
 

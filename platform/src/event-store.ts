@@ -4,7 +4,7 @@ import { sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import type { Bus, Subscription } from './bus/types';
-import { asTables, asTablesQ, asTablesTrx, assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx, type Untyped } from './db';
+import { asTables, asTablesQ, asTablesTrx, assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx } from './db';
 import type { Logger } from './logger';
 import { notePosition } from './write-position';
 
@@ -130,8 +130,18 @@ type Row = {
 
 type Tables = EventStoreTables;
 
+/** What the bus reads of a service's log: it needs none of the service's own tables. */
+export interface EventLog {
+  readonly source: string;
+  readAll(after: number, limit?: number): Promise<StoredEvent[]>;
+  headPosition(): Promise<number>;
+  relayPosition(name: string): Promise<number>;
+  relayOnce(name: string, publish: (events: StoredEvent[]) => Promise<void>, batch?: number): Promise<number>;
+  onAppend(listener: () => void): () => void;
+}
+
 /** A service's log; `DB` is the service's own tables, beside which the store keeps its own. */
-export class EventStore<DB = Untyped> {
+export class EventStore<DB> implements EventLog {
   private listeners = new Set<() => void>();
   private readonly own: Db<Tables>;
 
@@ -446,7 +456,7 @@ export async function consumerCheckpoint<DB>(db: Db<DB>, schema: string, consume
 }
 
 /** Where a service's reactions keep their checkpoints, and how a failing one is reported. */
-export interface ReactionSite<DB = Untyped> {
+export interface ReactionSite<DB> {
   db: Db<DB>;
   schema: string;
   log: Logger;
@@ -455,7 +465,7 @@ export interface ReactionSite<DB = Untyped> {
 }
 
 /** A durable reaction to another service's events. */
-export interface Reaction<T, DB = Untyped> {
+export interface Reaction<T, DB> {
   source: string;
   /** the consumer's name: its checkpoint row and the bus's durable */
   durable: string;
@@ -480,7 +490,7 @@ export interface Reaction<T, DB = Untyped> {
  * checkpoint, then `after` runs. A failure is logged with the event and thrown, so the bus retries
  * it (or parks it); without the log a reaction would retry in silence.
  */
-export function react<T = void, DB = Untyped>(bus: Bus, site: ReactionSite<DB>, r: Reaction<T, DB>): Promise<Subscription> {
+export function react<T, DB>(bus: Bus, site: ReactionSite<DB>, r: Reaction<T, DB>): Promise<Subscription> {
   const { db, schema, log, label } = site;
   return bus.consume({
     source: r.source,
@@ -520,7 +530,7 @@ const retryableCode = (e: unknown): boolean => {
  * Runs a command in one transaction, again (up to five times) after a concurrent append, a deadlock
  * or a serialisation failure, then wakes the store's relay and followers.
  */
-export async function commandTransaction<T, DB = Untyped>(db: Db<DB>, store: EventStore<DB>, fn: (trx: Trx<DB>) => Promise<T>): Promise<T> {
+export async function commandTransaction<T, DB>(db: Db<DB>, store: EventStore<DB>, fn: (trx: Trx<DB>) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       const out = await db.transaction().execute(fn);

@@ -4,7 +4,7 @@
 // event through below the checkpoint exactly once.
 import { sql } from 'kysely';
 import { err, fail, ok, type Result, type StoredEvent } from '@bindery/contracts';
-import { asTables, toIso, type Db, type Untyped } from './db';
+import { asTables, toIso, type Db, type NoTables } from './db';
 import type { EventStoreTables } from './event-store';
 import type { Bus, EventHandler, Parking, RpcHandler } from './bus/types';
 import type { ParkedCounter } from './metrics';
@@ -48,7 +48,8 @@ type Row = {
   replayed_at: Date | string | null;
 };
 
-export class ParkingLot<DB = Untyped> implements Parking, ParkedCounter {
+/** `DB`: the tables of the handle it is given (it sees only its own, the event store's: a raw handle does). */
+export class ParkingLot<DB = NoTables> implements Parking, ParkedCounter {
   private handlers = new Map<string, EventHandler>();
   private readonly db: Db<EventStoreTables>;
 
@@ -159,7 +160,7 @@ export class ParkingLot<DB = Untyped> implements Parking, ParkedCounter {
 }
 
 /** The RPC ops every service serves for its parking: `rpc.<service>.parked-list` and `parked-replay`. */
-export function parkingEndpoints(lot: ParkingLot): Record<string, RpcHandler> {
+export function parkingEndpoints<DB>(lot: ParkingLot<DB>): Record<string, RpcHandler> {
   return {
     'parked-list': async () => ok(await lot.list()),
     'parked-replay': async (body) => {
@@ -170,7 +171,7 @@ export function parkingEndpoints(lot: ParkingLot): Record<string, RpcHandler> {
 }
 
 /** The service's view of the bus: its durable consumers park into `lot`. Everything else is the bus itself. */
-export function parkingBus(bus: Bus, lot: ParkingLot): Bus {
+export function parkingBus<DB>(bus: Bus, lot: ParkingLot<DB>): Bus {
   return new Proxy(bus, {
     get(target, prop) {
       if (prop === 'consume') return (opts: Parameters<Bus['consume']>[0]) => target.consume({ parking: lot, ...opts });

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from './db';
+import type { Db, NoTables } from './db';
 import type { Bus } from './bus/types';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
@@ -10,7 +10,8 @@ import type { Probes } from './ops-server';
 
 export interface Runtime {
   mode: 'embedded' | 'distributed';
-  db: Db;
+  /** the process's database, for raw SQL: each service takes its typed view (`asTables<ItsDb, NoTables>(rt.db)`) */
+  db: Db<NoTables>;
   bus: Bus;
   log: Logger;
   now: () => Date;

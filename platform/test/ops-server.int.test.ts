@@ -2,7 +2,7 @@
 // does not answer each make /readyz say 503 and why. Real PGlite, a real in-memory bus.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger';
-import { openPGlite, type Database } from '../src/db';
+import { openPGlite, type Database, type NoTables } from '../src/db';
 import { migrate } from '../src/migrate';
 import { EventStore, eventStoreMigrations } from '../src/event-store';
 import { MemoryBus } from '../src/bus/memory-bus';
@@ -18,7 +18,7 @@ const get = async (url: string) => {
 describe('ops listener and readiness', () => {
   let database: Database;
   let bus: MemoryBus;
-  let store: EventStore;
+  let store: EventStore<NoTables>;
   let probes: Probes;
   let ops: OpsServer;
   let release!: () => void;

@@ -1,9 +1,9 @@
 // One contract for the bus port, run against each adapter: the in-memory bus (over PGlite) and
 // the JetStream bus (a private nats-server, a fresh PostgreSQL database).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sql } from 'kysely';
+import { sql, type Generated } from 'kysely';
 import { eventSubject, rpcSubject, type NewEvent, type StoredEvent } from '@bindery/contracts';
-import { openPGlite, openPostgres, type Database, type Db, type Migration, type Trx } from '../../platform/src/db';
+import { asTables, openPGlite, openPostgres, type Database, type Db, type Migration, type NoTables, type Trx } from '../../platform/src/db';
 import { migrate } from '../../platform/src/migrate';
 import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations, react } from '../../platform/src/event-store';
 import { createLogger, type Logger } from '../../platform/src/logger';
@@ -48,6 +48,11 @@ const consumerMigrations: Migration[] = [
   },
 ];
 
+/** The consumers' table (contract-applied-001) */
+interface ContractDb {
+  applied: { seq: Generated<number>; consumer: string; event_id: string; position: number; type: string };
+}
+
 const ev = (type: string, data: unknown = {}): NewEvent => ({ type, data });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -75,17 +80,17 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
   describe(`Bus contract: ${name}`, () => {
     let h: BusHarness;
     let n = 0;
-    const db = (): Db => h.database.db;
+    const db = (): Db<ContractDb> => asTables<ContractDb, NoTables>(h.database.db);
 
     /** A source service: its schema, store and outbox, attached to `bus`. */
-    async function source(label: string, bus: Bus): Promise<EventStore> {
+    async function source(label: string, bus: Bus): Promise<EventStore<ContractDb>> {
       const schema = `src_${++n}_${label}`;
       await migrate(db(), schema, eventStoreMigrations);
       const store = new EventStore(db(), schema);
       await bus.attachSource(store);
       return store;
     }
-    async function append(store: EventStore, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
+    async function append(store: EventStore<ContractDb>, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
       const out = await db()
         .transaction()
         .execute((trx) => store.append(trx, streamId, 'any', events));
@@ -104,7 +109,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         type: string;
       }[];
     const appliedIds = async (durable: string) => (await applied(durable)).map((r) => r.event_id);
-    const consume = (bus: Bus, store: EventStore, durable: string, handler = record(durable), types?: string[]) =>
+    const consume = (bus: Bus, store: EventStore<ContractDb>, durable: string, handler = record(durable), types?: string[]) =>
       bus.consume({ source: store.source, durable, types, checkpoint: () => consumerCheckpoint(db(), CONSUMER, durable, store.source), handler });
 
     beforeAll(async () => {
@@ -235,7 +240,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         source: store.source,
         durable: 'idle',
         types: ['t.a.v1', 't.quiet.v1', 't.b.v1'],
-        effect: async (trx: Trx, e: StoredEvent) => {
+        effect: async (trx: Trx<ContractDb>, e: StoredEvent) => {
           await trx.withSchema(CONSUMER).insertInto('applied').values({ consumer: 'idle', event_id: e.id, position: e.position, type: e.type }).execute();
         },
         idle: async (e: StoredEvent) => {
@@ -776,7 +781,7 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
     let h: ParkingHarness;
     let n = 0;
     const SERVICE = 'parksvc';
-    const db = (): Db => h.database.db;
+    const db = (): Db<ContractDb> => asTables<ContractDb, NoTables>(h.database.db);
 
     beforeAll(async () => {
       h = await open();
@@ -786,14 +791,14 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       await h?.close();
     });
 
-    async function source(bus: Bus): Promise<EventStore> {
+    async function source(bus: Bus): Promise<EventStore<ContractDb>> {
       const schema = `psrc_${++n}`;
       await migrate(db(), schema, eventStoreMigrations);
       const store = new EventStore(db(), schema);
       await bus.attachSource(store);
       return store;
     }
-    async function append(store: EventStore, events: NewEvent[]): Promise<StoredEvent[]> {
+    async function append(store: EventStore<ContractDb>, events: NewEvent[]): Promise<StoredEvent[]> {
       const out = await db()
         .transaction()
         .execute((trx) => store.append(trx, 'p-1', 'any', events));
@@ -880,7 +885,7 @@ function parkingContract(name: string, open: () => Promise<ParkingHarness>) {
       const store = await source(bus);
       let poison: string | undefined;
       const c = poisoned('park-2', () => poison);
-      const consume = (b: Bus, l: ParkingLot) =>
+      const consume = (b: Bus, l: ParkingLot<ContractDb>) =>
         b.consume({ source: store.source, durable: 'park-2', checkpoint: () => consumerCheckpoint(db(), SERVICE, 'park-2', store.source), handler: c.handler, parking: l });
       const sub = await consume(bus, lot);
       const events = await append(store, [ev('t.poison.v1'), ev('t.b.v1')]);

@@ -26,7 +26,7 @@ function gate<T = void>() {
 function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<Database>) {
   describe(`EventStore contract: ${name}`, () => {
     let database: Database;
-    let store: EventStore;
+    let store: EventStore<NoTables>;
     const db = () => database.db;
     const append = (streamId: string, expected: ExpectedVersion, events: NewEvent[]) =>
       db()

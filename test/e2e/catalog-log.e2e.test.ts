@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
-import { migrations, REPLAYED_TABLES, replayCatalog } from '@bindery/catalog';
+import { migrations, REPLAYED_TABLES, replayCatalog, type CatalogDb } from '@bindery/catalog';
 import { sql } from 'kysely';
-import { connectNatsBus, createLogger, EventStore, migrate, openPGlite, openPostgres } from '@bindery/platform';
+import { asTables, connectNatsBus, createLogger, EventStore, migrate, openPGlite, openPostgres, type NoTables } from '@bindery/platform';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { api, eventually, expectMessage, register, type Account, type Call } from './helpers';
 import { byPath, copyOf, createLibrary, emptyDir, FIXTURE, items, manifest, scan, settled } from './catalog-helpers';
@@ -303,7 +303,9 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     try {
       await sql.raw(`drop schema if exists ${replay} cascade`).execute(database.db);
       await migrate(database.db, replay, migrations);
-      await database.db.transaction().execute((trx) => replayCatalog(trx, replay, log));
+      await asTables<CatalogDb, NoTables>(database.db)
+        .transaction()
+        .execute((trx) => replayCatalog(trx, replay, log));
       const rows = async (schema: string, table: (typeof REPLAYED_TABLES)[number]) =>
         (await sql.raw<Record<string, unknown>>(`select * from ${schema}.${table} order by ${keys[table]}`).execute(database.db)).rows.map((r) =>
           strip(r, ...(unreplayed[table] ?? [])),

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { EventStore, migrate, openPGlite, openPostgres, type Database } from '@bindery/platform';
-import { migrations, PROJECTED_TABLES, projectDeviceSync, SCHEMA } from '@bindery/device-sync';
+import { asTables, EventStore, migrate, openPGlite, openPostgres, type Database, type NoTables } from '@bindery/platform';
+import { migrations, PROJECTED_TABLES, projectDeviceSync, SCHEMA, type DeviceSyncDb } from '@bindery/device-sync';
 import { availableModes, type Bindery } from '../support/bindery';
 import { api, eventually, instances, register, type Account, type Call } from './helpers';
 import { enroll, registerDevice } from './device-helpers';
@@ -101,9 +101,11 @@ for (const mode of modes) {
         for (const t of ['registration-requested', 'registration-approved', 'registration-claimed', 'registration-rejected', 'device-updated', 'queue-entry-removed'])
           expect(types, t).toContain(`device-sync.${t}.v1`);
         await migrate(database.db, REPLAY, migrations);
-        await database.db.transaction().execute(async (trx) => {
-          for (const ev of log) await projectDeviceSync(trx, REPLAY, ev);
-        });
+        await asTables<DeviceSyncDb, NoTables>(database.db)
+          .transaction()
+          .execute(async (trx) => {
+            for (const ev of log) await projectDeviceSync(trx, REPLAY, ev);
+          });
         for (const table of PROJECTED_TABLES) {
           const live = await rows(database.db, SCHEMA, table);
           expect(live.length, table).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { identityMigrations, IDENTITY_SCHEMA, replayIdentityLog, type IdentityDb } from '@bindery/identity';
 import { Identity } from '@bindery/contracts';
-import { EventStore, eventSchemas, migrate, openPGlite, openPostgres, type Db } from '@bindery/platform';
+import { asTables, EventStore, eventSchemas, migrate, openPGlite, openPostgres, type Db, type NoTables } from '@bindery/platform';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { api, expectMessage, login, PASSWORD, putSettings, register, type Call } from './helpers';
 
@@ -93,7 +93,7 @@ describe.each(modes)("identity's log rebuilds its tables (%s)", (mode) => {
     if (mode === 'embedded') await b.procs[0]!.stop();
     const database = mode === 'embedded' ? await openPGlite(join(b.env.DATA_DIR!, 'db')) : await openPostgres(b.env.DATABASE_URL!);
     try {
-      const db: Db<IdentityDb> = database.db;
+      const db = asTables<IdentityDb, NoTables>(database.db);
       await migrate(db, REPLAY, identityMigrations);
       const store = new EventStore(db, IDENTITY_SCHEMA);
       const applied = await replayIdentityLog(db, store, REPLAY);

@@ -1,7 +1,7 @@
 // Embedded mode's bus. Events are read straight from the sources' event stores, so delivery
 // survives a restart exactly as the stores do: a consumer resumes from the checkpoint it saved.
 import { err, fail, type StoredEvent } from '@bindery/contracts';
-import type { EventStore } from '../event-store';
+import type { EventLog } from '../event-store';
 import { createLogger, currentRequestId, withRequestId } from '../logger';
 import { rpcOutcomeOf, type Metrics } from '../metrics';
 import { Wake } from './wake';
@@ -45,7 +45,7 @@ interface Loop {
 
 export class MemoryBus implements Bus {
   readonly kind = 'memory' as const;
-  private sources = new Map<string, EventStore>();
+  private sources = new Map<string, EventLog>();
   private sourceWaiters = new Map<string, Set<() => void>>();
   /** per source, recent reads by the position they start after: consumers at the same place share one */
   private reads = new Map<string, Map<number, { at: number; batch: Promise<StoredEvent[]> }>>();
@@ -64,7 +64,7 @@ export class MemoryBus implements Bus {
     this.retry = opts.retry ?? DEFAULT_RETRY;
   }
 
-  async attachSource(store: EventStore): Promise<void> {
+  async attachSource(store: EventLog): Promise<void> {
     this.sources.set(store.source, store);
     this.reads.set(store.source, new Map());
     store.onAppend(() => {
@@ -75,7 +75,7 @@ export class MemoryBus implements Bus {
     this.sourceWaiters.get(store.source)?.forEach((w) => w());
   }
 
-  private async source(name: string, signal: AbortSignal, attached: Wake): Promise<EventStore> {
+  private async source(name: string, signal: AbortSignal, attached: Wake): Promise<EventLog> {
     // A consumer may start before its source's service in the same process (or follow a service
     // this process does not run): wait for it, woken when it attaches, or for the consumer to stop.
     for (;;) {
@@ -179,7 +179,7 @@ export class MemoryBus implements Bus {
    * event, the gateway's projection, its live feed and the other services' reactions all ask from
    * its position: one read instead of one each.
    */
-  private read(store: EventStore, after: number): Promise<StoredEvent[]> {
+  private read(store: EventLog, after: number): Promise<StoredEvent[]> {
     const reads = this.reads.get(store.source)!;
     const now = performance.now();
     const hit = reads.get(after);

@@ -28,7 +28,7 @@ import {
 } from '@nats-io/jetstream';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { err, eventStreamName, eventSubject, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
-import type { EventStore } from '../event-store';
+import type { EventLog } from '../event-store';
 import { createLogger, currentRequestId, REQUEST_ID_HEADER, withRequestId } from '../logger';
 import { rpcOutcomeOf, type Metrics } from '../metrics';
 import { Relay, RELAY } from './nats-relay';
@@ -91,7 +91,7 @@ export class NatsBus implements Bus {
 
   // ---- events out: the outbox relay -------------------------------------------------------
 
-  async attachSource(store: EventStore): Promise<void> {
+  async attachSource(store: EventLog): Promise<void> {
     if (this.relays.has(store.source)) return;
     await this.ensureStream(store.source);
     this.relays.set(store.source, new Relay(store, this, this.log));

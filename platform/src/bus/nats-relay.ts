@@ -1,6 +1,6 @@
 // A service's outbox relay to JetStream: publishes the store's log from its checkpoint, in order.
 import type { StoredEvent } from '@bindery/contracts';
-import type { EventStore } from '../event-store';
+import type { EventLog } from '../event-store';
 import type { Logger } from '../logger';
 import { Wake } from './wake';
 import { backoff, pause } from './retry';
@@ -31,7 +31,7 @@ export class Relay {
   private readonly done: Promise<void>;
 
   constructor(
-    readonly store: EventStore,
+    readonly store: EventLog,
     private readonly bus: RelayTarget,
     private readonly log: BusLogger,
   ) {

@@ -1,6 +1,6 @@
 // The bus port: events (durable and follow-from-start delivery) and request/reply.
 import type { StoredEvent } from '@bindery/contracts';
-import type { EventStore } from '../event-store';
+import type { EventLog } from '../event-store';
 
 export type EventHandler = (event: StoredEvent) => Promise<void>;
 
@@ -86,7 +86,7 @@ export class RpcUnavailableError extends Error {
 export interface Bus {
   readonly kind: 'memory' | 'nats';
   /** Makes a service's event store a source: the NATS bus runs its outbox relay; the memory bus reads it directly. */
-  attachSource(store: EventStore): Promise<void>;
+  attachSource(store: EventLog): Promise<void>;
   /** At-least-once, in position order, shared by replicas of one durable consumer. */
   consume(opts: ConsumeOptions): Promise<Subscription>;
   /** Every instance gets every event from the first (or from now), then live: per-process read models and feeds. */

@@ -1,11 +1,12 @@
 // The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
-import { migrate, parkingBus, ParkingLot, type HttpTimeouts, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
+import { asTables, migrate, parkingBus, ParkingLot, type NoTables, type HttpTimeouts, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
 import { Reads } from './read-model/reads';
 import { migrations, SCHEMA } from './projections/migrations';
 import type { PageRenderOptions } from './opds/page-sources';
+import type { GatewayDb } from './read-model/database';
 
 export interface GatewayOptions {
   port: number;
@@ -42,13 +43,14 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
       lap('migrated');
       const parking = new ParkingLot(rt.db, SCHEMA, rt.log);
       rt.metrics.watchParking(parking);
-      const view = new AuthView(rt.db);
+      const db = asTables<GatewayDb, NoTables>(rt.db);
+      const view = new AuthView(db);
       await view.start(parkingBus(rt.bus, parking));
-      const models = new ReadModels(rt.db, parkingBus(rt.bus, parking), rt.log, rt.mode === 'embedded');
+      const models = new ReadModels(db, parkingBus(rt.bus, parking), rt.log, rt.mode === 'embedded');
       lap('auth view');
       await models.start();
       lap('read models');
-      const reads = new Reads(rt.db, models);
+      const reads = new Reads(db, models);
       let stopping = false;
       const app = await buildApp({
         bus: rt.bus,

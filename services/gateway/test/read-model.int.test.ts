@@ -3,16 +3,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { createLogger, EventStore, eventStoreMigrations, MemoryBus, migrate, openPGlite, type Database } from '@bindery/platform';
+import { asTables, createLogger, EventStore, eventStoreMigrations, MemoryBus, migrate, openPGlite, type Database, type NoTables } from '@bindery/platform';
 import type { Catalog } from '@bindery/contracts';
 import { migrations, SCHEMA } from '../src/projections/migrations';
 import { ReadModels } from '../src/read-model/read-model';
 import { CATALOG, IDENTITY } from '../src/read-model/tables';
 import { CatalogView } from '../src/read-model/catalog-view';
+import type { GatewayDb } from '../src/read-model/database';
 
 let database: Database;
 let bus: MemoryBus;
-let store: EventStore;
+let store: EventStore<NoTables>;
 const log = createLogger('test', 'silent');
 const LIB = randomUUID();
 
@@ -92,8 +93,9 @@ afterAll(async () => {
 
 describe('read models', () => {
   it('fold the log, rebuild it into the same answers, and refold on a new version', async () => {
-    const view = new CatalogView(database.db);
-    const first = new ReadModels(database.db, bus, log, true, [CATALOG, IDENTITY]);
+    const db = asTables<GatewayDb, NoTables>(database.db);
+    const view = new CatalogView(db);
+    const first = new ReadModels(db, bus, log, true, [CATALOG, IDENTITY]);
     await first.start();
     const head = await store.headPosition();
     expect(await first.waitFor('catalog', head, 5000)).toBe(true);
@@ -121,7 +123,7 @@ describe('read models', () => {
     await sql`insert into ${sql.table(`${SCHEMA}.cv_items`)} (id, library_id, sort_title, title, authors, tags, formats, has_cover, created_at, updated_at, doc)
       values (${randomUUID()}, ${LIB}, 'zzz', 'Junk', '[]', '[]', '[]', false, now(), now(), '{"title":"Junk"}')`.execute(database.db);
     expect(await list()).toEqual(['Alpha', 'Beta', 'Delta', 'Gamma', 'Junk']);
-    const second = new ReadModels(database.db, bus, log, true, [{ ...CATALOG, version: CATALOG.version + 1 }, IDENTITY]);
+    const second = new ReadModels(db, bus, log, true, [{ ...CATALOG, version: CATALOG.version + 1 }, IDENTITY]);
     await second.start();
     expect(await second.waitFor('catalog', await store.headPosition(), 5000)).toBe(true);
     expect(await list()).toEqual(['Alpha', 'Beta', 'Delta', 'Gamma']);

@@ -1,9 +1,9 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
-import { commandTransaction, EventStore, eventSchemas, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
+import { asTables, commandTransaction, EventStore, eventSchemas, type ExpectedVersion, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
 import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
-import type { CDb, CTrx } from '../store/schema';
+import type { CatalogDb, CDb, CTrx } from '../store/schema';
 
 export interface CatalogOptions {
   /** folders the browser may show and libraries may use (absolute) */
@@ -29,24 +29,24 @@ const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 export class Ctx {
   /** the runtime's database, seen through the catalog's tables */
   readonly db: CDb;
-  readonly store: EventStore;
+  readonly store: EventStore<CatalogDb>;
   /** set by main: asks the scheduler to look at the scan queue now */
   kick: () => void = () => undefined;
   /** where its reactions to other services keep their checkpoints */
-  readonly site: ReactionSite;
+  readonly site: ReactionSite<CatalogDb>;
 
   constructor(
     readonly rt: Runtime,
     readonly opts: CatalogOptions,
   ) {
-    this.db = rt.db;
-    this.store = new EventStore(rt.db, SCHEMA);
-    this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'catalog' };
+    this.db = asTables<CatalogDb, NoTables>(rt.db);
+    this.store = new EventStore(this.db, SCHEMA);
+    this.site = { db: this.db, schema: SCHEMA, log: rt.log, label: 'catalog' };
   }
 
   /** Runs a command in one transaction (retried on a concurrent append, a deadlock or a serialisation failure), then wakes the relay. */
   tx<T>(fn: (trx: CTrx) => Promise<T>): Promise<T> {
-    return commandTransaction(this.rt.db, this.store, fn);
+    return commandTransaction(this.db, this.store, fn);
   }
 
   /**

@@ -34,7 +34,7 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<Made | null> {
   // one being made (or just made, not yet stored) first: no database read on a Kobo's second request
   let p = making.get(sha256);
   if (p) return p;
-  const hit = await loadKepub(ctx.rt.db, sha256, KEPUB_VERSION);
+  const hit = await loadKepub(ctx.db, sha256, KEPUB_VERSION);
   if (hit) return stored(hit);
   p = making.get(sha256);
   if (!p) {
@@ -59,10 +59,10 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<Made | null> {
       await new Promise((r) => setTimeout(r, STORE_AFTER_MS));
       try {
         if (k) {
-          await saveKepub(ctx.rt.db, sha256, { data: k.data, spans: k.spansGz(), v: KEPUB_VERSION });
+          await saveKepub(ctx.db, sha256, { data: k.data, spans: k.spansGz(), v: KEPUB_VERSION });
           if (Date.now() - lastPurge > PURGE_EVERY_MS) {
             lastPurge = Date.now();
-            await purgeStaleKepubs(ctx.rt.db);
+            await purgeStaleKepubs(ctx.db);
           }
         }
       } catch (e) {

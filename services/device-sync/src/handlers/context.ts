@@ -1,7 +1,7 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
-import { commandTransaction, eventSchemas, EventStore, type ExpectedVersion, type ReactionSite, type Runtime } from '@bindery/platform';
+import { asTables, commandTransaction, eventSchemas, EventStore, type ExpectedVersion, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
-import type { Db, Trx } from '../store/db';
+import type { Db, DeviceSyncDb, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 
 /** device-sync's own events, checked before each append */
@@ -15,9 +15,9 @@ export interface DeviceSyncOptions {
 }
 
 export class Ctx {
-  readonly store: EventStore;
+  readonly store: EventStore<DeviceSyncDb>;
   /** where its reactions to other services keep their checkpoints */
-  readonly site: ReactionSite;
+  readonly site: ReactionSite<DeviceSyncDb>;
   /** the runtime's database, typed by device-sync's tables */
   readonly db: Db;
 
@@ -25,9 +25,9 @@ export class Ctx {
     readonly rt: Runtime,
     readonly opts: DeviceSyncOptions,
   ) {
-    this.db = rt.db;
-    this.store = new EventStore(rt.db, SCHEMA);
-    this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'device-sync' };
+    this.db = asTables<DeviceSyncDb, NoTables>(rt.db);
+    this.store = new EventStore(this.db, SCHEMA);
+    this.site = { db: this.db, schema: SCHEMA, log: rt.log, label: 'device-sync' };
   }
 
   now(): Date {
@@ -36,7 +36,7 @@ export class Ctx {
 
   /** Runs a command in one transaction (retried on conflicts), then wakes the relay. */
   tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    return commandTransaction(this.rt.db, this.store, fn);
+    return commandTransaction(this.db, this.store, fn);
   }
 
   /** Appends to a user's stream; every event must match its contract schema. */

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { eventSchemas, type EventStore } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
-import type { Db, Trx } from './db';
+import type { Db, DeviceSyncDb, Trx } from './db';
 import { SCHEMA } from './migrations';
 
 const STREAM = 'registrations';
@@ -24,7 +24,7 @@ export class ReplicaMark {
 
   constructor(
     private db: Db,
-    private store: EventStore,
+    private store: EventStore<DeviceSyncDb>,
   ) {}
 
   /** Appends the ids of deleted registrations, when there are any. */

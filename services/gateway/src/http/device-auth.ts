@@ -13,6 +13,7 @@ import { identityTables } from '../read-model/tables';
 import type { ReadModels } from '../read-model/read-model';
 import type { AuthFailures } from './auth-failures';
 import { sendFailure } from './reply';
+import type { GatewayDb } from '../read-model/database';
 
 /** A device the gateway authenticated: its id, its owner, its name, and its owner's role now. */
 export interface AuthenticatedDevice extends DeviceSync.DeviceCaller {
@@ -44,7 +45,7 @@ export function deviceCredentialOf(req: FastifyRequest): string | null {
 
 export const credentialDigest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
 
-export function deviceAuthenticator(db: Db, models?: Pick<ReadModels, 'onChange'>, failures?: AuthFailures) {
+export function deviceAuthenticator(db: Db<GatewayDb>, models?: Pick<ReadModels, 'onChange'>, failures?: AuthFailures) {
   const cache = new LRUCache<string, { device: AuthenticatedDevice | null }>({ max: 20_000, ttl: DEVICE_CACHE_MS, ttlAutopurge: false });
   // what this process applies (a deletion, a new credential) counts at once; another replica's within DEVICE_CACHE_MS
   models?.onChange((source) => {
@@ -66,9 +67,7 @@ export function deviceAuthenticator(db: Db, models?: Pick<ReadModels, 'onChange'
       .select(['d.id', 'd.user_id', 'd.doc', 'u.role'])
       .where('d.credential_hash', '=', key)
       .executeTakeFirst();
-    const device: AuthenticatedDevice | null = row
-      ? { device_id: row.id, user_id: row.user_id, name: (row.doc as DeviceSync.Device).name, role: row.role === 'admin' ? 'admin' : 'user' }
-      : null;
+    const device: AuthenticatedDevice | null = row ? { device_id: row.id, user_id: row.user_id, name: row.doc.name, role: row.role === 'admin' ? 'admin' : 'user' } : null;
     cache.set(key, { device });
     return device;
   }

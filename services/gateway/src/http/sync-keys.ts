@@ -9,10 +9,11 @@ import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from '../read-model/device-tables';
 import { identityTables } from '../read-model/tables';
 import type { Verified } from './verified-cache';
+import type { GatewayDb } from '../read-model/database';
 
 const KEY = /^[0-9a-f]{32}$/;
 
-export function syncKeys(db: Db) {
+export function syncKeys(db: Db<GatewayDb>) {
   const D = deviceTables();
   const U = identityTables();
 
@@ -45,9 +46,9 @@ export function syncKeys(db: Db) {
       }
       if (match)
         return {
-          user_id: c.user_id as string,
+          user_id: c.user_id,
           role: c.role === 'admin' ? 'admin' : 'user',
-          device: { device_id: c.device_id as string, name: (c.doc as { name: string }).name },
+          device: { device_id: c.device_id, name: (c.doc as { name: string }).name },
         };
     }
     return null;

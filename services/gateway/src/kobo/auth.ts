@@ -14,6 +14,7 @@ import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from '../read-model/device-tables';
 import type { ReadModels } from '../read-model/read-model';
 import { identityTables } from '../read-model/tables';
+import type { GatewayDb } from '../read-model/database';
 
 export interface Kobo extends AuthenticatedDevice {
   /** every book of the libraries the owner sees, or only the collections shelved on the device */
@@ -22,7 +23,7 @@ export interface Kobo extends AuthenticatedDevice {
 
 const CACHE_MS = 1000;
 
-export function koboAuthenticator(db: Db, models: Pick<ReadModels, 'onChange'>) {
+export function koboAuthenticator(db: Db<GatewayDb>, models: Pick<ReadModels, 'onChange'>) {
   const cache = new LRUCache<string, { kobo: Kobo | null }>({ max: 10_000, ttl: CACHE_MS, ttlAutopurge: false });
   models.onChange((source) => {
     if (source === DeviceSync.SOURCE || source === 'identity') cache.clear();
@@ -46,7 +47,7 @@ export function koboAuthenticator(db: Db, models: Pick<ReadModels, 'onChange'>) 
       ? {
           device_id: row.id,
           user_id: row.user_id,
-          name: (row.doc as DeviceSync.Device).name,
+          name: row.doc.name,
           role: row.role === 'admin' ? 'admin' : 'user',
           books: row.kobo_books === 'shelves' ? 'shelves' : 'all',
         }

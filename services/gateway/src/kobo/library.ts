@@ -35,7 +35,7 @@ export function koboLibrary(reads: Reads, kepubs: KepubSource) {
     if (!a.all && a.ids.length === 0) return out;
     let q = reads.db.withSchema(SCHEMA).selectFrom(C.items).select(['id', 'doc']).where('id', 'in', ids);
     if (!a.all) q = q.where('library_id', 'in', a.ids);
-    for (const r of await q.execute()) out.set(r.id, JSON.parse(r.doc as string) as Item);
+    for (const r of await q.execute()) out.set(r.id, JSON.parse(r.doc) as Item);
     return out;
   }
 

@@ -5,12 +5,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { identityTables } from '../read-model/tables';
+import type { GatewayDb } from '../read-model/database';
 
 const I = identityTables();
 /** headers that belong to this hop or to Bindery, not to the store */
 const NOT_PASSED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'cookie', 'authorization', 'accept-encoding', 'keep-alive', 'upgrade']);
 
-export function koboStoreProxy(db: Db, storeUrl: string) {
+export function koboStoreProxy(db: Db<GatewayDb>, storeUrl: string) {
   async function on(): Promise<boolean> {
     const r = await db.withSchema(SCHEMA).selectFrom(I.settings).select('value').where('key', '=', 'kobo_store_proxy').executeTakeFirst();
     return r?.value === true || r?.value === 'true';

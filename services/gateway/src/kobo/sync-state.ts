@@ -15,6 +15,7 @@ import { deviceTables } from '../read-model/device-tables';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Kobo } from './auth';
+import type { GatewayDb } from '../read-model/database';
 
 export interface Difference {
   /** `i:<item id>` or `t:<collection id>` */
@@ -59,7 +60,7 @@ function tags(kobo: Kobo) {
 }
 
 export class KoboSyncState {
-  constructor(private db: Db) {}
+  constructor(private db: Db<GatewayDb>) {}
 
   /**
    * Confirms what the answer of generation `gen` (and earlier ones) sent; what later answers sent never

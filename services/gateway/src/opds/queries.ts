@@ -7,6 +7,7 @@ import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from '../read-model/tables';
 import { visible, type Access } from '../read-model/access';
+import type { GatewayDb } from '../read-model/database';
 
 const T = catalogTables();
 const items = sql.table(`${SCHEMA}.${T.items}`);
@@ -36,7 +37,7 @@ export type GroupKind = keyof typeof NAME_GROUPS;
 export const GROUP_KINDS = Object.keys(NAME_GROUPS) as GroupKind[];
 
 export class OpdsQueries {
-  constructor(private db: Db) {}
+  constructor(private db: Db<GatewayDb>) {}
 
   async items(access: Access, f: ItemFilter, limit: number, offset: number, newest = false): Promise<ItemPage> {
     const cond = sql<boolean>`${visible(access)} and ${this.condition(f)}`;

@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { Identity, type StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, type DecodedEvent, eventSchemas, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
+import type { GatewayDb } from '../read-model/database';
 
 export const CONSUMER = 'gateway-auth-view';
 const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.password-changed.v1', 'identity.session-revoked.v1'] as const;
@@ -36,7 +37,7 @@ export class AuthView {
   private revoked = new LRUCache<string, { revoked: boolean }>({ max: 50_000, ttl: CACHE_MS, ttlAutopurge: false });
   private sub: Subscription | null = null;
 
-  constructor(private db: Db) {}
+  constructor(private db: Db<GatewayDb>) {}
 
   async start(bus: Bus): Promise<void> {
     this.sub = await bus.consume({
@@ -59,7 +60,7 @@ export class AuthView {
     });
   }
 
-  private async project(trx: Trx, e: DecodedEvent<typeof Identity.IdentityEvents>): Promise<void> {
+  private async project(trx: Trx<GatewayDb>, e: DecodedEvent<typeof Identity.IdentityEvents>): Promise<void> {
     const t = trx.withSchema(SCHEMA);
     switch (e.type) {
       case 'identity.user-registered.v1':
@@ -131,10 +132,10 @@ export class AuthView {
     const row = await this.db.withSchema(SCHEMA).selectFrom('auth_users').selectAll().where('user_id', '=', id).executeTakeFirst();
     const facts = row
       ? {
-          role: row.role as Identity.Role,
+          role: row.role,
           deleted: Boolean(row.deleted),
           validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null,
-          kept: (row.session_kept as string | null) ?? null,
+          kept: row.session_kept,
         }
       : null;
     this.users.set(id, { facts });

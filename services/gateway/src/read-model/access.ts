@@ -6,6 +6,7 @@ import type { Identity } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { identityTables } from './tables';
+import type { GatewayDb } from './database';
 
 /** Every library, or only the listed ones (possibly none). */
 export type Access = { all: true } | { all: false; ids: string[] };
@@ -29,7 +30,7 @@ export class IdentityView {
   /** keyed by the identity projection's position, so a change is seen on the very next request */
   private cache = new LRUCache<string, UserFacts>({ max: 20_000 });
 
-  constructor(private db: Db) {}
+  constructor(private db: Db<GatewayDb>) {}
 
   private async facts(userId: string, identityPosition: number): Promise<UserFacts> {
     const key = `${identityPosition}|${userId}`;
@@ -38,8 +39,8 @@ export class IdentityView {
     const row = await this.db.withSchema(SCHEMA).selectFrom(T.users).select(['profile', 'all_libraries', 'library_ids']).where('id', '=', userId).executeTakeFirst();
     const facts: UserFacts = row
       ? {
-          access: row.all_libraries ? ALL : { all: false, ids: [...(row.library_ids as string[])].sort() },
-          profile: JSON.stringify(row.profile as Identity.UserProfile),
+          access: row.all_libraries ? ALL : { all: false, ids: [...row.library_ids].sort() },
+          profile: JSON.stringify(row.profile),
         }
       : { access: { all: false, ids: [] }, profile: null };
     this.cache.set(key, facts);
@@ -69,7 +70,7 @@ export class IdentityView {
   async grants(userId: string): Promise<{ all_libraries: boolean; library_ids: string[] } | null> {
     const row = await this.db.withSchema(SCHEMA).selectFrom(T.users).select(['all_libraries', 'library_ids', 'role']).where('id', '=', userId).executeTakeFirst();
     if (!row) return null;
-    return { all_libraries: Boolean(row.all_libraries), library_ids: row.library_ids as string[] };
+    return { all_libraries: Boolean(row.all_libraries), library_ids: row.library_ids };
   }
 }
 
@@ -83,7 +84,7 @@ export interface SessionRow {
 }
 
 /** A user's sessions that still stand (not ended, not expired), the most recently used first. */
-export async function sessionsOf(db: Db, userId: string): Promise<SessionRow[]> {
+export async function sessionsOf(db: Db<GatewayDb>, userId: string): Promise<SessionRow[]> {
   const rows = await db
     .withSchema(SCHEMA)
     .selectFrom(T.sessions)
@@ -96,12 +97,12 @@ export async function sessionsOf(db: Db, userId: string): Promise<SessionRow[]> 
     .execute();
   const iso = (d: unknown) => new Date(d as string).toISOString();
   return rows.map((r) => ({
-    id: r.id as string,
-    client: r.client as string,
+    id: r.id,
+    client: r.client,
     started_at: iso(r.started_at),
     last_used_at: iso(r.last_used_at),
     expires_at: iso(r.expires_at),
-    jti: r.jti as string,
+    jti: r.jti,
   }));
 }
 

@@ -5,8 +5,9 @@ import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
+import type { GatewayDb, Suffix } from './database';
 
-type Tables = ReturnType<typeof catalogTables>;
+type Tables = ReturnType<typeof catalogTables<Suffix>>;
 
 const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
@@ -70,7 +71,7 @@ function termsOf(item: Catalog.MediaItem): { field: string; value: string }[] {
   return out;
 }
 
-async function putItem(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<void> {
+async function putItem(trx: Trx<GatewayDb>, t: Tables, item: Catalog.MediaItem): Promise<void> {
   const s = trx.withSchema(SCHEMA);
   const terms = termsOf(item);
   if (terms.length)
@@ -114,7 +115,7 @@ function documentsOf(item: Catalog.MediaItem): { document: string; kind: string 
   return [...out].map(([document, kind]) => ({ document, kind }));
 }
 
-async function putDocuments(trx: Trx, t: Tables, item: Catalog.MediaItem): Promise<void> {
+async function putDocuments(trx: Trx<GatewayDb>, t: Tables, item: Catalog.MediaItem): Promise<void> {
   const s = trx.withSchema(SCHEMA);
   // the ids of earlier versions of the files stay, no longer current
   await s.updateTable(t.documents).set({ current: false }).where('item_id', '=', item.id).execute();
@@ -127,7 +128,7 @@ async function putDocuments(trx: Trx, t: Tables, item: Catalog.MediaItem): Promi
       .execute();
 }
 
-async function removeItem(trx: Trx, t: Tables, id: string): Promise<void> {
+async function removeItem(trx: Trx<GatewayDb>, t: Tables, id: string): Promise<void> {
   const s = trx.withSchema(SCHEMA);
   await s.deleteFrom(t.documents).where('item_id', '=', id).execute();
   await s.deleteFrom(t.files).where('item_id', '=', id).execute();
@@ -135,7 +136,7 @@ async function removeItem(trx: Trx, t: Tables, id: string): Promise<void> {
 }
 
 /** Applies one catalog event; events it has no use for change nothing. */
-export async function projectCatalog(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+export async function projectCatalog(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {
   const t = catalogTables(suffix);
   const s = trx.withSchema(SCHEMA);
   const e = catalogEvents.decode(ev);

@@ -9,6 +9,7 @@ import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
 import { readingTables } from './reading-tables';
 import { visible, type Access } from './access';
+import type { GatewayDb } from './database';
 
 const T = catalogTables();
 const R = readingTables();
@@ -79,7 +80,7 @@ export class CatalogView {
   private itemCovers = new LRUCache<string, { library: string; has_cover: boolean; key: string | null }>({ max: 20_000 });
 
   constructor(
-    private db: Db,
+    private db: Db<GatewayDb>,
     /** how far this process's catalog projection has got */
     private catalogPosition: () => number = () => 0,
   ) {}
@@ -117,14 +118,14 @@ export class CatalogView {
         break;
     }
     const rows = await s.orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute();
-    return ok(dataPage(rows.map((r) => r.doc as string)));
+    return ok(dataPage(rows.map((r) => r.doc)));
   }
 
   async item(access: Access, id: string): Promise<Result<string>> {
     if (!isUuid(id)) return err(fail('validation', Messages.invalidMediaItemId));
     const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where('id', '=', id.toLowerCase()).where(visible(access)).executeTakeFirst();
     // an item in a library the caller can't see does not exist for them
-    return row ? ok(row.doc as string) : err(fail('not_found', Messages.mediaItemNotFound));
+    return row ? ok(row.doc) : err(fail('not_found', Messages.mediaItemNotFound));
   }
 
   /** The item's library, for writes the gateway forwards (null: not there or not visible). */
@@ -135,7 +136,7 @@ export class CatalogView {
     if (library === undefined) {
       const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('library_id').where('id', '=', id.toLowerCase()).executeTakeFirst();
       if (!row) return null;
-      library = row.library_id as string;
+      library = row.library_id;
       this.itemLibraries.set(key, library);
     }
     return access.all || access.ids.includes(library) ? library : null;
@@ -157,7 +158,7 @@ export class CatalogView {
         .where('id', '=', id.toLowerCase())
         .executeTakeFirst();
       if (!row) return null;
-      hit = { library: row.library_id as string, has_cover: Boolean(row.has_cover), key: (row.sha256 as string | null) ?? null };
+      hit = { library: row.library_id, has_cover: Boolean(row.has_cover), key: (row.sha256 as string | null) ?? null };
       this.itemCovers.set(key, hit);
     }
     return access.all || access.ids.includes(hit.library) ? { has_cover: hit.has_cover, key: hit.key } : null;
@@ -235,7 +236,7 @@ export class CatalogView {
       rowsQ.orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute(),
       base.select(sql<number>`count(*)::int`.as('n')).where(where).executeTakeFirst(),
     ]);
-    let out = `{"data":[${rows.map((r) => r.doc as string).join(',')}],"total":${Number(total?.n ?? 0)},"limit":${limit},"offset":${offset}`;
+    let out = `{"data":[${rows.map((r) => r.doc).join(',')}],"total":${Number(total?.n ?? 0)},"limit":${limit},"offset":${offset}`;
     const suggestions = await this.autocomplete(access, q, library);
     if (suggestions) out += `,"suggestions":${JSON.stringify(suggestions)}`;
     return ok(out + '}');
@@ -273,8 +274,8 @@ export class CatalogView {
   /** Library records the caller may see; folders (server paths) only for admins. */
   async libraries(access: Access, admin: boolean): Promise<Catalog.Library[]> {
     const rows = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select(['id', 'doc']).where(visible(access, 'id')).orderBy('name').orderBy('id').execute();
-    const counts = await this.counts(rows.map((r) => r.id as string));
-    return rows.map((r) => this.libraryOut(r.doc as Catalog.Library, counts.get(r.id as string) ?? 0, admin));
+    const counts = await this.counts(rows.map((r) => r.id));
+    return rows.map((r) => this.libraryOut(r.doc, counts.get(r.id) ?? 0, admin));
   }
 
   async library(access: Access, admin: boolean, id: string): Promise<Result<Catalog.Library>> {
@@ -283,13 +284,13 @@ export class CatalogView {
     const row = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select('doc').where('id', '=', lid).where(visible(access, 'id')).executeTakeFirst();
     if (!row) return err(fail('not_found', Messages.libraryNotFound));
     const counts = await this.counts([lid]);
-    return ok(this.libraryOut(row.doc as Catalog.Library, counts.get(lid) ?? 0, admin));
+    return ok(this.libraryOut(row.doc, counts.get(lid) ?? 0, admin));
   }
 
   /** Whether a library exists at all (for grants). */
   async libraryIds(): Promise<Set<string>> {
     const rows = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select('id').execute();
-    return new Set(rows.map((r) => r.id as string));
+    return new Set(rows.map((r) => r.id));
   }
 
   private libraryOut(doc: Catalog.Library, itemCount: number, admin: boolean): Catalog.Library {
@@ -309,7 +310,7 @@ export class CatalogView {
       .where('library_id', 'in', ids)
       .groupBy('library_id')
       .execute();
-    for (const r of rows) out.set(r.library_id as string, Number(r.n));
+    for (const r of rows) out.set(r.library_id, Number(r.n));
     return out;
   }
 
@@ -323,12 +324,12 @@ export class CatalogView {
       .where('rel_path', '=', relPath)
       .where(visible(access))
       .executeTakeFirst();
-    return row ? (row.item_id as string) : null;
+    return row ? row.item_id : null;
   }
 
   /** A library's folders (admin-only data), or null when the library does not exist. */
   async folders(libraryId: string): Promise<string[] | null> {
     const row = await this.db.withSchema(SCHEMA).selectFrom(T.libraries).select('doc').where('id', '=', libraryId).executeTakeFirst();
-    return row ? (row.doc as Catalog.Library).folders : null;
+    return row ? row.doc.folders : null;
   }
 }

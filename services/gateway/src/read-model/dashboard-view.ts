@@ -8,6 +8,7 @@ import { SCHEMA } from '../projections/migrations';
 import { visible, type Access } from './access';
 import { readingTables } from './reading-tables';
 import { itemsOf } from './reading-rules';
+import type { GatewayDb } from './database';
 
 const R = readingTables();
 // biome-ignore lint/suspicious/noExplicitAny: a collection row as the database returns it
@@ -27,7 +28,7 @@ interface Section {
 }
 
 export class DashboardView {
-  constructor(private db: Db) {}
+  constructor(private db: Db<GatewayDb>) {}
 
   /**
    * A page of a collection's books for a user, by its rule, its conditions or its members. The count
@@ -100,12 +101,12 @@ export class DashboardView {
   async sections(user: string, access: Access, limit: number): Promise<{ sections: Section[]; hidden_collections: string[]; collection_order: string[] }> {
     const s = this.db.withSchema(SCHEMA);
     const prefs = await s.selectFrom(R.prefs).selectAll().where('user_id', '=', user).executeTakeFirst();
-    const hidden = (prefs?.hidden_collections as string[]) ?? [];
-    const order = (prefs?.collection_order as string[]) ?? [];
+    const hidden = prefs?.hidden_collections ?? [];
+    const order = prefs?.collection_order ?? [];
     const rank = new Map(order.map((id, i) => [id, i]));
     const rows = (await s.selectFrom(R.collections).selectAll().where('user_id', '=', user).where('show_on_dashboard', '=', true).orderBy('priority').orderBy('name').execute())
-      .filter((r) => !hidden.includes(r.id as string))
-      .sort((a, b) => (rank.get(a.id as string) ?? Infinity) - (rank.get(b.id as string) ?? Infinity));
+      .filter((r) => !hidden.includes(r.id))
+      .sort((a, b) => (rank.get(a.id) ?? Infinity) - (rank.get(b.id) ?? Infinity));
     const sections: Section[] = [];
     for (const c of rows) {
       const b = await this.books(user, access, c, limit);

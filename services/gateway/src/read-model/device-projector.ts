@@ -3,15 +3,16 @@ import { DeviceSync, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { deviceTables } from './device-tables';
+import type { GatewayDb, Suffix } from './database';
 
 /** A deleted Kobo's sync cursors (gateway-local, not a projection: see kobo/sync-state.ts) go with it. */
-async function forgetKobos(trx: Trx, ids: string[]): Promise<void> {
-  for (const table of ['kobo_sent', 'kobo_pending', 'kobo_gen']) await trx.withSchema(SCHEMA).deleteFrom(table).where('device_id', 'in', ids).execute();
+async function forgetKobos(trx: Trx<GatewayDb>, ids: string[]): Promise<void> {
+  for (const table of ['kobo_sent', 'kobo_pending', 'kobo_gen'] as const) await trx.withSchema(SCHEMA).deleteFrom(table).where('device_id', 'in', ids).execute();
 }
 
 const deviceSyncEvents = eventSchemas(DeviceSync.DeviceSyncEvents);
 
-export async function projectDevices(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+export async function projectDevices(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {
   const t = deviceTables(suffix);
   const s = trx.withSchema(SCHEMA);
   const e = deviceSyncEvents.decode(ev);

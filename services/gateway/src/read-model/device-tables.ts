@@ -4,9 +4,11 @@
 import { execScript } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
 import { SCHEMA } from '../projections/migrations';
+import type { Suffix } from './database';
 import type { Projection } from './tables';
 
-export const deviceTables = (suffix = '') => ({ devices: `dv_devices${suffix}`, shelves: `dv_shelves${suffix}`, koboRemoved: `dv_kobo_removed${suffix}` });
+export const deviceTables = <S extends Suffix = ''>(suffix = '' as S) =>
+  ({ devices: `dv_devices${suffix}`, shelves: `dv_shelves${suffix}`, koboRemoved: `dv_kobo_removed${suffix}` }) as const;
 
 export const DEVICES: Projection = {
   name: 'devices',

@@ -84,7 +84,7 @@ export class DeviceView {
       .select(['user_id', sql<number>`count(*)`.as('n')])
       .groupBy('user_id')
       .execute();
-    return new Map(rows.map((r) => [r.user_id as string, Number(r.n)]));
+    return new Map(rows.map((r) => [r.user_id, Number(r.n)]));
   }
 
   /** One of the user's collections (another user's is null). */

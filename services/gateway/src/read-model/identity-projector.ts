@@ -4,6 +4,7 @@ import { Identity, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { identityTables } from './tables';
+import type { GatewayDb, Suffix } from './database';
 
 /** The setting that decided what a new account sees, for `user-registered` events from before they said it. */
 export const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
@@ -22,7 +23,7 @@ function profileOf(d: { user_id: string; email: string; username: string; first_
   };
 }
 
-export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {
   const t = identityTables(suffix);
   const s = trx.withSchema(SCHEMA);
   const e = identityEvents.decode(ev);
@@ -43,7 +44,7 @@ export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): P
     case 'identity.profile-changed.v1': {
       const row = await load(e.data.user_id);
       if (!row) return;
-      const p = { ...(row.profile as Identity.UserProfile) } as Record<string, unknown>;
+      const p = { ...row.profile } as Record<string, unknown>;
       for (const [k, v] of Object.entries(e.data.changes)) {
         if (v === undefined || k === 'timezone') continue;
         if (k === 'theme' && v === '') delete p.theme;
@@ -59,7 +60,7 @@ export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): P
     case 'identity.role-changed.v1': {
       const row = await load(e.data.user_id);
       if (!row) return;
-      const p = { ...(row.profile as Identity.UserProfile), role: e.data.role };
+      const p = { ...row.profile, role: e.data.role };
       await s
         .updateTable(t.users)
         .set({ role: e.data.role, profile: JSON.stringify(p) })
@@ -101,7 +102,7 @@ export async function projectIdentity(trx: Trx, ev: StoredEvent, suffix = ''): P
     case 'identity.password-changed.v1':
       // every session that got its token before the change ends, but the one that made it
       if (e.data.sessions_revoked_before) {
-        let u = s.updateTable(t.sessions).set({ ended: true }).where('user_id', '=', e.data.user_id).where('last_used_at', '<', e.data.sessions_revoked_before);
+        let u = s.updateTable(t.sessions).set({ ended: true }).where('user_id', '=', e.data.user_id).where('last_used_at', '<', new Date(e.data.sessions_revoked_before));
         if (e.data.session_kept) u = u.where('jti', '<>', e.data.session_kept);
         await u.execute();
       }

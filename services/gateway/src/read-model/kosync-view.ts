@@ -5,11 +5,12 @@ import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import type { Access } from './access';
 import { catalogTables } from './tables';
+import type { GatewayDb } from './database';
 
 const T = catalogTables();
 
 export class KosyncView {
-  constructor(private db: Db) {}
+  constructor(private db: Db<GatewayDb>) {}
 
   /**
    * The item a document id names for this caller, or null. Of several (duplicates, a file name
@@ -35,7 +36,7 @@ export class KosyncView {
       .where('d.kind', 'in', ['partial_md5', 'filename']);
     if (!access.all) q = q.where('i.library_id', 'in', access.ids);
     const rows = await q.orderBy('d.document').orderBy(sql`(d.kind = 'partial_md5')`, 'desc').orderBy('d.current', 'desc').orderBy('i.updated_at', 'desc').execute();
-    for (const r of rows) out.set(r.document as string, r.item_id as string);
+    for (const r of rows) out.set(r.document, r.item_id);
     return out;
   }
 
@@ -54,7 +55,7 @@ export class KosyncView {
       .where('d.kind', 'in', ['sha256', 'format_sha256', 'known_sha256']);
     if (!access.all) q = q.where('i.library_id', 'in', access.ids);
     const row = await q.orderBy(sql`case d.kind when 'sha256' then 0 when 'format_sha256' then 1 else 2 end`).orderBy('i.updated_at', 'desc').limit(1).executeTakeFirst();
-    return row ? { item: row.item_id as string, by: row.kind as string } : null;
+    return row ? { item: row.item_id, by: row.kind } : null;
   }
 
   /** The visible item with this title (any case) and, when given, this author among its authors. */
@@ -64,7 +65,7 @@ export class KosyncView {
     if (author?.trim()) q = q.where(sql<boolean>`exists (select 1 from jsonb_array_elements_text(authors) as a(v) where lower(a.v) = lower(${author.trim()}))`);
     if (!access.all) q = q.where('library_id', 'in', access.ids);
     const row = await q.orderBy('updated_at', 'desc').limit(1).executeTakeFirst();
-    return row ? (row.id as string) : null;
+    return row ? row.id : null;
   }
 
   /** A page of the visible items' public records, by title. */
@@ -76,7 +77,7 @@ export class KosyncView {
       q.select('doc').orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute(),
       q.select(sql<number>`count(*)::int`.as('n')).executeTakeFirst(),
     ]);
-    return { docs: rows.map((r) => JSON.parse(r.doc as string) as Record<string, unknown>), total: Number(total?.n ?? 0) };
+    return { docs: rows.map((r) => JSON.parse(r.doc) as Record<string, unknown>), total: Number(total?.n ?? 0) };
   }
 
   /** Title and authors of visible items, for the documents list. */
@@ -87,7 +88,7 @@ export class KosyncView {
     if (!access.all) q = q.where('library_id', 'in', access.ids);
     for (const r of await q.execute()) {
       const authors = typeof r.authors === 'string' ? (JSON.parse(r.authors) as string[]) : (r.authors as string[]);
-      out.set(r.id as string, { id: r.id as string, title: r.title as string, authors });
+      out.set(r.id, { id: r.id, title: r.title, authors });
     }
     return out;
   }

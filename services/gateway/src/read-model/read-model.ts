@@ -13,6 +13,7 @@ import { READING } from './reading-tables';
 import { DEVICES } from './device-tables';
 import { projectDevices } from './device-projector';
 import { CATALOG, dropTables, ensureStateTable, IDENTITY, type Projection } from './tables';
+import type { GatewayDb, Suffix } from './database';
 
 const NEXT = '_next';
 /** how often a replica reads the shared checkpoints (distributed mode), to see other replicas' progress */
@@ -22,7 +23,7 @@ const WAIT_POLL_MS = 10;
 const FOLD_IN_ONE: Partial<Record<Projection['name'], (ev: StoredEvent) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>) | null>> = {
   reading: projectReadingInOne,
 };
-const FOLD: Record<Projection['name'], (trx: Trx, ev: StoredEvent, suffix?: string) => Promise<void>> = {
+const FOLD: Record<Projection['name'], (trx: Trx<GatewayDb>, ev: StoredEvent, suffix?: Suffix) => Promise<void>> = {
   catalog: projectCatalog,
   identity: projectIdentity,
   reading: projectReading,
@@ -54,7 +55,7 @@ export class ReadModels {
   private changeListeners = new Set<(source: string) => void>();
 
   constructor(
-    private db: Db,
+    private db: Db<GatewayDb>,
     private bus: Bus,
     private log: Logger,
     /** true when this process holds the only consumer of each projection (embedded mode) */
@@ -278,7 +279,7 @@ export class ReadModels {
     const { rows } = await this.db.executeQuery(this.positionsQuery);
     let moved = false;
     for (const r of rows) {
-      const source = r.source as string;
+      const source = r.source;
       const pos = Number(r.position);
       if (pos > (this.known.get(source) ?? 0)) {
         this.known.set(source, pos);
@@ -312,7 +313,7 @@ export class ReadModels {
         position: this.position(p.source),
         rebuilding: this.rebuilding.has(p.name),
         rebuild_position: this.rebuilding.get(p.name)?.position ?? null,
-        rebuilt_at: r?.rebuilt_at ? new Date(r.rebuilt_at as string).toISOString() : null,
+        rebuilt_at: r?.rebuilt_at ? new Date(r.rebuilt_at).toISOString() : null,
       });
     }
     return out;

@@ -4,6 +4,7 @@ import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import type { Access } from './access';
 import { catalogTables } from './tables';
+import type { GatewayDb } from './database';
 
 const T = catalogTables();
 
@@ -12,7 +13,7 @@ export interface Book {
   percentage: number | null;
 }
 
-export async function withItems(db: Db, access: Access, books: Book[]): Promise<(Book & { item: unknown })[]> {
+export async function withItems(db: Db<GatewayDb>, access: Access, books: Book[]): Promise<(Book & { item: unknown })[]> {
   if (books.length === 0) return [];
   let q = db
     .withSchema(SCHEMA)
@@ -27,6 +28,6 @@ export async function withItems(db: Db, access: Access, books: Book[]): Promise<
     if (access.ids.length === 0) return [];
     q = q.where('library_id', 'in', access.ids);
   }
-  const docs = new Map((await q.execute()).map((r) => [r.id as string, r.doc as string]));
+  const docs = new Map((await q.execute()).map((r) => [r.id, r.doc]));
   return books.filter((b) => docs.has(b.media_item_id)).map((b) => ({ ...b, item: JSON.parse(docs.get(b.media_item_id)!) }));
 }

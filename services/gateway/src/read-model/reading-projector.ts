@@ -5,6 +5,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from './reading-tables';
+import type { GatewayDb, Suffix } from './database';
 
 const readingEvents = eventSchemas(Reading.ReadingEvents);
 
@@ -38,7 +39,7 @@ export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
     on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`;
 }
 
-export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Promise<void> {
+export async function projectReading(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {
   const t = readingTables(suffix);
   const s = trx.withSchema(SCHEMA);
   const e = readingEvents.decode(ev);
@@ -146,7 +147,7 @@ export async function projectReading(trx: Trx, ev: StoredEvent, suffix = ''): Pr
           .where(
             'collection_id',
             'in',
-            mine.map((c) => c.id as string),
+            mine.map((c) => c.id),
           )
           .execute();
       for (const table of [t.collections, t.progress, t.ratings, t.prefs, t.conflicts]) await s.deleteFrom(table).where('user_id', '=', user).execute();

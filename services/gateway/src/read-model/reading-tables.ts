@@ -2,16 +2,18 @@
 // user's positions, ratings, collections with their members, and dashboard preferences.
 import { execScript } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
+import type { Suffix } from './database';
 import type { Projection } from './tables';
 
-export const readingTables = (suffix = '') => ({
-  progress: `rv_progress${suffix}`,
-  ratings: `rv_ratings${suffix}`,
-  collections: `rv_collections${suffix}`,
-  members: `rv_members${suffix}`,
-  prefs: `rv_prefs${suffix}`,
-  conflicts: `rv_conflicts${suffix}`,
-});
+export const readingTables = <S extends Suffix = ''>(suffix = '' as S) =>
+  ({
+    progress: `rv_progress${suffix}`,
+    ratings: `rv_ratings${suffix}`,
+    collections: `rv_collections${suffix}`,
+    members: `rv_members${suffix}`,
+    prefs: `rv_prefs${suffix}`,
+    conflicts: `rv_conflicts${suffix}`,
+  }) as const;
 
 export const READING: Projection = {
   name: 'reading',

@@ -7,6 +7,7 @@ import type { Db } from '@bindery/platform';
 import { accessKey, IdentityView, type Access } from './access';
 import { CatalogView } from './catalog-view';
 import type { ReadModels } from './read-model';
+import type { GatewayDb } from './database';
 
 export interface ReadContext {
   positions: Record<string, number>;
@@ -23,7 +24,7 @@ export class Reads {
   private rendering = new Map<string, Promise<Result<Buffer>>>();
 
   constructor(
-    readonly db: Db,
+    readonly db: Db<GatewayDb>,
     readonly models: ReadModels,
   ) {
     this.catalog = new CatalogView(db, () => models.position('catalog'));

@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import { execScript, type DbOrTrx, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
+import type { GatewayDb, Suffix } from './database';
 
 export interface Projection {
   name: 'catalog' | 'identity' | 'reading' | 'devices';
@@ -14,17 +15,19 @@ export interface Projection {
   /** bump when the tables or the fold change: a start with another version rebuilds */
   version: number;
   tables: readonly string[];
-  create(trx: Trx, suffix: string): Promise<void>;
+  create(trx: Trx<GatewayDb>, suffix: Suffix): Promise<void>;
 }
 
-export const catalogTables = (suffix = '') => ({
-  libraries: `cv_libraries${suffix}`,
-  items: `cv_items${suffix}`,
-  files: `cv_files${suffix}`,
-  terms: `cv_terms${suffix}`,
-  documents: `cv_documents${suffix}`,
-});
-export const identityTables = (suffix = '') => ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}`, sessions: `iv_sessions${suffix}` });
+export const catalogTables = <S extends Suffix = ''>(suffix = '' as S) =>
+  ({
+    libraries: `cv_libraries${suffix}`,
+    items: `cv_items${suffix}`,
+    files: `cv_files${suffix}`,
+    terms: `cv_terms${suffix}`,
+    documents: `cv_documents${suffix}`,
+  }) as const;
+export const identityTables = <S extends Suffix = ''>(suffix = '' as S) =>
+  ({ users: `iv_users${suffix}`, settings: `iv_settings${suffix}`, sessions: `iv_sessions${suffix}` }) as const;
 
 export const CATALOG: Projection = {
   name: 'catalog',
@@ -141,12 +144,12 @@ export const IDENTITY: Projection = {
 export const PROJECTIONS = [CATALOG, IDENTITY] as const;
 
 /** Which version of each projection's tables is live (created on first start). */
-export async function ensureStateTable(q: DbOrTrx): Promise<void> {
+export async function ensureStateTable(q: DbOrTrx<GatewayDb>): Promise<void> {
   await sql`create table if not exists ${sql.table(`${SCHEMA}.projection_state`)} (name text primary key, version integer not null, rebuilt_at timestamptz not null default now())`.execute(
     q,
   );
 }
 
-export async function dropTables(trx: Trx, p: Projection, suffix: string): Promise<void> {
+export async function dropTables(trx: Trx<GatewayDb>, p: Projection, suffix: Suffix): Promise<void> {
   for (const name of p.tables) await sql`drop table if exists ${sql.table(`${SCHEMA}.${name}${suffix}`)}`.execute(trx);
 }

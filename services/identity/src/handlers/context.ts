@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import argon2 from 'argon2';
-import { ConcurrencyError, type Db, EventStore, type ExpectedVersion, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
+import { asTables, ConcurrencyError, type Db, EventStore, type ExpectedVersion, type NoTables, type Runtime, type Trx, signAccessToken } from '@bindery/platform';
 import { err, fail, Messages, type Failure, type Identity, type Result } from '@bindery/contracts';
 import { fold, streamOf, type Ev, type UserState } from '../domain/user';
 import { resolveSettings, type SettingDefaults, type Settings } from '../domain/settings';
@@ -39,7 +39,7 @@ export class Ctx {
     /** the deployment's defaults in place of the registry's (PUBLIC_REGISTRATION) */
     readonly settingDefaults: SettingDefaults = {},
   ) {
-    this.db = rt.db;
+    this.db = asTables<IdentityDb, NoTables>(rt.db);
     this.store = new EventStore(this.db, SCHEMA);
   }
 

@@ -27,7 +27,7 @@ export async function listConflicts(ctx: Ctx, req: Req): Promise<Result<unknown>
   return ok({ data: rows.map(conflictOut) });
 }
 
-async function find(q: Trx | Ctx['rt']['db'], req: Req, lock = false): Promise<Result<Row>> {
+async function find(q: Trx | Ctx['db'], req: Req, lock = false): Promise<Result<Row>> {
   if (!isUuid(req.id)) return no(bad(M.invalidConflictId));
   let s = t(q).selectFrom('conflicts').selectAll().where('id', '=', req.id.toLowerCase()).where('user_id', '=', req.caller.user_id);
   if (lock) s = s.forUpdate();

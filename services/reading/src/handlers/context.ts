@@ -1,9 +1,9 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { commandTransaction, eventSchemas, EventStore, type ReactionSite, type Runtime } from '@bindery/platform';
+import { asTables, commandTransaction, eventSchemas, EventStore, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
-import type { Db, Trx } from '../store/db';
+import type { Db, ReadingDb, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 import { LocatorIndexes } from './locator';
 
@@ -16,19 +16,19 @@ export interface ItemMeta {
 }
 
 export class Ctx {
-  readonly store: EventStore;
+  readonly store: EventStore<ReadingDb>;
   /** books' locator indexes, from the catalog, for checking and healing positions */
   readonly locators: LocatorIndexes;
   /** where its reactions to other services keep their checkpoints */
-  readonly site: ReactionSite;
+  readonly site: ReactionSite<ReadingDb>;
   /** the runtime's database, typed by reading's tables */
   readonly db: Db;
 
   constructor(readonly rt: Runtime) {
-    this.db = rt.db;
-    this.store = new EventStore(rt.db, SCHEMA);
+    this.db = asTables<ReadingDb, NoTables>(rt.db);
+    this.store = new EventStore(this.db, SCHEMA);
     this.locators = new LocatorIndexes(rt);
-    this.site = { db: rt.db, schema: SCHEMA, log: rt.log, label: 'reading' };
+    this.site = { db: this.db, schema: SCHEMA, log: rt.log, label: 'reading' };
   }
 
   /**
@@ -58,7 +58,7 @@ export class Ctx {
 
   /** Runs a command in one transaction (retried on a concurrent append, a deadlock or a serialisation failure), then wakes the relay. */
   tx<T>(fn: (trx: Trx) => Promise<T>): Promise<T> {
-    return commandTransaction(this.rt.db, this.store, fn);
+    return commandTransaction(this.db, this.store, fn);
   }
 
   /** Appends to a user's stream; every event must match its contract schema. */
