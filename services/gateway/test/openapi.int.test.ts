@@ -3,12 +3,13 @@
 // GET /api/openapi.json: a schema with its answers per status, and an operation in the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import { createLogger, MemoryBus, migrate, openPGlite, type Database } from '@bindery/platform';
+import { asTables, createLogger, MemoryBus, migrate, type NoTables, openPGlite, type Database } from '@bindery/platform';
 import { buildApp } from '../src/app';
 import { migrations, SCHEMA } from '../src/projections/migrations';
 import { AuthView } from '../src/projections/auth-view';
 import { ReadModels } from '../src/read-model/read-model';
 import { Reads } from '../src/read-model/reads';
+import type { GatewayDb } from '../src/read-model/database';
 import { openApi } from '../src/openapi';
 import { MessageBody, params } from '../src/http/schemas';
 
@@ -25,8 +26,8 @@ beforeAll(async () => {
   app = await buildApp({
     bus,
     log,
-    view: new AuthView(database.db),
-    reads: new Reads(database.db, new ReadModels(database.db, bus, log, true, [])),
+    view: new AuthView(asTables<GatewayDb, NoTables>(database.db)),
+    reads: new Reads(asTables<GatewayDb, NoTables>(database.db), new ReadModels(asTables<GatewayDb, NoTables>(database.db), bus, log, true, [])),
     tokenKey: new Uint8Array(32),
     cookieSecure: false,
     rpcTimeoutMs: 1000,
