@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { jwtVerify, SignJWT } from 'jose';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { IDENTITY_SCHEMA, type IdentityDb } from '@bindery/identity';
 import { startNatsServer } from '../support/backends';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
 import { BENCH, children, coresUsed, fmt, packageOf, prepare, snapshot, spawnTs, startLoadGen, startRef, table, type CpuProfile } from './lib';
@@ -194,12 +195,12 @@ async function profiled(mode: Mode, dir: string, nodeOptions: string): Promise<v
 /** The identity query of profile-get alone: kysely + pg pool (10 connections), 50 concurrent loops, 5 s. */
 async function dbAlone(url: string, userId: string): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) }); // eslint-disable-line @typescript-eslint/no-explicit-any
+  const db = new Kysely<IdentityDb>({ dialect: new PostgresDialect({ pool }) });
   try {
     const a = snapshot();
     const t0 = performance.now();
     const row = await rate('identity.users by id (kysely + pg, pool 10)', 5, 50, () =>
-      db.withSchema('identity').selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
+      db.withSchema(IDENTITY_SCHEMA).selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
     );
     const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([[process.pid, 'client']]), databases: [new URL(url).pathname.slice(1)] });
     console.log('\n' + table([['query alone, 50 concurrent, 5 s', 'queries/s', 'µs each (wall / n)'], row]));
