@@ -5,7 +5,7 @@ import type { Reading } from '@bindery/contracts';
 import type { Trx } from './db';
 import { t } from '../handlers/context';
 import { conflictOut, progressOut } from '../handlers/progress';
-import { annotationOut } from '../handlers/annotations';
+import { annotationSaved } from '../handlers/annotations';
 import { recordHistory } from './history';
 
 /**
@@ -65,7 +65,7 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     say(user, await recordHistory(trx, user, to, { percentage: best.percentage, position: best.position, client: best.client, device: best.device, reason, recorded_at: now }));
     const row = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', to).executeTakeFirstOrThrow();
     for (const r of list) if (r.item_id !== to) say(user, { type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: r.item_id } });
-    say(user, { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: to, progress: progressOut(row) } });
+    say(user, { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: to, progress: progressOut(row), sha256: row.sha256 } });
   }
   const devs = await t(trx).selectFrom('progress_devices').selectAll().where('item_id', 'in', from).execute();
   for (const d of devs)
@@ -84,7 +84,7 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
   const notes = await t(trx).updateTable('annotations').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const a of notes) {
     users.add(a.user_id);
-    say(a.user_id, { type: 'reading.annotation-saved.v1', data: { user_id: a.user_id, annotation: annotationOut(a) } });
+    say(a.user_id, annotationSaved(a.user_id, a));
   }
   // ratings: the kept item's own, else the latest of the others
   const ratings = await t(trx).selectFrom('ratings').selectAll().where('item_id', 'in', all).orderBy('updated_at', 'desc').execute();
@@ -131,7 +131,13 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     users.add(m.user_id);
     say(m.user_id, {
       type: 'reading.collection-items-changed.v1',
-      data: { user_id: m.user_id, collection_id: m.collection_id, added: added.length ? [to] : [], removed: [m.item_id] },
+      data: {
+        user_id: m.user_id,
+        collection_id: m.collection_id,
+        added: added.length ? [to] : [],
+        removed: [m.item_id],
+        ...(added.length ? { added_at: [m.added_at.toISOString()] } : {}),
+      },
     });
   }
   await t(trx).deleteFrom('collection_items').where('item_id', 'in', from).execute();
