@@ -49,6 +49,8 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
   let a: Record<string, any>;
   let dupe: Record<string, any>;
   let golden: Record<string, any>;
+  let lib: Record<string, any>;
+  let dir: string;
 
   beforeAll(async () => {
     b = await startBindery(mode);
@@ -57,13 +59,13 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
     reader = await register(call);
     leaver = await register(call);
     // two copies of one book (a hash conflict) and another book, catalogued by a scan
-    const dir = emptyDir();
+    dir = emptyDir();
     for (const sub of ['a', 'b']) {
       mkdirSync(join(dir, sub));
       cpSync(CLE, join(dir, sub, 'cle.epub'));
     }
     cpSync(GOLDEN, join(dir, 'golden.epub'));
-    const lib = await createLibrary(call, admin.token, { name: `Replay ${mode}`, folders: [dir], watch: false });
+    lib = await createLibrary(call, admin.token, { name: `Replay ${mode}`, folders: [dir], watch: false });
     await settled(call, admin.token, lib.id);
     const list = await items(call, admin.token, lib.id);
     a = list.find((i) => i.file_path === 'a/cle.epub')!;
@@ -189,6 +191,20 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
     const kept = await call('POST', `/api/admin/hash-conflicts/${group.id}/resolve`, { token: admin.token, body: { action: 'keep', keep_uuid: a.id } });
     expect(kept.status, kept.text).toBe(200);
     await eventually(async () => expect((await call('GET', `/api/media-items/${a.id}/rating`, { token })).json.rating).toBe(4), 15_000);
+
+    // the library deleted and made again: each book's reading data found again by its hash, under new ids
+    expect((await call('DELETE', `/api/libraries/${lib.id}`, { token: admin.token })).status).toBe(200);
+    const again = await createLibrary(call, admin.token, { name: `Replay again ${mode}`, folders: [dir], watch: false });
+    await settled(call, admin.token, again.id);
+    const golden2 = (await items(call, admin.token, again.id)).find((i) => i.file_path === 'golden.epub')!;
+    expect(golden2.sha256).toBe(golden.sha256);
+    await eventually(async () => {
+      const p = await call('GET', `/api/media-items/${golden2.id}/progress`, { token });
+      expect(p.status, p.text).toBe(200);
+      expect((await kobo.pull(doc)).json.percentage).toBeGreaterThan(0);
+    }, 15_000);
+    // a push to the book found again: the position it became is the document's again
+    expect((await keyed.push(doc, pulled.json.progress, pulled.json.percentage)).status).toBe(200);
   }, 300_000);
 
   it('folds its log alone into the same tables, row for row', async () => {

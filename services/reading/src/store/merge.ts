@@ -10,22 +10,29 @@ import { recordHistory } from './history';
 
 /**
  * Returns the users touched and, per user, the events that say what their data became (so a read
- * model follows a merge by folding ordinary events).
+ * model follows a merge by folding ordinary events); `moved`: whether any row moved at all (a
+ * history, a writer or a KOReader document can move with no user's current data).
  */
-export async function moveItemData(trx: Trx, fromIds: string[], to: string, now: Date, reason: string): Promise<{ users: string[]; events: Map<string, Reading.ReadingEvent[]> }> {
+export async function moveItemData(
+  trx: Trx,
+  fromIds: string[],
+  to: string,
+  now: Date,
+  reason: string,
+): Promise<{ users: string[]; events: Map<string, Reading.ReadingEvent[]>; moved: boolean }> {
   const from = fromIds.filter((f) => f !== to);
   const events = new Map<string, Reading.ReadingEvent[]>();
   const say = (user: string, e: Reading.ReadingEvent) => events.set(user, [...(events.get(user) ?? []), e]);
-  if (from.length === 0) return { users: [], events };
+  if (from.length === 0) return { users: [], events, moved: false };
   const all = [to, ...from];
   const users = new Set<string>();
   const rows = await t(trx).selectFrom('progress').selectAll().where('item_id', 'in', all).execute();
   const byUser = new Map<string, typeof rows>();
   for (const r of rows) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
   // history first, so the entries written below come after what each item had
-  await t(trx).updateTable('progress_history').set({ item_id: to }).where('item_id', 'in', from).execute();
+  const lines = await t(trx).updateTable('progress_history').set({ item_id: to }).where('item_id', 'in', from).executeTakeFirst();
   // KOReader documents linked to a merged item follow it
-  await t(trx).updateTable('kosync_documents').set({ item_id: to, progress_version: null }).where('item_id', 'in', from).execute();
+  const docs = await t(trx).updateTable('kosync_documents').set({ item_id: to, progress_version: null }).where('item_id', 'in', from).executeTakeFirst();
   for (const [user, list] of byUser) {
     users.add(user);
     const best = list.reduce((a, b) => (Number(b.percentage) > Number(a.percentage) ? b : a));
@@ -141,5 +148,6 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     });
   }
   await t(trx).deleteFrom('collection_items').where('item_id', 'in', from).execute();
-  return { users: [...users].sort(), events };
+  const moved = users.size > 0 || devs.length > 0 || Number(lines.numUpdatedRows) > 0 || Number(docs.numUpdatedRows) > 0;
+  return { users: [...users].sort(), events, moved };
 }
