@@ -231,8 +231,8 @@ export async function replayReading(trx: Trx, schema: string, events: readonly S
         if (d.added.length)
           await t
             .insertInto('collection_items')
-            // older events do not say when: the event's time
-            .values(d.added.map((item_id, i) => ({ collection_id: d.collection_id, item_id, added_at: d.added_at?.[i] ?? at })))
+            // older events do not say when: the event's time, a millisecond apart in the order given (as the gateway's read model has it)
+            .values(d.added.map((item_id, i) => ({ collection_id: d.collection_id, item_id, added_at: d.added_at?.[i] ?? new Date(new Date(at).getTime() + i) })))
             .onConflict((oc) => oc.doNothing())
             .execute();
         if (d.removed.length) await t.deleteFrom('collection_items').where('collection_id', '=', d.collection_id).where('item_id', 'in', d.removed).execute();
