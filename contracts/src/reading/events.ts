@@ -134,6 +134,16 @@ export type CollectionRecord = Type.Static<typeof CollectionRecord>;
 export const SavedFilterRecord = Type.Object({ id: Uuid, name: Type.String(), resource_type: Type.String(), filter: Type.Unknown(), created_at: Time, updated_at: Time });
 export type SavedFilterRecord = Type.Static<typeof SavedFilterRecord>;
 
+/** An annotation's canonical span as stored (its start and end in an EPUB, and that EPUB's SHA-256); null parts when unknown. */
+export const AnnotationAnchor = Type.Object({
+  start_spine: Nullable(Type.Integer()),
+  start_offset: Nullable(Type.Integer()),
+  end_spine: Nullable(Type.Integer()),
+  end_offset: Nullable(Type.Integer()),
+  sha256: Nullable(Type.String()),
+});
+export type AnnotationAnchor = Type.Static<typeof AnnotationAnchor>;
+
 /** KOReader's stock sync: a user's last push for a document id, and the item it is linked to. */
 export const KosyncDocumentRecord = Type.Object({
   document: Type.String(),
@@ -154,25 +164,47 @@ export type KosyncDocumentRecord = Type.Static<typeof KosyncDocumentRecord>;
 export const ReadingEvents = {
   'reading.system-collections-created.v1': Type.Object({ user_id: Uuid, collections: Type.Array(CollectionRecord) }),
   /** `device_id`: the Bindery device that wrote the position (its credential or sync key); absent for the web and other clients */
-  'reading.progress-saved.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, progress: ProgressRecord, device_id: Type.Optional(Uuid) }),
+  // `sha256`: the hashes stored with the position (the item's files'), absent in older events
+  'reading.progress-saved.v1': Type.Object({
+    user_id: Uuid,
+    media_item_id: Uuid,
+    progress: ProgressRecord,
+    device_id: Type.Optional(Uuid),
+    sha256: Type.Optional(Type.Array(Type.String())),
+  }),
   'reading.progress-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
   /** a line of the position history (`GET /api/progress/<id>/history`): each save, deletion, conflict outcome and merge */
   'reading.progress-history-recorded.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, entry: ProgressHistoryEntry }),
   'reading.progress-conflict-opened.v1': Type.Object({ user_id: Uuid, conflict: ConflictRecord }),
   'reading.progress-conflict-closed.v1': Type.Object({ user_id: Uuid, conflict: ConflictRecord }),
   'reading.progress-conflict-deleted.v1': Type.Object({ user_id: Uuid, conflict_id: Uuid }),
-  'reading.annotation-saved.v1': Type.Object({ user_id: Uuid, annotation: AnnotationRecord }),
+  /** `anchor`: the canonical span as stored (absent in older events: read back from the record's position) */
+  'reading.annotation-saved.v1': Type.Object({ user_id: Uuid, annotation: AnnotationRecord, anchor: Type.Optional(AnnotationAnchor) }),
   'reading.annotation-purged.v1': Type.Object({ user_id: Uuid, annotation_id: Uuid, media_item_id: Uuid }),
   'reading.rating-set.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, rating: RatingRecord }),
   'reading.rating-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
   'reading.collection-saved.v1': Type.Object({ user_id: Uuid, collection: CollectionRecord }),
   'reading.collection-deleted.v1': Type.Object({ user_id: Uuid, collection_id: Uuid }),
-  'reading.collection-items-changed.v1': Type.Object({ user_id: Uuid, collection_id: Uuid, added: Type.Array(Uuid), removed: Type.Array(Uuid) }),
+  /** `added_at`: when each added item joined, in the order of `added` (absent in older events) */
+  'reading.collection-items-changed.v1': Type.Object({
+    user_id: Uuid,
+    collection_id: Uuid,
+    added: Type.Array(Uuid),
+    removed: Type.Array(Uuid),
+    added_at: Type.Optional(Type.Array(Time)),
+  }),
   'reading.saved-filter-saved.v1': Type.Object({ user_id: Uuid, filter: SavedFilterRecord }),
   'reading.saved-filter-deleted.v1': Type.Object({ user_id: Uuid, filter_id: Uuid }),
   'reading.dashboard-preferences-changed.v1': Type.Object({ user_id: Uuid, hidden_collections: Type.Array(Type.String()), collection_order: Type.Array(Type.String()) }),
   /** KOReader's stock sync: the user's last push for a document id, and its link to a media item */
-  'reading.kosync-document-saved.v1': Type.Object({ user_id: Uuid, document: KosyncDocumentRecord }),
+  // `progress_version`: the item position the push became (answered verbatim while current);
+  // `label`: the name its positions carry when a Bindery device's sync key signed it in. Both absent in older events.
+  'reading.kosync-document-saved.v1': Type.Object({
+    user_id: Uuid,
+    document: KosyncDocumentRecord,
+    progress_version: Type.Optional(Nullable(Type.Integer())),
+    label: Type.Optional(Nullable(Type.String())),
+  }),
   /** a deleted account's reading data is gone */
   'reading.user-data-removed.v1': Type.Object({ user_id: Uuid }),
   /** a hash conflict kept one item: the others' reading data now belongs to it */

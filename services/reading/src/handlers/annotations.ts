@@ -52,6 +52,22 @@ export function annotationOut(r: Row): Reading.AnnotationRecord {
   };
 }
 
+/** The event of a saved annotation: its record, and its canonical span as stored. */
+export const annotationSaved = (user: string, r: Row): Reading.ReadingEvent => ({
+  type: 'reading.annotation-saved.v1',
+  data: {
+    user_id: user,
+    annotation: annotationOut(r),
+    anchor: {
+      start_spine: r.start_spine ?? null,
+      start_offset: r.start_offset ?? null,
+      end_spine: r.end_spine ?? null,
+      end_offset: r.end_offset ?? null,
+      sha256: r.anchor_sha256 ?? null,
+    },
+  },
+});
+
 const kindOf = (req: Req): Kind | null => (KINDS.includes(req.kind as Kind) ? (req.kind as Kind) : null);
 
 /** The columns a create or an update sets from what the client sent (the position apart). */
@@ -210,7 +226,7 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
       .values({ id: newId(), user_id: user, item_id: item, kind, text: '', note: '', color: null, ...values, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await ctx.emit(trx, user, [{ type: 'reading.annotation-saved.v1', data: { user_id: user, annotation: annotationOut(row) } }]);
+    await ctx.emit(trx, user, [annotationSaved(user, row)]);
     return ok({ row, existing: false });
   });
   if (!r.ok) return r;
@@ -259,7 +275,7 @@ export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
       .where('id', '=', cur.value.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-saved.v1', data: { user_id: req.caller.user_id, annotation: annotationOut(row) } }]);
+    await ctx.emit(trx, req.caller.user_id, [annotationSaved(req.caller.user_id, row)]);
     return ok(row);
   });
   return r.ok ? ok({ ...annotationOut((await placed(ctx, [r.value]))[0]!), healed }) : r;
@@ -276,7 +292,7 @@ async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<
       .where('id', '=', cur.value.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-saved.v1', data: { user_id: req.caller.user_id, annotation: annotationOut(row) } }]);
+    await ctx.emit(trx, req.caller.user_id, [annotationSaved(req.caller.user_id, row)]);
     return ok(row);
   });
   if (!r.ok) return r;

@@ -123,7 +123,8 @@ async function restoreByHash(ctx: Ctx, trx: Trx, item: Catalog.MediaItem): Promi
     const oldIds = old.map((o) => o.item_id);
     if (oldIds.length === 0) continue;
     const moved = await moveItemData(trx, oldIds, item.id, ctx.now(), 'restored');
-    if (moved.users.length)
+    // said whenever a row moved (a history or a KOReader document may move with no user's current data)
+    if (moved.moved)
       for (const from of oldIds)
         await ctx.emit(trx, `item:${item.id}`, [{ type: 'reading.item-data-restored.v1', data: { from_item_id: from, to_item_id: item.id, sha256: h, user_ids: moved.users } }]);
     for (const [user, evs] of moved.events) await ctx.emit(trx, user, evs);

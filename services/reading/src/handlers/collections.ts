@@ -195,11 +195,14 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       // in the order given: a millisecond apart, so the collection lists them as they were added
       .values(wanted.map((item_id, i) => ({ collection_id: c.value.id, item_id, added_at: new Date(ctx.now().getTime() + i) })))
       .onConflict((oc) => oc.doNothing())
-      .returning('item_id')
+      .returning(['item_id', 'added_at'])
       .execute();
     if (added.length)
       await ctx.emit(trx, user, [
-        { type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id), removed: [] } },
+        {
+          type: 'reading.collection-items-changed.v1',
+          data: { user_id: user, collection_id: c.value.id, added: added.map((a) => a.item_id), removed: [], added_at: added.map((a) => a.added_at.toISOString()) },
+        },
       ]);
     return ok({ message: 'items added', added: added.map((a) => a.item_id) });
   });
@@ -264,13 +267,16 @@ export async function autoAssign(ctx: Ctx, trx: Trx, itemId: string): Promise<vo
   const rows = await t(trx).selectFrom('collections').selectAll().where('auto_assign', 'is not', null).where('rules', 'is', null).execute();
   for (const c of rows) {
     if (!(await itemMatches(trx, c.user_id, itemId, c.auto_assign as Rules))) continue;
+    const now = ctx.now();
     const added = await t(trx)
       .insertInto('collection_items')
-      .values({ collection_id: c.id, item_id: itemId, added_at: ctx.now() })
+      .values({ collection_id: c.id, item_id: itemId, added_at: now })
       .onConflict((oc) => oc.doNothing())
       .returning('item_id')
       .execute();
     if (added.length)
-      await ctx.emit(trx, c.user_id, [{ type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id, collection_id: c.id, added: [itemId], removed: [] } }]);
+      await ctx.emit(trx, c.user_id, [
+        { type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id, collection_id: c.id, added: [itemId], removed: [], added_at: [now.toISOString()] } },
+      ]);
   }
 }

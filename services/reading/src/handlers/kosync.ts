@@ -104,7 +104,9 @@ async function saveRow(ctx: Ctx, trx: Trx, user: string, values: DocumentPush | 
           .executeTakeFirstOrThrow()
       : undefined);
   if (!row) throw new Error(`kosync document ${values.document} of ${user} is gone`);
-  await ctx.emit(trx, user, [{ type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(row) } }]);
+  await ctx.emit(trx, user, [
+    { type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(row), progress_version: row.progress_version ?? null, label: row.label ?? null } },
+  ]);
   return row;
 }
 

@@ -103,7 +103,10 @@ export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: strin
     select * from saved`.execute(trx);
   const row = rows[0]!;
   await ctx.emit(trx, user, [
-    { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}) } },
+    {
+      type: 'reading.progress-saved.v1',
+      data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}), sha256: row.sha256 },
+    },
     historyRecorded(user, item, { percentage, position: rest, client: inc.client, device: inc.device, reason, recorded_at: now }),
   ]);
   return row;

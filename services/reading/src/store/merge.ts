@@ -5,27 +5,34 @@ import type { Reading } from '@bindery/contracts';
 import type { Trx } from './db';
 import { t } from '../handlers/context';
 import { conflictOut, progressOut } from '../handlers/progress';
-import { annotationOut } from '../handlers/annotations';
+import { annotationSaved } from '../handlers/annotations';
 import { recordHistory } from './history';
 
 /**
  * Returns the users touched and, per user, the events that say what their data became (so a read
- * model follows a merge by folding ordinary events).
+ * model follows a merge by folding ordinary events); `moved`: whether any row moved at all (a
+ * history, a writer or a KOReader document can move with no user's current data).
  */
-export async function moveItemData(trx: Trx, fromIds: string[], to: string, now: Date, reason: string): Promise<{ users: string[]; events: Map<string, Reading.ReadingEvent[]> }> {
+export async function moveItemData(
+  trx: Trx,
+  fromIds: string[],
+  to: string,
+  now: Date,
+  reason: string,
+): Promise<{ users: string[]; events: Map<string, Reading.ReadingEvent[]>; moved: boolean }> {
   const from = fromIds.filter((f) => f !== to);
   const events = new Map<string, Reading.ReadingEvent[]>();
   const say = (user: string, e: Reading.ReadingEvent) => events.set(user, [...(events.get(user) ?? []), e]);
-  if (from.length === 0) return { users: [], events };
+  if (from.length === 0) return { users: [], events, moved: false };
   const all = [to, ...from];
   const users = new Set<string>();
   const rows = await t(trx).selectFrom('progress').selectAll().where('item_id', 'in', all).execute();
   const byUser = new Map<string, typeof rows>();
   for (const r of rows) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
   // history first, so the entries written below come after what each item had
-  await t(trx).updateTable('progress_history').set({ item_id: to }).where('item_id', 'in', from).execute();
+  const lines = await t(trx).updateTable('progress_history').set({ item_id: to }).where('item_id', 'in', from).executeTakeFirst();
   // KOReader documents linked to a merged item follow it
-  await t(trx).updateTable('kosync_documents').set({ item_id: to, progress_version: null }).where('item_id', 'in', from).execute();
+  const docs = await t(trx).updateTable('kosync_documents').set({ item_id: to, progress_version: null }).where('item_id', 'in', from).executeTakeFirst();
   for (const [user, list] of byUser) {
     users.add(user);
     const best = list.reduce((a, b) => (Number(b.percentage) > Number(a.percentage) ? b : a));
@@ -65,7 +72,7 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     say(user, await recordHistory(trx, user, to, { percentage: best.percentage, position: best.position, client: best.client, device: best.device, reason, recorded_at: now }));
     const row = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', to).executeTakeFirstOrThrow();
     for (const r of list) if (r.item_id !== to) say(user, { type: 'reading.progress-deleted.v1', data: { user_id: user, media_item_id: r.item_id } });
-    say(user, { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: to, progress: progressOut(row) } });
+    say(user, { type: 'reading.progress-saved.v1', data: { user_id: user, media_item_id: to, progress: progressOut(row), sha256: row.sha256 } });
   }
   const devs = await t(trx).selectFrom('progress_devices').selectAll().where('item_id', 'in', from).execute();
   for (const d of devs)
@@ -84,7 +91,7 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
   const notes = await t(trx).updateTable('annotations').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const a of notes) {
     users.add(a.user_id);
-    say(a.user_id, { type: 'reading.annotation-saved.v1', data: { user_id: a.user_id, annotation: annotationOut(a) } });
+    say(a.user_id, annotationSaved(a.user_id, a));
   }
   // ratings: the kept item's own, else the latest of the others
   const ratings = await t(trx).selectFrom('ratings').selectAll().where('item_id', 'in', all).orderBy('updated_at', 'desc').execute();
@@ -131,9 +138,16 @@ export async function moveItemData(trx: Trx, fromIds: string[], to: string, now:
     users.add(m.user_id);
     say(m.user_id, {
       type: 'reading.collection-items-changed.v1',
-      data: { user_id: m.user_id, collection_id: m.collection_id, added: added.length ? [to] : [], removed: [m.item_id] },
+      data: {
+        user_id: m.user_id,
+        collection_id: m.collection_id,
+        added: added.length ? [to] : [],
+        removed: [m.item_id],
+        ...(added.length ? { added_at: [m.added_at.toISOString()] } : {}),
+      },
     });
   }
   await t(trx).deleteFrom('collection_items').where('item_id', 'in', from).execute();
-  return { users: [...users].sort(), events };
+  const moved = users.size > 0 || devs.length > 0 || Number(lines.numUpdatedRows) > 0 || Number(docs.numUpdatedRows) > 0;
+  return { users: [...users].sort(), events, moved };
 }
