@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READING_SCHEMA, readingMigrations, REPLAYED_TABLES, replayReading, type ReadingDb } from '@bindery/reading';
-import { EventStore, migrate, openPGlite, openPostgres, type Db } from '@bindery/platform';
+import { asTables, EventStore, migrate, type NoTables, openPGlite, openPostgres, type Db } from '@bindery/platform';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { api, eventually, register, type Account, type Call } from './helpers';
 import { createLibrary, emptyDir, FIXTURE, items, settled } from './catalog-helpers';
@@ -213,7 +213,7 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
     else await new Promise((r) => setTimeout(r, 1000)); // reactions in flight land first
     const database = mode === 'embedded' ? await openPGlite(join(b.env.DATA_DIR!, 'db')) : await openPostgres(b.env.DATABASE_URL!);
     try {
-      const db: Db<ReadingDb> = database.db;
+      const db: Db<ReadingDb> = asTables<ReadingDb, NoTables>(database.db);
       const log = await new EventStore(db, READING_SCHEMA).readAll(0, 1_000_000);
       const types = new Set(log.map((e) => e.type));
       for (const t of [

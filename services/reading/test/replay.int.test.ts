@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { migrate, openPGlite, type Database, type Db } from '@bindery/platform';
+import { asTables, migrate, type NoTables, openPGlite, type Database, type Db } from '@bindery/platform';
 import type { StoredEvent } from '@bindery/contracts';
 import { readingMigrations, replayReading, type ReadingDb } from '../src/index';
 
@@ -44,7 +44,7 @@ const progress = (percentage: number, version: number) => ({
 
 beforeAll(async () => {
   database = await openPGlite('memory://');
-  db = database.db;
+  db = asTables<ReadingDb, NoTables>(database.db);
   await migrate(db, S, readingMigrations);
 });
 
