@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertToKepub } from '../src/formats/kepub';
-import { convertOffThread, stopThread, threadRunning } from '../src/formats/kepub-thread';
+import { convertOffThread, stopThread, threadReady, threadRunning } from '../src/formats/kepub-thread';
 
 const CORPUS = join(import.meta.dirname, '../../../test/fixtures/corpus40');
 /** the corpus's good EPUBs, by its manifest (kind `book`) */
@@ -18,6 +18,10 @@ describe('KEPUB conversion on its own thread', () => {
 
   it('gives the same KEPUB and span map as converting here, book after book on one thread', async () => {
     expect(books.length).toBeGreaterThan(5);
+    // the first book is converted here while the thread loads; the next ones there
+    const first = readFileSync(books[0]!);
+    expect((await convertOffThread(first)).data.equals((await convertToKepub(first)).data)).toBe(true);
+    expect(await threadReady()).toBe(true);
     for (const file of books.slice(0, 6)) {
       const src = readFileSync(file);
       const [there, here] = await Promise.all([convertOffThread(src), convertToKepub(src)]);

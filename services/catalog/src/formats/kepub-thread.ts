@@ -12,8 +12,10 @@ import { convertToKepub, type Kepub } from './kepub';
 
 const IDLE_MS = 60_000;
 
-type Reply = { id: number; data?: Uint8Array; spans?: Catalog.SpanMap; error?: string };
+type Reply = { id: number; data?: Uint8Array; spans?: Catalog.SpanMap; error?: string } | { ready: true };
 let worker: Worker | null = null;
+/** the thread has loaded its code and takes books */
+let ready = false;
 let broken = false;
 let next = 0;
 let idle: NodeJS.Timeout | undefined;
@@ -39,6 +41,11 @@ function failAll(e: Error): void {
 function start(): Worker {
   const w = launch();
   w.on('message', (m: Reply) => {
+    if ('ready' in m) {
+      ready = true;
+      idle = setTimeout(stopThread, IDLE_MS).unref();
+      return;
+    }
     const p = waiting.get(m.id);
     if (!p) return;
     waiting.delete(m.id);
@@ -50,17 +57,25 @@ function start(): Worker {
     // a thread that fails is given up for this process: books are converted on this thread instead
     broken = true;
     worker = null;
+    ready = false;
     failAll(new ThreadFailure(e.message));
   });
   w.on('exit', (code) => {
-    if (worker === w) worker = null;
+    if (worker === w) {
+      worker = null;
+      ready = false;
+    }
     if (waiting.size) failAll(new ThreadFailure(`the KEPUB thread stopped (${code})`));
   });
   w.unref();
   return w;
 }
 
-/** Converts on the KEPUB thread; on this thread when none can run. */
+/**
+ * Converts on the KEPUB thread. While the thread starts (loading its code takes longer than
+ * converting a typical book), the book that started it is converted here; so is every book when no
+ * thread can run.
+ */
 export async function convertOffThread(bytes: Buffer): Promise<Kepub> {
   if (broken) return convertToKepub(bytes);
   clearTimeout(idle);
@@ -70,6 +85,7 @@ export async function convertOffThread(bytes: Buffer): Promise<Kepub> {
     broken = true;
     return convertToKepub(bytes);
   }
+  if (!ready) return convertToKepub(bytes);
   const id = next++;
   const w = worker;
   return new Promise<Kepub>((resolve, reject) => {
@@ -82,11 +98,26 @@ export async function convertOffThread(bytes: Buffer): Promise<Kepub> {
 }
 
 /** True while the KEPUB thread runs (it converted something in the last minute). */
-export const threadRunning = (): boolean => worker !== null && !broken;
+export const threadRunning = (): boolean => worker !== null && ready && !broken;
+
+/** Resolves once the KEPUB thread takes books (for tests), false if it cannot start. */
+export async function threadReady(timeoutMs = 10_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  if (!worker && !broken) {
+    try {
+      worker = start();
+    } catch {
+      broken = true;
+    }
+  }
+  while (!ready && !broken && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return ready;
+}
 
 /** Stops the KEPUB thread (idle, or the service stopping). */
 export function stopThread(): void {
   const w = worker;
   worker = null;
+  ready = false;
   if (w) void w.terminate();
 }

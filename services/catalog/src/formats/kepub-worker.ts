@@ -1,8 +1,10 @@
 // The KEPUB conversion's thread (embedded/dist/kepub-worker.js in the bundle): books are converted
 // here, off the thread that answers requests and (embedded) runs the database. One message in
-// ({id, bytes}), one out ({id, data, spans} or {id, error}).
+// ({id, bytes}), one out ({id, data, spans} or {id, error}); `{ready: true}` once loaded.
 import { parentPort } from 'node:worker_threads';
 import { convertToKepub } from './kepub';
+
+parentPort?.postMessage({ ready: true });
 
 parentPort?.on('message', async (m: { id: number; bytes: Uint8Array }) => {
   try {
