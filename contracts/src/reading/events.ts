@@ -217,3 +217,10 @@ export type ReadingEventType = keyof typeof ReadingEvents;
 export type ReadingEvent = {
   [K in ReadingEventType]: { type: K; data: Type.Static<(typeof ReadingEvents)[K]> };
 }[ReadingEventType];
+
+/**
+ * Fields some reading events carry for the replay of reading's own tables alone (stored hashes, an
+ * annotation's stored span, member times, a KOReader push's version and label): not part of what a
+ * client is told about the change.
+ */
+export const REPLAY_ONLY_FIELDS = ['sha256', 'anchor', 'added_at', 'progress_version', 'label'] as const;

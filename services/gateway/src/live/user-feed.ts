@@ -2,7 +2,7 @@
 // by the event's `user_id` (or `user_ids`) to that user's sockets only. Each gateway replica follows
 // the sources itself from the moment it starts (an ephemeral follower, never a shared durable
 // consumer), so every replica delivers to the sockets it holds. docs/decisions.md, "Live channel topics".
-import { DeviceSync, type StoredEvent } from '@bindery/contracts';
+import { DeviceSync, Reading, type StoredEvent } from '@bindery/contracts';
 import type { Bus, Logger, Subscription } from '@bindery/platform';
 import type { LiveHub, Topic } from './hub';
 import { applyDeviceRemoval } from './identity-feed';
@@ -54,6 +54,14 @@ export function recipientsOf(data: unknown): string[] {
   return [];
 }
 
+/** The event's data as a client sees it: without the facts reading keeps for its own replay. */
+function publicData(ev: Pick<StoredEvent, 'type' | 'data'>): unknown {
+  if (!ev.type.startsWith('reading.') || ev.data === null || typeof ev.data !== 'object') return ev.data;
+  const out: Record<string, unknown> = { ...(ev.data as Record<string, unknown>) };
+  for (const f of Reading.REPLAY_ONLY_FIELDS) delete out[f];
+  return out;
+}
+
 /** `reading.progress-saved.v1` → `progress-saved`: the name a client sees in `event`. */
 export function eventName(ev: Pick<StoredEvent, 'type'>): string {
   return ev.type.replace(/^[^.]+\./, '').replace(/\.v\d+$/, '');
@@ -65,7 +73,7 @@ export function deliver(hub: LiveHub, ev: Pick<StoredEvent, 'type' | 'data'>, ro
   if (!topic) return false;
   const to = recipientsOf(ev.data);
   if (to.length === 0) return false;
-  hub.publish(topic, { type: 'event', topic, event: eventName(ev), data: ev.data }, to);
+  hub.publish(topic, { type: 'event', topic, event: eventName(ev), data: publicData(ev) }, to);
   return true;
 }
 
