@@ -6,6 +6,7 @@
 import { Identity, type Reading } from '@bindery/contracts';
 import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
 import { collectionOut, createSystemCollections } from '../store/collections';
+import { USER_TABLES } from '../store/db';
 import { t, type Ctx } from './context';
 
 export const IDENTITY_CONSUMER = 'reading-identity';
@@ -40,20 +41,7 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
 }
 
 async function removeUser(trx: Parameters<typeof t>[0], user: string): Promise<void> {
-  for (const table of [
-    'progress',
-    'progress_history',
-    'progress_devices',
-    'conflicts',
-    'annotations',
-    'ratings',
-    'collections',
-    'saved_filters',
-    'dashboard_prefs',
-    'kosync_documents',
-  ] as const) {
-    await t(trx).deleteFrom(table).where('user_id', '=', user).execute();
-  }
+  for (const table of USER_TABLES) await t(trx).deleteFrom(table).where('user_id', '=', user).execute();
   await t(trx).deleteFrom('users').where('id', '=', user).execute();
 }
 

@@ -207,5 +207,19 @@ export interface ReadingDb {
   identity_settings: IdentitySettingsTable;
 }
 
+/** Reading's own tables that hold one user's data by `user_id` (a collection's members go with it). */
+export const USER_TABLES = [
+  'progress',
+  'progress_history',
+  'progress_devices',
+  'conflicts',
+  'annotations',
+  'ratings',
+  'collections',
+  'saved_filters',
+  'dashboard_prefs',
+  'kosync_documents',
+] as const;
+
 export type Db = AnyDb<ReadingDb>;
 export type Trx = AnyTrx<ReadingDb>;

@@ -9,21 +9,9 @@
 // reading keeps from their logs (identity's and the catalog's).
 import { Reading, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas } from '@bindery/platform';
-import type { Trx } from './db';
+import { type Trx, USER_TABLES } from './db';
 
-export const REPLAYED_TABLES = [
-  'progress',
-  'progress_history',
-  'progress_devices',
-  'conflicts',
-  'annotations',
-  'ratings',
-  'collections',
-  'collection_items',
-  'saved_filters',
-  'dashboard_prefs',
-  'kosync_documents',
-] as const;
+export const REPLAYED_TABLES = [...USER_TABLES, 'collection_items'] as const;
 
 const readingEvents = eventSchemas(Reading.ReadingEvents);
 
@@ -283,10 +271,7 @@ export async function replayReading(trx: Trx, schema: string, events: readonly S
         break;
       }
       case 'reading.user-data-removed.v1':
-        for (const table of REPLAYED_TABLES) {
-          if (table === 'collection_items') continue; // goes with its collections
-          await t.deleteFrom(table).where('user_id', '=', e.data.user_id).execute();
-        }
+        for (const table of USER_TABLES) await t.deleteFrom(table).where('user_id', '=', e.data.user_id).execute();
         break;
       case 'reading.items-merged.v1':
         await moveItems(trx, schema, e.data.removed_item_ids, e.data.kept_item_id);
