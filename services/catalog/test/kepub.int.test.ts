@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { XMLValidator } from 'fast-xml-parser';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { epubText } from '../src/formats/epub';
 import { convertToKepub, kepubDocument, sentences } from '../src/formats/kepub';
 import { openZip } from '../src/formats/zip';
@@ -53,6 +53,19 @@ describe('kepubDocument', () => {
   it('survives broken markup', () => {
     const d = kepubDocument('<html><body><p>a < b. c</p><p>open')!;
     expect(d.xhtml.endsWith('</div></div>')).toBe(true);
+  });
+});
+
+describe('the same book', () => {
+  afterEach(() => vi.useRealTimers());
+  it('gives the same KEPUB bytes at any time of day (entries keep the EPUB’s times)', async () => {
+    const bytes = readFileSync(books[0]!);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));
+    const first = await convertToKepub(bytes);
+    vi.setSystemTime(new Date('2026-06-30T13:37:11Z'));
+    const later = await convertToKepub(bytes);
+    expect(later.data.equals(first.data)).toBe(true);
   });
 });
 
