@@ -229,12 +229,18 @@ export async function convertToKepub(bytes: Buffer): Promise<Kepub> {
     const out = new yazl.ZipFile();
     const mimetype = zip.find('mimetype');
     // every entry keeps its time from the EPUB (yazl would stamp "now"): the same book gives the same bytes
-    out.addBuffer(mimetype ? await zip.read(mimetype, 1024) : Buffer.from('application/epub+zip'), 'mimetype', { compress: false, mtime: mimetype?.getLastModDate() ?? FIXED_TIME });
+    out.addBuffer(mimetype ? await zip.read(mimetype, 1024) : Buffer.from('application/epub+zip'), 'mimetype', {
+      compress: false,
+      mtime: mimetype?.getLastModDate() ?? FIXED_TIME,
+    });
     for (const e of zip.entries) {
       if (e.fileName === 'mimetype') continue;
       const d = converted.get(e.fileName);
       // pictures, fonts and media are compressed already: deflating them again costs time and saves nothing
-      out.addBuffer(d ? Buffer.from(d.xhtml, 'utf8') : await zip.read(e, MAX_ENTRY_BYTES), e.fileName, { compress: Boolean(d) || !PACKED.test(e.fileName), mtime: e.getLastModDate() });
+      out.addBuffer(d ? Buffer.from(d.xhtml, 'utf8') : await zip.read(e, MAX_ENTRY_BYTES), e.fileName, {
+        compress: Boolean(d) || !PACKED.test(e.fileName),
+        mtime: e.getLastModDate(),
+      });
     }
     out.end();
     const chunks: Buffer[] = [];
