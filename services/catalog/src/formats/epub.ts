@@ -13,7 +13,7 @@ import type * as Locator from '@bindery/locator';
 
 type LocatorIndex = Locator.LocatorIndex;
 
-export async function extractEpub(path: string, bytes?: Buffer): Promise<Extracted> {
+export async function extractEpub(path: string, bytes?: Buffer, withLocator = true): Promise<Extracted> {
   const zip = await openZip(path, 'EPUB', bytes);
   try {
     const { pkg, opfPath } = await packageOf(zip);
@@ -24,7 +24,7 @@ export async function extractEpub(path: string, bytes?: Buffer): Promise<Extract
     const cover = await findCover(zip, covers);
     let locator: Extracted['locator'] = null;
     try {
-      locator = await buildLocatorIndex(zip, pkg, opfPath);
+      if (withLocator) locator = await buildLocatorIndex(zip, pkg, opfPath);
     } catch {
       // positions in this book keep their percentage; the book itself is fine
     }
@@ -42,6 +42,17 @@ export async function epubText(path: string, bytes?: Buffer): Promise<{ index: L
     const texts: string[] = [];
     const index = await buildLocatorIndex(zip, pkg, opfPath, texts);
     return { index, texts };
+  } finally {
+    zip.close();
+  }
+}
+
+/** The locator index alone (what the background pass and a late request build). */
+export async function epubLocatorIndex(path: string, bytes?: Buffer): Promise<LocatorIndex> {
+  const zip = await openZip(path, 'EPUB', bytes);
+  try {
+    const { pkg, opfPath } = await packageOf(zip);
+    return await buildLocatorIndex(zip, pkg, opfPath);
   } finally {
     zip.close();
   }

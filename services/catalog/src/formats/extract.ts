@@ -29,6 +29,8 @@ export interface ExtractOptions {
   renderPdfCover?: boolean;
   /** the file's bytes, already read by the caller (zip-based formats then skip reading it again) */
   bytes?: Buffer;
+  /** EPUB: build the locator index too (default); scans leave it to the background pass (scanner/indexes.ts) */
+  locator?: boolean;
 }
 
 export async function extract(path: string, format: BookFormat, opts: ExtractOptions = {}): Promise<Extracted> {
@@ -38,7 +40,7 @@ export async function extract(path: string, format: BookFormat, opts: ExtractOpt
     if (!(await stat(path)).isFile()) throw new BookError(`cannot read ${label}: not a regular file`);
     switch (format) {
       case 'epub':
-        return await extractEpub(path, opts.bytes);
+        return await extractEpub(path, opts.bytes, opts.locator ?? true);
       case 'pdf':
         return await extractPdf(path, opts.renderPdfCover ?? true);
       case 'cbz':

@@ -7,7 +7,7 @@ import { KEPUB_VERSION } from '../formats/kepub';
 import { convertOffThread } from '../formats/kepub-thread';
 import { loadKepub, purgeStaleKepubs, saveKepub, type StoredKepub } from '../store/kepubs';
 import type { Ctx } from './context';
-import { fileOf } from './locator';
+import { fileOf } from '../scanner/indexes';
 
 const SHA = /^[0-9a-f]{64}$/;
 const notFound = () => err(fail('not_found', 'kepub not found'));

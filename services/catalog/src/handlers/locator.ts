@@ -1,24 +1,18 @@
 // Locator requests from the reading service (never routed to users):
 // - catalog.locator-index {sha256}: the locator index of an EPUB, gzipped JSON in base64. Indexes are
-//   made at scan time; a file catalogued before indexes existed gets its index made here, from the
-//   file on disk, once its bytes are checked against the hash asked for.
+//   made by the pass after a scan (scanner/indexes.ts); one not made yet is made here, from the file
+//   on disk, once its bytes are checked against the hash asked for.
 // - catalog.locator-text {sha256, text, spine, offset}: where a reader's context text occurs in the
 //   book, nearest the given position (white space runs compare as one space), with where the match
 //   ends (a highlight's span). Book texts are kept in
 //   a bounded cache, so a reader moving through one book reads its file once.
-import { readFile, stat } from 'node:fs/promises';
 import { LRUCache } from 'lru-cache';
 import { err, fail, ok, type Catalog, type Result } from '@bindery/contracts';
-import { resolveInside } from '@bindery/platform';
 import { epubText } from '../formats/epub';
-import { extract, hashBytes } from '../formats/index';
-import { findLibrary } from '../store/libraries';
-import { loadLocatorIndexGz, saveLocatorIndexes } from '../store/locator';
-import { SCHEMA } from '../store/migrations';
+import { buildLocatorIndex, fileOf } from '../scanner/indexes';
+import { loadLocatorIndexGz } from '../store/locator';
 import type { Ctx } from './context';
 
-/** books larger than this are not read again on request */
-const MAX_LATE_BYTES = 256 * 1024 * 1024;
 const notFound = () => err(fail('not_found', 'locator index not found'));
 const SHA = /^[0-9a-f]{64}$/;
 
@@ -26,44 +20,9 @@ export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locato
   const sha256 = req.sha256.toLowerCase();
   if (!SHA.test(sha256)) return notFound();
   let gz = await loadLocatorIndexGz(ctx.db, sha256);
-  if (!gz) {
-    const bytes = await fileOf(ctx, sha256);
-    try {
-      const x = bytes && (await extract(bytes.path, 'epub', { renderPdfCover: false, bytes: bytes.data }));
-      if (x?.locator) {
-        await saveLocatorIndexes(ctx.db, [{ sha256, index: x.locator }]);
-        gz = await loadLocatorIndexGz(ctx.db, sha256);
-      }
-    } catch (e) {
-      ctx.rt.log.debug({ sha256, err: e instanceof Error ? e.message : String(e) }, 'no locator index');
-    }
-  }
+  // not built yet (the pass after a scan has not reached it, or it was catalogued before indexes): now
+  if (!gz && (await buildLocatorIndex(ctx, sha256))) gz = await loadLocatorIndexGz(ctx.db, sha256);
   return gz ? ok({ sha256, index_gz: gz.toString('base64') }) : notFound();
-}
-
-/** The bytes of an EPUB the catalog holds with this SHA-256, checked. */
-export async function fileOf(ctx: Ctx, sha256: string): Promise<{ path: string; data: Buffer } | null> {
-  const files = await ctx.db
-    .withSchema(SCHEMA)
-    .selectFrom('media_formats')
-    .select(['library_id', 'rel_path'])
-    .where('sha256', '=', sha256)
-    .where('format', '=', 'epub')
-    .where('present', '=', true)
-    .limit(3)
-    .execute();
-  for (const f of files) {
-    try {
-      const lib = await findLibrary(ctx.db, f.library_id);
-      const file = lib && (await resolveInside(lib.folders, f.rel_path));
-      if (!file || (await stat(file.abs)).size > MAX_LATE_BYTES) continue;
-      const data = await readFile(file.abs);
-      if (hashBytes(data).sha256 === sha256) return { path: file.abs, data };
-    } catch {
-      // try the next copy
-    }
-  }
-  return null;
 }
 
 interface BookText {

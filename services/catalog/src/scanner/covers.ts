@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { resolveInside } from '@bindery/platform';
 import { extract, writeCovers, type BookFormat } from '../formats/index';
 import { findLibrary } from '../store/libraries';
+import { hasLocatorIndex, saveLocatorIndexes } from '../store/locator';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
 import { emitUpdated } from './scan-library';
@@ -22,9 +23,10 @@ const exists = (p: string) =>
  * Makes the cover files of one item when they are missing. True when they exist afterwards; an
  * item whose book turns out to have no usable cover loses its cover key (and says so in an event,
  * cause `cover`). A cover becoming ready changes nothing a reader sees (`cover_url` is set from
- * the scan on), so that emits nothing: the files are a cache of the book's picture.
+ * the scan on), so that emits nothing: the files are a cache of the book's picture. `withIndex`
+ * (the background pass, not a request) also stores the EPUB's locator index when it is missing.
  */
-export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
+export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): Promise<boolean> {
   const db = ctx.db.withSchema(SCHEMA);
   const item = await db.selectFrom('media_items').select(['id', 'library_id', 'cover_key', 'cover_ready']).where('id', '=', itemId).executeTakeFirst();
   if (!item?.cover_key) return false;
@@ -47,7 +49,10 @@ export async function ensureCover(ctx: Ctx, itemId: string): Promise<boolean> {
     const file = await resolveInside(lib.folders, fmt.rel_path);
     if (file) {
       try {
-        const x = await extract(file.abs, fmt.format as BookFormat, { renderPdfCover: true });
+        // the background pass reading an EPUB for its cover takes its locator index too, when still missing
+        const wantIndex = withIndex && fmt.format === 'epub' && !(await hasLocatorIndex(ctx.db, key));
+        const x = await extract(file.abs, fmt.format as BookFormat, { renderPdfCover: true, locator: wantIndex });
+        if (x.locator) await saveLocatorIndexes(ctx.db, [{ sha256: key, index: x.locator }]);
         if (x.cover) {
           await writeCovers(x.cover, join(ctx.opts.coverDir, key.slice(0, 2)), key);
           made = true;
@@ -94,7 +99,7 @@ export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Pr
     for (const t of todo) {
       if (stopping()) return done;
       const before = Date.now();
-      if (await ensureCover(ctx, t.id)) done++;
+      if (await ensureCover(ctx, t.id, true)) done++;
       progressed = true;
       // leave room for requests and scans on small machines
       await new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));

@@ -6,7 +6,6 @@ import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import { crashPoint } from '@bindery/platform';
 import { readFile, realpath } from 'node:fs/promises';
-import { saveLocatorIndexes } from '../store/locator';
 import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
@@ -186,10 +185,6 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
         const isNew = (j: Job) => !j.error && j.kind === 'new';
         for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts);
         await addNew(ctx, trx, lib.id, batch.filter(isNew), counts);
-        await saveLocatorIndexes(
-          trx,
-          batch.flatMap((j) => (!j.error && j.hashes && j.extracted?.locator ? [{ sha256: j.hashes.sha256, index: j.extracted.locator }] : [])),
-        );
       });
     } catch (e) {
       await next?.catch(() => undefined);
@@ -281,7 +276,8 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
   // same bytes: read again only for a page list never recorded (files catalogued before page lists)
   if (job.kind === 'excluded' || (job.kind === 'touch' && !needsPages(job.known!))) return;
   try {
-    job.extracted = await extract(f.abs, f.format, { renderPdfCover: false, bytes });
+    // locator indexes are built after the scan, with the covers (scanner/indexes.ts)
+    job.extracted = await extract(f.abs, f.format, { renderPdfCover: false, bytes, locator: false });
   } catch (e) {
     job.error = e instanceof BookError ? e.message : `file could not be read: ${(e as Error).message}`;
     return;

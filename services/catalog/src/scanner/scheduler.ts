@@ -16,6 +16,7 @@ import { scanLibrary, type ScanCounts } from './scan-library';
 import { ScanStopped } from './scan-stopped';
 import type { WatchFn, WatchHandle } from './watcher';
 import { renderMissingCovers } from './covers';
+import { indexMissingBooks } from './indexes';
 import { scanMetrics, type ScanFinished } from './metrics';
 import type { CTrx } from '../store/schema';
 
@@ -224,7 +225,7 @@ export class Scheduler {
     this.renderCovers();
   }
 
-  /** Renders missing covers in the background; a call while it runs makes it go round once more. */
+  /** Renders missing covers, then missing locator indexes, in the background; a call while it runs makes it go round once more. */
   private renderCovers(): void {
     if (this.covers) {
       this.coversAgain = true;
@@ -235,6 +236,9 @@ export class Scheduler {
         this.coversAgain = false;
         const n = await renderMissingCovers(this.ctx, () => this.stopping);
         if (n > 0) this.ctx.rt.log.info({ covers: n }, 'covers rendered');
+        // then the locator indexes the cover pass did not make (EPUBs without a cover, or with one already)
+        const i = await indexMissingBooks(this.ctx, () => this.stopping);
+        if (i > 0) this.ctx.rt.log.info({ indexes: i }, 'locator indexes built');
       } while (this.coversAgain && !this.stopping);
     })()
       .catch((e) => this.ctx.rt.log.warn({ err: e }, 'cover rendering failed'))

@@ -38,3 +38,9 @@ export async function loadLocatorIndexGz(q: Q, sha256: string): Promise<Buffer |
   const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('data').where('sha256', '=', sha256).where('v', '>=', LOCATOR_VERSION).executeTakeFirst();
   return r ? Buffer.from(r.data) : null;
 }
+
+/** Whether an index of the current format is stored (without loading it). */
+export async function hasLocatorIndex(q: Q, sha256: string): Promise<boolean> {
+  const r = await q.withSchema(SCHEMA).selectFrom('locator_indexes').select('v').where('sha256', '=', sha256).where('v', '>=', LOCATOR_VERSION).executeTakeFirst();
+  return r !== undefined;
+}
