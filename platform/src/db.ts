@@ -1,6 +1,8 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 
 /** A database handle typed by the tables of one service's schema (queries go through `withSchema`). */
 export type Db<DB> = Kysely<DB>;
@@ -51,12 +53,46 @@ export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Pr
   const { PGlite } = await import('@electric-sql/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const { PGliteDialect } = await import('kysely-pglite-dialect');
-  if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${tuning.sharedBuffers ?? PGLITE_SHARED_BUFFERS}`];
+  if (dataDir !== 'memory://') {
+    mkdirSync(dataDir, { recursive: true });
+    if (readdirSync(dataDir).length === 0) await initdbApart(dataDir, startParams);
+  }
   const lite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams });
   await lite.exec('create extension if not exists pg_trgm');
   const db = new Kysely<NoTables>({ dialect: new PGliteDialect(lite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+// What a child process runs to create a new data directory (initdb and pg_trgm), then exits.
+const INITDB = `
+const [pglite, trgm, dir, params] = process.argv.slice(1);
+const { PGlite } = await import(pglite);
+const { pg_trgm } = await import(trgm);
+const db = await PGlite.create(dir, { extensions: { pg_trgm }, startParams: JSON.parse(params) });
+await db.exec('create extension if not exists pg_trgm');
+await db.close();
+`;
+
+/**
+ * A new PGlite data directory is made in a child process: initdb touches ~400 MB of WASM memory
+ * that a process never gives back, so made here it would stay in the server's RSS for its whole
+ * life (a first start then idles at ~700 MB, a restart at ~300). The child builds the directory
+ * beside the empty one and it is renamed into place only when complete, so a start cut short
+ * leaves the empty directory, never a half-made one.
+ */
+async function initdbApart(dataDir: string, startParams: string[]): Promise<void> {
+  const tmp = `${dataDir.replace(/\/+$/, '')}.initdb-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  try {
+    const args = ['--input-type=module', '-e', INITDB, import.meta.resolve('@electric-sql/pglite'), import.meta.resolve('@electric-sql/pglite/contrib/pg_trgm'), tmp, JSON.stringify(startParams)];
+    await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
+    if (!existsSync(`${tmp}/PG_VERSION`)) throw new Error('initdb made no data directory');
+    rmSync(dataDir, { recursive: true });
+    renameSync(tmp, dataDir);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
