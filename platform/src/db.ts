@@ -85,7 +85,15 @@ async function initdbApart(dataDir: string, startParams: string[]): Promise<void
   const tmp = `${dataDir.replace(/\/+$/, '')}.initdb-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   try {
-    const args = ['--input-type=module', '-e', INITDB, import.meta.resolve('@electric-sql/pglite'), import.meta.resolve('@electric-sql/pglite/contrib/pg_trgm'), tmp, JSON.stringify(startParams)];
+    const args = [
+      '--input-type=module',
+      '-e',
+      INITDB,
+      import.meta.resolve('@electric-sql/pglite'),
+      import.meta.resolve('@electric-sql/pglite/contrib/pg_trgm'),
+      tmp,
+      JSON.stringify(startParams),
+    ];
     await promisify(execFile)(process.execPath, args, { maxBuffer: 1 << 20 });
     if (!existsSync(`${tmp}/PG_VERSION`)) throw new Error('initdb made no data directory');
     rmSync(dataDir, { recursive: true });
