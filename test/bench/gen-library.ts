@@ -375,7 +375,7 @@ export function authorName(j: number): string {
   return tier === 0 ? `${first} ${last}` : `${first} ${String.fromCharCode(64 + tier)}. ${last}`;
 }
 
-function seriesName(k: number): string {
+export function seriesName(k: number): string {
   const noun = NOUN[(k * 7) % NOUN.length]!;
   const head = SERIES_HEAD[k % SERIES_HEAD.length]!;
   const tier = Math.floor(k / (NOUN.length * SERIES_HEAD.length));

@@ -1,7 +1,8 @@
 // The reads measured in each mode, with autocannon in its own process: the list page, search with
 // a fuzzy author filter and with free text (each connection going round several queries), and the
 // profile bracketed by the bare fastify route (bare, profile, bare) for the ratio.
-import { authorName } from './gen-library';
+import { createHash } from 'node:crypto';
+import { authorName, seriesName } from './gen-library';
 import { coresUsed, envNumber, fmt, median, snapshot, waitForQuiet, type LoadGen, type Roles } from './lib';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 
@@ -167,6 +168,8 @@ export interface Target {
   url: string;
   token: string;
   roles: Roles;
+  /** the same account's name and password (OPDS with HTTP Basic, KOReader sync) */
+  login?: { username: string; password: string };
 }
 
 export interface ModeReads {
@@ -178,7 +181,84 @@ export interface ModeReads {
   profileVsBareRounds: number[];
 }
 
-export const READ_KEYS = ['bare', 'profile', 'list', 'search_author', 'search_text'] as const;
+/** The reads the growth to 100,000 items is measured on (issue 22), beside list and the two searches. */
+export const MORE_KEYS = ['series', 'item', 'opds_page', 'opds_search', 'dashboard', 'kosync_pull', 'progress_write'] as const;
+export const READ_KEYS = ['bare', 'profile', 'list', 'search_author', 'search_text', ...MORE_KEYS] as const;
+/** What the growth measures at both sizes: every read but the bare route and the profile. */
+export const GROWTH_KEYS = READ_KEYS.filter((k) => k !== 'bare' && k !== 'profile');
+
+/** Series ranks like the authors': the first hold many books, the last few. */
+export const SERIES_RANKS = [0, 1, 3, 7, 15, 30, 60, 120];
+/** OPDS "recently added" pages taken in turn (all exist from 10,000 items on, at 50 a page) */
+const OPDS_PAGES = [1, 2, 3, 5, 10, 20, 50, 100];
+
+export interface MoreQueries {
+  series: { path: string; series: string; total: number }[];
+  items: string[];
+  opdsPages: string[];
+  opdsSearch: string[];
+  kosyncPaths: string[];
+  kosyncHeaders: Record<string, string>;
+  basic: Record<string, string>;
+}
+
+/**
+ * The requests of the other reads, each checked once: the series filters that find something, 8
+ * items of the list page (their pages, their progress written once, their KOReader documents pushed
+ * once so a pull finds a position), OPDS pages and searches with HTTP Basic (as reader apps sign in).
+ */
+export async function prepareMore(t: Target): Promise<MoreQueries> {
+  if (!t.login) throw new Error('the other reads need the account name and password (Target.login)');
+  const { username, password } = t.login;
+  const bearer = { authorization: `Bearer ${t.token}` };
+  const basic = { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+  const kosyncHeaders = { 'x-auth-user': username, 'x-auth-key': createHash('md5').update(password).digest('hex'), accept: 'application/vnd.koreader.v1+json' };
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+    const r = await fetch(t.url + path, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
+    const text = await r.text();
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+    return text;
+  };
+  const series: MoreQueries['series'] = [];
+  for (const rank of SERIES_RANKS) {
+    const name = seriesName(rank);
+    const path = `/api/media-items/search?series_filter=${encodeURIComponent(typo(name))}&limit=50`;
+    const total = (JSON.parse(await call('GET', path, bearer)) as { total?: number }).total ?? 0;
+    if (total > 0) series.push({ path, series: name, total });
+  }
+  if (series.length === 0) throw new Error('no series filter found anything');
+  const list = JSON.parse(await call('GET', '/api/media-items?limit=50', bearer)) as { data: { id: string; formats: { partial_md5?: string }[] }[] };
+  const picked = list.data.filter((i) => i.formats[0]?.partial_md5).slice(0, 8);
+  if (picked.length === 0) throw new Error('no item on the list page has a KOReader document hash');
+  await call('GET', '/users/auth', kosyncHeaders);
+  for (const [n, i] of picked.entries()) {
+    await call('GET', `/api/media-items/${i.id}`, bearer);
+    await call('PUT', `/api/media-items/${i.id}/progress`, bearer, '{"percentage":0.5}');
+    const document = i.formats[0]!.partial_md5!;
+    await call(
+      'PUT',
+      '/syncs/progress',
+      kosyncHeaders,
+      JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.25, device: 'Bench', device_id: `bench${String(n).padStart(27, '0')}` }),
+    );
+    await call('GET', `/syncs/progress/${document}`, kosyncHeaders);
+  }
+  const opdsPages = OPDS_PAGES.map((n) => `/opds/recent?page=${n}&per_page=50`);
+  for (const p of opdsPages) if (!(await call('GET', p, basic)).includes('<entry>')) throw new Error(`OPDS ${p} has no entry`);
+  const opdsSearch = FREE_TEXT.map((q) => `/opds/search?q=${encodeURIComponent(q)}&per_page=50`);
+  await call('GET', opdsSearch[0]!, basic);
+  await call('GET', '/api/dashboard/sections', bearer);
+  console.log(`  series filters (typed → found): ${series.map((x) => `${typo(x.series)} → ${x.total}`).join('; ')}`);
+  return {
+    series,
+    items: picked.map((i) => i.id),
+    opdsPages,
+    opdsSearch,
+    kosyncPaths: picked.map((i) => `/syncs/progress/${i.formats[0]!.partial_md5}`),
+    kosyncHeaders,
+    basic,
+  };
+}
 
 export async function modeReads(
   gen: ReadGen,
@@ -189,6 +269,7 @@ export async function modeReads(
   only: readonly string[] = READ_KEYS,
 ): Promise<ModeReads> {
   const queries = await prepareQueries(t.url, t.token, libraryItems);
+  const more = only.some((k) => (MORE_KEYS as readonly string[]).includes(k)) ? await prepareMore(t) : null;
   const auth = { authorization: `Bearer ${t.token}` };
   const job = getJobs(cfg, auth);
   const refRoles: Roles = { pids: new Map([[ref.pid, 'ref']]), databases: [] };
@@ -235,6 +316,39 @@ export async function modeReads(
           `search q (${queries.text.length} terms)`,
         ),
       );
+    if (more) {
+      const m = more;
+      const go = async (key: (typeof MORE_KEYS)[number], label: string, j: ReadJob) => {
+        if (only.includes(key)) add(key, await measure(gen, cfg, t.roles, j, label));
+      };
+      const round = (paths: string[]) => ({ url: t.url + paths[0]!, paths });
+      await go('series', `search series_filter (${m.series.length} typos)`, {
+        ...job(
+          t.url + m.series[0]!.path,
+          m.series.map((x) => x.path),
+        ),
+      });
+      await go(
+        'item',
+        `GET /api/media-items/<id> (${m.items.length})`,
+        job(
+          t.url,
+          m.items.map((i) => `/api/media-items/${i}`),
+        ),
+      );
+      await go('opds_page', `OPDS /opds/recent pages (${m.opdsPages.length})`, { ...getJobs(cfg, m.basic)(t.url), ...round(m.opdsPages) });
+      await go('opds_search', `OPDS /opds/search (${m.opdsSearch.length} terms)`, { ...getJobs(cfg, m.basic)(t.url), ...round(m.opdsSearch) });
+      await go('dashboard', 'GET /api/dashboard/sections', job(`${t.url}/api/dashboard/sections`));
+      await go('kosync_pull', `KOReader GET /syncs/progress (${m.kosyncPaths.length})`, { ...getJobs(cfg, m.kosyncHeaders)(t.url), ...round(m.kosyncPaths) });
+      await go('progress_write', `PUT /api/media-items/<id>/progress (${m.items.length})`, {
+        ...round(m.items.map((i) => `/api/media-items/${i}/progress`)),
+        method: 'PUT',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: '{"percentage":0.5}',
+        connections: cfg.connections,
+        duration: cfg.duration,
+      });
+    }
   }
   const summary = Object.fromEntries(Object.entries(rows).map(([k, r]) => [k, summarise(r)]));
   return { queries, rows, summary, profileVsBare: median(ratios), profileVsBareRounds: ratios.map((r) => Math.round(r * 1000) / 1000) };

@@ -30,7 +30,7 @@ import { BENCH, envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef
 import { calibreAbsent, calibreOpdsPage, type CalibreOpds } from './read-calibre';
 import { ensureGrowth, ensureReadCorpus } from './read-corpus';
 import { embeddedBench, startCommand } from './read-embedded';
-import { loadCfgFromEnv, modeReads, type ReadGen } from './read-load';
+import { GROWTH_KEYS, loadCfgFromEnv, modeReads, type ReadGen } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { formatValue, TARGETS, verdicts, type MemoryResult, type ModeResult } from './read-report';
 import { fullScan, startInstance, type Instance, type ScanMeasure } from './scan-bindery';
@@ -168,7 +168,14 @@ async function main(): Promise<void> {
         memory = { firstStart, firstIdle, restartEmpty, idleEmpty, afterScan, items };
         const mode: ModeResult = { items, scan, reads: null };
         modes.embedded = mode;
-        if (want('embedded')) mode.reads = await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, items);
+        if (want('embedded'))
+          mode.reads = await modeReads(
+            gen,
+            CFG.load,
+            { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles, login: { username: 'bench_read', password: 'passw0rd-123' } },
+            refTarget,
+            items,
+          );
         if (want('memory')) {
           await eb.idle(60); // requests the load generator gave up on may still be running
           memory.restartFull = await eb.restart();
@@ -182,8 +189,24 @@ async function main(): Promise<void> {
           mode.grown = {
             items: g.items,
             scan: g.scan,
-            reads: await modeReads(gen, CFG.load, { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles }, refTarget, g.items, ['list', 'search_author']),
+            reads: await modeReads(
+              gen,
+              CFG.load,
+              { url: eb.inst.b.url, token: eb.inst.token, roles: eb.inst.roles, login: { username: 'bench_read', password: 'passw0rd-123' } },
+              refTarget,
+              g.items,
+              GROWTH_KEYS,
+            ),
           };
+          // the grown library after a restart: how soon the list answers, and the idle memory
+          await eb.idle(60);
+          const restart = await eb.restart();
+          const idle = await eb.idle(30);
+          mode.grown.restart = restart;
+          mode.grown.idle = idle;
+          console.log(
+            `  restart (${g.items} items): /readyz after ${fmt(restart.readySeconds, 2)} s, list after ${fmt(restart.listSeconds ?? NaN, 2)} s; idle RSS ${idle.rssMiB} MiB (VmHWM ${idle.hwmMiB})`,
+          );
         }
         await destroy();
       });
@@ -196,14 +219,31 @@ async function main(): Promise<void> {
         const stop = once(() => inst.stop());
         stops.push(stop);
         const { scan, items } = await scanned(inst, corpus.dir, 'bench-read');
-        const mode: ModeResult = { items, scan, reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, items) };
+        const mode: ModeResult = {
+          items,
+          scan,
+          reads: await modeReads(
+            gen,
+            CFG.load,
+            { url: inst.b.url, token: inst.token, roles: inst.roles, login: { username: `bench_${inst.mode}`, password: 'passw0rd-123' } },
+            refTarget,
+            items,
+          ),
+        };
         modes.distributed = mode;
         if (growth && growModes.includes('distributed')) {
           const g = await scanned(inst, growth.dir, 'bench-read-growth');
           mode.grown = {
             items: g.items,
             scan: g.scan,
-            reads: await modeReads(gen, CFG.load, { url: inst.b.url, token: inst.token, roles: inst.roles }, refTarget, g.items, ['list', 'search_author']),
+            reads: await modeReads(
+              gen,
+              CFG.load,
+              { url: inst.b.url, token: inst.token, roles: inst.roles, login: { username: `bench_${inst.mode}`, password: 'passw0rd-123' } },
+              refTarget,
+              g.items,
+              GROWTH_KEYS,
+            ),
           };
         }
         await stop();
