@@ -1,0 +1,235 @@
+// The locator index of one XHTML document built on htmlparser2 instead of the catalog's own
+// tokenizer (services/catalog/src/formats/locator-index.ts, `indexDocument`), for `pnpm bench:xhtml`.
+// Only the tokenizing changes: `Builder` is the index-building half of `indexDocument` (runs of
+// text, CRLF and entities counted as the index counts them, crengine's nodes, the body's step),
+// fed by parser events; the production code is not touched. A walker that cannot give the same
+// answer as `indexDocument` on a document is a mismatch the bench reports.
+import { Parser } from 'htmlparser2';
+import type * as Locator from '@bindery/locator';
+import { CrTree, krEntry, type Piece, runChars } from '../../services/catalog/src/formats/crengine-text';
+import { localName } from '../../services/catalog/src/formats/locator-index';
+import { decodeEntities } from '../../services/catalog/src/formats/text';
+
+type DocIndex = Locator.DocIndex;
+
+/** The elements `indexDocument` closes at once, "/" or not. */
+export const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
+
+/** Index building from tokenizer events, as `indexDocument` does it between its tokens. */
+export class Builder {
+  private t: number[] = [];
+  private ids: (number | string)[] = [];
+  private sp: number[][] = [];
+  private cr = new CrTree();
+  private wsRuns: boolean[] = [];
+  private runLen: number[] = [];
+  /** open elements (ones the index closes at once are not counted) */
+  private depth = 0;
+  private kids: number[] = [0];
+  private bodyStep = 0;
+  private inBody = false;
+  private bodyDepth = 0;
+  private ord = 0;
+  private runs = 0;
+  private n = 0;
+  private pending: Piece[] = [];
+  private broken = true;
+  /** the body has closed: nothing after it counts */
+  done = false;
+  result: DocIndex | null = null;
+
+  constructor(
+    private names: string[],
+    private nameIds: Map<string, number>,
+    private texts?: string[],
+  ) {}
+
+  /** Text as written (entities not decoded); `literal` for CDATA. */
+  text(raw: string, literal: boolean): void {
+    if (this.done || raw === '') return;
+    const last = this.pending[this.pending.length - 1];
+    if (last && !this.broken && last.literal === literal) last.raw += raw;
+    else this.pending.push({ raw, literal });
+    this.broken = literal;
+  }
+
+  /** A comment, CDATA edge or processing instruction: crengine starts a new text node. */
+  cut(): void {
+    this.broken = true;
+  }
+
+  /** `name` local and lower-cased; `id` decoded. */
+  open(name: string, id: string | undefined, selfClosing: boolean): void {
+    if (this.done) return;
+    this.flush();
+    const kids = this.kids;
+    const parentKids = kids.length - 1;
+    kids[parentKids] = (kids[parentKids] ?? 0) + 1;
+    if (!this.inBody && name === 'body' && this.bodyStep === 0) {
+      this.bodyStep = kids[parentKids]! * 2;
+      this.inBody = true;
+      this.cr.open('body');
+      if (id !== undefined) this.ids.push(0, id);
+      if (selfClosing) return this.finish();
+      this.depth++;
+      kids.push(0);
+      this.bodyDepth = this.depth;
+      return;
+    }
+    if (this.inBody) {
+      this.ord++;
+      this.t.push(this.nameId(name));
+      this.cr.open(name);
+      if (id !== undefined) this.ids.push(this.ord, id);
+      if (selfClosing) {
+        this.t.push(-1);
+        this.cr.close();
+        return;
+      }
+    }
+    if (!selfClosing) {
+      this.depth++;
+      kids.push(0);
+    }
+  }
+
+  /** The innermost open element ends. */
+  close(): void {
+    if (this.done) return;
+    this.flush();
+    this.depth--;
+    this.kids.pop();
+    if (this.inBody) {
+      if (this.depth < this.bodyDepth) {
+        this.inBody = false;
+        return this.finish();
+      }
+      this.t.push(-1);
+      this.cr.close();
+    }
+  }
+
+  /** The end of the source; elements still open were closed by `close` (parsers do that at the end). */
+  end(): DocIndex | null {
+    if (!this.done) {
+      this.flush();
+      this.finish();
+    }
+    return this.result;
+  }
+
+  private nameId(name: string): number {
+    let k = this.nameIds.get(name);
+    if (k === undefined) {
+      k = this.names.length;
+      this.names.push(name);
+      this.nameIds.set(name, k);
+    }
+    return k;
+  }
+
+  private flush(): void {
+    const pieces = this.pending;
+    this.pending = [];
+    this.broken = true;
+    if (!this.inBody || pieces.length === 0) return;
+    const chars = runChars(pieces, decodeEntities);
+    const text = chars.map((c) => c.ch).join('');
+    const len = text.length;
+    if (len === 0) return;
+    this.texts?.push(text);
+    const ws = /^[ \t\n]*$/.test(text);
+    const runs = this.runs;
+    this.cr.text(runs, chars, pieces);
+    this.wsRuns[runs] = ws;
+    this.t.push(-2 - (len * 2 + (ws ? 1 : 0)));
+    const pairs: number[] = [];
+    for (let i = 0; i < len; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < len) {
+        pairs.push(i);
+        i++;
+      }
+    }
+    if (pairs.length) this.sp.push([runs, ...pairs]);
+    this.runLen[runs] = len;
+    this.runs++;
+    this.n += len;
+  }
+
+  private finish(): void {
+    this.done = true;
+    if (this.bodyStep === 0) return;
+    this.cr.finish();
+    const kr: number[][] = [];
+    for (let r = 0; r < this.runs; r++) {
+      const e = krEntry(r, this.runLen[r]!, this.wsRuns[r]!, this.cr.nodes[r] ?? []);
+      if (e) kr.push(e);
+    }
+    const d: DocIndex = { b: this.bodyStep, n: this.n, t: this.t };
+    if (this.ids.length) d.ids = this.ids;
+    if (this.sp.length) d.sp = this.sp;
+    if (kr.length) d.kr = kr;
+    this.result = d;
+  }
+}
+
+/**
+ * `indexDocument` on htmlparser2: XML mode (no HTML tree-building rules; CDATA and "/>" as XML
+ * has them), entities left as written so the index decodes and counts them itself, tag names
+ * lower-cased. The index's void elements close at once; their closing events are ignored.
+ */
+export function indexDocumentHtmlparser2(src: string, names: string[], nameIds: Map<string, number>, texts?: string[]): DocIndex | null {
+  const b = new Builder(names, nameIds, texts);
+  /** per element open in the parser: whether the index counts it open too */
+  const open: boolean[] = [];
+  let cdata = false;
+  let id: string | undefined;
+  let idSeen = false;
+  const parser = new Parser(
+    {
+      onopentagname() {
+        id = undefined;
+        idSeen = false;
+      },
+      onattribute(name, value, quote) {
+        // the first id (or xml:id) written with quotes, as `indexDocument` reads it
+        if (idSeen || (name !== 'id' && name !== 'xml:id') || (quote !== '"' && quote !== "'")) return;
+        idSeen = true;
+        id = value ? decodeEntities(value) : undefined;
+      },
+      onopentag(qname) {
+        const name = localName(qname);
+        const isVoid = VOID.has(name);
+        open.push(!isVoid);
+        b.open(name, id, isVoid);
+        if (b.done) parser.pause();
+      },
+      onclosetag() {
+        if (open.pop()) b.close();
+        if (b.done) parser.pause();
+      },
+      ontext(data) {
+        b.text(data, cdata);
+      },
+      oncdatastart() {
+        b.cut();
+        cdata = true;
+      },
+      oncdataend() {
+        cdata = false;
+        b.cut();
+      },
+      oncomment() {
+        b.cut();
+      },
+      onprocessinginstruction(name) {
+        if (name.startsWith('?')) b.cut(); // a DOCTYPE ("!") does not end a run in the index
+      },
+    },
+    { xmlMode: true, decodeEntities: false, lowerCaseTags: true },
+  );
+  parser.write(src);
+  if (!b.done) parser.end();
+  return b.end();
+}
