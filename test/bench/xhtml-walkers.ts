@@ -7,7 +7,7 @@
 import { Parser } from 'htmlparser2';
 import type * as Locator from '@bindery/locator';
 import { CrTree, krEntry, type Piece, runChars } from '../../services/catalog/src/formats/crengine-text';
-import { localName } from '../../services/catalog/src/formats/locator-index';
+import { localName, tagEnd } from '../../services/catalog/src/formats/locator-index';
 import { decodeEntities } from '../../services/catalog/src/formats/text';
 
 type DocIndex = Locator.DocIndex;
@@ -15,8 +15,21 @@ type DocIndex = Locator.DocIndex;
 /** The elements `indexDocument` closes at once, "/" or not. */
 export const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
 
+/** What a tokenizer tells the index: text as written, breaks between text nodes, elements. */
+export interface Sink {
+  text(raw: string, literal: boolean): void;
+  cut(): void;
+  open(name: string, id: string | undefined, selfClosing: boolean): void;
+  close(): void;
+  /** true once nothing more is wanted (the body has closed) */
+  readonly done: boolean;
+}
+
+/** Tokens only: the tokenizer's own cost, nothing built. */
+export const NULL_SINK: Sink = { text() {}, cut() {}, open() {}, close() {}, done: false };
+
 /** Index building from tokenizer events, as `indexDocument` does it between its tokens. */
-export class Builder {
+export class Builder implements Sink {
   private t: number[] = [];
   private ids: (number | string)[] = [];
   private sp: number[][] = [];
@@ -70,7 +83,10 @@ export class Builder {
       this.inBody = true;
       this.cr.open('body');
       if (id !== undefined) this.ids.push(0, id);
-      if (selfClosing) return this.finish();
+      if (selfClosing) {
+        this.finish();
+        return;
+      }
       this.depth++;
       kids.push(0);
       this.bodyDepth = this.depth;
@@ -102,7 +118,8 @@ export class Builder {
     if (this.inBody) {
       if (this.depth < this.bodyDepth) {
         this.inBody = false;
-        return this.finish();
+        this.finish();
+        return;
       }
       this.t.push(-1);
       this.cr.close();
@@ -181,6 +198,105 @@ export class Builder {
  */
 export function indexDocumentHtmlparser2(src: string, names: string[], nameIds: Map<string, number>, texts?: string[]): DocIndex | null {
   const b = new Builder(names, nameIds, texts);
+  tokensHtmlparser2(src, b);
+  return b.end();
+}
+
+/** `indexDocument`'s tokenizer (the loop of locator-index.ts as it stands) feeding a sink: with
+ * `Builder` it must give exactly `indexDocument`'s answer (the bench checks), with `NULL_SINK` it
+ * times the tokenizing alone. */
+export function indexDocumentOwnTokens(src: string, names: string[], nameIds: Map<string, number>, texts?: string[]): DocIndex | null {
+  const b = new Builder(names, nameIds, texts);
+  tokensBindery(src, b);
+  return b.end();
+}
+
+const NAME = /^[A-Za-z_][\w.:-]*/;
+const ID = /(?:^|\s)(?:xml:)?id\s*=\s*(?:"([^"]*)"|'([^']*)')/;
+
+function idOf(attrs: string): string | undefined {
+  const m = ID.exec(attrs);
+  const raw = m ? (m[1] ?? m[2]) : undefined;
+  return raw ? decodeEntities(raw) : undefined;
+}
+
+export function tokensBindery(src: string, sink: Sink): void {
+  const stack: string[] = [];
+  let i = 0;
+  const L = src.length;
+  while (i < L && !sink.done) {
+    const lt = src.indexOf('<', i);
+    if (lt < 0) {
+      sink.text(src.slice(i), false);
+      break;
+    }
+    if (lt > i) sink.text(src.slice(i, lt), false);
+    if (src.startsWith('<!--', lt)) {
+      const end = src.indexOf('-->', lt + 4);
+      i = end < 0 ? L : end + 3;
+      sink.cut();
+      continue;
+    }
+    if (src.startsWith('<![CDATA[', lt)) {
+      const end = src.indexOf(']]>', lt + 9);
+      sink.cut();
+      sink.text(src.slice(lt + 9, end < 0 ? L : end), true);
+      i = end < 0 ? L : end + 3;
+      sink.cut();
+      continue;
+    }
+    if (src.startsWith('<?', lt)) {
+      const end = src.indexOf('?>', lt + 2);
+      i = end < 0 ? L : end + 2;
+      sink.cut();
+      continue;
+    }
+    if (src.startsWith('<!', lt)) {
+      let j = lt + 2;
+      let depth = 0;
+      for (; j < L; j++) {
+        const c = src[j];
+        if (c === '[') depth++;
+        else if (c === ']') depth--;
+        else if (c === '>' && depth <= 0) break;
+      }
+      i = j + 1;
+      continue;
+    }
+    const gt = tagEnd(src, lt + 1);
+    if (gt < 0) break;
+    const inner = src.slice(lt + 1, gt);
+    i = gt + 1;
+    if (inner.startsWith('/')) {
+      const m = NAME.exec(inner.slice(1).trim());
+      if (!m) continue;
+      const at = stack.lastIndexOf(localName(m[0]));
+      if (at < 0) continue;
+      while (stack.length > at && !sink.done) {
+        stack.pop();
+        sink.close();
+      }
+      continue;
+    }
+    const m = NAME.exec(inner);
+    if (!m) {
+      sink.text(`<${inner}>`, true);
+      continue;
+    }
+    const name = localName(m[0]);
+    const selfClosing = inner.endsWith('/') || VOID.has(name);
+    sink.open(name, idOf(inner.slice(m[0].length)), selfClosing);
+    if (!selfClosing) stack.push(name);
+  }
+  // the end of the source closes what is open
+  while (stack.length && !sink.done) {
+    stack.pop();
+    sink.close();
+  }
+}
+
+/** htmlparser2's events fed to a sink (see `indexDocumentHtmlparser2`). */
+export function tokensHtmlparser2(src: string, b: Sink): void {
   /** per element open in the parser: whether the index counts it open too */
   const open: boolean[] = [];
   let cdata = false;
@@ -231,5 +347,4 @@ export function indexDocumentHtmlparser2(src: string, names: string[], nameIds: 
   );
   parser.write(src);
   if (!b.done) parser.end();
-  return b.end();
 }

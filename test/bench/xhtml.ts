@@ -6,7 +6,7 @@
 // each is run once in a child process of its own for its peak heap.
 //   pnpm bench:xhtml
 // Knobs: BENCH_CORPUS (folders, comma-separated; default test/fixtures/corpus40 and
-// ../shared/peers/samples/books when present), BENCH_ROUNDS (7).
+// ../shared/peers/samples/books when present), BENCH_ROUNDS (15).
 import { fork } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -18,13 +18,52 @@ import { openZip } from '../../services/catalog/src/formats/zip';
 import { dirOf, resolveHref } from '../../services/catalog/src/formats/zip-path';
 import { ROOT } from '../support/bindery';
 import { envNumber, fmt, machine, median, table } from './lib';
-import { indexDocumentHtmlparser2 } from './xhtml-walkers';
+import { indexDocumentHtmlparser2, indexDocumentOwnTokens, NULL_SINK, tokensBindery, tokensHtmlparser2 } from './xhtml-walkers';
 
 type DocIndex = Locator.DocIndex;
 type Walker = (src: string, names: string[], nameIds: Map<string, number>, texts?: string[]) => DocIndex | null;
 
-const WALKERS: Record<string, Walker> = { bindery: indexDocument, htmlparser2: indexDocumentHtmlparser2 };
-const ROUNDS = envNumber('BENCH_ROUNDS', 7);
+/** the production path first: the others are compared with it */
+const WALKERS: Record<string, Walker> = {
+  bindery: indexDocument,
+  // our tokenizer's loop feeding the bench's index builder: proves the builder the htmlparser2 path uses is faithful
+  'bindery (events)': indexDocumentOwnTokens,
+  htmlparser2: indexDocumentHtmlparser2,
+};
+/** tokenizing alone, nothing built (ids and local names still read) */
+const TOKENS: Record<string, (src: string) => void> = {
+  'tokens only: bindery': (src) => tokensBindery(src, NULL_SINK),
+  'tokens only: htmlparser2': (src) => tokensHtmlparser2(src, NULL_SINK),
+};
+/** small documents of edge cases: where the two differ outside the corpus */
+const PROBES: Record<string, string> = {
+  'entities (known, unknown, numeric, unterminated)': '<p>a &amp; b &nbsp;&eacute; &#233; &#x1F600; &bogus; &amp c</p>',
+  CDATA: '<p>a<![CDATA[x &amp; <b>y</b>]]>b</p>',
+  comment: '<p>a<!-- c > d -->b</p>',
+  'processing instruction': '<p>a<?pi x?>b</p>',
+  'processing instruction holding ">"': '<p>a<?pi x > y?>b</p>',
+  'self-closing and void tags': '<p>a<br/>b<span/>c<img src="x">d</img>e<br>f</p>',
+  'CRLF and lone CR': '<p>a\r\nb\rc</p>',
+  'unclosed p, stray close': '<div><p>a<p>b</div><p>c</span>d',
+  'upper-case names and ids': '<P ID="u">a</P><p Id="v">b</p>',
+  'prefixed names': '<x:p>a</x:p><svg:svg><svg:text>t</svg:text></svg:svg>',
+  'prefix differs in the end tag': '<x:p>a</p>b',
+  'ids unquoted, empty, xml:id': '<p id=a>x</p><p id="">y</p><p xml:id="q" id="r">z</p>',
+  'id="…" inside another attribute': '<p title="a id=\'x\'">z</p>',
+  '">" inside an attribute': '<p title="a>b">z</p>',
+  'stray "<" then ">" in text': '<p>a < b and c > d</p>',
+  'stray "<3 … >" in text': '<p>1 <3 and 4> 2</p>',
+  'stray "<" with no ">" before the next tag': '<p>a < b</p><p>c</p>',
+  '"<" and ">" in a script': '<script>if (a < b && c > d) x()</script><p>z</p>',
+  '"< /p>"': '<p>a</p >b< /p>',
+  'truncated tag at the end': '<p>a</p><p class="x',
+  'unclosed comment at the end': '<p>a</p><!-- x',
+  'unclosed CDATA at the end': '<p>a<![CDATA[ x',
+  'a second body': '<p>a</p><body>b</body>',
+  'text over 8,192 characters': `<p>${'word '.repeat(3000)}</p>`,
+};
+const wrap = (body: string) => `<?xml version="1.0"?><!DOCTYPE html><html xmlns="http://www.w3.org/1999/xhtml"><head><title>t</title></head><body>${body}</body></html>`;
+const ROUNDS = envNumber('BENCH_ROUNDS', 15);
 const MAX_DOC_BYTES = 16 * 1024 * 1024; // as locator-index.ts
 
 interface Book {
@@ -232,23 +271,87 @@ for (const book of books) {
 }
 console.log(`${docs.length} documents compared (${nulls} without a body: null from both when they agree): ${mismatches} mismatch${mismatches === 1 ? '' : 'es'}\n`);
 
-// 2. time: a warm-up pass each, then rounds alternating which goes first
-const times: Record<string, number[]> = Object.fromEntries(Object.keys(WALKERS).map((k) => [k, []]));
-for (const w of Object.values(WALKERS)) runAll(w, books);
-const order = Object.keys(WALKERS);
+// the edge cases
+const probeRows = [['edge case (in a body)', 'htmlparser2', 'differs in']];
+const probeNotes: string[] = [];
+for (const [label, body] of Object.entries(PROBES)) {
+  const src = wrap(body);
+  const [ours, theirs] = [indexDocument, indexDocumentHtmlparser2].map((w) => {
+    const parts: string[] = [];
+    const doc = w(src, [], new Map(), parts);
+    return { doc, text: parts.join(''), json: JSON.stringify([doc, parts]) };
+  });
+  if (ours!.json === theirs!.json) {
+    probeRows.push([label, 'same', '']);
+    continue;
+  }
+  const keys = (['b', 'n', 't', 'ids', 'sp', 'kr'] as const).filter((k) => JSON.stringify(ours!.doc?.[k]) !== JSON.stringify(theirs!.doc?.[k]));
+  if (ours!.text !== theirs!.text) keys.unshift('text' as never);
+  probeRows.push([label, 'DIFFERS', keys.join(' ')]);
+  probeNotes.push(`${label}: ${JSON.stringify(body)}\n    ours        ${ours!.json}\n    htmlparser2 ${theirs!.json}`);
+}
+console.log(table(probeRows));
+if (probeNotes.length) console.log(`\n${probeNotes.join('\n')}`);
+console.log();
+
+// 2. time: a warm-up pass each, then rounds rotating which goes first; every document is timed on
+// its own, so besides the median pass there is the sum of each document's fastest time (the
+// steadier figure on a busy machine)
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+const passes: Record<string, (out: number[]) => void> = {
+  ...Object.fromEntries(
+    Object.entries(WALKERS).map(([k, w]) => [
+      k,
+      (out: number[]) => {
+        let j = 0;
+        for (const book of books) {
+          const names: string[] = [];
+          const nameIds = new Map<string, number>();
+          for (const d of book.docs) {
+            const s = now();
+            w(d.src, names, nameIds, []);
+            out[j++] = now() - s;
+          }
+        }
+      },
+    ]),
+  ),
+  ...Object.fromEntries(
+    Object.entries(TOKENS).map(([k, tok]) => [
+      k,
+      (out: number[]) => {
+        docs.forEach((d, j) => {
+          const s = now();
+          tok(d.src);
+          out[j] = now() - s;
+        });
+      },
+    ]),
+  ),
+};
+const order = Object.keys(passes);
+const times: Record<string, number[]> = Object.fromEntries(order.map((k) => [k, []]));
+const best: Record<string, number[]> = Object.fromEntries(order.map((k) => [k, docs.map(() => Infinity)]));
+for (const k of order) passes[k]!([]);
 for (let r = 0; r < ROUNDS; r++) {
-  for (const k of r % 2 ? [...order].reverse() : order) {
-    const s = process.hrtime.bigint();
-    runAll(WALKERS[k]!, books);
-    times[k]!.push(Number(process.hrtime.bigint() - s) / 1e6);
+  for (let j = 0; j < order.length; j++) {
+    const k = order[(j + r) % order.length]!;
+    const perDoc: number[] = [];
+    passes[k]!(perDoc);
+    times[k]!.push(perDoc.reduce((a, b) => a + b, 0));
+    perDoc.forEach((t, i) => {
+      if (t < best[k]![i]!) best[k]![i] = t;
+    });
   }
 }
+const bestSum = (k: string) => best[k]!.reduce((a, b) => a + b, 0);
 
-// 3. peak heap, each walker alone in a fresh process
+// 3. peak heap, each index path alone in a fresh process
+const HEAP = ['bindery', 'htmlparser2'];
 const heaps: Record<string, { base: number; peak: number; rss: number }> = {};
-for (const k of order) heaps[k] = await heapOf(k);
+for (const k of HEAP) heaps[k] = await heapOf(k);
 
-const rows = [['walker', 'median ms/pass', 'min', 'max', 'MB/s', 'ms/doc', 'peak heap over base (MiB)', 'max RSS (MiB)']];
+const rows = [['walker', 'median ms/pass', 'min', 'max', 'sum of per-doc best', 'MB/s', 'ms/doc', 'peak heap over base (MiB)', 'max RSS (MiB)']];
 for (const k of order) {
   const ts = times[k]!;
   const med = median(ts);
@@ -257,14 +360,19 @@ for (const k of order) {
     fmt(med, 1),
     fmt(Math.min(...ts), 1),
     fmt(Math.max(...ts), 1),
+    fmt(bestSum(k), 1),
     fmt(totalBytes / 1e6 / (med / 1000), 1),
     fmt(med / docs.length, 3),
-    fmt((heaps[k]!.peak - heaps[k]!.base) / 2 ** 20, 1),
-    fmt(heaps[k]!.rss / 2 ** 20, 0),
+    heaps[k] ? fmt((heaps[k]!.peak - heaps[k]!.base) / 2 ** 20, 1) : '',
+    heaps[k] ? fmt(heaps[k]!.rss / 2 ** 20, 0) : '',
   ]);
 }
-console.log(`${ROUNDS} rounds over ${docs.length} documents (${fmt(totalBytes / 1e6, 2)} MB):`);
+console.log(`${ROUNDS} rounds over ${docs.length} documents (${fmt(totalBytes / 1e6, 2)} MB); MB/s and ms/doc from the median pass:`);
 console.log(table(rows));
-const [a, b] = order.map((k) => median(times[k]!));
-console.log(`\nhtmlparser2 / bindery time: ${fmt(b! / a!, 2)}x   mismatches: ${mismatches}`);
+const m = (k: string) => median(times[k]!);
+console.log(
+  `\nhtmlparser2 / bindery time (median pass | per-doc best): index ${fmt(m('htmlparser2') / m('bindery'), 2)}x | ${fmt(bestSum('htmlparser2') / bestSum('bindery'), 2)}x, ` +
+    `tokens only ${fmt(m('tokens only: htmlparser2') / m('tokens only: bindery'), 2)}x | ${fmt(bestSum('tokens only: htmlparser2') / bestSum('tokens only: bindery'), 2)}x; ` +
+    `tokenizing is ${fmt((100 * m('tokens only: bindery')) / m('bindery'), 0)}% of our index path. Corpus mismatches: ${mismatches}`,
+);
 process.exit(mismatches ? 2 : 0);
