@@ -5,6 +5,7 @@
 // fed by parser events; the production code is not touched. A walker that cannot give the same
 // answer as `indexDocument` on a document is a mismatch the bench reports.
 import { Parser } from 'htmlparser2';
+import { SaxesParser } from 'saxes';
 import type * as Locator from '@bindery/locator';
 import { CrTree, krEntry, type Piece, runChars } from '../../services/catalog/src/formats/crengine-text';
 import { localName, tagEnd } from '../../services/catalog/src/formats/locator-index';
@@ -347,4 +348,47 @@ export function tokensHtmlparser2(src: string, b: Sink): void {
   );
   parser.write(src);
   if (!b.done) parser.end();
+}
+
+/**
+ * `indexDocument` on saxes, a strict XML parser, for comparison: its errors (HTML entities, void
+ * tags without "/", stray "<") are passed over and it carries on as it can. It decodes entities
+ * itself; named ones are handed back as written (so the index decodes them as it does), numeric
+ * ones arrive decoded, and CRLF arrives as LF.
+ */
+export function indexDocumentSaxes(src: string, names: string[], nameIds: Map<string, number>, texts?: string[]): DocIndex | null {
+  const b = new Builder(names, nameIds, texts);
+  tokensSaxes(src, b);
+  return b.end();
+}
+
+const AS_WRITTEN = new Proxy({} as Record<string, string>, { get: (_, name) => `&${String(name)};` });
+
+export function tokensSaxes(src: string, b: Sink): void {
+  const parser = new SaxesParser({ xmlns: false });
+  (parser as unknown as { ENTITIES: Record<string, string> }).ENTITIES = AS_WRITTEN;
+  const open: boolean[] = [];
+  parser.on('error', () => {});
+  parser.on('text', (t) => b.text(t, false));
+  parser.on('cdata', (t) => {
+    b.cut();
+    b.text(t, true);
+    b.cut();
+  });
+  parser.on('comment', () => b.cut());
+  parser.on('processinginstruction', () => b.cut());
+  parser.on('opentag', (tag) => {
+    const name = localName(tag.name);
+    const isVoid = VOID.has(name);
+    open.push(!isVoid);
+    const attrs = tag.attributes as Record<string, string>;
+    const raw = attrs.id ?? attrs['xml:id'];
+    b.open(name, raw ? decodeEntities(raw) : undefined, isVoid);
+  });
+  parser.on('closetag', () => {
+    if (open.pop()) b.close();
+  });
+  parser.write(src);
+  parser.close();
+  while (open.length && !b.done) if (open.pop()) b.close();
 }

@@ -1,9 +1,11 @@
 // The XHTML tokenizer measured (issue 21): the catalog's own (`indexDocument`, locator-index.ts)
-// against the same index built on htmlparser2 (xhtml-walkers.ts), over the content documents of
-// the EPUBs in a corpus. First every document is checked to give the same index (elements, ids,
-// text runs and their UTF-16 lengths, crengine's nodes, the body text); then both are timed over
-// all documents in interleaved rounds (median, MB/s of the documents' UTF-8, ms per document), and
-// each is run once in a child process of its own for its peak heap.
+// against the same index built on htmlparser2 and on saxes (xhtml-walkers.ts), over the content
+// documents of the EPUBs in a corpus. First every document is checked to give the same index
+// (elements, ids, text runs and their UTF-16 lengths, crengine's nodes, the body text), and a set of
+// small edge cases shows where the parsers part ways; then each is timed over all documents in
+// rotating rounds (median pass, the sum of each document's best time, MB/s of the documents'
+// UTF-8, ms per document), building the index and tokenizing alone, and each index path is run
+// once in a child process of its own for its peak heap. Exits 2 when htmlparser2 differs on the corpus.
 //   pnpm bench:xhtml
 // Knobs: BENCH_CORPUS (folders, comma-separated; default test/fixtures/corpus40 and
 // ../shared/peers/samples/books when present), BENCH_ROUNDS (15).
@@ -18,7 +20,7 @@ import { openZip } from '../../services/catalog/src/formats/zip';
 import { dirOf, resolveHref } from '../../services/catalog/src/formats/zip-path';
 import { ROOT } from '../support/bindery';
 import { envNumber, fmt, machine, median, table } from './lib';
-import { indexDocumentHtmlparser2, indexDocumentOwnTokens, NULL_SINK, tokensBindery, tokensHtmlparser2 } from './xhtml-walkers';
+import { indexDocumentHtmlparser2, indexDocumentOwnTokens, indexDocumentSaxes, NULL_SINK, tokensBindery, tokensHtmlparser2, tokensSaxes } from './xhtml-walkers';
 
 type DocIndex = Locator.DocIndex;
 type Walker = (src: string, names: string[], nameIds: Map<string, number>, texts?: string[]) => DocIndex | null;
@@ -29,11 +31,13 @@ const WALKERS: Record<string, Walker> = {
   // our tokenizer's loop feeding the bench's index builder: proves the builder the htmlparser2 path uses is faithful
   'bindery (events)': indexDocumentOwnTokens,
   htmlparser2: indexDocumentHtmlparser2,
+  saxes: indexDocumentSaxes,
 };
 /** tokenizing alone, nothing built (ids and local names still read) */
 const TOKENS: Record<string, (src: string) => void> = {
   'tokens only: bindery': (src) => tokensBindery(src, NULL_SINK),
   'tokens only: htmlparser2': (src) => tokensHtmlparser2(src, NULL_SINK),
+  'tokens only: saxes': (src) => tokensSaxes(src, NULL_SINK),
 };
 /** small documents of edge cases: where the two differ outside the corpus */
 const PROBES: Record<string, string> = {
@@ -231,13 +235,34 @@ console.log(
     .join(', ')}`,
 );
 console.log(`${books.length} EPUBs, ${docs.length} content documents, ${fmt(totalBytes / 1e6, 2)} MB (UTF-8), loaded in ${Date.now() - t0} ms\n`);
+const FEATURES: Record<string, RegExp> = {
+  'named entities': /&[a-z][a-z0-9]*;/i,
+  'numeric references': /&#x?[0-9a-f]+;/i,
+  CDATA: /<!\[CDATA\[/,
+  comments: /<!--/,
+  'processing instructions (not the XML declaration)': /<\?(?!xml[\s?])/,
+  'self-closing tags': /<[A-Za-z][^<>]*\/>/,
+  'void tags without "/"': /<(br|hr|img|meta|link|input)\b[^<>]*[^/]>/i,
+  'CRLF line ends': /\r\n/,
+  'a stray "<"': /<(?![A-Za-z_/!?])/,
+  'a run over 8,192 characters': /[^<]{8193}/,
+};
+console.log(
+  `documents with: ${Object.entries(FEATURES)
+    .map(([k, re]) => `${k} ${docs.filter((d) => re.test(d.src)).length}`)
+    .join(', ')}\n`,
+);
 if (docs.length === 0) {
   console.log('no content documents: nothing to measure');
   process.exit(1);
 }
 
 // 1. the same answers
-let mismatches = 0;
+const MAX_SHOWN = 10;
+const misses: Record<string, number> = Object.fromEntries(Object.keys(WALKERS).map((k) => [k, 0]));
+const miss = (k: string, line: string) => {
+  if (misses[k]!++ < MAX_SHOWN) console.log(line);
+};
 let nulls = 0;
 for (const book of books) {
   const per = Object.fromEntries(Object.keys(WALKERS).map((k) => [k, { names: [] as string[], ids: new Map<string, number>() }]));
@@ -257,38 +282,51 @@ for (const book of books) {
     if (ours!.doc === null) nulls++;
     for (const o of others) {
       if (JSON.stringify(o.doc) === JSON.stringify(ours!.doc) && o.text === ours!.text) continue;
-      mismatches++;
-      console.log(`MISMATCH ${o.name}: ${relative(ROOT, book.file)} ${d.path}\n    ${firstDifference(d.src, ours!, o)}`);
+      miss(o.name, `MISMATCH ${o.name}: ${relative(ROOT, book.file)} ${d.path}\n    ${firstDifference(d.src, ours!, o)}`);
     }
   }
   const [first, ...rest] = Object.entries(per);
   for (const [k, v] of rest) {
     if (JSON.stringify(v.names) !== JSON.stringify(first![1].names)) {
-      mismatches++;
-      console.log(`MISMATCH ${k}: ${relative(ROOT, book.file)}: element names differ: ${v.names.join(' ')} vs ${first![1].names.join(' ')}`);
+      miss(k, `MISMATCH ${k}: ${relative(ROOT, book.file)}: element names differ: ${v.names.join(' ')} vs ${first![1].names.join(' ')}`);
     }
   }
 }
-console.log(`${docs.length} documents compared (${nulls} without a body: null from both when they agree): ${mismatches} mismatch${mismatches === 1 ? '' : 'es'}\n`);
+const mismatches = misses.htmlparser2!;
+console.log(
+  `${docs.length} documents compared with \`indexDocument\` (${nulls} without a body); documents (or books' name lists) that differ: ` +
+    `${Object.entries(misses)
+      .slice(1)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}${Object.values(misses).some((n) => n > MAX_SHOWN) ? ` (the first ${MAX_SHOWN} shown per walker)` : ''}\n`,
+);
 
 // the edge cases
-const probeRows = [['edge case (in a body)', 'htmlparser2', 'differs in']];
+const RIVALS = { htmlparser2: indexDocumentHtmlparser2, saxes: indexDocumentSaxes };
+const probeRows = [['edge case (in a body)', ...Object.keys(RIVALS)]];
 const probeNotes: string[] = [];
+const answer = (w: Walker, src: string) => {
+  const parts: string[] = [];
+  const doc = w(src, [], new Map(), parts);
+  return { doc, text: parts.join(''), json: JSON.stringify([doc, parts]) };
+};
 for (const [label, body] of Object.entries(PROBES)) {
   const src = wrap(body);
-  const [ours, theirs] = [indexDocument, indexDocumentHtmlparser2].map((w) => {
-    const parts: string[] = [];
-    const doc = w(src, [], new Map(), parts);
-    return { doc, text: parts.join(''), json: JSON.stringify([doc, parts]) };
-  });
-  if (ours!.json === theirs!.json) {
-    probeRows.push([label, 'same', '']);
-    continue;
+  const ours = answer(indexDocument, src);
+  const row = [label];
+  const notes = [`${label}: ${JSON.stringify(body)}\n    ours        ${ours.json}`];
+  for (const [k, w] of Object.entries(RIVALS)) {
+    const theirs = answer(w, src);
+    if (ours.json === theirs.json) {
+      row.push('same');
+      continue;
+    }
+    const keys = (['b', 'n', 't', 'ids', 'sp', 'kr'] as const).filter((f) => JSON.stringify(ours.doc?.[f]) !== JSON.stringify(theirs.doc?.[f]));
+    row.push(`differs: ${[...(ours.text !== theirs.text ? ['text'] : []), ...keys].join(' ')}`);
+    notes.push(`    ${k.padEnd(11)} ${theirs.json}`);
   }
-  const keys = (['b', 'n', 't', 'ids', 'sp', 'kr'] as const).filter((k) => JSON.stringify(ours!.doc?.[k]) !== JSON.stringify(theirs!.doc?.[k]));
-  if (ours!.text !== theirs!.text) keys.unshift('text' as never);
-  probeRows.push([label, 'DIFFERS', keys.join(' ')]);
-  probeNotes.push(`${label}: ${JSON.stringify(body)}\n    ours        ${ours!.json}\n    htmlparser2 ${theirs!.json}`);
+  probeRows.push(row);
+  if (notes.length > 1) probeNotes.push(notes.join('\n'));
 }
 console.log(table(probeRows));
 if (probeNotes.length) console.log(`\n${probeNotes.join('\n')}`);
@@ -347,7 +385,7 @@ for (let r = 0; r < ROUNDS; r++) {
 const bestSum = (k: string) => best[k]!.reduce((a, b) => a + b, 0);
 
 // 3. peak heap, each index path alone in a fresh process
-const HEAP = ['bindery', 'htmlparser2'];
+const HEAP = ['bindery', 'htmlparser2', 'saxes'];
 const heaps: Record<string, { base: number; peak: number; rss: number }> = {};
 for (const k of HEAP) heaps[k] = await heapOf(k);
 
@@ -373,6 +411,7 @@ const m = (k: string) => median(times[k]!);
 console.log(
   `\nhtmlparser2 / bindery time (median pass | per-doc best): index ${fmt(m('htmlparser2') / m('bindery'), 2)}x | ${fmt(bestSum('htmlparser2') / bestSum('bindery'), 2)}x, ` +
     `tokens only ${fmt(m('tokens only: htmlparser2') / m('tokens only: bindery'), 2)}x | ${fmt(bestSum('tokens only: htmlparser2') / bestSum('tokens only: bindery'), 2)}x; ` +
-    `tokenizing is ${fmt((100 * m('tokens only: bindery')) / m('bindery'), 0)}% of our index path. Corpus mismatches: ${mismatches}`,
+    `saxes / bindery: index ${fmt(bestSum('saxes') / bestSum('bindery'), 2)}x, tokens only ${fmt(bestSum('tokens only: saxes') / bestSum('tokens only: bindery'), 2)}x (per-doc best); ` +
+    `tokenizing is ${fmt((100 * m('tokens only: bindery')) / m('bindery'), 0)}% of our index path. htmlparser2's corpus mismatches: ${mismatches}`,
 );
 process.exit(mismatches ? 2 : 0);
