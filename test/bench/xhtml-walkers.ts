@@ -1,5 +1,5 @@
-// The locator index of one XHTML document built on htmlparser2 instead of the catalog's own
-// tokenizer (services/catalog/src/formats/locator-index.ts, `indexDocument`), for `pnpm bench:xhtml`.
+// The locator index of one XHTML document built on htmlparser2 (or saxes) instead of the catalog's
+// own tokenizer (services/catalog/src/formats/locator-index.ts, `indexDocument`), for `pnpm bench:xhtml`.
 // Only the tokenizing changes: `Builder` is the index-building half of `indexDocument` (runs of
 // text, CRLF and entities counted as the index counts them, crengine's nodes, the body's step),
 // fed by parser events; the production code is not touched. A walker that cannot give the same
