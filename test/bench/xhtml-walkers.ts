@@ -8,7 +8,7 @@ import { Parser } from 'htmlparser2';
 import { SaxesParser } from 'saxes';
 import type * as Locator from '@bindery/locator';
 import { CrTree, krEntry, type Piece, runChars } from '../../services/catalog/src/formats/crengine-text';
-import { localName, tagEnd } from '../../services/catalog/src/formats/locator-index';
+import { idOf, localName, tagEnd } from '../../services/catalog/src/formats/locator-index';
 import { decodeEntities } from '../../services/catalog/src/formats/text';
 
 type DocIndex = Locator.DocIndex;
@@ -213,13 +213,6 @@ export function indexDocumentOwnTokens(src: string, names: string[], nameIds: Ma
 }
 
 const NAME = /^[A-Za-z_][\w.:-]*/;
-const ID = /(?:^|\s)(?:xml:)?id\s*=\s*(?:"([^"]*)"|'([^']*)')/;
-
-function idOf(attrs: string): string | undefined {
-  const m = ID.exec(attrs);
-  const raw = m ? (m[1] ?? m[2]) : undefined;
-  return raw ? decodeEntities(raw) : undefined;
-}
 
 export function tokensBindery(src: string, sink: Sink): void {
   const stack: string[] = [];

@@ -51,6 +51,12 @@ describe('locator index of a document', () => {
     expect(L.canonicalToRestore(idx, { spine: 0, offset: 6 }).css_selector).toBe('body > div:nth-child(2) > p:nth-child(2)');
   });
 
+  it('takes an id only from the id attribute, never from text inside another attribute', () => {
+    const idx = book(`<body><p title="a id='fake' b" class='x'>one</p><p data-x=" id=&quot;no&quot;" xml:id="real">two</p></body>`);
+    expect(L.canonicalToRestore(idx, { spine: 0, offset: 1 }).css_selector).toBe('body > p:nth-child(1)');
+    expect(L.canonicalToRestore(idx, { spine: 0, offset: 4 }).css_selector).toBe('#real');
+  });
+
   it('maps percentages both ways, every document weighing its text', () => {
     const idx = book('<body><p>12345</p></body>', '<body><img src="x.png"/></body>', '<body><p>1234</p></body>');
     expect(L.canonicalToPercentage(idx, { spine: 2, offset: 0 })).toBeCloseTo(6 / 10, 6);

@@ -58,7 +58,8 @@ export async function buildLocatorIndex(zip: ZipArchive, pkg: XmlElement, opfPat
 }
 
 const NAME = /^[A-Za-z_][\w.:-]*/;
-const ID = /(?:^|\s)(?:xml:)?id\s*=\s*(?:"([^"]*)"|'([^']*)')/;
+/** one attribute: its name, then a quoted value (or none: an HTML-style bare attribute) */
+const ATTR = /([^\s=/>"']+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g;
 
 /**
  * One XHTML document's body. CRLF counts as one character (XML line-end handling), entities count
@@ -264,10 +265,15 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
 }
 
 /** A tag's id (its attributes after the name), decoded; undefined when it has none or an empty one. */
-function idOf(attrs: string): string | undefined {
-  const m = ID.exec(attrs);
-  const raw = m ? (m[1] ?? m[2]) : undefined;
-  return raw ? decodeEntities(raw) : undefined;
+/** The `id` (or `xml:id`) attribute's value, read attribute by attribute so text inside another attribute's value is never taken for it. */
+export function idOf(attrs: string): string | undefined {
+  for (const m of attrs.matchAll(ATTR)) {
+    const name = m[1]!.toLowerCase();
+    if (name !== 'id' && name !== 'xml:id') continue;
+    const raw = m[2] ?? m[3];
+    return raw ? decodeEntities(raw) : undefined;
+  }
+  return undefined;
 }
 
 export const localName = (qname: string) => qname.toLowerCase().replace(/^.*:/, '');
