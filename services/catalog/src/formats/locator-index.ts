@@ -268,7 +268,7 @@ export function indexDocument(src: string, names: string[], nameIds: Map<string,
 /** The `id` (or `xml:id`) attribute's value, read attribute by attribute so text inside another attribute's value is never taken for it. */
 export function idOf(attrs: string): string | undefined {
   for (const m of attrs.matchAll(ATTR)) {
-    const name = m[1]!.toLowerCase();
+    const name = m[1]!;
     if (name !== 'id' && name !== 'xml:id') continue;
     const raw = m[2] ?? m[3];
     return raw ? decodeEntities(raw) : undefined;
