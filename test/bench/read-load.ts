@@ -207,7 +207,7 @@ export interface MoreQueries {
  * items of the list page (their pages, their progress written once, their KOReader documents pushed
  * once so a pull finds a position), OPDS pages and searches with HTTP Basic (as reader apps sign in).
  */
-export async function prepareMore(t: Target): Promise<MoreQueries> {
+export async function prepareMore(t: Target, libraryItems: number): Promise<MoreQueries> {
   if (!t.login) throw new Error('the other reads need the account name and password (Target.login)');
   const { username, password } = t.login;
   const bearer = { authorization: `Bearer ${t.token}` };
@@ -243,7 +243,7 @@ export async function prepareMore(t: Target): Promise<MoreQueries> {
     );
     await call('GET', `/syncs/progress/${document}`, kosyncHeaders);
   }
-  const opdsPages = OPDS_PAGES.map((n) => `/opds/recent?page=${n}&per_page=50`);
+  const opdsPages = OPDS_PAGES.filter((n) => (n - 1) * 50 < libraryItems).map((n) => `/opds/recent?page=${n}&per_page=50`);
   for (const p of opdsPages) if (!(await call('GET', p, basic)).includes('<entry>')) throw new Error(`OPDS ${p} has no entry`);
   const opdsSearch = FREE_TEXT.map((q) => `/opds/search?q=${encodeURIComponent(q)}&per_page=50`);
   await call('GET', opdsSearch[0]!, basic);
@@ -269,7 +269,7 @@ export async function modeReads(
   only: readonly string[] = READ_KEYS,
 ): Promise<ModeReads> {
   const queries = await prepareQueries(t.url, t.token, libraryItems);
-  const more = only.some((k) => (MORE_KEYS as readonly string[]).includes(k)) ? await prepareMore(t) : null;
+  const more = only.some((k) => (MORE_KEYS as readonly string[]).includes(k)) ? await prepareMore(t, libraryItems) : null;
   const auth = { authorization: `Bearer ${t.token}` };
   const job = getJobs(cfg, auth);
   const refRoles: Roles = { pids: new Map([[ref.pid, 'ref']]), databases: [] };
