@@ -143,7 +143,3 @@ export function parseItemFields(input: Record<string, unknown>, requireTitle: bo
   }
   return { ok: true, value: out };
 }
-
-// The query-string rules the gateway's read models share live in contracts.
-export const { q1, parseLimit, parseOffset, parseLibraryIdParam, parseBool, parseSort, SORTS } = Catalog;
-export type SortKey = Catalog.SortKey;
