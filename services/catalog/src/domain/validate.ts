@@ -1,6 +1,6 @@
 // Validation of request bodies and query strings, with the messages clients see.
 import { err, fail, type Failure, type Result } from '@bindery/contracts';
-import { Catalog } from '@bindery/contracts';
+import type { Catalog } from '@bindery/contracts';
 import { cleanText, normalizeContributors, normalizeList } from './normalize';
 
 export { isUuid } from '@bindery/contracts';

@@ -3,7 +3,7 @@
 // what it allows. Items are stored as their rendered public JSON and pages are joined from it.
 import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { Catalog, err, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
+import { type Catalog, err, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
 import {
   checkSearchLengths,
   cleanText,

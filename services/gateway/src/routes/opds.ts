@@ -5,7 +5,7 @@
 // "OPDS and the live channel".
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
+import { type Catalog, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
 import { q1 } from '@bindery/catalog/query';
 import { resolveInside } from '@bindery/platform';
 import type { Auth } from '../http/authenticate';

@@ -2,7 +2,7 @@
 // models, access filter, paging and answer cache; publications carry a Divina page list and the
 // OPDS-PSE template when their pages can be streamed (docs/decisions.md, "OPDS 2.0 and page streaming").
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
+import { type Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
 import { q1 } from '@bindery/catalog/query';
 import { sendFailure } from '../http/reply';
 import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from '../opds/json';
