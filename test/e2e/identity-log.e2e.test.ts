@@ -10,7 +10,7 @@ import { identityMigrations, IDENTITY_SCHEMA, replayIdentityLog, type IdentityDb
 import { Identity } from '@bindery/contracts';
 import { asTables, EventStore, eventSchemas, migrate, openPGlite, openPostgres, type Db, type NoTables } from '@bindery/platform';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
-import { api, expectMessage, login, PASSWORD, putSettings, register, type Call } from './helpers';
+import { api, eventually, expectMessage, login, PASSWORD, putSettings, register, type Call } from './helpers';
 
 const modes = await availableModes();
 const REPLAY = 'identity_replay';
@@ -88,6 +88,14 @@ describe.each(modes)("identity's log rebuilds its tables (%s)", (mode) => {
     const access = await call('PUT', `/api/auth/users/${carol.id}/libraries`, { token: admin.token, body: { all_libraries: true, library_ids: [] } });
     expect(access.status, access.text).toBe(200);
     expectMessage(await call('DELETE', `/api/auth/profile/${bob.id}`, { token: admin.token }), 'user account deleted successfully');
+    // what GET /api/auth/profile shows alice (from the gateway's read model), once her promotion reached it
+    const aliceToken = (await login(call, alice.email, PASSWORD)).json.access_token;
+    const shown = await eventually(async () => {
+      const r = await call('GET', '/api/auth/profile', { token: aliceToken });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.role).toBe('admin');
+      return r.json;
+    }, 10_000);
 
     // embedded: the one process holds the database, so stop it and open its data directory
     if (mode === 'embedded') await b.procs[0]!.stop();
@@ -104,6 +112,20 @@ describe.each(modes)("identity's log rebuilds its tables (%s)", (mode) => {
         const e = identityEvents.decode(ev);
         if (e?.type === 'identity.user-registered.v1') registered.set(e.data.user_id, e.data);
       }
+      // each profile and role change states the profile it leaves; the gateway keeps the last one as stated
+      const stated = new Map<string, unknown[]>();
+      for (const ev of await store.readAll(0, 10_000)) {
+        const e = identityEvents.decode(ev);
+        if (e?.type === 'identity.profile-changed.v1' || e?.type === 'identity.role-changed.v1')
+          stated.set(e.data.user_id, [...(stated.get(e.data.user_id) ?? []), e.data.profile]);
+      }
+      expect(stated.get(alice.id)).toEqual([
+        { id: alice.id, email: alice.email, username: alice.username, first_name: 'Alice', last_name: 'Liddell', role: 'user', theme: shown.theme },
+        { id: alice.id, email: alice.email, username: alice.username, first_name: 'Alice', last_name: 'Liddell', role: 'admin', theme: shown.theme },
+      ]);
+      expect(shown).toEqual(stated.get(alice.id)!.at(-1));
+      const gatewayRow = await sql<{ profile: unknown }>`select profile from gateway.iv_users where id = ${alice.id}`.execute(db);
+      expect(gatewayRow.rows).toEqual([{ profile: shown }]);
       expect(registered.get(alice.id)).toMatchObject({ all_libraries: true, library_ids: [] });
       expect(registered.get(carol.id)).toMatchObject({ all_libraries: false, library_ids: [] });
       expect(applied).toBeGreaterThan(20);

@@ -1,109 +1,24 @@
-// Query-string rules of the item list and search, shared by the catalog and the gateway's read
-// models so both answer the same request with the same message.
-import { err, fail, Messages, type Failure, type Result } from '../errors';
-import { isUuid } from '../text';
+// The query strings of the item list and search, as far as services agree on them: their shape,
+// the sort keys a client may name, and the messages a bad value gets. The rules that read them are
+// the catalog's (`services/catalog/src/domain/query.ts`, exported as `@bindery/catalog/query`),
+// used by the catalog's handlers and by the gateway's read models, so both answer the same request
+// with the same message.
+import Type from 'typebox';
 
-export type Query = Record<string, string | string[]>;
+/** A query string: each parameter once, or repeated (an array). */
+export const QueryString = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
+export type Query = Type.Static<typeof QueryString>;
 
-const invalid = (message: string): Failure => fail('validation', message);
-const bad = <T>(message: string): Result<T> => err(invalid(message));
+/** Sort orders of the item list (`-` in front, or `:desc` after, for descending). */
+export const SORT_KEYS = ['title', 'created_at', 'updated_at', 'series', 'year', 'author'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
 
-/** pg_trgm similarity a fuzzy filter must reach */
-export const SIMILARITY = 0.3;
-/** longest search value, per parameter */
-export const MAX_SEARCH_VALUE = 200;
-export const SEARCH_TEXT_PARAMS = [
-  'q',
-  'author_filter',
-  'series_filter',
-  'genre_filter',
-  'tags_filter',
-  'language_filter',
-  'publisher_filter',
-  'authors',
-  'genres',
-  'series',
-  'languages',
-] as const;
-
-/** Unicode NFC, runs of whitespace as one space, trimmed. */
-export function cleanText(s: string): string {
-  return s
-    .normalize('NFC')
-    .replace(/[\s\u00a0\u200b]+/g, ' ')
-    .trim();
-}
-
-/** One query-string value: the last one when a parameter is repeated. */
-export function q1(query: Query, key: string): string | undefined {
-  const v = query[key];
-  if (Array.isArray(v)) return v[v.length - 1];
-  return v;
-}
-
-export function parseLimit(raw: string | undefined, def = 50, max = 1000): Result<number> {
-  if (raw === undefined || raw === '') return { ok: true, value: def };
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) return bad(`limit must be an integer between 1 and ${max}`);
-  return { ok: true, value: Number(raw) };
-}
-
-export function parseOffset(raw: string | undefined): Result<number> {
-  if (raw === undefined || raw === '') return { ok: true, value: 0 };
-  if (!/^\d+$/.test(raw) || Number(raw) > 10_000_000) return bad('offset must be a non-negative integer');
-  return { ok: true, value: Number(raw) };
-}
-
-export function parseLibraryIdParam(raw: string | undefined): Result<string | undefined> {
-  if (raw === undefined || raw === '') return { ok: true, value: undefined };
-  if (!isUuid(raw)) return err(fail('validation', Messages.invalidLibraryId));
-  return { ok: true, value: raw.toLowerCase() };
-}
-
-export function parseBool(raw: string | undefined, key: string): Result<boolean | undefined> {
-  if (raw === undefined || raw === '') return { ok: true, value: undefined };
-  const v = raw.toLowerCase();
-  if (v === 'true' || v === '1' || v === 'yes') return { ok: true, value: true };
-  if (v === 'false' || v === '0' || v === 'no') return { ok: true, value: false };
-  return bad(`${key} must be true or false`);
-}
-
-/** Sort orders of the item list: a field, `-` in front for descending. */
-export const SORTS = {
-  title: 'sort_title',
-  created_at: 'created_at',
-  updated_at: 'updated_at',
-  series: 'series',
-  year: 'year',
-  author: 'author',
+/** The messages of a bad query-string value (the spec shows none for these). */
+export const QueryMessages = {
+  limit: (max: number) => `limit must be an integer between 1 and ${max}`,
+  offset: 'offset must be a non-negative integer',
+  bool: (key: string) => `${key} must be true or false`,
+  sort: `invalid sort. must be one of: ${SORT_KEYS.join(', ')} (prefix - or suffix :desc for descending)`,
+  tooLong: (key: string, max: number) => `${key} must be at most ${max} characters`,
+  year: 'year must be an integer between 0 and 9999',
 } as const;
-export type SortKey = keyof typeof SORTS;
-
-export function parseSort(raw: string | undefined): Result<{ key: SortKey; desc: boolean }> {
-  if (raw === undefined || raw === '') return { ok: true, value: { key: 'title', desc: false } };
-  const m = /^(-?)([a-z_]+)(?:[:,](asc|desc))?$/.exec(raw.trim().toLowerCase());
-  const key = m?.[2] === 'added' ? 'created_at' : m?.[2];
-  if (!m || !key || !(key in SORTS)) {
-    return bad(`invalid sort. must be one of: ${Object.keys(SORTS).join(', ')} (prefix - or suffix :desc for descending)`);
-  }
-  return { ok: true, value: { key: key as SortKey, desc: m[1] === '-' || m[3] === 'desc' } };
-}
-
-/** A filter value: `"x"` means exactly x; anything else is fuzzy. */
-export function filterValue(raw: string): { exact: boolean; value: string } {
-  const t = raw.trim();
-  if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) return { exact: true, value: cleanText(t.slice(1, -1)) };
-  return { exact: false, value: cleanText(t) };
-}
-
-export const YEAR_MESSAGE = 'year must be an integer between 0 and 9999';
-export const SEARCH_BOOLS = ['has_cover', 'has_series', 'has_isbn', 'has_file'] as const;
-export const AUTOCOMPLETE_FIELDS = ['authors', 'genres', 'series', 'languages'] as const;
-
-/** Checks the lengths of every text parameter of a search. */
-export function checkSearchLengths(q: Query): Result<void> {
-  for (const k of SEARCH_TEXT_PARAMS) {
-    const v = q1(q, k);
-    if (v !== undefined && v.length > MAX_SEARCH_VALUE) return bad(`${k} must be at most ${MAX_SEARCH_VALUE} characters`);
-  }
-  return { ok: true, value: undefined };
-}

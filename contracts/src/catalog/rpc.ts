@@ -2,9 +2,9 @@
 // the catalog validates them and answers with the exact messages.
 import Type from 'typebox';
 import { Caller } from '../identity/rpc';
+import { QueryString as Query } from './query';
 
 const Input = Type.Record(Type.String(), Type.Unknown());
-const Query = Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]));
 
 export const CatalogRequests = {
   'library-list': Type.Object({ caller: Caller }),

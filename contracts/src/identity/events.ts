@@ -25,6 +25,18 @@ export const UserRegistered = Type.Object({
   library_ids: Type.Optional(Type.Array(Uuid)),
 });
 
+/** A user's profile as GET /api/auth/profile shows it (`theme` absent while none is set). */
+export const UserProfile = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  username: Type.String(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  role: Role,
+  theme: Type.Optional(Type.String()),
+});
+export type UserProfile = Type.Static<typeof UserProfile>;
+
 export const ProfileChanged = Type.Object({
   user_id: Uuid,
   changes: Type.Object({
@@ -36,9 +48,21 @@ export const ProfileChanged = Type.Object({
     timezone: Type.Optional(Type.String()),
   }),
   changed_by: Uuid,
+  /**
+   * The user's profile after the change, so a consumer keeps it without folding `changes` into
+   * what it holds. Absent in events from before identity stated it: then fold `changes`.
+   */
+  profile: Type.Optional(UserProfile),
 });
 
-export const RoleChanged = Type.Object({ user_id: Uuid, role: Role, previous_role: Role, changed_by: Uuid });
+export const RoleChanged = Type.Object({
+  user_id: Uuid,
+  role: Role,
+  previous_role: Role,
+  changed_by: Uuid,
+  /** The user's profile after the change (its `role` is `role`); absent in events from before identity stated it. */
+  profile: Type.Optional(UserProfile),
+});
 
 export const PasswordChanged = Type.Object({
   user_id: Uuid,

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Role } from './events';
+import { Role, UserProfile } from './events';
 import { ReaderAuthRequests } from './reader-auth';
 import { KosyncRequests } from './kosync';
 
@@ -11,17 +11,6 @@ export const Caller = Type.Object({
   exp: Type.Optional(Type.Integer()),
 });
 export type Caller = Type.Static<typeof Caller>;
-
-export const UserProfile = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  username: Type.String(),
-  first_name: Type.String(),
-  last_name: Type.String(),
-  role: Role,
-  theme: Type.Optional(Type.String()),
-});
-export type UserProfile = Type.Static<typeof UserProfile>;
 
 export const UserRecord = Type.Object({
   id: Type.String(),

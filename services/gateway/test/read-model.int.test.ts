@@ -14,6 +14,7 @@ import type { GatewayDb } from '../src/read-model/database';
 let database: Database;
 let bus: MemoryBus;
 let store: EventStore<NoTables>;
+let identity: EventStore<NoTables>;
 const log = createLogger('test', 'silent');
 const LIB = randomUUID();
 
@@ -62,9 +63,9 @@ const item = (title: string, author: string): Catalog.MediaItem => ({
   updated_at: '2026-01-01T00:00:00.000Z',
 });
 
-async function append(type: string, data: unknown): Promise<void> {
-  await database.db.transaction().execute((trx) => store.append(trx, randomUUID(), 'any', [{ type, data }]));
-  store.notify();
+async function append(type: string, data: unknown, to = store): Promise<void> {
+  await database.db.transaction().execute((trx) => to.append(trx, randomUUID(), 'any', [{ type, data }]));
+  to.notify();
 }
 
 const all = { all: true } as const;
@@ -76,7 +77,8 @@ beforeAll(async () => {
   bus = new MemoryBus();
   store = new EventStore(database.db, 'catalog');
   await bus.attachSource(store);
-  await bus.attachSource(new EventStore(database.db, 'identity'));
+  identity = new EventStore(database.db, 'identity');
+  await bus.attachSource(identity);
   await append('catalog.library-created.v1', { library: library('Shelf'), by: null });
   for (const [t, a] of [
     ['Alpha', 'Ann Writer'],
@@ -130,5 +132,65 @@ describe('read models', () => {
     const status = await second.status();
     expect(status.find((p) => p.name === 'catalog')).toMatchObject({ version: CATALOG.version + 1, rebuilding: false, position: await store.headPosition() });
     await second.stop();
+  });
+
+  it("keep the profile identity's events state, fold the changes of older events that state none, and rebuild the same users", async () => {
+    const db = asTables<GatewayDb, NoTables>(database.db);
+    const [ann, bob, admin] = [randomUUID(), randomUUID(), randomUUID()];
+    const users = async () =>
+      (await sql<{ id: string; role: string; profile: unknown }>`select id, role, profile from ${sql.table(`${SCHEMA}.iv_users`)} order by id`.execute(database.db)).rows;
+    const userRow = async (id: string) => (await users()).find((u) => u.id === id);
+    const registered = (id: string, username: string) => ({
+      user_id: id,
+      email: `${username}@example.com`,
+      username,
+      first_name: 'First',
+      last_name: 'Last',
+      role: 'user',
+      theme: 'tokyo-night',
+      timezone: 'UTC',
+      max_devices: 5,
+      registered_by: null,
+      all_libraries: true,
+      library_ids: [],
+    });
+    const models = new ReadModels(db, bus, log, true, [CATALOG, IDENTITY]);
+    await models.start();
+    try {
+      const caughtUp = async () => expect(await models.waitFor('identity', await identity.headPosition(), 5000)).toBe(true);
+      await append('identity.user-registered.v1', registered(ann, 'ann'), identity);
+      await append('identity.user-registered.v1', registered(bob, 'bob'), identity);
+
+      // an event from before identity stated the profile: its changes are folded into the row (timezone is no part of it)
+      await append('identity.profile-changed.v1', { user_id: bob, changes: { first_name: 'Bobby', timezone: 'Europe/Oslo' }, changed_by: bob }, identity);
+      await append('identity.role-changed.v1', { user_id: bob, role: 'admin', previous_role: 'user', changed_by: admin }, identity);
+      await caughtUp();
+      expect(await userRow(bob)).toEqual({
+        id: bob,
+        role: 'admin',
+        profile: { id: bob, email: 'bob@example.com', username: 'bob', first_name: 'Bobby', last_name: 'Last', role: 'admin', theme: 'tokyo-night' },
+      });
+
+      // a stated profile is kept as stated: here it names an email its changes do not, which no fold could give
+      const stated = { id: ann, email: 'ann.stated@example.com', username: 'anna', first_name: 'First', last_name: 'Last', role: 'user' as const, theme: 'paper' };
+      await append('identity.profile-changed.v1', { user_id: ann, changes: { username: 'anna', theme: 'paper' }, changed_by: ann, profile: stated }, identity);
+      await caughtUp();
+      expect(await userRow(ann)).toEqual({ id: ann, role: 'user', profile: stated });
+      const promoted = { ...stated, role: 'admin' as const };
+      delete (promoted as { theme?: string }).theme;
+      await append('identity.role-changed.v1', { user_id: ann, role: 'admin', previous_role: 'user', changed_by: admin, profile: promoted }, identity);
+      await caughtUp();
+      expect(await userRow(ann)).toEqual({ id: ann, role: 'admin', profile: promoted });
+
+      // a rebuild from the log gives the same users, row for row
+      const live = await users();
+      const r = models.rebuild('identity');
+      expect(r.status).toBe('started');
+      await r.done;
+      await caughtUp();
+      expect(await users()).toEqual(live);
+    } finally {
+      await models.stop();
+    }
   });
 });

@@ -1,13 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { decideProfileUpdate, parseField, parseProfile, type ProfileFacts } from '../src/domain/update-profile';
-import { fold, type UserState } from '../src/domain/user';
+import { fold, profileOf, stateProfiles, type UserState } from '../src/domain/user';
 import { userRegistered } from '../src/domain/register';
 
 const ID = '00000000-0000-4000-8000-0000000000aa';
 const OTHER = '00000000-0000-4000-8000-0000000000bb';
 const ADMIN = '00000000-0000-4000-8000-0000000000cc';
-const user = (role: 'user' | 'admin' = 'user'): UserState =>
-  fold(ID, [userRegistered(ID, { email: 'u@example.com', username: 'user1', password: 'x', first_name: 'Ann', last_name: 'Lee', role }, role, null, true)]);
+const registered = (role: 'user' | 'admin' = 'user') => [
+  userRegistered(ID, { email: 'u@example.com', username: 'user1', password: 'x', first_name: 'Ann', last_name: 'Lee', role }, role, null, true),
+];
+const user = (role: 'user' | 'admin' = 'user'): UserState => fold(ID, registered(role));
+/** the profile of user() as GET /api/auth/profile shows it, with what a test changed */
+const profile = (over: Record<string, string> = {}) => ({
+  id: ID,
+  email: 'u@example.com',
+  username: 'user1',
+  first_name: 'Ann',
+  last_name: 'Lee',
+  role: 'user',
+  theme: 'tokyo-night',
+  ...over,
+});
 const facts = (f: Partial<ProfileFacts> = {}): ProfileFacts => ({ adminCount: 2, usernameOwner: null, emailOwner: null, ...f });
 const parse = (raw: Record<string, unknown>) => {
   const r = parseProfile(raw);
@@ -26,7 +39,7 @@ describe('decideProfileUpdate', () => {
     expect(decideProfileUpdate(user(), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user('admin'), parse({ role: 'user' }), false, ID, facts())).toEqual({ events: [], error: null });
     expect(decideProfileUpdate(user(), parse({ role: 'admin' }), true, ADMIN, facts()).events).toEqual([
-      { type: 'identity.role-changed.v1', data: { user_id: ID, role: 'admin', previous_role: 'user', changed_by: ADMIN } },
+      { type: 'identity.role-changed.v1', data: { user_id: ID, role: 'admin', previous_role: 'user', changed_by: ADMIN, profile: profile({ role: 'admin' }) } },
     ]);
   });
   it('refuses to demote the last admin', () => {
@@ -43,12 +56,38 @@ describe('decideProfileUpdate', () => {
   it('a bad timezone keeps the username change before it', () => {
     const d = decideProfileUpdate(user(), parse({ username: 'newname', timezone: 'Mars/Olympus' }), false, ID, facts());
     expect(d.error).toEqual({ code: 'invalid_timezone', message: 'Invalid timezone' });
-    expect(d.events).toEqual([{ type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { username: 'newname' }, changed_by: ID } }]);
+    expect(d.events).toEqual([
+      { type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { username: 'newname' }, changed_by: ID, profile: profile({ username: 'newname' }) } },
+    ]);
   });
   it('an email taken by another account is 409 after timezone applied', () => {
     const d = decideProfileUpdate(user(), parse({ timezone: 'Europe/Berlin', email: 'x@example.com' }), false, ID, facts({ emailOwner: OTHER }));
     expect(d.error).toEqual({ code: 'conflict', message: 'email already taken' });
-    expect(d.events).toEqual([{ type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { timezone: 'Europe/Berlin' }, changed_by: ID } }]);
+    expect(d.events).toEqual([{ type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { timezone: 'Europe/Berlin' }, changed_by: ID, profile: profile() } }]);
+  });
+  it('each profile and role change states the profile it leaves, after the changes before it', () => {
+    const d = decideProfileUpdate(user(), parse({ role: 'admin', username: 'newname', first_name: 'Anna', theme: 'paper' }), true, ADMIN, facts());
+    expect(d.error).toBeNull();
+    expect(d.events).toEqual([
+      { type: 'identity.role-changed.v1', data: { user_id: ID, role: 'admin', previous_role: 'user', changed_by: ADMIN, profile: profile({ role: 'admin' }) } },
+      {
+        type: 'identity.profile-changed.v1',
+        data: {
+          user_id: ID,
+          changes: { username: 'newname', first_name: 'Anna', last_name: '', theme: 'paper' },
+          changed_by: ADMIN,
+          profile: profile({ role: 'admin', username: 'newname', first_name: 'Anna', last_name: '', theme: 'paper' }),
+        },
+      },
+    ]);
+    // the stated profile is the one the user's state gives after every event
+    expect(d.events.at(-1)!.data).toMatchObject({ profile: profileOf(fold(ID, [...registered(), ...d.events])) });
+  });
+  it('a state without a theme states a profile without one', () => {
+    const bare = { ...user(), theme: '' };
+    const [e] = stateProfiles(bare, [{ type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { email: 'new@example.com' }, changed_by: ID } }]);
+    expect(e!.data).toEqual({ user_id: ID, changes: { email: 'new@example.com' }, changed_by: ID, profile: { ...profile({ email: 'new@example.com' }), theme: undefined } });
+    expect(Object.keys((e!.data as { profile: object }).profile)).not.toContain('theme');
   });
   it('one name given writes both; the omitted one becomes unset', () => {
     const d = decideProfileUpdate(user(), parse({ first_name: 'Anna' }), false, ID, facts());

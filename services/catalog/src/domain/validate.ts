@@ -1,6 +1,6 @@
 // Validation of request bodies and query strings, with the messages clients see.
 import { err, fail, type Failure, type Result } from '@bindery/contracts';
-import { Catalog } from '@bindery/contracts';
+import type { Catalog } from '@bindery/contracts';
 import { cleanText, normalizeContributors, normalizeList } from './normalize';
 
 export { isUuid } from '@bindery/contracts';
@@ -143,7 +143,3 @@ export function parseItemFields(input: Record<string, unknown>, requireTitle: bo
   }
   return { ok: true, value: out };
 }
-
-// The query-string rules the gateway's read models share live in contracts.
-export const { q1, parseLimit, parseOffset, parseLibraryIdParam, parseBool, parseSort, SORTS } = Catalog;
-export type SortKey = Catalog.SortKey;

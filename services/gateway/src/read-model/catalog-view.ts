@@ -3,7 +3,21 @@
 // what it allows. Items are stored as their rendered public JSON and pages are joined from it.
 import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { Catalog, err, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
+import { type Catalog, err, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
+import {
+  checkSearchLengths,
+  cleanText,
+  filterValue,
+  parseBool,
+  parseLibraryIdParam,
+  parseLimit,
+  parseOffset,
+  parseSort,
+  q1,
+  SIMILARITY,
+  YEAR_MESSAGE,
+  type Query,
+} from '@bindery/catalog/query';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
@@ -15,8 +29,6 @@ const T = catalogTables();
 const R = readingTables();
 const table = (name: string) => sql.table(`${SCHEMA}.${name}`);
 
-const { checkSearchLengths, cleanText, filterValue, parseBool, parseLibraryIdParam, parseLimit, parseOffset, parseSort, q1, SIMILARITY, YEAR_MESSAGE } = Catalog;
-type Query = Catalog.Query;
 type Filter = { exact: boolean; value: string };
 
 const fuzzy = (col: RawBuilder<unknown>, v: string) => sql<boolean>`greatest(similarity(lower(${col}), lower(${v})), word_similarity(lower(${v}), lower(${col}))) >= ${SIMILARITY}`;

@@ -10,6 +10,7 @@ import type { GatewayDb, Suffix } from './database';
 export const NEW_USER_ACCESS_KEY = 'new_users_see_all_libraries';
 
 const identityEvents = eventSchemas(Identity.IdentityEvents);
+type ProfileChanges = Extract<Identity.IdentityEvent, { type: 'identity.profile-changed.v1' }>['data']['changes'];
 
 function profileOf(d: { user_id: string; email: string; username: string; first_name: string; last_name: string; role: Identity.Role; theme: string }): Identity.UserProfile {
   return {
@@ -21,6 +22,17 @@ function profileOf(d: { user_id: string; email: string; username: string; first_
     role: d.role,
     ...(d.theme !== '' ? { theme: d.theme } : {}),
   };
+}
+
+/** A profile with a `profile-changed` event's changes folded in (for events that do not state the result). */
+function mergeChanges(profile: Identity.UserProfile, changes: ProfileChanges): Identity.UserProfile {
+  const p = { ...profile } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === undefined || k === 'timezone') continue;
+    if (k === 'theme' && v === '') delete p.theme;
+    else p[k] = v;
+  }
+  return p as Identity.UserProfile;
 }
 
 export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {
@@ -44,12 +56,8 @@ export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suff
     case 'identity.profile-changed.v1': {
       const row = await load(e.data.user_id);
       if (!row) return;
-      const p = { ...row.profile } as Record<string, unknown>;
-      for (const [k, v] of Object.entries(e.data.changes)) {
-        if (v === undefined || k === 'timezone') continue;
-        if (k === 'theme' && v === '') delete p.theme;
-        else p[k] = v;
-      }
+      // identity states the profile the change leaves; events from before it did: fold the changes
+      const p = e.data.profile ?? mergeChanges(row.profile, e.data.changes);
       await s
         .updateTable(t.users)
         .set({ profile: JSON.stringify(p) })
@@ -60,7 +68,7 @@ export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suff
     case 'identity.role-changed.v1': {
       const row = await load(e.data.user_id);
       if (!row) return;
-      const p = { ...row.profile, role: e.data.role };
+      const p = e.data.profile ?? { ...row.profile, role: e.data.role };
       await s
         .updateTable(t.users)
         .set({ role: e.data.role, profile: JSON.stringify(p) })

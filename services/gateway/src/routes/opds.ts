@@ -5,7 +5,8 @@
 // "OPDS and the live channel".
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
+import { type Catalog, fail, isUuid, Messages, ok, type Result } from '@bindery/contracts';
+import { q1 } from '@bindery/catalog/query';
 import { resolveInside } from '@bindery/platform';
 import type { Auth } from '../http/authenticate';
 import type { CallCatalog, CallIdentity } from '../http/rpc';
@@ -280,7 +281,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
 
   app.get('/search', searchFeed, async (req, reply) => {
     const q = queryOf(req);
-    const text = Catalog.q1(q, 'q');
+    const text = q1(q, 'q');
     const base = baseOf(req);
     if (text === undefined || text.trim() === '') {
       // a Host this server may not believe gives a relative template (most apps resolve it)

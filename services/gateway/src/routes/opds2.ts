@@ -2,7 +2,8 @@
 // models, access filter, paging and answer cache; publications carry a Divina page list and the
 // OPDS-PSE template when their pages can be streamed (docs/decisions.md, "OPDS 2.0 and page streaming").
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
+import { type Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
+import { q1 } from '@bindery/catalog/query';
 import { sendFailure } from '../http/reply';
 import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from '../opds/json';
 import { segment } from '../opds/atom';
@@ -61,7 +62,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     up: string,
     opts: { emptyIs?: string; sortable?: boolean } = {},
   ): Promise<Result<string>> {
-    const sort = Catalog.q1(queryOf(req), 'sort');
+    const sort = q1(queryOf(req), 'sort');
     if (opts.sortable && sort !== undefined && sort !== 'title' && sort !== 'new') return { ok: false, error: fail('validation', SORT_MESSAGE) };
     const page = await queries.items(c.access, f, p.perPage, p.offset, sort === 'new');
     if (opts.emptyIs !== undefined && page.total === 0) return { ok: false, error: fail('not_found', opts.emptyIs) };
@@ -199,7 +200,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
 
   app.get(`${V2}/search`, jsonFeed('search', undefined, { query: 'what to look for', q: 'the same (an alias)' }), async (req, reply) => {
     const q = queryOf(req);
-    const text = Catalog.q1(q, 'query') ?? Catalog.q1(q, 'q');
+    const text = q1(q, 'query') ?? q1(q, 'q');
     if (text === undefined || text.trim() === '') return sendFailure(reply, fail('validation', QUERY_MESSAGE));
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);

@@ -1,6 +1,6 @@
 // UpdateProfile (self and by id) and the single-field setters (theme, username, email).
 import { fail, Messages, type Failure, type Result, err, ok } from '@bindery/contracts';
-import type { Ev, Role, UserState } from './user';
+import { stateProfiles, type Ev, type Role, type UserState } from './user';
 import { emailProblem, invalidRequest, isTimezone, length, NAME_MAX, readStrings, THEME_MAX, usernameProblem, validation } from './validate';
 
 export interface ProfileInput {
@@ -52,7 +52,7 @@ export interface Decision {
  */
 export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: boolean, callerId: string, facts: ProfileFacts): Decision {
   const events: Ev[] = [];
-  const stop = (error: Failure): Decision => ({ events, error });
+  const stop = (error: Failure): Decision => ({ events: stateProfiles(user, events), error });
   const changes: Record<string, string> = {};
   const flush = () => {
     if (Object.keys(changes).length === 0) return;
@@ -91,7 +91,7 @@ export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: 
   }
   if (input.theme !== '' && input.theme !== user.theme) changes.theme = input.theme;
   flush();
-  return { events, error: null };
+  return { events: stateProfiles(user, events), error: null };
 }
 
 /** PUT /api/auth/{theme,username,email}: one required field. */

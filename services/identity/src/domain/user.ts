@@ -81,4 +81,29 @@ export function evolve(s: UserState, e: Identity.IdentityEvent): UserState {
 
 export const fold = (id: string, events: Identity.IdentityEvent[]): UserState => events.reduce(evolve, initialUser(id));
 
+/** A user's profile as GET /api/auth/profile shows it (no theme while none is set). */
+export const profileOf = (s: UserState): Identity.UserProfile => ({
+  id: s.id,
+  email: s.email,
+  username: s.username,
+  first_name: s.first_name,
+  last_name: s.last_name,
+  role: s.role,
+  ...(s.theme !== '' ? { theme: s.theme } : {}),
+});
+
+/**
+ * The events a decision made about `user`, each profile or role change stating the profile it
+ * leaves (folded from `user` through the events before it), so consumers need not fold `changes`.
+ */
+export function stateProfiles(user: UserState, events: Ev[]): Ev[] {
+  let s = user;
+  return events.map((e): Ev => {
+    s = evolve(s, e);
+    if (e.type === 'identity.profile-changed.v1') return { type: e.type, data: { ...e.data, profile: profileOf(s) } };
+    if (e.type === 'identity.role-changed.v1') return { type: e.type, data: { ...e.data, profile: profileOf(s) } };
+    return e;
+  });
+}
+
 export type Ev = Identity.IdentityEvent;

@@ -4,6 +4,7 @@ import { isUniqueViolation } from '@bindery/platform';
 import { decideProfileUpdate, parseField, parseProfile } from '../domain/update-profile';
 import { decidePasswordChange, parsePasswordChange, sessionCutoff } from '../domain/change-password';
 import { decideDelete } from '../domain/delete-user';
+import { stateProfiles, type Ev } from '../domain/user';
 import * as users from '../store/users';
 import { kosyncKeyOf } from '../store/kosync';
 import * as sessions from '../store/sessions';
@@ -64,7 +65,8 @@ export async function setField(ctx: Ctx, req: Identity.IdentityRequest<'field-se
         if (owner && owner !== user.id) return err(fail('conflict', taken));
       }
       if (user[req.field] !== value) {
-        await ctx.appendUser(trx, user, [{ type: 'identity.profile-changed.v1', data: { user_id: user.id, changes: { [req.field]: value }, changed_by: req.caller.user_id } }]);
+        const changed: Ev = { type: 'identity.profile-changed.v1', data: { user_id: user.id, changes: { [req.field]: value }, changed_by: req.caller.user_id } };
+        await ctx.appendUser(trx, user, stateProfiles(user, [changed]));
       }
       return ok({ message: `${req.field} updated successfully` });
     });
