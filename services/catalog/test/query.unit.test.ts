@@ -41,6 +41,8 @@ describe('query-string rules', () => {
     expect(parseSort('Author:desc')).toEqual({ ok: true, value: { key: 'author', desc: true } });
     expect(parseSort('added,asc')).toEqual({ ok: true, value: { key: 'created_at', desc: false } });
     expect(message(parseSort('rating'))).toBe('invalid sort. must be one of: title, created_at, updated_at, series, year, author (prefix - or suffix :desc for descending)');
+    // names every object has are not sort keys
+    for (const k of ['constructor', '__proto__', 'tostring', 'hasownproperty']) expect(message(parseSort(k)), k).toMatch(/^invalid sort/);
     expect(Object.keys(SORTS)).toEqual([...Catalog.SORT_KEYS]);
   });
 

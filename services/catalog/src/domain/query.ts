@@ -80,7 +80,7 @@ export function parseSort(raw: string | undefined): Result<{ key: SortKey; desc:
   if (raw === undefined || raw === '') return { ok: true, value: { key: 'title', desc: false } };
   const m = /^(-?)([a-z_]+)(?:[:,](asc|desc))?$/.exec(raw.trim().toLowerCase());
   const key = m?.[2] === 'added' ? 'created_at' : m?.[2];
-  if (!m || !key || !(key in SORTS)) return bad(M.sort);
+  if (!m || !key || !Object.hasOwn(SORTS, key)) return bad(M.sort);
   return { ok: true, value: { key: key as SortKey, desc: m[1] === '-' || m[3] === 'desc' } };
 }
 
