@@ -68,7 +68,8 @@ async function recordFromItem(t: Sch, item: Catalog.MediaItem, at: string): Prom
     file_path: prev?.file_path ?? item.file_path,
     group_dir: item.source === 'scan' && item.file_path ? posixDirname(item.file_path) : (prev?.group_dir ?? null),
     group_title: groupTitle(item.title),
-    cover_key: item.cover_url ? (prev?.cover_key ?? item.sha256) : null,
+    // the key stays while it is one of the item's files; a file read again shows its own cover
+    cover_key: item.cover_url ? (prev?.cover_key && item.formats.some((f) => f.sha256 === prev.cover_key) ? prev.cover_key : item.sha256) : null,
     version: prev ? prev.version + 1 : 0,
     missing_since: null,
     updated_at: item.updated_at,
