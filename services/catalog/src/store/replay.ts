@@ -7,6 +7,9 @@
 // cover worker sets it again when it finds the files, scanner/covers.ts); leases (which replica
 // runs the scanner), settings (identity's, kept by a reaction to its log), and the caches of file
 // contents (locator indexes, KEPUBs; covers are files).
+// Known gap: an admin's deletion hands the missing items they added to their successor with no
+// event (no reader sees a missing item), so a replay keeps the old `added_by_admin` on those rows
+// until the item's next event.
 import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas } from '@bindery/platform';
 import { sql } from 'kysely';
