@@ -143,9 +143,13 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     rmSync(join(dir, deleted.path));
     rmSync(join(dir, 'corrupt', 'zero.cbz'));
     writeFileSync(join(dir, 'inbox', 'half.epub'), readFileSync(join(FIXTURE, epubs[8]!.path)).subarray(0, 2000));
+    // a catalogued book whose file breaks: its item stays, its file row takes the broken file's size and time
+    const broke = epubs[10]!;
+    writeFileSync(join(dir, broke.path), readFileSync(join(FIXTURE, broke.path)).subarray(0, 1500));
     let s = await scan(call, admin.token, lib.id);
     expect(s.counts).toMatchObject({ relinked: 1, removed: 1 });
     list = await items(call, admin.token, lib.id);
+    expect(byPath(list, broke.path).formats[0].size).toBe(1500);
     expect(byPath(list, touched.path).formats[0].modified_at).toBe('2020-02-02T02:02:02.000Z');
     expect(byPath(list, 'moved here/renamed.epub').id).toBe(movedId);
     expect((await call('GET', `/api/media-items/${deletedId}`, { token: admin.token })).status).toBe(404);
@@ -347,6 +351,7 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     const key = (i: { library_id: string; file_path: string }) => `${i.library_id}/${i.file_path}`;
     const sortBy = (a: { library_id: string; file_path: string }, z: { library_id: string; file_path: string }) => key(a).localeCompare(key(z));
     expect(api_.issues.map(key)).toContain(`${lib.id}/inbox/half.epub`);
+    expect(api_.issues.map(key)).toContain(`${lib.id}/${epubs[10]!.path}`);
     expect(api_.issues.map(key)).not.toContain(`${lib.id}/corrupt/zero.cbz`);
     expect([...folded.issues.values()].sort(sortBy)).toEqual([...api_.issues].sort(sortBy));
     const conflicts = api_.conflicts.map((c) => ({ ...c, items: c.items.map((i: Record<string, unknown>) => strip(i, 'usage')) }));
