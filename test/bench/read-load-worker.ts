@@ -8,6 +8,8 @@ import type { Job, Measured } from './load-worker';
 export interface ReadJob extends Job {
   /** paths (with query) under `url`'s origin, taken in turn by every connection; `url` alone when absent */
   paths?: string[];
+  /** whole requests taken in turn (each its own headers and body: several accounts); overrides `paths` */
+  requests?: { method: Job['method']; path: string; headers?: Record<string, string>; body?: string }[];
 }
 
 export interface ReadMeasured extends Measured {
@@ -32,7 +34,11 @@ async function run(job: ReadJob): Promise<ReadMeasured> {
     timeout: 10,
     ...(job.headers ? { headers: job.headers } : {}),
     ...(job.body !== undefined ? { body: job.body } : {}),
-    ...(job.paths && job.paths.length > 0 ? { requests: job.paths.map((path) => ({ method: job.method, path })) } : {}),
+    ...(job.requests && job.requests.length > 0
+      ? { requests: job.requests }
+      : job.paths && job.paths.length > 0
+        ? { requests: job.paths.map((path) => ({ method: job.method, path })) }
+        : {}),
   });
   // the instance is an EventEmitter; autocannon.d.ts leaves that out
   (instance as unknown as EventEmitter).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => latencies.push(ms));

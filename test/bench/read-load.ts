@@ -200,6 +200,8 @@ export interface MoreQueries {
   kosyncPaths: string[];
   kosyncHeaders: Record<string, string>;
   basic: Record<string, string>;
+  /** readers of their own (one per connection), each with a book: progress writes and KOReader pulls as many devices make them */
+  readers: { token: string; item: string; kosync: Record<string, string>; document: string }[];
 }
 
 /**
@@ -207,7 +209,7 @@ export interface MoreQueries {
  * items of the list page (their pages, their progress written once, their KOReader documents pushed
  * once so a pull finds a position), OPDS pages and searches with HTTP Basic (as reader apps sign in).
  */
-export async function prepareMore(t: Target, libraryItems: number): Promise<MoreQueries> {
+export async function prepareMore(t: Target, libraryItems: number, connections: number): Promise<MoreQueries> {
   if (!t.login) throw new Error('the other reads need the account name and password (Target.login)');
   const { username, password } = t.login;
   const bearer = { authorization: `Bearer ${t.token}` };
@@ -243,6 +245,31 @@ export async function prepareMore(t: Target, libraryItems: number): Promise<More
     );
     await call('GET', `/syncs/progress/${document}`, kosyncHeaders);
   }
+  // one reader per connection, as many people syncing look (one account's writes queue behind each other)
+  const readers: MoreQueries['readers'] = [];
+  const stamp = Date.now().toString(36);
+  for (let n = 0; n < Math.max(1, connections); n++) {
+    const name = `reader${n}_${stamp}`;
+    const r = await fetch(`${t.url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `${name}@example.com`, username: name, password }),
+    });
+    if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${await r.text()}`);
+    const token = ((await r.json()) as { access_token: string }).access_token;
+    const book = picked[n % picked.length]!;
+    const kosync = { ...kosyncHeaders, 'x-auth-user': name };
+    const document = book.formats[0]!.partial_md5!;
+    await call('GET', '/users/auth', kosync);
+    await call('PUT', `/api/media-items/${book.id}/progress`, { authorization: `Bearer ${token}` }, '{"percentage":0.5}');
+    await call(
+      'PUT',
+      '/syncs/progress',
+      kosync,
+      JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.25, device: 'Bench', device_id: `reader${String(n).padStart(26, '0')}` }),
+    );
+    readers.push({ token, item: book.id, kosync, document });
+  }
   const opdsPages = OPDS_PAGES.filter((n) => (n - 1) * 50 < libraryItems).map((n) => `/opds/recent?page=${n}&per_page=50`);
   for (const p of opdsPages) if (!(await call('GET', p, basic)).includes('<entry>')) throw new Error(`OPDS ${p} has no entry`);
   const opdsSearch = FREE_TEXT.map((q) => `/opds/search?q=${encodeURIComponent(q)}&per_page=50`);
@@ -257,6 +284,7 @@ export async function prepareMore(t: Target, libraryItems: number): Promise<More
     kosyncPaths: picked.map((i) => `/syncs/progress/${i.formats[0]!.partial_md5}`),
     kosyncHeaders,
     basic,
+    readers,
   };
 }
 
@@ -269,7 +297,7 @@ export async function modeReads(
   only: readonly string[] = READ_KEYS,
 ): Promise<ModeReads> {
   const queries = await prepareQueries(t.url, t.token, libraryItems);
-  const more = only.some((k) => (MORE_KEYS as readonly string[]).includes(k)) ? await prepareMore(t, libraryItems) : null;
+  const more = only.some((k) => (MORE_KEYS as readonly string[]).includes(k)) ? await prepareMore(t, libraryItems, cfg.connections) : null;
   const auth = { authorization: `Bearer ${t.token}` };
   const job = getJobs(cfg, auth);
   const refRoles: Roles = { pids: new Map([[ref.pid, 'ref']]), databases: [] };
@@ -339,14 +367,19 @@ export async function modeReads(
       await go('opds_page', `OPDS /opds/recent pages (${m.opdsPages.length})`, { ...getJobs(cfg, m.basic)(t.url), ...round(m.opdsPages) });
       await go('opds_search', `OPDS /opds/search (${m.opdsSearch.length} terms)`, { ...getJobs(cfg, m.basic)(t.url), ...round(m.opdsSearch) });
       await go('dashboard', 'GET /api/dashboard/sections', job(`${t.url}/api/dashboard/sections`));
-      await go('kosync_pull', `KOReader GET /syncs/progress (${m.kosyncPaths.length})`, { ...getJobs(cfg, m.kosyncHeaders)(t.url), ...round(m.kosyncPaths) });
-      await go('progress_write', `PUT /api/media-items/<id>/progress (${m.items.length})`, {
-        ...round(m.items.map((i) => `/api/media-items/${i}/progress`)),
+      await go('kosync_pull', `KOReader GET /syncs/progress (${m.readers.length} readers)`, {
+        ...job(t.url),
+        requests: m.readers.map((r) => ({ method: 'GET' as const, path: `/syncs/progress/${r.document}`, headers: r.kosync })),
+      });
+      await go('progress_write', `PUT /api/media-items/<id>/progress (${m.readers.length} readers)`, {
+        ...job(t.url),
         method: 'PUT',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: '{"percentage":0.5}',
-        connections: cfg.connections,
-        duration: cfg.duration,
+        requests: m.readers.map((r) => ({
+          method: 'PUT' as const,
+          path: `/api/media-items/${r.item}/progress`,
+          headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
+          body: '{"percentage":0.5}',
+        })),
       });
     }
   }

@@ -143,9 +143,13 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     rmSync(join(dir, deleted.path));
     rmSync(join(dir, 'corrupt', 'zero.cbz'));
     writeFileSync(join(dir, 'inbox', 'half.epub'), readFileSync(join(FIXTURE, epubs[8]!.path)).subarray(0, 2000));
+    // a catalogued book whose file breaks: its item stays, its file row takes the broken file's size and time
+    const broke = epubs[10]!;
+    writeFileSync(join(dir, broke.path), readFileSync(join(FIXTURE, broke.path)).subarray(0, 1500));
     let s = await scan(call, admin.token, lib.id);
     expect(s.counts).toMatchObject({ relinked: 1, removed: 1 });
     list = await items(call, admin.token, lib.id);
+    expect(byPath(list, broke.path).formats[0].size).toBe(1500);
     expect(byPath(list, touched.path).formats[0].modified_at).toBe('2020-02-02T02:02:02.000Z');
     expect(byPath(list, 'moved here/renamed.epub').id).toBe(movedId);
     expect((await call('GET', `/api/media-items/${deletedId}`, { token: admin.token })).status).toBe(404);
@@ -199,6 +203,10 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
 
     // a library deleted with its items
     expectMessage(await call('DELETE', `/api/libraries/${other.id}`, { token: admin.token }), 'library deleted');
+
+    // a book whose file is gone for good: its item stays, missing
+    rmSync(join(dir, epubs[9]!.path));
+    expect((await scan(call, admin.token, lib.id)).counts.removed).toBe(1);
 
     // every cover made now (the background worker may be at it too): the unusable one loses its URL
     const broken = byPath(await items(call, admin.token, lib.id), 'comics/Broken/Broken Cover 001.cbz');
@@ -290,15 +298,18 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
   it('replays its log into empty tables equal to the live ones, row for row (the tables that are projections of it)', async () => {
     const database = mode === 'embedded' ? await openPGlite(join(b.env.DATA_DIR!, 'db')) : await openPostgres(b.env.DATABASE_URL!);
     const replay = 'catalog_replay';
-    // a column the events do not carry: a broken file's modification time (the scanner's note that
-    // it need not read the file again until it changes)
-    const unreplayed: Record<string, string[]> = { file_issues: ['mtime_ms'] };
+    // a column the events do not carry: whether an item's cover files are on disk, a cache the
+    // cover worker sets again when it finds them (the replay leaves it false)
+    const caches: Record<string, string[]> = { media_items: ['cover_ready'] };
     const keys: Record<(typeof REPLAYED_TABLES)[number], string> = {
       libraries: 'id',
       scans: 'id',
       file_issues: 'library_id, rel_path',
       hash_conflicts: 'id',
       excluded_files: 'library_id, rel_path',
+      media_items: 'id',
+      media_formats: 'id',
+      format_hashes: 'item_id, sha256',
     };
     try {
       await sql.raw(`drop schema if exists ${replay} cascade`).execute(database.db);
@@ -308,7 +319,7 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
         .execute((trx) => replayCatalog(trx, replay, log));
       const rows = async (schema: string, table: (typeof REPLAYED_TABLES)[number]) =>
         (await sql.raw<Record<string, unknown>>(`select * from ${schema}.${table} order by ${keys[table]}`).execute(database.db)).rows.map((r) =>
-          strip(r, ...(unreplayed[table] ?? [])),
+          strip(r, ...(caches[table] ?? [])),
         );
       for (const table of REPLAYED_TABLES) {
         const live = await rows('catalog', table);
@@ -316,6 +327,17 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
         expect(await rows(replay, table), table).toEqual(live);
       }
       expect((await rows('catalog', 'hash_conflicts')).some((c) => c.status === 'resolved')).toBe(true);
+      // the run left what the item records must carry: a missing item, absent files, old hashes, broken catalogued files
+      const live = async (q: string) => (await sql.raw<Record<string, unknown>>(q).execute(database.db)).rows;
+      expect(await live(`select id from catalog.media_items where state = 'missing'`)).toHaveLength(1);
+      expect((await live(`select id from catalog.media_formats where not present`)).length).toBeGreaterThan(0);
+      expect((await live(`select item_id from catalog.format_hashes group by item_id having count(*) > 1`)).length).toBeGreaterThan(0);
+      expect((await live(`select id from catalog.media_items where cover_ready`)).length).toBeGreaterThan(0);
+      expect(await live(`select id from ${replay}.media_items where cover_ready`)).toEqual([]);
+      // the next new file row after a replay gets an id of its own
+      const next = await live(`select nextval(pg_get_serial_sequence('${replay}.media_formats', 'id')) as n`);
+      const max = await live(`select max(id) as n from catalog.media_formats`);
+      expect(Number(next[0]!.n)).toBe(Number(max[0]!.n) + 1);
     } finally {
       await sql
         .raw(`drop schema if exists ${replay} cascade`)
@@ -329,6 +351,7 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
     const key = (i: { library_id: string; file_path: string }) => `${i.library_id}/${i.file_path}`;
     const sortBy = (a: { library_id: string; file_path: string }, z: { library_id: string; file_path: string }) => key(a).localeCompare(key(z));
     expect(api_.issues.map(key)).toContain(`${lib.id}/inbox/half.epub`);
+    expect(api_.issues.map(key)).toContain(`${lib.id}/${epubs[10]!.path}`);
     expect(api_.issues.map(key)).not.toContain(`${lib.id}/corrupt/zero.cbz`);
     expect([...folded.issues.values()].sort(sortBy)).toEqual([...api_.issues].sort(sortBy));
     const conflicts = api_.conflicts.map((c) => ({ ...c, items: c.items.map((i: Record<string, unknown>) => strip(i, 'usage')) }));

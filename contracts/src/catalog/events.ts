@@ -86,6 +86,48 @@ export const MediaItem = Type.Object({
 });
 export type MediaItem = Type.Static<typeof MediaItem>;
 
+/**
+ * In events only, never in a public record: what the catalog's own tables hold of an item beyond
+ * its public record, as they are after the event's change, so that those tables can be rebuilt
+ * from the log alone (store/replay.ts). Absent from events logged before it was recorded.
+ */
+export const ItemRecord = Type.Object({
+  state: Type.Union([Type.Literal('active'), Type.Literal('missing')]),
+  /** the path the item was first catalogued at (the public `file_path` is its first present file's) */
+  file_path: Nullable(Type.String()),
+  /** the folder and normalised title new files of the same book are matched by */
+  group_dir: Nullable(Type.String()),
+  group_title: Nullable(Type.String()),
+  /** the SHA-256 of the file whose cover the item shows */
+  cover_key: Nullable(Type.String()),
+  /** the row's own count of changes */
+  version: Type.Integer(),
+  missing_since: Nullable(Type.String()),
+  updated_at: Type.String(),
+  /** every file row of the item, absent ones too, in the table's order (`id`) */
+  files: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      file_path: Type.String(),
+      format: Type.String(),
+      size: Type.Integer(),
+      mtime_ms: Type.Integer(),
+      sha256: Nullable(Type.String()),
+      partial_md5: Nullable(Type.String()),
+      present: Type.Boolean(),
+      /** false: catalogued before page lists were recorded */
+      pages_read: Type.Boolean(),
+      created_at: Type.String(),
+      updated_at: Type.String(),
+      /** an absent file's page list (a present file's is in the item's formats) */
+      pages: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
+  /** every SHA-256 the item's files have had */
+  hashes: Type.Array(Type.Object({ sha256: Type.String(), partial_md5: Nullable(Type.String()), format: Type.String(), first_seen: Type.String(), last_seen: Type.String() })),
+});
+export type ItemRecord = Type.Static<typeof ItemRecord>;
+
 /** a file the scanner could not read, as `GET /api/scanner/issues` lists it */
 export const FileIssue = Type.Object({
   library_id: Uuid,
@@ -114,9 +156,10 @@ export const CatalogEvents = {
   'catalog.library-created.v1': Type.Object({ library: Library, by: Nullable(Uuid) }),
   'catalog.library-updated.v1': Type.Object({ library: Library, by: Nullable(Uuid) }),
   'catalog.library-deleted.v1': Type.Object({ library_id: Uuid, by: Nullable(Uuid) }),
-  'catalog.media-item-added.v1': Type.Object({ item: MediaItem }),
+  'catalog.media-item-added.v1': Type.Object({ item: MediaItem, record: Type.Optional(ItemRecord) }),
   'catalog.media-item-updated.v1': Type.Object({
     item: MediaItem,
+    record: Type.Optional(ItemRecord),
     /**
      * scan: metadata read again from a file; edit: an admin's change; relink: a file moved;
      * restored: a missing book is back; owner: its admin was reassigned; file: file facts only
@@ -137,6 +180,8 @@ export const CatalogEvents = {
     library_id: Uuid,
     reason: Type.Union([Type.Literal('deleted'), Type.Literal('missing'), Type.Literal('duplicate'), Type.Literal('library-deleted')]),
     sha256: Type.Array(Type.String()),
+    /** reason `missing`: the item's rows as they are now (in events only) */
+    record: Type.Optional(ItemRecord),
   }),
   /**
    * The files of an item an admin removed (deleted, or a duplicate let go): scans leave each alone
@@ -159,7 +204,15 @@ export const CatalogEvents = {
   }),
   'catalog.hash-conflict-dismissed.v1': Type.Object({ conflict_id: Uuid, item_ids: Type.Array(Uuid), resolved_by: Uuid }),
   /** a file the scanner could not read (a new problem, or the same path again with another size, time or error) */
-  'catalog.file-issue-recorded.v1': Type.Object({ issue: FileIssue }),
+  'catalog.file-issue-recorded.v1': Type.Object({
+    issue: FileIssue,
+    /**
+     * In events only: the file's modification time, by which the scanner knows not to read it again
+     * until it changes (a catalogued file's row takes this size and time too). Absent from events
+     * logged before it was recorded.
+     */
+    mtime_ms: Type.Optional(Type.Integer()),
+  }),
   /** these paths have no problem any more (read fine, or gone); a library's deletion drops its issues without this */
   'catalog.file-issues-cleared.v1': Type.Object({ library_id: Uuid, file_paths: Type.Array(Type.String()) }),
   /** a scan waits in the queue (a library has at most one waiting; asking again names that one) */

@@ -6,7 +6,7 @@ import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/con
 import { authorsOf, groupTitle, normalizeContributors, normalizeList, sortTitle } from '../domain/normalize';
 import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, type ItemFields } from '../domain/validate';
 import { findLibrary } from '../store/libraries';
-import { findItem, insertItem, publicOf, snapshot, updateItem, type ItemChanges } from '../store/items';
+import { findItem, insertItem, itemEventData, publicOf, snapshot, updateItem, type ItemChanges } from '../store/items';
 import type { ItemRow } from '../store/schema';
 import { emitUpdated } from '../scanner/scan-library';
 import { coverFile, ensureCover } from '../scanner/covers';
@@ -105,7 +105,7 @@ export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<
       added_by_admin: req.caller.user_id,
     });
     const snap = (await snapshot(trx, id))!;
-    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: { item: (await snapshot(trx, id, { pages: true }))! } }], -1);
+    await ctx.emit(trx, `item-${id}`, [{ type: 'catalog.media-item-added.v1', data: await itemEventData(trx, (await findItem(trx, id))!) }], -1);
     return snap;
   });
   return ok(item);

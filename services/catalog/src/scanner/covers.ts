@@ -73,6 +73,9 @@ export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): 
       .set({ cover_key: null, cover_ready: false })
       .where('id', '=', itemId)
       .where('cover_key', '=', key)
+      // a book that went missing meanwhile keeps its cover until its file is back (nor would its
+      // change be in any event: no reader sees a missing item)
+      .where('state', '=', 'active')
       .returning('id')
       .execute();
     if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'cover');

@@ -19,7 +19,7 @@ export async function recordIssue(ctx: Ctx, trx: CTrx, libraryId: string, f: Fou
   await ctx.emit(trx, stream(libraryId), [
     {
       type: 'catalog.file-issue-recorded.v1',
-      data: { issue: { library_id: libraryId, file_path: f.rel, format: f.format, size: f.size, error, seen_at: seen.toISOString() } },
+      data: { issue: { library_id: libraryId, file_path: f.rel, format: f.format, size: f.size, error, seen_at: seen.toISOString() }, mtime_ms: f.mtimeMs },
     },
   ]);
 }

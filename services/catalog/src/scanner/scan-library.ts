@@ -10,7 +10,20 @@ import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashe
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
 import type { Catalog } from '@bindery/contracts';
-import { findItem, newItemColumns, PAGED_FORMATS, pageList, pagesJson, publicOf, rememberHash, toPublic, updateItem, type ItemChanges } from '../store/items';
+import {
+  findItem,
+  formatsOf,
+  itemEventData,
+  itemRecord,
+  newItemColumns,
+  PAGED_FORMATS,
+  pageList,
+  pagesJson,
+  rememberHash,
+  toPublic,
+  updateItem,
+  type ItemChanges,
+} from '../store/items';
 import type { FormatRow, ItemRow } from '../store/schema';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
@@ -366,11 +379,15 @@ async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: S
       const k = job.known!;
       // a file catalogued before page lists were recorded gets its list now (the bytes are the same)
       const paged = job.extracted ? { pages: pagesJson(pageList(job.extracted.pages)), pages_read: true } : {};
-      await t
-        .updateTable('media_formats')
-        .set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date(), ...paged })
-        .where('id', '=', k.id)
-        .execute();
+      // a full rescan that found the same bytes at the same size and time changes nothing
+      const changed = statChanged(k, f) || !k.present || job.extracted !== undefined;
+      if (changed) {
+        await t
+          .updateTable('media_formats')
+          .set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date(), ...paged })
+          .where('id', '=', k.id)
+          .execute();
+      }
       const list = job.extracted ? pageList(job.extracted.pages) : null;
       // an image-only EPUB catalogued before EPUB pages were counted gets its count with its list
       if (list && k.format === 'epub') await updateItem(trx, k.item_id, { page_count: list.length });
@@ -378,8 +395,9 @@ async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: S
         if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
         else await emitUpdated(ctx, trx, k.item_id, 'file');
       } else {
-        // same bytes, new size or time on disk (a touch, a copy with a new time): the record shows both
-        if (statChanged(k, f) || list !== null) await emitUpdated(ctx, trx, k.item_id, 'file');
+        // same bytes, new size or time on disk (a touch, a copy with a new time): the record shows
+        // both; a page list read now is in the event too (and that it was read, when there is none)
+        if (changed) await emitUpdated(ctx, trx, k.item_id, 'file');
         counts.unchanged++;
       }
       return;
@@ -539,7 +557,7 @@ async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], count
       .values(items.map(({ state: _s, version: _v, ...r }) => newItemColumns(r)))
       .execute();
   }
-  await t
+  const rows = await t
     .insertInto('media_formats')
     .values(formats.map(({ pages, ...r }) => ({ ...r, pages: pagesJson(pages) })))
     .onConflict((oc) =>
@@ -555,19 +573,23 @@ async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], count
         present: true,
       })),
     )
+    .returningAll()
     .execute();
   const hashes = new Map<string, { item_id: string; sha256: string; partial_md5: string | null; format: string }>();
   for (const f of formats) hashes.set(`${f.item_id}/${f.sha256}`, { item_id: f.item_id, sha256: f.sha256, partial_md5: f.partial_md5, format: f.format });
-  await t
+  const hashRows = await t
     .insertInto('format_hashes')
     .values([...hashes.values()])
     .onConflict((oc) => oc.columns(['item_id', 'sha256']).doUpdateSet({ last_seen: sql`now()` }))
+    .returningAll()
     .execute();
   // new items' events carry the records as just written, without reading them back
   await ctx.emitNew(
     trx,
     items.map((row) => {
       const own = formats.filter((f) => f.item_id === row.id);
+      // its rows as written (ids and times from the database), in the table's order
+      const ownRows = rows.filter((f) => f.item_id === row.id).sort((a, z) => Number(a.id) - Number(z.id));
       return {
         streamId: `item-${row.id}`,
         events: [
@@ -579,6 +601,11 @@ async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], count
                 own,
                 own.map((f) => f.sha256),
                 { pages: true },
+              ),
+              record: itemRecord(
+                row,
+                ownRows,
+                hashRows.filter((h) => h.item_id === row.id),
               ),
             },
           },
@@ -636,8 +663,7 @@ export async function emitUpdated(ctx: Ctx, trx: CTrx, itemId: string, cause: Up
   const row = await findItem(trx, itemId, { lock: true });
   if (!row) return;
   const version = await ctx.version(trx, `item-${itemId}`);
-  const snap = (await publicOf(trx, [row], { pages: true }))[0]!;
-  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { item: snap, cause } }], version);
+  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { ...(await itemEventData(trx, row)), cause } }], version);
 }
 
 /** A comic or EPUB catalogued before page lists were recorded: read once more for its pages. */
@@ -667,14 +693,16 @@ async function markGone(ctx: Ctx, trx: CTrx, k: Known): Promise<boolean> {
     return false;
   }
   await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() });
-  const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', item.id).execute();
+  const hashes = await t.selectFrom('format_hashes').selectAll().where('item_id', '=', item.id).orderBy('last_seen', 'desc').execute();
+  const now = (await findItem(trx, item.id, { includeMissing: true }))!;
+  const record = itemRecord(now, await formatsOf(trx, [item.id]), hashes);
   await ctx.emit(
     trx,
     `item-${item.id}`,
     [
       {
         type: 'catalog.media-item-removed.v1',
-        data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256) },
+        data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256), record },
       },
     ],
     version,

@@ -1,10 +1,10 @@
 // The media item tables: rows in, public records out.
-import { sql, type Updateable } from 'kysely';
+import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
 import { toIso } from '@bindery/platform';
 import { fileUrl } from '../domain/normalize';
 import { SCHEMA } from './migrations';
-import type { FormatRow, ItemRow, MediaItemsTable, NewItemRow, Q } from './schema';
+import type { FormatHashesTable, FormatRow, ItemRow, MediaItemsTable, NewItemRow, Q } from './schema';
 
 export type { FormatRow, ItemRow };
 
@@ -135,6 +135,54 @@ export async function snapshot(q: Q, id: string, opts: { pages?: boolean } = {})
   const row = await findItem(q, id, { includeMissing: true });
   if (!row) return null;
   return (await publicOf(q, [row], opts))[0]!;
+}
+
+export type HashRow = Selectable<FormatHashesTable>;
+
+/** What an item's events carry of its rows beyond the public record (see Catalog.ItemRecord). */
+export function itemRecord(r: ItemRow, formats: FormatRow[], hashes: HashRow[]): Catalog.ItemRecord {
+  return {
+    state: r.state,
+    file_path: r.file_path,
+    group_dir: r.group_dir,
+    group_title: r.group_title,
+    cover_key: r.cover_key,
+    version: r.version,
+    missing_since: r.missing_since ? toIso(r.missing_since) : null,
+    updated_at: toIso(r.updated_at),
+    files: formats.map((f) => ({
+      id: Number(f.id),
+      file_path: f.rel_path,
+      format: f.format,
+      size: Number(f.size),
+      mtime_ms: Number(f.mtime_ms),
+      sha256: f.sha256,
+      partial_md5: f.partial_md5,
+      present: f.present,
+      pages_read: f.pages_read,
+      created_at: toIso(f.created_at),
+      updated_at: toIso(f.updated_at),
+      ...(!f.present && f.pages ? { pages: f.pages } : {}),
+    })),
+    hashes: hashes.map((h) => ({ sha256: h.sha256, partial_md5: h.partial_md5, format: h.format, first_seen: toIso(h.first_seen), last_seen: toIso(h.last_seen) })),
+  };
+}
+
+/** An item as its events carry it: the public record with page lists, and its rows' record. */
+export async function itemEventData(q: Q, r: ItemRow): Promise<{ item: Catalog.MediaItem; record: Catalog.ItemRecord }> {
+  const [formats, hashes] = await Promise.all([
+    formatsOf(q, [r.id]),
+    t(q).selectFrom('format_hashes').selectAll().where('item_id', '=', r.id).orderBy('last_seen', 'desc').execute(),
+  ]);
+  return {
+    item: toPublic(
+      r,
+      formats,
+      hashes.map((h) => h.sha256),
+      { pages: true },
+    ),
+    record: itemRecord(r, formats, hashes),
+  };
 }
 
 export async function insertItem(q: Q, row: NewItem): Promise<void> {

@@ -1,15 +1,23 @@
 // The catalog tables that are projections of the catalog's log, rebuilt from it: libraries, the
-// scan queue and history, file issues, hash conflicts and excluded files. A row's times are its
-// events' times (the commands write `now()`, the transaction's time, which is also the event's
-// `recorded_at`). Not rebuilt (yet): media items, their formats and hash history, whose rows hold
-// scanner facts the item events do not carry (see the replay test). Never rebuilt from this log:
-// leases (which replica runs the scanner), settings (identity's, kept by a reaction to its log),
-// and the caches of file contents (locator indexes, KEPUBs; covers are files).
+// scan queue and history, file issues, hash conflicts, excluded files, and the media items with
+// their file rows and hash history (their events carry, beside the public record, a record of the
+// rows: Catalog.ItemRecord). A row's times are its events' times (the commands write `now()`, the
+// transaction's time, which is also the event's `recorded_at`), or the times its record carries.
+// Not rebuilt from this log: `media_items.cover_ready`, a cache of the cover files on disk (the
+// cover worker sets it again when it finds the files, scanner/covers.ts); leases (which replica
+// runs the scanner), settings (identity's, kept by a reaction to its log), and the caches of file
+// contents (locator indexes, KEPUBs; covers are files).
+// Known gap: an admin's deletion hands the missing items they added to their successor with no
+// event (no reader sees a missing item), so a replay keeps the old `added_by_admin` on those rows
+// until the item's next event.
 import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas } from '@bindery/platform';
+import { sql } from 'kysely';
+import { groupTitle, posixDirname } from '../domain/normalize';
+import { pagesJson } from './items';
 import type { CTrx } from './schema';
 
-export const REPLAYED_TABLES = ['libraries', 'scans', 'file_issues', 'hash_conflicts', 'excluded_files'] as const;
+export const REPLAYED_TABLES = ['libraries', 'scans', 'file_issues', 'hash_conflicts', 'excluded_files', 'media_items', 'media_formats', 'format_hashes'] as const;
 
 const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
@@ -22,6 +30,154 @@ const libraryColumns = (l: Catalog.Library) => ({
   updated_at: l.updated_at,
   last_scan_at: l.last_scan_at,
 });
+
+type Sch = ReturnType<CTrx['withSchema']>;
+type FileFacts = Omit<Catalog.ItemRecord['files'][number], 'id'> & { id?: number };
+type RowsRecord = Omit<Catalog.ItemRecord, 'files'> & { files: FileFacts[] };
+
+/**
+ * What an item event logged before item records were carried tells of its rows: its public record
+ * and what the replayed rows already hold. Close to the live rows, not exact: the row's own counter
+ * counts events, absent files are the ones the record no longer lists, hashes are first seen when
+ * an event first names them.
+ */
+async function recordFromItem(t: Sch, item: Catalog.MediaItem, at: string): Promise<RowsRecord> {
+  const prev = await t.selectFrom('media_items').selectAll().where('id', '=', item.id).executeTakeFirst();
+  const files = await t.selectFrom('media_formats').selectAll().where('item_id', '=', item.id).orderBy('id').execute();
+  const hashes = await t.selectFrom('format_hashes').selectAll().where('item_id', '=', item.id).execute();
+  const listed = new Map(item.formats.map((f) => [f.file_path, f]));
+  const out: FileFacts[] = files.map((f) => {
+    const now = listed.get(f.rel_path);
+    listed.delete(f.rel_path);
+    const base = { id: Number(f.id), file_path: f.rel_path, created_at: f.created_at.toISOString(), pages_read: f.pages_read };
+    if (!now)
+      return {
+        ...base,
+        format: f.format,
+        size: Number(f.size),
+        mtime_ms: Number(f.mtime_ms),
+        sha256: f.sha256,
+        partial_md5: f.partial_md5,
+        present: false,
+        updated_at: f.present ? at : f.updated_at.toISOString(),
+        ...(f.pages ? { pages: f.pages } : {}),
+      };
+    return { ...base, ...fileOf(now), pages_read: f.pages_read || now.pages !== undefined, updated_at: at };
+  });
+  for (const f of listed.values()) out.push({ file_path: f.file_path, ...fileOf(f), pages_read: f.pages !== undefined, created_at: at, updated_at: at });
+  const seen = new Map(hashes.map((h) => [h.sha256, h]));
+  return {
+    state: 'active',
+    file_path: prev?.file_path ?? item.file_path,
+    group_dir: item.source === 'scan' && item.file_path ? posixDirname(item.file_path) : (prev?.group_dir ?? null),
+    group_title: groupTitle(item.title),
+    // the key stays while it is one of the item's files; a file read again shows its own cover
+    cover_key: item.cover_url ? (prev?.cover_key && item.formats.some((f) => f.sha256 === prev.cover_key) ? prev.cover_key : item.sha256) : null,
+    version: prev ? prev.version + 1 : 0,
+    missing_since: null,
+    updated_at: item.updated_at,
+    files: out,
+    hashes: item.known_sha256.map((sha) => {
+      const h = seen.get(sha);
+      const f = item.formats.find((x) => x.sha256 === sha);
+      return {
+        sha256: sha,
+        partial_md5: h?.partial_md5 ?? f?.partial_md5 ?? null,
+        format: h?.format ?? f?.format ?? 'unknown',
+        first_seen: h ? h.first_seen.toISOString() : at,
+        last_seen: f ? at : (h?.last_seen.toISOString() ?? at),
+      };
+    }),
+  };
+}
+
+const fileOf = (f: Catalog.MediaFormat) => ({
+  format: f.format,
+  size: f.size,
+  mtime_ms: f.modified_at ? Date.parse(f.modified_at) : 0,
+  sha256: f.sha256,
+  partial_md5: f.partial_md5,
+  present: true,
+});
+
+/** The item's row (its public record's fields, the rest from its record) and its file and hash rows. */
+async function putItem(t: Sch, item: Catalog.MediaItem, rec: RowsRecord): Promise<void> {
+  const cols = {
+    library_id: item.library_id,
+    state: rec.state,
+    source: item.source,
+    file_path: rec.file_path,
+    group_dir: rec.group_dir,
+    group_title: rec.group_title,
+    title: item.title,
+    sort_title: item.sort_title,
+    contributors: JSON.stringify(item.contributors),
+    authors: JSON.stringify(item.authors),
+    series: item.series,
+    series_index: item.series_index,
+    language: item.language,
+    publisher: item.publisher,
+    description: item.description,
+    isbn: item.isbn,
+    identifiers: JSON.stringify(item.identifiers),
+    tags: JSON.stringify(item.tags),
+    year: item.year,
+    page_count: item.page_count,
+    reading_direction: item.reading_direction,
+    cover_key: rec.cover_key,
+    added_by_admin: item.added_by_admin,
+    version: rec.version,
+    missing_since: rec.missing_since,
+    created_at: item.created_at,
+    updated_at: rec.updated_at,
+  };
+  await t
+    .insertInto('media_items')
+    .values({ id: item.id, ...cols })
+    .onConflict((oc) => oc.column('id').doUpdateSet(cols))
+    .execute();
+  const pages = new Map(item.formats.map((f) => [f.file_path, f.pages]));
+  await putRows(t, item.id, item.library_id, rec, (f) => (f.present ? pages.get(f.file_path) : f.pages));
+}
+
+/** Replaces the item's file and hash rows by its record's. */
+async function putRows(t: Sch, itemId: string, libraryId: string, rec: RowsRecord, pagesOf: (f: FileFacts) => string[] | undefined): Promise<void> {
+  const ids = rec.files.flatMap((f) => (f.id === undefined ? [] : [f.id]));
+  let gone = t.deleteFrom('media_formats').where('item_id', '=', itemId);
+  if (ids.length > 0) gone = gone.where('id', 'not in', ids);
+  await gone.execute();
+  for (const f of rec.files) {
+    const cols = {
+      item_id: itemId,
+      library_id: libraryId,
+      rel_path: f.file_path,
+      format: f.format,
+      size: f.size,
+      mtime_ms: f.mtime_ms,
+      sha256: f.sha256,
+      partial_md5: f.partial_md5,
+      present: f.present,
+      created_at: f.created_at,
+      updated_at: f.updated_at,
+      pages: pagesJson(pagesOf(f)),
+      pages_read: f.pages_read,
+    };
+    // a row keeps its id from one event to the next, even when a file of another item takes it over
+    if (f.id === undefined) await t.insertInto('media_formats').values(cols).execute();
+    else
+      await t
+        .insertInto('media_formats')
+        .values({ id: f.id, ...cols })
+        .onConflict((oc) => oc.column('id').doUpdateSet(cols))
+        .execute();
+  }
+  await t.deleteFrom('format_hashes').where('item_id', '=', itemId).execute();
+  if (rec.hashes.length > 0)
+    await t
+      .insertInto('format_hashes')
+      .values(rec.hashes.map((h) => ({ item_id: itemId, ...h })))
+      .execute();
+}
 
 /** Applies the catalog's events, in log order, to the tables of `schema` (made by the catalog's migrations, empty). */
 export async function replayCatalog(trx: CTrx, schema: string, events: readonly StoredEvent[]): Promise<void> {
@@ -81,13 +237,58 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
         break;
       case 'catalog.file-issue-recorded.v1': {
         const i = e.data.issue;
-        // the file's modification time is not in the event: the scanner's own note, see the replay test
-        const cols = { format: i.format, size: i.size, mtime_ms: 0, error: i.error, seen_at: i.seen_at };
+        // the file's modification time: 0 in events logged before it was carried (the next scan reads the file again)
+        const mtime = e.data.mtime_ms ?? 0;
+        const cols = { format: i.format, size: i.size, mtime_ms: mtime, error: i.error, seen_at: i.seen_at };
         await t
           .insertInto('file_issues')
           .values({ library_id: i.library_id, rel_path: i.file_path, ...cols })
           .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet(cols))
           .execute();
+        // a catalogued file that became unreadable keeps its row, with the file's size and time (and
+        // is not read again for its pages until it changes)
+        if (e.data.mtime_ms !== undefined) {
+          await t
+            .updateTable('media_formats')
+            .set({ size: i.size, mtime_ms: mtime, pages_read: true })
+            .where('library_id', '=', i.library_id)
+            .where('rel_path', '=', i.file_path)
+            .execute();
+        }
+        break;
+      }
+      case 'catalog.media-item-added.v1':
+      case 'catalog.media-item-updated.v1':
+        await putItem(t, e.data.item, e.data.record ?? (await recordFromItem(t, e.data.item, at)));
+        break;
+      case 'catalog.media-item-removed.v1': {
+        const d = e.data;
+        if (d.reason !== 'missing') {
+          // its file and hash rows go with it; an admin's removal also logs its files as excluded
+          await t.deleteFrom('media_items').where('id', '=', d.item_id).execute();
+          break;
+        }
+        const r = d.record;
+        if (r) {
+          await t
+            .updateTable('media_items')
+            .set({
+              state: r.state,
+              file_path: r.file_path,
+              group_dir: r.group_dir,
+              group_title: r.group_title,
+              cover_key: r.cover_key,
+              version: r.version,
+              missing_since: r.missing_since,
+              updated_at: r.updated_at,
+            })
+            .where('id', '=', d.item_id)
+            .execute();
+          await putRows(t, d.item_id, d.library_id, r, (f) => f.pages);
+        } else {
+          await t.updateTable('media_items').set({ state: 'missing', missing_since: at, updated_at: at, version: sql`version + 1` }).where('id', '=', d.item_id).execute();
+          await t.updateTable('media_formats').set({ present: false, updated_at: at }).where('item_id', '=', d.item_id).where('present', '=', true).execute();
+        }
         break;
       }
       case 'catalog.file-issues-cleared.v1':
@@ -134,4 +335,8 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
         break;
     }
   }
+  // file rows keep their ids: the next new row's id follows the highest
+  await sql`select setval(pg_get_serial_sequence(${`${schema}.media_formats`}, 'id'), coalesce((select max(id) from ${sql.table(`${schema}.media_formats`)}), 0) + 1, false)`.execute(
+    trx,
+  );
 }
