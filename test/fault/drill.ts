@@ -16,9 +16,10 @@
 // that refuses a connection is left out until its /readyz answers 200 again.
 //
 // Per kill, one row: p99 of reads in the 10 s before the kill; target = max(2 x that, 250 ms);
-// worst p99 of a 1 s window after the kill; recovery = time from the kill until the end of the
-// first 1 s window that starts 3 s of windows (stepped 250 ms) all under the target and without
-// errors; errors (non-2xx answers and connection errors of every request in the phase); and, checked
+// worst p99 of a 1 s window after the kill (windows stepped 250 ms, p99 of the reads that ended in
+// them); recovery = time from the kill until p99 is back under the target for good: the end of the
+// last bad window (over the target, an error, or no read answered) before the first 3 s of good
+// windows, 0 when none was bad; errors (non-2xx answers and connection errors of every request in the phase); and, checked
 // at the end against the reading service's event log and the API, acknowledged writes lost,
 // duplicates (a write's event in the log more than once, or delivered twice on one socket), and WS
 // clients left without events (at the end of the phase: not connected, or nothing received since
@@ -164,11 +165,21 @@ const READY: Record<Service, RegExp> = {
 };
 
 const unexpected: { service: string; index: number; at: number; code: number | null; tail: string }[] = [];
+/** every replica that ran, the replaced ones too: their error lines are read at the end */
+const everyReplica: Replica[] = [];
+
+/** The error and fatal lines a replica logged (pino's levels 50 and 60). */
+const errorLines = (r: Replica) =>
+  r.proc
+    .output()
+    .split('\n')
+    .filter((l) => /"level":(50|60)\b/.test(l));
 
 async function startReplica(service: Service, index: number, env: Record<string, string>, t0: number): Promise<Replica> {
   const { proc } = await spawnBindery('service', { ...env, BINDERY_SERVICES: service }, READY[service]);
   children.add(proc.child);
   const r: Replica = { service, index, env, proc, killed: false };
+  everyReplica.push(r);
   void proc.exited.then((code) => {
     children.delete(proc.child);
     if (!r.killed && !stopping) {
@@ -372,6 +383,9 @@ interface Row {
   p99BeforeMs: number;
   targetMs: number;
   worstP99AfterMs: number;
+  /** seconds after the kill that the worst window ended */
+  worstAtS: number;
+  badWindows: { endS: number; p99Ms: number }[];
   recoveryS: number | null;
   errors: { read: number; write: number; kosync: number };
   readsInPhase: number;
@@ -660,6 +674,8 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
     // WebSocket: each acknowledged web write reached every socket of its user subscribed before it was sent, once
     const missed: { follower: number; write: Write }[] = [];
     let wsDup = 0;
+    /** (write, socket) pairs checked */
+    let wsChecked = 0;
     const wsDupAt: number[] = [];
     for (const f of followers) {
       for (const c of f.conns) {
@@ -671,6 +687,7 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
         for (const w of writes) {
           if (w.kind !== 'web' || !w.acked || w.user !== f.user || c.subscribedAt === null || w.sentAt < c.subscribedAt) continue;
           if (c.closedAt !== null && w.doneAt > c.closedAt - WS_GRACE_MS) continue;
+          wsChecked++;
           if (!c.got.has(`${w.target}|${pkey(w.pct)}`)) missed.push({ follower: f.id, write: w });
         }
       }
@@ -694,9 +711,11 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       let recovery: number | null = null;
       for (let k = 0; k + need <= wins.length; k++)
         if (wins.slice(k, k + need).every((w) => !w.bad)) {
-          recovery = (wins[k]!.end - p.at) / 1000;
+          // back under from the end of the last bad window (none bad: at once)
+          recovery = k === 0 ? 0 : (wins[k - 1]!.end - p.at) / 1000;
           break;
         }
+      const worst = wins.filter((w) => Number.isFinite(w.p99)).sort((a, b) => b.p99 - a.p99)[0];
       const inPhase = samples.filter((s) => s.t0 >= p.at && s.t0 < p.end);
       const err = (k: Kind) => inPhase.filter((s) => s.kind === k && !s.ok).length;
       const mine = (w: Write) => phaseOf(w.doneAt) === i;
@@ -707,7 +726,9 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
         detail: p.detail,
         p99BeforeMs: p99Before,
         targetMs: target,
-        worstP99AfterMs: Math.max(...wins.map((w) => (Number.isFinite(w.p99) ? w.p99 : 0))),
+        worstP99AfterMs: worst?.p99 ?? NaN,
+        worstAtS: worst ? (worst.end - p.at) / 1000 : NaN,
+        badWindows: wins.filter((w) => w.bad).map((w) => ({ endS: (w.end - p.at) / 1000, p99Ms: w.p99 })),
         recoveryS: recovery,
         errors: { read: err('read'), write: err('write'), kosync: err('kosync') },
         readsInPhase: inPhase.filter((s) => s.kind === 'read').length,
@@ -729,25 +750,45 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       logDuplicates: dupWrites.length,
       wsDuplicates: wsDup,
       wsMissedEvents: missed.length,
+      wsDeliveriesChecked: wsChecked,
       finalRound: `${finalRound.filter((f) => f.got).length}/${finalRound.length} WebSocket clients got the last write`,
       unexpectedExits: unexpected.length,
     };
+    // what the services logged as errors, by service and message (a killed peer is expected to cause some)
+    const logged: Record<string, Record<string, number>> = {};
+    for (const r of everyReplica)
+      for (const l of errorLines(r)) {
+        let msg = l;
+        try {
+          msg = String((JSON.parse(l) as { msg?: unknown }).msg ?? l);
+        } catch {
+          /* not JSON */
+        }
+        const by = (logged[r.service] ??= {});
+        by[msg] = (by[msg] ?? 0) + 1;
+      }
     const ms = (v: number) => (Number.isFinite(v) ? `${fmt(v, 0)} ms` : '-');
     const lines = [
       '| target | p99 before | target | worst p99 after | recovery | errors (read/write/kosync) | writes acked / lost | duplicates (log/ws) | WS clients without events | WS reconnects | restarted in |',
       '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.target} | ${ms(r.p99BeforeMs)} | ${ms(r.targetMs)} | ${ms(r.worstP99AfterMs)} | ${r.recoveryS === null ? `> ${CFG.secondsPerKill} s` : `${fmt(r.recoveryS, 2)} s`} | ${r.errors.read}/${r.errors.write}/${r.errors.kosync} | ${r.writesAcked} / ${r.writesLost} | ${r.duplicates.log}/${r.duplicates.ws} | ${r.wsWithoutEvents} of ${followers.length} | ${r.wsReconnects} | ${r.restartReadyS === null ? '-' : `${fmt(r.restartReadyS, 1)} s`} |`,
+          `| ${r.target} | ${ms(r.p99BeforeMs)} | ${ms(r.targetMs)} | ${ms(r.worstP99AfterMs)} (+${fmt(r.worstAtS, 1)} s) | ${r.recoveryS === null ? `> ${CFG.secondsPerKill} s` : `${fmt(r.recoveryS, 2)} s`} | ${r.errors.read}/${r.errors.write}/${r.errors.kosync} | ${r.writesAcked} / ${r.writesLost} | ${r.duplicates.log}/${r.duplicates.ws} | ${r.wsWithoutEvents} of ${followers.length} | ${r.wsReconnects} | ${r.restartReadyS === null ? '-' : `${fmt(r.restartReadyS, 1)} s`} |`,
       ),
     ];
     console.log(`\n${lines.join('\n')}\n`);
     for (const r of rows) console.log(`- ${r.target}: ${r.detail}`);
     console.log(
       `\nwhole run: ${outside.writesAcked} of ${outside.writesSent} writes acknowledged; lost ${outside.writesLost} (absent from the reading log), ${outside.finalValueMismatches} final values differ; ` +
-        `duplicates: ${outside.logDuplicates} in the log, ${outside.wsDuplicates} on sockets; ${outside.wsMissedEvents} events missed by a subscribed socket; ${outside.finalRound}; ` +
+        `duplicates: ${outside.logDuplicates} in the log, ${outside.wsDuplicates} on sockets; ${outside.wsMissedEvents} of ${outside.wsDeliveriesChecked} deliveries missed by a subscribed socket; ${outside.finalRound}; ` +
         `${outside.unexpectedExits} processes exited on their own. Reads spread round robin over ${lb.gateways.length} gateway replicas (${lb.gateways.map((g) => g.url).join(', ')}); load average ${load()}`,
     );
+    for (const [svc, by] of Object.entries(logged))
+      console.log(
+        `errors logged by ${svc}: ${Object.entries(by)
+          .map(([m, n]) => `${n} x "${m}"`)
+          .join('; ')}`,
+      );
     const out = join(ROOT, 'test/.tmp/drill');
     mkdirSync(out, { recursive: true });
     const file = join(out, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
@@ -771,6 +812,7 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
           finalMismatch: finalMismatch.slice(0, 50),
           missed: missed.slice(0, 50),
           unexpected,
+          logged,
           seconds: (now() - started) / 1000,
         },
         null,
