@@ -5,7 +5,7 @@
 //   - gateway, identity, catalog, reading, device-sync: SIGKILL of replica 1 (restarted after
 //     DRILL_RESTART_AFTER seconds, so capacity returns);
 //   - postgres: every backend of the drill's database terminated (pg_terminate_backend);
-//   - nats: SIGKILL of the nats-server leading the reading stream (restarted likewise);
+//   - nats: SIGKILL of the nats-server holding most client connections (restarted likewise);
 //   - rescan: no kill; a full rescan of the library starts (what a scan costs the readers).
 // Load (all from this process): DRILL_CLIENTS web users, each reading (item list and item pages)
 // and writing its reading position (PUT /api/media-items/<id>/progress, every value distinct);
@@ -572,16 +572,25 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
           await c.end();
         }
       } else if (target === 'nats') {
+        // the server most of Bindery's connections are on (the harshest: they all move), the reading stream's leader among equals
         const stream = eventStreamName('reading');
         const live = nodes.filter((n) => n.proc && n.proc.exitCode === null);
         const leader = await until('the reading stream leader', 10_000, async () => {
           const s = (await jsz(live[0]!, '?accounts=true&streams=true')).account_details?.flatMap((a) => a.stream_detail ?? []).find((d) => d.name === stream);
           return s?.cluster?.leader;
-        }).catch(() => live[0]!.name);
-        const victim = nodes.find((n) => n.name === leader) ?? live[0]!;
+        }).catch(() => undefined);
+        const conns = await Promise.all(
+          live.map(async (n) => {
+            const c = (await (await fetch(`${n.monitor}/connz`, { signal: AbortSignal.timeout(2_000) })).json().catch(() => ({}))) as { num_connections?: number };
+            return { n, count: c.num_connections ?? 0 };
+          }),
+        );
+        conns.sort((a, b) => b.count - a.count || (a.n.name === leader ? -1 : b.n.name === leader ? 1 : 0));
+        const victim = conns[0]!.n;
+        const held = `${conns[0]!.count} of ${conns.reduce((a, c) => a + c.count, 0)} client connections${victim.name === leader ? `, leader of ${stream}` : ''}`;
         const proc = victim.proc!;
         proc.kill('SIGKILL');
-        phase.detail = `SIGKILL nats-server ${victim.name} (leader of ${stream}), restarted after ${CFG.restartAfter} s`;
+        phase.detail = `SIGKILL nats-server ${victim.name} (${held}), restarted after ${CFG.restartAfter} s`;
         restarted = (async () => {
           await new Promise((r) => (proc.exitCode !== null || proc.signalCode !== null ? r(null) : proc.once('exit', r)));
           children.delete(proc);
