@@ -168,12 +168,12 @@ const unexpected: { service: string; index: number; at: number; code: number | n
 /** every replica that ran, the replaced ones too: their error lines are read at the end */
 const everyReplica: Replica[] = [];
 
-/** The error and fatal lines a replica logged (pino's levels 50 and 60). */
-const errorLines = (r: Replica) =>
+/** The warning, error and fatal lines a replica logged (pino's levels 40, 50 and 60). */
+const loggedLines = (r: Replica) =>
   r.proc
     .output()
     .split('\n')
-    .filter((l) => /"level":(50|60)\b/.test(l));
+    .filter((l) => /"level":(40|50|60)\b/.test(l));
 
 async function startReplica(service: Service, index: number, env: Record<string, string>, t0: number): Promise<Replica> {
   const { proc } = await spawnBindery('service', { ...env, BINDERY_SERVICES: service }, READY[service]);
@@ -389,6 +389,9 @@ interface Row {
   recoveryS: number | null;
   errors: { read: number; write: number; kosync: number };
   readsInPhase: number;
+  /** web and KOReader writes started in the phase */
+  writeP99Ms: number;
+  slowestWriteMs: number;
   writesAcked: number;
   writesLost: number;
   duplicates: { log: number; ws: number };
@@ -727,6 +730,7 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       const worst = wins.filter((w) => Number.isFinite(w.p99)).sort((a, b) => b.p99 - a.p99)[0];
       const inPhase = samples.filter((s) => s.t0 >= p.at && s.t0 < p.end);
       const err = (k: Kind) => inPhase.filter((s) => s.kind === k && !s.ok).length;
+      const writeMs = inPhase.filter((s) => s.kind !== 'read').map((s) => s.t1 - s.t0);
       const mine = (w: Write) => phaseOf(w.doneAt) === i;
       const missedHere = missed.filter((m) => phaseOf(m.write.doneAt) === i);
       const without = new Set([...p.wsWithoutEvents, ...missedHere.map((m) => m.follower)]);
@@ -741,6 +745,8 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
         recoveryS: recovery,
         errors: { read: err('read'), write: err('write'), kosync: err('kosync') },
         readsInPhase: inPhase.filter((s) => s.kind === 'read').length,
+        writeP99Ms: p99(writeMs),
+        slowestWriteMs: writeMs.length ? Math.max(...writeMs) : NaN,
         writesAcked: writes.filter((w) => w.acked && mine(w)).length,
         writesLost: lostWrites.filter(mine).length + finalMismatch.filter(mine).length,
         duplicates: { log: dupWrites.filter(mine).length, ws: wsDupAt.filter((t) => phaseOf(t) === i).length },
@@ -763,13 +769,14 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       finalRound: `${finalRound.filter((f) => f.got).length}/${finalRound.length} WebSocket clients got the last write`,
       unexpectedExits: unexpected.length,
     };
-    // what the services logged as errors, by service and message (a killed peer is expected to cause some)
+    // what the services logged (warnings and errors), by service and message (a killed peer is expected to cause some)
     const logged: Record<string, Record<string, number>> = {};
     for (const r of everyReplica)
-      for (const l of errorLines(r)) {
+      for (const l of loggedLines(r)) {
         let msg = l;
         try {
-          msg = String((JSON.parse(l) as { msg?: unknown }).msg ?? l);
+          const j = JSON.parse(l) as { msg?: unknown; level?: number };
+          msg = `${j.level === 40 ? 'warn' : 'error'}: ${String(j.msg ?? l)}`;
         } catch {
           /* not JSON */
         }
@@ -778,11 +785,11 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       }
     const ms = (v: number) => (Number.isFinite(v) ? `${fmt(v, 0)} ms` : '-');
     const lines = [
-      '| target | p99 before | target | worst p99 after | recovery | errors (read/write/kosync) | writes acked / lost | duplicates (log/ws) | WS clients without events | WS reconnects | restarted in |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| target | p99 before | target | worst p99 after | recovery | errors (read/write/kosync) | writes acked / lost | duplicates (log/ws) | WS clients without events | WS reconnects | writes p99 / slowest | restarted in |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.target} | ${ms(r.p99BeforeMs)} | ${ms(r.targetMs)} | ${ms(r.worstP99AfterMs)} (+${fmt(r.worstAtS, 1)} s) | ${r.recoveryS === null ? `> ${CFG.secondsPerKill} s` : `${fmt(r.recoveryS, 2)} s`} | ${r.errors.read}/${r.errors.write}/${r.errors.kosync} | ${r.writesAcked} / ${r.writesLost} | ${r.duplicates.log}/${r.duplicates.ws} | ${r.wsWithoutEvents} of ${followers.length} | ${r.wsReconnects} | ${r.restartReadyS === null ? '-' : `${fmt(r.restartReadyS, 1)} s`} |`,
+          `| ${r.target} | ${ms(r.p99BeforeMs)} | ${ms(r.targetMs)} | ${ms(r.worstP99AfterMs)} (+${fmt(r.worstAtS, 1)} s) | ${r.recoveryS === null ? `> ${CFG.secondsPerKill} s` : `${fmt(r.recoveryS, 2)} s`} | ${r.errors.read}/${r.errors.write}/${r.errors.kosync} | ${r.writesAcked} / ${r.writesLost} | ${r.duplicates.log}/${r.duplicates.ws} | ${r.wsWithoutEvents} of ${followers.length} | ${r.wsReconnects} | ${fmt(r.writeP99Ms, 0)} / ${ms(r.slowestWriteMs)} | ${r.restartReadyS === null ? '-' : `${fmt(r.restartReadyS, 1)} s`} |`,
       ),
     ];
     console.log(`\n${lines.join('\n')}\n`);
