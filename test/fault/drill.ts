@@ -183,7 +183,7 @@ async function startReplica(service: Service, index: number, env: Record<string,
   void proc.exited.then((code) => {
     children.delete(proc.child);
     if (!r.killed && !stopping) {
-      unexpected.push({ service, index, at: now() - t0, code, tail: proc.output().slice(-2_000) });
+      unexpected.push({ service, index, at: now() - t0, code, tail: proc.output().slice(-8_000) });
       console.log(`  !! ${service} replica ${index} exited on its own (${code}); see the JSON for its last output`);
     }
   });
@@ -801,8 +801,10 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
     );
     for (const [svc, by] of Object.entries(logged))
       console.log(
-        `errors logged by ${svc}: ${Object.entries(by)
-          .map(([m, n]) => `${n} x "${m}"`)
+        `logged by ${svc}: ${Object.entries(by)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 6)
+          .map(([m, n]) => `${n} x "${m.slice(0, 120)}"`)
           .join('; ')}`,
       );
     const out = join(ROOT, 'test/.tmp/drill');
