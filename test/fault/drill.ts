@@ -307,6 +307,8 @@ interface Conn {
   closedAt: number | null;
   /** `<item>|<percentage key>` → times received */
   got: Map<string, number>;
+  /** when each event came, ms since t0 */
+  times: number[];
 }
 
 class Follower {
@@ -324,7 +326,7 @@ class Follower {
     if (stopping) return;
     const gw = this.prefer >= 0 && this.lb.gateways[this.prefer]!.up ? this.prefer : this.lb.pick();
     this.prefer = -1;
-    const conn: Conn = { gw, openedAt: now() - T0, subscribedAt: null, closedAt: null, got: new Map() };
+    const conn: Conn = { gw, openedAt: now() - T0, subscribedAt: null, closedAt: null, got: new Map(), times: [] };
     const s = new WsClient(wsUrl(this.lb.gateways[gw]!.url), { headers: { authorization: `Bearer ${this.token}` } });
     this.sock = s;
     let over = false;
@@ -343,6 +345,7 @@ class Follower {
       } else if (m.type === 'event' && m.event === 'progress-saved' && m.data) {
         const k = `${m.data.media_item_id}|${pkey(m.data.progress.percentage)}`;
         conn.got.set(k, (conn.got.get(k) ?? 0) + 1);
+        conn.times.push(now() - T0);
       }
     });
     s.on('error', () => {
@@ -398,6 +401,8 @@ interface Row {
   wsWithoutEvents: number;
   wsMissedEvents: number;
   wsReconnects: number;
+  /** the longest a WS client went without an event in the phase, seconds (its user writes several times a second) */
+  wsLongestSilenceS: number;
   restartReadyS: number | null;
 }
 
@@ -620,7 +625,7 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
     running = false;
     await Promise.all(loops);
     await sleep(3_000);
-    const finalRound: { follower: number; got: boolean }[] = [];
+    const finalRound: { follower: number; got: boolean; afterS: number | null }[] = [];
     const lastWrites = await Promise.all(
       users.map(async (u, k) => {
         const item = itemIds[(k * 4) % itemIds.length]!;
@@ -631,11 +636,19 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
         return { user: u.id, key: `${item}|${pkey(pct)}` };
       }),
     );
-    await sleep(10_000);
-    for (const f of followers) {
-      const want = lastWrites.find((l) => l.user === f.user)!.key;
-      finalRound.push({ follower: f.id, got: (f.current?.got.get(want) ?? 0) > 0 });
+    // every socket should have it at once; how long the late ones took, up to 60 s
+    const finalAt = now();
+    const gotIt = (f: Follower) => (f.current?.got.get(lastWrites.find((l) => l.user === f.user)!.key) ?? 0) > 0;
+    const pending = new Set(followers);
+    while (pending.size > 0 && now() - finalAt < 60_000) {
+      await sleep(100);
+      for (const f of [...pending])
+        if (gotIt(f)) {
+          finalRound.push({ follower: f.id, got: true, afterS: (now() - finalAt) / 1000 });
+          pending.delete(f);
+        }
     }
+    for (const f of pending) finalRound.push({ follower: f.id, got: false, afterS: null });
     stopping = true;
     followers.forEach((f) => f.close());
 
@@ -753,6 +766,13 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
         wsWithoutEvents: without.size,
         wsMissedEvents: missedHere.length,
         wsReconnects: p.reconnects,
+        wsLongestSilenceS:
+          Math.max(
+            ...followers.map((f) => {
+              const ts = [p.at, ...f.conns.flatMap((c) => c.times).filter((t) => t > p.at && t < p.end), p.end].sort((a, b) => a - b);
+              return Math.max(...ts.slice(1).map((t, j) => t - ts[j]!));
+            }),
+          ) / 1000,
         restartReadyS: p.restartReadyS,
       };
     });
@@ -766,7 +786,7 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       wsDuplicates: wsDup,
       wsMissedEvents: missed.length,
       wsDeliveriesChecked: wsChecked,
-      finalRound: `${finalRound.filter((f) => f.got).length}/${finalRound.length} WebSocket clients got the last write`,
+      finalRound: `${finalRound.filter((f) => f.got && f.afterS! <= 2).length}/${finalRound.length} WebSocket clients got the last write within 2 s, ${finalRound.filter((f) => f.got).length} within 60 s (slowest ${fmt(Math.max(0, ...finalRound.map((f) => f.afterS ?? 60)), 1)} s)`,
       unexpectedExits: unexpected.length,
     };
     // what the services logged (warnings and errors), by service and message (a killed peer is expected to cause some)
@@ -785,11 +805,11 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
       }
     const ms = (v: number) => (Number.isFinite(v) ? `${fmt(v, 0)} ms` : '-');
     const lines = [
-      '| target | p99 before | target | worst p99 after | recovery | errors (read/write/kosync) | writes acked / lost | duplicates (log/ws) | WS clients without events | WS reconnects | writes p99 / slowest | restarted in |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      '| target | p99 before | target | worst p99 after | recovery | errors (read/write/kosync) | writes acked / lost | duplicates (log/ws) | WS clients without events | WS longest silence | WS reconnects | writes p99 / slowest | restarted in |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.target} | ${ms(r.p99BeforeMs)} | ${ms(r.targetMs)} | ${ms(r.worstP99AfterMs)} (+${fmt(r.worstAtS, 1)} s) | ${r.recoveryS === null ? `> ${CFG.secondsPerKill} s` : `${fmt(r.recoveryS, 2)} s`} | ${r.errors.read}/${r.errors.write}/${r.errors.kosync} | ${r.writesAcked} / ${r.writesLost} | ${r.duplicates.log}/${r.duplicates.ws} | ${r.wsWithoutEvents} of ${followers.length} | ${r.wsReconnects} | ${fmt(r.writeP99Ms, 0)} / ${ms(r.slowestWriteMs)} | ${r.restartReadyS === null ? '-' : `${fmt(r.restartReadyS, 1)} s`} |`,
+          `| ${r.target} | ${ms(r.p99BeforeMs)} | ${ms(r.targetMs)} | ${ms(r.worstP99AfterMs)} (+${fmt(r.worstAtS, 1)} s) | ${r.recoveryS === null ? `> ${CFG.secondsPerKill} s` : `${fmt(r.recoveryS, 2)} s`} | ${r.errors.read}/${r.errors.write}/${r.errors.kosync} | ${r.writesAcked} / ${r.writesLost} | ${r.duplicates.log}/${r.duplicates.ws} | ${r.wsWithoutEvents} of ${followers.length} | ${fmt(r.wsLongestSilenceS, 1)} s | ${r.wsReconnects} | ${fmt(r.writeP99Ms, 0)} / ${ms(r.slowestWriteMs)} | ${r.restartReadyS === null ? '-' : `${fmt(r.restartReadyS, 1)} s`} |`,
       ),
     ];
     console.log(`\n${lines.join('\n')}\n`);
