@@ -5,7 +5,8 @@
 //   - gateway, identity, catalog, reading, device-sync: SIGKILL of replica 1 (restarted after
 //     DRILL_RESTART_AFTER seconds, so capacity returns);
 //   - postgres: every backend of the drill's database terminated (pg_terminate_backend);
-//   - nats: SIGKILL of the nats-server holding most client connections (restarted likewise);
+//   - nats: SIGKILL of the nats-server leading the reading stream (DRILL_NATS_VICTIM=connections:
+//     the one holding most client connections), restarted likewise;
 //   - rescan: no kill; a full rescan of the library starts (what a scan costs the readers).
 // Load (all from this process): DRILL_CLIENTS web users, each reading (item list and item pages)
 // and writing its reading position (PUT /api/media-items/<id>/progress, every value distinct);
@@ -28,7 +29,7 @@
 //
 // Knobs: DRILL_SECONDS_PER_KILL (20), DRILL_CLIENTS (6), DRILL_KOSYNC_CLIENTS (2), DRILL_ONLY
 // (comma list of gateway,identity,catalog,rescan,reading,device-sync,postgres,nats), DRILL_WARMUP
-// (15 s), DRILL_RESTART_AFTER (5 s), DRILL_READ_PAUSE_MS (40), DRILL_WRITE_PAUSE_MS (150),
+// (15 s), DRILL_RESTART_AFTER (5 s), DRILL_NATS_VICTIM (leader), DRILL_READ_PAUSE_MS (40), DRILL_WRITE_PAUSE_MS (150),
 // DRILL_DEADLINE_MINUTES (30).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -59,6 +60,7 @@ const CFG = {
   readPauseMs: envNumber('DRILL_READ_PAUSE_MS', 40),
   writePauseMs: envNumber('DRILL_WRITE_PAUSE_MS', 150),
   deadlineMinutes: envNumber('DRILL_DEADLINE_MINUTES', 30),
+  natsVictim: process.env.DRILL_NATS_VICTIM === 'connections' ? 'connections' : 'leader',
   targets: (process.env.DRILL_ONLY ? process.env.DRILL_ONLY.split(',').map((s) => s.trim()) : [...ALL_TARGETS]) as Target[],
 };
 for (const t of CFG.targets) if (!ALL_TARGETS.includes(t)) throw new Error(`DRILL_ONLY: unknown target ${t} (one of ${ALL_TARGETS.join(', ')})`);
@@ -580,7 +582,6 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
           await c.end();
         }
       } else if (target === 'nats') {
-        // the server most of Bindery's connections are on (the harshest: they all move), the reading stream's leader among equals
         const stream = eventStreamName('reading');
         const live = nodes.filter((n) => n.proc && n.proc.exitCode === null);
         const leader = await until('the reading stream leader', 10_000, async () => {
@@ -593,9 +594,14 @@ await runWithDeadline('drill', CFG.deadlineMinutes * 60_000, async () => {
             return { n, count: c.num_connections ?? 0 };
           }),
         );
-        conns.sort((a, b) => b.count - a.count || (a.n.name === leader ? -1 : b.n.name === leader ? 1 : 0));
+        // the reading stream's leader (its copies elect another), or with DRILL_NATS_VICTIM=connections the server most clients are on
+        conns.sort((a, b) =>
+          CFG.natsVictim === 'leader'
+            ? (a.n.name === leader ? -1 : b.n.name === leader ? 1 : 0) || b.count - a.count
+            : b.count - a.count || (a.n.name === leader ? -1 : b.n.name === leader ? 1 : 0),
+        );
         const victim = conns[0]!.n;
-        const held = `${conns[0]!.count} of ${conns.reduce((a, c) => a + c.count, 0)} client connections${victim.name === leader ? `, leader of ${stream}` : ''}`;
+        const held = `${victim.name === leader ? `leader of ${stream}, ` : ''}${conns[0]!.count} of ${conns.reduce((a, c) => a + c.count, 0)} client connections`;
         const proc = victim.proc!;
         proc.kill('SIGKILL');
         phase.detail = `SIGKILL nats-server ${victim.name} (${held}), restarted after ${CFG.restartAfter} s`;
