@@ -29,8 +29,8 @@
 //
 // Knobs: DRILL_SECONDS_PER_KILL (20), DRILL_CLIENTS (6), DRILL_KOSYNC_CLIENTS (2), DRILL_ONLY
 // (comma list of gateway,identity,catalog,rescan,reading,device-sync,postgres,nats), DRILL_WARMUP
-// (15 s), DRILL_RESTART_AFTER (5 s), DRILL_NATS_VICTIM (leader), DRILL_READ_PAUSE_MS (40), DRILL_WRITE_PAUSE_MS (150),
-// DRILL_DEADLINE_MINUTES (30).
+// (15 s), DRILL_RESTART_AFTER (5 s), DRILL_NATS_VICTIM (leader), DRILL_READ_PAUSE_MS (40),
+// DRILL_WRITE_PAUSE_MS (150), DRILL_DEADLINE_MINUTES (30).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
