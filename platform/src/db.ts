@@ -35,6 +35,12 @@ export async function openPostgres(url: string, opts: { max?: number; applicatio
   pool.on('error', () => {
     /* an idle client lost its connection; the pool replaces it on next use */
   });
+  // A client checked out (a transaction between two statements) has no pool listener: Postgres
+  // ending its connection then (pg_terminate_backend, a restart) emitted an unheard 'error' that
+  // killed the process. The statement that follows fails instead, and the pool drops the client.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<NoTables>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);
   return { db, kind: 'postgres', close: () => db.destroy() };
