@@ -422,11 +422,17 @@ export async function applyOnceInOne<DB>(
   schema: string,
   consumer: string,
   event: StoredEvent,
-  effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>,
+  effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[],
 ): Promise<boolean> {
+  // several statements become several data-modifying CTEs (they may not nest), all under one snapshot
+  const made = effect(sql<boolean>`exists (select 1 from moved)`);
+  const effects = sql.join(
+    (Array.isArray(made) ? made : [made]).map((m, i) => sql`${sql.raw(`effect${i}`)} as (${m})`),
+    sql`, `,
+  );
   const { rows } = await sql<{ n: number }>`
     with moved as (${moveCheckpoint(schema, consumer, event)}),
-    effect as (${effect(sql<boolean>`exists (select 1 from moved)`)})
+    ${effects}
     select count(*)::int as n from moved`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;
 }

@@ -2,6 +2,7 @@
 // JSON rendered once, and the files each item owns (what /uploads may serve).
 import { createHash } from 'node:crypto';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
+import { sql, type RawBuilder } from 'kysely';
 import { eventSchemas, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { catalogTables } from './tables';
@@ -133,6 +134,49 @@ async function removeItem(trx: Trx<GatewayDb>, t: Tables, id: string): Promise<v
   await s.deleteFrom(t.documents).where('item_id', '=', id).execute();
   await s.deleteFrom(t.files).where('item_id', '=', id).execute();
   await s.deleteFrom(t.items).where('id', '=', id).execute();
+}
+
+/**
+ * The fold of the most frequent events, an item added or updated (a scan sends thousands), as one
+ * statement that holds to `isNew` (applyOnceInOne): the same rows `putItem` and `putDocuments`
+ * leave, without the delete-then-insert (a file row or document of the item that stays is updated
+ * in place, the others are dropped or marked not current). Null for every other event.
+ */
+export function projectCatalogInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) | null {
+  if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
+  const e = catalogEvents.decode(ev);
+  if (e?.type !== 'catalog.media-item-added.v1' && e?.type !== 'catalog.media-item-updated.v1') return null;
+  const item = e.data.item;
+  const t = catalogTables('');
+  const T = (name: string) => sql.raw(`${SCHEMA}.${name}`);
+  const r = itemRow(item);
+  const files = filesOf(item);
+  const docs = documentsOf(item);
+  return (isNew) => [
+    sql`insert into ${T(t.terms)} (field, value)
+      select x.field, x.value from jsonb_to_recordset(${JSON.stringify(termsOf(item))}::jsonb) as x(field text, value text) where ${isNew}
+      on conflict (field, value) do nothing`,
+    sql`insert into ${T(t.items)} (id, library_id, sort_title, title, series, series_index, year, first_author, authors, tags, language, publisher, isbn, formats, has_cover, created_at, updated_at, doc)
+      select ${r.id}::uuid, ${r.library_id}::uuid, ${r.sort_title}, ${r.title}, ${r.series}, ${r.series_index}::double precision, ${r.year}::integer, ${r.first_author},
+        ${r.authors}::jsonb, ${r.tags}::jsonb, ${r.language}, ${r.publisher}, ${r.isbn}, ${r.formats}::jsonb, ${r.has_cover}::boolean,
+        ${r.created_at}::timestamptz, ${r.updated_at}::timestamptz, ${r.doc}
+      where ${isNew}
+      on conflict (id) do update set library_id = excluded.library_id, sort_title = excluded.sort_title, title = excluded.title, series = excluded.series,
+        series_index = excluded.series_index, year = excluded.year, first_author = excluded.first_author, authors = excluded.authors, tags = excluded.tags,
+        language = excluded.language, publisher = excluded.publisher, isbn = excluded.isbn, formats = excluded.formats, has_cover = excluded.has_cover,
+        created_at = excluded.created_at, updated_at = excluded.updated_at, doc = excluded.doc`,
+    sql`delete from ${T(t.files)} where ${isNew} and item_id = ${item.id}::uuid
+      and not (library_id = ${item.library_id}::uuid and rel_path = any(${files.map((f) => f.rel_path)}::text[]))`,
+    sql`insert into ${T(t.files)} (library_id, rel_path, item_id, pages)
+      select ${item.library_id}::uuid, x.rel_path, ${item.id}::uuid, x.pages::jsonb
+      from jsonb_to_recordset(${JSON.stringify(files)}::jsonb) as x(rel_path text, pages text) where ${isNew}
+      on conflict (library_id, rel_path) do update set item_id = excluded.item_id, pages = excluded.pages`,
+    sql`update ${T(t.documents)} set current = false where ${isNew} and item_id = ${item.id}::uuid and current
+      and not (document = any(${docs.map((d) => d.document)}::text[]))`,
+    sql`insert into ${T(t.documents)} (document, item_id, kind, current)
+      select x.document, ${item.id}::uuid, x.kind, true from jsonb_to_recordset(${JSON.stringify(docs)}::jsonb) as x(document text, kind text) where ${isNew}
+      on conflict (document, item_id) do update set current = true`,
+  ];
 }
 
 /** Applies one catalog event; events it has no use for change nothing. */

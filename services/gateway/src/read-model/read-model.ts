@@ -6,7 +6,7 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
 import { applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type Logger, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
-import { projectCatalog } from './catalog-projector';
+import { projectCatalog, projectCatalogInOne } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
 import { projectReading, projectReadingInOne } from './reading-projector';
 import { READING } from './reading-tables';
@@ -20,8 +20,9 @@ const NEXT = '_next';
 const POLL_MS = 50;
 /** how often, while a request waits for a position, a replica reads them (distributed mode) */
 const WAIT_POLL_MS = 10;
-const FOLD_IN_ONE: Partial<Record<Projection['name'], (ev: StoredEvent) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>) | null>> = {
+const FOLD_IN_ONE: Partial<Record<Projection['name'], (ev: StoredEvent) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[]) | null>> = {
   reading: projectReadingInOne,
+  catalog: projectCatalogInOne,
 };
 const FOLD: Record<Projection['name'], (trx: Trx<GatewayDb>, ev: StoredEvent, suffix?: Suffix) => Promise<void>> = {
   catalog: projectCatalog,
