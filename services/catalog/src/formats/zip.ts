@@ -1,6 +1,7 @@
 // Bounded ZIP reading for EPUB, CBZ and zipped FB2: the central directory is listed once (capped
 // entry count) and only the few entries we need are inflated, each with a byte cap that is
 // enforced on the inflated stream itself, not on the size the archive declares.
+import { inflateRawSync } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { ArchiveLimitError, BookError, toBookError } from './book-error';
 import { MAX_ARCHIVE_ENTRIES } from './limits';
@@ -28,7 +29,7 @@ export async function openZip(path: string, label: string, bytes?: Buffer): Prom
   try {
     if (zip.entryCount > MAX_ARCHIVE_ENTRIES) throw new BookError(`not a valid ${label}: too many entries in archive (${zip.entryCount})`);
     const entries = await listEntries(zip, label);
-    return archive(zip, entries, label);
+    return archive(zip, entries, label, bytes);
   } catch (e) {
     zip.close();
     throw e;
@@ -58,7 +59,7 @@ function listEntries(zip: ZipFile, label: string): Promise<Entry[]> {
   });
 }
 
-function archive(zip: ZipFile, entries: Entry[], label: string): ZipArchive {
+function archive(zip: ZipFile, entries: Entry[], label: string, bytes?: Buffer): ZipArchive {
   const exact = new Map<string, Entry>();
   const loose = new Map<string, Entry>();
   for (const e of entries) {
@@ -69,13 +70,48 @@ function archive(zip: ZipFile, entries: Entry[], label: string): ZipArchive {
   return {
     entries,
     find: (name) => exact.get(name) ?? exact.get(name.normalize('NFC')) ?? exact.get(name.normalize('NFD')) ?? loose.get(looseKey(name)) ?? null,
-    read: (entry, cap) => readEntry(zip, entry, cap, label),
+    read: (entry, cap) => (bytes && entry.uncompressedSize <= SMALL_ENTRY ? readSmallEntry(bytes, entry, cap, label) : readEntry(zip, entry, cap, label)),
     close: () => zip.close(),
   };
 }
 
 function looseKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
+}
+
+/** Entries at most this large, of an archive held in memory, are inflated in one call, not streamed. */
+const SMALL_ENTRY = 1024 * 1024;
+
+/**
+ * A small entry of an archive in memory (the OPF, container.xml, ComicInfo, a cover): its bytes
+ * inflated in one call, with the checks the stream makes (method, encryption, the cap, the declared
+ * size both ways). A stream per entry cost a scan more than the inflating itself.
+ */
+async function readSmallEntry(buf: Buffer, entry: Entry, cap: number, label: string): Promise<Buffer> {
+  const fail = (why: string, cause?: unknown): BookError => new BookError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
+  const tooBig = (why: string, cause?: unknown): BookError => new ArchiveLimitError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
+  if (entry.isEncrypted()) throw fail('is encrypted');
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail('uses an unsupported compression method');
+  if (entry.uncompressedSize > cap) throw tooBig(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
+  const at = entry.relativeOffsetOfLocalHeader;
+  if (at + 30 > buf.length || buf.readUInt32LE(at) !== 0x04034b50) throw fail('is corrupt (invalid local file header signature)');
+  const start = at + 30 + buf.readUInt16LE(at + 26) + buf.readUInt16LE(at + 28);
+  const end = start + entry.compressedSize;
+  if (end > buf.length) throw fail('is corrupt (file data overflows file bounds)');
+  const packed = buf.subarray(start, end);
+  let out: Buffer;
+  if (entry.compressionMethod === 0) out = Buffer.from(packed);
+  else {
+    try {
+      out = inflateRawSync(packed, { maxOutputLength: Math.max(1, entry.uncompressedSize + 1) });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooBig('inflates past its declared size', e);
+      throw fail(`is corrupt (${(e instanceof Error ? e.message : String(e)).split('\n')[0]?.slice(0, 80)})`, e);
+    }
+  }
+  if (out.length > entry.uncompressedSize) throw tooBig('inflates past its declared size');
+  if (out.length < entry.uncompressedSize) throw fail(`is corrupt (not enough bytes in the stream. expected ${entry.uncompressedSize}. got only ${out.length})`);
+  return out;
 }
 
 async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string): Promise<Buffer> {

@@ -225,4 +225,18 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    // an added item looks for the reading data of its hashes among removed items and orphaned
+    // positions (restoreByHash): without these, each added item read every item and position row
+    name: 'reading-kosync-003-hash-lookups',
+    async up(trx, s) {
+      await execScript(
+        trx,
+        `
+        create index on ${s}.items using gin (sha256 jsonb_path_ops) where removed_at is not null;
+        create index on ${s}.progress using gin (sha256 jsonb_path_ops);
+      `,
+      );
+    },
+  },
 ];
