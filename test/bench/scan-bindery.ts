@@ -35,7 +35,13 @@ export async function startInstance(mode: Mode, profileDir: string | null = null
   const dataDir = mode === 'distributed' ? mkdtempSync(join(tmpdir(), 'bindery-bench-data-')) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
   // MALLOC_ARENA_MAX as `pnpm start` and the image set it (docs/decisions.md, "Embedded mode: one PGlite, memory and start time")
-  const env: Record<string, string> = { SCAN_ON_STARTUP: 'false', SCAN_WATCH: 'off', SCAN_RECONCILE_SECONDS: '604800', LOG_LEVEL: 'warn', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' };
+  const env: Record<string, string> = {
+    SCAN_ON_STARTUP: 'false',
+    SCAN_WATCH: 'off',
+    SCAN_RECONCILE_SECONDS: '604800',
+    LOG_LEVEL: 'warn',
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+  };
   if (dataDir) env.DATA_DIR = dataDir;
   if (profileDir) Object.assign(env, { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', `--import ${PROFILER}`].join(' ').trim(), BENCH_CPU_PROF_DIR: profileDir });
   const b = await startBindery(mode, env);

@@ -39,12 +39,12 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { eventStreamName } from '@bindery/contracts';
 import { createTestDatabase, resolveBackends } from '../support/backends';
+import { clusterNodes, NATS_CLUSTER_CONF, NATS_SERVER } from '../support/nats-cluster';
 import { ROOT, spawnBindery, type Proc } from '../support/bindery';
 import { freePort } from '../support/ops';
 import { WsClient, wsUrl } from '../support/ws-client';
 import { children, envNumber, fmt, machine, runWithDeadline } from '../bench/lib';
 
-const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const FIXTURE = join(ROOT, 'test/fixtures/corpus40');
 const SERVICES = ['identity', 'catalog', 'reading', 'device-sync', 'gateway'] as const;
 type Service = (typeof SERVICES)[number];
@@ -102,31 +102,14 @@ interface NatsNode {
 }
 
 async function startNatsCluster(dir: string): Promise<NatsNode[]> {
-  const ports = await Promise.all(Array.from({ length: 9 }, () => freePort()));
-  const routes = [0, 1, 2].map((i) => `nats://127.0.0.1:${ports[6 + i]}`);
-  const nodes: NatsNode[] = [0, 1, 2].map((i) => ({
-    name: `n${i + 1}`,
-    url: `nats://127.0.0.1:${ports[i]}`,
-    monitor: `http://127.0.0.1:${ports[3 + i]}`,
-    env: {
-      NATS_NAME: `n${i + 1}`,
-      NATS_PORT: String(ports[i]),
-      NATS_HTTP: String(ports[3 + i]),
-      NATS_ROUTE_PORT: String(ports[6 + i]),
-      NATS_STORE: join(dir, `n${i + 1}`),
-      NATS_ROUTE_1: routes[0]!,
-      NATS_ROUTE_2: routes[1]!,
-      NATS_ROUTE_3: routes[2]!,
-    },
-    proc: null,
-  }));
+  const nodes: NatsNode[] = (await clusterNodes(dir)).map((n) => ({ ...n, proc: null }));
   for (const n of nodes) startNatsNode(n);
   await until('a JetStream meta leader', 30_000, async () => ((await jsz(nodes[0]!)).meta_cluster?.leader ? true : undefined));
   return nodes;
 }
 
 function startNatsNode(n: NatsNode): void {
-  const proc = spawn(NATS_SERVER, ['-c', join(ROOT, 'infra/nats/nats-cluster.conf')], { env: { ...process.env, ...n.env }, stdio: 'ignore' });
+  const proc = spawn(NATS_SERVER, ['-c', NATS_CLUSTER_CONF], { env: { ...process.env, ...n.env }, stdio: 'ignore' });
   children.add(proc);
   n.proc = proc;
 }

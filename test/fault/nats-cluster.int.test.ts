@@ -8,11 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventStreamName } from '@bindery/contracts';
-import { availableModes, ROOT, startBindery, type Bindery } from '../support/bindery';
+import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { client } from '../support/http';
-import { freePort } from '../support/ops';
+import { clusterNodes, NATS_CLUSTER_CONF, NATS_SERVER } from '../support/nats-cluster';
 
-const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const distributed = (await availableModes()).includes('distributed');
 
 interface Node {
@@ -45,23 +44,12 @@ describe.skipIf(!distributed)('a 3-server JetStream cluster loses a server under
   let token: string;
 
   beforeAll(async () => {
-    const ports = await Promise.all(Array.from({ length: 9 }, () => freePort()));
-    const routes = [0, 1, 2].map((i) => `nats://127.0.0.1:${ports[6 + i]}`);
-    nodes = [0, 1, 2].map((i) => {
-      const env = {
-        ...process.env,
-        NATS_NAME: `n${i + 1}`,
-        NATS_PORT: String(ports[i]),
-        NATS_HTTP: String(ports[3 + i]),
-        NATS_ROUTE_PORT: String(ports[6 + i]),
-        NATS_STORE: join(dir, `n${i + 1}`),
-        NATS_ROUTE_1: routes[0]!,
-        NATS_ROUTE_2: routes[1]!,
-        NATS_ROUTE_3: routes[2]!,
-      };
-      const proc = spawn(NATS_SERVER, ['-c', join(ROOT, 'infra/nats/nats-cluster.conf')], { env, stdio: 'ignore' });
-      return { name: `n${i + 1}`, url: `nats://127.0.0.1:${ports[i]}`, monitor: `http://127.0.0.1:${ports[3 + i]}`, proc };
-    });
+    nodes = (await clusterNodes(dir)).map((n) => ({
+      name: n.name,
+      url: n.url,
+      monitor: n.monitor,
+      proc: spawn(NATS_SERVER, ['-c', NATS_CLUSTER_CONF], { env: { ...process.env, ...n.env }, stdio: 'ignore' }),
+    }));
     await until('a JetStream meta leader', async () => ((await jsz(nodes[0]!)).meta_cluster?.leader ? true : undefined));
     b = await startBindery('distributed', { NATS_URL: nodes.map((n) => n.url).join(','), NATS_STREAM_REPLICAS: '3' });
     const r = await client(b.url)('POST', '/api/auth/register', { body: { email: 'cluster@example.com', username: 'cluster', password: 'passw0rd-cluster' } });

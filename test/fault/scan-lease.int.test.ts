@@ -65,7 +65,8 @@ describe.skipIf(!distributed)('scanner lease across two catalog replicas (distri
       const call = api(b);
       const admin = await register(call);
       const dir = join(base, 'lib');
-      let paths = ['a', 'b', 'c', 'd', 'e', 'f'].flatMap((c) => addCopy(dir, c));
+      // twelve copies of the corpus, one file per batch: several leases long on this machine (3.5 s for six)
+      let paths = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'].flatMap((c) => addCopy(dir, c));
       const lib = await createLibrary(call, admin.token, { name: 'Leased', folders: [dir], watch: false });
       const first = await settled(call, admin.token, lib.id, undefined, 120_000);
       expect(first.status).toBe('completed');
@@ -77,7 +78,7 @@ describe.skipIf(!distributed)('scanner lease across two catalog replicas (distri
       expect(count(other.output(), LEADS)).toBe(0);
 
       // Freeze the holder in the middle of the next scan for longer than the lease.
-      paths = [...paths, ...['g', 'h', 'i'].flatMap((c) => addCopy(dir, c))];
+      paths = [...paths, ...['m', 'n', 'o'].flatMap((c) => addCopy(dir, c))];
       const queued = await call('POST', '/api/scanner/scan', { token: admin.token, body: { library_id: lib.id } });
       expect(queued.status, queued.text).toBe(202);
       const scanId = queued.json.scans[0].id as string;
