@@ -79,6 +79,16 @@ function looseKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
 
+/** The errors of one entry, after the checks every read makes first (encryption, method, the cap). */
+function checked(entry: Entry, cap: number, label: string) {
+  const fail = (why: string, cause?: unknown): BookError => new BookError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
+  const tooBig = (why: string, cause?: unknown): BookError => new ArchiveLimitError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
+  if (entry.isEncrypted()) throw fail('is encrypted');
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail('uses an unsupported compression method');
+  if (entry.uncompressedSize > cap) throw tooBig(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
+  return { fail, tooBig };
+}
+
 /** Entries at most this large, of an archive held in memory, are inflated in one call, not streamed. */
 const SMALL_ENTRY = 1024 * 1024;
 
@@ -88,11 +98,7 @@ const SMALL_ENTRY = 1024 * 1024;
  * size both ways). A stream per entry cost a scan more than the inflating itself.
  */
 async function readSmallEntry(buf: Buffer, entry: Entry, cap: number, label: string): Promise<Buffer> {
-  const fail = (why: string, cause?: unknown): BookError => new BookError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
-  const tooBig = (why: string, cause?: unknown): BookError => new ArchiveLimitError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
-  if (entry.isEncrypted()) throw fail('is encrypted');
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail('uses an unsupported compression method');
-  if (entry.uncompressedSize > cap) throw tooBig(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
+  const { fail, tooBig } = checked(entry, cap, label);
   const at = entry.relativeOffsetOfLocalHeader;
   if (at + 30 > buf.length || buf.readUInt32LE(at) !== 0x04034b50) throw fail('is corrupt (invalid local file header signature)');
   const start = at + 30 + buf.readUInt16LE(at + 26) + buf.readUInt16LE(at + 28);
@@ -115,11 +121,7 @@ async function readSmallEntry(buf: Buffer, entry: Entry, cap: number, label: str
 }
 
 async function readEntry(zip: ZipFile, entry: Entry, cap: number, label: string): Promise<Buffer> {
-  const fail = (why: string, cause?: unknown): BookError => new BookError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
-  const tooBig = (why: string, cause?: unknown): BookError => new ArchiveLimitError(`not a valid ${label}: ${entry.fileName} ${why}`, { cause });
-  if (entry.isEncrypted()) throw fail('is encrypted');
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw fail('uses an unsupported compression method');
-  if (entry.uncompressedSize > cap) throw tooBig(`is larger than ${Math.round(cap / 2 ** 20)} MiB`);
+  const { fail, tooBig } = checked(entry, cap, label);
   // Never more than both the cap and the declared size; yauzl checks the declared size as well.
   const limit = Math.min(cap, entry.uncompressedSize);
   const chunks: Buffer[] = [];
