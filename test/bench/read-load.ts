@@ -197,8 +197,6 @@ export interface MoreQueries {
   items: string[];
   opdsPages: string[];
   opdsSearch: string[];
-  kosyncPaths: string[];
-  kosyncHeaders: Record<string, string>;
   basic: Record<string, string>;
   /** readers of their own (one per connection), each with a book: progress writes and KOReader pulls as many devices make them */
   readers: { token: string; item: string; kosync: Record<string, string>; document: string }[];
@@ -206,14 +204,16 @@ export interface MoreQueries {
 
 /**
  * The requests of the other reads, each checked once: the series filters that find something, 8
- * items of the list page (their pages, their progress written once, their KOReader documents pushed
- * once so a pull finds a position), OPDS pages and searches with HTTP Basic (as reader apps sign in).
+ * items of the list page, one reader per connection (each with a book whose position it wrote and
+ * whose KOReader document it pushed once, so a pull finds one), OPDS pages and searches with HTTP
+ * Basic (as reader apps sign in).
  */
 export async function prepareMore(t: Target, libraryItems: number, connections: number): Promise<MoreQueries> {
   if (!t.login) throw new Error('the other reads need the account name and password (Target.login)');
   const { username, password } = t.login;
   const bearer = { authorization: `Bearer ${t.token}` };
   const basic = { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
+  // each reader's KOReader headers: its own name, the accounts' shared password
   const kosyncHeaders = { 'x-auth-user': username, 'x-auth-key': createHash('md5').update(password).digest('hex'), accept: 'application/vnd.koreader.v1+json' };
   const call = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
     const r = await fetch(t.url + path, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
@@ -232,19 +232,7 @@ export async function prepareMore(t: Target, libraryItems: number, connections: 
   const list = JSON.parse(await call('GET', '/api/media-items?limit=50', bearer)) as { data: { id: string; formats: { partial_md5?: string }[] }[] };
   const picked = list.data.filter((i) => i.formats[0]?.partial_md5).slice(0, 8);
   if (picked.length === 0) throw new Error('no item on the list page has a KOReader document hash');
-  await call('GET', '/users/auth', kosyncHeaders);
-  for (const [n, i] of picked.entries()) {
-    await call('GET', `/api/media-items/${i.id}`, bearer);
-    await call('PUT', `/api/media-items/${i.id}/progress`, bearer, '{"percentage":0.5}');
-    const document = i.formats[0]!.partial_md5!;
-    await call(
-      'PUT',
-      '/syncs/progress',
-      kosyncHeaders,
-      JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.25, device: 'Bench', device_id: `bench${String(n).padStart(27, '0')}` }),
-    );
-    await call('GET', `/syncs/progress/${document}`, kosyncHeaders);
-  }
+  for (const i of picked) await call('GET', `/api/media-items/${i.id}`, bearer);
   // one reader per connection, as many people syncing look (one account's writes queue behind each other)
   const readers: MoreQueries['readers'] = [];
   const stamp = Date.now().toString(36);
@@ -281,8 +269,6 @@ export async function prepareMore(t: Target, libraryItems: number, connections: 
     items: picked.map((i) => i.id),
     opdsPages,
     opdsSearch,
-    kosyncPaths: picked.map((i) => `/syncs/progress/${i.formats[0]!.partial_md5}`),
-    kosyncHeaders,
     basic,
     readers,
   };

@@ -9,7 +9,7 @@
 import { LRUCache } from 'lru-cache';
 import { err, fail, ok, type Catalog, type Result } from '@bindery/contracts';
 import { epubText } from '../formats/epub';
-import { buildLocatorIndex, fileOf } from '../scanner/indexes';
+import { storeLocatorIndex, fileOf } from '../scanner/indexes';
 import { loadLocatorIndexGz } from '../store/locator';
 import type { Ctx } from './context';
 
@@ -21,7 +21,7 @@ export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locato
   if (!SHA.test(sha256)) return notFound();
   let gz = await loadLocatorIndexGz(ctx.db, sha256);
   // not built yet (the pass after a scan has not reached it, or it was catalogued before indexes): now
-  if (!gz && (await buildLocatorIndex(ctx, sha256))) gz = await loadLocatorIndexGz(ctx.db, sha256);
+  if (!gz && (await storeLocatorIndex(ctx, sha256))) gz = await loadLocatorIndexGz(ctx.db, sha256);
   return gz ? ok({ sha256, index_gz: gz.toString('base64') }) : notFound();
 }
 

@@ -83,6 +83,9 @@ export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): 
   return false;
 }
 
+/** After a piece of background work begun at `before`: a pause as long (at most 50 ms), leaving room for requests and scans on small machines. */
+export const breathe = (before: number) => new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));
+
 /** Renders every missing cover, oldest first, until none is left or `stopping()` says so. */
 export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Promise<number> {
   let done = 0;
@@ -104,8 +107,7 @@ export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Pr
       const before = Date.now();
       if (await ensureCover(ctx, t.id, true)) done++;
       progressed = true;
-      // leave room for requests and scans on small machines
-      await new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));
+      await breathe(before);
     }
     if (!progressed) return done;
   }

@@ -9,6 +9,7 @@ import { resolveInside } from '@bindery/platform';
 import { epubLocatorIndex } from '../formats/epub';
 import { hashBytes } from '../formats/index';
 import type { Ctx } from '../handlers/context';
+import { breathe } from './covers';
 import { findLibrary } from '../store/libraries';
 import { LOCATOR_VERSION, saveLocatorIndexes } from '../store/locator';
 import { SCHEMA } from '../store/migrations';
@@ -45,7 +46,7 @@ export async function fileOf(ctx: Ctx, sha256: string): Promise<{ path: string; 
 }
 
 /** Builds and stores the locator index of the EPUB with this SHA-256. False when it cannot be made. */
-export async function buildLocatorIndex(ctx: Ctx, sha256: string, book?: { path: string; data: Buffer }): Promise<boolean> {
+export async function storeLocatorIndex(ctx: Ctx, sha256: string, book?: { path: string; data: Buffer }): Promise<boolean> {
   const file = book ?? (await fileOf(ctx, sha256));
   if (!file) return false;
   try {
@@ -79,10 +80,9 @@ export async function indexMissingBooks(ctx: Ctx, stopping: () => boolean): Prom
     for (const sha256 of fresh) {
       if (stopping()) return done;
       const before = Date.now();
-      if (await buildLocatorIndex(ctx, sha256)) done++;
+      if (await storeLocatorIndex(ctx, sha256)) done++;
       else failed.set(sha256, true);
-      // leave room for requests and scans on small machines
-      await new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));
+      await breathe(before);
     }
   }
 }

@@ -72,33 +72,6 @@ function termsOf(item: Catalog.MediaItem): { field: string; value: string }[] {
   return out;
 }
 
-async function putItem(trx: Trx<GatewayDb>, t: Tables, item: Catalog.MediaItem): Promise<void> {
-  const s = trx.withSchema(SCHEMA);
-  const terms = termsOf(item);
-  if (terms.length)
-    await s
-      .insertInto(t.terms)
-      .values(terms)
-      .onConflict((oc) => oc.columns(['field', 'value']).doNothing())
-      .execute();
-  const row = itemRow(item);
-  const { id: _id, ...changes } = row;
-  await s
-    .insertInto(t.items)
-    .values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet(changes))
-    .execute();
-  await s.deleteFrom(t.files).where('item_id', '=', item.id).execute();
-  const files = filesOf(item);
-  if (files.length) {
-    await s
-      .insertInto(t.files)
-      .values(files.map((f) => ({ library_id: item.library_id, rel_path: f.rel_path, item_id: item.id, pages: f.pages })))
-      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet((eb) => ({ item_id: item.id, pages: eb.ref('excluded.pages') })))
-      .execute();
-  }
-}
-
 /**
  * The ids devices name the item's files by now: KOReader's partial MD5s and MD5s of the file names
  * (stock sync), the item's SHA-256, each format's, and every SHA-256 it has had (the plugin).
@@ -116,19 +89,6 @@ function documentsOf(item: Catalog.MediaItem): { document: string; kind: string 
   return [...out].map(([document, kind]) => ({ document, kind }));
 }
 
-async function putDocuments(trx: Trx<GatewayDb>, t: Tables, item: Catalog.MediaItem): Promise<void> {
-  const s = trx.withSchema(SCHEMA);
-  // the ids of earlier versions of the files stay, no longer current
-  await s.updateTable(t.documents).set({ current: false }).where('item_id', '=', item.id).execute();
-  const docs = documentsOf(item);
-  if (docs.length)
-    await s
-      .insertInto(t.documents)
-      .values(docs.map((d) => ({ ...d, item_id: item.id, current: true })))
-      .onConflict((oc) => oc.columns(['document', 'item_id']).doUpdateSet({ current: true }))
-      .execute();
-}
-
 async function removeItem(trx: Trx<GatewayDb>, t: Tables, id: string): Promise<void> {
   const s = trx.withSchema(SCHEMA);
   await s.deleteFrom(t.documents).where('item_id', '=', id).execute();
@@ -137,17 +97,13 @@ async function removeItem(trx: Trx<GatewayDb>, t: Tables, id: string): Promise<v
 }
 
 /**
- * The fold of the most frequent events, an item added or updated (a scan sends thousands), as one
- * statement that holds to `isNew` (applyOnceInOne): the same rows `putItem` and `putDocuments`
- * leave, without the delete-then-insert (a file row or document of the item that stays is updated
- * in place, the others are dropped or marked not current). Null for every other event.
+ * An item added or updated (a scan sends thousands) as statements that hold to `isNew`: the item
+ * row, its fuzzy-filter terms, its files (those it no longer has dropped, the others put in place)
+ * and the ids devices know it by (those no longer current marked so). Live, they run as one
+ * statement with the checkpoint's move (applyOnceInOne); a rebuild runs them in its transaction.
  */
-export function projectCatalogInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) | null {
-  if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
-  const e = catalogEvents.decode(ev);
-  if (e?.type !== 'catalog.media-item-added.v1' && e?.type !== 'catalog.media-item-updated.v1') return null;
-  const item = e.data.item;
-  const t = catalogTables('');
+function itemStatements(item: Catalog.MediaItem, suffix: Suffix): (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[] {
+  const t = catalogTables(suffix);
   const T = (name: string) => sql.raw(`${SCHEMA}.${name}`);
   const r = itemRow(item);
   const files = filesOf(item);
@@ -179,6 +135,14 @@ export function projectCatalogInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
   ];
 }
 
+/** The live fold of an item added or updated, in one statement (applyOnceInOne); null for every other event. */
+export function projectCatalogInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) | null {
+  if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
+  const e = catalogEvents.decode(ev);
+  if (e?.type !== 'catalog.media-item-added.v1' && e?.type !== 'catalog.media-item-updated.v1') return null;
+  return itemStatements(e.data.item, '');
+}
+
 /** Applies one catalog event; events it has no use for change nothing. */
 export async function projectCatalog(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {
   const t = catalogTables(suffix);
@@ -208,8 +172,7 @@ export async function projectCatalog(trx: Trx<GatewayDb>, ev: StoredEvent, suffi
       return;
     case 'catalog.media-item-added.v1':
     case 'catalog.media-item-updated.v1':
-      await putItem(trx, t, e.data.item);
-      await putDocuments(trx, t, e.data.item);
+      for (const statement of itemStatements(e.data.item, suffix)(sql<boolean>`true`)) await statement.execute(trx);
       return;
     case 'catalog.media-item-removed.v1':
       await removeItem(trx, t, e.data.item_id);
