@@ -20,8 +20,8 @@ const WORKSPACE = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
   .flatMap((p) => (p.endsWith('/*') ? readdirSync(join(root, p.slice(0, -2))).map((d) => `${p.slice(0, -2)}/${d}`) : [p]))
   .filter((p) => existsSync(join(root, p, 'package.json')));
 // render-worker: the child process that decodes page pictures (services/gateway/src/opds/render-child.ts)
-// kepub-worker: the thread that converts EPUBs to KEPUBs (services/catalog/src/formats/kepub-thread.ts)
-const ENTRIES = ['main', 'service', 'render-worker', 'kepub-worker'];
+// book-worker: the catalog's book thread: scan reads, KEPUB conversion (services/catalog/src/formats/book-thread.ts)
+const ENTRIES = ['main', 'service', 'render-worker', 'book-worker'];
 // Bundled: plain JavaScript, no native addon, wasm or file read next to its own module. Packages that
 // load files or workers by path (pglite, sharp, argon2, unrar, unpdf, pino's transports), the
 // optional-only one (pg: distributed mode, loaded when used) stay imports.

@@ -414,8 +414,10 @@ export async function applyOnce<DB>(db: Db<DB>, schema: string, consumer: string
 /**
  * applyOnce for an effect that is one data-modifying statement: the checkpoint's move and the
  * effect run as a single statement (one round trip, no explicit transaction). `effect` gets the
- * condition it must hold to (the event is new here). False when the event was not new: the caller
- * goes through applyOnce then, which knows parked events.
+ * condition it must hold to (the event is new here). With `unless`, nothing moves and nothing is
+ * written when that condition holds (in the statement's snapshot): the event needs more than these
+ * statements. False when the event was not applied (not new, or `unless` held): the caller goes
+ * through applyOnce then, which knows parked events and does the rest.
  */
 export async function applyOnceInOne<DB>(
   db: Db<DB>,
@@ -423,6 +425,7 @@ export async function applyOnceInOne<DB>(
   consumer: string,
   event: StoredEvent,
   effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[],
+  unless?: RawBuilder<boolean>,
 ): Promise<boolean> {
   // several statements become several data-modifying CTEs (they may not nest), all under one snapshot
   const made = effect(sql<boolean>`exists (select 1 from moved)`);
@@ -431,20 +434,22 @@ export async function applyOnceInOne<DB>(
     sql`, `,
   );
   const { rows } = await sql<{ n: number }>`
-    with moved as (${moveCheckpoint(schema, consumer, event)}),
+    with moved as (${moveCheckpoint(schema, consumer, event, unless)}),
     ${effects}
     select count(*)::int as n from moved`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;
 }
 
 /**
- * Moves a consumer's checkpoint to the event when it is behind it, in the statement that takes the
- * checkpoint's row lock; returns a row only when it moved (the event is new to this consumer).
+ * Moves a consumer's checkpoint to the event when it is behind it (and `unless` does not hold), in
+ * the statement that takes the checkpoint's row lock; returns a row only when it moved (the event
+ * is new to this consumer).
  */
-function moveCheckpoint(schema: string, consumer: string, event: StoredEvent): RawBuilder<{ position: number }> {
+function moveCheckpoint(schema: string, consumer: string, event: StoredEvent, unless?: RawBuilder<boolean>): RawBuilder<{ position: number }> {
   const S = sql.raw(assertIdent(schema));
   return sql`
-    insert into ${S}.consumer_checkpoints as cp (consumer, source, position) values (${consumer}, ${event.source}, ${event.position})
+    insert into ${S}.consumer_checkpoints as cp (consumer, source, position)
+    select ${consumer}::text, ${event.source}::text, ${event.position}::bigint where not (${unless ?? sql<boolean>`false`})
     on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
     where cp.position < excluded.position
     returning position`;
@@ -485,8 +490,15 @@ export interface Reaction<T, DB> {
    */
   idle?(ev: StoredEvent): Promise<boolean>;
   /**
+   * The effect of a frequent event as statements run in one with the checkpoint's move
+   * (applyOnceInOne), when it is that simple: null for any other event. When `unless` holds, or the
+   * event is not new, `effect` runs as usual instead.
+   */
+  inOne?(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null;
+  /**
    * Runs after that transaction, on every delivery (a redelivery too): `result` is what the effect
-   * returned, undefined when the event had been applied before. A failure here is retried as well.
+   * returned, undefined when the event had been applied before or in one statement. A failure here
+   * is retried as well.
    */
   after?(ev: StoredEvent, result: T | undefined): void | Promise<void>;
 }
@@ -507,9 +519,12 @@ export function react<T, DB>(bus: Bus, site: ReactionSite<DB>, r: Reaction<T, DB
       try {
         if (r.idle && (await r.idle(ev))) return;
         let result: T | undefined;
-        await applyOnce(db, schema, r.durable, ev, async (trx) => {
-          result = await r.effect(trx, ev);
-        });
+        const one = r.inOne?.(ev);
+        if (!(one && (await applyOnceInOne(db, schema, r.durable, ev, one.statements, one.unless)))) {
+          await applyOnce(db, schema, r.durable, ev, async (trx) => {
+            result = await r.effect(trx, ev);
+          });
+        }
         await r.after?.(ev, result);
       } catch (e) {
         log.error({ err: e, type: ev.type, position: ev.position }, `${label}: reaction failed; it will be retried`);

@@ -171,6 +171,8 @@ export interface ScanMeasure {
   threads: { tid: number; comm: string; seconds: number }[];
   /** over the scan and, when waited for, the work after it */
   rss: { hwmBeforeMiB: number; hwmAfterMiB: number; peakSampledMiB: number; samples: number; series: [number, number][] };
+  /** every server process's peak resident memory since it started (VmHWM, MiB), by role: what resource requests are sized from */
+  peakByRole: Record<string, number>;
   /** the catalog's work after the scan reported completion (covers rendered in the background), when waited for */
   after?: AfterScan;
   profile?: string;
@@ -264,6 +266,7 @@ async function measure(inst: Instance, label: string, settle: boolean, start: ()
     catalogCpuSeconds: cpuDiff(threadsA, threadsB),
     threads,
     rss: { hwmBeforeMiB: mib(hwmBefore), hwmAfterMiB: mib(statusKiB(pid, 'VmHWM')), peakSampledMiB: mib(mem.peakKiB), samples: mem.samples, series: mem.series },
+    peakByRole: Object.fromEntries([...inst.roles.pids].map(([p, role]) => [role, mib(statusKiB(p, 'VmHWM'))])),
     ...(after ? { after } : {}),
     ...(profile ? { profile } : {}),
   };

@@ -326,6 +326,11 @@ async function main(): Promise<void> {
         `  catalog memory (scan${f.after ? ' and covers' : ''}): VmHWM ${f.rss.hwmBeforeMiB} → ${f.rss.hwmAfterMiB} MiB, sampled peak ${f.rss.peakSampledMiB} MiB (${f.rss.samples} samples)`,
       );
       console.log(
+        `  peak memory since start, by process (VmHWM, MiB): ${Object.entries(f.peakByRole)
+          .map(([r, m]) => `${r} ${m}`)
+          .join(', ')}`,
+      );
+      console.log(
         `  VmRSS through it (s: MiB): ${quartiles(f.rss.series)
           .map(([t, v]) => `${t}: ${v}`)
           .join(', ')}`,

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import { type NoTables, openPGlite, openPostgres, type Database, type Trx } from '../../platform/src/db';
 import { EVENT_STORE_MIGRATION_TABLE, MIGRATION_TABLE, migrate } from '../../platform/src/migrate';
-import { applyOnce, ConcurrencyError, consumerCheckpoint, EventStore, eventStoreMigrations, type ExpectedVersion } from '../../platform/src/event-store';
+import { applyOnce, applyOnceInOne, ConcurrencyError, consumerCheckpoint, EventStore, eventStoreMigrations, type ExpectedVersion } from '../../platform/src/event-store';
 import { createTestDatabase, resolveBackends } from '../support/backends';
 
 interface StoreCaps {
@@ -265,6 +265,28 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       expect(await consumerCheckpoint(db(), SCHEMA, 'c-once', SCHEMA)).toBe(e3!.position);
       // checkpoints are per consumer
       expect(await applyOnce(db(), SCHEMA, 'c-other', e1!, async () => undefined)).toBe(true);
+    });
+
+    it('applies an event in one statement once, and not at all while its `unless` holds', async () => {
+      await sql`create table if not exists ${sql.raw(SCHEMA)}.in_one (position bigint primary key)`.execute(db());
+      await sql`create table if not exists ${sql.raw(SCHEMA)}.in_one_block (on_ boolean not null)`.execute(db());
+      const [e1, e2] = await append('in-one-1', -1, [ev('t.a.v1'), ev('t.b.v1')]);
+      const rows = async () =>
+        (await sql<{ position: string }>`select position from ${sql.raw(SCHEMA)}.in_one order by position`.execute(db())).rows.map((r) => Number(r.position));
+      const blocked = sql<boolean>`exists (select 1 from ${sql.raw(SCHEMA)}.in_one_block where on_)`;
+      const apply = (e: StoredEvent) =>
+        applyOnceInOne(db(), SCHEMA, 'c-in-one', e, (isNew) => [sql`insert into ${sql.raw(SCHEMA)}.in_one (position) select ${e.position}::bigint where ${isNew}`], blocked);
+      await sql`insert into ${sql.raw(SCHEMA)}.in_one_block (on_) values (true)`.execute(db());
+      // held back: neither the checkpoint nor the effect moved
+      expect(await apply(e1!)).toBe(false);
+      expect(await rows()).toEqual([]);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-in-one', SCHEMA)).toBe(0);
+      await sql`update ${sql.raw(SCHEMA)}.in_one_block set on_ = false`.execute(db());
+      expect(await apply(e1!)).toBe(true);
+      expect(await apply(e1!)).toBe(false);
+      expect(await apply(e2!)).toBe(true);
+      expect(await rows()).toEqual([e1!.position, e2!.position]);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-in-one', SCHEMA)).toBe(e2!.position);
     });
 
     it('runs migrations idempotently', async () => {

@@ -4,7 +4,7 @@
 import { gzipSync } from 'node:zlib';
 import { Catalog, err, fail, ok, type Result } from '@bindery/contracts';
 import { KEPUB_VERSION } from '../formats/kepub';
-import { convertOffThread } from '../formats/kepub-thread';
+import { convertOffThread } from '../formats/book-thread';
 import { loadKepub, purgeStaleKepubs, saveKepub, type StoredKepub } from '../store/kepubs';
 import type { Ctx } from './context';
 import { fileOf } from '../scanner/indexes';

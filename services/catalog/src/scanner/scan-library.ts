@@ -5,8 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import { crashPoint } from '@bindery/platform';
-import { readFile, realpath } from 'node:fs/promises';
-import { BookError, extract, hashBytes, hashFile, type Extracted, type FileHashes } from '../formats/index';
+import { realpath } from 'node:fs/promises';
+import { readOffThread } from '../formats/book-thread';
+import { readBook, type BookToRead } from '../formats/read-book';
+import type { Extracted, FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
 import type { Catalog } from '@bindery/contracts';
@@ -46,9 +48,6 @@ export interface ScanCounts {
 }
 
 type Known = FormatRow & { item_state: ItemRow['state'] };
-
-/** books up to this size are read whole once per scan (memory: scan concurrency × this) */
-const SMALL_BOOK = 4 * 1024 * 1024;
 
 interface Job {
   file: FoundFile;
@@ -248,20 +247,22 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   return counts;
 }
 
-/** Hashes a file and reads its metadata when the outcome needs it. Runs outside any transaction. */
+/**
+ * Hashes a file and reads its metadata when the outcome needs it. Runs outside any transaction; the
+ * file work itself on the book thread (formats/book-thread.ts), but for PDFs: pdf.js is read here,
+ * where it is loaded anyway, rather than held a second time by the thread.
+ */
 async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: string | null }>, unseenBySha: Map<string, Known[]>, missingBySha: Map<string, string>): Promise<void> {
   const f = job.file;
-  // a small zip-based book is read once: the same bytes are hashed and then unzipped
-  let bytes: Buffer | undefined;
-  try {
-    if (f.size <= SMALL_BOOK && (f.format === 'epub' || f.format === 'cbz')) {
-      bytes = await readFile(f.abs);
-      job.hashes = hashBytes(bytes);
-    } else job.hashes = await hashFile(f.abs);
-  } catch (e) {
-    job.error = `file could not be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  // bytes already catalogued need no metadata (a page list never recorded aside: files catalogued before page lists)
+  const knownSha = job.known ? (needsPages(job.known) ? null : job.known.sha256) : (excluded.get(f.rel)?.sha256 ?? null);
+  const book: BookToRead = { abs: f.abs, format: f.format, size: f.size, knownSha };
+  const read = await (f.format === 'pdf' ? readBook(book) : readOffThread(book));
+  if (!read.ok) {
+    job.error = read.error;
     return;
   }
+  job.hashes = read.hashes;
   const sha = job.hashes.sha256;
   if (job.known) {
     job.kind = job.known.sha256 === sha ? 'touch' : 'rewrite';
@@ -286,18 +287,14 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
     }
     job.kind = 'new';
   }
-  // same bytes: read again only for a page list never recorded (files catalogued before page lists)
   if (job.kind === 'excluded' || (job.kind === 'touch' && !needsPages(job.known!))) return;
-  try {
-    // locator indexes are built after the scan, with the covers (scanner/indexes.ts)
-    job.extracted = await extract(f.abs, f.format, { renderPdfCover: false, bytes, locator: false });
-  } catch (e) {
-    job.error = e instanceof BookError ? e.message : `file could not be read: ${(e as Error).message}`;
+  if (read.extractError !== undefined || !read.extracted) {
+    job.error = read.extractError ?? 'file could not be read: no metadata';
     return;
   }
+  job.extracted = read.extracted;
   // the cover files themselves are made after the scan (scanner/covers.ts)
-  job.coverKey = job.extracted.cover || job.extracted.coverLater ? sha : null;
-  job.extracted.cover = null;
+  job.coverKey = read.hasCover ? sha : null;
 }
 
 /** What a scan reads from a file into its item. */

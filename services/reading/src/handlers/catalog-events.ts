@@ -2,11 +2,12 @@
 // removed items' reading data into the kept one; a removed item's data waits, keyed by its SHA-256s,
 // and moves to a new item that brings one of those hashes back; KOReader documents stored before
 // their book was catalogued are linked to it as soon as it is added or its files change.
-import { sql } from 'kysely';
-import { Catalog } from '@bindery/contracts';
+import { sql, type RawBuilder } from 'kysely';
+import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, react, type Bus, type DecodedEvent, type Subscription } from '@bindery/platform';
 import type { Trx } from '../store/db';
 import { moveItemData } from '../store/merge';
+import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { autoAssign } from './collections';
 import { linkAnnounced } from './kosync';
@@ -20,6 +21,9 @@ const TYPES = [
   'catalog.hash-conflict-resolved.v1',
 ] as const;
 const catalogEvents = eventSchemas(Catalog.CatalogEvents);
+
+/** The SHA-256s an item's files had (every one it is known by) */
+const hashesOf = (i: Catalog.MediaItem): string[] => (i.known_sha256.length ? i.known_sha256 : i.sha256 ? [i.sha256] : []);
 
 function itemValues(i: Catalog.MediaItem) {
   return {
@@ -35,7 +39,7 @@ function itemValues(i: Catalog.MediaItem) {
     year: i.year,
     page_count: i.page_count,
     formats: JSON.stringify([...new Set(i.formats.map((f) => f.format.toLowerCase()))]),
-    sha256: JSON.stringify(i.known_sha256.length ? i.known_sha256 : i.sha256 ? [i.sha256] : []),
+    sha256: JSON.stringify(hashesOf(i)),
     epub_sha256: i.formats.find((f) => f.format.toLowerCase() === 'epub' && f.sha256)?.sha256 ?? null,
     created_at: i.created_at,
     removed_at: null,
@@ -47,6 +51,11 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
     source: 'catalog',
     durable: CATALOG_CONSUMER,
     types: TYPES,
+    inOne: (ev) => {
+      const one = itemInOne(ev);
+      if (one) ctx.forgetItems();
+      return one;
+    },
     effect: (trx, ev) => {
       ctx.forgetItems();
       const e = catalogEvents.decode(ev);
@@ -62,6 +71,39 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
       ctx.store.notify();
     },
   });
+}
+
+/**
+ * An item added or updated (a scan sends thousands) as one statement with the checkpoint's move:
+ * the item's row. Unless an added item has more to do here (reading data of one of its hashes to
+ * bring back, a collection that assigns new books): then `apply` does it all in a transaction.
+ */
+function itemInOne(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null {
+  if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
+  const e = catalogEvents.decode(ev);
+  if (e?.type !== 'catalog.media-item-added.v1' && e?.type !== 'catalog.media-item-updated.v1') return null;
+  const i = e.data.item;
+  const v = itemValues(i);
+  const T = (name: string) => sql.raw(`${SCHEMA}.${name}`);
+  const statements = (isNew: RawBuilder<boolean>) => [
+    sql`insert into ${T('items')} (id, library_id, title, sort_title, authors, tags, series, series_index, language, publisher, year, page_count, formats, sha256, epub_sha256, created_at, removed_at)
+      select ${i.id}::uuid, ${v.library_id}::uuid, ${v.title}, ${v.sort_title}, ${v.authors}::jsonb, ${v.tags}::jsonb, ${v.series}, ${v.series_index}::double precision,
+        ${v.language}, ${v.publisher}, ${v.year}::integer, ${v.page_count}::integer, ${v.formats}::jsonb, ${v.sha256}::jsonb, ${v.epub_sha256}, ${v.created_at}::timestamptz, null
+      where ${isNew}
+      on conflict (id) do update set library_id = excluded.library_id, title = excluded.title, sort_title = excluded.sort_title, authors = excluded.authors,
+        tags = excluded.tags, series = excluded.series, series_index = excluded.series_index, language = excluded.language, publisher = excluded.publisher,
+        year = excluded.year, page_count = excluded.page_count, formats = excluded.formats, sha256 = excluded.sha256, epub_sha256 = excluded.epub_sha256,
+        created_at = excluded.created_at, removed_at = null`,
+  ];
+  if (e.type === 'catalog.media-item-updated.v1') return { statements };
+  // what restoreByHash and autoAssign would find (the same conditions, asked once)
+  const has = hashesOf(i).map((h) => sql`sha256 @> ${JSON.stringify([h])}::jsonb`);
+  const anyHash = has.length ? sql.join(has, sql` or `) : sql`false`;
+  const unless = sql<boolean>`exists (select 1 from ${T('items')} where id <> ${i.id}::uuid and removed_at is not null and (${anyHash}))
+    or exists (select 1 from ${T('progress')} where item_id <> ${i.id}::uuid and (${anyHash})
+      and item_id not in (select id from ${T('items')} where removed_at is null))
+    or exists (select 1 from ${T('collections')} where auto_assign is not null and rules is null)`;
+  return { statements, unless };
 }
 
 async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Catalog.CatalogEvents>): Promise<void> {
@@ -102,8 +144,7 @@ async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Catalog.CatalogE
 
 /** A new item whose file has the hash of a removed item's: that item's reading data comes back to it. */
 async function restoreByHash(ctx: Ctx, trx: Trx, item: Catalog.MediaItem): Promise<void> {
-  const hashes = item.known_sha256.length ? item.known_sha256 : item.sha256 ? [item.sha256] : [];
-  for (const h of hashes) {
+  for (const h of hashesOf(item)) {
     const has = JSON.stringify([h]);
     const old = await t(trx)
       .selectFrom('items')
