@@ -9,8 +9,15 @@ const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64');
 
 describe('Kobo sync token', () => {
   it('round-trips ours', () => {
-    expect(parseSyncToken(makeSyncToken(7, null))).toEqual({ gen: 7, store: null, kind: 'bindery' });
-    expect(parseSyncToken(makeSyncToken(1, 'abc.def'))).toEqual({ gen: 1, store: 'abc.def', kind: 'bindery' });
+    expect(parseSyncToken(makeSyncToken(7, null))).toEqual({ gen: 7, store: null, after: null, kind: 'bindery' });
+    expect(parseSyncToken(makeSyncToken(1, 'abc.def'))).toEqual({ gen: 1, store: 'abc.def', after: null, kind: 'bindery' });
+  });
+  it('carries where a continued sync goes on, and drops a cursor that is not a key', () => {
+    const id = '0b6f6a3e-2f3c-4d7e-9a51-0c2d3e4f5a6b';
+    expect(parseSyncToken(makeSyncToken(3, null, `i:${id}`))).toEqual({ gen: 3, store: null, after: { phase: 'i', id }, kind: 'bindery' });
+    expect(parseSyncToken(makeSyncToken(3, null, `t:${id}`)).after).toEqual({ phase: 't', id });
+    for (const bad of [`x:${id}`, `i:${id.toUpperCase()}`, `i:${id}'; drop table`, 'i:'])
+      expect(parseSyncToken(makeSyncToken(3, null, bad))).toEqual({ gen: 3, store: null, after: null, kind: 'bindery' });
   });
   it('accepts and replaces foreign tokens', () => {
     expect(parseSyncToken('eyJhIjoxfQ.eyJiIjoyfQ')).toEqual({ gen: 0, store: 'eyJhIjoxfQ.eyJiIjoyfQ', kind: 'store' });

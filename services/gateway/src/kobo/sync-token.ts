@@ -1,18 +1,24 @@
-// Our `x-kobo-synctoken`: `BINDERY.` + base64url of `{"v":1,"g":<generation>,"s":<store token?>}`.
+// Our `x-kobo-synctoken`: `BINDERY.` + base64url of `{"v":1,"g":<generation>,"s":<store token?>,"a":<cursor?>}`.
 // The generation names the answer the device last received (the gateway keeps what each answer
 // sent until the device presents its token). A device that synced with the Kobo store, Calibre-Web
 // or Komga presents their token instead; it is accepted as "nothing received from us yet", its store
-// part kept inside ours, and replaced by ours in the answer.
+// part kept inside ours, and replaced by ours in the answer. A page answered with `x-kobo-sync:
+// continue` names the last book or tag it sent (`a`, `i:<id>` or `t:<id>`): the next page goes on
+// after it (a token without one, from before, starts at the beginning).
+import type { SyncCursor } from './sync-state';
 
 export const SYNC_TOKEN_VERSION = 1;
 const PREFIX = 'BINDERY.';
 const MAX_TOKEN = 8192;
+const CURSOR = /^([it]):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 export interface SyncToken {
   /** the generation of our last answer the device holds; 0: none (a first sync, or another server's token) */
   gen: number;
   /** the Kobo store's own token, kept for a store proxy */
   store: string | null;
+  /** where a continued sync goes on (null: from the start) */
+  after?: SyncCursor | null;
   /** what the device presented: ours, the store's, Calibre-Web's, Komga's, none, or unreadable */
   kind: 'bindery' | 'store' | 'calibre-web' | 'komga' | 'none' | 'unreadable';
 }
@@ -30,9 +36,11 @@ export function parseSyncToken(raw: string | string[] | undefined): SyncToken {
   if (s === '') return { gen: 0, store: null, kind: 'none' };
   if (s.length > MAX_TOKEN) return { gen: 0, store: null, kind: 'unreadable' };
   if (s.startsWith(PREFIX)) {
-    const j = b64json(s.slice(PREFIX.length)) as { v?: unknown; g?: unknown; s?: unknown } | null;
-    if (j && j.v === SYNC_TOKEN_VERSION && Number.isInteger(j.g) && (j.g as number) >= 0 && (j.g as number) < 2 ** 31)
-      return { gen: j.g as number, store: typeof j.s === 'string' ? j.s : null, kind: 'bindery' };
+    const j = b64json(s.slice(PREFIX.length)) as { v?: unknown; g?: unknown; s?: unknown; a?: unknown } | null;
+    if (j && j.v === SYNC_TOKEN_VERSION && Number.isInteger(j.g) && (j.g as number) >= 0 && (j.g as number) < 2 ** 31) {
+      const a = typeof j.a === 'string' ? CURSOR.exec(j.a) : null;
+      return { gen: j.g as number, store: typeof j.s === 'string' ? j.s : null, after: a ? { phase: a[1] as 'i' | 't', id: a[2]! } : null, kind: 'bindery' };
+    }
     return { gen: 0, store: null, kind: 'unreadable' };
   }
   if (s.startsWith('KOMGA.')) {
@@ -47,5 +55,6 @@ export function parseSyncToken(raw: string | string[] | undefined): SyncToken {
   return { gen: 0, store: null, kind: 'unreadable' };
 }
 
-export const makeSyncToken = (gen: number, store: string | null): string =>
-  PREFIX + Buffer.from(JSON.stringify({ v: SYNC_TOKEN_VERSION, g: gen, ...(store ? { s: store } : {}) })).toString('base64url');
+/** `after`: the last key (`i:<id>` or `t:<id>`) of a page answered with `x-kobo-sync: continue` */
+export const makeSyncToken = (gen: number, store: string | null, after?: string): string =>
+  PREFIX + Buffer.from(JSON.stringify({ v: SYNC_TOKEN_VERSION, g: gen, ...(store ? { s: store } : {}), ...(after ? { a: after } : {}) })).toString('base64url');

@@ -71,3 +71,12 @@ migrations.push({
     );
   },
 });
+
+migrations.push({
+  name: 'gateway-kobo-002',
+  async up(trx, s) {
+    // a sync page compares a range of book ids with what the device was sent in the same range
+    // (kobo/sync-state.ts): by kind and id, as the page reads them
+    await execScript(trx, `create index kobo_sent_by_id on ${s}.kobo_sent (device_id, left(key, 1), (substr(key, 3)::uuid))`);
+  },
+});

@@ -133,7 +133,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
     const token = parseSyncToken(req.headers['x-kobo-synctoken']);
     await state.confirm(kobo.device_id, token.gen);
     const a = await access(req);
-    const diff = await state.differences(kobo, a, SYNC_PAGE + 1);
+    const diff = await state.differences(kobo, a, SYNC_PAGE + 1, token.after ?? null);
     const bookIds = diff.filter((d) => d.key.startsWith('i:')).map((d) => d.key.slice(2));
     const [items, progress] = await Promise.all([itemsOf(req, bookIds), lib.progressOf(kobo.user_id, bookIds)]);
     const tagIds = diff.filter((d) => d.key.startsWith('t:')).map((d) => d.key.slice(2));
@@ -154,7 +154,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
       sent.push(unplaced ? { ...d, sver: `${d.sver}~unplaced` } : d);
     }
     const gen = await state.record(kobo.device_id, sent);
-    reply.header('x-kobo-synctoken', makeSyncToken(gen, token.store));
+    reply.header('x-kobo-synctoken', makeSyncToken(gen, token.store, more ? sent.at(-1)?.key : undefined));
     if (more) reply.header('x-kobo-sync', 'continue');
     return reply.send(entries);
   });

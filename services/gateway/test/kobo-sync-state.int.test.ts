@@ -1,0 +1,117 @@
+// A Kobo's sync pages, worked out a window of book ids at a time (kobo/sync-state.ts) on a real
+// PGlite with the gateway's read-model tables: with a window far smaller than the library and pages
+// that stop inside windows, every book is sent exactly once in id order, an unchanged sync is
+// empty, and later changes anywhere in the id range (changed, new, removed, hidden, a reading state,
+// a tag) are exactly what a full comparison finds.
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asTables, migrate, openPGlite, type Database, type NoTables } from '@bindery/platform';
+import { migrations, SCHEMA } from '../src/projections/migrations';
+import type { Kobo } from '../src/kobo/auth';
+import type { Access } from '../src/read-model/access';
+import { KoboSyncState, type Difference, type SyncCursor } from '../src/kobo/sync-state';
+import type { GatewayDb } from '../src/read-model/database';
+import { DEVICES } from '../src/read-model/device-tables';
+import { READING } from '../src/read-model/reading-tables';
+import { CATALOG } from '../src/read-model/tables';
+
+let database: Database;
+const db = () => asTables<GatewayDb, NoTables>(database.db);
+const T = (name: string) => sql.table(`${SCHEMA}.${name}`);
+const LIB = randomUUID();
+const HIDDEN = randomUUID();
+const kobo: Kobo = { device_id: randomUUID(), user_id: randomUUID(), name: 'Kobo', role: 'user', books: 'all' };
+const access: Access = { all: false, ids: [LIB] };
+const PAGE = 10;
+
+async function addItem(id: string, formats: string[], library = LIB, at = '2026-01-01T00:00:00Z'): Promise<void> {
+  await sql`insert into ${T('cv_items')} (id, library_id, sort_title, title, authors, tags, formats, has_cover, created_at, updated_at, doc)
+    values (${id}, ${library}, 't', 'T', '[]', '[]', ${JSON.stringify(formats)}::jsonb, false, ${at}, ${at}, '{}')`.execute(database.db);
+}
+const touch = (id: string, at: string) => sql`update ${T('cv_items')} set updated_at = ${at} where id = ${id}`.execute(database.db);
+
+/** One sync as the route runs it: confirm the last answer, take a page, record it; until no page continues. */
+async function sync(state: KoboSyncState, gen: number): Promise<{ sent: Difference[]; pages: number; gen: number }> {
+  const sent: Difference[] = [];
+  let after: SyncCursor | null = null;
+  for (let pages = 1; ; pages++) {
+    await state.confirm(kobo.device_id, gen);
+    const diff = await state.differences(kobo, access, PAGE + 1, after);
+    const page = diff.slice(0, PAGE);
+    gen = await state.record(kobo.device_id, page);
+    sent.push(...page);
+    if (diff.length <= PAGE) {
+      await state.confirm(kobo.device_id, gen);
+      return { sent, pages, gen };
+    }
+    const last = page.at(-1)!.key;
+    after = { phase: last[0] as 'i' | 't', id: last.slice(2) };
+  }
+}
+
+beforeAll(async () => {
+  database = await openPGlite('memory://');
+  await migrate(database.db, SCHEMA, migrations);
+  await db()
+    .transaction()
+    .execute(async (trx) => {
+      for (const p of [CATALOG, READING, DEVICES]) await p.create(trx, '');
+    });
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+describe('Kobo sync state, a window at a time', () => {
+  const ids = Array.from({ length: 57 }, () => randomUUID()).sort();
+  let gen = 0;
+
+  it('sends every book once, in id order, across windows of 7 and pages of 10; an unchanged sync is empty', async () => {
+    for (const id of ids) await addItem(id, ['epub']);
+    const comic = randomUUID();
+    await addItem(comic, ['cbz']);
+    await addItem(randomUUID(), ['epub'], HIDDEN);
+    await sql`insert into ${T('rv_progress')} (user_id, item_id, percentage, updated_at) values (${kobo.user_id}, ${ids[20]!}, 0.5, '2026-01-02T00:00:00Z')`.execute(database.db);
+    const state = new KoboSyncState(db(), 7);
+    const first = await sync(state, gen);
+    expect(first.sent.map((d) => d.key)).toEqual(ids.map((id) => `i:${id}`));
+    expect(first.pages).toBe(6);
+    expect(first.sent.find((d) => d.key === `i:${ids[20]}`)!.sver).not.toBeNull();
+    const again = await sync(state, first.gen);
+    expect(again).toMatchObject({ sent: [], pages: 1 });
+    gen = again.gen;
+  });
+
+  it('finds exactly the later changes anywhere in the range, then the tags', async () => {
+    const state = new KoboSyncState(db(), 7);
+    await touch(ids[0]!, '2026-02-01T00:00:00Z');
+    await touch(ids[33]!, '2026-02-01T00:00:00Z');
+    await sql`delete from ${T('cv_items')} where id = ${ids[50]!}`.execute(database.db);
+    await sql`update ${T('cv_items')} set library_id = ${HIDDEN} where id = ${ids[7]!}`.execute(database.db);
+    await sql`insert into ${T('rv_progress')} (user_id, item_id, percentage, updated_at) values (${kobo.user_id}, ${ids[44]!}, 0.2, '2026-02-01T00:00:00Z')`.execute(database.db);
+    const fresh = randomUUID();
+    await addItem(fresh, ['epub']);
+    // removed on the device itself: not offered again until it changes
+    await sql`insert into ${T('dv_kobo_removed')} (device_id, item_id, removed_at) values (${kobo.device_id}, ${ids[12]!}, '2026-03-01T00:00:00Z')`.execute(database.db);
+    const shelf = randomUUID();
+    await sql`insert into ${T('rv_collections')} (id, user_id, name, is_system, priority, show_on_dashboard, doc)
+      values (${shelf}, ${kobo.user_id}, 'Shelf', false, 0, false, '{}')`.execute(database.db);
+    await sql`insert into ${T('rv_members')} (collection_id, item_id, added_at) values (${shelf}, ${ids[3]!}, now())`.execute(database.db);
+    const run = await sync(state, gen);
+    const got = run.sent.map((d) => [d.key, d.ever === null ? 'gone' : d.hever === null ? 'new' : d.ever !== d.hever ? 'changed' : 'state']);
+    const want: [string, string][] = [
+      [`i:${ids[0]}`, 'changed'],
+      [`i:${ids[7]}`, 'gone'],
+      [`i:${ids[12]}`, 'gone'],
+      [`i:${ids[33]}`, 'changed'],
+      [`i:${ids[44]}`, 'state'],
+      [`i:${ids[50]}`, 'gone'],
+      [`i:${fresh}`, 'new'],
+    ];
+    want.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    expect(got).toEqual([...want, [`t:${shelf}`, 'new']]);
+    expect(await sync(state, run.gen)).toMatchObject({ sent: [], pages: 1 });
+  });
+});
