@@ -43,7 +43,12 @@ export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
     const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
     out[op] = async (body) => {
       if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
-      return h(ctx, body);
+      ctx.answering++;
+      try {
+        return await h(ctx, body);
+      } finally {
+        ctx.answering--;
+      }
     };
   }
   return out;

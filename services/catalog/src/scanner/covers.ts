@@ -83,8 +83,17 @@ export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): 
   return false;
 }
 
-/** After a piece of background work begun at `before`: a pause as long (at most 50 ms), leaving room for requests and scans on small machines. */
-export const breathe = (before: number) => new Promise((r) => setTimeout(r, Math.min(50, Date.now() - before)));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * After a piece of background work begun at `before`: a pause as long (at most 50 ms), then until no
+ * request is being answered (at most a second): on a small machine a download or a page that
+ * arrives during the passes after a scan does not share the cores with them.
+ */
+export async function breathe(ctx: Ctx, before: number): Promise<void> {
+  await sleep(Math.min(50, Date.now() - before));
+  for (const until = Date.now() + 1000; ctx.answering > 0 && Date.now() < until; ) await sleep(10);
+}
 
 /** Renders every missing cover, oldest first, until none is left or `stopping()` says so. */
 export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Promise<number> {
@@ -107,7 +116,7 @@ export async function renderMissingCovers(ctx: Ctx, stopping: () => boolean): Pr
       const before = Date.now();
       if (await ensureCover(ctx, t.id, true)) done++;
       progressed = true;
-      await breathe(before);
+      await breathe(ctx, before);
     }
     if (!progressed) return done;
   }

@@ -82,7 +82,7 @@ export async function indexMissingBooks(ctx: Ctx, stopping: () => boolean): Prom
       const before = Date.now();
       if (await storeLocatorIndex(ctx, sha256)) done++;
       else failed.set(sha256, true);
-      await breathe(before);
+      await breathe(ctx, before);
     }
   }
 }
