@@ -12,6 +12,7 @@ import {
   MemoryBus,
   Metrics,
   openPGlite,
+  keepStatistics,
   openPostgres,
   privateDataDir,
   Probes,
@@ -249,11 +250,14 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   }
   probes.track(running);
   keepPrivate('services started');
+  // no autovacuum in PGlite: the planner's statistics are refreshed as the logs grow
+  const stopStatistics = database.kind === 'pglite' ? keepStatistics(database.db, log) : async () => undefined;
   const host = hostProcess(
     log,
     running,
     async () => {
       await ops?.close();
+      await stopStatistics();
       await bus.close();
       await database.close();
       keepPrivate('database closed');

@@ -1,7 +1,7 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 /** A database handle typed by the tables of one service's schema (queries go through `withSchema`). */
@@ -66,8 +66,53 @@ export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Pr
   }
   const lite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams });
   await lite.exec('create extension if not exists pg_trgm');
+  if (process.env.BINDERY_SQL_PROFILE) profileStatements(lite, process.env.BINDERY_SQL_PROFILE);
   const db = new Kysely<NoTables>({ dialect: new PGliteDialect(lite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
+}
+
+/**
+ * A diagnostic for benchmarks (`BINDERY_SQL_PROFILE=<file>`, embedded mode): the time PGlite spends
+ * on each statement text (parse, plan, execute, results), written to `file` every 2 s, slowest
+ * first. It wraps PGlite's protocol entry point (`execProtocolStream`, not a public API): where that
+ * is missing it says so and measures nothing. Never set in a deployment.
+ */
+function profileStatements(lite: object, file: string): void {
+  const L = lite as { execProtocolStream?: (m: Uint8Array, o?: unknown) => Promise<unknown> };
+  if (typeof L.execProtocolStream !== 'function') {
+    console.error('BINDERY_SQL_PROFILE: this PGlite has no execProtocolStream; nothing is measured');
+    return;
+  }
+  const run = L.execProtocolStream.bind(lite);
+  const stats = new Map<string, { n: number; ms: number }>();
+  const text = new TextDecoder();
+  let current = '?';
+  const count = (key: string) => {
+    current = key.replace(/\s+/g, ' ').slice(0, 150);
+    const st = stats.get(current) ?? { n: 0, ms: 0 };
+    st.n++;
+    stats.set(current, st);
+  };
+  L.execProtocolStream = async (m: Uint8Array, o?: unknown) => {
+    // a Parse message ('P': length, statement name, query) or a simple Query ('Q': length, query)
+    if (m[0] === 0x50) {
+      const nameEnd = m.indexOf(0, 5);
+      count(text.decode(m.subarray(nameEnd + 1, m.indexOf(0, nameEnd + 1))));
+    } else if (m[0] === 0x51) count(`Q: ${text.decode(m.subarray(5, m.length - 1))}`);
+    const key = current;
+    const t = performance.now();
+    try {
+      return await run(m, o);
+    } finally {
+      const st = stats.get(key) ?? { n: 0, ms: 0 };
+      st.ms += performance.now() - t;
+      stats.set(key, st);
+    }
+  };
+  setInterval(() => {
+    const rows = [...stats].sort((x, y) => y[1].ms - x[1].ms).slice(0, 50);
+    writeFileSync(file, rows.map(([k, v]) => `${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(6)} × ${k}`).join('\n'));
+  }, 2000).unref();
 }
 
 // What a child process runs to create a new data directory (initdb and pg_trgm), then exits.

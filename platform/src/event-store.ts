@@ -497,10 +497,11 @@ export interface Reaction<T, DB> {
   inOne?(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null;
   /**
    * Runs after that transaction, on every delivery (a redelivery too): `result` is what the effect
-   * returned, undefined when the event had been applied before or in one statement. A failure here
-   * is retried as well.
+   * returned, undefined when the event had been applied before or in one statement; `inOne` is true
+   * when it was applied in one statement just now (`inOne`'s statements, nothing else). A failure
+   * here is retried as well.
    */
-  after?(ev: StoredEvent, result: T | undefined): void | Promise<void>;
+  after?(ev: StoredEvent, result: T | undefined, inOne: boolean): void | Promise<void>;
 }
 
 /**
@@ -520,12 +521,13 @@ export function react<T, DB>(bus: Bus, site: ReactionSite<DB>, r: Reaction<T, DB
         if (r.idle && (await r.idle(ev))) return;
         let result: T | undefined;
         const one = r.inOne?.(ev);
-        if (!(one && (await applyOnceInOne(db, schema, r.durable, ev, one.statements, one.unless)))) {
+        const inOne = one ? await applyOnceInOne(db, schema, r.durable, ev, one.statements, one.unless) : false;
+        if (!inOne) {
           await applyOnce(db, schema, r.durable, ev, async (trx) => {
             result = await r.effect(trx, ev);
           });
         }
-        await r.after?.(ev, result);
+        await r.after?.(ev, result, inOne);
       } catch (e) {
         log.error({ err: e, type: ev.type, position: ev.position }, `${label}: reaction failed; it will be retried`);
         throw e;

@@ -178,9 +178,11 @@ async function main(): Promise<void> {
 
     let profile: Record<string, ProfileSummary> | undefined;
     if (want('profile')) {
-      console.log(`\nprofiled run (distributed, ${large.n}) …`);
+      // BENCH_PROFILE_MODE=embedded profiles the one embedded process instead (every service's work on its main thread)
+      const mode = process.env.BENCH_PROFILE_MODE === 'embedded' ? 'embedded' : 'distributed';
+      console.log(`\nprofiled run (${mode}, ${large.n}) …`);
       const dir = join(OUT, `profiles-${stamp}`);
-      const r = await binderyRuns('distributed', large, 1, dir);
+      const r = await binderyRuns(mode, large, 1, dir);
       profile = {};
       for (const [k, s] of [
         ['full', r.full],

@@ -10,7 +10,7 @@ import { moveItemData } from '../store/merge';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { autoAssign } from './collections';
-import { linkAnnounced } from './kosync';
+import { documentsOf, linkAnnounced } from './kosync';
 
 export const CATALOG_CONSUMER = 'reading-catalog';
 const TYPES = [
@@ -61,9 +61,11 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
       const e = catalogEvents.decode(ev);
       return e ? apply(ctx, trx, e) : Promise.resolve();
     },
-    after: async (ev) => {
+    after: async (ev, _result, inOne) => {
       // again once committed: a write that read an item during the transaction kept the old copy
       ctx.forgetItems();
+      // folded in one statement: no document of its files was waiting (`itemInOne`), nothing was appended
+      if (inOne) return;
       // after the item is stored (a position is checked against it): waiting documents of its files.
       // A redelivery runs it again, and finds nothing left to link.
       const e = catalogEvents.decode(ev);
@@ -75,8 +77,9 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
 
 /**
  * An item added or updated (a scan sends thousands) as one statement with the checkpoint's move:
- * the item's row. Unless an added item has more to do here (reading data of one of its hashes to
- * bring back, a collection that assigns new books): then `apply` does it all in a transaction.
+ * the item's row. Unless it has more to do here (KOReader documents of its files waiting for it;
+ * for an added one, reading data of one of its hashes to bring back, a collection that assigns new
+ * books): then `apply` does it all in a transaction, and `after` links the documents.
  */
 function itemInOne(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null {
   if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
@@ -95,11 +98,14 @@ function itemInOne(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) 
         year = excluded.year, page_count = excluded.page_count, formats = excluded.formats, sha256 = excluded.sha256, epub_sha256 = excluded.epub_sha256,
         created_at = excluded.created_at, removed_at = null`,
   ];
-  if (e.type === 'catalog.media-item-updated.v1') return { statements };
+  // KOReader documents of its files pushed before the book was known: linked after the fold (linkAnnounced)
+  const waiting = sql<boolean>`exists (select 1 from ${T('kosync_documents')} where item_id is null and document = any(${documentsOf(i)}::text[]))`;
+  if (e.type === 'catalog.media-item-updated.v1') return { statements, unless: waiting };
   // what restoreByHash and autoAssign would find (the same conditions, asked once)
   const has = hashesOf(i).map((h) => sql`sha256 @> ${JSON.stringify([h])}::jsonb`);
   const anyHash = has.length ? sql.join(has, sql` or `) : sql`false`;
-  const unless = sql<boolean>`exists (select 1 from ${T('items')} where id <> ${i.id}::uuid and removed_at is not null and (${anyHash}))
+  const unless = sql<boolean>`${waiting}
+    or exists (select 1 from ${T('items')} where id <> ${i.id}::uuid and removed_at is not null and (${anyHash}))
     or exists (select 1 from ${T('progress')} where item_id <> ${i.id}::uuid and (${anyHash})
       and item_id not in (select id from ${T('items')} where removed_at is null))
     or exists (select 1 from ${T('collections')} where auto_assign is not null and rules is null)`;

@@ -1,0 +1,50 @@
+// PGlite runs no autovacuum, so nothing ever ANALYZEs an embedded database: tables filled after
+// start keep the planner's guesses for empty ones, and a lookup that has an index reads every row
+// instead (a scan's per-item hash checks grew with the library). This keeps the statistics fresh.
+import { sql } from 'kysely';
+import type { Logger } from './logger';
+import type { Db, NoTables } from './db';
+
+/**
+ * Every `everyMs`, sums the heads of the event logs (every change in Bindery is an event) and runs
+ * ANALYZE when they moved by at least max(`minEvents`, a tenth of where they stood at the last
+ * ANALYZE). ANALYZE samples a bounded number of rows per table, so it stays short as tables grow.
+ * Returns a function that stops it (and waits for a running ANALYZE).
+ */
+export function keepStatistics(db: Db<NoTables>, log: Logger, opts: { everyMs?: number; minEvents?: number } = {}): () => Promise<void> {
+  const everyMs = opts.everyMs ?? 5000;
+  const minEvents = opts.minEvents ?? 500;
+  let at: number | null = null;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const heads = async (): Promise<number> => {
+    const { rows: logs } = await sql<{ s: string }>`select table_schema as s from information_schema.tables where table_name = 'events'`.execute(db);
+    if (logs.length === 0) return 0;
+    const parts = logs.map((l) => sql`select coalesce(max(global_position), 0) as p from ${sql.table(`${l.s}.events`)}`);
+    const { rows } = await sql<{ n: string }>`select coalesce(sum(p), 0)::text as n from (${sql.join(parts, sql` union all `)}) h`.execute(db);
+    return Number(rows[0]?.n ?? 0);
+  };
+  const tick = async () => {
+    const now = await heads();
+    if (at === null || now - at >= Math.max(minEvents, Math.floor(at / 10))) {
+      const t0 = performance.now();
+      await sql`analyze`.execute(db);
+      log.debug({ events: now, ms: Math.round(performance.now() - t0) }, 'statistics refreshed');
+      at = now;
+    }
+  };
+  const timer = setInterval(() => {
+    if (running || stopped) return;
+    running = tick()
+      .catch((e: Error) => log.warn({ err: e.message }, 'statistics not refreshed'))
+      .finally(() => {
+        running = null;
+      });
+  }, everyMs);
+  timer.unref();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await running;
+  };
+}
