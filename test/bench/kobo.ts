@@ -40,6 +40,12 @@ async function runMode(mode: Mode): Promise<string[][]> {
     const lib = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Kobo bench', folders: [dir], watch: false } });
     // creating the library queued its scan; 10,000 books take longer than a test's minute
     await settled(call, admin.token, lib.json.id, undefined, 20 * 60_000);
+    // and the gateway's read model holds every book (it folds the scan's events a moment after it)
+    for (const until = Date.now() + 5 * 60_000; ; await new Promise((r) => setTimeout(r, 250))) {
+      const r = await call('GET', `/api/media-items/search?limit=1&library_id=${lib.json.id}`, { token: admin.token });
+      if (Number(r.json.total) === BOOKS + BIG) break;
+      if (Date.now() > until) throw new Error(`the read model holds ${r.json.total} of ${BOOKS + BIG} books`);
+    }
     const k = await call('POST', '/api/devices/kobo', { token: admin.token, body: { name: 'Bench Kobo' } });
     const base = `/kobo/${k.json.kobo_url.split('/kobo/')[1]}`;
     const pages: number[] = [];

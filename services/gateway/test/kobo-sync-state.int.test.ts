@@ -32,10 +32,11 @@ async function addItem(id: string, formats: string[], library = LIB, at = '2026-
 const touch = (id: string, at: string) => sql`update ${T('cv_items')} set updated_at = ${at} where id = ${id}`.execute(database.db);
 
 /** One sync as the route runs it: confirm the last answer, take a page, record it; until no page continues. */
-async function sync(state: KoboSyncState, gen: number): Promise<{ sent: Difference[]; pages: number; gen: number }> {
+async function sync(state: KoboSyncState, gen: number, meanwhile?: (page: number) => Promise<void>): Promise<{ sent: Difference[]; pages: number; gen: number }> {
   const sent: Difference[] = [];
   let after: SyncCursor | null = null;
   for (let pages = 1; ; pages++) {
+    await meanwhile?.(pages);
     await state.confirm(kobo.device_id, gen);
     const diff = await state.differences(kobo, access, PAGE + 1, after);
     const page = diff.slice(0, PAGE);
@@ -113,5 +114,21 @@ describe('Kobo sync state, a window at a time', () => {
     want.sort((a, b) => (a[0] < b[0] ? -1 : 1));
     expect(got).toEqual([...want, [`t:${shelf}`, 'new']]);
     expect(await sync(state, run.gen)).toMatchObject({ sent: [], pages: 1 });
+  });
+
+  it('sends in the same sync the books that arrive behind its cursor while it pages', async () => {
+    const state = new KoboSyncState(db(), 7);
+    const batch = Array.from({ length: 25 }, () => randomUUID()).sort();
+    const behind = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    const run = await sync(state, gen, async (page) => {
+      // the first page sends the first ten of the batch; then two books appear before all of them
+      if (page === 1) for (const id of batch) await addItem(id, ['epub']);
+      if (page === 3) for (const id of behind) await addItem(id, ['epub']);
+    });
+    const keys = run.sent.map((d) => d.key);
+    expect([...keys].sort()).toEqual([...batch, ...behind].map((id) => `i:${id}`).sort());
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(await sync(state, run.gen)).toMatchObject({ sent: [], pages: 1 });
+    gen = run.gen;
   });
 });

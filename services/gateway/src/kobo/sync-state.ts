@@ -7,7 +7,7 @@
 // its token never comes back). Keys are ordered, so paging neither repeats nor loses a book: what a
 // page sent is confirmed before the next page is worked out, and anything still different stays in
 // the difference until it is sent.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { visible, type Access } from '../read-model/access';
@@ -105,35 +105,49 @@ export class KoboSyncState {
   /**
    * Up to `limit` differences past `after` (from the start without it), books by id, then tags by
    * id. Books are compared a window of WINDOW ids at a time, each window a range of both sides'
-   * indexes, so a page costs about the same at 1,000 books as at 100,000.
+   * indexes, so a page costs about the same at 1,000 books as at 100,000. A paged sync that reaches
+   * the end looks once more at what lies behind its cursor: a book the read model received during
+   * the sync goes in this sync, not the next.
    */
   async differences(kobo: Kobo, access: Access, limit: number, after: SyncCursor | null = null): Promise<Difference[]> {
+    const out = await this.between(kobo, access, limit, after, null);
+    if (after && out.length < limit) out.push(...(await this.between(kobo, access, limit - out.length, null, after)));
+    return out;
+  }
+
+  /** Up to `limit` differences with keys after `from` and up to `to` (null: from the start, to the end). */
+  private async between(kobo: Kobo, access: Access, limit: number, from: SyncCursor | null, to: SyncCursor | null): Promise<Difference[]> {
     const out: Difference[] = [];
-    if (after?.phase !== 't') {
-      let from = after?.id ?? null;
+    const booksTo = to?.phase === 'i' ? to.id : null;
+    if (from?.phase !== 't') {
+      let after = from?.id ?? null;
+      const upTo = (col: RawBuilder<unknown>) => (booksTo ? sql`and ${col} <= ${booksTo}::uuid` : sql``);
       for (;;) {
         const { rows } = await sql<Difference & { filled: boolean; last: string | null }>`
           with b as (
             select i.id, i.updated_at::text as ever, p.updated_at::text as sver
             from ${tbl(C.items)} i
             left join ${tbl(R.progress)} p on p.user_id = ${kobo.user_id} and p.item_id = i.id
-            where ${sentBook(kobo, access)} ${from ? sql`and i.id > ${from}::uuid` : sql``}
+            where ${sentBook(kobo, access)} ${after ? sql`and i.id > ${after}::uuid` : sql``} ${upTo(sql`i.id`)}
             order by i.id limit ${this.window}
           ),
           bound as (select count(*) = ${this.window} as filled, (select id from b order by id desc limit 1) as last from b),
           cur as (select id, ever, sver from b),
-          has as (${sentOf(kobo, 'i', from)} and (not (select filled from bound) or substr(key, 3)::uuid <= (select last from bound))),
+          has as (${sentOf(kobo, 'i', after)} ${upTo(sql`substr(key, 3)::uuid`)}
+            and (not (select filled from bound) or substr(key, 3)::uuid <= (select last from bound))),
           ${paired('i')}
           select bound.filled, bound.last::text as last, d.key, d.ever, d.sver, d.hever, d.hsver from bound left join lateral (
             select 'i:' || id::text as key, ever, sver, hever, hsver from pair where ${differs} order by id limit ${limit - out.length}
           ) d on true`.execute(this.db);
         for (const r of rows) if (r.key) out.push({ key: r.key, ever: r.ever, sver: r.sver, hever: r.hever, hsver: r.hsver });
         if (out.length >= limit || !rows[0]?.filled) break;
-        from = rows[0].last;
+        after = rows[0].last;
       }
     }
-    if (out.length >= limit) return out;
-    const from = after?.phase === 't' ? after.id : null;
+    // tags come after every book: none when the range ends among the books
+    if (out.length >= limit || to?.phase === 'i') return out;
+    const after = from?.phase === 't' ? from.id : null;
+    const tagsTo = to?.phase === 't' ? to.id : null;
     const shelved = kobo.books === 'shelves' ? sql`and exists (select 1 from ${tbl(D.shelves)} sh where sh.device_id = ${kobo.device_id} and sh.collection_id = c.id)` : sql``;
     // a tag's version: its name and the members this Kobo gets
     const { rows } = await sql<Difference>`
@@ -143,9 +157,10 @@ export class KoboSyncState {
           where m.collection_id = c.id and ${sentBook(kobo, access)}
         ), '')) as ever, null::text as sver
         from ${tbl(R.collections)} c
-        where c.user_id = ${kobo.user_id} and not c.is_system and c.rules is null ${shelved} ${from ? sql`and c.id > ${from}::uuid` : sql``}
+        where c.user_id = ${kobo.user_id} and not c.is_system and c.rules is null ${shelved}
+          ${after ? sql`and c.id > ${after}::uuid` : sql``} ${tagsTo ? sql`and c.id <= ${tagsTo}::uuid` : sql``}
       ),
-      has as (${sentOf(kobo, 't', from)}),
+      has as (${sentOf(kobo, 't', after)} ${tagsTo ? sql`and substr(key, 3)::uuid <= ${tagsTo}::uuid` : sql``}),
       ${paired('t')}
       select 't:' || id::text as key, ever, sver, hever, hsver from pair where ${differs} order by id limit ${limit - out.length}`.execute(this.db);
     return [...out, ...rows];
