@@ -7,6 +7,7 @@ import {
   connectNatsBus,
   trackingWrites,
   createLogger,
+  Foreground,
   hostProcess,
   loadConfig,
   MemoryBus,
@@ -192,6 +193,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     dataDir,
     metrics,
     probes,
+    foreground: new Foreground(),
   };
   let url: string | null = null;
   const roots = cfg.LIBRARY_ROOTS.split(delimiter).filter((r) => r !== '');

@@ -416,7 +416,9 @@ export async function applyOnce<DB>(db: Db<DB>, schema: string, consumer: string
  * effect run as a single statement (one round trip, no explicit transaction). `effect` gets the
  * condition it must hold to (the event is new here). With `unless`, nothing moves and nothing is
  * written when that condition holds (in the statement's snapshot): the event needs more than these
- * statements. False when the event was not applied (not new, or `unless` held): the caller goes
+ * statements. With `through`, the statements apply the run of events from `event` to `through` (a
+ * bus that hands several at once) and hold only when the checkpoint is below `event`: every one of
+ * them is new. False when the event was not applied (not new, or `unless` held): the caller goes
  * through applyOnce then, which knows parked events and does the rest.
  */
 export async function applyOnceInOne<DB>(
@@ -426,6 +428,7 @@ export async function applyOnceInOne<DB>(
   event: StoredEvent,
   effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[],
   unless?: RawBuilder<boolean>,
+  through?: StoredEvent,
 ): Promise<boolean> {
   // several statements become several data-modifying CTEs (they may not nest), all under one snapshot
   const made = effect(sql<boolean>`exists (select 1 from moved)`);
@@ -434,24 +437,25 @@ export async function applyOnceInOne<DB>(
     sql`, `,
   );
   const { rows } = await sql<{ n: number }>`
-    with moved as (${moveCheckpoint(schema, consumer, event, unless)}),
+    with moved as (${moveCheckpoint(schema, consumer, event, unless, through)}),
     ${effects}
     select count(*)::int as n from moved`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;
 }
 
 /**
- * Moves a consumer's checkpoint to the event when it is behind it (and `unless` does not hold), in
- * the statement that takes the checkpoint's row lock; returns a row only when it moved (the event
- * is new to this consumer).
+ * Moves a consumer's checkpoint to the event (or, for a run of events, to the last one, `through`)
+ * when it is behind the event (and `unless` does not hold), in the statement that takes the
+ * checkpoint's row lock; returns a row only when it moved (the event, or every event of the run, is
+ * new to this consumer).
  */
-function moveCheckpoint(schema: string, consumer: string, event: StoredEvent, unless?: RawBuilder<boolean>): RawBuilder<{ position: number }> {
+function moveCheckpoint(schema: string, consumer: string, event: StoredEvent, unless?: RawBuilder<boolean>, through?: StoredEvent): RawBuilder<{ position: number }> {
   const S = sql.raw(assertIdent(schema));
   return sql`
     insert into ${S}.consumer_checkpoints as cp (consumer, source, position)
-    select ${consumer}::text, ${event.source}::text, ${event.position}::bigint where not (${unless ?? sql<boolean>`false`})
+    select ${consumer}::text, ${event.source}::text, ${(through ?? event).position}::bigint where not (${unless ?? sql<boolean>`false`})
     on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
-    where cp.position < excluded.position
+    where cp.position < ${event.position}::bigint
     returning position`;
 }
 
@@ -496,6 +500,11 @@ export interface Reaction<T, DB> {
    */
   inOne?(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null;
   /**
+   * `inOne` for a leading run of the events that follow (a bus that hands several at once): how many
+   * fold together, and their statements. Fewer than two: each goes its own way.
+   */
+  inOneMany?(evs: StoredEvent[]): { count: number; statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null;
+  /**
    * Runs after that transaction, on every delivery (a redelivery too): `result` is what the effect
    * returned, undefined when the event had been applied before or in one statement; `inOne` is true
    * when it was applied in one statement just now (`inOne`'s statements, nothing else). A failure
@@ -533,6 +542,17 @@ export function react<T, DB>(bus: Bus, site: ReactionSite<DB>, r: Reaction<T, DB
         throw e;
       }
     },
+    ...(r.inOneMany
+      ? {
+          handleMany: async (evs: StoredEvent[]) => {
+            const many = r.inOneMany!(evs);
+            if (!many || many.count < 2) return 0;
+            if (!(await applyOnceInOne(db, schema, r.durable, evs[0]!, many.statements, many.unless, evs[many.count - 1]))) return 0;
+            for (const ev of evs.slice(0, many.count)) await r.after?.(ev, undefined, true);
+            return many.count;
+          },
+        }
+      : {}),
   });
 }
 

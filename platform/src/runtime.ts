@@ -23,6 +23,36 @@ export interface Runtime {
   metrics: Metrics;
   /** the process's readiness (database, bus, services, consumers) */
   probes: Probes;
+  /** requests this process is answering now (HTTP and RPC); background work gives way to them */
+  foreground: Foreground;
+}
+
+/**
+ * Counts the requests a process is answering: the gateway's HTTP requests, the services' RPCs. Work
+ * that can wait (the catalog's cover and index passes) waits while it is above zero, so on a small
+ * machine — or in embedded mode, on the one thread — a request does not share the cores with it.
+ */
+export class Foreground {
+  active = 0;
+  /** a request begins; the function returned ends it (once, however often it is called) */
+  begin(): () => void {
+    this.active++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.active--;
+    };
+  }
+  /** counts `fn` as answered in the foreground while it runs */
+  async answer<T>(fn: () => Promise<T>): Promise<T> {
+    const end = this.begin();
+    try {
+      return await fn();
+    } finally {
+      end();
+    }
+  }
 }
 
 export interface RunningService {

@@ -22,6 +22,8 @@ interface BusCaps {
   concurrentTransactions: boolean;
   /** a transient message reaches listeners on other bus instances (other processes) */
   transientAcrossInstances: boolean;
+  /** hands runs of events to a consumer's `handleMany` (the in-memory bus) */
+  handsMany: boolean;
 }
 
 interface BusHarness {
@@ -404,6 +406,57 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       expect(seen).toEqual(['t.keep.v1', 't.also.v1', 't.keep.v1', 't.also.v1']);
     });
 
+    it('hands consecutive wanted events to handleMany where it can; every event applied once, in order', async () => {
+      const bus = await h.newBus();
+      const store = await source('many', bus);
+      const runs: number[] = [];
+      const one: string[] = [];
+      const inner = record('many');
+      await bus.consume({
+        source: store.source,
+        durable: 'many',
+        types: ['t.keep.v1'],
+        checkpoint: () => consumerCheckpoint(db(), CONSUMER, 'many', store.source),
+        handler: async (e) => {
+          one.push(e.id);
+          await inner(e);
+        },
+        // takes at most three at a time, never a `refuse` event (a run that starts with one: none)
+        handleMany: async (evs) => {
+          const refused = (e: StoredEvent) => (e.data as { refuse?: boolean }).refuse === true;
+          const stop = evs.findIndex(refused);
+          const take = evs.slice(0, Math.min(3, stop === -1 ? 3 : stop));
+          if (take.length === 0) return 0;
+          runs.push(take.length);
+          for (const e of take) await inner(e);
+          return take.length;
+        },
+      });
+      const events = await append(store, 'many-1', [
+        ...Array.from({ length: 7 }, (_, i) => ev('t.keep.v1', { i })),
+        ev('t.drop.v1'),
+        ev('t.keep.v1', { refuse: true }),
+        ev('t.keep.v1', { i: 9 }),
+      ]);
+      const wanted = events.filter((e) => e.type === 't.keep.v1');
+      const rows = await until(
+        'every wanted event',
+        () => appliedIds('many'),
+        (r) => r.length >= wanted.length,
+      );
+      expect(rows).toEqual(wanted.map((e) => e.id));
+      if (caps.handsMany) {
+        // runs of the wanted events in threes (the dropped one between does not end a run); the
+        // refused one and the single one after it go to the handler
+        expect(runs).toEqual([3, 3, 1]);
+        expect(one).toEqual([wanted[7]!.id, wanted[8]!.id]);
+      } else {
+        expect(runs).toEqual([]);
+        expect(one).toEqual(wanted.map((e) => e.id));
+      }
+      expect(await consumerCheckpoint(db(), CONSUMER, 'many', store.source)).toBe(wanted.at(-1)!.position);
+    });
+
     // ---- followers ----
 
     it('lets every process follow all events from the first, then live, with a type filter', async () => {
@@ -701,7 +754,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
 
 const quiet = () => createLogger('bus-contract', process.env.LOG_LEVEL ?? 'silent');
 
-busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, transientAcrossInstances: false }, async () => {
+busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, transientAcrossInstances: false, handsMany: true }, async () => {
   const database = await openPGlite('memory://');
   const buses: Bus[] = [];
   return {
@@ -721,32 +774,36 @@ busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurr
 const backends = await resolveBackends();
 if (backends.postgresUrl) {
   const baseUrl = backends.postgresUrl;
-  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true, transientAcrossInstances: true }, async () => {
-    const nats = await startNatsServer();
-    const tdb = await createTestDatabase(baseUrl);
-    const database = await openPostgres(tdb.url, { application: 'bindery-contract' });
-    const buses: Bus[] = [];
-    return {
-      database,
-      newBus: async () => {
-        const b = await connectNatsBus(nats.url, { name: `contract-${buses.length}`, logger: quiet() });
-        buses.push(b);
-        return b;
-      },
-      republish: async (bus, events) => {
-        // Plain NATS publishes carry no message id, so JetStream keeps every copy.
-        const { nc } = bus as NatsBus;
-        for (const e of events) nc.publish(eventSubject(e.source, e.type), JSON.stringify(e));
-        await nc.flush();
-      },
-      close: async () => {
-        await Promise.allSettled(buses.map((b) => b.close()));
-        await database.close();
-        await tdb.drop();
-        await nats.stop();
-      },
-    };
-  });
+  busContract(
+    'JetStream bus (private nats-server, PostgreSQL)',
+    { replicasShareRequests: true, concurrentTransactions: true, transientAcrossInstances: true, handsMany: false },
+    async () => {
+      const nats = await startNatsServer();
+      const tdb = await createTestDatabase(baseUrl);
+      const database = await openPostgres(tdb.url, { application: 'bindery-contract' });
+      const buses: Bus[] = [];
+      return {
+        database,
+        newBus: async () => {
+          const b = await connectNatsBus(nats.url, { name: `contract-${buses.length}`, logger: quiet() });
+          buses.push(b);
+          return b;
+        },
+        republish: async (bus, events) => {
+          // Plain NATS publishes carry no message id, so JetStream keeps every copy.
+          const { nc } = bus as NatsBus;
+          for (const e of events) nc.publish(eventSubject(e.source, e.type), JSON.stringify(e));
+          await nc.flush();
+        },
+        close: async () => {
+          await Promise.allSettled(buses.map((b) => b.close()));
+          await database.close();
+          await tdb.drop();
+          await nats.stop();
+        },
+      };
+    },
+  );
 } else {
   describe.skip('Bus contract: JetStream bus (no PostgreSQL: see [test backends] above)', () => {
     it('needs PostgreSQL', () => undefined);

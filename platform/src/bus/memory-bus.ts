@@ -39,6 +39,7 @@ interface Loop {
   start: () => Promise<number>;
   types: readonly string[] | undefined;
   handler: (e: StoredEvent) => Promise<void>;
+  handleMany?: (events: StoredEvent[]) => Promise<number>;
   /** durable consumers retry a bounded number of times, then park; followers retry until it applies */
   durable?: { name: string; parking?: Parking };
 }
@@ -86,7 +87,7 @@ export class MemoryBus implements Bus {
     }
   }
 
-  private loop({ sourceName, start, types, handler, durable }: Loop): Subscription {
+  private loop({ sourceName, start, types, handler, handleMany, durable }: Loop): Subscription {
     const wake = new Wake();
     const ctl = new AbortController();
     let set = this.sourceWaiters.get(sourceName);
@@ -124,9 +125,29 @@ export class MemoryBus implements Bus {
           await wake.wait(POLL_MS);
           continue;
         }
-        for (const ev of batch) {
+        const wanted = (ev: StoredEvent) => !types || types.includes(ev.type);
+        for (let i = 0; i < batch.length; i++) {
+          const ev = batch[i]!;
           if (ctl.signal.aborted) break;
-          if (!types || types.includes(ev.type)) {
+          // PGlite answers on this thread and its promises settle as microtasks: a consumer catching
+          // up on a long log (a rebuild, a first start after an upgrade) would starve every request
+          // for the whole replay. Give the event loop a turn every few milliseconds of work.
+          if (performance.now() - slice > YIELD_EVERY_MS) {
+            await new Promise<void>((r) => setImmediate(r));
+            slice = performance.now();
+          }
+          if (handleMany && wanted(ev)) {
+            // a leading run of the wanted events at once (the consumer says how many it took)
+            const run = batch.slice(i).filter(wanted);
+            const n = run.length > 1 ? await handleMany(run).catch(() => 0) : 0;
+            if (n > 0) {
+              const last = run[Math.min(n, run.length) - 1]!;
+              while (i < batch.length - 1 && batch[i]!.position < last.position) i++;
+              pos = last.position;
+              continue;
+            }
+          }
+          if (wanted(ev)) {
             // At-least-once: retry the same event with backoff; a durable consumer parks it after
             // its last try and goes on, a follower (a read model that may not skip) keeps trying.
             state.busySince = Date.now();
@@ -143,13 +164,6 @@ export class MemoryBus implements Bus {
             if (ctl.signal.aborted) break;
           }
           pos = ev.position;
-          // PGlite answers on this thread and its promises settle as microtasks: a consumer catching
-          // up on a long log (a rebuild, a first start after an upgrade) would starve every request
-          // for the whole replay. Give the event loop a turn every few milliseconds of work.
-          if (performance.now() - slice > YIELD_EVERY_MS) {
-            await new Promise<void>((r) => setImmediate(r));
-            slice = performance.now();
-          }
         }
         if (batch.length < BATCH && !ctl.signal.aborted) await wake.wait(POLL_MS);
       }
@@ -198,6 +212,7 @@ export class MemoryBus implements Bus {
       start: opts.checkpoint,
       types: opts.types,
       handler: opts.handler,
+      ...(opts.handleMany ? { handleMany: opts.handleMany } : {}),
       durable: { name: opts.durable, ...(opts.parking ? { parking: opts.parking } : {}) },
     });
   }

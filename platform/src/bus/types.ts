@@ -15,6 +15,12 @@ export interface ConsumeOptions {
   checkpoint(): Promise<number>;
   handler: EventHandler;
   /**
+   * Several consecutive events at once, where the consumer can: given the wanted events that follow
+   * (in position order), applies a leading run of them and answers how many (0: none, `handler` takes
+   * the first as usual). A failure counts as 0. Buses that deliver one event at a time never call it.
+   */
+  handleMany?: (events: StoredEvent[]) => Promise<number>;
+  /**
    * Where an event goes when its handler fails `retry.attempts` times in a row; the consumer then
    * moves on. Without one the bus keeps retrying (logged at error level, the consumer shows as stuck).
    */

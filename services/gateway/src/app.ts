@@ -8,7 +8,17 @@ import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
-import { currentRequestContext, httpServerTimeouts, type Bus, type HttpTimeouts, type Logger, type Metrics, type ParkingLot, type Subscription } from '@bindery/platform';
+import {
+  currentRequestContext,
+  httpServerTimeouts,
+  type Bus,
+  type Foreground,
+  type HttpTimeouts,
+  type Logger,
+  type Metrics,
+  type ParkingLot,
+  type Subscription,
+} from '@bindery/platform';
 import { authenticator } from './http/authenticate';
 import { AuthFailures } from './http/auth-failures';
 import { Origins } from './http/origin';
@@ -68,6 +78,8 @@ export interface AppOptions {
   log: Logger;
   view: AuthView;
   reads: Reads;
+  /** the process's count of requests being answered (background work gives way to them); none: not counted */
+  foreground?: Foreground;
   /** how long a write waits for the read models to show it before answering anyway */
   readYourWritesMs?: number;
   tokenKey: Uint8Array;
@@ -145,6 +157,15 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // gzip), only for compressible types and bodies of 1 KiB or more. Book files are never compressed:
   // devices need their Content-Length and byte ranges (the sender marks them with Accept-Ranges).
   // Answers the read models keep are compressed once per encoding (http/packed-answers.ts).
+  const foreground = o.foreground;
+  if (foreground) {
+    // each request counts until its response is done or cut off; a WebSocket upgrade leaves HTTP for
+    // good and is not a request being answered
+    app.addHook('onRequest', async (req, reply) => {
+      if (req.headers.upgrade) return;
+      reply.raw.once('close', foreground.begin());
+    });
+  }
   app.addHook('onSend', async (req, reply, payload) => {
     if (reply.getHeader('accept-ranges') !== undefined) {
       req.headers['x-no-compression'] = 'file';

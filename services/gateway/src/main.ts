@@ -60,6 +60,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         tokenKey: rt.tokenKey,
         cookieSecure: opts.cookieSecure,
         rpcTimeoutMs: rt.rpcTimeoutMs,
+        foreground: rt.foreground,
         bodyLimit: opts.bodyLimit ?? 1024 * 1024,
         ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
         metrics: rt.metrics,

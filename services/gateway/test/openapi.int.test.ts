@@ -3,7 +3,7 @@
 // GET /api/openapi.json: a schema with its answers per status, and an operation in the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
-import { asTables, createLogger, MemoryBus, migrate, type NoTables, openPGlite, type Database } from '@bindery/platform';
+import { asTables, createLogger, Foreground, MemoryBus, migrate, type NoTables, openPGlite, type Database } from '@bindery/platform';
 import { buildApp } from '../src/app';
 import { migrations, SCHEMA } from '../src/projections/migrations';
 import { AuthView } from '../src/projections/auth-view';
@@ -17,6 +17,16 @@ let database: Database;
 let bus: MemoryBus;
 let app: FastifyInstance;
 const routes: RouteOptions[] = [];
+
+/** the process's count of requests being answered, and how many began */
+class CountedForeground extends Foreground {
+  begun = 0;
+  override begin(): () => void {
+    this.begun++;
+    return super.begin();
+  }
+}
+const foreground = new CountedForeground();
 
 beforeAll(async () => {
   database = await openPGlite('memory://');
@@ -36,6 +46,7 @@ beforeAll(async () => {
     authRateLimit: null,
     ready: async () => true,
     onRoute: (r) => routes.push(r),
+    foreground,
   });
   await app.ready();
 });
@@ -70,6 +81,18 @@ function problemsOf(registered: RouteOptions[], doc: Doc): string[] {
   }
   return problems;
 }
+
+describe('requests in the foreground', () => {
+  it('counts each request while it is answered, and not a WebSocket upgrade', async () => {
+    const before = foreground.begun;
+    expect((await app.inject({ method: 'GET', url: '/api/openapi.json' })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/nothing-here' })).statusCode).toBe(404);
+    expect(foreground.begun - before).toBe(2);
+    await app.inject({ method: 'GET', url: '/api/openapi.json', headers: { upgrade: 'websocket', connection: 'upgrade' } });
+    expect(foreground.begun - before).toBe(2);
+    expect(foreground.active).toBe(0);
+  });
+});
 
 describe('the API document', () => {
   it('has every registered route, each with a schema that declares its answers', async () => {

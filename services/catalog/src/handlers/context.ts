@@ -34,8 +34,6 @@ export class Ctx {
   kick: () => void = () => undefined;
   /** where its reactions to other services keep their checkpoints */
   readonly site: ReactionSite<CatalogDb>;
-  /** requests being answered now: background passes wait for them (scanner/covers.ts, `breathe`) */
-  answering = 0;
 
   constructor(
     readonly rt: Runtime,

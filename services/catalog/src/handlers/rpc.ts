@@ -43,12 +43,8 @@ export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
     const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
     out[op] = async (body) => {
       if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
-      ctx.answering++;
-      try {
-        return await h(ctx, body);
-      } finally {
-        ctx.answering--;
-      }
+      // counted as the process's foreground work: the passes after a scan wait for it (scanner/covers.ts)
+      return ctx.rt.foreground.answer(() => h(ctx, body));
     };
   }
   return out;

@@ -86,13 +86,14 @@ export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * After a piece of background work begun at `before`: a pause as long (at most 50 ms), then until no
- * request is being answered (at most a second): on a small machine a download or a page that
- * arrives during the passes after a scan does not share the cores with them.
+ * After a piece of background work begun at `before`: a pause as long (at most 50 ms), then until the
+ * process answers no request (at most a second; `rt.foreground`: this process's RPCs, and in embedded
+ * mode the gateway's HTTP requests too): on a small machine a download or a page that arrives during
+ * the passes after a scan does not share the cores with them.
  */
 export async function breathe(ctx: Ctx, before: number): Promise<void> {
   await sleep(Math.min(50, Date.now() - before));
-  for (const until = Date.now() + 1000; ctx.answering > 0 && Date.now() < until; ) await sleep(10);
+  for (const until = Date.now() + 1000; ctx.rt.foreground.active > 0 && Date.now() < until; ) await sleep(10);
 }
 
 /** Renders every missing cover, oldest first, until none is left or `stopping()` says so. */

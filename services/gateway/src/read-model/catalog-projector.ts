@@ -96,61 +96,102 @@ async function removeItem(trx: Trx<GatewayDb>, t: Tables, id: string): Promise<v
   await s.deleteFrom(t.items).where('id', '=', id).execute();
 }
 
+/** An item as an event states it, and whether the event added it (its stream was new: it has no rows yet). */
+export interface ItemFact {
+  item: Catalog.MediaItem;
+  added: boolean;
+}
+
 /**
- * An item added or updated (a scan sends thousands) as statements that hold to `isNew`: the item
- * row, its fuzzy-filter terms, its files (those it no longer has dropped, the others put in place)
- * and the ids devices know it by (those no longer current marked so). Live, they run as one
- * statement with the checkpoint's move (applyOnceInOne); a rebuild runs them in its transaction.
- * An added item (`added`: its stream is new, so it has no rows yet) has nothing to drop or mark:
- * those two statements are left out (planning them was a fifth of the fold's time in embedded mode).
+ * Items added or updated (a scan sends thousands) as statements that hold to `isNew`, each over
+ * every item at once: the item rows, their fuzzy-filter terms, their files (those an updated item
+ * no longer has dropped, the others put in place) and the ids devices know them by (those no longer
+ * current marked so). Live, they run as one statement with the checkpoint's move (applyOnceInOne),
+ * for one event or, in embedded mode, a run of them; a rebuild runs them in its transaction. The
+ * items must be distinct, and so must their files (`foldable`). Added items have nothing to drop or
+ * mark: when all are added those two statements are left out.
  */
-function itemStatements(item: Catalog.MediaItem, suffix: Suffix, added: boolean): (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[] {
+function itemStatements(facts: ItemFact[], suffix: Suffix): (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[] {
   const t = catalogTables(suffix);
   const T = (name: string) => sql.raw(`${SCHEMA}.${name}`);
-  const r = itemRow(item);
-  const files = filesOf(item);
-  const docs = documentsOf(item);
+  const rows = JSON.stringify(facts.map((f) => itemRow(f.item)));
+  const terms = JSON.stringify(facts.flatMap((f) => termsOf(f.item)));
+  const files = JSON.stringify(facts.flatMap((f) => filesOf(f.item).map((x) => ({ library_id: f.item.library_id, item_id: f.item.id, ...x }))));
+  const docs = JSON.stringify(facts.flatMap((f) => documentsOf(f.item).map((d) => ({ item_id: f.item.id, ...d }))));
+  const updated = facts.filter((f) => !f.added).map((f) => f.item.id);
   return (isNew) => [
     sql`insert into ${T(t.terms)} (field, value)
-      select x.field, x.value from jsonb_to_recordset(${JSON.stringify(termsOf(item))}::jsonb) as x(field text, value text) where ${isNew}
+      select distinct x.field, x.value from jsonb_to_recordset(${terms}::jsonb) as x(field text, value text) where ${isNew}
       on conflict (field, value) do nothing`,
     sql`insert into ${T(t.items)} (id, library_id, sort_title, title, series, series_index, year, first_author, authors, tags, language, publisher, isbn, formats, has_cover, created_at, updated_at, doc)
-      select ${r.id}::uuid, ${r.library_id}::uuid, ${r.sort_title}, ${r.title}, ${r.series}, ${r.series_index}::double precision, ${r.year}::integer, ${r.first_author},
-        ${r.authors}::jsonb, ${r.tags}::jsonb, ${r.language}, ${r.publisher}, ${r.isbn}, ${r.formats}::jsonb, ${r.has_cover}::boolean,
-        ${r.created_at}::timestamptz, ${r.updated_at}::timestamptz, ${r.doc}
+      select x.id, x.library_id, x.sort_title, x.title, x.series, x.series_index, x.year, x.first_author, x.authors::jsonb, x.tags::jsonb, x.language, x.publisher, x.isbn,
+        x.formats::jsonb, x.has_cover, x.created_at, x.updated_at, x.doc
+      from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, library_id uuid, sort_title text, title text, series text, series_index double precision, year integer,
+        first_author text, authors text, tags text, language text, publisher text, isbn text, formats text, has_cover boolean, created_at timestamptz, updated_at timestamptz, doc text)
       where ${isNew}
       on conflict (id) do update set library_id = excluded.library_id, sort_title = excluded.sort_title, title = excluded.title, series = excluded.series,
         series_index = excluded.series_index, year = excluded.year, first_author = excluded.first_author, authors = excluded.authors, tags = excluded.tags,
         language = excluded.language, publisher = excluded.publisher, isbn = excluded.isbn, formats = excluded.formats, has_cover = excluded.has_cover,
         created_at = excluded.created_at, updated_at = excluded.updated_at, doc = excluded.doc`,
-    ...(added
+    // an updated item's files it no longer has; a path another item of these takes is moved below, not dropped
+    ...(updated.length === 0
       ? []
       : [
-          sql`delete from ${T(t.files)} where ${isNew} and item_id = ${item.id}::uuid
-      and not (library_id = ${item.library_id}::uuid and rel_path = any(${files.map((f) => f.rel_path)}::text[]))`,
+          sql`delete from ${T(t.files)} f where ${isNew} and f.item_id = any(${updated}::uuid[])
+      and not exists (select 1 from jsonb_to_recordset(${files}::jsonb) as x(library_id uuid, rel_path text) where x.library_id = f.library_id and x.rel_path = f.rel_path)`,
         ]),
     sql`insert into ${T(t.files)} (library_id, rel_path, item_id, pages)
-      select ${item.library_id}::uuid, x.rel_path, ${item.id}::uuid, x.pages::jsonb
-      from jsonb_to_recordset(${JSON.stringify(files)}::jsonb) as x(rel_path text, pages text) where ${isNew}
+      select x.library_id, x.rel_path, x.item_id, x.pages::jsonb
+      from jsonb_to_recordset(${files}::jsonb) as x(library_id uuid, item_id uuid, rel_path text, pages text) where ${isNew}
       on conflict (library_id, rel_path) do update set item_id = excluded.item_id, pages = excluded.pages`,
-    ...(added
+    ...(updated.length === 0
       ? []
       : [
-          sql`update ${T(t.documents)} set current = false where ${isNew} and item_id = ${item.id}::uuid and current
-      and not (document = any(${docs.map((d) => d.document)}::text[]))`,
+          sql`update ${T(t.documents)} d set current = false where ${isNew} and d.item_id = any(${updated}::uuid[]) and d.current
+      and not exists (select 1 from jsonb_to_recordset(${docs}::jsonb) as x(item_id uuid, document text) where x.item_id = d.item_id and x.document = d.document)`,
         ]),
     sql`insert into ${T(t.documents)} (document, item_id, kind, current)
-      select x.document, ${item.id}::uuid, x.kind, true from jsonb_to_recordset(${JSON.stringify(docs)}::jsonb) as x(document text, kind text) where ${isNew}
+      select x.document, x.item_id, x.kind, true from jsonb_to_recordset(${docs}::jsonb) as x(item_id uuid, document text, kind text) where ${isNew}
       on conflict (document, item_id) do update set current = true`,
   ];
 }
 
-/** The live fold of an item added or updated, in one statement (applyOnceInOne); null for every other event. */
-export function projectCatalogInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) | null {
+/** The item an event adds or updates, or null for every other event. */
+function itemFact(ev: StoredEvent): ItemFact | null {
   if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
   const e = catalogEvents.decode(ev);
   if (e?.type !== 'catalog.media-item-added.v1' && e?.type !== 'catalog.media-item-updated.v1') return null;
-  return itemStatements(e.data.item, '', e.type === 'catalog.media-item-added.v1');
+  return { item: e.data.item, added: e.type === 'catalog.media-item-added.v1' };
+}
+
+/**
+ * A leading run of item events that fold together (at most `max`): each a distinct item, no file
+ * path in two of them (one statement may not change a row twice). Empty when the first event is
+ * not one.
+ */
+export function foldableRun(evs: StoredEvent[], max = 100): { facts: ItemFact[]; count: number } {
+  const facts: ItemFact[] = [];
+  const ids = new Set<string>();
+  const paths = new Set<string>();
+  for (const ev of evs.slice(0, max)) {
+    const f = itemFact(ev);
+    if (!f || ids.has(f.item.id)) break;
+    const mine = filesOf(f.item).map((x) => `${f.item.library_id}/${x.rel_path}`);
+    if (mine.some((p) => paths.has(p))) break;
+    ids.add(f.item.id);
+    for (const p of mine) paths.add(p);
+    facts.push(f);
+  }
+  return { facts, count: facts.length };
+}
+
+/** A run of item events (`foldableRun`) as the statements of one fold. */
+export const projectItemsInOne = (facts: ItemFact[]) => itemStatements(facts, '');
+
+/** The live fold of an item added or updated, in one statement (applyOnceInOne); null for every other event. */
+export function projectCatalogInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) | null {
+  const f = itemFact(ev);
+  return f ? itemStatements([f], '') : null;
 }
 
 /** Applies one catalog event; events it has no use for change nothing. */
@@ -182,7 +223,7 @@ export async function projectCatalog(trx: Trx<GatewayDb>, ev: StoredEvent, suffi
       return;
     case 'catalog.media-item-added.v1':
     case 'catalog.media-item-updated.v1':
-      for (const statement of itemStatements(e.data.item, suffix, e.type === 'catalog.media-item-added.v1')(sql<boolean>`true`)) await statement.execute(trx);
+      for (const statement of itemStatements([{ item: e.data.item, added: e.type === 'catalog.media-item-added.v1' }], suffix)(sql<boolean>`true`)) await statement.execute(trx);
       return;
     case 'catalog.media-item-removed.v1':
       await removeItem(trx, t, e.data.item_id);

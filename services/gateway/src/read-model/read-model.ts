@@ -6,7 +6,7 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
 import { applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type Logger, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
-import { projectCatalog, projectCatalogInOne } from './catalog-projector';
+import { foldableRun, projectCatalog, projectCatalogInOne, projectItemsInOne } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
 import { projectReading, projectReadingInOne } from './reading-projector';
 import { READING } from './reading-tables';
@@ -23,6 +23,13 @@ const WAIT_POLL_MS = 10;
 const FOLD_IN_ONE: Partial<Record<Projection['name'], (ev: StoredEvent) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[]) | null>> = {
   reading: projectReadingInOne,
   catalog: projectCatalogInOne,
+};
+/** runs of events that fold together in one statement (a bus that hands several at once: embedded mode) */
+const FOLD_MANY: Partial<Record<Projection['name'], (evs: StoredEvent[]) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number }>> = {
+  catalog: (evs) => {
+    const run = foldableRun(evs);
+    return Object.assign(projectItemsInOne(run.facts), { count: run.count });
+  },
 };
 const FOLD: Record<Projection['name'], (trx: Trx<GatewayDb>, ev: StoredEvent, suffix?: Suffix) => Promise<void>> = {
   catalog: projectCatalog,
@@ -124,6 +131,15 @@ export class ReadModels {
             await applyOnce(this.db, SCHEMA, p.consumer, ev, (trx) => fold(trx, ev));
           }
           this.advanced(p.source, ev.position);
+        },
+        // a scan's thousands of item events, many at a time: every one new, or the handler takes them one by one
+        handleMany: async (evs) => {
+          const many = FOLD_MANY[p.name]?.(evs);
+          if (!many || many.count < 2) return 0;
+          const last = evs[many.count - 1]!;
+          if (!(await applyOnceInOne(this.db, SCHEMA, p.consumer, evs[0]!, many, undefined, last))) return 0;
+          this.advanced(p.source, last.position);
+          return many.count;
         },
       }),
     );

@@ -56,6 +56,11 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
       if (one) ctx.forgetItems();
       return one;
     },
+    inOneMany: (evs) => {
+      const many = itemRunInOne(evs);
+      if (many) ctx.forgetItems();
+      return many;
+    },
     effect: (trx, ev) => {
       ctx.forgetItems();
       const e = catalogEvents.decode(ev);
@@ -75,41 +80,70 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
   });
 }
 
-/**
- * An item added or updated (a scan sends thousands) as one statement with the checkpoint's move:
- * the item's row. Unless it has more to do here (KOReader documents of its files waiting for it;
- * for an added one, reading data of one of its hashes to bring back, a collection that assigns new
- * books): then `apply` does it all in a transaction, and `after` links the documents.
- */
-function itemInOne(ev: StoredEvent): { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> } | null {
+type InOne = { statements: (isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]; unless?: RawBuilder<boolean> };
+
+/** The item an event adds or updates, or null for every other event. */
+function itemOf(ev: StoredEvent): { item: Catalog.MediaItem; added: boolean } | null {
   if (ev.type !== 'catalog.media-item-added.v1' && ev.type !== 'catalog.media-item-updated.v1') return null;
   const e = catalogEvents.decode(ev);
   if (e?.type !== 'catalog.media-item-added.v1' && e?.type !== 'catalog.media-item-updated.v1') return null;
-  const i = e.data.item;
-  const v = itemValues(i);
+  return { item: e.data.item, added: e.type === 'catalog.media-item-added.v1' };
+}
+
+/**
+ * Items added or updated (a scan sends thousands) as one statement with the checkpoint's move: their
+ * rows. Unless one has more to do here (KOReader documents of its files waiting for it; for an added
+ * one, reading data of one of its hashes to bring back, a collection that assigns new books): then
+ * `apply` does it all in a transaction, event by event, and `after` links the documents. One event,
+ * or (embedded mode) a run of events for distinct items.
+ */
+function itemsInOne(facts: { item: Catalog.MediaItem; added: boolean }[]): InOne {
   const T = (name: string) => sql.raw(`${SCHEMA}.${name}`);
+  const rows = JSON.stringify(facts.map((f) => ({ id: f.item.id, ...itemValues(f.item) })));
   const statements = (isNew: RawBuilder<boolean>) => [
     sql`insert into ${T('items')} (id, library_id, title, sort_title, authors, tags, series, series_index, language, publisher, year, page_count, formats, sha256, epub_sha256, created_at, removed_at)
-      select ${i.id}::uuid, ${v.library_id}::uuid, ${v.title}, ${v.sort_title}, ${v.authors}::jsonb, ${v.tags}::jsonb, ${v.series}, ${v.series_index}::double precision,
-        ${v.language}, ${v.publisher}, ${v.year}::integer, ${v.page_count}::integer, ${v.formats}::jsonb, ${v.sha256}::jsonb, ${v.epub_sha256}, ${v.created_at}::timestamptz, null
+      select x.id, x.library_id, x.title, x.sort_title, x.authors::jsonb, x.tags::jsonb, x.series, x.series_index, x.language, x.publisher, x.year, x.page_count,
+        x.formats::jsonb, x.sha256::jsonb, x.epub_sha256, x.created_at, null
+      from jsonb_to_recordset(${rows}::jsonb) as x(id uuid, library_id uuid, title text, sort_title text, authors text, tags text, series text, series_index double precision,
+        language text, publisher text, year integer, page_count integer, formats text, sha256 text, epub_sha256 text, created_at timestamptz)
       where ${isNew}
       on conflict (id) do update set library_id = excluded.library_id, title = excluded.title, sort_title = excluded.sort_title, authors = excluded.authors,
         tags = excluded.tags, series = excluded.series, series_index = excluded.series_index, language = excluded.language, publisher = excluded.publisher,
         year = excluded.year, page_count = excluded.page_count, formats = excluded.formats, sha256 = excluded.sha256, epub_sha256 = excluded.epub_sha256,
         created_at = excluded.created_at, removed_at = null`,
   ];
-  // KOReader documents of its files pushed before the book was known: linked after the fold (linkAnnounced)
-  const waiting = sql<boolean>`exists (select 1 from ${T('kosync_documents')} where item_id is null and document = any(${documentsOf(i)}::text[]))`;
-  if (e.type === 'catalog.media-item-updated.v1') return { statements, unless: waiting };
-  // what restoreByHash and autoAssign would find (the same conditions, asked once)
-  const has = hashesOf(i).map((h) => sql`sha256 @> ${JSON.stringify([h])}::jsonb`);
-  const anyHash = has.length ? sql.join(has, sql` or `) : sql`false`;
-  const unless = sql<boolean>`${waiting}
-    or exists (select 1 from ${T('items')} where id <> ${i.id}::uuid and removed_at is not null and (${anyHash}))
-    or exists (select 1 from ${T('progress')} where item_id <> ${i.id}::uuid and (${anyHash})
-      and item_id not in (select id from ${T('items')} where removed_at is null))
-    or exists (select 1 from ${T('collections')} where auto_assign is not null and rules is null)`;
-  return { statements, unless };
+  // KOReader documents of their files pushed before the books were known: linked after the fold (linkAnnounced)
+  const unless = [sql<boolean>`exists (select 1 from ${T('kosync_documents')} where item_id is null and document = any(${facts.flatMap((f) => documentsOf(f.item))}::text[]))`];
+  const added = facts.filter((f) => f.added);
+  if (added.length > 0) {
+    // what restoreByHash and autoAssign would find (the same conditions, asked once)
+    const pairs = JSON.stringify(added.flatMap((f) => hashesOf(f.item).map((h) => ({ id: f.item.id, has: JSON.stringify([h]) }))));
+    unless.push(sql<boolean>`exists (select 1 from jsonb_to_recordset(${pairs}::jsonb) as x(id uuid, has text)
+      where exists (select 1 from ${T('items')} i where i.id <> x.id and i.removed_at is not null and i.sha256 @> x.has::jsonb)
+        or exists (select 1 from ${T('progress')} p where p.item_id <> x.id and p.sha256 @> x.has::jsonb
+          and p.item_id not in (select id from ${T('items')} where removed_at is null)))`);
+    unless.push(sql<boolean>`exists (select 1 from ${T('collections')} where auto_assign is not null and rules is null)`);
+  }
+  return { statements, unless: sql.join(unless, sql` or `) as RawBuilder<boolean> };
+}
+
+/** One item event in one statement (`itemsInOne`); null for every other event. */
+function itemInOne(ev: StoredEvent): InOne | null {
+  const f = itemOf(ev);
+  return f ? itemsInOne([f]) : null;
+}
+
+/** A leading run of item events for distinct items (at most 100), in one statement. */
+function itemRunInOne(evs: StoredEvent[]): (InOne & { count: number }) | null {
+  const facts: { item: Catalog.MediaItem; added: boolean }[] = [];
+  const ids = new Set<string>();
+  for (const ev of evs.slice(0, 100)) {
+    const f = itemOf(ev);
+    if (!f || ids.has(f.item.id)) break;
+    ids.add(f.item.id);
+    facts.push(f);
+  }
+  return facts.length < 2 ? null : { ...itemsInOne(facts), count: facts.length };
 }
 
 async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Catalog.CatalogEvents>): Promise<void> {
