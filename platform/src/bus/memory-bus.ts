@@ -126,6 +126,9 @@ export class MemoryBus implements Bus {
           continue;
         }
         const wanted = (ev: StoredEvent) => !types || types.includes(ev.type);
+        // the wanted events of this read, once; `w` is the first of them not yet behind us
+        const wantedOnes = handleMany ? batch.filter(wanted) : [];
+        let w = 0;
         for (let i = 0; i < batch.length; i++) {
           const ev = batch[i]!;
           if (ctl.signal.aborted) break;
@@ -138,7 +141,8 @@ export class MemoryBus implements Bus {
           }
           if (handleMany && wanted(ev)) {
             // a leading run of the wanted events at once (the consumer says how many it took)
-            const run = batch.slice(i).filter(wanted);
+            while (wantedOnes[w]!.position < ev.position) w++;
+            const run = wantedOnes.slice(w);
             const n = run.length > 1 ? await handleMany(run).catch(() => 0) : 0;
             if (n > 0) {
               const last = run[Math.min(n, run.length) - 1]!;
