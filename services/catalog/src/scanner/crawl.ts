@@ -1,11 +1,15 @@
 // Walks a library's folders: every book file once, with its size and modification time.
 // Hidden entries are skipped; a symlink is followed only when its target stays inside the folder
 // and is not a folder the walk is already inside (a loop).
-import { opendir, realpath, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isInside } from '@bindery/platform';
 import { formatOf, type BookFormat } from '../formats/index';
 import { checkAborted } from './scan-stopped';
+
+/** Stats asked for at once within a folder. */
+const STAT_AT_ONCE = 32;
 
 export interface FoundFile {
   root: string;
@@ -37,48 +41,54 @@ export async function* crawl(roots: readonly string[], onProblem: (p: CrawlProbl
     const visited = new Set<string>([realRoot]);
     while (stack.length > 0) {
       const { rel: relDir, real: realDir } = stack.pop()!;
-      let dir: Awaited<ReturnType<typeof opendir>>;
+      let entries: Dirent[];
       try {
-        dir = await opendir(join(root, relDir), { bufferSize: 64 });
+        // one call per folder: its names come back together, not in slices of a directory stream
+        entries = await readdir(join(root, relDir), { withFileTypes: true });
       } catch (e) {
         onProblem({ root, rel: relDir, error: `folder is not readable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
         continue;
       }
       const subdirs: { rel: string; real: string }[] = [];
-      try {
-        for await (const ent of dir) {
-          checkAborted(signal);
-          if (ent.name.startsWith('.')) continue;
-          const rel = relDir === '' ? ent.name : `${relDir}/${ent.name}`;
-          const abs = join(root, rel);
-          let isDir = ent.isDirectory();
-          let isFile = ent.isFile();
-          let real = join(realDir, ent.name);
-          if (ent.isSymbolicLink()) {
-            const target = await realpath(abs).catch(() => null);
-            if (!target || !isInside(realRoot, target)) continue;
-            const st = await stat(target).catch(() => null);
-            if (!st) continue;
-            isDir = st.isDirectory();
-            isFile = st.isFile();
-            if (isDir) {
-              if (visited.has(target) || isInside(target, realDir)) continue; // a loop
-              visited.add(target);
-            }
-            real = target;
+      const books: { rel: string; abs: string; format: BookFormat }[] = [];
+      for (const ent of entries) {
+        checkAborted(signal);
+        if (ent.name.startsWith('.')) continue;
+        const rel = relDir === '' ? ent.name : `${relDir}/${ent.name}`;
+        const abs = join(root, rel);
+        let isDir = ent.isDirectory();
+        let isFile = ent.isFile();
+        let real = join(realDir, ent.name);
+        if (ent.isSymbolicLink()) {
+          const target = await realpath(abs).catch(() => null);
+          if (!target || !isInside(realRoot, target)) continue;
+          const st = await stat(target).catch(() => null);
+          if (!st) continue;
+          isDir = st.isDirectory();
+          isFile = st.isFile();
+          if (isDir) {
+            if (visited.has(target) || isInside(target, realDir)) continue; // a loop
+            visited.add(target);
           }
-          if (isDir) subdirs.push({ rel, real });
-          else if (isFile) {
-            const format = formatOf(ent.name);
-            if (!format) continue;
-            const st = await stat(abs).catch(() => null);
-            if (!st || !st.isFile()) continue;
-            yield { root, rel, abs, format, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
-          }
+          real = target;
         }
-      } catch (e) {
-        if (signal?.aborted) throw e;
-        onProblem({ root, rel: relDir, error: `folder could not be read: ${(e as Error).message}` });
+        if (isDir) subdirs.push({ rel, real });
+        else if (isFile) {
+          const format = formatOf(ent.name);
+          if (format) books.push({ rel, abs, format });
+        }
+      }
+      // a rescan of an unchanged library is mostly these stats: a slice of them is asked for at
+      // once, so the thread pool answers them side by side rather than one round trip each
+      for (let i = 0; i < books.length; i += STAT_AT_ONCE) {
+        checkAborted(signal);
+        const slice = books.slice(i, i + STAT_AT_ONCE);
+        const stats = await Promise.all(slice.map((b) => stat(b.abs).catch(() => null)));
+        for (let j = 0; j < slice.length; j++) {
+          const st = stats[j];
+          if (!st?.isFile()) continue;
+          yield { root, ...slice[j]!, size: st.size, mtimeMs: Math.trunc(st.mtimeMs) };
+        }
       }
       // depth-first, in name order
       subdirs.sort((a, b) => (a.rel < b.rel ? 1 : a.rel > b.rel ? -1 : 0));

@@ -47,7 +47,9 @@ export interface ScanCounts {
   errors: number;
 }
 
-type Known = FormatRow & { item_state: ItemRow['state'] };
+/** What a scan needs of a file it catalogued before (the page list itself stays in the database). */
+const KNOWN_COLUMNS = ['f.id', 'f.item_id', 'f.rel_path', 'f.format', 'f.size', 'f.mtime_ms', 'f.sha256', 'f.present', 'f.pages_read'] as const;
+type Known = Pick<FormatRow, 'id' | 'item_id' | 'rel_path' | 'format' | 'size' | 'mtime_ms' | 'sha256' | 'present' | 'pages_read'> & { item_state: ItemRow['state'] };
 
 interface Job {
   file: FoundFile;
@@ -100,8 +102,7 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   for (const r of await t
     .selectFrom('media_formats as f')
     .innerJoin('media_items as i', 'i.id', 'f.item_id')
-    .selectAll('f')
-    .select('i.state as item_state')
+    .select([...KNOWN_COLUMNS, 'i.state as item_state'])
     .where('f.library_id', '=', lib.id)
     .execute())
     known.set(r.rel_path, r);
@@ -664,7 +665,7 @@ export async function emitUpdated(ctx: Ctx, trx: CTrx, itemId: string, cause: Up
 }
 
 /** A comic or EPUB catalogued before page lists were recorded: read once more for its pages. */
-const needsPages = (k: FormatRow) => k.pages_read === false && PAGED_FORMATS.has(k.format);
+const needsPages = (k: Pick<FormatRow, 'pages_read' | 'format'>) => k.pages_read === false && PAGED_FORMATS.has(k.format);
 
 const statChanged = (k: { size: number; mtime_ms: number }, f: FoundFile) => Number(k.size) !== f.size || Number(k.mtime_ms) !== f.mtimeMs;
 
