@@ -123,6 +123,8 @@ export async function embeddedBench(): Promise<EmbeddedBench> {
     SCAN_WATCH: 'off',
     SCAN_RECONCILE_SECONDS: '604800',
     LOG_LEVEL: 'warn',
+    // the reads register one reader per connection after the admin (off by default once an admin exists)
+    PUBLIC_REGISTRATION: 'true',
   };
   let proc: Proc | null = null;
   const b: Bindery = {

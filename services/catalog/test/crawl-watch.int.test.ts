@@ -1,6 +1,6 @@
 // The scanner's walk and its file watcher on real folders with symlinks: links that stay inside
 // the library are followed once, links out of it and links back up the tree never are.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -38,6 +38,45 @@ describe('crawl', () => {
     for await (const f of crawl([lib], (p) => problems.push(p))) found.push(f.rel);
     expect(found.sort()).toEqual(['A/book.epub', 'B/other.epub']);
     expect(problems).toEqual([]);
+  });
+
+  it('finds every book of a large folder once, with its own size and time, across the slices its stats are asked in', async () => {
+    const lib = join(base, 'many');
+    mkdirSync(join(lib, 'sub'), { recursive: true });
+    const want = new Map<string, { size: number; mtimeMs: number }>();
+    for (let i = 0; i < 101; i++) {
+      const rel = i % 10 === 0 ? `sub/${i}.cbz` : `${String(i).padStart(3, '0')}.epub`;
+      writeFileSync(join(lib, rel), 'x'.repeat(i + 1));
+      utimesSync(join(lib, rel), 1_700_000_000 + i, 1_700_000_000 + i);
+      want.set(rel, { size: i + 1, mtimeMs: Math.trunc(statSync(join(lib, rel)).mtimeMs) });
+    }
+    writeFileSync(join(lib, 'notes.txt'), 'not a book');
+    writeFileSync(join(lib, '.hidden.epub'), 'hidden');
+    mkdirSync(join(lib, 'book.epub')); // a folder with a book's name is walked, not read
+    writeFileSync(join(lib, 'book.epub', 'inner.pdf'), 'pdf');
+    want.set('book.epub/inner.pdf', { size: 3, mtimeMs: Math.trunc(statSync(join(lib, 'book.epub', 'inner.pdf')).mtimeMs) });
+    symlinkSync(join(lib, '001.epub'), join(lib, 'link.epub')); // a link to a book inside: found under its own name
+    want.set('link.epub', want.get('001.epub')!);
+    const found = new Map<string, { size: number; mtimeMs: number }>();
+    const problems: CrawlProblem[] = [];
+    for await (const f of crawl([lib], (p) => problems.push(p))) {
+      expect(found.has(f.rel), f.rel).toBe(false);
+      expect(f.abs).toBe(join(lib, f.rel));
+      found.set(f.rel, { size: f.size, mtimeMs: f.mtimeMs });
+    }
+    expect(problems).toEqual([]);
+    expect(new Map([...found].sort())).toEqual(new Map([...want].sort()));
+    expect(found.get('sub/50.cbz')).toEqual({ size: 51, mtimeMs: (1_700_000_000 + 50) * 1000 });
+  });
+
+  it('reports a folder it cannot read and walks on', async () => {
+    const { lib } = library('gone');
+    const problems: CrawlProblem[] = [];
+    const found: string[] = [];
+    for await (const f of crawl([join(base, 'no-such-folder'), lib], (p) => problems.push(p))) found.push(f.rel);
+    expect(found.sort()).toEqual(['A/book.epub', 'B/other.epub']);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.error).toMatch(/^folder is not readable: ENOENT/);
   });
 
   it('stops at once when its signal is aborted', async () => {
