@@ -34,7 +34,8 @@ export const CATALOG: Projection = {
   source: 'catalog',
   consumer: 'gateway-catalog-view',
   // 5: cv_files.pages, the page lists the catalog records for CBZ, CBR and image-only EPUB
-  version: 5,
+  // 6: cv_items.search_text and its trigram index, so free-text search reads candidates by index
+  version: 6,
   tables: Object.values(catalogTables()),
   async create(trx, x) {
     const t = catalogTables(x);
@@ -64,8 +65,13 @@ export const CATALOG: Projection = {
         has_cover boolean not null,
         created_at timestamptz not null,
         updated_at timestamptz not null,
-        doc text not null
+        doc text not null,
+        -- what free-text search looks in, lower-cased: every title, author, series and tag match is a
+        -- match here too, so a trigram index finds the candidates and the exact rules pick from them
+        search_text text generated always as (lower(title || ' ' || coalesce(series, '') || ' ' || authors::text || ' ' || tags::text)) stored
       );
+      create index on ${SCHEMA}.${t.items} using gin (search_text gin_trgm_ops);
+      create index on ${SCHEMA}.${t.items} (isbn);
       create index on ${SCHEMA}.${t.items} (sort_title, id);
       create index on ${SCHEMA}.${t.items} (library_id, sort_title, id);
       create index on ${SCHEMA}.${t.items} (series, series_index, sort_title);
