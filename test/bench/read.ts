@@ -74,15 +74,28 @@ async function activeItems(inst: Instance): Promise<number> {
   return Number(r.json.total);
 }
 
-async function scanned(inst: Instance, folder: string, name: string): Promise<{ scan: ScanMeasure; items: number }> {
+async function scanned(inst: Instance, folder: string, name: string): Promise<{ scan: ScanMeasure; items: number; readModelSeconds: number }> {
   console.log(`  scanning ${folder} …`);
+  const before = await activeItems(inst);
   const scan = await fullScan(inst, folder, name);
   if (scan.status !== 'completed') throw new Error(`${inst.mode} scan ${scan.status}: ${scan.error}`);
-  const items = await activeItems(inst);
+  // the reads are measured once the gateway's read model holds every item the scan added: a read
+  // model still folding the scan's events would be what the figures measure
+  const expected = before + (scan.counts.added ?? 0) + (scan.counts.relinked ?? 0) - (scan.counts.removed ?? 0);
+  const t0 = performance.now();
+  let items = await activeItems(inst);
+  for (let last = items, still = performance.now(); items < expected; ) {
+    await new Promise((r) => setTimeout(r, 1000));
+    items = await activeItems(inst);
+    if (items !== last) [last, still] = [items, performance.now()];
+    else if (performance.now() - still > 120_000) throw new Error(`${inst.mode}: the read model stopped at ${items} of ${expected} items`);
+  }
+  const readModelSeconds = (performance.now() - t0) / 1000;
+  if (readModelSeconds > 1) console.log(`  the read model held all ${expected} items ${fmt(readModelSeconds, 1)} s after the scan`);
   console.log(
     `  scan: ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s), covers done at ${scan.after ? fmt(scan.after.settledSeconds, 1) : '-'} s; ${items} active items; counts ${JSON.stringify(scan.counts)}`,
   );
-  return { scan, items };
+  return { scan, items, readModelSeconds };
 }
 
 /** The catalog's scan record without the RSS series (kept in full only for the JSON's raw part). */
