@@ -23,6 +23,7 @@ export type VerifiedKind = 'basic' | 'reader-key' | 'kosync';
 export class VerifiedCache {
   private readonly secret = randomBytes(32);
   private readonly entries = new LRUCache<string, Verified>({ max: 20_000, ttl: PASSWORD_TTL_MS });
+  private readonly checking = new Map<string, Promise<unknown>>();
 
   private key(kind: VerifiedKind, parts: string[]): string {
     return createHmac('sha256', this.secret)
@@ -37,6 +38,20 @@ export class VerifiedCache {
   /** `ttlMs` shorter than the default for a credential that is cheap to check again (a reader key). */
   set(kind: VerifiedKind, parts: string[], value: Verified, ttlMs = PASSWORD_TTL_MS): void {
     this.entries.set(this.key(kind, parts), value, { ttl: Math.min(ttlMs, PASSWORD_TTL_MS) });
+  }
+
+  /**
+   * One check at a time for the same credentials: requests that come while it runs wait for its
+   * outcome (a device's requests arriving together, or after an entry expired, would each run argon2).
+   */
+  once<T>(kind: VerifiedKind, parts: string[], check: () => Promise<T>): Promise<T> {
+    const k = this.key(kind, parts);
+    let running = this.checking.get(k) as Promise<T> | undefined;
+    if (!running) {
+      running = check().finally(() => this.checking.delete(k));
+      this.checking.set(k, running);
+    }
+    return running;
   }
 
   /** Drops every entry of a user (a password changed, a reader key replaced or revoked, an account deleted). */

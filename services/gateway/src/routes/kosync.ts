@@ -109,21 +109,25 @@ export function kosyncRoutes(
     };
     const hit = verified.get('kosync', [user, key]);
     if (hit) return signIn(hit);
-    // a device's sync key first (only users with one run its check), then the password
-    const byDevice = await syncKeys.verify(user, key.slice(0, 1024));
-    if (byDevice) {
-      verified.set('kosync', [user, key], byDevice);
-      return signIn(byDevice);
-    }
-    const r = await identity('kosync-verify', { login: user, key: key.slice(0, 1024) });
-    if (!r.ok) {
-      if (r.error.code === 'service_unavailable') return kosyncError(reply, 2000);
+    const outcome = await verified.once('kosync', [user, key], async (): Promise<Verified | 'unavailable' | 'refused'> => {
+      // a device's sync key first (only users with one run its check), then the password
+      const byDevice = await syncKeys.verify(user, key.slice(0, 1024));
+      if (byDevice) {
+        verified.set('kosync', [user, key], byDevice);
+        return byDevice;
+      }
+      const r = await identity('kosync-verify', { login: user, key: key.slice(0, 1024) });
+      if (!r.ok) return r.error.code === 'service_unavailable' ? 'unavailable' : 'refused';
+      const v = r.value as Verified;
+      verified.set('kosync', [user, key], { user_id: v.user_id, role: v.role });
+      return v;
+    });
+    if (outcome === 'unavailable') return kosyncError(reply, 2000);
+    if (outcome === 'refused') {
       failures.failed(req.ip);
       return kosyncError(reply, 2001);
     }
-    const v = r.value as Verified;
-    verified.set('kosync', [user, key], { user_id: v.user_id, role: v.role });
-    signIn(v);
+    signIn(outcome);
   };
   const signed = { onRequest: requireKosync };
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
