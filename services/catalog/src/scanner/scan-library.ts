@@ -49,7 +49,8 @@ export interface ScanCounts {
 
 /** What a scan needs of a file it catalogued before (the page list itself stays in the database). */
 const KNOWN_COLUMNS = ['f.id', 'f.item_id', 'f.rel_path', 'f.format', 'f.size', 'f.mtime_ms', 'f.sha256', 'f.present', 'f.pages_read'] as const;
-type Known = Pick<FormatRow, 'id' | 'item_id' | 'rel_path' | 'format' | 'size' | 'mtime_ms' | 'sha256' | 'present' | 'pages_read'> & { item_state: ItemRow['state'] };
+type KnownColumn = (typeof KNOWN_COLUMNS)[number] extends `f.${infer C extends keyof FormatRow}` ? C : never;
+type Known = Pick<FormatRow, KnownColumn> & { item_state: ItemRow['state'] };
 
 interface Job {
   file: FoundFile;
