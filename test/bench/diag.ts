@@ -11,12 +11,15 @@
 //                 package and the top functions of gateway and identity; then identity's query
 //                 alone against Postgres (kysely + pg)
 //   cpu-embedded  the same for the single embedded process
+//   sync          KOReader pulls and progress writes (16 readers, one per connection, 10 s each) in
+//                 each mode (DIAG_MODES=embedded,distributed), every process profiled over each load
+//                 window: where a sync request's time goes
 //   ratio         the profile against the bare fastify route in each mode (bare, profile, bare; 16
 //                 connections, 6 s each; DIAG_MODES=distributed,embedded), a quick check of the
 //                 ratio `pnpm bench:read` reports on an empty library
 import { spawn } from 'node:child_process';
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jwtVerify, SignJWT } from 'jose';
@@ -25,7 +28,11 @@ import pg from 'pg';
 import { IDENTITY_SCHEMA, type IdentityDb } from '@bindery/identity';
 import { startNatsServer } from '../support/backends';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
-import { BENCH, children, coresUsed, fmt, packageOf, prepare, snapshot, spawnTs, startLoadGen, startRef, table, type CpuProfile } from './lib';
+import { ensureGenerated } from './gen-library';
+import { registerReaders } from './read-load';
+import type { ReadJob, ReadMeasured } from './read-load-worker';
+import { fullScan, startInstance } from './scan-bindery';
+import { BENCH, children, coresUsed, fmt, packageOf, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, type CpuProfile } from './lib';
 
 const DEADLINE_MS = 5 * 60_000;
 
@@ -215,6 +222,82 @@ async function waitFor(ok: () => boolean, ms: number): Promise<void> {
   while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
 }
 
+// ---- sync ---------------------------------------------------------------------------------
+
+async function sync(mode: Mode): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bindery-cpuprof-'));
+  // DIAG_SYNC_ITEMS generated books (gen-library.ts), made once under test/.tmp and kept
+  const items = Number(process.env.DIAG_SYNC_ITEMS ?? 50);
+  const books = join(ROOT, 'test/.tmp/diag-sync', String(items));
+  ensureGenerated(books, 7, 0, items);
+  try {
+    const inst = await startInstance(mode, dir);
+    const gen = await startLoadGen<ReadJob, ReadMeasured>(join(BENCH, 'read-load-worker.ts'));
+    try {
+      const scanned = await fullScan(inst, books, 'sync');
+      console.log(`${mode}: ${items} generated books scanned in ${fmt(scanned.wallSeconds, 1)} s`);
+      const list = await inst.call('GET', '/api/media-items?limit=50', { token: inst.token });
+      const picked = (list.json.data as { id: string; formats: { partial_md5?: string }[] }[]).filter((i) => i.formats[0]?.partial_md5);
+      if (picked.length === 0) throw new Error(`no scanned book has a KOReader document hash: ${list.status} ${list.text.slice(0, 200)}`);
+      const readers = await registerReaders(inst.b.url, PASSWORD, picked, 16);
+      const base = {
+        url: inst.b.url,
+        method: 'GET' as const,
+        connections: Number(process.env.DIAG_CONNECTIONS ?? 16),
+        duration: 10,
+        perConnection: process.env.DIAG_SHARED !== '1',
+      };
+      const jobs: [string, ReadJob][] = [
+        ['kosync pull', { ...base, requests: readers.map((r) => ({ method: 'GET' as const, path: `/syncs/progress/${r.document}`, headers: r.kosync })) }],
+        [
+          'progress write',
+          {
+            ...base,
+            method: 'PUT',
+            requests: readers.map((r) => ({
+              method: 'PUT' as const,
+              path: `/api/media-items/${r.item}/progress`,
+              headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
+              body: '{"percentage":0.5}',
+            })),
+          },
+        ],
+      ];
+      // DIAG_SYNC_ROWS: some of them ("kosync pull", "progress write")
+      const rows = process.env.DIAG_SYNC_ROWS?.split(',');
+      for (const [label, job] of jobs.filter(([l]) => !rows || rows.includes(l))) {
+        await gen.run({ ...job, duration: 2 });
+        for (const f of readdirSync(dir)) rmSync(join(dir, f));
+        const signal = () => inst.b.procs.forEach((p) => p.child.kill('SIGUSR2'));
+        signal();
+        const a = snapshot();
+        const t0 = performance.now();
+        const m = await gen.run(job);
+        signal();
+        await waitFor(() => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).length >= inst.b.procs.length, 15_000);
+        const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([...inst.roles.pids, [gen.pid, 'loadgen']]), databases: inst.roles.databases });
+        console.log(`\n######## ${mode}: ${label}: ${fmt(m.rps, 0)} req/s, p99 ${fmt(m.p99, 1)} ms, non-2xx ${m.non2xx ?? 0}; cores ${JSON.stringify(cores)}`);
+        for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
+          const role = inst.roles.pids.get(Number(f.split('.')[0])) ?? f;
+          const r = analyse(join(dir, f));
+          // DIAG_KEEP=<folder>: the profiles stay there, for a closer look (chrome://inspect, speedscope)
+          if (process.env.DIAG_KEEP) cpSync(join(dir, f), join(process.env.DIAG_KEEP, `${mode}-${label.replace(/\W+/g, '-')}-${role}.cpuprofile`));
+          rmSync(join(dir, f));
+          if (r.busyMs / 1000 / r.seconds < 0.05) continue;
+          console.log(`\n== ${role}: ${fmt(r.busyMs / 1000 / r.seconds, 2)} cores of main-thread time over the ${fmt(r.seconds, 1)} s profile`);
+          console.log(table([['self time by package', 'share', 'ms'], ...r.packages]));
+          console.log(table([['self time by function', 'share', 'ms'], ...r.functions]));
+        }
+      }
+    } finally {
+      await gen.stop();
+      await inst.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // ---- ratio ----------------------------------------------------------------------------------
 
 async function ratio(mode: Mode): Promise<void> {
@@ -248,12 +331,13 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, DEADLINE_MS);
 const args = process.argv.slice(2);
-const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' : args.includes(x));
+const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' && x !== 'sync' : args.includes(x));
 try {
   if (want('jwt')) await jwt();
   if (want('nats')) await nats();
   if (want('cpu')) await cpu('distributed');
   if (want('cpu-embedded')) await cpu('embedded');
+  if (args.includes('sync')) for (const m of (process.env.DIAG_MODES ?? 'embedded,distributed').split(',')) await sync(m as Mode);
   if (args.includes('ratio')) for (const m of (process.env.DIAG_MODES ?? 'distributed,embedded').split(',')) await ratio(m as Mode);
   clearTimeout(deadline);
 } catch (e) {

@@ -10,6 +10,8 @@ export interface ReadJob extends Job {
   paths?: string[];
   /** whole requests taken in turn (each its own headers and body: several accounts); overrides `paths` */
   requests?: { method: Job['method']; path: string; headers?: Record<string, string>; body?: string }[];
+  /** each connection takes one of `requests` only (connection k the k-th, round the list): one account per connection, as many devices look */
+  perConnection?: boolean;
 }
 
 export interface ReadMeasured extends Measured {
@@ -25,7 +27,10 @@ function percentile(sorted: Float64Array, p: number): number {
 
 async function run(job: ReadJob): Promise<ReadMeasured> {
   const latencies: number[] = [];
+  let connection = 0;
+  const own = job.perConnection && job.requests && job.requests.length > 0 ? job.requests : null;
   const instance = autocannon({
+    ...(own ? { setupClient: (c: { setRequests(r: NonNullable<ReadJob['requests']>): void }) => c.setRequests([own[connection++ % own.length]!]) } : {}),
     url: job.url,
     method: job.method,
     connections: job.connections,

@@ -203,6 +203,51 @@ export interface MoreQueries {
 }
 
 /**
+ * One reader per connection, as many people syncing look (one account's writes queue behind each
+ * other): each registers, signs in over KOReader sync, writes a position of one of `books` and
+ * pushes its KOReader document once, so a pull finds one.
+ */
+export async function registerReaders(
+  url: string,
+  password: string,
+  books: { id: string; formats: { partial_md5?: string }[] }[],
+  connections: number,
+): Promise<MoreQueries['readers']> {
+  const call = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
+    const r = await fetch(url + path, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
+    const text = await r.text();
+    if (r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`);
+    return text;
+  };
+  const key = createHash('md5').update(password).digest('hex');
+  const readers: MoreQueries['readers'] = [];
+  const stamp = Date.now().toString(36);
+  for (let n = 0; n < Math.max(1, connections); n++) {
+    const name = `reader${n}_${stamp}`;
+    const r = await fetch(`${url}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `${name}@example.com`, username: name, password }),
+    });
+    if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${await r.text()}`);
+    const token = ((await r.json()) as { access_token: string }).access_token;
+    const book = books[n % books.length]!;
+    const kosync = { 'x-auth-user': name, 'x-auth-key': key, accept: 'application/vnd.koreader.v1+json' };
+    const document = book.formats[0]!.partial_md5!;
+    await call('GET', '/users/auth', kosync);
+    await call('PUT', `/api/media-items/${book.id}/progress`, { authorization: `Bearer ${token}` }, '{"percentage":0.5}');
+    await call(
+      'PUT',
+      '/syncs/progress',
+      kosync,
+      JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.25, device: 'Bench', device_id: `reader${String(n).padStart(26, '0')}` }),
+    );
+    readers.push({ token, item: book.id, kosync, document });
+  }
+  return readers;
+}
+
+/**
  * The requests of the other reads, each checked once: the series filters that find something, 8
  * items of the list page, one reader per connection (each with a book whose position it wrote and
  * whose KOReader document it pushed once, so a pull finds one), OPDS pages and searches with HTTP
@@ -213,8 +258,6 @@ export async function prepareMore(t: Target, libraryItems: number, connections: 
   const { username, password } = t.login;
   const bearer = { authorization: `Bearer ${t.token}` };
   const basic = { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` };
-  // each reader's KOReader headers: its own name, the accounts' shared password
-  const kosyncHeaders = { 'x-auth-user': username, 'x-auth-key': createHash('md5').update(password).digest('hex'), accept: 'application/vnd.koreader.v1+json' };
   const call = async (method: string, path: string, headers: Record<string, string>, body?: string) => {
     const r = await fetch(t.url + path, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body } : {}) });
     const text = await r.text();
@@ -233,31 +276,7 @@ export async function prepareMore(t: Target, libraryItems: number, connections: 
   const picked = list.data.filter((i) => i.formats[0]?.partial_md5).slice(0, 8);
   if (picked.length === 0) throw new Error('no item on the list page has a KOReader document hash');
   for (const i of picked) await call('GET', `/api/media-items/${i.id}`, bearer);
-  // one reader per connection, as many people syncing look (one account's writes queue behind each other)
-  const readers: MoreQueries['readers'] = [];
-  const stamp = Date.now().toString(36);
-  for (let n = 0; n < Math.max(1, connections); n++) {
-    const name = `reader${n}_${stamp}`;
-    const r = await fetch(`${t.url}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `${name}@example.com`, username: name, password }),
-    });
-    if (r.status !== 201) throw new Error(`register ${name}: ${r.status} ${await r.text()}`);
-    const token = ((await r.json()) as { access_token: string }).access_token;
-    const book = picked[n % picked.length]!;
-    const kosync = { ...kosyncHeaders, 'x-auth-user': name };
-    const document = book.formats[0]!.partial_md5!;
-    await call('GET', '/users/auth', kosync);
-    await call('PUT', `/api/media-items/${book.id}/progress`, { authorization: `Bearer ${token}` }, '{"percentage":0.5}');
-    await call(
-      'PUT',
-      '/syncs/progress',
-      kosync,
-      JSON.stringify({ document, progress: '/body/DocFragment[2].0', percentage: 0.25, device: 'Bench', device_id: `reader${String(n).padStart(26, '0')}` }),
-    );
-    readers.push({ token, item: book.id, kosync, document });
-  }
+  const readers = await registerReaders(t.url, password, picked, connections);
   const opdsPages = OPDS_PAGES.filter((n) => (n - 1) * 50 < libraryItems).map((n) => `/opds/recent?page=${n}&per_page=50`);
   for (const p of opdsPages) if (!(await call('GET', p, basic)).includes('<entry>')) throw new Error(`OPDS ${p} has no entry`);
   const opdsSearch = FREE_TEXT.map((q) => `/opds/search?q=${encodeURIComponent(q)}&per_page=50`);
@@ -355,11 +374,13 @@ export async function modeReads(
       await go('dashboard', 'GET /api/dashboard/sections', job(`${t.url}/api/dashboard/sections`));
       await go('kosync_pull', `KOReader GET /syncs/progress (${m.readers.length} readers)`, {
         ...job(t.url),
+        perConnection: true,
         requests: m.readers.map((r) => ({ method: 'GET' as const, path: `/syncs/progress/${r.document}`, headers: r.kosync })),
       });
       await go('progress_write', `PUT /api/media-items/<id>/progress (${m.readers.length} readers)`, {
         ...job(t.url),
         method: 'PUT',
+        perConnection: true,
         requests: m.readers.map((r) => ({
           method: 'PUT' as const,
           path: `/api/media-items/${r.item}/progress`,

@@ -273,6 +273,35 @@ describe.each(modes)('KOReader stock sync (%s)', (mode) => {
     expect((await device(call, '/api/kosync', reader.username, reader.password).pull(docOf(crown).toUpperCase())).json.percentage).toBe(0.25);
   });
 
+  it('answers a pull again from its cache, and the next pull after a push or a web write reads that write back', async () => {
+    const ko = device(call, '', reader.username, reader.password);
+    expect((await ko.push(docOf(crown), at.crown25!, 0.25)).status).toBe(200);
+    const first = await ko.pull(docOf(crown));
+    expect(first.json.percentage).toBe(0.25);
+    // the same question, asked again and under the other prefix: the same answer
+    expect((await ko.pull(docOf(crown))).json).toEqual(first.json);
+    expect((await device(call, '/api/kosync', reader.username, reader.password).pull(docOf(crown))).json).toEqual(first.json);
+    // each push is read back by the pull that follows it, however soon
+    for (const [xp, pct] of [
+      [at.crown52!, 0.52],
+      [at.crown25!, 0.25],
+      [at.crown52!, 0.52],
+    ] as const) {
+      const pushed = await ko.push(docOf(crown), xp, pct);
+      expect(pushed.status, pushed.text).toBe(200);
+      const p = await ko.pull(docOf(crown));
+      expect(p.json).toEqual({ document: docOf(crown), percentage: pct, progress: xp, device: 'Kobo_frost', device_id: ko.id, timestamp: pushed.json.timestamp });
+    }
+    // and so is a position written on the web
+    const w = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: reader.token, body: { percentage: 0.61, force: true } });
+    expect(w.status, w.text).toBe(200);
+    const after = await ko.pull(docOf(crown));
+    expect(after.json.percentage).toBe(0.61);
+    expect(after.json.device).toBe('web');
+    // another user asking for the same document gets their own answer, not this one
+    expect((await device(call, '', other.username, other.password).pull(docOf(crown))).json).toEqual({});
+  });
+
   it('gives KOReader a position read on the web as an XPointer of the same place, with another device name', async () => {
     const ko = device(call, '', reader.username, reader.password);
     const w = await call('PUT', `/api/media-items/${crown.id}/progress`, { token: reader.token, body: { percentage: 0.5, epubcfi: 'epubcfi(/6/4!/4/2/1:0)', force: true } });

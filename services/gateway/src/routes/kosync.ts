@@ -74,7 +74,7 @@ export interface KosyncDeps {
   identity: CallIdentity;
   reads: Reads;
   reading: Reader;
-  /** the reading client for the protocol's push: KOReader reads back from the reading service, so it waits for no read model */
+  /** the reading client for the protocol's push: it waits for no read model (a pull after it is a new cache key) */
   pushReading?: Reader;
   /** the per-address budget of failed credential checks (shared with every other surface) */
   failures: AuthFailures;
@@ -91,6 +91,8 @@ export function kosyncRoutes(
   { auth, identity, reads, reading, pushReading = reading, failures, createLimited = false, verified, syncKeys }: KosyncDeps,
 ): void {
   const view = new KosyncView(reads.db);
+  /** pushes answered by this gateway: part of a pull's cache key */
+  let pushes = 0;
   app.decorateRequest('kosyncDevice', null);
   /** onRequest of the protocol's signed-in routes: sets `req.caller`, or answers 2001 (or 429 / 503). */
   const requireKosync = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
@@ -201,6 +203,8 @@ export function kosyncRoutes(
           ...(req.kosyncDevice ? { bindery_device: req.kosyncDevice } : {}),
         },
       });
+      // after the answer, before a pull can follow it: a pull from here reads the push back
+      pushes++;
       if (!r.ok) return r.error.code === 'validation' ? kosyncError(reply, 2003) : kosyncError(reply, 2000);
       const v = r.value as { document: string; timestamp: number; healed?: string[] };
       // the reference server's answer; what had to change in the position (a page past the last
@@ -221,13 +225,22 @@ export function kosyncRoutes(
       // an id no push could have stored has no progress
       if (!DOCUMENT.test(raw)) return {};
       const document = raw.toLowerCase();
-      const a = await access(req);
-      const item = await view.itemOf(a, document);
-      const r = await reading(req, 'kosync-pull', { access: a, ...(item ? { item_id: item } : {}), query: { document } });
+      const c = await reads.context(req.caller!);
+      // the answer is kept until the read models move past a reading or catalog change (a position
+      // written anywhere, a book or a library access changed), as the dashboard's is: devices
+      // opening a book pull far more often than anyone writes. A push waits for no read model, so
+      // each push through this gateway is a new key as well (decisions 84).
+      const key = `kosync-pull|${c.key}|${c.positions.reading ?? 0}|${pushes}|${req.caller!.user_id}|${raw}`;
+      const r = await reads.cached(key, async () => {
+        const item = await view.itemOf(c.access, document);
+        const r = await reading(req, 'kosync-pull', { access: c.access, ...(item ? { item_id: item } : {}), query: { document } });
+        if (!r.ok) return r;
+        const v = r.value as Record<string, unknown>;
+        // the id as the device sent it
+        return { ok: true, value: JSON.stringify('document' in v ? { ...v, document: raw } : v) };
+      });
       if (!r.ok) return kosyncError(reply, 2000);
-      const v = r.value as Record<string, unknown>;
-      // the id as the device sent it
-      return 'document' in v ? { ...v, document: raw } : v;
+      return sendJson(reply, r.value);
     });
   }
 
