@@ -1,8 +1,8 @@
 // Who is reading: a reader key in the path (`/opds/key/<key>/...`), the session cookie or Bearer
 // token, or HTTP Basic (what KOReader and most reader apps send). Basic is checked by identity
 // under the login lock rules; a success is remembered briefly in the gateway's VerifiedCache (under
-// an HMAC of the credentials, never the password), so an app fetching fifty covers does not run
-// fifty password hashes.
+// an HMAC of the credentials, never the password), and requests arriving while it is checked wait
+// for that one check, so an app fetching fifty covers does not run fifty password hashes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Messages, type Failure } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
@@ -40,19 +40,25 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
   async function byKey(key: string): Promise<Verified | Failure> {
     const hit = verified.get('reader-key', [key]);
     if (hit) return hit;
-    const r = await identity('reader-key-verify', { key });
-    if (!r.ok) return r.error.code === 'service_unavailable' ? r.error : fail('unauthorized', Messages.invalidToken);
-    verified.set('reader-key', [key], r.value as Verified, KEY_TTL_MS);
-    return r.value as Verified;
+    // an app fetching a page's covers at once asks once
+    return verified.once('reader-key', [key], async () => {
+      const r = await identity('reader-key-verify', { key });
+      if (!r.ok) return r.error.code === 'service_unavailable' ? r.error : fail('unauthorized', Messages.invalidToken);
+      verified.set('reader-key', [key], r.value as Verified, KEY_TTL_MS);
+      return r.value as Verified;
+    });
   }
 
   async function byBasic(login: string, password: string): Promise<Verified | Failure> {
     const hit = verified.get('basic', [login, password]);
     if (hit) return hit;
-    const r = await identity('credentials-verify', { input: { login, password } });
-    if (!r.ok) return r.error;
-    verified.set('basic', [login, password], r.value as Verified);
-    return r.value as Verified;
+    // one password hash for the requests that arrive together (or right after the entry expired)
+    return verified.once('basic', [login, password], async () => {
+      const r = await identity('credentials-verify', { input: { login, password } });
+      if (!r.ok) return r.error;
+      verified.set('basic', [login, password], r.value as Verified);
+      return r.value as Verified;
+    });
   }
 
   /** onRequest hook of every OPDS route: sets `req.caller` or answers 401 with a Basic challenge. */
