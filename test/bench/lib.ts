@@ -213,6 +213,24 @@ export async function waitForQuiet(roles: Roles, maxMs: number, limit = 0.15): P
   }
 }
 
+/**
+ * Waits (at most `maxMs`) until the run's own processes — every role of `roles` and its PostgreSQL
+ * backends and helpers (autovacuum included) — use less than `limit` cores together over a 1 s
+ * window: the background work a large scan leaves behind (index passes, vacuum) would otherwise be
+ * in every figure measured after it. Returns the last sample and how long it took.
+ */
+export async function waitForOwnIdle(roles: Roles, maxMs: number, limit = 0.15): Promise<{ busy: number; waitedMs: number; idle: boolean }> {
+  const t0 = Date.now();
+  for (;;) {
+    const a = snapshot();
+    await new Promise((r) => setTimeout(r, 1000));
+    const used = coresUsed(a, snapshot(), 1, roles);
+    const busy = Object.entries(used).reduce((n, [role, c]) => (role === 'other' || role === 'orchestrator' ? n : n + c), 0);
+    const waitedMs = Date.now() - t0;
+    if (busy < limit || waitedMs >= maxMs) return { busy: Math.round(busy * 100) / 100, waitedMs, idle: busy < limit };
+  }
+}
+
 // ---- Bindery under test ---------------------------------------------------------------------
 
 export interface Prepared {

@@ -19,14 +19,15 @@
 // Knobs: BENCH_QUICK=1 (1,000 items, 50 real, 5 s per measurement, 1 s warm-up, one calibre run;
 // growth to 10,000), BENCH_ITEMS (10000), BENCH_REAL_BOOKS (400), BENCH_ITEMS_LARGE (100000),
 // BENCH_SEED (7), BENCH_DURATION (10), BENCH_WARMUP (2), BENCH_CONNECTIONS (16), BENCH_ROUNDS (1),
-// BENCH_QUIET_WAIT seconds per measurement (5), BENCH_CALIBRE_RUNS (3),
+// BENCH_QUIET_WAIT seconds per measurement (5), BENCH_SETTLE_MAX seconds to wait after a scan until
+// Bindery and its PostgreSQL are idle (900), BENCH_CALIBRE_RUNS (3),
 // BENCH_READ_DIR (test/.tmp/bench-read: corpora and calibre's library, kept between runs),
 // BENCH_EMBEDDED_START (the embedded command, "node …" or "tsx …"; default the root start script),
 // BENCH_DEADLINE_MINUTES (90).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../support/bindery';
-import { BENCH, envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
+import { BENCH, envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table, waitForOwnIdle } from './lib';
 import { calibreAbsent, calibreOpdsPage, type CalibreOpds } from './read-calibre';
 import { ensureGrowth, ensureReadCorpus } from './read-corpus';
 import { embeddedBench, startCommand } from './read-embedded';
@@ -92,6 +93,12 @@ async function scanned(inst: Instance, folder: string, name: string): Promise<{ 
   }
   const readModelSeconds = (performance.now() - t0) / 1000;
   if (readModelSeconds > 1) console.log(`  the read model held all ${expected} items ${fmt(readModelSeconds, 1)} s after the scan`);
+  // and once what the scan left behind is done (the locator-index pass, PostgreSQL's autovacuum):
+  // reads measured during it measure that work (BENCH_SETTLE_MAX seconds at most, 900)
+  const settled = await waitForOwnIdle(inst.roles, envNumber('BENCH_SETTLE_MAX', 900) * 1000);
+  console.log(
+    `  ${settled.idle ? 'idle' : `still busy (${settled.busy} cores)`} ${fmt(readModelSeconds + settled.waitedMs / 1000, 1)} s after the scan (Bindery's processes and its PostgreSQL together)`,
+  );
   console.log(
     `  scan: ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s), covers done at ${scan.after ? fmt(scan.after.settledSeconds, 1) : '-'} s; ${items} active items; counts ${JSON.stringify(scan.counts)}`,
   );
