@@ -14,6 +14,8 @@
 //   sync          KOReader pulls and progress writes (16 readers, one per connection, 10 s each) in
 //                 each mode (DIAG_MODES=embedded,distributed), every process profiled over each load
 //                 window: where a sync request's time goes
+//   lag           distributed: a scan of DIAG_SYNC_ITEMS generated books (10,000), then how long until
+//                 the gateway's read model lists every item (the covers not waited for)
 //   ratio         the profile against the bare fastify route in each mode (bare, profile, bare; 16
 //                 connections, 6 s each; DIAG_MODES=distributed,embedded), a quick check of the
 //                 ratio `pnpm bench:read` reports on an empty library
@@ -298,6 +300,31 @@ async function sync(mode: Mode): Promise<void> {
   }
 }
 
+// ---- lag ------------------------------------------------------------------------------------
+
+async function lag(): Promise<void> {
+  const items = Number(process.env.DIAG_SYNC_ITEMS ?? 10_000);
+  const books = join(ROOT, 'test/.tmp/diag-sync', String(items));
+  ensureGenerated(books, 7, 0, items);
+  process.env.BENCH_SETTLE = '0';
+  const inst = await startInstance('distributed');
+  try {
+    const total = async () => Number((await inst.call('GET', '/api/media-items/search?limit=1', { token: inst.token })).json.total ?? 0);
+    const scan = await fullScan(inst, books, 'lag');
+    const t0 = performance.now();
+    let n = await total();
+    while (n < (scan.counts.added ?? 0)) {
+      await new Promise((r) => setTimeout(r, 250));
+      n = await total();
+    }
+    console.log(
+      `distributed: ${items} books scanned in ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s); the read model listed all ${n} ${fmt((performance.now() - t0) / 1000, 1)} s after the scan ended`,
+    );
+  } finally {
+    await inst.stop();
+  }
+}
+
 // ---- ratio ----------------------------------------------------------------------------------
 
 async function ratio(mode: Mode): Promise<void> {
@@ -331,12 +358,13 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, DEADLINE_MS);
 const args = process.argv.slice(2);
-const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' && x !== 'sync' : args.includes(x));
+const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' && x !== 'sync' && x !== 'lag' : args.includes(x));
 try {
   if (want('jwt')) await jwt();
   if (want('nats')) await nats();
   if (want('cpu')) await cpu('distributed');
   if (want('cpu-embedded')) await cpu('embedded');
+  if (args.includes('lag')) await lag();
   if (args.includes('sync')) for (const m of (process.env.DIAG_MODES ?? 'embedded,distributed').split(',')) await sync(m as Mode);
   if (args.includes('ratio')) for (const m of (process.env.DIAG_MODES ?? 'distributed,embedded').split(',')) await ratio(m as Mode);
   clearTimeout(deadline);

@@ -22,8 +22,6 @@ interface BusCaps {
   concurrentTransactions: boolean;
   /** a transient message reaches listeners on other bus instances (other processes) */
   transientAcrossInstances: boolean;
-  /** hands runs of events to a consumer's `handleMany` (the in-memory bus) */
-  handsMany: boolean;
 }
 
 interface BusHarness {
@@ -412,6 +410,18 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       const runs: number[] = [];
       const one: string[] = [];
       const inner = record('many');
+      // the events are all published before the consumer starts, so each bus sees the same runs
+      const events = await append(store, 'many-1', [
+        ...Array.from({ length: 7 }, (_, i) => ev('t.keep.v1', { i })),
+        ev('t.drop.v1'),
+        ev('t.keep.v1', { refuse: true }),
+        ev('t.keep.v1', { i: 9 }),
+      ]);
+      await until(
+        'the relay to publish them',
+        async () => (await bus.status().relayLag()).find((x) => x.source === store.source)?.lag ?? 0,
+        (lag) => lag === 0,
+      );
       await bus.consume({
         source: store.source,
         durable: 'many',
@@ -432,12 +442,6 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
           return take.length;
         },
       });
-      const events = await append(store, 'many-1', [
-        ...Array.from({ length: 7 }, (_, i) => ev('t.keep.v1', { i })),
-        ev('t.drop.v1'),
-        ev('t.keep.v1', { refuse: true }),
-        ev('t.keep.v1', { i: 9 }),
-      ]);
       const wanted = events.filter((e) => e.type === 't.keep.v1');
       const rows = await until(
         'every wanted event',
@@ -445,16 +449,62 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         (r) => r.length >= wanted.length,
       );
       expect(rows).toEqual(wanted.map((e) => e.id));
-      if (caps.handsMany) {
-        // runs of the wanted events in threes (the dropped one between does not end a run); the
-        // refused one and the single one after it go to the handler
-        expect(runs).toEqual([3, 3, 1]);
-        expect(one).toEqual([wanted[7]!.id, wanted[8]!.id]);
-      } else {
-        expect(runs).toEqual([]);
-        expect(one).toEqual(wanted.map((e) => e.id));
-      }
+      // runs of the wanted events in threes (the dropped one between does not end a run); the
+      // refused one and the single one after it go to the handler
+      expect(runs).toEqual([3, 3, 1]);
+      expect(one).toEqual([wanted[7]!.id, wanted[8]!.id]);
       expect(await consumerCheckpoint(db(), CONSUMER, 'many', store.source)).toBe(wanted.at(-1)!.position);
+    });
+
+    it('applies every event once and in order when two replicas fold runs while events keep coming', async () => {
+      // two processes where replicas share a consumer (the in-memory bus lives in one)
+      const buses = caps.replicasShareRequests ? [await h.newBus(), await h.newBus()] : [await h.newBus()];
+      const store = await source('manyrep', buses[0]!);
+      const runs: number[] = [];
+      const overlaps: string[] = [];
+      const inner = record('manyrep');
+      // a run must start after everything applied so far: one that does not is noted, and refused
+      const many = async (evs: StoredEvent[]) => {
+        const take = evs.slice(0, 5);
+        const at = await consumerCheckpoint(db(), CONSUMER, 'manyrep', store.source);
+        if (at >= take[0]!.position) {
+          overlaps.push(`a run from ${take[0]!.position} with the checkpoint at ${at}`);
+          return 0;
+        }
+        for (const e of take) await inner(e);
+        runs.push(take.length);
+        return take.length;
+      };
+      for (const b of buses) {
+        await b.consume({
+          source: store.source,
+          durable: 'manyrep',
+          checkpoint: () => consumerCheckpoint(db(), CONSUMER, 'manyrep', store.source),
+          handler: inner,
+          handleMany: many,
+        });
+      }
+      const appended: StoredEvent[] = [];
+      for (let burst = 0; burst < 6; burst++) {
+        appended.push(
+          ...(await append(
+            store,
+            `manyrep-${burst}`,
+            Array.from({ length: 12 }, (_, i) => ev('t.keep.v1', { burst, i })),
+          )),
+        );
+        await sleep(20);
+      }
+      const rows = await until(
+        'every event',
+        () => applied('manyrep'),
+        (r) => r.length >= appended.length,
+      );
+      // once each, in position order: no run applied over another replica's events
+      expect(rows.map((r) => r.event_id)).toEqual(appended.map((e) => e.id));
+      expect(overlaps).toEqual([]);
+      expect(runs.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      expect(await consumerCheckpoint(db(), CONSUMER, 'manyrep', store.source)).toBe(appended.at(-1)!.position);
     });
 
     // ---- followers ----
@@ -754,7 +804,7 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
 
 const quiet = () => createLogger('bus-contract', process.env.LOG_LEVEL ?? 'silent');
 
-busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, transientAcrossInstances: false, handsMany: true }, async () => {
+busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurrentTransactions: false, transientAcrossInstances: false }, async () => {
   const database = await openPGlite('memory://');
   const buses: Bus[] = [];
   return {
@@ -774,36 +824,32 @@ busContract('in-memory bus over PGlite', { replicasShareRequests: false, concurr
 const backends = await resolveBackends();
 if (backends.postgresUrl) {
   const baseUrl = backends.postgresUrl;
-  busContract(
-    'JetStream bus (private nats-server, PostgreSQL)',
-    { replicasShareRequests: true, concurrentTransactions: true, transientAcrossInstances: true, handsMany: false },
-    async () => {
-      const nats = await startNatsServer();
-      const tdb = await createTestDatabase(baseUrl);
-      const database = await openPostgres(tdb.url, { application: 'bindery-contract' });
-      const buses: Bus[] = [];
-      return {
-        database,
-        newBus: async () => {
-          const b = await connectNatsBus(nats.url, { name: `contract-${buses.length}`, logger: quiet() });
-          buses.push(b);
-          return b;
-        },
-        republish: async (bus, events) => {
-          // Plain NATS publishes carry no message id, so JetStream keeps every copy.
-          const { nc } = bus as NatsBus;
-          for (const e of events) nc.publish(eventSubject(e.source, e.type), JSON.stringify(e));
-          await nc.flush();
-        },
-        close: async () => {
-          await Promise.allSettled(buses.map((b) => b.close()));
-          await database.close();
-          await tdb.drop();
-          await nats.stop();
-        },
-      };
-    },
-  );
+  busContract('JetStream bus (private nats-server, PostgreSQL)', { replicasShareRequests: true, concurrentTransactions: true, transientAcrossInstances: true }, async () => {
+    const nats = await startNatsServer();
+    const tdb = await createTestDatabase(baseUrl);
+    const database = await openPostgres(tdb.url, { application: 'bindery-contract' });
+    const buses: Bus[] = [];
+    return {
+      database,
+      newBus: async () => {
+        const b = await connectNatsBus(nats.url, { name: `contract-${buses.length}`, logger: quiet() });
+        buses.push(b);
+        return b;
+      },
+      republish: async (bus, events) => {
+        // Plain NATS publishes carry no message id, so JetStream keeps every copy.
+        const { nc } = bus as NatsBus;
+        for (const e of events) nc.publish(eventSubject(e.source, e.type), JSON.stringify(e));
+        await nc.flush();
+      },
+      close: async () => {
+        await Promise.allSettled(buses.map((b) => b.close()));
+        await database.close();
+        await tdb.drop();
+        await nats.stop();
+      },
+    };
+  });
 } else {
   describe.skip('Bus contract: JetStream bus (no PostgreSQL: see [test backends] above)', () => {
     it('needs PostgreSQL', () => undefined);

@@ -58,6 +58,12 @@ const WRONG_LAST_MSG_ID = 10070;
 // Pull requests last this long, with server heartbeats every half: after a server restart a
 // consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
 const PULL_EXPIRES_MS = 10_000;
+/**
+ * Events a durable consumer that folds runs (`handleMany`) reads ahead of the one delivered, when
+ * more are waiting behind it: one pass through the bus per event is what made a read model trail a
+ * large scan by minutes (~4 ms an event: the fold's own transaction and an acknowledged ack).
+ */
+const RUN_AHEAD = 100;
 /** bytes a request-id header takes at most on the wire (`NATS/1.0`, the name, a 128-character id) */
 const HEADER_ROOM = 256;
 
@@ -181,9 +187,11 @@ export class NatsBus implements Bus {
       });
       if (!messages) return;
       void this.recreateWhenLost(messages, stream, name, opts.source);
+      // what a run read ahead applied: those events are acknowledged unseen when they come
+      const ran = { through: 0 };
       while (!ctl.signal.aborted) {
         const m = inbox.shift();
-        if (m) await this.deliverDurable(m, opts, floor, state);
+        if (m) await this.deliverDurable(m, opts, floor, state, ran);
         else await wake.wait(1_000);
       }
     })().catch((e) => {
@@ -244,10 +252,10 @@ export class NatsBus implements Bus {
     }
   }
 
-  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus): Promise<void> {
+  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus, ran: { through: number }): Promise<void> {
     const ev = this.parse(m);
     if (!ev) return m.term('not a stored event');
-    if (ev.position > floor && (!opts.types || opts.types.includes(ev.type))) {
+    if (ev.position > floor && ev.position > ran.through && (!opts.types || opts.types.includes(ev.type))) {
       // The server counts deliveries, so the tries of one event add up across replicas and restarts.
       const attempt = m.info.deliveryCount;
       // Busy only while the handler runs: between tries the event may go to another replica, and
@@ -255,7 +263,18 @@ export class NatsBus implements Bus {
       state.busySince = Date.now();
       const beat = setInterval(() => m.working(), WORKING_EVERY_MS);
       try {
-        await opts.handler(ev);
+        // more waiting behind it, and a consumer that folds runs: this event and the wanted ones
+        // after it at once. No other replica holds an event meanwhile (max_ack_pending 1), so the
+        // run is applied in order or not at all; the handler takes this one when it is not.
+        let through = 0;
+        if (opts.handleMany && attempt === 1 && m.info.pending > 0) {
+          // another replica's run may have applied it already: then this and the rest of that run pass unseen
+          const at = await opts.checkpoint();
+          if (at >= ev.position) ran.through = Math.max(ran.through, at);
+          else through = await this.runAhead(m, ev, opts);
+        }
+        if (through > 0) ran.through = through;
+        else if (ev.position > ran.through) await opts.handler(ev);
       } catch (e) {
         clearInterval(beat);
         state.busySince = null;
@@ -269,6 +288,43 @@ export class NatsBus implements Bus {
     }
     // ackAck: the next event reaches a replica only once the server has this ack.
     await m.ackAck().catch((e) => this.log.warn({ err: e, event: ev.id }, 'ack not confirmed; the event may come again'));
+  }
+
+  /**
+   * Reads up to RUN_AHEAD of the stream's messages after `m` (an ordered consumer of its own), and
+   * offers `ev` with the wanted events among them to `handleMany`: the position of the last event
+   * it applied, or 0 (none; a failure counts as none). A run stops before any event whose position
+   * is not above the one before it (a message published twice, apart, by a relay that restarted).
+   */
+  private async runAhead(m: JsMsg, ev: StoredEvent, opts: ConsumeOptions): Promise<number> {
+    const wanted = (e: StoredEvent) => !opts.types || opts.types.includes(e.type);
+    const run = [ev];
+    try {
+      const reader = await this.js.consumers.get(m.info.stream, {
+        filter_subjects: streamSubjects(opts.source),
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: m.info.streamSequence + 1,
+      });
+      const max = Math.min(RUN_AHEAD, m.info.pending);
+      const batch = await reader.fetch({ max_messages: max, expires: 2_000 });
+      let last = ev.position;
+      let seen = 0;
+      for await (const x of batch) {
+        const next = this.parse(x);
+        if (!next || next.position <= last) break;
+        last = next.position;
+        if (wanted(next)) run.push(next);
+        if (++seen >= max) break;
+      }
+      // its server side would go after a few idle seconds anyway
+      void reader.delete().catch(() => undefined);
+    } catch (e) {
+      this.log.warn({ err: e, consumer: opts.durable }, 'could not read ahead; taking events one at a time');
+      return 0;
+    }
+    if (run.length < 2) return 0;
+    const n = await opts.handleMany!(run).catch(() => 0);
+    return n > 0 ? run[Math.min(n, run.length) - 1]!.position : 0;
   }
 
   async follow(opts: FollowOptions): Promise<Subscription> {

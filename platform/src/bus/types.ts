@@ -17,7 +17,8 @@ export interface ConsumeOptions {
   /**
    * Several consecutive events at once, where the consumer can: given the wanted events that follow
    * (in position order), applies a leading run of them and answers how many (0: none, `handler` takes
-   * the first as usual). A failure counts as 0. Buses that deliver one event at a time never call it.
+   * the first as usual). A failure counts as 0. The in-memory bus offers what one read of the log
+   * returned; the JetStream bus, when events wait behind the one delivered, reads up to 100 ahead.
    */
   handleMany?: (events: StoredEvent[]) => Promise<number>;
   /**
