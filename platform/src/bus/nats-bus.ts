@@ -64,6 +64,8 @@ const PULL_EXPIRES_MS = 10_000;
  * large scan by minutes (~4 ms an event: the fold's own transaction and an acknowledged ack).
  */
 const RUN_AHEAD = 100;
+/** deliveries taken one at a time after a run was refused, before reading ahead again */
+const AFTER_REFUSED = 16;
 /** bytes a request-id header takes at most on the wire (`NATS/1.0`, the name, a 128-character id) */
 const HEADER_ROOM = 256;
 
@@ -187,8 +189,9 @@ export class NatsBus implements Bus {
       });
       if (!messages) return;
       void this.recreateWhenLost(messages, stream, name, opts.source);
-      // what a run read ahead applied: those events are acknowledged unseen when they come
-      const ran = { through: 0 };
+      // what a run read ahead applied: those events are acknowledged unseen when they come; and,
+      // after a run the consumer refused, how many deliveries go one at a time before the next try
+      const ran = { through: 0, pause: 0 };
       while (!ctl.signal.aborted) {
         const m = inbox.shift();
         if (m) await this.deliverDurable(m, opts, floor, state, ran);
@@ -252,7 +255,7 @@ export class NatsBus implements Bus {
     }
   }
 
-  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus, ran: { through: number }): Promise<void> {
+  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus, ran: { through: number; pause: number }): Promise<void> {
     const ev = this.parse(m);
     if (!ev) return m.term('not a stored event');
     if (ev.position > floor && ev.position > ran.through && (!opts.types || opts.types.includes(ev.type))) {
@@ -267,11 +270,17 @@ export class NatsBus implements Bus {
         // after it at once. No other replica holds an event meanwhile (max_ack_pending 1), so the
         // run is applied in order or not at all; the handler takes this one when it is not.
         let through = 0;
-        if (opts.handleMany && attempt === 1 && m.info.pending > 0) {
+        const paused = ran.pause > 0;
+        if (paused) ran.pause--;
+        if (opts.handleMany && attempt === 1 && m.info.pending > 0 && !paused) {
           // another replica's run may have applied it already: then this and the rest of that run pass unseen
           const at = await opts.checkpoint();
           if (at >= ev.position) ran.through = Math.max(ran.through, at);
-          else through = await this.runAhead(m, ev, opts);
+          else {
+            through = await this.runAhead(m, ev, opts);
+            // events that do not fold together (a consumer's other kinds): no read ahead for a while
+            if (through === 0) ran.pause = AFTER_REFUSED;
+          }
         }
         if (through > 0) ran.through = through;
         else if (ev.position > ran.through) await opts.handler(ev);

@@ -132,15 +132,20 @@ export class ReadModels {
           }
           this.advanced(p.source, ev.position);
         },
-        // a scan's thousands of item events, many at a time: every one new, or the handler takes them one by one
-        handleMany: async (evs) => {
-          const many = FOLD_MANY[p.name]?.(evs);
-          if (!many || many.count < 2) return 0;
-          const last = evs[many.count - 1]!;
-          if (!(await applyOnceInOne(this.db, SCHEMA, p.consumer, evs[0]!, many, undefined, last))) return 0;
-          this.advanced(p.source, last.position);
-          return many.count;
-        },
+        // a scan's thousands of item events, many at a time: every one new, or the handler takes them
+        // one by one (only where runs fold: the JetStream bus reads ahead for a consumer that has it)
+        ...(FOLD_MANY[p.name]
+          ? {
+              handleMany: async (evs: StoredEvent[]) => {
+                const many = FOLD_MANY[p.name]!(evs);
+                if (many.count < 2) return 0;
+                const last = evs[many.count - 1]!;
+                if (!(await applyOnceInOne(this.db, SCHEMA, p.consumer, evs[0]!, many, undefined, last))) return 0;
+                this.advanced(p.source, last.position);
+                return many.count;
+              },
+            }
+          : {}),
       }),
     );
   }
