@@ -31,7 +31,7 @@ import { IDENTITY_SCHEMA, type IdentityDb } from '@bindery/identity';
 import { startNatsServer } from '../support/backends';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
 import { ensureGenerated } from './gen-library';
-import { registerReaders } from './read-load';
+import { pullRequests, registerReaders, writeRequests } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { fullScan, startInstance } from './scan-bindery';
 import { BENCH, children, coresUsed, fmt, packageOf, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, type CpuProfile } from './lib';
@@ -226,12 +226,17 @@ async function waitFor(ok: () => boolean, ms: number): Promise<void> {
 
 // ---- sync ---------------------------------------------------------------------------------
 
-async function sync(mode: Mode): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'bindery-cpuprof-'));
-  // DIAG_SYNC_ITEMS generated books (gen-library.ts), made once under test/.tmp and kept
-  const items = Number(process.env.DIAG_SYNC_ITEMS ?? 50);
+/** DIAG_SYNC_ITEMS generated books (gen-library.ts, seed 7), made once under test/.tmp and kept. */
+function generatedBooks(dflt: number): { items: number; books: string } {
+  const items = Number(process.env.DIAG_SYNC_ITEMS ?? dflt);
   const books = join(ROOT, 'test/.tmp/diag-sync', String(items));
   ensureGenerated(books, 7, 0, items);
+  return { items, books };
+}
+
+async function sync(mode: Mode): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bindery-cpuprof-'));
+  const { items, books } = generatedBooks(50);
   try {
     const inst = await startInstance(mode, dir);
     const gen = await startLoadGen<ReadJob, ReadMeasured>(join(BENCH, 'read-load-worker.ts'));
@@ -250,20 +255,8 @@ async function sync(mode: Mode): Promise<void> {
         perConnection: process.env.DIAG_SHARED !== '1',
       };
       const jobs: [string, ReadJob][] = [
-        ['kosync pull', { ...base, requests: readers.map((r) => ({ method: 'GET' as const, path: `/syncs/progress/${r.document}`, headers: r.kosync })) }],
-        [
-          'progress write',
-          {
-            ...base,
-            method: 'PUT',
-            requests: readers.map((r) => ({
-              method: 'PUT' as const,
-              path: `/api/media-items/${r.item}/progress`,
-              headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
-              body: '{"percentage":0.5}',
-            })),
-          },
-        ],
+        ['kosync pull', { ...base, requests: pullRequests(readers) }],
+        ['progress write', { ...base, method: 'PUT', requests: writeRequests(readers) }],
       ];
       // DIAG_SYNC_ROWS: some of them ("kosync pull", "progress write")
       const rows = process.env.DIAG_SYNC_ROWS?.split(',');
@@ -303,9 +296,7 @@ async function sync(mode: Mode): Promise<void> {
 // ---- lag ------------------------------------------------------------------------------------
 
 async function lag(): Promise<void> {
-  const items = Number(process.env.DIAG_SYNC_ITEMS ?? 10_000);
-  const books = join(ROOT, 'test/.tmp/diag-sync', String(items));
-  ensureGenerated(books, 7, 0, items);
+  const { items, books } = generatedBooks(10_000);
   process.env.BENCH_SETTLE = '0';
   const inst = await startInstance('distributed');
   try {

@@ -202,6 +202,18 @@ export interface MoreQueries {
   readers: { token: string; item: string; kosync: Record<string, string>; document: string }[];
 }
 
+/** Each reader's KOReader pull of its document. */
+export const pullRequests = (readers: MoreQueries['readers']) => readers.map((r) => ({ method: 'GET' as const, path: `/syncs/progress/${r.document}`, headers: r.kosync }));
+
+/** Each reader's position write of its book, as the web app sends it. */
+export const writeRequests = (readers: MoreQueries['readers']) =>
+  readers.map((r) => ({
+    method: 'PUT' as const,
+    path: `/api/media-items/${r.item}/progress`,
+    headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
+    body: '{"percentage":0.5}',
+  }));
+
 /**
  * One reader per connection, as many people syncing look (one account's writes queue behind each
  * other): each registers, signs in over KOReader sync, writes a position of one of `books` and
@@ -375,18 +387,13 @@ export async function modeReads(
       await go('kosync_pull', `KOReader GET /syncs/progress (${m.readers.length} readers)`, {
         ...job(t.url),
         perConnection: true,
-        requests: m.readers.map((r) => ({ method: 'GET' as const, path: `/syncs/progress/${r.document}`, headers: r.kosync })),
+        requests: pullRequests(m.readers),
       });
       await go('progress_write', `PUT /api/media-items/<id>/progress (${m.readers.length} readers)`, {
         ...job(t.url),
         method: 'PUT',
         perConnection: true,
-        requests: m.readers.map((r) => ({
-          method: 'PUT' as const,
-          path: `/api/media-items/${r.item}/progress`,
-          headers: { authorization: `Bearer ${r.token}`, 'content-type': 'application/json' },
-          body: '{"percentage":0.5}',
-        })),
+        requests: writeRequests(m.readers),
       });
     }
   }
