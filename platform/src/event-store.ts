@@ -217,26 +217,49 @@ export class EventStore<DB> implements EventLog {
     await sql`select ${this.appendLock()}`.execute(trx);
   }
 
-  /**
-   * Appends at the stream's next versions, whatever they are, in one statement: the versions are
-   * read in the insert itself. A concurrent writer that took them first still fails the unique key.
-   */
   private async appendAny(trx: Trx<DB>, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
-    const rows = sql.join(events.map((e, i) => sql`(${i}::int, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`));
+    return (await this.appendAnyMany(trx, [{ streamId, events }]))[0]!;
+  }
+
+  /**
+   * Appends to each stream at its next versions, whatever they are, in one statement (the versions
+   * are read in the insert itself): a batch of commands of different users. Positions follow the
+   * order given; each stream may appear once. A concurrent writer that took a version first still
+   * fails the unique key. Returns each stream's stored events, in the order given.
+   */
+  async appendAnyMany(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[]): Promise<StoredEvent[][]> {
+    if (streams.every((s) => s.events.length === 0)) return streams.map(() => []);
+    const rows = sql.join(
+      streams.flatMap((s, k) =>
+        s.events.map(
+          (e, i) =>
+            sql`(${k}::int, ${i}::int, ${s.streamId}::text, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`,
+        ),
+      ),
+    );
     const S = sql.raw(this.source);
     try {
       const { rows: inserted } = await sql<Row>`
         insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
-        select ${streamId}, coalesce((select max(stream_version) from ${S}.events where stream_id = ${streamId}), -1) + 1 + v.i, v.event_id, v.type, v.data, v.metadata
-        from (values ${rows}) as v (i, event_id, type, data, metadata)
+        select v.stream_id, coalesce((select max(e.stream_version) from ${S}.events e where e.stream_id = v.stream_id), -1) + 1 + v.i, v.event_id, v.type, v.data, v.metadata
+        from (values ${rows}) as v (k, i, stream_id, event_id, type, data, metadata)
         where ${this.appendLock()} is not null
-        order by v.i
+        order by v.k, v.i
         returning *`.execute(trx);
       inserted.sort((a, b) => Number(a.global_position) - Number(b.global_position));
       for (const r of inserted) notePosition(Number(r.global_position));
-      return inserted.map((r) => this.toStored(r));
+      const byStream = new Map<string, StoredEvent[]>();
+      for (const r of inserted) {
+        const list = byStream.get(r.stream_id);
+        if (list) list.push(this.toStored(r));
+        else byStream.set(r.stream_id, [this.toStored(r)]);
+      }
+      return streams.map((s) => byStream.get(s.streamId) ?? []);
     } catch (e) {
-      if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(streamId, -1, -1, `stream ${streamId}: another writer took its next version`);
+      if (isUniqueViolation(e, 'events_stream_version_key')) {
+        const ids = streams.map((s) => s.streamId).join(', ');
+        throw new ConcurrencyError(streams[0]!.streamId, -1, -1, `stream ${ids}: another writer took its next version`);
+      }
       throw e;
     }
   }
@@ -431,14 +454,17 @@ export async function applyOnceInOne<DB>(
   through?: StoredEvent,
 ): Promise<boolean> {
   // several statements become several data-modifying CTEs (they may not nest), all under one snapshot
+  // (none: only the checkpoint moves)
   const made = effect(sql<boolean>`exists (select 1 from moved)`);
-  const effects = sql.join(
-    (Array.isArray(made) ? made : [made]).map((m, i) => sql`${sql.raw(`effect${i}`)} as (${m})`),
-    sql`, `,
-  );
+  const list = Array.isArray(made) ? made : [made];
+  const effects = list.length
+    ? sql`, ${sql.join(
+        list.map((m, i) => sql`${sql.raw(`effect${i}`)} as (${m})`),
+        sql`, `,
+      )}`
+    : sql``;
   const { rows } = await sql<{ n: number }>`
-    with moved as (${moveCheckpoint(schema, consumer, event, unless, through)}),
-    ${effects}
+    with moved as (${moveCheckpoint(schema, consumer, event, unless, through)})${effects}
     select count(*)::int as n from moved`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;
 }

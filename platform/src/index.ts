@@ -17,3 +17,4 @@ export * from './write-position';
 export * from './metrics';
 export * from './parking';
 export * from './ops-server';
+export * from './group-commit';

@@ -17,6 +17,16 @@ export function notePosition(position: number): void {
 }
 
 /**
+ * Runs `fn` apart from the request it is called in, and says the highest position it appended: work
+ * done for several requests at once (a batch of writes) that each request then notes as its own.
+ */
+export async function capturingPosition<T>(fn: () => Promise<T>): Promise<{ value: T; position: number }> {
+  const s = { position: 0 };
+  const value = await scope.run(s, fn);
+  return { value, position: s.position };
+}
+
+/**
  * Runs a request handler and, when it appended events and answered with a result object, adds
  * `written: {source, position}` to that answer.
  */

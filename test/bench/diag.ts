@@ -34,7 +34,7 @@ import { ensureGenerated } from './gen-library';
 import { pullRequests, registerReaders, writeRequests } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { fullScan, startInstance } from './scan-bindery';
-import { BENCH, children, coresUsed, fmt, packageOf, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, type CpuProfile } from './lib';
+import { BENCH, children, coresUsed, fmt, packageOf, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, waitForOwnIdle, type CpuProfile } from './lib';
 
 const DEADLINE_MS = 5 * 60_000;
 
@@ -242,7 +242,11 @@ async function sync(mode: Mode): Promise<void> {
     const gen = await startLoadGen<ReadJob, ReadMeasured>(join(BENCH, 'read-load-worker.ts'));
     try {
       const scanned = await fullScan(inst, books, 'sync');
-      console.log(`${mode}: ${items} generated books scanned in ${fmt(scanned.wallSeconds, 1)} s`);
+      // the scan's work after its end (covers, locator indexes) would share the load's cores
+      const settled = await waitForOwnIdle(inst.roles, 300_000);
+      console.log(
+        `${mode}: ${items} generated books scanned in ${fmt(scanned.wallSeconds, 1)} s; ${settled.idle ? 'idle' : `still busy (${settled.busy} cores)`} ${fmt(settled.waitedMs / 1000, 1)} s later`,
+      );
       const list = await inst.call('GET', '/api/media-items?limit=50', { token: inst.token });
       const picked = (list.json.data as { id: string; formats: { partial_md5?: string }[] }[]).filter((i) => i.formats[0]?.partial_md5);
       if (picked.length === 0) throw new Error(`no scanned book has a KOReader document hash: ${list.status} ${list.text.slice(0, 200)}`);

@@ -120,6 +120,45 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       }
     });
 
+    it('appends to several streams at their next versions in one statement, positions in the order given', async () => {
+      await append('anymany-1', -1, [ev('t.a.v1')]);
+      const out = await db()
+        .transaction()
+        .execute((trx) =>
+          store.appendAnyMany(trx, [
+            { streamId: 'anymany-2', events: [ev('t.b.v1', 'b0'), ev('t.b.v1', 'b1')] },
+            { streamId: 'anymany-1', events: [ev('t.a.v1', 'a1'), ev('t.a.v1', 'a2')] },
+            { streamId: 'anymany-3', events: [] },
+          ]),
+        );
+      expect(out.map((list) => list.map((e) => [e.streamId, e.version, e.data]))).toEqual([
+        [
+          ['anymany-2', 0, 'b0'],
+          ['anymany-2', 1, 'b1'],
+        ],
+        [
+          ['anymany-1', 1, 'a1'],
+          ['anymany-1', 2, 'a2'],
+        ],
+        [],
+      ]);
+      const positions = out.flat().map((e) => e.position);
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+      expect((await store.readStream(db(), 'anymany-1')).map((e) => e.version)).toEqual([0, 1, 2]);
+      // a stream named twice takes one version twice: the whole append fails, nothing of it stays
+      const twice = await db()
+        .transaction()
+        .execute((trx) =>
+          store.appendAnyMany(trx, [
+            { streamId: 'anymany-4', events: [ev('t.a.v1')] },
+            { streamId: 'anymany-4', events: [ev('t.a.v1')] },
+          ]),
+        )
+        .catch((e: unknown) => e);
+      expect(twice).toBeInstanceOf(ConcurrencyError);
+      expect(await store.readStream(db(), 'anymany-4')).toEqual([]);
+    });
+
     it('reads a stream in version order', async () => {
       await append('order-1', -1, [ev('t.a.v1', 0)]);
       await append('other-1', -1, [ev('t.x.v1')]);
@@ -287,6 +326,19 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       expect(await apply(e2!)).toBe(true);
       expect(await rows()).toEqual([e1!.position, e2!.position]);
       expect(await consumerCheckpoint(db(), SCHEMA, 'c-in-one', SCHEMA)).toBe(e2!.position);
+    });
+
+    it('moves only the checkpoint when a run folds to no statement, and not while its `unless` holds', async () => {
+      const [e1, e2, e3] = await append('in-one-none', -1, [ev('t.a.v1'), ev('t.a.v1'), ev('t.a.v1')]);
+      const held = sql<boolean>`${sql.lit(true)}`;
+      expect(await applyOnceInOne(db(), SCHEMA, 'c-none', e1!, () => [], held, e2)).toBe(false);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-none', SCHEMA)).toBe(0);
+      expect(await applyOnceInOne(db(), SCHEMA, 'c-none', e1!, () => [], undefined, e2)).toBe(true);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-none', SCHEMA)).toBe(e2!.position);
+      // the run again: applied already
+      expect(await applyOnceInOne(db(), SCHEMA, 'c-none', e1!, () => [], undefined, e2)).toBe(false);
+      expect(await applyOnceInOne(db(), SCHEMA, 'c-none', e3!, () => [])).toBe(true);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-none', SCHEMA)).toBe(e3!.position);
     });
 
     it('runs migrations idempotently', async () => {

@@ -47,6 +47,41 @@ describe.each(modes)('reading progress (%s)', (mode) => {
     for (const k of ['anchor_href', 'css_selector', 'char_offset']) expect(g.json).not.toHaveProperty(k);
   });
 
+  it('answers readers writing at once (committed together) each with its own outcome, and reads each back at once', async () => {
+    const readers: Account[] = [];
+    for (let i = 0; i < 12; i++) readers.push(await register(call));
+    // two start mid-book: one then sends a first page (kept), the other writes from a new device (a conflict)
+    for (const r of readers.slice(0, 2)) expect((await put(call, r.token, book, { percentage: 0.5 })).json.status).toBe('saved');
+    const finished = `/api/media-items?library_id=${s.library.id}&read_status=finished`;
+    const answers = await Promise.all(
+      readers.map(async (r, i) => {
+        const body = i === 0 ? { percentage: 0 } : i === 1 ? { percentage: 0.1, device: 'phone' } : { percentage: 1, device: `e-reader ${i}` };
+        const w = await put(call, r.token, book, body);
+        // read your writes: the list from the gateway's read model has it as soon as the write answered
+        const listed = await call('GET', finished, { token: r.token });
+        return { w, listed: (listed.json.data as { id: string }[]).map((x) => x.id) };
+      }),
+    );
+    expect(answers.map((a) => a.w.status)).toEqual(readers.map(() => 200));
+    expect(answers.map((a) => a.w.json.status)).toEqual(['kept', 'conflict', ...readers.slice(2).map(() => 'saved')]);
+    expect(answers[0]!.w.json.progress.percentage).toBe(0.5);
+    expect(answers[1]!.w.json.conflict).toMatchObject({ media_item_id: book, status: 'open', reason: 'first-push' });
+    for (const [i, a] of answers.entries()) {
+      if (i < 2) {
+        expect(a.listed).toEqual([]);
+        continue;
+      }
+      expect(a.w.json.progress).toMatchObject({ media_item_id: book, percentage: 1, finished: true, device: `e-reader ${i}`, version: 1 });
+      expect(a.listed).toEqual([book]);
+      const g = await call('GET', `/api/media-items/${book}/progress`, { token: readers[i]!.token });
+      expect(g.json).toEqual(a.w.json.progress);
+      const h = await call('GET', `/api/progress/${book}/history`, { token: readers[i]!.token });
+      expect(h.json.data.map((x: { percentage: number; device: string }) => [x.percentage, x.device])).toEqual([[1, `e-reader ${i}`]]);
+    }
+    expect((await call('GET', `/api/media-items/${book}/progress`, { token: readers[1]!.token })).json.percentage).toBe(0.5);
+    expect((await call('GET', '/api/progress-conflicts', { token: readers[1]!.token })).json.data).toHaveLength(1);
+  });
+
   it('accepts percentages on 0..100 and heals what it can, saying so', async () => {
     const r = await put(call, reader.token, book, { percentage: 55, epubcfi: '/6/4!/4/2/1:0' });
     expect(r.status, r.text).toBe(200);

@@ -3,7 +3,9 @@
 // go (their shelves go too), and positions saved elsewhere (queued for the user's other devices).
 import { Reading } from '@bindery/contracts';
 import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
+import { sql } from 'kysely';
 import type { Trx } from '../store/db';
+import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { enqueue } from './queue';
 
@@ -29,9 +31,29 @@ export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
       if (from) q = q.where('id', '<>', from);
       return !(await q.limit(1).executeTakeFirst());
     },
+    // positions saved by users with no other device (under load, many at a time): only the checkpoint
+    // moves, in one statement, unless one of them has another device (then each goes its own way)
+    inOneMany: (evs) => {
+      const run: { user: string; from: string | null }[] = [];
+      for (const ev of evs) {
+        const e = ev.type === 'reading.progress-saved.v1' ? readingEvents.decode(ev) : null;
+        if (e?.type !== 'reading.progress-saved.v1') break;
+        run.push({ user: e.data.user_id, from: e.data.device_id?.toLowerCase() ?? null });
+      }
+      if (run.length < 2) return null;
+      const writers = sql.join(run.map((w) => sql`(${w.user}::uuid, ${w.from}::uuid)`));
+      const S = sql.raw(SCHEMA);
+      return {
+        count: run.length,
+        statements: () => [],
+        unless: sql<boolean>`exists (
+          select 1 from (values ${writers}) as w (user_id, from_id) join ${S}.devices d on d.user_id = w.user_id
+          where d.credential_hash is not null and (w.from_id is null or d.id <> w.from_id))`,
+      };
+    },
     // a position saved where the user has no other device appends nothing: nobody to wake
-    after: (_ev, appended) => {
-      if (appended !== false) ctx.store.notify();
+    after: (_ev, appended, inOne) => {
+      if (!inOne && appended !== false) ctx.store.notify();
     },
   });
 }

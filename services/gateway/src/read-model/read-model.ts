@@ -8,7 +8,7 @@ import { applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type 
 import { SCHEMA } from '../projections/migrations';
 import { foldableRun, projectCatalog, projectCatalogInOne, projectItemsInOne } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
-import { projectReading, projectReadingInOne } from './reading-projector';
+import { projectReading, projectReadingInOne, projectReadingMany } from './reading-projector';
 import { READING } from './reading-tables';
 import { DEVICES } from './device-tables';
 import { projectDevices } from './device-projector';
@@ -24,12 +24,13 @@ const FOLD_IN_ONE: Partial<Record<Projection['name'], (ev: StoredEvent) => ((isN
   reading: projectReadingInOne,
   catalog: projectCatalogInOne,
 };
-/** runs of events that fold together in one statement (a bus that hands several at once: embedded mode) */
+/** runs of events that fold together in one statement (a bus that hands several at once) */
 const FOLD_MANY: Partial<Record<Projection['name'], (evs: StoredEvent[]) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number }>> = {
   catalog: (evs) => {
     const run = foldableRun(evs);
     return Object.assign(projectItemsInOne(run.facts), { count: run.count });
   },
+  reading: projectReadingMany,
 };
 const FOLD: Record<Projection['name'], (trx: Trx<GatewayDb>, ev: StoredEvent, suffix?: Suffix) => Promise<void>> = {
   catalog: projectCatalog,

@@ -9,6 +9,9 @@ import type { GatewayDb, Suffix } from './database';
 
 const readingEvents = eventSchemas(Reading.ReadingEvents);
 
+/** Events the reading projection keeps nothing of: a run may pass them (only the checkpoint moves). */
+const PASSED = new Set(['reading.progress-history-recorded.v1', 'reading.kosync-document-saved.v1']);
+
 /**
  * Where in the book a position is (the canonical place and who wrote it), for readers that need more
  * than the percentage from the read model (a Kobo's reading state): null when only a percentage is known.
@@ -26,7 +29,9 @@ function spotOf(p: Reading.ProgressRecord): string | null {
  * The fold of the most frequent event, a saved position, as one statement that holds to `isNew`
  * (applyOnceInOne); null for every other event (folded by projectReading in a transaction).
  */
-export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>) | null {
+export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[]) | null {
+  // an event the projection passes: only the checkpoint moves
+  if (PASSED.has(ev.type)) return () => [];
   if (ev.type !== 'reading.progress-saved.v1') return null;
   const e = readingEvents.decode(ev);
   if (e?.type !== 'reading.progress-saved.v1') return null;
@@ -37,6 +42,43 @@ export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
     select ${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz, ${spotOf(e.data.progress)}::jsonb
     where ${isNew}
     on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`;
+}
+
+/**
+ * A leading run of saved positions (and the events the projection passes) folded in one statement,
+ * the last position of each (user, book) kept: many users' writes committed together arrive
+ * together. `count` says how many events of `evs` it takes.
+ */
+export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number } {
+  const last = new Map<string, RawBuilder<unknown>>();
+  let count = 0;
+  for (const ev of evs) {
+    if (!PASSED.has(ev.type)) {
+      const e = ev.type === 'reading.progress-saved.v1' ? readingEvents.decode(ev) : null;
+      if (e?.type !== 'reading.progress-saved.v1') break;
+      const p = e.data.progress;
+      const key = `${e.data.user_id}|${e.data.media_item_id}`;
+      // a later position of the same book replaces the earlier one (and goes after the others)
+      last.delete(key);
+      last.set(key, sql`(${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz, ${spotOf(p)}::jsonb)`);
+    }
+    count++;
+  }
+  const rows = [...last.values()];
+  const table = sql.raw(`${SCHEMA}.${readingTables('').progress}`);
+  return Object.assign(
+    (isNew: RawBuilder<boolean>) =>
+      rows.length === 0
+        ? []
+        : [
+            sql`
+    insert into ${table} (user_id, item_id, percentage, updated_at, spot)
+    select v.user_id, v.item_id, v.percentage, v.updated_at, v.spot from (values ${sql.join(rows)}) as v (user_id, item_id, percentage, updated_at, spot)
+    where ${isNew}
+    on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`,
+          ],
+    { count },
+  );
 }
 
 export async function projectReading(trx: Trx<GatewayDb>, ev: StoredEvent, suffix: Suffix = ''): Promise<void> {

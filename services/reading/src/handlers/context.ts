@@ -72,6 +72,38 @@ export class Ctx {
   }
 
   /**
+   * Appends to several users' streams in one statement (a batch of writes of different users, each
+   * once); every event must match its contract schema. Their stream locks are taken first.
+   */
+  async emitMany(trx: Trx, writes: { user: string; events: Reading.ReadingEvent[] }[]): Promise<void> {
+    for (const w of writes) readingEvents.check(w.events);
+    await this.lockUsers(
+      trx,
+      writes.map((w) => w.user),
+    );
+    await this.store.appendAnyMany(
+      trx,
+      writes.map((w) => ({ streamId: `user:${w.user}`, events: w.events })),
+    );
+  }
+
+  /**
+   * Takes the stream locks of several users in one statement, always in the same order (two
+   * batches of the same users never wait for each other in a circle).
+   */
+  async lockUsers(trx: Trx, users: string[]): Promise<void> {
+    if (this.rt.mode === 'embedded') return;
+    const keys = [...new Set(users.map((u) => `stream.user:${u}`))].filter((k) => !this.held.get(trx)?.has(k)).sort();
+    if (keys.length === 0) return;
+    if (keys.length === 1) return this.lock(trx, keys[0]!);
+    const names = keys.map((k) => `bindery.reading.${k}`);
+    await sql`select count(pg_advisory_xact_lock(hashtext(k))) from (select k from unnest(${names}::text[]) as k order by k) as s`.execute(trx);
+    const held = this.held.get(trx);
+    if (held) for (const k of keys) held.add(k);
+    else this.held.set(trx, new Set(keys));
+  }
+
+  /**
    * Takes the user's stream lock: the one every write of theirs that emits ends up taking, so a
    * position write that takes it first needs no lock of its own (and one statement less).
    */

@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
+import { GroupCommit } from '@bindery/platform';
 import { historyRecorded, recordHistory } from '../store/history';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
@@ -75,41 +76,89 @@ interface Incoming {
   device_id?: string | null;
 }
 
+/** A position to store as the current one (savePositions). */
+export interface ToSave {
+  user: string;
+  item: string;
+  inc: Incoming;
+  reason: string;
+  /** the device is already noted as a writer of the book (nothing to note) */
+  known?: boolean;
+}
+
 /**
  * Stores a position as the current one, with a history entry and the device noted as a writer of
  * the book, in one statement; in the caller's transaction. The stored hashes are the item's (or,
  * while reading does not know the item, the ones the position had).
  */
 export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: string, inc: Incoming, reason: string): Promise<Row> {
+  return (await savePositions(ctx, trx, [{ user, item, inc, reason }]))[0]!;
+}
+
+/**
+ * savePosition for several (user, book) pairs at once, each once: one statement stores them all and
+ * one appends every user's events. Returns the stored rows in the order given.
+ */
+export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise<Row[]> {
   const now = ctx.now();
-  const { percentage, ...rest } = inc.position;
-  const position = JSON.stringify(rest);
   const S = sql.raw(SCHEMA);
-  const itemSha = sql`(select i.sha256 from ${S}.items i where i.id = ${item})`;
-  const { rows } = await sql<Row>`
-    with saved as (
+  const parts = list.map((w) => {
+    const { percentage, ...rest } = w.inc.position;
+    return { percentage, rest, position: JSON.stringify(rest) };
+  });
+  const values = sql.join(
+    list.map(
+      (w, k) =>
+        sql`(${k}::int, ${newId()}::uuid, ${w.user}::uuid, ${w.item}::uuid, ${parts[k]!.percentage}::double precision, ${parts[k]!.position}::jsonb, ${w.inc.client}::text, ${w.inc.device}::text, ${w.reason}::text, ${w.known === true}::boolean)`,
+    ),
+  );
+  const { rows } = await sql<Row & { k: number }>`
+    with v (k, id, user_id, item_id, percentage, position, client, device, reason, known) as (values ${values}),
+    saved as (
       insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
-      values (${newId()}, ${user}, ${item}, 1, ${now}, ${percentage}, ${position}::jsonb, ${inc.client}, ${inc.device}, coalesce(${itemSha}, '[]'::jsonb), ${now})
+      select v.id, v.user_id, v.item_id, 1, ${now}, v.percentage, v.position, v.client, v.device, coalesce(i.sha256, '[]'::jsonb), ${now}
+      from v left join ${S}.items i on i.id = v.item_id
+      order by v.k
       on conflict (user_id, item_id) do update set
         percentage = excluded.percentage, position = excluded.position, client = excluded.client, device = excluded.device,
-        sha256 = coalesce(${itemSha}, p.sha256), updated_at = excluded.updated_at, version = p.version + 1
+        sha256 = coalesce((select i.sha256 from ${S}.items i where i.id = p.item_id), p.sha256), updated_at = excluded.updated_at, version = p.version + 1
       returning *
     ), history as (
       insert into ${S}.progress_history (user_id, item_id, percentage, position, client, device, reason, recorded_at)
-      values (${user}, ${item}, ${percentage}, ${position}::jsonb, ${inc.client}, ${inc.device}, ${reason}, ${now})
+      select v.user_id, v.item_id, v.percentage, v.position, v.client, v.device, v.reason, ${now} from v order by v.k
     ), writer as (
-      insert into ${S}.progress_devices (user_id, item_id, device) values (${user}, ${item}, ${inc.device}) on conflict do nothing
+      insert into ${S}.progress_devices (user_id, item_id, device) select v.user_id, v.item_id, v.device from v where not v.known on conflict do nothing
     )
-    select * from saved`.execute(trx);
-  const row = rows[0]!;
-  await ctx.emit(trx, user, [
-    {
-      type: 'reading.progress-saved.v1',
-      data: { user_id: user, media_item_id: item, progress: progressOut(row), ...(inc.device_id ? { device_id: inc.device_id } : {}), sha256: row.sha256 },
-    },
-    historyRecorded(user, item, { percentage, position: rest, client: inc.client, device: inc.device, reason, recorded_at: now }),
-  ]);
-  return row;
+    select saved.*, v.k from saved join v on v.user_id = saved.user_id and v.item_id = saved.item_id`.execute(trx);
+  const byK = new Map(rows.map((r) => [Number(r.k), r]));
+  const out = list.map((_, k) => {
+    const { k: _k, ...row } = byK.get(k)!;
+    return row as Row;
+  });
+  await ctx.emitMany(
+    trx,
+    list.map((w, k) => {
+      const row = out[k]!;
+      return {
+        user: w.user,
+        events: [
+          {
+            type: 'reading.progress-saved.v1',
+            data: { user_id: w.user, media_item_id: w.item, progress: progressOut(row), ...(w.inc.device_id ? { device_id: w.inc.device_id } : {}), sha256: row.sha256 },
+          },
+          historyRecorded(w.user, w.item, {
+            percentage: parts[k]!.percentage,
+            position: parts[k]!.rest,
+            client: w.inc.client,
+            device: w.inc.device,
+            reason: w.reason,
+            recorded_at: now,
+          }),
+        ],
+      };
+    }),
+  );
+  return out;
 }
 
 /** Records that this device has written a position of the book (a later write of it is no first push). */
@@ -124,7 +173,26 @@ async function knowDevice(trx: Trx, user: string, item: string, device: string):
 export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {}, req.device?.device_id);
   if (!prepared.ok) return prepared;
-  return ok(await ctx.tx((trx) => writeProgress(ctx, trx, req.caller.user_id, req.item_id!, prepared.value)));
+  return ok(await positionWrites(ctx).submit({ user: req.caller.user_id, item: req.item_id!, prepared: prepared.value }));
+}
+
+const groups = new WeakMap<Ctx, GroupCommit<WriteJob, Written>>();
+
+/**
+ * The service's position writes, group-committed (decisions 86): writes of different users that
+ * arrive while a transaction runs go together in the next; a user's own writes take turns.
+ */
+function positionWrites(ctx: Ctx): GroupCommit<WriteJob, Written> {
+  let g = groups.get(ctx);
+  if (!g) {
+    g = new GroupCommit<WriteJob, Written>({
+      many: (jobs) => ctx.tx((trx) => writeMany(ctx, trx, jobs)),
+      alone: (job) => ctx.tx((trx) => writeProgress(ctx, trx, job.user, job.item, job.prepared)),
+      key: (job) => job.user,
+    });
+    groups.set(ctx, g);
+  }
+  return g;
 }
 
 export interface Prepared {
@@ -186,22 +254,77 @@ export interface Written {
   conflict?: unknown;
 }
 
+/** What a write is decided on: the book's current position, its open conflict, whether the device wrote it before. */
+interface Found {
+  cur: Row | undefined;
+  open: Pick<Selectable<ConflictsTable>, 'id' | 'incoming'> | null;
+  known: boolean;
+}
+
+/** Found for several (user, book, device) at once, in one statement, in the order given. */
+async function findMany(trx: Trx, list: { user: string; item: string; device: string }[]): Promise<Found[]> {
+  const S = sql.raw(SCHEMA);
+  const values = sql.join(list.map((w, k) => sql`(${k}::int, ${w.user}::uuid, ${w.item}::uuid, ${w.device}::text)`));
+  const { rows } = await sql<{ k: number; cur: JsonRow<Row> | null; open: Found['open']; known: boolean }>`
+    select v.k,
+      (select to_jsonb(p) from ${S}.progress p where p.user_id = v.user_id and p.item_id = v.item_id) as cur,
+      (select to_jsonb(c) from ${S}.conflicts c where c.user_id = v.user_id and c.item_id = v.item_id and c.status = 'open' limit 1) as open,
+      exists (select 1 from ${S}.progress_devices d where d.user_id = v.user_id and d.item_id = v.item_id and d.device = v.device) as known
+    from (values ${values}) as v (k, user_id, item_id, device)
+    order by v.k`.execute(trx);
+  return rows.map((r) => ({ cur: r.cur ? fromJson(r.cur) : undefined, open: r.open, known: r.known }));
+}
+
+/** A write of one user's position in a book (a batch holds several, of different users). */
+export interface WriteJob {
+  user: string;
+  item: string;
+  prepared: Prepared;
+}
+
 /**
  * Writes a checked position in the caller's transaction: saved, kept by the guard, or a conflict.
  * It copies the healed list: a retried transaction runs it again.
  */
-export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: string, { inc, parsed, baseVersion }: Prepared): Promise<Written> {
-  const healed = [...parsed.healed];
-  await ctx.lockUser(trx, user);
-  // the current position, the book's open conflict and whether this device has written it before, at once
-  const S = sql.raw(SCHEMA);
-  const { rows } = await sql<{ cur: JsonRow<Row> | null; open: Pick<Selectable<ConflictsTable>, 'id' | 'incoming'> | null; known: boolean }>`
-    select
-      (select to_jsonb(p) from ${S}.progress p where p.user_id = ${user} and p.item_id = ${item}) as cur,
-      (select to_jsonb(c) from ${S}.conflicts c where c.user_id = ${user} and c.item_id = ${item} and c.status = 'open' limit 1) as open,
-      exists (select 1 from ${S}.progress_devices d where d.user_id = ${user} and d.item_id = ${item} and d.device = ${inc.device}) as known`.execute(trx);
-  const cur = rows[0]!.cur ? fromJson(rows[0]!.cur) : undefined;
-  const open = rows[0]!.open;
+export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: string, prepared: Prepared): Promise<Written> {
+  return (await writeMany(ctx, trx, [{ user, item, prepared }]))[0]!;
+}
+
+/**
+ * writeProgress for several users' writes in one transaction (each user once): their locks in one
+ * statement, their current positions in one, the saved positions in one and their events in one.
+ */
+export async function writeMany(ctx: Ctx, trx: Trx, jobs: WriteJob[]): Promise<Written[]> {
+  await ctx.lockUsers(
+    trx,
+    jobs.map((j) => j.user),
+  );
+  const found = await findMany(
+    trx,
+    jobs.map((j) => ({ user: j.user, item: j.item, device: j.prepared.inc.device })),
+  );
+  const out: (Written | null)[] = [];
+  const toSave: { at: number; save: ToSave; healed: string[] }[] = [];
+  for (const [k, job] of jobs.entries()) {
+    const healed = [...job.prepared.parsed.healed];
+    const decided = await decide(ctx, trx, job, found[k]!, healed);
+    out.push(decided);
+    if (!decided) toSave.push({ at: k, save: { user: job.user, item: job.item, inc: job.prepared.inc, reason: 'saved', known: found[k]!.known }, healed });
+  }
+  if (toSave.length) {
+    const rows = await savePositions(
+      ctx,
+      trx,
+      toSave.map((x) => x.save),
+    );
+    for (const [i, x] of toSave.entries()) out[x.at] = { status: 'saved', healed: x.healed, progress: progressOut(rows[i]!) };
+  }
+  return out as Written[];
+}
+
+/** Kept by the guard or a conflict (written here), or null: the position is to be saved. */
+async function decide(ctx: Ctx, trx: Trx, { user, item, prepared }: WriteJob, { cur, open, known: knownNow }: Found, healed: string[]): Promise<Written | null> {
+  const { inc, parsed, baseVersion } = prepared;
   const curPct = cur ? Number(cur.percentage) : null;
   if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
     healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
@@ -219,7 +342,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
     await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
     return { status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) };
   }
-  const known = cur ? rows[0]!.known : true;
+  const known = cur ? knownNow : true;
   const reason = parsed.force
     ? null
     : conflictReason(
@@ -247,8 +370,7 @@ export async function writeProgress(ctx: Ctx, trx: Trx, user: string, item: stri
     await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
     return { status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) };
   }
-  const row = await savePosition(ctx, trx, user, item, inc, 'saved');
-  return { status: 'saved', healed, progress: progressOut(row) };
+  return null;
 }
 
 export function conflictOut(r: Selectable<ConflictsTable>): Reading.ConflictRecord {

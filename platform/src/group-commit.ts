@@ -1,0 +1,97 @@
+// Group commit: commands that arrive while one transaction runs wait for it, then go together in the
+// next one. One request alone goes at once and alone, so a quiet server pays nothing for it; under
+// load a transaction carries many, and the statements, round trips and commits per command fall.
+import { capturingPosition, notePosition } from './write-position';
+
+export interface GroupCommitOptions<J, R> {
+  /** runs a batch of jobs (at least two, each key once) in one transaction: a result per job, in order */
+  many: (jobs: J[]) => Promise<R[]>;
+  /** runs one job on its own: a batch of one, and each job of a batch that failed */
+  alone: (job: J) => Promise<R>;
+  /** jobs with the same key never share a batch (the later waits for the next) */
+  key: (job: J) => string;
+  /** the most jobs in one batch */
+  max?: number;
+}
+
+interface Waiting<J, R> {
+  job: J;
+  settle: (r: { value: R; position: number }) => void;
+  fail: (e: unknown) => void;
+}
+
+/**
+ * One batch runs at a time; each job's caller gets its own result or error. The log positions a
+ * batch appended are noted for each caller's request (read your writes: write-position.ts), as if
+ * the caller had appended them itself.
+ */
+export class GroupCommit<J, R> {
+  private waiting: Waiting<J, R>[] = [];
+  private busy = false;
+  private readonly max: number;
+
+  constructor(private readonly o: GroupCommitOptions<J, R>) {
+    this.max = o.max ?? 64;
+  }
+
+  async submit(job: J): Promise<R> {
+    const { value, position } = await new Promise<{ value: R; position: number }>((settle, fail) => {
+      this.waiting.push({ job, settle, fail });
+      this.pump();
+    });
+    if (position > 0) notePosition(position);
+    return value;
+  }
+
+  private pump(): void {
+    if (this.busy || this.waiting.length === 0) return;
+    this.busy = true;
+    // a turn of the event loop first: requests whose bytes have come in reach `submit` and join this
+    // batch (embedded PGlite answers on this thread without one, so a transaction would otherwise
+    // start before any other request was even read)
+    setImmediate(() => this.start());
+  }
+
+  private start(): void {
+    const batch = this.take();
+    void this.run(batch).finally(() => {
+      this.busy = false;
+      this.pump();
+    });
+  }
+
+  /** The waiting jobs in arrival order, each key once, at most `max`; the rest wait. */
+  private take(): Waiting<J, R>[] {
+    const keys = new Set<string>();
+    const batch: Waiting<J, R>[] = [];
+    const rest: Waiting<J, R>[] = [];
+    for (const w of this.waiting) {
+      const k = this.o.key(w.job);
+      if (batch.length < this.max && !keys.has(k)) {
+        keys.add(k);
+        batch.push(w);
+      } else rest.push(w);
+    }
+    this.waiting = rest;
+    return batch;
+  }
+
+  private async run(batch: Waiting<J, R>[]): Promise<void> {
+    if (batch.length > 1) {
+      let done: { value: R[]; position: number } | null = null;
+      try {
+        done = await capturingPosition(() => this.o.many(batch.map((w) => w.job)));
+      } catch {
+        // one job's failure fails the whole transaction: each goes again on its own, below, and
+        // its own outcome (its own error, if it is the one) goes to its caller
+      }
+      if (done) {
+        for (const [i, w] of batch.entries()) w.settle({ value: done.value[i]!, position: done.position });
+        return;
+      }
+    }
+    for (const w of batch) {
+      await capturingPosition(() => this.o.alone(w.job)).then(w.settle, w.fail);
+    }
+  }
+}

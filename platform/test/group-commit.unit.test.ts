@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from '../src/group-commit';
+import { notePosition, withWritePosition } from '../src/write-position';
+
+interface Job {
+  user: string;
+  n: number;
+  fails?: boolean;
+}
+
+/** A group commit whose transactions are recorded; each job "appends" position 100 + n. */
+function recorder(max?: number) {
+  const batches: number[][] = [];
+  let release: (() => void) | null = null;
+  const g = new GroupCommit<Job, string>({
+    ...(max ? { max } : {}),
+    key: (j) => j.user,
+    many: async (jobs) => {
+      batches.push(jobs.map((j) => j.n));
+      if (jobs.some((j) => j.fails)) throw new Error('the batch failed');
+      for (const j of jobs) notePosition(100 + j.n);
+      return jobs.map((j) => `many ${j.n}`);
+    },
+    alone: async (j) => {
+      batches.push([j.n]);
+      // the first job holds its transaction until the test lets it go
+      if (j.n === 0) await new Promise<void>((r) => (release = r));
+      if (j.fails) throw new Error(`job ${j.n} failed`);
+      notePosition(100 + j.n);
+      return `alone ${j.n}`;
+    },
+  });
+  return { g, batches, release: () => release?.() };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('GroupCommit', () => {
+  it('runs a job alone at once, and the jobs that came while it ran together in the next', async () => {
+    const { g, batches, release } = recorder();
+    const first = g.submit({ user: 'a', n: 0 });
+    await tick();
+    const rest = [1, 2, 3].map((n) => g.submit({ user: `u${n}`, n }));
+    await tick();
+    expect(batches).toEqual([[0]]);
+    release();
+    expect(await first).toBe('alone 0');
+    expect(await Promise.all(rest)).toEqual(['many 1', 'many 2', 'many 3']);
+    expect(batches).toEqual([[0], [1, 2, 3]]);
+  });
+
+  it('never puts two jobs of one key in a batch, and takes at most `max`', async () => {
+    const { g, batches, release } = recorder(2);
+    const first = g.submit({ user: 'a', n: 0 });
+    await tick();
+    const rest = [g.submit({ user: 'b', n: 1 }), g.submit({ user: 'b', n: 2 }), g.submit({ user: 'c', n: 3 }), g.submit({ user: 'd', n: 4 })];
+    release();
+    await first;
+    expect(await Promise.all(rest)).toEqual(['many 1', 'many 2', 'many 3', 'many 4']);
+    expect(batches).toEqual([[0], [1, 3], [2, 4]]);
+  });
+
+  it("runs each job of a failed batch alone: the failing job's error goes to its caller only", async () => {
+    const { g, batches, release } = recorder();
+    const first = g.submit({ user: 'a', n: 0 });
+    await tick();
+    const ok1 = g.submit({ user: 'b', n: 1 });
+    const bad = g.submit({ user: 'c', n: 2, fails: true }).catch((e: Error) => e.message);
+    const ok3 = g.submit({ user: 'd', n: 3 });
+    release();
+    await first;
+    expect(await Promise.all([ok1, bad, ok3])).toEqual(['alone 1', 'job 2 failed', 'alone 3']);
+    expect(batches).toEqual([[0], [1, 2, 3], [1], [2], [3]]);
+  });
+
+  it("notes the batch's log position in each caller's request, as its own write", async () => {
+    const { g, release } = recorder();
+    const first = withWritePosition('svc', async () => ({ r: await g.submit({ user: 'a', n: 0 }) }));
+    await tick();
+    const second = withWritePosition('svc', async () => ({ r: await g.submit({ user: 'b', n: 5 }) }));
+    const third = withWritePosition('svc', async () => ({ r: await g.submit({ user: 'c', n: 7 }) }));
+    const untouched = withWritePosition('svc', async () => ({ r: 'no write' }));
+    release();
+    expect(await first).toEqual({ r: 'alone 0', written: { source: 'svc', position: 100 } });
+    // both in one transaction: each waits for the transaction's last position
+    expect(await second).toEqual({ r: 'many 5', written: { source: 'svc', position: 107 } });
+    expect(await third).toEqual({ r: 'many 7', written: { source: 'svc', position: 107 } });
+    expect(await untouched).toEqual({ r: 'no write' });
+  });
+});
