@@ -16,6 +16,8 @@
 //                 window: where a sync request's time goes
 //   lag           distributed: a scan of DIAG_SYNC_ITEMS generated books (10,000), then how long until
 //                 the gateway's read model lists every item (the covers not waited for)
+//   peak          embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated
+//                 books (10,000) and the work after it (DIAG_DEADLINE_MINUTES: 5 unless set)
 //   ratio         the profile against the bare fastify route in each mode (bare, profile, bare; 16
 //                 connections, 6 s each; DIAG_MODES=distributed,embedded), a quick check of the
 //                 ratio `pnpm bench:read` reports on an empty library
@@ -33,10 +35,10 @@ import { ROOT, startBindery, type Mode } from '../support/bindery';
 import { ensureGenerated } from './gen-library';
 import { pullRequests, registerReaders, writeRequests } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
-import { fullScan, startInstance } from './scan-bindery';
+import { fullScan, startInstance, statusKiB } from './scan-bindery';
 import { BENCH, children, coresUsed, fmt, packageOf, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, waitForOwnIdle, type CpuProfile } from './lib';
 
-const DEADLINE_MS = 5 * 60_000;
+const DEADLINE_MS = Number(process.env.DIAG_DEADLINE_MINUTES ?? 5) * 60_000;
 
 // ---- jwt ------------------------------------------------------------------------------------
 
@@ -267,13 +269,15 @@ async function sync(mode: Mode): Promise<void> {
       for (const [label, job] of jobs.filter(([l]) => !rows || rows.includes(l))) {
         await gen.run({ ...job, duration: 2 });
         for (const f of readdirSync(dir)) rmSync(join(dir, f));
-        const signal = () => inst.b.procs.forEach((p) => p.child.kill('SIGUSR2'));
+        // DIAG_PROFILE=0: no profiles (the sampler costs each process some CPU: the figures as bench:read sees them)
+        const profiling = process.env.DIAG_PROFILE !== '0';
+        const signal = () => profiling && inst.b.procs.forEach((p) => p.child.kill('SIGUSR2'));
         signal();
         const a = snapshot();
         const t0 = performance.now();
         const m = await gen.run(job);
         signal();
-        await waitFor(() => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).length >= inst.b.procs.length, 15_000);
+        if (profiling) await waitFor(() => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).length >= inst.b.procs.length, 15_000);
         const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([...inst.roles.pids, [gen.pid, 'loadgen']]), databases: inst.roles.databases });
         console.log(`\n######## ${mode}: ${label}: ${fmt(m.rps, 0)} req/s, p99 ${fmt(m.p99, 1)} ms, non-2xx ${m.non2xx ?? 0}; cores ${JSON.stringify(cores)}`);
         for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
@@ -320,6 +324,23 @@ async function lag(): Promise<void> {
   }
 }
 
+// ---- peak -----------------------------------------------------------------------------------
+
+/** Embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated books (10,000) and the work after it. */
+async function peak(): Promise<void> {
+  const { items, books } = generatedBooks(10_000);
+  const inst = await startInstance('embedded');
+  try {
+    const scan = await fullScan(inst, books, 'peak');
+    const settled = await waitForOwnIdle(inst.roles, Number(process.env.DIAG_PEAK_SETTLE ?? 600) * 1000);
+    console.log(
+      `embedded: ${items} books scanned in ${fmt(scan.wallSeconds, 1)} s; peak RSS during the scan ${scan.rss.hwmAfterMiB} MiB (sampled ${scan.rss.peakSampledMiB}), after its work (${settled.idle ? 'idle' : 'still busy'} ${fmt(settled.waitedMs / 1000, 0)} s later) ${statusKiB(inst.catalogPid, 'VmHWM') >> 10} MiB, RSS now ${statusKiB(inst.catalogPid, 'VmRSS') >> 10} MiB`,
+    );
+  } finally {
+    await inst.stop();
+  }
+}
+
 // ---- ratio ----------------------------------------------------------------------------------
 
 async function ratio(mode: Mode): Promise<void> {
@@ -353,13 +374,14 @@ const deadline = setTimeout(() => {
   process.exit(1);
 }, DEADLINE_MS);
 const args = process.argv.slice(2);
-const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' && x !== 'sync' && x !== 'lag' : args.includes(x));
+const want = (x: string) => (args.length === 0 ? x !== 'cpu-embedded' && x !== 'ratio' && x !== 'sync' && x !== 'lag' && x !== 'peak' : args.includes(x));
 try {
   if (want('jwt')) await jwt();
   if (want('nats')) await nats();
   if (want('cpu')) await cpu('distributed');
   if (want('cpu-embedded')) await cpu('embedded');
   if (args.includes('lag')) await lag();
+  if (args.includes('peak')) await peak();
   if (args.includes('sync')) for (const m of (process.env.DIAG_MODES ?? 'embedded,distributed').split(',')) await sync(m as Mode);
   if (args.includes('ratio')) for (const m of (process.env.DIAG_MODES ?? 'distributed,embedded').split(',')) await ratio(m as Mode);
   clearTimeout(deadline);
