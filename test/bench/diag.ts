@@ -17,7 +17,9 @@
 //   lag           distributed: a scan of DIAG_SYNC_ITEMS generated books (10,000), then how long until
 //                 the gateway's read model lists every item (the covers not waited for)
 //   peak          embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated
-//                 books (10,000) and the work after it (DIAG_DEADLINE_MINUTES: 5 unless set)
+//                 books (10,000) or of the folder DIAG_PEAK_DIR, and the work after it (DIAG_PEAK_SETTLE
+//                 seconds at most, 600), with V8's heap and external memory sampled from the ops port
+//                 (DIAG_DEADLINE_MINUTES: 5 unless set)
 //   ratio         the profile against the bare fastify route in each mode (bare, profile, bare; 16
 //                 connections, 6 s each; DIAG_MODES=distributed,embedded), a quick check of the
 //                 ratio `pnpm bench:read` reports on an empty library
@@ -326,17 +328,54 @@ async function lag(): Promise<void> {
 
 // ---- peak -----------------------------------------------------------------------------------
 
-/** Embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated books (10,000) and the work after it. */
+/**
+ * Embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated books
+ * (10,000), or of the folder DIAG_PEAK_DIR, and the work after it; with the ops port on, V8's heap
+ * and the external memory (PGlite's WebAssembly memory among it) sampled every 100 ms beside RSS,
+ * each at the moment RSS was highest.
+ */
 async function peak(): Promise<void> {
-  const { items, books } = generatedBooks(10_000);
-  const inst = await startInstance('embedded');
+  const folder = process.env.DIAG_PEAK_DIR;
+  const { items, books } = folder ? { items: Number.NaN, books: folder } : generatedBooks(10_000);
+  const inst = await startInstance('embedded', null, { OPS_PORT: '9469' });
+  const gauge = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 2 ** 20;
+  let top = { rss: 0, heapUsed: 0, heapTotal: 0, external: 0 };
+  let maxHeapTotal = 0;
+  let maxExternal = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      try {
+        const m = await (await fetch('http://127.0.0.1:9469/metrics')).text();
+        const rss = statusKiB(inst.catalogPid, 'VmRSS') / 1024;
+        const now = {
+          rss,
+          heapUsed: gauge(m, 'nodejs_heap_size_used_bytes'),
+          heapTotal: gauge(m, 'nodejs_heap_size_total_bytes'),
+          external: gauge(m, 'nodejs_external_memory_bytes'),
+        };
+        if (now.rss > top.rss) top = now;
+        maxHeapTotal = Math.max(maxHeapTotal, now.heapTotal);
+        maxExternal = Math.max(maxExternal, now.external);
+      } catch {
+        /* the ops port is not up yet */
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   try {
     const scan = await fullScan(inst, books, 'peak');
     const settled = await waitForOwnIdle(inst.roles, Number(process.env.DIAG_PEAK_SETTLE ?? 600) * 1000);
+    sampling = false;
+    await sampler;
     console.log(
-      `embedded: ${items} books scanned in ${fmt(scan.wallSeconds, 1)} s; peak RSS during the scan ${scan.rss.hwmAfterMiB} MiB (sampled ${scan.rss.peakSampledMiB}), after its work (${settled.idle ? 'idle' : 'still busy'} ${fmt(settled.waitedMs / 1000, 0)} s later) ${statusKiB(inst.catalogPid, 'VmHWM') >> 10} MiB, RSS now ${statusKiB(inst.catalogPid, 'VmRSS') >> 10} MiB`,
+      `embedded: ${scan.counts.added ?? items} books scanned in ${fmt(scan.wallSeconds, 1)} s; peak RSS during the scan ${scan.rss.hwmAfterMiB} MiB (sampled ${scan.rss.peakSampledMiB}), after its work (${settled.idle ? 'idle' : 'still busy'} ${fmt(settled.waitedMs / 1000, 0)} s later) ${statusKiB(inst.catalogPid, 'VmHWM') >> 10} MiB, RSS now ${statusKiB(inst.catalogPid, 'VmRSS') >> 10} MiB`,
+    );
+    console.log(
+      `  at the highest sampled RSS (${fmt(top.rss, 0)} MiB): V8 heap ${fmt(top.heapUsed, 0)} MiB used of ${fmt(top.heapTotal, 0)}, external ${fmt(top.external, 0)} MiB; highest heap total ${fmt(maxHeapTotal, 0)} MiB, highest external ${fmt(maxExternal, 0)} MiB`,
     );
   } finally {
+    sampling = false;
     await inst.stop();
   }
 }

@@ -30,7 +30,7 @@ const PROFILER = join(BENCH, 'cpu-profiler.mjs');
  * the ones the bench asks for. With `profileDir` the V8 sampler is preloaded (cpu-profiler.mjs)
  * and every measured scan is profiled in the catalog, written to `<profileDir>/<label>.cpuprofile`.
  */
-export async function startInstance(mode: Mode, profileDir: string | null = null): Promise<Instance> {
+export async function startInstance(mode: Mode, profileDir: string | null = null, extraEnv: Record<string, string> = {}): Promise<Instance> {
   // embedded: startBindery makes (and removes) its own DATA_DIR; distributed: covers go here
   const dataDir = mode === 'distributed' ? mkdtempSync(join(tmpdir(), 'bindery-bench-data-')) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
@@ -43,6 +43,7 @@ export async function startInstance(mode: Mode, profileDir: string | null = null
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   };
   if (dataDir) env.DATA_DIR = dataDir;
+  Object.assign(env, extraEnv);
   if (profileDir) Object.assign(env, { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', `--import ${PROFILER}`].join(' ').trim(), BENCH_CPU_PROF_DIR: profileDir });
   const b = await startBindery(mode, env);
   b.procs.forEach((p) => children.add(p.child));
