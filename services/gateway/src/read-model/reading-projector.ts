@@ -27,21 +27,12 @@ function spotOf(p: Reading.ProgressRecord): string | null {
 
 /**
  * The fold of the most frequent event, a saved position, as one statement that holds to `isNew`
- * (applyOnceInOne); null for every other event (folded by projectReading in a transaction).
+ * (applyOnceInOne), and of the events the projection passes (only the checkpoint moves): the run
+ * of one (projectReadingMany); null for every other event (folded by projectReading in a transaction).
  */
-export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[]) | null {
-  // an event the projection passes: only the checkpoint moves
-  if (PASSED.has(ev.type)) return () => [];
-  if (ev.type !== 'reading.progress-saved.v1') return null;
-  const e = readingEvents.decode(ev);
-  if (e?.type !== 'reading.progress-saved.v1') return null;
-  const p = e.data.progress;
-  const table = sql.raw(`${SCHEMA}.${readingTables('').progress}`);
-  return (isNew) => sql`
-    insert into ${table} (user_id, item_id, percentage, updated_at, spot)
-    select ${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz, ${spotOf(e.data.progress)}::jsonb
-    where ${isNew}
-    on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`;
+export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) | null {
+  const one = projectReadingMany([ev]);
+  return one.count === 1 ? one : null;
 }
 
 /**

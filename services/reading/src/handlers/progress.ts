@@ -179,7 +179,7 @@ export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> 
 const groups = new WeakMap<Ctx, GroupCommit<WriteJob, Written>>();
 
 /**
- * The service's position writes, group-committed (decisions 86): writes of different users that
+ * The service's position writes, group-committed (decision 86): writes of different users that
  * arrive while a transaction runs go together in the next; a user's own writes take turns.
  */
 function positionWrites(ctx: Ctx): GroupCommit<WriteJob, Written> {
