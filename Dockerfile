@@ -29,8 +29,9 @@ RUN node embedded/build.mjs \
 
 # ---- run ---------------------------------------------------------------------------------------
 FROM node:20.20.2-bookworm-slim
-# MALLOC_ARENA_MAX: glibc's per-thread malloc arenas (libvips' cover threads) kept ~70 MB of freed memory
-ENV NODE_ENV=production DATA_DIR=/data PORT=8080 OPS_PORT=9464 MALLOC_ARENA_MAX=2
+# MALLOC_ARENA_MAX: glibc's per-thread malloc arenas (libvips' cover threads) kept ~70 MB of freed memory;
+# NODE_OPTIONS: a 1 GiB heap cap makes V8 collect at ~1.6x the live heap, not 4x (docs/decisions.md, record 7)
+ENV NODE_ENV=production DATA_DIR=/data PORT=8080 OPS_PORT=9464 MALLOC_ARENA_MAX=2 NODE_OPTIONS=--max-old-space-size=1024
 WORKDIR /app
 # owned by root and read-only to the process; only DATA_DIR (a volume) is its own
 COPY --from=build /app /app

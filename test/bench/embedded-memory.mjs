@@ -8,8 +8,11 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '../..');
 const VARIANTS = {
-  // as `pnpm start` runs it (package.json sets MALLOC_ARENA_MAX=2 unless it is set)
-  compiled: { args: ['embedded/dist/main.js'], env: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } },
+  // as `pnpm start` runs it (package.json sets MALLOC_ARENA_MAX=2 and the heap cap unless they are set)
+  compiled: {
+    args: ['embedded/dist/main.js'],
+    env: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-old-space-size=1024' },
+  },
   'compiled-128MB': { args: ['embedded/dist/main.js'], env: { PGLITE_SHARED_BUFFERS: '128MB' } },
   tsx: { args: ['--import', 'tsx', 'embedded/src/main.ts'], env: {} },
 };

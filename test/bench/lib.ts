@@ -344,3 +344,32 @@ export async function runWithDeadline(name: string, ms: number, main: () => Prom
     process.exit(1);
   }
 }
+
+// ---- the start script -----------------------------------------------------------------------
+
+/** The environment the start script gives Bindery (`NAME=${NAME:-value}` before its command), building nothing. */
+export function startEnv(): Record<string, string> {
+  const { script, steps } = startSteps();
+  return lastStep(script, steps).env;
+}
+
+export function startSteps(): { script: string; steps: string[] } {
+  // BENCH_EMBEDDED_START (e.g. "node embedded/dist/main.js") measures another entry than the script's
+  const script = process.env.BENCH_EMBEDDED_START ?? (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  return { script, steps: script.split('&&').map((x) => x.trim().replace(/^exec\s+/, '')) };
+}
+
+export function lastStep(script: string, steps: string[]): { args: string[]; script: string; env: Record<string, string> } {
+  // `NAME=${NAME:-value} exec node …`: the assignments before the command, with their defaults
+  const env: Record<string, string> = {};
+  const assignment = /^(\w+)=(?:\$\{\1:-([^}]*)\}|(\S*))\s+(?:exec\s+)?/;
+  let last = steps[steps.length - 1]!;
+  for (let m = last.match(assignment); m; m = last.match(assignment)) {
+    env[m[1]!] = process.env[m[1]!] ?? m[2] ?? m[3] ?? '';
+    last = last.slice(m[0].length);
+  }
+  const words = last.split(/\s+/);
+  if (words[0] === 'tsx' && words.length > 1) return { args: ['--import', 'tsx', ...words.slice(1)], script, env };
+  if (words[0] === 'node' && words.length > 1) return { args: words.slice(1), script, env };
+  throw new Error(`cannot run the start script without pnpm: ${script}`);
+}

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, type Bindery, type Proc } from '../support/bindery';
 import { client } from '../support/http';
-import { children } from './lib';
+import { children, lastStep, startSteps } from './lib';
 import { freePort } from './read-calibre';
 import { statusKiB, type Instance } from './scan-bindery';
 import { CLK_TCK } from './scan-hash';
@@ -54,23 +54,10 @@ function cpuTicks(pid: number): number {
  * when embedded mode moves from the TypeScript loader to compiled JavaScript.
  */
 export function startCommand(): { args: string[]; script: string; env: Record<string, string> } {
-  // BENCH_EMBEDDED_START (e.g. "node embedded/dist/main.js") measures another entry than the script's
-  const script = process.env.BENCH_EMBEDDED_START ?? (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.start ?? '';
+  const { script, steps } = startSteps();
   // `node build.mjs --if-stale && exec node dist/main.js`: build now, run what the last step runs
-  const steps = script.split('&&').map((x) => x.trim().replace(/^exec\s+/, ''));
   if (steps.length > 1) execSync(steps.slice(0, -1).join(' && '), { cwd: ROOT, stdio: 'inherit' });
-  // `NAME=${NAME:-value} exec node …`: the assignments before the command, with their defaults
-  const env: Record<string, string> = {};
-  const assignment = /^(\w+)=(?:\$\{\1:-([^}]*)\}|(\S*))\s+(?:exec\s+)?/;
-  let last = steps[steps.length - 1]!;
-  for (let m = last.match(assignment); m; m = last.match(assignment)) {
-    env[m[1]!] = process.env[m[1]!] ?? m[2] ?? m[3] ?? '';
-    last = last.slice(m[0].length);
-  }
-  const words = last.split(/\s+/);
-  if (words[0] === 'tsx' && words.length > 1) return { args: ['--import', 'tsx', ...words.slice(1)], script, env };
-  if (words[0] === 'node' && words.length > 1) return { args: words.slice(1), script, env };
-  throw new Error(`cannot run the start script without pnpm: ${script}`);
+  return lastStep(script, steps);
 }
 
 /** Spawns embedded Bindery as `pnpm start` would and resolves when it prints its URL. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startBindery, type Bindery, type Mode } from '../support/bindery';
 import pg from 'pg';
 import { client } from '../support/http';
-import { BENCH, children, coresUsed, snapshot, type Roles } from './lib';
+import { BENCH, children, coresUsed, snapshot, startEnv, type Roles } from './lib';
 import { CLK_TCK } from './scan-hash';
 
 type Call = ReturnType<typeof client>;
@@ -34,17 +34,18 @@ export async function startInstance(mode: Mode, profileDir: string | null = null
   // embedded: startBindery makes (and removes) its own DATA_DIR; distributed: covers go here
   const dataDir = mode === 'distributed' ? mkdtempSync(join(tmpdir(), 'bindery-bench-data-')) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  // MALLOC_ARENA_MAX as `pnpm start` and the image set it (docs/decisions.md, "Embedded mode: one PGlite, memory and start time")
+  // MALLOC_ARENA_MAX and the heap cap as `pnpm start` and the image set them (docs/decisions.md, "Embedded mode: one PGlite, memory and start time")
   const env: Record<string, string> = {
+    ...(mode === 'embedded' ? startEnv() : { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' }),
     SCAN_ON_STARTUP: 'false',
     SCAN_WATCH: 'off',
     SCAN_RECONCILE_SECONDS: '604800',
     LOG_LEVEL: 'warn',
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   };
   if (dataDir) env.DATA_DIR = dataDir;
   Object.assign(env, extraEnv);
-  if (profileDir) Object.assign(env, { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', `--import ${PROFILER}`].join(' ').trim(), BENCH_CPU_PROF_DIR: profileDir });
+  if (profileDir)
+    Object.assign(env, { NODE_OPTIONS: [env.NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? '', `--import ${PROFILER}`].join(' ').trim(), BENCH_CPU_PROF_DIR: profileDir });
   const b = await startBindery(mode, env);
   b.procs.forEach((p) => children.add(p.child));
   const pids = new Map<number, string>();

@@ -176,6 +176,8 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
+  // a job holds its book's metadata once read: only its batch may keep it, and only until written
+  pending.length = 0;
   const reading = pLimit(Math.max(1, ctx.opts.scanConcurrency));
   const prepareAll = (batch: Job[]) =>
     Promise.all(
