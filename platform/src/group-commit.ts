@@ -14,6 +14,9 @@ export interface GroupCommitOptions<J, R> {
   max?: number;
 }
 
+/** at most this many more turns of the event loop while jobs keep coming */
+const LINGER_TURNS = 4;
+
 interface Waiting<J, R> {
   job: J;
   settle: (r: { value: R; position: number }) => void;
@@ -49,7 +52,20 @@ export class GroupCommit<J, R> {
     // a turn of the event loop first: requests whose bytes have come in reach `submit` and join this
     // batch (embedded PGlite answers on this thread without one, so a transaction would otherwise
     // start before any other request was even read)
-    setImmediate(() => this.start());
+    this.linger(0, this.waiting.length);
+  }
+
+  /**
+   * Starts the batch after this turn of the event loop, or a few more while each turn brought more
+   * jobs (answers of the last batch going out, their next requests coming in): a job alone waits
+   * one turn; under load batches grow (embedded, 16 writers: ~550 -> ~680 writes a second).
+   */
+  private linger(turns: number, seen: number): void {
+    setImmediate(() => {
+      const now = this.waiting.length;
+      if (now > seen && now < this.max && turns < LINGER_TURNS) this.linger(turns + 1, now);
+      else this.start();
+    });
   }
 
   private start(): void {

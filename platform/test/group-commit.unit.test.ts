@@ -49,6 +49,27 @@ describe('GroupCommit', () => {
     expect(batches).toEqual([[0], [1, 2, 3]]);
   });
 
+  it('waits while each turn of the event loop brings more jobs (a few turns at most), then takes them together', async () => {
+    const { g, batches } = recorder();
+    // two jobs in the first turn, then one a turn: the batch lingers for them, four turns more at most
+    const jobs = [g.submit({ user: 'u1', n: 1 }), g.submit({ user: 'u2', n: 2 })];
+    for (let n = 3; n <= 9; n++) {
+      await tick();
+      jobs.push(g.submit({ user: `u${n}`, n }));
+    }
+    await Promise.all(jobs);
+    expect(batches[0]).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(batches.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // a job alone waits one turn only
+    const before = batches.length;
+    const alone = g.submit({ user: 'solo', n: 10 });
+    await tick();
+    const late = g.submit({ user: 'late', n: 11 });
+    expect(await alone).toBe('alone 10');
+    expect(await late).toBe('alone 11');
+    expect(batches.slice(before)).toEqual([[10], [11]]);
+  });
+
   it('never puts two jobs of one key in a batch, and takes at most `max`', async () => {
     const { g, batches, release } = recorder(2);
     const first = g.submit({ user: 'a', n: 0 });
