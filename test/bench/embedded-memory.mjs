@@ -7,12 +7,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '../..');
+/** `NAME=${NAME:-value}` in package.json's start script: the environment's value, else the script's default */
+function startDefault(name) {
+  const script = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+  const found = script.match(new RegExp(`\\b${name}=\\$\\{${name}:-([^}]*)\\}`));
+  if (!found) throw new Error(`the start script sets no default for ${name}: ${script}`);
+  return process.env[name] ?? found[1];
+}
 const VARIANTS = {
-  // as `pnpm start` runs it (package.json sets MALLOC_ARENA_MAX=2 and the heap cap unless they are set)
-  compiled: {
-    args: ['embedded/dist/main.js'],
-    env: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-old-space-size=1024' },
-  },
+  // as `pnpm start` runs it (its start script's MALLOC_ARENA_MAX and heap cap, unless they are set)
+  compiled: { args: ['embedded/dist/main.js'], env: { MALLOC_ARENA_MAX: startDefault('MALLOC_ARENA_MAX'), NODE_OPTIONS: startDefault('NODE_OPTIONS') } },
   'compiled-128MB': { args: ['embedded/dist/main.js'], env: { PGLITE_SHARED_BUFFERS: '128MB' } },
   tsx: { args: ['--import', 'tsx', 'embedded/src/main.ts'], env: {} },
 };
