@@ -259,7 +259,7 @@ async function sync(mode: Mode): Promise<void> {
         url: inst.b.url,
         method: 'GET' as const,
         connections: Number(process.env.DIAG_CONNECTIONS ?? 16),
-        duration: 10,
+        duration: Number(process.env.DIAG_DURATION ?? 10),
         perConnection: process.env.DIAG_SHARED !== '1',
       };
       const jobs: [string, ReadJob][] = [

@@ -165,15 +165,18 @@ export const ReadingEvents = {
   'reading.system-collections-created.v1': Type.Object({ user_id: Uuid, collections: Type.Array(CollectionRecord) }),
   /** `device_id`: the Bindery device that wrote the position (its credential or sync key); absent for the web and other clients */
   // `sha256`: the hashes stored with the position (the item's files'), absent in older events
+  // `history`: the history line the save wrote with it; older events leave it out, their line being
+  // a `progress-history-recorded` event of its own right after
   'reading.progress-saved.v1': Type.Object({
     user_id: Uuid,
     media_item_id: Uuid,
     progress: ProgressRecord,
     device_id: Type.Optional(Uuid),
     sha256: Type.Optional(Type.Array(Type.String())),
+    history: Type.Optional(ProgressHistoryEntry),
   }),
   'reading.progress-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
-  /** a line of the position history (`GET /api/progress/<id>/history`): each save, deletion, conflict outcome and merge */
+  /** a line of the position history (`GET /api/progress/<id>/history`): each deletion, conflict outcome and merge (a save's line rides in its `progress-saved`) */
   'reading.progress-history-recorded.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid, entry: ProgressHistoryEntry }),
   'reading.progress-conflict-opened.v1': Type.Object({ user_id: Uuid, conflict: ConflictRecord }),
   'reading.progress-conflict-closed.v1': Type.Object({ user_id: Uuid, conflict: ConflictRecord }),
@@ -220,7 +223,7 @@ export type ReadingEvent = {
 
 /**
  * Fields some reading events carry for the replay of reading's own tables alone (stored hashes, an
- * annotation's stored span, member times, a KOReader push's version and label): not part of what a
- * client is told about the change.
+ * annotation's stored span, member times, a KOReader push's version and label, a save's history
+ * line): not part of what a client is told about the change.
  */
-export const REPLAY_ONLY_FIELDS = ['sha256', 'anchor', 'added_at', 'progress_version', 'label'] as const;
+export const REPLAY_ONLY_FIELDS = ['sha256', 'anchor', 'added_at', 'progress_version', 'label', 'history'] as const;

@@ -150,8 +150,9 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     hub.add(member(theirs, U2, new Set(['progress', 'devices', 'queue', 'conflicts'])));
     hub.add({ ...member(admin, '00000000-0000-4000-8000-0000000000aa', new Set(['progress', 'devices', 'queue'])), role: 'admin' });
     const data = { user_id: U1, media_item_id: U2, progress: { percentage: 0.5 } };
-    // the hashes kept for reading's own replay are not the client's
-    expect(deliver(hub, { type: 'reading.progress-saved.v1', data: { ...data, sha256: ['ab'.repeat(32)] } })).toBe(true);
+    // the hashes and the history line kept for reading's own replay are not the client's
+    const history = { position: {}, percentage: 0.5, client: 'web', device: 'web', reason: 'saved', recorded_at: '2026-01-01T00:00:00.000Z' };
+    expect(deliver(hub, { type: 'reading.progress-saved.v1', data: { ...data, sha256: ['ab'.repeat(32)], history } })).toBe(true);
     expect(deliver(hub, { type: 'device-sync.device-approved.v1', data: { user_id: U1, device: { id: 'd' } } })).toBe(true);
     expect(deliver(hub, { type: 'device-sync.queue-entry-saved.v1', data: { user_id: U2, item: {} } })).toBe(true);
     expect(deliver(hub, { type: 'reading.progress-conflict-opened.v1', data: { user_id: U1, conflict: { id: 'c' } } })).toBe(true);

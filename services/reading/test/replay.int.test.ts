@@ -138,3 +138,33 @@ it('folds events without the later fields to the best value they hold', async ()
     );
   expect((await all('progress'))[0]).toMatchObject({ sha256: ['h1'], percentage: 0.4, version: 3 });
 });
+
+it("folds a save's history line from its own event (older logs) and from the save that carries it", async () => {
+  const user = randomUUID();
+  const entry = (percentage: number, reason: string, at: string) => ({
+    position: { epubcfi: 'epubcfi(/6/4!/4/2/1:0)' },
+    percentage,
+    client: 'web',
+    device: 'laptop',
+    reason,
+    recorded_at: at,
+  });
+  await db.transaction().execute((trx) =>
+    replayReading(trx, S, [
+      // before: a save, then its line as an event of its own
+      ev('reading.progress-saved.v1', { user_id: user, media_item_id: ITEM, progress: progress(0.2, 1) }),
+      ev('reading.progress-history-recorded.v1', { user_id: user, media_item_id: ITEM, entry: entry(0.2, 'saved', T0) }),
+      // now: the line rides in the save
+      ev('reading.progress-saved.v1', { user_id: user, media_item_id: ITEM, progress: progress(0.5, 2), history: entry(0.5, 'saved', T1) }),
+      // a deletion's line is still its own event
+      ev('reading.progress-history-recorded.v1', { user_id: user, media_item_id: ITEM, entry: entry(0, 'deleted', '2026-01-03T00:00:00.000Z') }),
+    ]),
+  );
+  const lines = (await all('progress_history')).filter((h) => h.user_id === user).sort((a, b) => Number(a.seq) - Number(b.seq));
+  expect(lines.map((h) => [h.percentage, h.reason, h.recorded_at.toISOString()])).toEqual([
+    [0.2, 'saved', T0],
+    [0.5, 'saved', T1],
+    [0, 'deleted', '2026-01-03T00:00:00.000Z'],
+  ]);
+  expect(lines[1]).toMatchObject({ client: 'web', device: 'laptop', position: { epubcfi: 'epubcfi(/6/4!/4/2/1:0)' } });
+});

@@ -5,7 +5,7 @@ import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
 import { GroupCommit } from '@bindery/platform';
-import { historyRecorded, recordHistory } from '../store/history';
+import { historyEntry, recordHistory } from '../store/history';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
@@ -141,19 +141,26 @@ export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise
       const row = out[k]!;
       return {
         user: w.user,
+        // one event a save: its history line rides in it (half the events of the busiest write)
         events: [
           {
             type: 'reading.progress-saved.v1',
-            data: { user_id: w.user, media_item_id: w.item, progress: progressOut(row), ...(w.inc.device_id ? { device_id: w.inc.device_id } : {}), sha256: row.sha256 },
+            data: {
+              user_id: w.user,
+              media_item_id: w.item,
+              progress: progressOut(row),
+              ...(w.inc.device_id ? { device_id: w.inc.device_id } : {}),
+              sha256: row.sha256,
+              history: historyEntry({
+                percentage: parts[k]!.percentage,
+                position: parts[k]!.rest,
+                client: w.inc.client,
+                device: w.inc.device,
+                reason: w.reason,
+                recorded_at: now,
+              }),
+            },
           },
-          historyRecorded(w.user, w.item, {
-            percentage: parts[k]!.percentage,
-            position: parts[k]!.rest,
-            client: w.inc.client,
-            device: w.inc.device,
-            reason: w.reason,
-            recorded_at: now,
-          }),
         ],
       };
     }),

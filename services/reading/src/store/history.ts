@@ -1,5 +1,6 @@
-// The position history: a line per save, deletion, conflict outcome and merge, each one an event
-// (`reading.progress-history-recorded.v1`) in the transaction that writes it.
+// The position history: a line per save, deletion, conflict outcome and merge, each in an event of
+// the transaction that writes it: a save's in its `reading.progress-saved.v1` (`history`), the others
+// as `reading.progress-history-recorded.v1`.
 import type { Reading } from '@bindery/contracts';
 import type { StoredPosition, Trx } from './db';
 import { t } from '../handlers/context';
@@ -13,10 +14,12 @@ export interface HistoryLine {
   recorded_at: Date;
 }
 
-/** The event of a history line already written (the position write's one statement writes its own). */
-export const historyRecorded = (user: string, item: string, h: HistoryLine): Reading.ReadingEvent => ({
+/** A history line as an event carries it. */
+export const historyEntry = (h: HistoryLine): Reading.ProgressHistoryEntry => ({ ...h, recorded_at: h.recorded_at.toISOString() });
+
+const historyRecorded = (user: string, item: string, h: HistoryLine): Reading.ReadingEvent => ({
   type: 'reading.progress-history-recorded.v1',
-  data: { user_id: user, media_item_id: item, entry: { ...h, recorded_at: h.recorded_at.toISOString() } },
+  data: { user_id: user, media_item_id: item, entry: historyEntry(h) },
 });
 
 /** Writes a history line; returns its event, for the caller to append in the same transaction. */

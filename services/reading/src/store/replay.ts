@@ -66,6 +66,22 @@ async function knowDevice(trx: Trx, schema: string, user: string, item: string, 
     .execute();
 }
 
+async function insertHistory(t: ReturnType<Trx['withSchema']>, user: string, item: string, h: Reading.ProgressHistoryEntry): Promise<void> {
+  await t
+    .insertInto('progress_history')
+    .values({
+      user_id: user,
+      item_id: item,
+      percentage: h.percentage,
+      position: JSON.stringify(h.position),
+      client: h.client,
+      device: h.device,
+      reason: h.reason,
+      recorded_at: h.recorded_at,
+    })
+    .execute();
+}
+
 /** Applies reading's events, in log order, to the tables of `schema` (made by reading's migrations, empty). */
 export async function replayReading(trx: Trx, schema: string, events: readonly StoredEvent[]): Promise<void> {
   const t = trx.withSchema(schema);
@@ -96,28 +112,15 @@ export async function replayReading(trx: Trx, schema: string, events: readonly S
           .onConflict((oc) => oc.column('id').doUpdateSet({ ...cols, item_id: item }))
           .execute();
         await knowDevice(trx, schema, user, item, p.device);
+        if (e.data.history) await insertHistory(t, user, item, e.data.history);
         break;
       }
       case 'reading.progress-deleted.v1':
         await t.deleteFrom('progress').where('user_id', '=', e.data.user_id).where('item_id', '=', e.data.media_item_id).execute();
         break;
-      case 'reading.progress-history-recorded.v1': {
-        const h = e.data.entry;
-        await t
-          .insertInto('progress_history')
-          .values({
-            user_id: e.data.user_id,
-            item_id: e.data.media_item_id,
-            percentage: h.percentage,
-            position: JSON.stringify(h.position),
-            client: h.client,
-            device: h.device,
-            reason: h.reason,
-            recorded_at: h.recorded_at,
-          })
-          .execute();
+      case 'reading.progress-history-recorded.v1':
+        await insertHistory(t, e.data.user_id, e.data.media_item_id, e.data.entry);
         break;
-      }
       case 'reading.progress-conflict-opened.v1':
       case 'reading.progress-conflict-closed.v1': {
         const c = e.data.conflict;
