@@ -138,12 +138,25 @@ export interface EventLog {
   relayPosition(name: string): Promise<number>;
   relayOnce(name: string, publish: (events: StoredEvent[]) => Promise<void>, batch?: number): Promise<number>;
   onAppend(listener: () => void): () => void;
+  /** Keeps the events this process commits through `commandTransaction` in memory (`recent`). */
+  keepRecent?(): void;
+  /** The committed events right after `after` that this process still holds, in order (none: read the log). */
+  recent?(after: number, limit: number): StoredEvent[];
 }
+
+/** how many of the latest committed events a store keeps for `recent` */
+const RECENT_MAX = 2048;
 
 /** A service's log; `DB` is the service's own tables, beside which the store keeps its own. */
 export class EventStore<DB> implements EventLog {
   private listeners = new Set<() => void>();
   private readonly own: Db<Tables>;
+  /**
+   * Embedded mode: the events each open transaction appended (by transaction), and the latest
+   * committed ones by position, which the in-memory bus hands its consumers instead of reading
+   * them back (`recent`). Null until `keepRecent`.
+   */
+  private kept: { staged: WeakMap<object, StoredEvent[]>; committed: Map<number, StoredEvent> } | null = null;
 
   constructor(
     readonly db: Db<DB>,
@@ -194,7 +207,10 @@ export class EventStore<DB> implements EventLog {
     try {
       const inserted = (await this.t(trx).insertInto('events').values(rows).returningAll().execute()) as Row[];
       for (const r of inserted) notePosition(Number(r.global_position));
-      return inserted.map((r) => this.toStored(r));
+      return this.stage(
+        trx,
+        inserted.map((r) => this.toStored(r)),
+      );
     } catch (e) {
       // a concurrent writer took the version between our read and insert
       if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(streamId, expected, current + 1);
@@ -249,10 +265,13 @@ export class EventStore<DB> implements EventLog {
       inserted.sort((a, b) => Number(a.global_position) - Number(b.global_position));
       for (const r of inserted) notePosition(Number(r.global_position));
       const byStream = new Map<string, StoredEvent[]>();
-      for (const r of inserted) {
-        const list = byStream.get(r.stream_id);
-        if (list) list.push(this.toStored(r));
-        else byStream.set(r.stream_id, [this.toStored(r)]);
+      for (const ev of this.stage(
+        trx,
+        inserted.map((r) => this.toStored(r)),
+      )) {
+        const list = byStream.get(ev.streamId);
+        if (list) list.push(ev);
+        else byStream.set(ev.streamId, [ev]);
       }
       return streams.map((s) => byStream.get(s.streamId) ?? []);
     } catch (e) {
@@ -371,6 +390,55 @@ export class EventStore<DB> implements EventLog {
   /** Wakes whoever waits for new events in this process (relay, in-memory followers). */
   notify(): void {
     for (const l of this.listeners) l();
+  }
+
+  keepRecent(): void {
+    this.kept ??= { staged: new WeakMap(), committed: new Map() };
+  }
+
+  /** Notes what a transaction appended (a copy, frozen: consumers share it), for `committed`. */
+  private stage(trx: object, events: StoredEvent[]): StoredEvent[] {
+    if (this.kept && events.length) {
+      const list = this.kept.staged.get(trx) ?? [];
+      for (const ev of events) list.push(deepFreeze(structuredClone(ev)));
+      this.kept.staged.set(trx, list);
+    }
+    return events;
+  }
+
+  /**
+   * The transaction `trx` has committed: what it appended joins the recent events. (A transaction
+   * that rolled back is never named here; what it staged goes with it.)
+   */
+  committed(trx: object): void {
+    const k = this.kept;
+    const list = k?.staged.get(trx);
+    if (!k || !list) return;
+    k.staged.delete(trx);
+    for (const ev of list) k.committed.set(ev.position, ev);
+    // the map iterates in insertion order: the first keys are the oldest
+    for (const p of k.committed.keys()) {
+      if (k.committed.size <= RECENT_MAX) break;
+      k.committed.delete(p);
+    }
+  }
+
+  /**
+   * The events at after+1, after+2, … for as long as they are held, at most `limit`. Positions are
+   * taken in commit order, so a run with no gap is exactly what the log holds there; at the first
+   * position not held (never committed here, gone from memory, or a rolled-back append's gap) the
+   * caller reads the log.
+   */
+  recent(after: number, limit: number): StoredEvent[] {
+    const out: StoredEvent[] = [];
+    const held = this.kept?.committed;
+    if (!held) return out;
+    for (let p = after + 1; out.length < limit; p++) {
+      const ev = held.get(p);
+      if (!ev) break;
+      out.push(ev);
+    }
+    return out;
   }
 
   onAppend(listener: () => void): () => void {
@@ -602,7 +670,12 @@ const retryableCode = (e: unknown): boolean => {
 export async function commandTransaction<T, DB>(db: Db<DB>, store: EventStore<DB>, fn: (trx: Trx<DB>) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const out = await db.transaction().execute(fn);
+      let ran: Trx<DB> | null = null;
+      const out = await db.transaction().execute((trx) => {
+        ran = trx;
+        return fn(trx);
+      });
+      if (ran) store.committed(ran);
       store.notify();
       return out;
     } catch (e) {
@@ -610,4 +683,13 @@ export async function commandTransaction<T, DB>(db: Db<DB>, store: EventStore<DB
       throw e;
     }
   }
+}
+
+/** Freezes an object and everything in it (events handed to several consumers: none may change one). */
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
 }

@@ -5,7 +5,7 @@ import { sql, type Generated } from 'kysely';
 import { eventSubject, rpcSubject, type NewEvent, type StoredEvent } from '@bindery/contracts';
 import { asTables, openPGlite, openPostgres, type Database, type Db, type Migration, type NoTables, type Trx } from '../../platform/src/db';
 import { migrate } from '../../platform/src/migrate';
-import { applyOnce, consumerCheckpoint, EventStore, eventStoreMigrations, react } from '../../platform/src/event-store';
+import { applyOnce, commandTransaction, consumerCheckpoint, EventStore, eventStoreMigrations, react } from '../../platform/src/event-store';
 import { createLogger, type Logger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';
 import { connectNatsBus, type NatsBus } from '../../platform/src/bus/nats-bus';
@@ -90,7 +90,13 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await bus.attachSource(store);
       return store;
     }
+    let appends = 0;
+    /**
+     * Appends as a service does: every other time through commandTransaction (the in-memory bus then
+     * hands the events on as committed, without reading them back), else a transaction of its own.
+     */
     async function append(store: EventStore<ContractDb>, streamId: string, events: NewEvent[]): Promise<StoredEvent[]> {
+      if (++appends % 2 === 0) return commandTransaction(db(), store, (trx) => store.append(trx, streamId, 'any', events));
       const out = await db()
         .transaction()
         .execute((trx) => store.append(trx, streamId, 'any', events));

@@ -4,7 +4,16 @@ import { sql } from 'kysely';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import { type NoTables, openPGlite, openPostgres, type Database, type Trx } from '../../platform/src/db';
 import { EVENT_STORE_MIGRATION_TABLE, MIGRATION_TABLE, migrate } from '../../platform/src/migrate';
-import { applyOnce, applyOnceInOne, ConcurrencyError, consumerCheckpoint, EventStore, eventStoreMigrations, type ExpectedVersion } from '../../platform/src/event-store';
+import {
+  applyOnce,
+  applyOnceInOne,
+  commandTransaction,
+  ConcurrencyError,
+  consumerCheckpoint,
+  EventStore,
+  eventStoreMigrations,
+  type ExpectedVersion,
+} from '../../platform/src/event-store';
 import { createTestDatabase, resolveBackends } from '../support/backends';
 
 interface StoreCaps {
@@ -184,6 +193,42 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       expect((await store.readAll(start, 2)).map((e) => e.id)).toEqual(ids.slice(0, 2));
       expect(await store.readAll(c[0]!.position)).toEqual([]);
       expect(await store.headPosition()).toBe(c[0]!.position);
+    });
+
+    it('hands out the events commandTransaction committed as the log holds them, never a rolled-back append, up to the first gap', async () => {
+      const kept = new EventStore(db(), SCHEMA);
+      kept.keepRecent();
+      const start = await kept.headPosition();
+      // nothing held yet: the caller reads the log
+      expect(kept.recent(start, 10)).toEqual([]);
+      await commandTransaction(db(), kept, (trx) => kept.append(trx, 'recent-1', -1, [ev('t.a.v1', { n: 1 }), ev('t.b.v1', { n: [2] })]));
+      await commandTransaction(db(), kept, (trx) => kept.appendAnyMany(trx, [{ streamId: 'recent-2', events: [ev('t.c.v1', { s: 'x' })] }]));
+      const logged = await readAllEventually(start, 3);
+      expect(logged).toHaveLength(3);
+      expect(kept.recent(start, 10)).toEqual(logged);
+      expect(kept.recent(start, 2)).toEqual(logged.slice(0, 2));
+      expect(kept.recent(logged[0]!.position, 10)).toEqual(logged.slice(1));
+      expect(Object.isFrozen(kept.recent(start, 1)[0]!.data)).toBe(true);
+      // a transaction that fails after its append: its events never show, and its positions leave a gap
+      await expect(
+        commandTransaction(db(), kept, async (trx) => {
+          await kept.append(trx, 'recent-3', -1, [ev('t.d.v1')]);
+          throw new Error('changed its mind');
+        }),
+      ).rejects.toThrow('changed its mind');
+      const head = logged[2]!.position;
+      expect(kept.recent(head, 10)).toEqual([]);
+      await commandTransaction(db(), kept, (trx) => kept.append(trx, 'recent-4', -1, [ev('t.e.v1')]));
+      const after = await readAllEventually(head, 1);
+      expect(after.map((e) => e.type)).toEqual(['t.e.v1']);
+      // the gap the rolled-back append left: from the head, the caller reads the log; past it, the event is held
+      expect(after[0]!.position).toBeGreaterThan(head + 1);
+      expect(kept.recent(head, 10)).toEqual([]);
+      expect(kept.recent(after[0]!.position - 1, 10)).toEqual(after);
+      // an append committed outside commandTransaction is not held: read from the log
+      const [outside] = await append('recent-5', -1, [ev('t.f.v1')]);
+      expect(kept.recent(after[0]!.position, 10)).toEqual([]);
+      expect((await kept.readAll(after[0]!.position)).map((e) => e.id)).toContain(outside!.id);
     });
 
     it.skipIf(!caps.concurrentTransactions)('never reads an uncommitted transaction, nor skips its lower position once it commits', async () => {

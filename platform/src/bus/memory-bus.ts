@@ -1,7 +1,7 @@
 // Embedded mode's bus. Events are read straight from the sources' event stores, so delivery
 // survives a restart exactly as the stores do: a consumer resumes from the checkpoint it saved.
 import { err, fail, type StoredEvent } from '@bindery/contracts';
-import type { EventLog } from '../event-store';
+import { deepFreeze, type EventLog } from '../event-store';
 import { createLogger, currentRequestId, withRequestId } from '../logger';
 import { rpcOutcomeOf, type Metrics } from '../metrics';
 import { Wake } from './wake';
@@ -67,6 +67,7 @@ export class MemoryBus implements Bus {
 
   async attachSource(store: EventLog): Promise<void> {
     this.sources.set(store.source, store);
+    store.keepRecent?.();
     this.reads.set(store.source, new Map());
     store.onAppend(() => {
       // what was read before this append is not what a woken consumer must see
@@ -198,6 +199,9 @@ export class MemoryBus implements Bus {
    * its position: one read instead of one each.
    */
   private read(store: EventLog, after: number): Promise<StoredEvent[]> {
+    // the events this process just committed, as the store kept them: no read of the log
+    const held = store.recent?.(after, BATCH);
+    if (held?.length) return Promise.resolve(held);
     const reads = this.reads.get(store.source)!;
     const now = performance.now();
     const hit = reads.get(after);
@@ -311,14 +315,6 @@ export class MemoryBus implements Bus {
       },
     };
   }
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
-  }
-  return v;
 }
 
 /** NATS subject matching: `*` is any one token, a final `>` is one or more. */
