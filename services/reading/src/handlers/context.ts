@@ -91,16 +91,11 @@ export class Ctx {
    * Takes the stream locks of several users in one statement, always in the same order (two
    * batches of the same users never wait for each other in a circle).
    */
-  async lockUsers(trx: Trx, users: string[]): Promise<void> {
-    if (this.rt.mode === 'embedded') return;
-    const keys = [...new Set(users.map((u) => `stream.user:${u}`))].filter((k) => !this.held.get(trx)?.has(k)).sort();
-    if (keys.length === 0) return;
-    if (keys.length === 1) return this.lock(trx, keys[0]!);
-    const names = keys.map((k) => `bindery.reading.${k}`);
-    await sql`select count(pg_advisory_xact_lock(hashtext(k))) from (select k from unnest(${names}::text[]) as k order by k) as s`.execute(trx);
-    const held = this.held.get(trx);
-    if (held) for (const k of keys) held.add(k);
-    else this.held.set(trx, new Set(keys));
+  lockUsers(trx: Trx, users: string[]): Promise<void> {
+    return this.lockAll(
+      trx,
+      users.map((u) => `stream.user:${u}`),
+    );
   }
 
   /**
@@ -114,15 +109,23 @@ export class Ctx {
   private held = new WeakMap<Trx, Set<string>>();
 
   /** Serialises writes under `key` until the transaction ends; taken once per transaction. */
-  async lock(trx: Trx, key: string): Promise<void> {
+  lock(trx: Trx, key: string): Promise<void> {
+    return this.lockAll(trx, [key]);
+  }
+
+  /** Takes the locks of `keys` not yet held by the transaction, sorted, in one statement. */
+  private async lockAll(trx: Trx, keys: string[]): Promise<void> {
     // embedded: PGlite has one connection and a transaction holds it to its end, so no other
     // transaction can run in between and there is nothing to wait for
     if (this.rt.mode === 'embedded') return;
-    const keys = this.held.get(trx);
-    if (keys?.has(key)) return;
-    await sql`select pg_advisory_xact_lock(hashtext(${'bindery.reading.' + key}))`.execute(trx);
-    if (keys) keys.add(key);
-    else this.held.set(trx, new Set([key]));
+    const held = this.held.get(trx) ?? new Set<string>();
+    const wanted = [...new Set(keys)].filter((k) => !held.has(k)).sort();
+    if (wanted.length === 0) return;
+    const names = wanted.map((k) => `bindery.reading.${k}`);
+    if (names.length === 1) await sql`select pg_advisory_xact_lock(hashtext(${names[0]}))`.execute(trx);
+    else await sql`select count(pg_advisory_xact_lock(hashtext(k))) from (select k from unnest(${names}::text[]) as k order by k) as s`.execute(trx);
+    for (const k of wanted) held.add(k);
+    this.held.set(trx, held);
   }
 }
 
