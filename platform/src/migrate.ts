@@ -59,16 +59,19 @@ async function run(db: Kysely<NoTables>, schema: string, table: string, migratio
 
 /** True when the Migrator's list in `schema.table` holds exactly the names of `migrations`. */
 async function upToDate(db: Kysely<NoTables>, schema: string, table: string, migrations: readonly Migration[]): Promise<boolean> {
-  const found = (await sql<{ t: string | null }>`select to_regclass(${`${schema}.${table}`})::text as t`.execute(db)).rows[0]?.t;
-  if (found == null) return false;
+  if (!(await tableExists(db, schema, table))) return false;
   const { rows } = await sql<{ name: string }>`select name from ${sql.table(`${schema}.${table}`)}`.execute(db);
   const done = new Set(rows.map((r) => r.name));
   return done.size === migrations.length && migrations.every((m) => done.has(m.name));
 }
 
+async function tableExists(q: Kysely<NoTables>, schema: string, table: string): Promise<boolean> {
+  return (await sql<{ t: string | null }>`select to_regclass(${`${schema}.${table}`})::text as t`.execute(q)).rows[0]?.t != null;
+}
+
 /** The list an earlier version kept (`schema_migrations`) as the Migrator's two tables, once. */
 async function adoptEarlierList(trx: Trx<NoTables>, schema: string): Promise<void> {
-  const has = async (table: string) => (await sql<{ t: string | null }>`select to_regclass(${`${schema}.${table}`})::text as t`.execute(trx)).rows[0]?.t != null;
+  const has = (table: string) => tableExists(trx, schema, table);
   if (!(await has('schema_migrations')) || (await has(MIGRATION_TABLE))) return;
   const stamp = `to_char(applied_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   for (const [table, of] of [
