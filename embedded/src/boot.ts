@@ -147,10 +147,12 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   // The embedded database (password hashes, notes) and the token secret are the owner's alone. The
   // umask (main.ts) covers most files; PGlite sets some modes itself (its initial cluster 0666, files
   // it writes through stdio 0644), so the tree is tightened again once it is open, once the services
-  // have migrated, and after it is closed. DATA_DIR 0700 keeps others out in between.
+  // have migrated, and after it is closed: those walks take only the data directory's own entries
+  // and PGlite's folder (a library's covers are 200,000 files at 100,000 books). DATA_DIR 0700 keeps
+  // others out in between.
   const keepPrivate = (when: string) => {
     if (distributed) return;
-    const kept = privateDataDir(dataDir);
+    const kept = privateDataDir(dataDir, when === 'start' ? undefined : 'db');
     if (kept.tightened) log.debug({ dataDir, entries: kept.tightened, when }, 'data directory: group and other permissions removed');
     if (kept.failed.length) log.warn({ dataDir, paths: kept.failed.slice(0, 10), count: kept.failed.length }, 'data directory: could not remove group and other permissions');
   };
