@@ -34,7 +34,6 @@ const INLINE = new Set([
   '@fastify/rate-limit',
   '@fastify/websocket',
   'kysely',
-  'kysely-pglite-dialect',
   'xmlbuilder2',
   'fast-xml-parser',
   'jose',

@@ -1,5 +1,5 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -56,9 +56,10 @@ export interface PGliteTuning {
 export const PGLITE_SHARED_BUFFERS = '32MB';
 
 export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = await import('@electric-sql/pglite');
+  const { PGlite } = pglite;
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
-  const { PGliteDialect } = await import('kysely-pglite-dialect');
+  const { PreparedPGliteDialect } = await import('./pglite-driver');
   const startParams = [...PGlite.defaultStartParams, '-c', `shared_buffers=${tuning.sharedBuffers ?? PGLITE_SHARED_BUFFERS}`];
   if (dataDir !== 'memory://') {
     mkdirSync(dataDir, { recursive: true });
@@ -67,7 +68,7 @@ export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Pr
   const lite = await PGlite.create(dataDir, { extensions: { pg_trgm }, startParams });
   await lite.exec('create extension if not exists pg_trgm');
   if (process.env.BINDERY_SQL_PROFILE) profileStatements(lite, process.env.BINDERY_SQL_PROFILE);
-  const db = new Kysely<NoTables>({ dialect: new PGliteDialect(lite) });
+  const db = new Kysely<NoTables>({ dialect: new PreparedPGliteDialect(lite, pglite) });
   return { db, kind: 'pglite', close: () => db.destroy() };
 }
 
@@ -86,6 +87,9 @@ function profileStatements(lite: object, file: string): void {
   const run = L.execProtocolStream.bind(lite);
   const stats = new Map<string, { n: number; ms: number }>();
   const text = new TextDecoder();
+  const cstring = (m: Uint8Array, at: number) => text.decode(m.subarray(at, m.indexOf(0, at)));
+  /** the texts of the statements prepared under a name (pglite-driver.ts) */
+  const named = new Map<string, string>();
   let current = '?';
   const count = (key: string) => {
     current = key.replace(/\s+/g, ' ').slice(0, 150);
@@ -94,11 +98,20 @@ function profileStatements(lite: object, file: string): void {
     stats.set(current, st);
   };
   L.execProtocolStream = async (m: Uint8Array, o?: unknown) => {
-    // a Parse message ('P': length, statement name, query) or a simple Query ('Q': length, query)
-    if (m[0] === 0x50) {
-      const nameEnd = m.indexOf(0, 5);
-      count(text.decode(m.subarray(nameEnd + 1, m.indexOf(0, nameEnd + 1))));
-    } else if (m[0] === 0x51) count(`Q: ${text.decode(m.subarray(5, m.length - 1))}`);
+    // the first message that names a statement: Parse ('P': length, name, query), Bind ('B': length,
+    // portal, statement) or a simple Query ('Q': length, query); Close messages may come before it
+    let at = 0;
+    while (at < m.length && m[at] === 0x43) at += 1 + new DataView(m.buffer, m.byteOffset + at + 1, 4).getInt32(0);
+    if (m[at] === 0x50) {
+      const name = cstring(m, at + 5);
+      const query = cstring(m, at + 5 + Buffer.byteLength(name) + 1);
+      if (name) named.set(name, query);
+      count(query);
+    } else if (m[at] === 0x42) {
+      const portal = cstring(m, at + 5);
+      const name = cstring(m, at + 5 + Buffer.byteLength(portal) + 1);
+      if (name) count(named.get(name) ?? `statement ${name}`);
+    } else if (m[at] === 0x51) count(`Q: ${cstring(m, at + 5)}`);
     const key = current;
     const t = performance.now();
     try {
@@ -164,6 +177,25 @@ export interface Migration {
   name: string;
   /** DDL (and raw SQL) only: a migration runs before the tables it makes exist */
   up(trx: Trx<NoTables>, schema: string): Promise<void>;
+}
+
+const SQL_TYPE = /^[a-z][a-z0-9 ]{0,40}$/;
+
+/**
+ * Rows given to a statement as one array a column: `unnestRows('v', { k: 'int', id: 'uuid' }, rows)`
+ * reads `unnest($1::int[], $2::uuid[]) as v (k, id)`. The statement's text is the same for one row
+ * or five hundred (a VALUES list is a new text for every count), so the embedded database keeps it
+ * prepared, and either database parses an array a column instead of a parameter a cell. A cell of
+ * a jsonb column is its JSON text.
+ */
+export function unnestRows(alias: string, columns: Record<string, string>, rows: readonly (readonly unknown[])[]): RawBuilder<unknown> {
+  const names = Object.keys(columns).map(assertIdent);
+  const arrays = names.map((name, c) => {
+    const type = columns[name]!;
+    if (!SQL_TYPE.test(type)) throw new Error(`not a plain SQL type: ${type}`);
+    return sql`${rows.map((r) => r[c] ?? null)}::${sql.raw(type)}[]`;
+  });
+  return sql`unnest(${sql.join(arrays)}) as ${sql.raw(assertIdent(alias))} (${sql.raw(names.join(', '))})`;
 }
 
 export const toIso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();

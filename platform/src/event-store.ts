@@ -4,7 +4,7 @@ import { sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import type { Bus, Subscription } from './bus/types';
-import { asTables, asTablesQ, asTablesTrx, assertIdent, execScript, isUniqueViolation, toIso, type Db, type DbOrTrx, type Migration, type Trx } from './db';
+import { asTables, asTablesQ, asTablesTrx, assertIdent, execScript, isUniqueViolation, toIso, unnestRows, type Db, type DbOrTrx, type Migration, type Trx } from './db';
 import type { Logger } from './logger';
 import { notePosition } from './write-position';
 
@@ -245,20 +245,17 @@ export class EventStore<DB> implements EventLog {
    */
   async appendAnyMany(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[]): Promise<StoredEvent[][]> {
     if (streams.every((s) => s.events.length === 0)) return streams.map(() => []);
-    const rows = sql.join(
-      streams.flatMap((s, k) =>
-        s.events.map(
-          (e, i) =>
-            sql`(${k}::int, ${i}::int, ${s.streamId}::text, ${randomUUID()}::uuid, ${e.type}, ${JSON.stringify(e.data)}::jsonb, ${JSON.stringify(e.metadata ?? {})}::jsonb)`,
-        ),
-      ),
+    const rows = unnestRows(
+      'v',
+      { k: 'int', i: 'int', stream_id: 'text', event_id: 'uuid', type: 'text', data: 'jsonb', metadata: 'jsonb' },
+      streams.flatMap((s, k) => s.events.map((e, i) => [k, i, s.streamId, randomUUID(), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata ?? {})])),
     );
     const S = sql.raw(this.source);
     try {
       const { rows: inserted } = await sql<Row>`
         insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
         select v.stream_id, coalesce((select max(e.stream_version) from ${S}.events e where e.stream_id = v.stream_id), -1) + 1 + v.i, v.event_id, v.type, v.data, v.metadata
-        from (values ${rows}) as v (k, i, stream_id, event_id, type, data, metadata)
+        from ${rows}
         where ${this.appendLock()} is not null
         order by v.k, v.i
         returning *`.execute(trx);

@@ -2,7 +2,7 @@
 // duplicates, a book found again by hash) arrive as the ordinary events of what each user's data became.
 import { Reading, type StoredEvent } from '@bindery/contracts';
 import { sql, type RawBuilder } from 'kysely';
-import { eventSchemas, type Trx } from '@bindery/platform';
+import { eventSchemas, type Trx, unnestRows } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import { readingTables } from './reading-tables';
 import type { GatewayDb, Suffix } from './database';
@@ -41,7 +41,7 @@ export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
  * together. `count` says how many events of `evs` it takes.
  */
 export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number } {
-  const last = new Map<string, RawBuilder<unknown>>();
+  const last = new Map<string, unknown[]>();
   let count = 0;
   for (const ev of evs) {
     if (!PASSED.has(ev.type)) {
@@ -51,7 +51,7 @@ export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<bool
       const key = `${e.data.user_id}|${e.data.media_item_id}`;
       // a later position of the same book replaces the earlier one (and goes after the others)
       last.delete(key);
-      last.set(key, sql`(${e.data.user_id}::uuid, ${e.data.media_item_id}::uuid, ${p.percentage}::double precision, ${p.updated_at}::timestamptz, ${spotOf(p)}::jsonb)`);
+      last.set(key, [e.data.user_id, e.data.media_item_id, p.percentage, p.updated_at, spotOf(p)]);
     }
     count++;
   }
@@ -64,7 +64,8 @@ export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<bool
         : [
             sql`
     insert into ${table} (user_id, item_id, percentage, updated_at, spot)
-    select v.user_id, v.item_id, v.percentage, v.updated_at, v.spot from (values ${sql.join(rows)}) as v (user_id, item_id, percentage, updated_at, spot)
+    select v.user_id, v.item_id, v.percentage, v.updated_at, v.spot
+    from ${unnestRows('v', { user_id: 'uuid', item_id: 'uuid', percentage: 'double precision', updated_at: 'timestamptz', spot: 'jsonb' }, rows)}
     where ${isNew}
     on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`,
           ],

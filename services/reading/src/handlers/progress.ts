@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
-import { GroupCommit } from '@bindery/platform';
+import { GroupCommit, unnestRows } from '@bindery/platform';
 import { historyEntry, recordHistory } from '../store/history';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
@@ -106,14 +106,13 @@ export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise
     const { percentage, ...rest } = w.inc.position;
     return { percentage, rest, position: JSON.stringify(rest) };
   });
-  const values = sql.join(
-    list.map(
-      (w, k) =>
-        sql`(${k}::int, ${newId()}::uuid, ${w.user}::uuid, ${w.item}::uuid, ${parts[k]!.percentage}::double precision, ${parts[k]!.position}::jsonb, ${w.inc.client}::text, ${w.inc.device}::text, ${w.reason}::text, ${w.known === true}::boolean)`,
-    ),
+  const values = unnestRows(
+    'v',
+    { k: 'int', id: 'uuid', user_id: 'uuid', item_id: 'uuid', percentage: 'double precision', position: 'jsonb', client: 'text', device: 'text', reason: 'text', known: 'boolean' },
+    list.map((w, k) => [k, newId(), w.user, w.item, parts[k]!.percentage, parts[k]!.position, w.inc.client, w.inc.device, w.reason, w.known === true]),
   );
   const { rows } = await sql<Row & { k: number }>`
-    with v (k, id, user_id, item_id, percentage, position, client, device, reason, known) as (values ${values}),
+    with v as (select * from ${values}),
     saved as (
       insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
       select v.id, v.user_id, v.item_id, 1, ${now}, v.percentage, v.position, v.client, v.device, coalesce(i.sha256, '[]'::jsonb), ${now}
@@ -271,13 +270,17 @@ interface Found {
 /** Found for several (user, book, device) at once, in one statement, in the order given. */
 async function findMany(trx: Trx, list: { user: string; item: string; device: string }[]): Promise<Found[]> {
   const S = sql.raw(SCHEMA);
-  const values = sql.join(list.map((w, k) => sql`(${k}::int, ${w.user}::uuid, ${w.item}::uuid, ${w.device}::text)`));
+  const values = unnestRows(
+    'v',
+    { k: 'int', user_id: 'uuid', item_id: 'uuid', device: 'text' },
+    list.map((w, k) => [k, w.user, w.item, w.device]),
+  );
   const { rows } = await sql<{ k: number; cur: JsonRow<Row> | null; open: Found['open']; known: boolean }>`
     select v.k,
       (select to_jsonb(p) from ${S}.progress p where p.user_id = v.user_id and p.item_id = v.item_id) as cur,
       (select to_jsonb(c) from ${S}.conflicts c where c.user_id = v.user_id and c.item_id = v.item_id and c.status = 'open' limit 1) as open,
       exists (select 1 from ${S}.progress_devices d where d.user_id = v.user_id and d.item_id = v.item_id and d.device = v.device) as known
-    from (values ${values}) as v (k, user_id, item_id, device)
+    from ${values}
     order by v.k`.execute(trx);
   return rows.map((r) => ({ cur: r.cur ? fromJson(r.cur) : undefined, open: r.open, known: r.known }));
 }
