@@ -23,5 +23,7 @@ export interface NewEvent<T = unknown> {
 }
 
 export const eventSubject = (source: string, type: string) => `bindery.evt.${source}.${type}`;
+/** Where a run of a source's events goes as one message: a JSON array of them, in position order (the relay's publish). */
+export const eventRunSubject = (source: string) => `bindery.evt.${source}.run`;
 export const eventStreamName = (source: string) => `BINDERY_${source.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 export const rpcSubject = (service: string, op: string) => `bindery.rpc.${service}.${op}`;

@@ -15,6 +15,7 @@ import { eventSubject, rpcSubject, type StoredEvent } from '@bindery/contracts';
 import { connectNatsBus, type NatsBus } from '../../platform/src/bus/nats-bus';
 import { createLogger } from '../../platform/src/logger';
 import { createTestDatabase, resolveBackends } from '../support/backends';
+import { streamEventCount } from '../support/stream-events';
 import { ROOT, spawnBindery, type Proc } from '../support/bindery';
 import { client } from '../support/http';
 
@@ -239,8 +240,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`NATS permissions per service (infra/k
       await sleep(1_000);
       const nc = await connect({ servers: nats.url, reconnect: false, user: 'identity', pass: passwords.identity, inboxPrefix: '_INBOX.identity' });
       try {
-        const jsm = await jetstreamManager(nc);
-        expect((await jsm.streams.info('BINDERY_IDENTITY')).state.messages).toBeGreaterThanOrEqual(2);
+        expect(await streamEventCount(nc, 'BINDERY_IDENTITY')).toBeGreaterThanOrEqual(2);
       } finally {
         await nc.close();
       }

@@ -3,7 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import {
   applyOnce,
@@ -20,6 +19,7 @@ import {
 import { eventStreamName, rpcSubject } from '@bindery/contracts';
 import { createTestDatabase, resolveBackends, startNatsServer } from '../support/backends';
 import { spawnBindery, type Proc } from '../support/bindery';
+import { streamEventCount } from '../support/stream-events';
 
 const backends = await resolveBackends();
 const SECRET = 'crash-test-secret-crash-test-secret-0123456789';
@@ -56,12 +56,11 @@ describe.skipIf(!backends.postgresUrl)('relay crash (distributed, real Postgres 
   const PER_REGISTER = 2;
   const committedEvents = async () => Number((await sql<{ n: number }>`select count(*)::int as n from identity.events`.execute(database.db)).rows[0]!.n);
 
+  /** the events the identity stream holds (a run of them is one message) */
   const streamMessages = async () => {
     const nc = await connect({ servers: nats.url });
     try {
-      const jsm = await jetstreamManager(nc);
-      const info = await jsm.streams.info(eventStreamName('identity')).catch(() => null);
-      return info?.state.messages ?? 0;
+      return await streamEventCount(nc, eventStreamName('identity'));
     } finally {
       await nc.close();
     }

@@ -27,7 +27,7 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
-import { err, eventStreamName, eventSubject, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
+import { err, eventRunSubject, eventStreamName, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
 import type { EventLog } from '../event-store';
 import { createLogger, currentRequestId, REQUEST_ID_HEADER, withRequestId } from '../logger';
 import { rpcOutcomeOf, type Metrics } from '../metrics';
@@ -59,13 +59,13 @@ const WRONG_LAST_MSG_ID = 10070;
 // consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
 const PULL_EXPIRES_MS = 10_000;
 /**
- * Events a durable consumer that folds runs (`handleMany`) reads ahead of the one delivered, when
- * more are waiting behind it: one pass through the bus per event is what made a read model trail a
- * large scan by minutes (~4 ms an event: the fold's own transaction and an acknowledged ack).
+ * A relay's batch goes out as runs of events, one message a run (a JSON array): a consumer takes a
+ * run in one delivery and one acknowledgement, and folds it at once where it can. One message an
+ * event made every write cost each consumer a delivery and an acknowledged ack (decision 90).
  */
-const RUN_AHEAD = 100;
-/** deliveries taken one at a time after a run was refused, before reading ahead again */
-const AFTER_REFUSED = 16;
+const RUN_EVENTS = 256;
+/** a run's bytes at most (the server's max_payload is 1 MB by default); a larger event goes alone */
+const RUN_BYTES = 256 * 1024;
 /** bytes a request-id header takes at most on the wire (`NATS/1.0`, the name, a 128-character id) */
 const HEADER_ROOM = 256;
 
@@ -128,22 +128,25 @@ export class NatsBus implements Bus {
   }
 
   /**
-   * Publishes a batch concurrently and resolves once every event is acknowledged (stored or a
-   * duplicate), so the relay checkpoint moves only past what JetStream holds. Each event but the
-   * first expects its predecessor as the stream's last message id: if one publish fails, the
-   * later ones are refused too, and the retried batch cannot land out of position order.
+   * Publishes a batch as runs (one message each, concurrently) and resolves once every run is
+   * acknowledged (stored or a duplicate), so the relay checkpoint moves only past what JetStream
+   * holds. Each run but the first expects its predecessor as the stream's last message id: if one
+   * publish fails, the later ones are refused too, and the retried batch cannot land out of position
+   * order. A run's id is its first event's and its length: the same run published again is a duplicate.
    */
   readonly publishBatch = async (events: StoredEvent[]): Promise<void> => {
-    const publish = (ev: StoredEvent, after?: string) =>
-      this.js.publish(eventSubject(ev.source, ev.type), JSON.stringify(ev), { msgID: ev.id, ...(after ? { expect: { lastMsgID: after } } : {}) });
-    const results = await Promise.allSettled(events.map((ev, i) => publish(ev, i > 0 ? events[i - 1]!.id : undefined)));
+    if (events.length === 0) return;
+    const subject = eventRunSubject(events[0]!.source);
+    const runs = toRuns(events);
+    const publish = (run: Run, after?: string) => this.js.publish(subject, run.body, { msgID: run.id, ...(after ? { expect: { lastMsgID: after } } : {}) });
+    const results = await Promise.allSettled(runs.map((run, i) => publish(run, i > 0 ? runs[i - 1]!.id : undefined)));
     const first = results.findIndex((r) => r.status === 'rejected');
     if (first < 0) return;
     const reason = (results[first] as PromiseRejectedResult).reason;
     if (!(reason instanceof JetStreamApiError && reason.code === WRONG_LAST_MSG_ID)) throw reason;
     // The predecessor was acknowledged as a duplicate of an older copy that is not the stream's
     // last message (a republish spanning more than the duplicate window): publish the rest one by one.
-    for (const ev of events.slice(first)) await publish(ev);
+    for (const run of runs.slice(first)) await publish(run);
   };
 
   // ---- events in --------------------------------------------------------------------------
@@ -189,9 +192,8 @@ export class NatsBus implements Bus {
       });
       if (!messages) return;
       void this.recreateWhenLost(messages, stream, name, opts.source);
-      // what a run read ahead applied: those events are acknowledged unseen when they come; and,
-      // after a run the consumer refused, how many deliveries go one at a time before the next try
-      const ran = { through: 0, pause: 0 };
+      // the last event this replica applied: a redelivered run passes it unseen
+      const ran = { through: 0 };
       while (!ctl.signal.aborted) {
         const m = inbox.shift();
         if (m) await this.deliverDurable(m, opts, floor, state, ran);
@@ -255,85 +257,46 @@ export class NatsBus implements Bus {
     }
   }
 
-  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus, ran: { through: number; pause: number }): Promise<void> {
-    const ev = this.parse(m);
-    if (!ev) return m.term('not a stored event');
-    if (ev.position > floor && ev.position > ran.through && (!opts.types || opts.types.includes(ev.type))) {
-      // The server counts deliveries, so the tries of one event add up across replicas and restarts.
-      const attempt = m.info.deliveryCount;
-      // Busy only while the handler runs: between tries the event may go to another replica, and
-      // a replica that no longer holds it must not look stuck.
+  private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus, ran: { through: number }): Promise<void> {
+    const run = this.parse(m);
+    if (!run) return m.term('not stored events');
+    // The server counts deliveries of the message, so the tries of its events add up across replicas and restarts.
+    const attempt = m.info.deliveryCount;
+    const todo = run.filter((ev) => ev.position > floor && ev.position > ran.through && (!opts.types || opts.types.includes(ev.type)));
+    if (todo.length > 0) {
+      // Busy only while handlers run: between tries the run may go to another replica, and a
+      // replica that no longer holds it must not look stuck.
       state.busySince = Date.now();
       const beat = setInterval(() => m.working(), WORKING_EVERY_MS);
       try {
-        // more waiting behind it, and a consumer that folds runs: this event and the wanted ones
-        // after it at once. No other replica holds an event meanwhile (max_ack_pending 1), so the
-        // run is applied in order or not at all; the handler takes this one when it is not.
-        let through = 0;
-        const paused = ran.pause > 0;
-        if (paused) ran.pause--;
-        if (opts.handleMany && attempt === 1 && m.info.pending > 0 && !paused) {
-          // another replica's run may have applied it already: then this and the rest of that run pass unseen
-          const at = await opts.checkpoint();
-          if (at >= ev.position) ran.through = Math.max(ran.through, at);
-          else {
-            through = await this.runAhead(m, ev, opts);
-            // events that do not fold together (a consumer's other kinds): no read ahead for a while
-            if (through === 0) ran.pause = AFTER_REFUSED;
+        for (let i = 0; i < todo.length; ) {
+          const ev = todo[i]!;
+          try {
+            // several events on a first delivery: the consumer may fold a leading run of them at once
+            // (no other replica holds one of them meanwhile: max_ack_pending 1)
+            const many = opts.handleMany && attempt === 1 && todo.length - i > 1 ? await opts.handleMany(todo.slice(i)).catch(() => 0) : 0;
+            if (many > 0) {
+              i += Math.min(many, todo.length - i);
+              ran.through = todo[i - 1]!.position;
+              continue;
+            }
+            await opts.handler(ev);
+          } catch (e) {
+            // not parked: the whole run comes again later (what was applied passes unseen then)
+            if (!(await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, opts.durable, opts.parking, ev, e, attempt))) {
+              return m.nak(retryDelay(this.retry, attempt));
+            }
           }
-        }
-        if (through > 0) ran.through = through;
-        else if (ev.position > ran.through) await opts.handler(ev);
-      } catch (e) {
-        clearInterval(beat);
-        state.busySince = null;
-        if (!(await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, opts.durable, opts.parking, ev, e, attempt))) {
-          return m.nak(retryDelay(this.retry, attempt));
+          ran.through = ev.position;
+          i++;
         }
       } finally {
         clearInterval(beat);
         state.busySince = null;
       }
     }
-    // ackAck: the next event reaches a replica only once the server has this ack.
-    await m.ackAck().catch((e) => this.log.warn({ err: e, event: ev.id }, 'ack not confirmed; the event may come again'));
-  }
-
-  /**
-   * Reads up to RUN_AHEAD of the stream's messages after `m` (an ordered consumer of its own), and
-   * offers `ev` with the wanted events among them to `handleMany`: the position of the last event
-   * it applied, or 0 (none; a failure counts as none). A run stops before any event whose position
-   * is not above the one before it (a message published twice, apart, by a relay that restarted).
-   */
-  private async runAhead(m: JsMsg, ev: StoredEvent, opts: ConsumeOptions): Promise<number> {
-    const wanted = (e: StoredEvent) => !opts.types || opts.types.includes(e.type);
-    const run = [ev];
-    try {
-      const reader = await this.js.consumers.get(m.info.stream, {
-        filter_subjects: streamSubjects(opts.source),
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: m.info.streamSequence + 1,
-      });
-      const max = Math.min(RUN_AHEAD, m.info.pending);
-      const batch = await reader.fetch({ max_messages: max, expires: 2_000 });
-      let last = ev.position;
-      let seen = 0;
-      for await (const x of batch) {
-        const next = this.parse(x);
-        if (!next || next.position <= last) break;
-        last = next.position;
-        if (wanted(next)) run.push(next);
-        if (++seen >= max) break;
-      }
-      // its server side would go after a few idle seconds anyway
-      void reader.delete().catch(() => undefined);
-    } catch (e) {
-      this.log.warn({ err: e, consumer: opts.durable }, 'could not read ahead; taking events one at a time');
-      return 0;
-    }
-    if (run.length < 2) return 0;
-    const n = await opts.handleMany!(run).catch(() => 0);
-    return n > 0 ? run[Math.min(n, run.length) - 1]!.position : 0;
+    // ackAck: the next run reaches a replica only once the server has this ack.
+    await m.ackAck().catch((e) => this.log.warn({ err: e, events: `${run[0]?.id}+${run.length}` }, 'ack not confirmed; the events may come again'));
   }
 
   async follow(opts: FollowOptions): Promise<Subscription> {
@@ -354,22 +317,28 @@ export class NatsBus implements Bus {
       });
       if (!messages) return;
       if (ctl.signal.aborted) return messages.stop();
+      // a run published again (a relay that restarted before its checkpoint moved) passes unseen
+      let seen = 0;
       for await (const m of messages) {
         if (ctl.signal.aborted) break;
-        const ev = this.parse(m);
-        if (!ev || (opts.types && !opts.types.includes(ev.type))) continue;
-        // A read model must not skip an event: retry this one until it applies (loudly, past the retry budget).
-        state.busySince = Date.now();
-        for (let attempt = 1; !ctl.signal.aborted; attempt++) {
-          try {
-            await opts.handler(ev);
-            break;
-          } catch (e) {
-            await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, state.name, undefined, ev, e, attempt);
-            await pause(retryDelay(this.retry, attempt), ctl.signal);
+        for (const ev of this.parse(m) ?? []) {
+          if (ctl.signal.aborted) break;
+          if (ev.position <= seen) continue;
+          seen = ev.position;
+          if (opts.types && !opts.types.includes(ev.type)) continue;
+          // A read model must not skip an event: retry this one until it applies (loudly, past the retry budget).
+          state.busySince = Date.now();
+          for (let attempt = 1; !ctl.signal.aborted; attempt++) {
+            try {
+              await opts.handler(ev);
+              break;
+            } catch (e) {
+              await handlerFailed({ log: this.log, retry: this.retry, metrics: this.metrics }, state.name, undefined, ev, e, attempt);
+              await pause(retryDelay(this.retry, attempt), ctl.signal);
+            }
           }
+          state.busySince = null;
         }
-        state.busySince = null;
       }
     })().catch((e) => {
       state.running = false;
@@ -415,9 +384,13 @@ export class NatsBus implements Bus {
     };
   }
 
-  private parse(m: JsMsg): StoredEvent | null {
+  /** A message's events: a run (an array) or, as earlier versions published, one event. */
+  private parse(m: JsMsg): StoredEvent[] | null {
     try {
-      return m.json<StoredEvent>();
+      const body = m.json<StoredEvent | StoredEvent[]>();
+      const events = Array.isArray(body) ? body : [body];
+      if (events.some((ev) => typeof ev?.position !== 'number')) throw new Error('an event without a position');
+      return events;
     } catch (e) {
       this.log.error({ err: e, subject: m.subject, seq: m.seq }, 'unreadable event on the bus');
       return null;
@@ -557,6 +530,34 @@ export class NatsBus implements Bus {
       },
     };
   }
+}
+
+interface Run {
+  id: string;
+  body: string;
+}
+
+/** Cuts a batch into runs of at most RUN_EVENTS events and RUN_BYTES bytes (a larger event alone), in order. */
+function toRuns(events: StoredEvent[]): Run[] {
+  const runs: Run[] = [];
+  let parts: string[] = [];
+  let first: StoredEvent | null = null;
+  let bytes = 0;
+  const close = () => {
+    if (first) runs.push({ id: `${first.id}+${parts.length}`, body: `[${parts.join(',')}]` });
+    parts = [];
+    first = null;
+    bytes = 0;
+  };
+  for (const ev of events) {
+    const json = JSON.stringify(ev);
+    if (parts.length >= RUN_EVENTS || (parts.length > 0 && bytes + json.length > RUN_BYTES)) close();
+    first ??= ev;
+    parts.push(json);
+    bytes += json.length + 1;
+  }
+  close();
+  return runs;
 }
 
 export interface NatsBusOptions {

@@ -18,7 +18,7 @@ export interface ConsumeOptions {
    * Several consecutive events at once, where the consumer can: given the wanted events that follow
    * (in position order), applies a leading run of them and answers how many (0: none, `handler` takes
    * the first as usual). A failure counts as 0. The in-memory bus offers what one read of the log
-   * returned; the JetStream bus, when events wait behind the one delivered, reads up to 100 ahead.
+   * returned; the JetStream bus, the wanted events of the run one message carries (a relay's batch).
    */
   handleMany?: (events: StoredEvent[]) => Promise<number>;
   /**
@@ -61,7 +61,7 @@ export interface ConsumerStatus {
   running: boolean;
   /** since when (ms epoch) the event in hand has been handled or retried; null when idle */
   busySince: number | null;
-  /** events of the source not applied yet; null when unknown */
+  /** what of the source is not applied yet (events; on the JetStream bus, runs of them); 0 when caught up; null when unknown */
   lag(): Promise<number | null>;
 }
 
