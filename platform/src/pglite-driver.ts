@@ -132,7 +132,8 @@ class PreparedPGliteConnection implements DatabaseConnection {
       } catch (e) {
         const code = (e as { code?: string }).code;
         if (code && STALE.has(code)) this.kept.delete(text);
-        throw Object.assign(e as object, { query: text, params });
+        // the statement, not its parameters (a value may be a secret), goes with the error
+        throw Object.assign(e as object, { query: text });
       }
     });
     if (SCHEMA_CHANGE.test(text)) await this.forgetAll();
