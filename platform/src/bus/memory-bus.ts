@@ -8,6 +8,7 @@ import { Wake } from './wake';
 import { handlerFailed, type BusLogger } from './failures';
 import { pause, retryDelay } from './retry';
 import {
+  AFTER_REFUSED,
   DEFAULT_RETRY,
   RpcUnavailableError,
   type Bus,
@@ -130,6 +131,8 @@ export class MemoryBus implements Bus {
         // the wanted events of this read, once; `w` is the first of them not yet behind us
         const wantedOnes = handleMany ? batch.filter(wanted) : [];
         let w = 0;
+        // after a run the consumer refused, the next AFTER_REFUSED wanted events go one at a time
+        let foldFrom = 0;
         for (let i = 0; i < batch.length; i++) {
           const ev = batch[i]!;
           if (ctl.signal.aborted) break;
@@ -144,7 +147,9 @@ export class MemoryBus implements Bus {
             // a leading run of the wanted events at once (the consumer says how many it took)
             while (wantedOnes[w]!.position < ev.position) w++;
             const run = wantedOnes.slice(w);
-            const n = run.length > 1 ? await handleMany(run).catch(() => 0) : 0;
+            const fold = run.length > 1 && w >= foldFrom;
+            const n = fold ? await handleMany(run).catch(() => 0) : 0;
+            if (fold && n === 0) foldFrom = w + 1 + AFTER_REFUSED;
             if (n > 0) {
               const last = run[Math.min(n, run.length) - 1]!;
               while (i < batch.length - 1 && batch[i]!.position < last.position) i++;

@@ -36,6 +36,7 @@ import { Wake } from './wake';
 import { backoff, pause, retryDelay } from './retry';
 import { handlerFailed, messageOf, type BusLogger } from './failures';
 import {
+  AFTER_REFUSED,
   DEFAULT_RETRY,
   RpcUnavailableError,
   type Bus,
@@ -269,12 +270,17 @@ export class NatsBus implements Bus {
       state.busySince = Date.now();
       const beat = setInterval(() => m.working(), WORKING_EVERY_MS);
       try {
+        // after a run the consumer refused, the next AFTER_REFUSED events go one at a time: a refused
+        // run may have cost a statement (its condition held), and the next would likely be refused too
+        let foldFrom = 0;
         for (let i = 0; i < todo.length; ) {
           const ev = todo[i]!;
           try {
             // several events on a first delivery: the consumer may fold a leading run of them at once
             // (no other replica holds one of them meanwhile: max_ack_pending 1)
-            const many = opts.handleMany && attempt === 1 && todo.length - i > 1 ? await opts.handleMany(todo.slice(i)).catch(() => 0) : 0;
+            const fold = opts.handleMany && attempt === 1 && i >= foldFrom && todo.length - i > 1;
+            const many = fold ? await opts.handleMany!(todo.slice(i)).catch(() => 0) : 0;
+            if (fold && many === 0) foldFrom = i + 1 + AFTER_REFUSED;
             if (many > 0) {
               i += Math.min(many, todo.length - i);
               ran.through = todo[i - 1]!.position;

@@ -28,6 +28,13 @@ export interface ConsumeOptions {
   parking?: Parking;
 }
 
+/**
+ * After a consumer refused to fold a run (`handleMany` answered 0), this many of the wanted events
+ * that follow go to the handler one at a time before a run is offered again: a refused run may have
+ * cost the consumer a statement, and the next would likely be refused too.
+ */
+export const AFTER_REFUSED = 16;
+
 /** A service's parked events: the bus parks into it and registers the handler replays run through. */
 export interface Parking {
   park(consumer: string, event: StoredEvent, error: string, attempts: number): Promise<void>;
