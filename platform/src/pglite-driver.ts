@@ -125,8 +125,9 @@ class PreparedPGliteConnection implements DatabaseConnection {
     const params = compiled.parameters;
     const result = await this.lite.runExclusive(async () => {
       try {
-        if (params.length === 0 && !KEPT_TEXT.test(text)) return await this.once(text);
-        const keep = params.length <= MAX_KEPT_PARAMS && KEPT_TEXT.test(text);
+        const dml = KEPT_TEXT.test(text);
+        if (params.length === 0 && !dml) return await this.once(text);
+        const keep = dml && params.length <= MAX_KEPT_PARAMS;
         const stmt = (keep ? this.kept.get(text) : undefined) ?? (await this.prepare(text, keep));
         return await this.run(stmt, params);
       } catch (e) {

@@ -9,7 +9,7 @@ import { applyOnce, commandTransaction, consumerCheckpoint, EventStore, eventSto
 import { createLogger, type Logger } from '../../platform/src/logger';
 import { MemoryBus } from '../../platform/src/bus/memory-bus';
 import { connectNatsBus, type NatsBus } from '../../platform/src/bus/nats-bus';
-import { RpcUnavailableError, type Bus, type RetryPolicy, type Subscription } from '../../platform/src/bus/types';
+import { RpcUnavailableError, type Bus, type ConsumeOptions, type RetryPolicy, type Subscription } from '../../platform/src/bus/types';
 import type { BusLogger } from '../../platform/src/bus/failures';
 import { Metrics } from '../../platform/src/metrics';
 import { ParkingLot } from '../../platform/src/parking';
@@ -115,8 +115,15 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         type: string;
       }[];
     const appliedIds = async (durable: string) => (await applied(durable)).map((r) => r.event_id);
-    const consume = (bus: Bus, store: EventStore<ContractDb>, durable: string, handler = record(durable), types?: string[]) =>
-      bus.consume({ source: store.source, durable, types, checkpoint: () => consumerCheckpoint(db(), CONSUMER, durable, store.source), handler });
+    const consume = (bus: Bus, store: EventStore<ContractDb>, durable: string, handler = record(durable), types?: string[], handleMany?: ConsumeOptions['handleMany']) =>
+      bus.consume({
+        source: store.source,
+        durable,
+        types,
+        checkpoint: () => consumerCheckpoint(db(), CONSUMER, durable, store.source),
+        handler,
+        ...(handleMany ? { handleMany } : {}),
+      });
 
     beforeAll(async () => {
       h = await open();
@@ -193,17 +200,10 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
       await consume(bus, store, 'big-one');
       // a consumer that folds runs of the type it wants: each run it takes is recorded as one call
       const runs: number[] = [];
-      await bus.consume({
-        source: store.source,
-        durable: 'big-many',
-        types: ['t.a.v1'],
-        checkpoint: () => consumerCheckpoint(db(), CONSUMER, 'big-many', store.source),
-        handler: record('big-many'),
-        handleMany: async (evs) => {
-          for (const e of evs) await record('big-many')(e);
-          runs.push(evs.length);
-          return evs.length;
-        },
+      await consume(bus, store, 'big-many', record('big-many'), ['t.a.v1'], async (evs) => {
+        for (const e of evs) await record('big-many')(e);
+        runs.push(evs.length);
+        return evs.length;
       });
       const wanted = events.filter((e) => e.type === 't.a.v1');
       await until(
@@ -232,15 +232,9 @@ function busContract(name: string, caps: BusCaps, open: () => Promise<BusHarness
         Array.from({ length: 200 }, (_, i) => ev('t.a.v1', { i })),
       );
       let offered = 0;
-      await bus.consume({
-        source: store.source,
-        durable: 'refuser',
-        checkpoint: () => consumerCheckpoint(db(), CONSUMER, 'refuser', store.source),
-        handler: record('refuser'),
-        handleMany: async () => {
-          offered++;
-          return 0;
-        },
+      await consume(bus, store, 'refuser', record('refuser'), undefined, async () => {
+        offered++;
+        return 0;
       });
       await until(
         'all 200',
