@@ -21,7 +21,8 @@ const WORKSPACE = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')
   .filter((p) => existsSync(join(root, p, 'package.json')));
 // render-worker: the child process that decodes page pictures (services/gateway/src/opds/render-child.ts)
 // book-worker: the catalog's book thread: scan reads, KEPUB conversion (services/catalog/src/formats/book-thread.ts)
-const ENTRIES = ['main', 'service', 'render-worker', 'book-worker'];
+// private-tree-worker: the start's walk of the whole data directory (platform/src/private-tree.ts)
+const ENTRIES = ['main', 'service', 'render-worker', 'book-worker', 'private-tree-worker'];
 // Bundled: plain JavaScript, no native addon, wasm or file read next to its own module. Packages that
 // load files or workers by path (pglite, sharp, argon2, unrar, unpdf, pino's transports), the
 // optional-only one (pg: distributed mode, loaded when used) stay imports.

@@ -16,6 +16,7 @@ import {
   keepStatistics,
   openPostgres,
   privateDataDir,
+  privateDataDirApart,
   Probes,
   startOpsServer,
   stuckAfterMs,
@@ -29,6 +30,7 @@ import {
   type Host,
   type HttpTimeouts,
   type RunningService,
+  type Tightened,
   type Runtime,
   type ServiceModule,
 } from '@bindery/platform';
@@ -148,15 +150,18 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   // umask (main.ts) covers most files; PGlite sets some modes itself (its initial cluster 0666, files
   // it writes through stdio 0644), so the tree is tightened again once it is open, once the services
   // have migrated, and after it is closed: those walks take only the data directory's own entries
-  // and PGlite's folder (a library's covers are 200,000 files at 100,000 books). DATA_DIR 0700 keeps
-  // others out in between.
-  const keepPrivate = (when: string) => {
-    if (distributed) return;
-    const kept = privateDataDir(dataDir, when === 'start' ? undefined : 'db');
+  // and PGlite's folder. The whole tree (what an earlier version or another umask left; a library's
+  // covers are 200,000 files at 100,000 books) is walked once a start, in a thread of its own, while
+  // the services start; DATA_DIR is 0700 from the first moment, which keeps others out meanwhile.
+  const report = (when: string, kept: Tightened) => {
     if (kept.tightened) log.debug({ dataDir, entries: kept.tightened, when }, 'data directory: group and other permissions removed');
     if (kept.failed.length) log.warn({ dataDir, paths: kept.failed.slice(0, 10), count: kept.failed.length }, 'data directory: could not remove group and other permissions');
   };
+  const keepPrivate = (when: string) => {
+    if (!distributed) report(when, privateDataDir(dataDir, 'db'));
+  };
   keepPrivate('start');
+  const wholeTree = distributed ? null : privateDataDirApart(dataDir);
   const secret = tokenSecret(cfg.JWT_SECRET, dataDir, !distributed);
   const names = cfg.BINDERY_SERVICES.split(',');
 
@@ -254,6 +259,10 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   }
   probes.track(running);
   keepPrivate('services started');
+  if (wholeTree) {
+    const kept = await wholeTree;
+    report(kept.thread ? 'start, the whole tree (a thread)' : 'start, the whole tree', kept);
+  }
   // no autovacuum in PGlite: the planner's statistics are refreshed as the logs grow
   const stopStatistics = database.kind === 'pglite' ? keepStatistics(database.db, log) : async () => undefined;
   const host = hostProcess(

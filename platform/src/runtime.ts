@@ -1,6 +1,6 @@
 // What a service is given to run: its database handle, the bus, a logger, a clock and the token key.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, type Dirent, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db, NoTables } from './db';
 import type { Bus } from './bus/types';
@@ -81,49 +81,4 @@ export function tokenSecret(envSecret: string | undefined, dataDir: string, embe
   const s = randomBytes(48).toString('base64url');
   writeFileSync(file, s + '\n', { mode: 0o600 });
   return s;
-}
-
-/**
- * The data directory is the owner's alone (embedded mode keeps password hashes and notes in it):
- * created 0700, or tightened to 0700, and every file and folder under it stripped of group and other
- * permissions (what an earlier version or another umask left). Symlinks are left as they are, and so
- * is what they point to. With `within`, only the data directory, its own entries and the tree under
- * its subfolder `within` are walked (the walks after the first at a start: what the process itself
- * writes outside that folder follows its umask, and a library's covers need not be walked again).
- * Returns how many entries were tightened and the paths it could not change.
- */
-export function privateDataDir(dir: string, within?: string): { tightened: number; failed: string[] } {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let tightened = 0;
-  const failed: string[] = [];
-  const tighten = (path: string, mode: number) => {
-    if ((mode & 0o077) === 0) return;
-    try {
-      chmodSync(path, mode & 0o700);
-      tightened++;
-    } catch {
-      failed.push(path);
-    }
-  };
-  const walk = (entries: Dirent[]) => {
-    for (const e of entries) {
-      if (e.isSymbolicLink()) continue;
-      const path = join(e.parentPath, e.name);
-      try {
-        tighten(path, lstatSync(path).mode & 0o777);
-      } catch {
-        failed.push(path);
-      }
-    }
-  };
-  // DATA_DIR itself may be a symlink to the folder meant: that folder is tightened
-  tighten(dir, statSync(dir).mode & 0o777);
-  if (within === undefined) {
-    walk(readdirSync(dir, { recursive: true, withFileTypes: true }));
-  } else {
-    walk(readdirSync(dir, { withFileTypes: true }));
-    const sub = join(dir, within);
-    if (existsSync(sub) && !lstatSync(sub).isSymbolicLink()) walk(readdirSync(sub, { recursive: true, withFileTypes: true }));
-  }
-  return { tightened, failed };
 }

@@ -1,10 +1,11 @@
-// privateDataDir: the first walk of a start tightens the whole data directory; the walks after it
-// take the directory's own entries and one subfolder (PGlite's), leaving a library's covers alone.
+// privateDataDir: a start's walk of the whole data directory (in a thread of its own:
+// privateDataDirApart) tightens every entry; the other walks take the directory's own entries and
+// one subfolder (PGlite's), leaving a library's covers alone.
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { privateDataDir } from '../src/runtime';
+import { privateDataDir, privateDataDirApart } from '../src/private-tree';
 
 const mode = (p: string) => lstatSync(p).mode & 0o777;
 const made: string[] = [];
@@ -37,6 +38,15 @@ describe('privateDataDir', () => {
     expect([join(dir, 'jwt-secret'), join(dir, 'db/base/1/1259'), join(dir, 'covers/ab/1.jpg'), join(dir, 'old/notes.txt')].map(mode)).toEqual([0o600, 0o600, 0o600, 0o600]);
     expect(mode(outside)).toBe(0o644);
     expect(privateDataDir(dir)).toEqual({ tightened: 0, failed: [] });
+  });
+
+  it('in a thread of its own, tightens the whole tree as the walk here does', async () => {
+    const { dir, outside } = loosened();
+    expect(await privateDataDirApart(dir)).toEqual({ tightened: 12, failed: [], thread: true });
+    expect([dir, join(dir, 'db/base/1'), join(dir, 'covers/ab'), join(dir, 'old')].map(mode)).toEqual([0o700, 0o700, 0o700, 0o700]);
+    expect([join(dir, 'jwt-secret'), join(dir, 'db/base/1/1259'), join(dir, 'covers/ab/1.jpg'), join(dir, 'old/notes.txt')].map(mode)).toEqual([0o600, 0o600, 0o600, 0o600]);
+    expect(mode(outside)).toBe(0o644);
+    expect(await privateDataDirApart(dir)).toEqual({ tightened: 0, failed: [], thread: true });
   });
 
   it('with a subfolder named, walks the directory, its own entries and that subfolder only', () => {

@@ -15,7 +15,8 @@
 //                 each mode (DIAG_MODES=embedded,distributed), every process profiled over each load
 //                 window: where a sync request's time goes
 //   lag           distributed: a scan of DIAG_SYNC_ITEMS generated books (10,000), then how long until
-//                 the gateway's read model lists every item (the covers not waited for)
+//                 the gateway's read model lists every item (the covers not waited for), and until
+//                 every process is idle, with what Postgres was doing meanwhile (DIAG_SETTLE_MAX s)
 //   peak          embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated
 //                 books (10,000) or of the folder DIAG_PEAK_DIR, and the work after it (DIAG_PEAK_SETTLE
 //                 seconds at most, 600), with V8's heap and external memory sampled from the ops port
@@ -321,9 +322,47 @@ async function lag(): Promise<void> {
     console.log(
       `distributed: ${items} books scanned in ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s); the read model listed all ${n} ${fmt((performance.now() - t0) / 1000, 1)} s after the scan ended`,
     );
+    await afterScan(inst, t0);
   } finally {
     await inst.stop();
   }
+}
+
+/**
+ * After the scan, until every process of the instance is idle (DIAG_SETTLE_MAX seconds at most,
+ * 300): the cores each role used, and what Postgres' backends of the instance's database were doing
+ * (pg_stat_activity sampled every 100 ms: application and the statement's first words).
+ */
+async function afterScan(inst: Awaited<ReturnType<typeof startInstance>>, t0: number): Promise<void> {
+  const pool = new pg.Pool({ connectionString: inst.b.env.DATABASE_URL, max: 1 });
+  const seen = new Map<string, number>();
+  let samples = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await pool.query<{ app: string; q: string }>(
+        `select application_name as app, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as q from pg_stat_activity
+          where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`,
+      );
+      samples++;
+      for (const r of rows) seen.set(`${r.app}: ${r.q}`, (seen.get(`${r.app}: ${r.q}`) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const a = snapshot();
+  const ta = performance.now();
+  const settled = await waitForOwnIdle(inst.roles, Number(process.env.DIAG_SETTLE_MAX ?? 300) * 1000);
+  const used = coresUsed(a, snapshot(), (performance.now() - ta) / 1000, inst.roles);
+  sampling = false;
+  await sampler;
+  await pool.end();
+  console.log(
+    `  ${settled.idle ? 'idle' : 'still busy'} ${fmt((performance.now() - t0) / 1000, 1)} s after the scan ended; cores used meanwhile: ${Object.entries(used)
+      .map(([r, c]) => `${r} ${c}`)
+      .join(', ')}`,
+  );
+  console.log(`  Postgres, ${samples} samples of its active backends (count: application: statement):`);
+  for (const [k, v] of [...seen].sort((x, y) => y[1] - x[1]).slice(0, 12)) console.log(`    ${v}: ${k}`);
 }
 
 // ---- peak -----------------------------------------------------------------------------------
