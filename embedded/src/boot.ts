@@ -14,6 +14,7 @@ import {
   Metrics,
   openPGlite,
   keepStatistics,
+  keepPostgresStatistics,
   openPostgres,
   privateDataDir,
   privateDataDirApart,
@@ -263,8 +264,9 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     const kept = await wholeTree;
     report(kept.thread ? 'start, the whole tree (a thread)' : 'start, the whole tree', kept);
   }
-  // no autovacuum in PGlite: the planner's statistics are refreshed as the logs grow
-  const stopStatistics = database.kind === 'pglite' ? keepStatistics(database.db, log) : async () => undefined;
+  // no autovacuum in PGlite: the planner's statistics are refreshed as the logs grow; on PostgreSQL,
+  // where autovacuum is off or behind a large scan (decision 79)
+  const stopStatistics = database.kind === 'pglite' ? keepStatistics(database.db, log) : keepPostgresStatistics(database.db, log);
   const host = hostProcess(
     log,
     running,

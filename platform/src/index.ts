@@ -1,7 +1,7 @@
 export * from './config';
 export * from './logger';
 export * from './db';
-export { keepStatistics } from './pglite-statistics';
+export { keepPostgresStatistics, keepStatistics } from './pglite-statistics';
 export * from './event-store';
 export * from './event-schemas';
 export * from './migrate';

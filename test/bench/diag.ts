@@ -16,7 +16,8 @@
 //                 window: where a sync request's time goes
 //   lag           distributed: a scan of DIAG_SYNC_ITEMS generated books (10,000), then how long until
 //                 the gateway's read model lists every item (the covers not waited for), and until
-//                 every process is idle, with what Postgres was doing meanwhile (DIAG_SETTLE_MAX s)
+//                 every process is idle, with what Postgres was doing meanwhile (DIAG_SETTLE_MAX s);
+//                 DIAG_LAG_DIR: a folder of books to scan instead
 //   peak          embedded: the process's peak resident memory over a scan of DIAG_SYNC_ITEMS generated
 //                 books (10,000) or of the folder DIAG_PEAK_DIR, and the work after it (DIAG_PEAK_SETTLE
 //                 seconds at most, 600), with V8's heap and external memory sampled from the ops port
@@ -307,7 +308,8 @@ async function sync(mode: Mode): Promise<void> {
 // ---- lag ------------------------------------------------------------------------------------
 
 async function lag(): Promise<void> {
-  const { items, books } = generatedBooks(10_000);
+  const folder = process.env.DIAG_LAG_DIR;
+  const { items, books } = folder ? { items: Number.NaN, books: folder } : generatedBooks(10_000);
   process.env.BENCH_SETTLE = '0';
   const inst = await startInstance('distributed');
   try {
@@ -320,7 +322,7 @@ async function lag(): Promise<void> {
       n = await total();
     }
     console.log(
-      `distributed: ${items} books scanned in ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s); the read model listed all ${n} ${fmt((performance.now() - t0) / 1000, 1)} s after the scan ended`,
+      `distributed: ${scan.counts.added ?? items} books scanned in ${fmt(scan.wallSeconds, 1)} s (server ${fmt(scan.serverSeconds, 1)} s); the read model listed all ${n} ${fmt((performance.now() - t0) / 1000, 1)} s after the scan ended`,
     );
     await afterScan(inst, t0);
   } finally {

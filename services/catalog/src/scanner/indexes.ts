@@ -58,9 +58,15 @@ export async function storeLocatorIndex(ctx: Ctx, sha256: string, book?: { path:
   }
 }
 
-/** Builds every missing locator index, until none is left or `stopping()` says so. */
+/**
+ * Builds every missing locator index, until none is left or `stopping()` says so. The EPUBs are
+ * taken in order of their SHA-256, 64 after the last one taken: each batch reads the hash index from
+ * there, not the whole table (asked for "the first 64 missing" every batch, the pass read every
+ * format row 1,400 times at 90,000 books).
+ */
 export async function indexMissingBooks(ctx: Ctx, stopping: () => boolean): Promise<number> {
   let done = 0;
+  let after = '';
   for (;;) {
     const todo = await ctx.db
       .withSchema(SCHEMA)
@@ -69,19 +75,26 @@ export async function indexMissingBooks(ctx: Ctx, stopping: () => boolean): Prom
       .distinct()
       .where('f.format', '=', 'epub')
       .where('f.present', '=', true)
-      .where('f.sha256', 'is not', null)
+      .where('f.sha256', '>', after)
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('locator_indexes as l').select(sql`1`.as('one')).whereRef('l.sha256', '=', 'f.sha256').where('l.v', '>=', LOCATOR_VERSION))),
+        // `l.sha256 > after` says again what the join implies, so that the planner's merge join starts both indexes there
+        not(
+          exists(
+            selectFrom('locator_indexes as l').select(sql`1`.as('one')).whereRef('l.sha256', '=', 'f.sha256').where('l.sha256', '>', after).where('l.v', '>=', LOCATOR_VERSION),
+          ),
+        ),
       )
+      .orderBy('f.sha256')
       .limit(64)
       .execute();
-    const fresh = todo.map((t) => t.sha256 as string).filter((s) => !failed.has(s));
-    if (fresh.length === 0) return done;
-    for (const sha256 of fresh) {
+    if (todo.length === 0) return done;
+    after = todo[todo.length - 1]!.sha256 as string;
+    for (const { sha256 } of todo) {
       if (stopping()) return done;
+      if (failed.has(sha256 as string)) continue;
       const before = Date.now();
-      if (await storeLocatorIndex(ctx, sha256)) done++;
-      else failed.set(sha256, true);
+      if (await storeLocatorIndex(ctx, sha256 as string)) done++;
+      else failed.set(sha256 as string, true);
       await breathe(ctx, before);
     }
   }
