@@ -74,7 +74,7 @@ const PG_SHARE = 0.2;
  * changed since its last ANALYZE by at least 1,000 + a fifth of its rows (PostgreSQL's own counters):
  * twice autovacuum's threshold, so where autovacuum runs it is nearly always first, and this only
  * acts where it is off or behind a large scan. SKIP_LOCKED: a table another process is analyzing is
- * left to it. Returns a function that stops it (and waits for a running ANALYZE).
+ * left to it; a table this role does not own is left alone. Returns a function that stops it (and waits for a running ANALYZE).
  */
 export function keepPostgresStatistics(db: Db<NoTables>, log: Logger, opts: { everyMs?: number; minRows?: number } = {}): () => Promise<void> {
   const everyMs = opts.everyMs ?? 5000;
@@ -82,8 +82,12 @@ export function keepPostgresStatistics(db: Db<NoTables>, log: Logger, opts: { ev
   let running: Promise<void> | null = null;
   let stopped = false;
   const tick = async () => {
-    const { rows: tables } = await sql<{ s: string; t: string }>`select schemaname as s, relname as t from pg_stat_user_tables
-      where n_mod_since_analyze >= ${minRows}::float8 + ${PG_SHARE}::float8 * greatest(n_live_tup, 0) order by 1, 2`.execute(db);
+    // only tables this role may analyze (it owns them, or is a superuser): another would be skipped
+    // with a warning in PostgreSQL's log every time
+    const { rows: tables } = await sql<{ s: string; t: string }>`select st.schemaname as s, st.relname as t
+      from pg_stat_user_tables st join pg_class c on c.oid = st.relid
+      where pg_has_role(c.relowner, 'USAGE') and st.n_mod_since_analyze >= ${minRows}::float8 + ${PG_SHARE}::float8 * greatest(st.n_live_tup, 0)
+      order by 1, 2`.execute(db);
     for (const { s, t } of tables) {
       if (stopped) return;
       const t0 = performance.now();
