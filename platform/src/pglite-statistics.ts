@@ -19,7 +19,6 @@ export function keepStatistics(db: Db<NoTables>, log: Logger, opts: { everyMs?: 
   const everyMs = opts.everyMs ?? 5000;
   const minEvents = opts.minEvents ?? 500;
   let at: number | null = null;
-  let running: Promise<void> | null = null;
   let stopped = false;
   const heads = async (): Promise<number> => {
     const { rows: logs } = await sql<{ s: string }>`select table_schema as s from information_schema.tables where table_name = 'events'`.execute(db);
@@ -49,20 +48,9 @@ export function keepStatistics(db: Db<NoTables>, log: Logger, opts: { everyMs?: 
       at = now;
     }
   };
-  const timer = setInterval(() => {
-    if (running || stopped) return;
-    running = tick()
-      .catch((e: Error) => log.warn({ err: e.message }, 'statistics not refreshed'))
-      .finally(() => {
-        running = null;
-      });
-  }, everyMs);
-  timer.unref();
-  return async () => {
+  return every(everyMs, tick, log, () => {
     stopped = true;
-    clearInterval(timer);
-    await running;
-  };
+  });
 }
 
 /** PostgreSQL's autovacuum analyzes a table once 50 + 10 % of its rows changed; this steps in at 1,000 + 20 % */
@@ -74,12 +62,12 @@ const PG_SHARE = 0.2;
  * changed since its last ANALYZE by at least 1,000 + a fifth of its rows (PostgreSQL's own counters):
  * twice autovacuum's threshold, so where autovacuum runs it is nearly always first, and this only
  * acts where it is off or behind a large scan. SKIP_LOCKED: a table another process is analyzing is
- * left to it; a table this role does not own is left alone. Returns a function that stops it (and waits for a running ANALYZE).
+ * left to it; a table this role does not own is left alone. Returns a function that stops it (and
+ * waits for a running ANALYZE).
  */
 export function keepPostgresStatistics(db: Db<NoTables>, log: Logger, opts: { everyMs?: number; minRows?: number } = {}): () => Promise<void> {
   const everyMs = opts.everyMs ?? 5000;
   const minRows = opts.minRows ?? PG_MIN_ROWS;
-  let running: Promise<void> | null = null;
   let stopped = false;
   const tick = async () => {
     // only tables this role may analyze (it owns them, or is a superuser): another would be skipped
@@ -95,6 +83,15 @@ export function keepPostgresStatistics(db: Db<NoTables>, log: Logger, opts: { ev
       log.debug({ table: `${s}.${t}`, ms: Math.round(performance.now() - t0) }, 'statistics refreshed');
     }
   };
+  return every(everyMs, tick, log, () => {
+    stopped = true;
+  });
+}
+
+/** Runs `tick` every `ms`, one at a time. The function returned calls `stop` (a running tick ends early), stops the timer and waits for that tick. */
+function every(ms: number, tick: () => Promise<void>, log: Logger, stop: () => void): () => Promise<void> {
+  let running: Promise<void> | null = null;
+  let stopped = false;
   const timer = setInterval(() => {
     if (running || stopped) return;
     running = tick()
@@ -102,10 +99,11 @@ export function keepPostgresStatistics(db: Db<NoTables>, log: Logger, opts: { ev
       .finally(() => {
         running = null;
       });
-  }, everyMs);
+  }, ms);
   timer.unref();
   return async () => {
     stopped = true;
+    stop();
     clearInterval(timer);
     await running;
   };
