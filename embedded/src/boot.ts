@@ -265,7 +265,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     report(kept.thread ? 'start, the whole tree (a thread)' : 'start, the whole tree', kept);
   }
   // no autovacuum in PGlite: the planner's statistics are refreshed as the logs grow; on PostgreSQL,
-  // where autovacuum is off or behind a large scan (decision 79)
+  // where autovacuum is off or behind a large scan (decisions 79 and 91)
   const stopStatistics = database.kind === 'pglite' ? keepStatistics(database.db, log) : keepPostgresStatistics(database.db, log);
   const host = hostProcess(
     log,
