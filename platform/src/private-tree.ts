@@ -98,7 +98,11 @@ export function privateDataDirApart(dir: string): Promise<Tightened & { thread: 
     };
     worker.once('message', (t: Tightened) => settle(t, true));
     // a thread that failed or ended without an answer: the walk is done here after all
-    worker.once('error', () => settle(privateDataDir(dir), false));
-    worker.once('exit', () => settle(privateDataDir(dir), false));
+    // (only then: the walk here is not begun once the thread has answered)
+    const here = () => {
+      if (!settled) settle(privateDataDir(dir), false);
+    };
+    worker.once('error', here);
+    worker.once('exit', here);
   });
 }
