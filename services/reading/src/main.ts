@@ -17,6 +17,7 @@ export const readingService: ServiceModule = {
     const identity = await consumeIdentity(ctx, rt.bus);
     const access = await consumeAccess(ctx, rt.bus);
     const catalog = await consumeCatalog(ctx, rt.bus);
+    const itemChanges = await ctx.listenForItemChanges();
     await rt.bus.serve('reading', endpoints(ctx));
     let ready = true;
     return {
@@ -27,6 +28,7 @@ export const readingService: ServiceModule = {
         await identity.stop();
         await access.stop();
         await catalog.stop();
+        await itemChanges?.stop();
       },
     };
   },

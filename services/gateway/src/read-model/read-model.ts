@@ -20,6 +20,11 @@ const NEXT = '_next';
 const POLL_MS = 50;
 /** how often, while a request waits for a position, a replica reads them (distributed mode) */
 const WAIT_POLL_MS = 10;
+/**
+ * A write's own position is most often applied by this replica's consumer, which wakes its waiter
+ * without a query: the shared checkpoints are read for a waiter only once it has waited this long.
+ */
+const WAIT_GRACE_MS = 10;
 const FOLD_IN_ONE: Partial<Record<Projection['name'], (ev: StoredEvent) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[]) | null>> = {
   reading: projectReadingInOne,
   catalog: projectCatalogInOne,
@@ -54,7 +59,7 @@ export class ReadModels {
   /** positions this process knows to be applied (the truth in embedded mode: one consumer, here) */
   private known = new Map<string, number>();
   /** requests waiting for positions: each is looked at when a position moves, none polls on its own */
-  private waiters = new Set<{ done: () => boolean; settle: (ok: boolean) => void }>();
+  private waiters = new Set<{ done: () => boolean; settle: (ok: boolean) => void; since: number }>();
   /** distributed mode: reads the shared checkpoints every WAIT_POLL_MS while anyone waits */
   private waitPoll: NodeJS.Timeout | null = null;
   private rebuilding = new Map<string, { position: number }>();
@@ -190,7 +195,8 @@ export class ReadModels {
    * or ahead of a projection that lags far behind, costs one wait, not one per request.
    */
   async reach(wanted: Readonly<Record<string, number>>, timeoutMs: number): Promise<boolean> {
-    if (await this.until(() => this.reached(wanted), timeoutMs)) return true;
+    // a token most often comes from a write another replica answered: its position may be applied already
+    if (await this.until(() => this.reached(wanted), timeoutMs, true)) return true;
     for (const p of this.projections) {
       const w = wanted[p.source];
       if (w !== undefined && w > (this.givenUp.get(p.source) ?? 0)) this.givenUp.set(p.source, w);
@@ -201,18 +207,20 @@ export class ReadModels {
   /**
    * Waits, bounded, until `done()`; false on timeout. It is looked at again whenever this process
    * applies an event and, in distributed mode (another replica may be the one applying), whenever
-   * the shared checkpoints read every WAIT_POLL_MS while anyone waits show a move. A thousand
-   * waiting writes cost one timer each and one query per tick between them, not a timer per tick each.
+   * the shared checkpoints show a move: read at once when `now` says so, then every WAIT_POLL_MS
+   * while anyone has waited WAIT_GRACE_MS. A thousand waiting writes cost one timer each and one
+   * query per tick between them, not a timer per tick each.
    */
-  private async until(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  private async until(done: () => boolean, timeoutMs: number, now = false): Promise<boolean> {
     if (done()) return true;
-    if (!this.soleConsumer) {
+    if (!this.soleConsumer && now) {
       await this.refresh().catch((e: unknown) => this.log.warn({ err: e }, 'reading the projections positions failed'));
       if (done()) return true;
     }
     return new Promise<boolean>((resolve) => {
       const w = {
         done,
+        since: performance.now(),
         settle: (ok: boolean) => {
           clearTimeout(timer);
           this.waiters.delete(w);
@@ -239,15 +247,17 @@ export class ReadModels {
         this.waitPoll = null;
         return true;
       },
+      // the set keeps arrival order: its first is the one waiting longest
+      () => (this.waiters.values().next().value?.since ?? Infinity) <= performance.now() - WAIT_GRACE_MS,
     );
   }
 
-  /** Every `ms`, one `refresh` at a time, until `done()` says to stop. */
-  private refreshEvery(ms: number, failed: (e: unknown) => void, done: () => boolean = () => false): NodeJS.Timeout {
+  /** Every `ms`, one `refresh` at a time when `due()`, until `done()` says to stop. */
+  private refreshEvery(ms: number, failed: (e: unknown) => void, done: () => boolean = () => false, due: () => boolean = () => true): NodeJS.Timeout {
     let busy = false;
     const timer = setInterval(() => {
       if (done()) return clearInterval(timer);
-      if (busy) return;
+      if (busy || !due()) return;
       busy = true;
       this.refresh()
         .catch(failed)

@@ -68,7 +68,8 @@ export async function consumeCatalog(ctx: Ctx, bus: Bus): Promise<Subscription> 
     },
     after: async (ev, _result, inOne) => {
       // again once committed: a write that read an item during the transaction kept the old copy
-      ctx.forgetItems();
+      // (and the other replicas drop theirs)
+      ctx.itemsChanged();
       // folded in one statement: no document of its files was waiting (`itemInOne`), nothing was appended
       if (inOne) return;
       // after the item is stored (a position is checked against it): waiting documents of its files.

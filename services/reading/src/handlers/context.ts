@@ -1,7 +1,7 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
 import { sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import { asTables, commandTransaction, eventSchemas, EventStore, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
+import { asTables, commandTransaction, eventSchemas, EventStore, type NoTables, type ReactionSite, type Runtime, type Subscription } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
 import type { Db, ReadingDb, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
@@ -9,6 +9,9 @@ import { LocatorIndexes } from './locator';
 
 /** reading's own events, checked before each append */
 export const readingEvents = eventSchemas(Reading.ReadingEvents);
+
+/** how long a replica keeps an item's facts in distributed mode (another replica may apply their change) */
+const ITEM_META_TTL_MS = 10_000;
 
 export interface ItemMeta {
   page_count: number | null;
@@ -24,32 +27,60 @@ export class Ctx {
   /** the runtime's database, typed by reading's tables */
   readonly db: Db;
 
+  /**
+   * Items' page counts and EPUB hashes, read once and kept. A process drops them whenever it applies
+   * catalog events (`itemsChanged`). With replicas (distributed) the replica that applies an event
+   * is not always the one asked: it tells the others (`ItemsChangedSubject`, a transient message),
+   * and each copy lives at most ITEM_META_TTL_MS in case such a message was lost (decision 92).
+   */
+  private metas: LRUCache<string, { meta: ItemMeta | undefined }>;
+  /** moves whenever the kept facts are dropped: a read that began before does not keep what it read */
+  private metaGeneration = 0;
+  private announcing = false;
+
   constructor(readonly rt: Runtime) {
     this.db = asTables<ReadingDb, NoTables>(rt.db);
     this.store = new EventStore(this.db, SCHEMA);
     this.locators = new LocatorIndexes(rt);
     this.site = { db: this.db, schema: SCHEMA, log: rt.log, label: 'reading' };
+    this.metas = new LRUCache({ max: 20_000, ...(rt.mode === 'embedded' ? {} : { ttl: ITEM_META_TTL_MS }) });
   }
 
-  /**
-   * Embedded mode only: items' page counts and EPUB hashes, read once. This process applies every
-   * catalog event, and clears them whenever it does (`forgetItems`); with replicas (distributed) the
-   * replica that applies an event is not the one asked, so each write reads them.
-   */
-  private metas = new LRUCache<string, { meta: ItemMeta | undefined }>({ max: 20_000 });
-
   async itemMeta(item: string): Promise<ItemMeta | undefined> {
-    const cached = this.rt.mode === 'embedded' ? this.metas.get(item) : undefined;
+    const cached = this.metas.get(item);
     if (cached) return cached.meta;
+    const generation = this.metaGeneration;
     const row = await t(this.db).selectFrom('items').select(['page_count', 'epub_sha256']).where('id', '=', item).executeTakeFirst();
     const meta = row ? { page_count: row.page_count, epub_sha256: row.epub_sha256 } : undefined;
-    if (this.rt.mode === 'embedded') this.metas.set(item, { meta });
+    if (generation === this.metaGeneration) this.metas.set(item, { meta });
     return meta;
   }
 
-  /** Called when the catalog's items change here (reading's copy of them). */
+  /** Drops the item facts this process keeps. */
   forgetItems(): void {
+    this.metaGeneration++;
     this.metas.clear();
+  }
+
+  /**
+   * This process applied catalog events to reading's items (called once they are committed): its
+   * kept facts go and, in distributed mode, the other replicas are told, in one message a turn of
+   * the event loop however many events a run brought.
+   */
+  itemsChanged(): void {
+    this.forgetItems();
+    if (this.rt.mode === 'embedded' || this.announcing) return;
+    this.announcing = true;
+    setImmediate(() => {
+      this.announcing = false;
+      this.rt.bus.notify(Reading.ItemsChangedSubject, {});
+    });
+  }
+
+  /** Distributed mode: drops the kept item facts whenever a replica (this one too) changed the items. */
+  listenForItemChanges(): Promise<Subscription | null> {
+    if (this.rt.mode === 'embedded') return Promise.resolve(null);
+    return this.rt.bus.listen(Reading.ItemsChangedSubject, () => this.forgetItems());
   }
 
   now(): Date {
