@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createExtractorFromFile } from 'node-unrar-js';
+import type { createExtractorFromFile } from 'node-unrar-js';
 import { BookError } from './book-error';
 import { parseComicInfo } from './comic-info';
 import { checkDeclaredPages, comicLayout, isComicInfoName, type DeclaredPage } from './comic';
@@ -32,6 +32,8 @@ export async function extractCbr(path: string): Promise<Extracted> {
   // archive names never become paths: the one entry unpacked at a time gets a name of ours
   const target = { name: 'entry' };
   try {
+    // loaded on the first CBR, not at every start (its WebAssembly is ~6 MiB in every process)
+    const { createExtractorFromFile } = await import('node-unrar-js');
     const rar = await createExtractorFromFile({ filepath: path, targetPath: out, filenameTransform: () => target.name });
     // From here on everything is synchronous: the wasm module is shared, and another CBR opened
     // while this one awaited would take it over.
