@@ -1,4 +1,5 @@
 // Database access: a pg pool in distributed mode, ONE PGlite per process in embedded mode.
+import type { PoolClient, QueryConfig, QueryResult } from 'pg';
 import { Kysely, PostgresDialect, type RawBuilder, sql, type Transaction } from 'kysely';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +25,72 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** a statement text runs this often before it is kept prepared */
+const PREPARE_AFTER = 4;
+/** at most this many texts kept prepared by one process (each connection may hold all of them) */
+const MAX_PREPARED = 256;
+
+/** Which statement texts a pool keeps prepared, under which name (decision 93). */
+function keptStatements() {
+  const seen = new Map<string, number>();
+  const names = new Map<string, string>();
+  let made = 0;
+  return {
+    /** the name to run `text` under, or undefined: not (yet) kept */
+    nameFor(text: string, params: number): string | undefined {
+      const name = names.get(text);
+      if (name || made >= MAX_PREPARED || params === 0 || params > 64 || !/^\s*(select|insert|update|delete|with)\b/iu.test(text)) return name;
+      const n = (seen.get(text) ?? 0) + 1;
+      if (n < PREPARE_AFTER) {
+        if (seen.size < 10_000) seen.set(text, n);
+        return undefined;
+      }
+      seen.delete(text);
+      names.set(text, `bindery_${made++}`);
+      return names.get(text);
+    },
+    /** a text whose kept plan went stale gets a new name: its next run is parsed again */
+    renew(text: string): void {
+      if (made < MAX_PREPARED) names.set(text, `bindery_${made++}`);
+      else names.delete(text);
+    },
+  };
+}
+
+/**
+ * PostgreSQL refuses a kept statement whose result columns changed since it was prepared (a
+ * migration added a column to a table it reads with `*`, a rolling update's other replica ran it).
+ */
+export function isStalePlan(e: unknown): boolean {
+  const err = e as { code?: unknown; message?: unknown } | null;
+  return err?.code === '0A000' && typeof err.message === 'string' && err.message.includes('cached plan must not change result type');
+}
+
+/**
+ * Frequent statements run as named prepared statements (decision 93): PostgreSQL parses and plans
+ * them once per connection, not at every run. A stale one is prepared again under a new name and
+ * run again at once; inside a transaction that retry fails too (the transaction is aborted), and
+ * the first error goes to the caller (`commandTransaction` runs the command again).
+ */
+function keepPrepared(client: PoolClient, kept: ReturnType<typeof keptStatements>): void {
+  const query = client.query.bind(client) as (q: string | QueryConfig, v?: unknown) => Promise<QueryResult>;
+  const plain = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
+    // what Kysely sends: a text and its parameters; anything else (a callback, a query object) as it came
+    if (typeof text !== 'string' || !Array.isArray(values) || rest.length > 0) return plain(text, values, ...rest);
+    const name = kept.nameFor(text, values.length);
+    if (!name) return query(text, values);
+    return query({ name, text, values }).catch((e: unknown) => {
+      if (!isStalePlan(e)) throw e;
+      kept.renew(text);
+      const again = kept.nameFor(text, values.length);
+      return (again ? query({ name: again, text, values }) : query(text, values)).catch(() => {
+        throw e;
+      });
+    });
+  }) as PoolClient['query'];
+}
+
 export async function openPostgres(url: string, opts: { max?: number; application?: string } = {}): Promise<Database> {
   // loaded here, not at the top: embedded mode never needs it (start time)
   const { default: pg } = await import('pg');
@@ -38,8 +105,10 @@ export async function openPostgres(url: string, opts: { max?: number; applicatio
   // A client checked out (a transaction between two statements) has no pool listener: Postgres
   // ending its connection then (pg_terminate_backend, a restart) emitted an unheard 'error' that
   // killed the process. The statement that follows fails instead, and the pool drops the client.
+  const kept = keptStatements();
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    keepPrepared(client, kept);
   });
   const db = new Kysely<NoTables>({ dialect: new PostgresDialect({ pool }) });
   await sql`select 1`.execute(db);

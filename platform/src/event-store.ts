@@ -4,7 +4,21 @@ import { sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import type { Bus, Subscription } from './bus/types';
-import { asTables, asTablesQ, asTablesTrx, assertIdent, execScript, isUniqueViolation, toIso, unnestRows, type Db, type DbOrTrx, type Migration, type Trx } from './db';
+import {
+  asTables,
+  asTablesQ,
+  asTablesTrx,
+  assertIdent,
+  execScript,
+  isStalePlan,
+  isUniqueViolation,
+  toIso,
+  unnestRows,
+  type Db,
+  type DbOrTrx,
+  type Migration,
+  type Trx,
+} from './db';
 import type { Logger } from './logger';
 import { notePosition } from './write-position';
 
@@ -657,7 +671,7 @@ export function crashPoint(point: string): void {
 
 const retryableCode = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
+  return code === '40P01' || code === '40001' || isStalePlan(e);
 };
 
 /**
