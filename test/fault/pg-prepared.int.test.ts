@@ -23,7 +23,8 @@ describe.skipIf(!backends.postgresUrl)('statements kept prepared on PostgreSQL',
     await db?.drop();
   });
 
-  const byId = (id: number, q: Pick<Database['db'], 'executeQuery'> = database.db) => sql<Record<string, unknown>>`select * from shelf where id = ${id}`.execute(q as Database['db']);
+  const byId = (id: number, q: Pick<Database['db'], 'executeQuery'> = database.db) =>
+    sql<Record<string, unknown>>`select * from shelf where id = ${id}`.execute(q as Database['db']);
   const kept = async () => (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(database.db)).rows.map((r) => r.statement);
 
   it('answers the same from the first run to the kept ones, and keeps only what ran four times', async () => {
