@@ -49,10 +49,15 @@ function keptStatements() {
       names.set(text, `bindery_${made++}`);
       return names.get(text);
     },
-    /** a text whose kept plan went stale gets a new name: its next run is parsed again */
-    renew(text: string): void {
-      if (made < MAX_PREPARED) names.set(text, `bindery_${made++}`);
-      else names.delete(text);
+    /** a text whose kept plan went stale gets a new name (its next run is parsed again), or none once all are spent */
+    renew(text: string): string | undefined {
+      if (made >= MAX_PREPARED) {
+        names.delete(text);
+        return undefined;
+      }
+      const name = `bindery_${made++}`;
+      names.set(text, name);
+      return name;
     },
   };
 }
@@ -73,8 +78,8 @@ export function isStalePlan(e: unknown): boolean {
  * the first error goes to the caller (`commandTransaction` runs the command again).
  */
 function keepPrepared(client: PoolClient, kept: ReturnType<typeof keptStatements>): void {
-  const query = client.query.bind(client) as (q: string | QueryConfig, v?: unknown) => Promise<QueryResult>;
   const plain = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const query = plain as (q: string | QueryConfig, v?: unknown) => Promise<QueryResult>;
   client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => {
     // what Kysely sends: a text and its parameters; anything else (a callback, a query object) as it came
     if (typeof text !== 'string' || !Array.isArray(values) || rest.length > 0) return plain(text, values, ...rest);
@@ -82,8 +87,7 @@ function keepPrepared(client: PoolClient, kept: ReturnType<typeof keptStatements
     if (!name) return query(text, values);
     return query({ name, text, values }).catch((e: unknown) => {
       if (!isStalePlan(e)) throw e;
-      kept.renew(text);
-      const again = kept.nameFor(text, values.length);
+      const again = kept.renew(text);
       return (again ? query({ name: again, text, values }) : query(text, values)).catch(() => {
         throw e;
       });
