@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Two projects, run one after the other. `unit` (files named *.unit.test.ts) needs no server, no
@@ -7,15 +8,17 @@ import { defineConfig } from 'vitest/config';
 // processes, not threads: a few tests switch the effective uid, which a worker thread would share.
 // Unit files share one process (isolate: false), which halves the tier's time because the modules
 // are loaded once; they hold no global state between files (no mocks, no env changes, no timers
-// left running), and a unit file that needs its own process belongs to another tier. The number of
-// workers stays vitest's default (cores - 1, so one on a 2-core machine): each e2e file boots its
-// own Bindery processes, so a second worker on two cores would only make them compete for CPU.
+// left running), and a unit file that needs its own process belongs to another tier. Two workers at
+// least (cores - 1 above that): one worker on two cores left a third of the machine idle while a
+// file waited on its processes, a browser or a JVM (32 min against 24 min for the whole suite,
+// decision 94). A test has 60 s: the long browser flows take twice their time beside another file.
 export default defineConfig({
   test: {
     exclude: ['**/node_modules/**'],
-    testTimeout: 30_000,
+    testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       {
         extends: true,

@@ -67,6 +67,7 @@ function spawnEmbedded(env: Record<string, string>): Promise<Proc> {
   let out = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const proc: Proc = {
+    name: 'main',
     child,
     output: () => out,
     exited,

@@ -37,17 +37,24 @@ export function manifest(dir = FIXTURE): ManifestRow[] {
   });
 }
 
+// Folders made for a file's tests, removed when the file ends: one hook registered at import, since a
+// hook registered inside a running test is never run (and the folder would stay behind).
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A private copy of a folder, removed when the test file ends. */
 export function copyOf(src: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'bindery-lib-'));
+  const dir = emptyDir();
   cpSync(src, dir, { recursive: true, preserveTimestamps: true });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
+/** An empty folder, removed when the test file ends. */
 export function emptyDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'bindery-lib-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
 

@@ -2,7 +2,7 @@
 // account names, JWT decoding, cookie parsing and polling for eventually-consistent effects.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 import { startBindery, type Bindery, type Mode } from '../support/bindery';
 import { client, type Req, type Res } from '../support/http';
 
@@ -13,6 +13,17 @@ import { client, type Req, type Res } from '../support/http';
  */
 export function instances(modes: Mode[]): (mode: Mode) => Promise<Bindery> {
   let started: Map<Mode, Promise<Bindery>> | null = null;
+  // a failed test shows what the processes logged (warnings and errors): the place to start looking
+  afterEach(async ({ task }) => {
+    if (task.result?.state !== 'fail' || !started) return;
+    for (const [mode, p] of started) {
+      const b = await p.catch(() => null);
+      for (const proc of b?.procs ?? []) {
+        const out = proc.output().trim();
+        if (out) console.log(`--- ${mode} ${proc.name} (pid ${proc.child.pid}), its last output:\n${out.slice(-3_000)}`);
+      }
+    }
+  });
   afterAll(async () => {
     if (!started) return;
     await Promise.all(

@@ -35,6 +35,8 @@ export interface Tab {
 
 export async function open(browser: Browser, width = 1280): Promise<Tab> {
   const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+  // a step that waits in vain fails with its selector well before the test's own limit (60 s)
+  ctx.setDefaultTimeout(25_000);
   const page = await ctx.newPage();
   const errors: string[] = [];
   const dialogs: string[] = [];

@@ -11,6 +11,8 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export type Mode = 'embedded' | 'distributed';
 
 export interface Proc {
+  /** what it runs: `main` (embedded) or the services it was started with */
+  name: string;
   child: ChildProcess;
   output(): string;
   /** SIGTERM and wait for exit */
@@ -18,9 +20,12 @@ export interface Proc {
   exited: Promise<number | null>;
 }
 
+/** Node's arguments for an entry: the compiled bundle when the run's global setup built it (what `pnpm start` runs), else the sources. */
+export const entryArgs = (entry: 'main' | 'service'): string[] =>
+  process.env.BINDERY_TEST_ENTRY === 'dist' ? [join(ROOT, 'embedded/dist', `${entry}.js`)] : ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)];
+
 export function spawnBindery(entry: 'main' | 'service', env: Record<string, string>, readyPattern: RegExp): Promise<{ proc: Proc; match: RegExpMatchArray }> {
-  // the compiled bundle when the run's global setup built it (what `pnpm start` runs), else the sources
-  const args = process.env.BINDERY_TEST_ENTRY === 'dist' ? [join(ROOT, 'embedded/dist', `${entry}.js`)] : ['--import', 'tsx', join(ROOT, 'embedded/src', `${entry}.ts`)];
+  const args = entryArgs(entry);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // OPS_PORT 0: the ops listener is off unless a test asks for it (three processes share this host);
@@ -42,6 +47,7 @@ export function spawnBindery(entry: 'main' | 'service', env: Record<string, stri
   let out = '';
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const proc: Proc = {
+    name: env.BINDERY_SERVICES ?? entry,
     child,
     output: () => out,
     exited,
