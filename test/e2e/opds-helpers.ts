@@ -1,7 +1,7 @@
 // Reading OPDS documents in tests, and running the third-party checkers of ../shared/peers on
 // them: the RELAX NG validator (validate-opds.sh) and the two client parsers (opds-client-check.mjs).
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -123,12 +123,28 @@ export function clientsMissing(): Promise<string | null> {
     if (!existsSync(CLIENTS)) return `${CLIENTS} is absent`;
     if (hasParsers(peerModules)) return null;
     if (process.env.BINDERY_PEERS_NODE_MODULES) return `BINDERY_PEERS_NODE_MODULES (${peerModules}) holds no r2-opds-js and opds-feed-parser`;
+    // installed beside it, then moved into place in one rename: two files running at once may both
+    // install, and the second rename finds the first one's copy there (and uses it)
+    const mine = `${LOCAL_PEERS}-${process.pid}`;
     try {
-      mkdirSync(LOCAL_PEERS, { recursive: true });
-      for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PEERS, f), join(LOCAL_PEERS, f));
-      await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: LOCAL_PEERS, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+      rmSync(mine, { recursive: true, force: true });
+      mkdirSync(mine, { recursive: true });
+      for (const f of ['package.json', 'package-lock.json']) copyFileSync(join(PEERS, f), join(mine, f));
+      await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: mine, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 });
+      try {
+        renameSync(mine, LOCAL_PEERS);
+      } catch {
+        // there already: another file's complete copy, or an unfinished one a stopped run left
+        if (!hasParsers(join(LOCAL_PEERS, 'node_modules'))) {
+          rmSync(LOCAL_PEERS, { recursive: true, force: true });
+          renameSync(mine, LOCAL_PEERS);
+        }
+      }
     } catch (e) {
-      return `the OPDS client parsers could not be installed into test/.tmp/peers (npm ci --ignore-scripts): ${(e as Error).message.split('\n', 1)[0]}`;
+      if (!hasParsers(join(LOCAL_PEERS, 'node_modules')))
+        return `the OPDS client parsers could not be installed into test/.tmp/peers (npm ci --ignore-scripts): ${(e as Error).message.split('\n', 1)[0]}`;
+    } finally {
+      rmSync(mine, { recursive: true, force: true });
     }
     peerModules = join(LOCAL_PEERS, 'node_modules');
     return hasParsers(peerModules) ? null : 'npm ci in test/.tmp/peers did not install r2-opds-js and opds-feed-parser';
