@@ -624,6 +624,8 @@ for (const mode of modes) {
             expect(lr.status, lr.text).toBe(201);
             await settled(call, admin.token, lr.json.id);
             await a.page.waitForSelector(`#libraries tr[data-library="${lr.json.id}"] td[data-label="Books"]:text-is("1")`, { timeout: 15_000 });
+            // the refreshed list kept the rescan's message where it was
+            expect(await row.locator('[role="status"]').textContent()).toBe('scan queued');
           } finally {
             rmSync(other, { recursive: true, force: true });
           }

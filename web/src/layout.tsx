@@ -93,7 +93,11 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
   );
 }
 
-/** Where a form's outcome (an error or a confirmation) appears; announced to screen readers. */
+/**
+ * Where a form's outcome (an error or a confirmation) appears; announced to screen readers. Kept as it
+ * is when the part around it is swapped again (`hx-preserve`): a live refresh of a list must not wipe
+ * the message a person is reading, nor the target of the request still on its way.
+ */
 export function Outcome({ id }: { id: string }) {
-  return <div id={id} class="outcome" aria-live="polite" />;
+  return <div id={id} class="outcome" aria-live="polite" hx-preserve="true" />;
 }
