@@ -12,6 +12,8 @@ export interface GroupCommitOptions<J, R> {
   key: (job: J) => string;
   /** the most jobs in one batch */
   max?: number;
+  /** told of each batch once it settled: how many jobs it carried and how long it took, in seconds */
+  observe?: (jobs: number, seconds: number) => void;
 }
 
 /** at most this many more turns of the event loop while jobs keep coming */
@@ -70,7 +72,9 @@ export class GroupCommit<J, R> {
 
   private start(): void {
     const batch = this.take();
+    const t0 = performance.now();
     void this.run(batch).finally(() => {
+      this.o.observe?.(batch.length, (performance.now() - t0) / 1000);
       this.busy = false;
       this.pump();
     });

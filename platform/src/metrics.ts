@@ -12,6 +12,9 @@ export interface ParkedCounter {
 }
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** the steps of one write inside the system: a millisecond or a few each */
+const STEP_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5];
+const COUNT_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 export class Metrics {
   readonly registry = new Registry();
@@ -19,6 +22,16 @@ export class Metrics {
   readonly rpcDuration: Histogram<'side' | 'subject' | 'outcome'>;
   readonly handlerFailures: Counter<'consumer'>;
   readonly eventsParked: Counter<'consumer'>;
+  /** the gateway: how long a write's answer waited for the read models to apply it */
+  readonly readYourWrites: Histogram<'source' | 'outcome'>;
+  /** the outbox relay's passes that published events, and how many each took */
+  readonly relayPass: Histogram<'source'>;
+  readonly relayPassEvents: Histogram<'source'>;
+  /** a durable consumer's delivery: applying its events, then the confirmed ack */
+  readonly consumerDelivery: Histogram<'consumer' | 'step'>;
+  /** group-committed transactions (platform/src/group-commit.ts) and the jobs each carried */
+  readonly groupCommit: Histogram<'name'>;
+  readonly groupCommitJobs: Histogram<'name'>;
   private buses = new Set<() => BusStatus>();
   private lots = new Set<ParkedCounter>();
 
@@ -41,6 +54,48 @@ export class Metrics {
     });
     this.handlerFailures = new Counter({ name: 'bindery_event_handler_failures_total', help: 'Event handler attempts that threw', labelNames: ['consumer'], registers });
     this.eventsParked = new Counter({ name: 'bindery_events_parked_total', help: 'Events set aside after their handler kept failing', labelNames: ['consumer'], registers });
+    this.readYourWrites = new Histogram({
+      name: 'bindery_read_your_writes_wait_seconds',
+      help: "How long a write's answer waited for the gateway's read models to apply it, by source; outcome reached or timeout",
+      labelNames: ['source', 'outcome'],
+      buckets: STEP_BUCKETS,
+      registers,
+    });
+    this.relayPass = new Histogram({
+      name: 'bindery_outbox_relay_pass_seconds',
+      help: 'Outbox relay passes that published events: reading them from the log, publishing, moving the checkpoint',
+      labelNames: ['source'],
+      buckets: STEP_BUCKETS,
+      registers,
+    });
+    this.relayPassEvents = new Histogram({
+      name: 'bindery_outbox_relay_pass_events',
+      help: 'Events published by one outbox relay pass',
+      labelNames: ['source'],
+      buckets: COUNT_BUCKETS,
+      registers,
+    });
+    this.consumerDelivery = new Histogram({
+      name: 'bindery_consumer_delivery_seconds',
+      help: "A durable consumer's delivery from the bus: step apply (its handlers) and step ack (until the server confirmed the ack)",
+      labelNames: ['consumer', 'step'],
+      buckets: STEP_BUCKETS,
+      registers,
+    });
+    this.groupCommit = new Histogram({
+      name: 'bindery_group_commit_batch_seconds',
+      help: 'Group-committed transactions, from their start to their outcome (each job of a failed batch run again alone counts in it)',
+      labelNames: ['name'],
+      buckets: STEP_BUCKETS,
+      registers,
+    });
+    this.groupCommitJobs = new Histogram({
+      name: 'bindery_group_commit_batch_jobs',
+      help: 'Jobs carried by one group-committed transaction',
+      labelNames: ['name'],
+      buckets: COUNT_BUCKETS,
+      registers,
+    });
 
     const buses = this.buses;
     const lots = this.lots;

@@ -9,11 +9,12 @@ interface Job {
 }
 
 /** A group commit whose transactions are recorded; each job "appends" position 100 + n. */
-function recorder(max?: number) {
+function recorder(max?: number, observe?: (jobs: number, seconds: number) => void) {
   const batches: number[][] = [];
   let release: (() => void) | null = null;
   const g = new GroupCommit<Job, string>({
     ...(max ? { max } : {}),
+    ...(observe ? { observe } : {}),
     key: (j) => j.user,
     many: async (jobs) => {
       batches.push(jobs.map((j) => j.n));
@@ -68,6 +69,23 @@ describe('GroupCommit', () => {
     expect(await alone).toBe('alone 10');
     expect(await late).toBe('alone 11');
     expect(batches.slice(before)).toEqual([[10], [11]]);
+  });
+
+  it('tells `observe` of each batch once it settled: the jobs it carried and the seconds it took', async () => {
+    const seen: { jobs: number; seconds: number }[] = [];
+    const { g, release } = recorder(undefined, (jobs, seconds) => seen.push({ jobs, seconds }));
+    const first = g.submit({ user: 'a', n: 0 });
+    await tick();
+    const rest = [1, 2, 3].map((n) => g.submit({ user: `u${n}`, n }));
+    await new Promise((r) => setTimeout(r, 30));
+    // the first batch still holds its transaction: nothing settled yet
+    expect(seen).toEqual([]);
+    release();
+    await first;
+    await Promise.all(rest);
+    expect(seen.map((s) => s.jobs)).toEqual([1, 3]);
+    expect(seen[0]!.seconds).toBeGreaterThanOrEqual(0.025);
+    expect(seen[1]!.seconds).toBeGreaterThanOrEqual(0);
   });
 
   it('never puts two jobs of one key in a batch, and takes at most `max`', async () => {

@@ -11,9 +11,11 @@
 //                 package and the top functions of gateway and identity; then identity's query
 //                 alone against Postgres (kysely + pg)
 //   cpu-embedded  the same for the single embedded process
-//   sync          KOReader pulls and progress writes (16 readers, one per connection, 10 s each) in
-//                 each mode (DIAG_MODES=embedded,distributed), every process profiled over each load
-//                 window: where a sync request's time goes
+//   sync          KOReader pulls and progress writes (DIAG_CONNECTIONS readers, 16, one per connection,
+//                 DIAG_DURATION s each, 10) in each mode (DIAG_MODES=embedded,distributed), every process
+//                 profiled over each load window (DIAG_PROFILE=0: not), and each step's count and mean
+//                 from the processes' histograms (ops ports from DIAG_OPS_PORT_BASE, 9480): where a sync
+//                 request's time goes
 //   lag           distributed: a scan of DIAG_SYNC_ITEMS generated books (10,000), then how long until
 //                 the gateway's read model lists every item (the covers not waited for), and until
 //                 every process is idle, with what Postgres was doing meanwhile (DIAG_SETTLE_MAX s);
@@ -35,7 +37,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { IDENTITY_SCHEMA, type IdentityDb } from '@bindery/identity';
 import { startNatsServer } from '../support/backends';
-import { ROOT, startBindery, type Mode } from '../support/bindery';
+import { ROOT, SERVICE_ORDER, startBindery, type Mode } from '../support/bindery';
 import { ensureGenerated } from './gen-library';
 import { pullRequests, registerReaders, writeRequests } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
@@ -232,6 +234,43 @@ async function waitFor(ok: () => boolean, ms: number): Promise<void> {
 
 // ---- sync ---------------------------------------------------------------------------------
 
+/** the ops ports of the sync instance's processes: this plus each one's place in SERVICE_ORDER */
+const OPS_BASE = Number(process.env.DIAG_OPS_PORT_BASE ?? 9480);
+/** the histograms of a write's steps, from each process's /metrics (platform/src/metrics.ts) */
+const STEP_METRICS =
+  /^bindery_(http_request_duration_seconds|rpc_duration_seconds|read_your_writes_wait_seconds|outbox_relay_pass_(seconds|events)|consumer_delivery_seconds|group_commit_batch_(seconds|jobs))_(sum|count)$/;
+
+/** Every step histogram's sum and count, by process and series. */
+async function stepSamples(mode: Mode): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const procs: [string, number][] = mode === 'embedded' ? [['bindery', 0]] : SERVICE_ORDER.map((s, i) => [s, i]);
+  for (const [role, i] of procs) {
+    const r = await fetch(`http://127.0.0.1:${OPS_BASE + i}/metrics`).catch(() => null);
+    if (!r?.ok) continue;
+    for (const line of (await r.text()).split('\n')) {
+      const m = /^(\w+)(\{.*\})? (\S+)$/.exec(line);
+      if (m && STEP_METRICS.test(m[1]!)) out.set(`${role} ${m[1]}${m[2] ?? ''}`, Number(m[3]));
+    }
+  }
+  return out;
+}
+
+/** What each step did between two samples: how many times, and its mean (ms, or events and jobs a time). */
+function stepTable(a: Map<string, number>, b: Map<string, number>, seconds: number): string {
+  const rows: string[][] = [['process and series (between the two samples)', 'per second', 'mean']];
+  for (const [key, count] of b) {
+    if (!/_count(\{|$)/.test(key)) continue;
+    const n = count - (a.get(key) ?? 0);
+    // the steps that ran often enough to be part of the load, not the set-up
+    if (n < seconds * 5) continue;
+    const sumKey = key.replace(/_count(\{|$)/, '_sum$1');
+    const mean = ((b.get(sumKey) ?? 0) - (a.get(sumKey) ?? 0)) / n;
+    const isTime = key.includes('_seconds');
+    rows.push([key.replace(/_count(\{|$)/, '$1'), fmt(n / seconds, 0), isTime ? `${fmt(mean * 1000, 2)} ms` : fmt(mean, 1)]);
+  }
+  return table(rows);
+}
+
 /** DIAG_SYNC_ITEMS generated books (gen-library.ts, seed 7), made once under test/.tmp and kept. */
 function generatedBooks(dflt: number): { items: number; books: string } {
   const items = Number(process.env.DIAG_SYNC_ITEMS ?? dflt);
@@ -244,7 +283,7 @@ async function sync(mode: Mode): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bindery-cpuprof-'));
   const { items, books } = generatedBooks(50);
   try {
-    const inst = await startInstance(mode, dir);
+    const inst = await startInstance(mode, dir, { OPS_PORT_BASE: String(OPS_BASE) });
     const gen = await startLoadGen<ReadJob, ReadMeasured>(join(BENCH, 'read-load-worker.ts'));
     try {
       const scanned = await fullScan(inst, books, 'sync');
@@ -256,7 +295,7 @@ async function sync(mode: Mode): Promise<void> {
       const list = await inst.call('GET', '/api/media-items?limit=50', { token: inst.token });
       const picked = (list.json.data as { id: string; formats: { partial_md5?: string }[] }[]).filter((i) => i.formats[0]?.partial_md5);
       if (picked.length === 0) throw new Error(`no scanned book has a KOReader document hash: ${list.status} ${list.text.slice(0, 200)}`);
-      const readers = await registerReaders(inst.b.url, PASSWORD, picked, 16);
+      const readers = await registerReaders(inst.b.url, PASSWORD, picked, Number(process.env.DIAG_CONNECTIONS ?? 16));
       const base = {
         url: inst.b.url,
         method: 'GET' as const,
@@ -277,13 +316,17 @@ async function sync(mode: Mode): Promise<void> {
         const profiling = process.env.DIAG_PROFILE !== '0';
         const signal = () => profiling && inst.b.procs.forEach((p) => p.child.kill('SIGUSR2'));
         signal();
+        const stepsBefore = await stepSamples(mode);
         const a = snapshot();
         const t0 = performance.now();
         const m = await gen.run(job);
         signal();
+        const stepsAfter = await stepSamples(mode);
         if (profiling) await waitFor(() => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).length >= inst.b.procs.length, 15_000);
         const cores = coresUsed(a, snapshot(), (performance.now() - t0) / 1000, { pids: new Map([...inst.roles.pids, [gen.pid, 'loadgen']]), databases: inst.roles.databases });
         console.log(`\n######## ${mode}: ${label}: ${fmt(m.rps, 0)} req/s, p99 ${fmt(m.p99, 1)} ms, non-2xx ${m.non2xx ?? 0}; cores ${JSON.stringify(cores)}`);
+        // where a request's time went, step by step, from the processes' own histograms
+        console.log(stepTable(stepsBefore, stepsAfter, job.duration));
         for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile'))) {
           const role = inst.roles.pids.get(Number(f.split('.')[0])) ?? f;
           const r = analyse(join(dir, f));

@@ -89,6 +89,12 @@ const METRIC_NAMES = [
   'bindery_consumer_lag_events',
   'bindery_parked_events',
   'bindery_events_parked_total',
+  'bindery_read_your_writes_wait_seconds',
+  'bindery_outbox_relay_pass_seconds',
+  'bindery_outbox_relay_pass_events',
+  'bindery_consumer_delivery_seconds',
+  'bindery_group_commit_batch_seconds',
+  'bindery_group_commit_batch_jobs',
 ];
 /** the scanner's own metrics: in the catalog's process (embedded: the one process) */
 const SCAN_METRIC_NAMES = ['bindery_scans_total', 'bindery_scan_duration_seconds'];
@@ -167,6 +173,14 @@ for (const mode of await availableModes()) {
       expect(sample(gw, 'bindery_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
       expect(gw).not.toContain('no-such-route-q7z');
       expect(sample(gw, 'bindery_rpc_duration_seconds_count', { side: 'client', subject: 'bindery.rpc.identity.register', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+      // the account's answer waited until the gateway's read models had it
+      expect(sample(gw, 'bindery_read_your_writes_wait_seconds_count', { source: 'identity', outcome: 'reached' })).toBeGreaterThanOrEqual(1);
+      if (mode === 'distributed') {
+        // the relay published identity's events, and the gateway's durable consumer applied and acknowledged them
+        expect(sample(await metrics('identity'), 'bindery_outbox_relay_pass_events_sum', { source: 'identity' })).toBeGreaterThanOrEqual(1);
+        expect(sample(gw, 'bindery_consumer_delivery_seconds_count', { consumer: 'gateway-auth-view', step: 'apply' })).toBeGreaterThanOrEqual(1);
+        expect(sample(gw, 'bindery_consumer_delivery_seconds_count', { consumer: 'gateway-auth-view', step: 'ack' })).toBeGreaterThanOrEqual(1);
+      }
 
       const id = await metrics('identity');
       expect(sample(id, 'bindery_rpc_duration_seconds_count', { side: 'server', subject: 'bindery.rpc.identity.register', outcome: 'ok' })).toBeGreaterThanOrEqual(1);

@@ -101,13 +101,22 @@ const SECRET = 'test-secret-test-secret-test-secret-0123456789';
  */
 const TEST_LIMITS = { AUTH_RATE_LIMIT_MAX: '1000000', PUBLIC_REGISTRATION: 'true' };
 
+/** The processes of a distributed Bindery, in the order `startBindery` starts them (OPS_PORT_BASE + this index). */
+export const SERVICE_ORDER = ['identity', 'catalog', 'reading', 'device-sync', 'gateway'] as const;
+
+/**
+ * `extraEnv.OPS_PORT_BASE`: each process's ops listener on 127.0.0.1 at that port plus its place in
+ * SERVICE_ORDER (embedded: the one process at that port); without it, ops listeners are off.
+ */
 export async function startBindery(mode: Mode, extraEnv: Record<string, string> = {}): Promise<Bindery> {
+  const ops = (service: (typeof SERVICE_ORDER)[number]): Record<string, string> =>
+    extraEnv.OPS_PORT_BASE ? { OPS_HOST: '127.0.0.1', OPS_PORT: String(Number(extraEnv.OPS_PORT_BASE) + SERVICE_ORDER.indexOf(service)) } : {};
   if (mode === 'embedded') {
     const dataDir = mkdtempSync(join(tmpdir(), 'bindery-e2e-'));
     // a copy of the run's empty data directory (global-setup.ts) saves PGlite's first start
     const template = process.env.BINDERY_TEST_EMBEDDED_TEMPLATE;
     if (template && existsSync(template) && !extraEnv.DATA_DIR) cpSync(template, dataDir, { recursive: true });
-    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...extraEnv };
+    const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...extraEnv, ...ops('identity') };
     const start = async () => {
       const { proc, match } = await spawnBindery('main', env, /Bindery is running at (http:\/\/\S+)/);
       return { proc, url: match[1]! };
@@ -139,15 +148,15 @@ export async function startBindery(mode: Mode, extraEnv: Record<string, string> 
   const env = { DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, PORT: '0', HOST: '127.0.0.1', ...TEST_LIMITS, ...extraEnv };
   const start = async () => {
     const started = await Promise.allSettled([
-      spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity' }, /bindery identity started/),
-      spawnBindery('service', { ...env, BINDERY_SERVICES: 'catalog' }, /bindery catalog started/),
-      spawnBindery('service', { ...env, BINDERY_SERVICES: 'reading' }, /bindery reading started/),
-      spawnBindery('service', { ...env, BINDERY_SERVICES: 'device-sync' }, /bindery device-sync started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'identity', ...ops('identity') }, /bindery identity started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'catalog', ...ops('catalog') }, /bindery catalog started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'reading', ...ops('reading') }, /bindery reading started/),
+      spawnBindery('service', { ...env, BINDERY_SERVICES: 'device-sync', ...ops('device-sync') }, /bindery device-sync started/),
     ]);
     const procs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value.proc] : []));
     try {
       for (const s of started) if (s.status === 'rejected') throw s.reason;
-      const gateway = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'gateway' }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+      const gateway = await spawnBindery('service', { ...env, BINDERY_SERVICES: 'gateway', ...ops('gateway') }, /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
       return { procs: [...procs, gateway.proc], url: gateway.match[1]! };
     } catch (e) {
       await Promise.all(procs.map((p) => p.stop()));

@@ -103,7 +103,15 @@ export class NatsBus implements Bus {
   async attachSource(store: EventLog): Promise<void> {
     if (this.relays.has(store.source)) return;
     await this.ensureStream(store.source);
-    this.relays.set(store.source, new Relay(store, this, this.log));
+    const source = { source: store.source };
+    const m = this.metrics;
+    const observe =
+      m &&
+      ((events: number, seconds: number) => {
+        m.relayPass.observe(source, seconds);
+        m.relayPassEvents.observe(source, events);
+      });
+    this.relays.set(store.source, new Relay(store, this, this.log, observe));
   }
 
   /** Idempotent, so replicas may start together. Keeps every event (limits retention, no limits). */
@@ -261,6 +269,7 @@ export class NatsBus implements Bus {
   private async deliverDurable(m: JsMsg, opts: ConsumeOptions, floor: number, state: ConsumerStatus, ran: { through: number }): Promise<void> {
     const run = this.parse(m);
     if (!run) return m.term('not stored events');
+    const started = performance.now();
     // The server counts deliveries of the message, so the tries of its events add up across replicas and restarts.
     const attempt = m.info.deliveryCount;
     const todo = run.filter((ev) => ev.position > floor && ev.position > ran.through && (!opts.types || opts.types.includes(ev.type)));
@@ -301,8 +310,11 @@ export class NatsBus implements Bus {
         state.busySince = null;
       }
     }
+    const applied = performance.now();
     // ackAck: the next run reaches a replica only once the server has this ack.
     await m.ackAck().catch((e) => this.log.warn({ err: e, events: `${run[0]?.id}+${run.length}` }, 'ack not confirmed; the events may come again'));
+    this.metrics?.consumerDelivery.observe({ consumer: opts.durable, step: 'apply' }, (applied - started) / 1000);
+    this.metrics?.consumerDelivery.observe({ consumer: opts.durable, step: 'ack' }, (performance.now() - applied) / 1000);
   }
 
   async follow(opts: FollowOptions): Promise<Subscription> {

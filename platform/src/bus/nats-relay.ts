@@ -34,6 +34,8 @@ export class Relay {
     readonly store: EventLog,
     private readonly bus: RelayTarget,
     private readonly log: BusLogger,
+    /** told of each pass that published events: how many, and how long the pass took in seconds */
+    private readonly observe?: (events: number, seconds: number) => void,
   ) {
     this.off = store.onAppend(() => this.wake.wake());
     this.done = this.run();
@@ -48,8 +50,12 @@ export class Relay {
         streamReady = true;
         const gap = busyAt + RELAY_MIN_GAP_MS - performance.now();
         if (gap > 0) await pause(gap, this.ctl.signal);
+        const started = performance.now();
         const n = await this.store.relayOnce(RELAY, this.bus.publishBatch, RELAY_BATCH);
-        if (n > 0) busyAt = performance.now();
+        if (n > 0) {
+          busyAt = performance.now();
+          this.observe?.(n, (busyAt - started) / 1000);
+        }
         failures = 0;
         // fewer than a batch: all that was committed is out (an append since has woken us again)
         if (n < RELAY_BATCH) await this.wake.wait(RELAY_TICK_MS);

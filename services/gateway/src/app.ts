@@ -204,7 +204,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // read your writes: a write's answer waits, bounded, until the read models have applied it
   const ryw = o.readYourWritesMs ?? 5000;
   const afterWrite = async (source: string, position: number) => {
-    if (await o.reads.models.waitFor(source, position, ryw)) currentRequestContext()?.onWritten?.(source, position);
+    const waited = o.metrics?.readYourWrites.startTimer({ source });
+    const reached = await o.reads.models.waitFor(source, position, ryw);
+    waited?.({ outcome: reached ? 'reached' : 'timeout' });
+    if (reached) currentRequestContext()?.onWritten?.(source, position);
     else o.log.warn({ source, position }, 'read models lag behind a write');
   };
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);

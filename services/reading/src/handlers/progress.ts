@@ -191,10 +191,16 @@ const groups = new WeakMap<Ctx, GroupCommit<WriteJob, Written>>();
 function positionWrites(ctx: Ctx): GroupCommit<WriteJob, Written> {
   let g = groups.get(ctx);
   if (!g) {
+    const { groupCommit, groupCommitJobs } = ctx.rt.metrics;
+    const name = { name: 'reading.progress' };
     g = new GroupCommit<WriteJob, Written>({
       many: (jobs) => ctx.tx((trx) => writeMany(ctx, trx, jobs)),
       alone: (job) => ctx.tx((trx) => writeProgress(ctx, trx, job.user, job.item, job.prepared)),
       key: (job) => job.user,
+      observe: (jobs, seconds) => {
+        groupCommit.observe(name, seconds);
+        groupCommitJobs.observe(name, jobs);
+      },
     });
     groups.set(ctx, g);
   }
