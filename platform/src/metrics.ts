@@ -38,64 +38,47 @@ export class Metrics {
   constructor() {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.httpDuration = new Histogram({
-      name: 'bindery_http_request_duration_seconds',
-      help: 'HTTP requests served by the gateway, by route pattern and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.rpcDuration = new Histogram({
-      name: 'bindery_rpc_duration_seconds',
-      help: 'Request/reply calls over the bus: side=client as sent, side=server as handled',
-      labelNames: ['side', 'subject', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) => new Histogram<L>({ name, help, labelNames, buckets, registers });
+    this.httpDuration = histogram(
+      'bindery_http_request_duration_seconds',
+      'HTTP requests served by the gateway, by route pattern and status',
+      ['method', 'route', 'status'],
+      LATENCY_BUCKETS,
+    );
+    this.rpcDuration = histogram(
+      'bindery_rpc_duration_seconds',
+      'Request/reply calls over the bus: side=client as sent, side=server as handled',
+      ['side', 'subject', 'outcome'],
+      LATENCY_BUCKETS,
+    );
     this.handlerFailures = new Counter({ name: 'bindery_event_handler_failures_total', help: 'Event handler attempts that threw', labelNames: ['consumer'], registers });
     this.eventsParked = new Counter({ name: 'bindery_events_parked_total', help: 'Events set aside after their handler kept failing', labelNames: ['consumer'], registers });
-    this.readYourWrites = new Histogram({
-      name: 'bindery_read_your_writes_wait_seconds',
-      help: "How long a write's answer waited for the gateway's read models to apply it, by source; outcome reached or timeout",
-      labelNames: ['source', 'outcome'],
-      buckets: STEP_BUCKETS,
-      registers,
-    });
-    this.relayPass = new Histogram({
-      name: 'bindery_outbox_relay_pass_seconds',
-      help: 'Outbox relay passes that published events: reading them from the log, publishing, moving the checkpoint',
-      labelNames: ['source'],
-      buckets: STEP_BUCKETS,
-      registers,
-    });
-    this.relayPassEvents = new Histogram({
-      name: 'bindery_outbox_relay_pass_events',
-      help: 'Events published by one outbox relay pass',
-      labelNames: ['source'],
-      buckets: COUNT_BUCKETS,
-      registers,
-    });
-    this.consumerDelivery = new Histogram({
-      name: 'bindery_consumer_delivery_seconds',
-      help: "A durable consumer's delivery from the bus: step apply (its handlers) and step ack (until the server confirmed the ack)",
-      labelNames: ['consumer', 'step'],
-      buckets: STEP_BUCKETS,
-      registers,
-    });
-    this.groupCommit = new Histogram({
-      name: 'bindery_group_commit_batch_seconds',
-      help: 'Group-committed transactions, from their start to their outcome (each job of a failed batch run again alone counts in it)',
-      labelNames: ['name'],
-      buckets: STEP_BUCKETS,
-      registers,
-    });
-    this.groupCommitJobs = new Histogram({
-      name: 'bindery_group_commit_batch_jobs',
-      help: 'Jobs carried by one group-committed transaction',
-      labelNames: ['name'],
-      buckets: COUNT_BUCKETS,
-      registers,
-    });
+    this.readYourWrites = histogram(
+      'bindery_read_your_writes_wait_seconds',
+      "How long a write's answer waited for the gateway's read models to apply it, by source; outcome reached or timeout",
+      ['source', 'outcome'],
+      STEP_BUCKETS,
+    );
+    this.relayPass = histogram(
+      'bindery_outbox_relay_pass_seconds',
+      'Outbox relay passes that published events: reading them from the log, publishing, moving the checkpoint',
+      ['source'],
+      STEP_BUCKETS,
+    );
+    this.relayPassEvents = histogram('bindery_outbox_relay_pass_events', 'Events published by one outbox relay pass', ['source'], COUNT_BUCKETS);
+    this.consumerDelivery = histogram(
+      'bindery_consumer_delivery_seconds',
+      "A durable consumer's delivery from the bus: step apply (its handlers) and step ack (until the server confirmed the ack)",
+      ['consumer', 'step'],
+      STEP_BUCKETS,
+    );
+    this.groupCommit = histogram(
+      'bindery_group_commit_batch_seconds',
+      'Group-committed transactions, from their start to their outcome (each job of a failed batch run again alone counts in it)',
+      ['name'],
+      STEP_BUCKETS,
+    );
+    this.groupCommitJobs = histogram('bindery_group_commit_batch_jobs', 'Jobs carried by one group-committed transaction', ['name'], COUNT_BUCKETS);
 
     const buses = this.buses;
     const lots = this.lots;
