@@ -8,16 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { availableModes, type Bindery } from '../support/bindery';
+import type { Bindery } from '../support/bindery';
 import { createLibrary, FIXTURE, items, manifest, settled } from './catalog-helpers';
 import { api, eventually, expectError, instances, PASSWORD, register, type Account, type Call } from './helpers';
 import { put } from './reading-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, tabTo, type Tab, unexpectedErrors } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, tabTo, type Tab, unexpectedErrors, PAGE_MODES } from './web-browser';
 
 declare const document: any;
 declare const window: any;
 
-const modes = await availableModes();
+const modes = PAGE_MODES;
 const get = instances(modes);
 if (!HAS_CHROMIUM) describe.skip(`the admin pages in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
 

@@ -4,16 +4,16 @@
 // Every page: axe-core, no console error, keyboard reachable, screenshots at 360 px and 1280 px.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { availableModes, startBindery, type Bindery } from '../support/bindery';
+import { startBindery, type Bindery } from '../support/bindery';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, eventually, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { createHash } from 'node:crypto';
 import { enroll } from './device-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab, PAGE_MODES } from './web-browser';
 
-const modes = await availableModes();
+const modes = PAGE_MODES;
 if (!HAS_CHROMIUM) describe.skip(`the admin pages in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
 
 let browser: Browser;

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ROOT } from '../support/bindery';
+import { ROOT, type Mode } from '../support/bindery';
 
 // the page's globals, for the functions that run inside it (the test project has no DOM library)
 declare const document: any;
@@ -15,6 +15,12 @@ declare function getComputedStyle(e: unknown): any;
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 export const SHOTS = join(ROOT, 'test/.tmp/screenshots');
+/**
+ * The modes of the browser files other than web.e2e and web-first-run: embedded only (decision 97).
+ * The pages are the gateway's in both modes; those two files, with the main flows and live updates,
+ * run in both, and every API they stand on has its own end-to-end tests in both.
+ */
+export const PAGE_MODES: Mode[] = ['embedded'];
 
 export async function launch(): Promise<Browser> {
   const { chromium } = await import('playwright-core');

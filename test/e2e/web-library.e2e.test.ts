@@ -5,15 +5,15 @@
 // series show as text; axe-core finds no serious or critical violation; everything by keyboard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { availableModes, type Bindery } from '../support/bindery';
+import type { Bindery } from '../support/bindery';
 import { emptyDir } from './catalog-helpers';
 import { makeItem, put } from './reading-helpers';
 import { api, eventually, instances, register, type Account, type Call } from './helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab, unexpectedErrors } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab, unexpectedErrors, PAGE_MODES } from './web-browser';
 
 declare const document: any;
 
-const modes = await availableModes();
+const modes = PAGE_MODES;
 const get = instances(modes);
 if (!HAS_CHROMIUM) describe.skip(`the web library in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
 

@@ -12,18 +12,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { epubText } from '../../services/catalog/src/formats/epub';
-import { availableModes, type Bindery } from '../support/bindery';
+import type { Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { asDevice, enroll, type Enrolled } from './device-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, progressWrites, tabTo } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, progressWrites, tabTo, PAGE_MODES } from './web-browser';
 import * as L from '@bindery/locator';
 
 declare const document: any;
 declare const localStorage: any;
 declare function getComputedStyle(e: unknown): any;
 
-const modes = await availableModes();
+const modes = PAGE_MODES;
 const get = instances(modes);
 if (!HAS_CHROMIUM) describe.skip(`the web reader, part two (${CHROMIUM} is absent)`, () => it('needs Chromium', () => undefined));
 

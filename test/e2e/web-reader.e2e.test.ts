@@ -8,15 +8,15 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { availableModes, type Bindery } from '../support/bindery';
+import type { Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
 import { makeItem } from './reading-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, progressWrites, tabTo } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, progressWrites, tabTo, PAGE_MODES } from './web-browser';
 
 declare const document: any;
 
-const modes = await availableModes();
+const modes = PAGE_MODES;
 const get = instances(modes);
 if (!HAS_CHROMIUM) describe.skip(`the web reader (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
 
