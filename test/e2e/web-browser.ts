@@ -18,8 +18,8 @@ export const SHOTS = join(ROOT, 'test/.tmp/screenshots');
 /**
  * The modes of the browser files other than web.e2e and web-first-run: embedded only (decision 97).
  * The pages are the gateway's in both modes; those two files, with the main flows and live updates,
- * run in both. One API test rides in these files: the read-state filter of the list and search
- * (web-library), now checked in embedded mode only.
+ * run in both. web-library's API test (the read-state filter of the list and search, tested nowhere
+ * else) still runs in both modes; only its browser tests keep to these.
  */
 export const PAGE_MODES: Mode[] = ['embedded'];
 
