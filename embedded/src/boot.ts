@@ -193,7 +193,8 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const rt: Runtime = {
     mode: distributed ? 'distributed' : 'embedded',
     db: database.db,
-    bus: trackingWrites(bus),
+    // reading's answers carry their events: the gateway folds a position write at once (decision 96)
+    bus: trackingWrites(bus, { carry: ['reading'] }),
     log,
     now: () => new Date(),
     tokenKey: tokenKey(secret),

@@ -20,7 +20,7 @@ import {
   type Trx,
 } from './db';
 import type { Logger } from './logger';
-import { notePosition } from './write-position';
+import { carryingEvents, noteCommitted, notePosition } from './write-position';
 
 export class ConcurrencyError extends Error {
   readonly kind = 'concurrency';
@@ -142,6 +142,9 @@ type Row = {
   recorded_at: Date | string;
 };
 
+/** An event as the log stores it (what `appendPart` returns, for `appendedInStatement`). */
+export type EventRow = Row;
+
 type Tables = EventStoreTables;
 
 /** What the bus reads of a service's log: it needs none of the service's own tables. */
@@ -171,6 +174,8 @@ export class EventStore<DB> implements EventLog {
    * them back (`recent`). Null until `keepRecent`.
    */
   private kept: { staged: WeakMap<object, StoredEvent[]>; committed: Map<number, StoredEvent> } | null = null;
+  /** the events each open transaction appended for a request that carries them (by transaction) */
+  private carried = new WeakMap<object, StoredEvent[]>();
 
   constructor(
     readonly db: Db<DB>,
@@ -295,6 +300,41 @@ export class EventStore<DB> implements EventLog {
   }
 
   /**
+   * appendAnyMany's insert as a part of the caller's own statement, a data-modifying CTE: a
+   * statement that saves a batch and appends its events at once, with no transaction around it
+   * (decision 96). `rows` is a query giving the columns k, stream_id, event_id, type, data and
+   * metadata: one event a stream, positions in the order of k. The append lock is taken at its first
+   * row and held to the statement's end, its commit. The caller's rows returned are `Row`s, which it
+   * hands to `appendedInStatement` once the statement ran. A concurrent writer that took a stream's
+   * next version first fails the unique key, and the whole statement with it.
+   */
+  appendPart(rows: RawBuilder<unknown>): RawBuilder<Row> {
+    const S = sql.raw(this.source);
+    return sql<Row>`
+      insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
+      select r.stream_id, coalesce((select max(e.stream_version) from ${S}.events e where e.stream_id = r.stream_id), -1) + 1, r.event_id, r.type, r.data, r.metadata
+      from (${rows}) as r
+      where ${this.appendLock()} is not null
+      order by r.k
+      returning *`;
+  }
+
+  /**
+   * The events a committed statement appended through `appendPart`, as stored: noted as an append
+   * in a committed transaction is (the request's position and carried events, the recent events),
+   * and the relay and followers woken. In position order.
+   */
+  appendedInStatement(rows: readonly Row[]): StoredEvent[] {
+    const events = rows.map((r) => this.toStored(r)).sort((a, b) => a.position - b.position);
+    if (events.length === 0) return events;
+    for (const ev of events) notePosition(ev.position);
+    noteCommitted(events);
+    if (this.kept) this.hold(events.map((ev) => deepFreeze(structuredClone(ev))));
+    this.notify();
+    return events;
+  }
+
+  /**
    * Starts many streams in one statement (a scan adding hundreds of items). Every stream must be
    * new: one that already exists fails the whole append with a ConcurrencyError.
    */
@@ -407,8 +447,16 @@ export class EventStore<DB> implements EventLog {
     this.kept ??= { staged: new WeakMap(), committed: new Map() };
   }
 
-  /** Notes what a transaction appended (a copy, frozen: consumers share it), for `committed`. */
+  /**
+   * Notes what a transaction appended, for `committed`: a copy, frozen, for the recent events
+   * (consumers share it), and the events themselves for a request that carries them (write-position.ts).
+   */
   private stage(trx: object, events: StoredEvent[]): StoredEvent[] {
+    if (events.length && carryingEvents()) {
+      const list = this.carried.get(trx) ?? [];
+      list.push(...events);
+      this.carried.set(trx, list);
+    }
     if (this.kept && events.length) {
       const list = this.kept.staged.get(trx) ?? [];
       for (const ev of events) list.push(deepFreeze(structuredClone(ev)));
@@ -418,14 +466,26 @@ export class EventStore<DB> implements EventLog {
   }
 
   /**
-   * The transaction `trx` has committed: what it appended joins the recent events. (A transaction
-   * that rolled back is never named here; what it staged goes with it.)
+   * The transaction `trx` has committed: what it appended joins the recent events, and the request
+   * that carries its events gets them. (A transaction that rolled back is never named here; what it
+   * staged goes with it.)
    */
   committed(trx: object): void {
+    const carried = this.carried.get(trx);
+    if (carried) {
+      this.carried.delete(trx);
+      noteCommitted(carried);
+    }
+    const list = this.kept?.staged.get(trx);
+    if (!list) return;
+    this.kept!.staged.delete(trx);
+    this.hold(list);
+  }
+
+  /** Committed events (frozen copies) join the recent ones; the oldest go past RECENT_MAX. */
+  private hold(list: readonly StoredEvent[]): void {
     const k = this.kept;
-    const list = k?.staged.get(trx);
-    if (!k || !list) return;
-    k.staged.delete(trx);
+    if (!k) return;
     for (const ev of list) k.committed.set(ev.position, ev);
     // the map iterates in insertion order: the first keys are the oldest
     for (const p of k.committed.keys()) {
@@ -532,6 +592,43 @@ export async function applyOnceInOne<DB>(
   unless?: RawBuilder<boolean>,
   through?: StoredEvent,
 ): Promise<boolean> {
+  return moveWith(db, moveCheckpoint(schema, consumer, event, unless, through), effect);
+}
+
+/**
+ * applyOnceInOne for a run of events, `first` to `last`, that follows the consumer's checkpoint
+ * exactly (it stands at the position before `first`; no checkpoint stands at 0): events that
+ * reached this process before the bus brought them (a write's answer carried them, decision 96).
+ * False, and nothing written, when the checkpoint stands anywhere else: an event before the run is
+ * not applied yet, or the run is. The bus then brings them as ever, and the consumer passes what
+ * is applied.
+ */
+export async function applyFollowingInOne<DB>(
+  db: Db<DB>,
+  schema: string,
+  consumer: string,
+  first: StoredEvent,
+  last: StoredEvent,
+  effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[],
+): Promise<boolean> {
+  const S = sql.raw(assertIdent(schema));
+  const before = first.position - 1;
+  const move = sql<{ position: number }>`
+    insert into ${S}.consumer_checkpoints as cp (consumer, source, position)
+    select ${consumer}::text, ${first.source}::text, ${last.position}::bigint
+    where coalesce((select h.position from ${S}.consumer_checkpoints h where h.consumer = ${consumer}::text and h.source = ${first.source}::text), 0) = ${before}::bigint
+    on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
+    where cp.position = ${before}::bigint
+    returning position`;
+  return moveWith(db, move, effect);
+}
+
+/** A checkpoint's move and the effects that hold to it, as one statement: true when it moved. */
+async function moveWith<DB>(
+  db: Db<DB>,
+  move: RawBuilder<{ position: number }>,
+  effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[],
+): Promise<boolean> {
   // several statements become several data-modifying CTEs (they may not nest), all under one snapshot
   // (none: only the checkpoint moves)
   const made = effect(sql<boolean>`exists (select 1 from moved)`);
@@ -543,7 +640,7 @@ export async function applyOnceInOne<DB>(
       )}`
     : sql``;
   const { rows } = await sql<{ n: number }>`
-    with moved as (${moveCheckpoint(schema, consumer, event, unless, through)})${effects}
+    with moved as (${move})${effects}
     select count(*)::int as n from moved`.execute(db);
   return Number(rows[0]?.n ?? 0) > 0;
 }

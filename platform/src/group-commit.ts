@@ -1,7 +1,8 @@
 // Group commit: commands that arrive while one transaction runs wait for it, then go together in the
 // next one. One request alone goes at once and alone, so a quiet server pays nothing for it; under
 // load a transaction carries many, and the statements, round trips and commits per command fall.
-import { capturingPosition, notePosition } from './write-position';
+import type { StoredEvent } from '@bindery/contracts';
+import { capturingPosition, noteCommitted, notePosition } from './write-position';
 
 export interface GroupCommitOptions<J, R> {
   /** runs a batch of jobs (at least two, each key once) in one transaction: a result per job, in order */
@@ -14,14 +15,26 @@ export interface GroupCommitOptions<J, R> {
   max?: number;
   /** told of each batch once it settled: how many jobs it carried and how long it took, in seconds */
   observe?: (jobs: number, seconds: number) => void;
+  /**
+   * The events of a batch that are the job's own. Given, a caller's request notes only its own
+   * events and waits for the last of them (not the batch's last position); without, every caller
+   * notes the whole batch.
+   */
+  own?: (job: J, events: readonly StoredEvent[]) => StoredEvent[];
 }
 
 /** at most this many more turns of the event loop while jobs keep coming */
 const LINGER_TURNS = 4;
 
+interface Settled<R> {
+  value: R;
+  position: number;
+  events: readonly StoredEvent[];
+}
+
 interface Waiting<J, R> {
   job: J;
-  settle: (r: { value: R; position: number }) => void;
+  settle: (r: Settled<R>) => void;
   fail: (e: unknown) => void;
 }
 
@@ -40,11 +53,12 @@ export class GroupCommit<J, R> {
   }
 
   async submit(job: J): Promise<R> {
-    const { value, position } = await new Promise<{ value: R; position: number }>((settle, fail) => {
+    const { value, position, events } = await new Promise<Settled<R>>((settle, fail) => {
       this.waiting.push({ job, settle, fail });
       this.pump();
     });
     if (position > 0) notePosition(position);
+    noteCommitted(events);
     return value;
   }
 
@@ -98,7 +112,7 @@ export class GroupCommit<J, R> {
 
   private async run(batch: Waiting<J, R>[]): Promise<void> {
     if (batch.length > 1) {
-      let done: { value: R[]; position: number } | null = null;
+      let done: { value: R[]; position: number; events: StoredEvent[] } | null = null;
       try {
         done = await capturingPosition(() => this.o.many(batch.map((w) => w.job)));
       } catch {
@@ -106,12 +120,20 @@ export class GroupCommit<J, R> {
         // its own outcome (its own error, if it is the one) goes to its caller
       }
       if (done) {
-        for (const [i, w] of batch.entries()) w.settle({ value: done.value[i]!, position: done.position });
+        for (const [i, w] of batch.entries()) w.settle(this.share(w.job, done.value[i]!, done.position, done.events));
         return;
       }
     }
     for (const w of batch) {
-      await capturingPosition(() => this.o.alone(w.job)).then(w.settle, w.fail);
+      await capturingPosition(() => this.o.alone(w.job)).then((r) => w.settle(this.share(w.job, r.value, r.position, r.events)), w.fail);
     }
+  }
+
+  /** A job's part of what its batch appended: its own events and their last position (`own`), or all of it. */
+  private share(job: J, value: R, position: number, events: readonly StoredEvent[]): Settled<R> {
+    if (!this.o.own) return { value, position, events };
+    const mine = this.o.own(job, events);
+    // none of its own among the carried events (it wrote nothing, or the batch carried none): the batch's position
+    return { value, position: mine.length ? mine[mine.length - 1]!.position : position, events: mine };
   }
 }

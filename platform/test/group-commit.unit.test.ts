@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../src/group-commit';
-import { notePosition, withWritePosition } from '../src/write-position';
+import type { StoredEvent } from '@bindery/contracts';
+import { noteCommitted, notePosition, withWritePosition, type Written } from '../src/write-position';
 
 interface Job {
   user: string;
@@ -125,5 +126,51 @@ describe('GroupCommit', () => {
     expect(await second).toEqual({ r: 'many 5', written: { source: 'svc', position: 107 } });
     expect(await third).toEqual({ r: 'many 7', written: { source: 'svc', position: 107 } });
     expect(await untouched).toEqual({ r: 'no write' });
+  });
+
+  it("with `own`, each caller carries its own share of the batch's committed events and waits for the last of them", async () => {
+    const stored = (user: string, position: number): StoredEvent => ({
+      id: `e${position}`,
+      type: 't.saved.v1',
+      source: 'svc',
+      streamId: `user:${user}`,
+      version: 0,
+      position,
+      data: {},
+      metadata: {},
+      recordedAt: '2026-11-29T00:00:00.000Z',
+    });
+    let hold: (() => void) | null = null;
+    const g = new GroupCommit<Job, string>({
+      key: (j) => j.user,
+      own: (j, events) => events.filter((e) => e.streamId === `user:${j.user}`),
+      many: async (jobs) => {
+        // one transaction: each job's event in order, committed together; 'quiet' writes nothing
+        const evs = jobs.filter((j) => j.user !== 'quiet').map((j) => stored(j.user, 200 + j.n));
+        for (const e of evs) notePosition(e.position);
+        noteCommitted(evs);
+        return jobs.map((j) => `many ${j.n}`);
+      },
+      alone: async (j) => {
+        if (j.n === 0) await new Promise<void>((r) => (hold = r));
+        notePosition(200 + j.n);
+        noteCommitted([stored(j.user, 200 + j.n)]);
+        return `alone ${j.n}`;
+      },
+    });
+    const run = (job: Job) => withWritePosition('svc', async () => ({ r: await g.submit(job) }), true) as Promise<{ r: string; written?: Written }>;
+    const first = run({ user: 'a', n: 0 });
+    await tick();
+    const b = run({ user: 'b', n: 1 });
+    const c = run({ user: 'c', n: 2 });
+    const quiet = run({ user: 'quiet', n: 3 });
+    hold!();
+    expect((await first).written).toEqual({ source: 'svc', position: 200, events: [stored('a', 200)] });
+    // one batch: each answer carries its own event only, and waits for that position, not the batch's last
+    expect((await b).written).toEqual({ source: 'svc', position: 201, events: [stored('b', 201)] });
+    expect((await c).written).toEqual({ source: 'svc', position: 202, events: [stored('c', 202)] });
+    // a job that appended nothing of its own waits for the batch's last position, and carries nothing
+    expect((await quiet).written).toEqual({ source: 'svc', position: 202 });
+    // without `own` (the test above) every caller waits for the batch's last position
   });
 });

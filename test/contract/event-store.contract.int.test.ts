@@ -4,7 +4,9 @@ import { sql } from 'kysely';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
 import { type NoTables, openPGlite, openPostgres, type Database, type Trx } from '../../platform/src/db';
 import { EVENT_STORE_MIGRATION_TABLE, MIGRATION_TABLE, migrate } from '../../platform/src/migrate';
+import { withWritePosition, type Written } from '../../platform/src/write-position';
 import {
+  applyFollowingInOne,
   applyOnce,
   applyOnceInOne,
   commandTransaction,
@@ -384,6 +386,77 @@ function eventStoreContract(name: string, caps: StoreCaps, open: () => Promise<D
       expect(await applyOnceInOne(db(), SCHEMA, 'c-none', e1!, () => [], undefined, e2)).toBe(false);
       expect(await applyOnceInOne(db(), SCHEMA, 'c-none', e3!, () => [])).toBe(true);
       expect(await consumerCheckpoint(db(), SCHEMA, 'c-none', SCHEMA)).toBe(e3!.position);
+    });
+
+    it('folds a run that follows the checkpoint exactly, from no checkpoint (0) too, and nothing otherwise', async () => {
+      await sql`create table if not exists ${sql.raw(SCHEMA)}.following (position bigint primary key)`.execute(db());
+      const rows = async () =>
+        (await sql<{ position: string }>`select position from ${sql.raw(SCHEMA)}.following order by position`.execute(db())).rows.map((r) => Number(r.position));
+      const fold = (consumer: string, run: StoredEvent[]) =>
+        applyFollowingInOne(db(), SCHEMA, consumer, run[0]!, run[run.length - 1]!, (isNew) => [
+          sql`insert into ${sql.raw(SCHEMA)}.following (position) select p from unnest(${run.map((e) => e.position)}::bigint[]) as p where ${isNew}`,
+        ]);
+      const [e1, e2, e3, e4] = await append('following-1', -1, [ev('t.a.v1'), ev('t.b.v1'), ev('t.c.v1'), ev('t.d.v1')]);
+      // the consumer stands right before e2: e2 and e3 fold together
+      expect(await applyOnce(db(), SCHEMA, 'c-follow', e1!, async () => undefined)).toBe(true);
+      expect(await fold('c-follow', [e2!, e3!])).toBe(true);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-follow', SCHEMA)).toBe(e3!.position);
+      // folded already, and a run with a gap before it: nothing moves, nothing is written
+      expect(await fold('c-follow', [e2!, e3!])).toBe(false);
+      expect(await fold('c-follow', [e3!])).toBe(false);
+      expect(await rows()).toEqual([e2!.position, e3!.position]);
+      // the bus then brings them: applyOnce passes what is applied and applies what is not
+      expect(await applyOnce(db(), SCHEMA, 'c-follow', e3!, async () => undefined)).toBe(false);
+      expect(await applyOnce(db(), SCHEMA, 'c-follow', e4!, async () => undefined)).toBe(true);
+      expect(await fold('c-follow', [e4!])).toBe(false);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-follow', SCHEMA)).toBe(e4!.position);
+      // no checkpoint yet stands at 0: only a run from position 1 would follow it
+      expect(await fold('c-follow-new', [e2!])).toBe(false);
+      expect(await consumerCheckpoint(db(), SCHEMA, 'c-follow-new', SCHEMA)).toBe(0);
+      expect(await rows()).toEqual([e2!.position, e3!.position]);
+    });
+
+    it("carries a tracked request's committed events with its answer, never a rolled-back attempt's, and none past the cap", async () => {
+      const tracked = (fn: () => Promise<unknown>) => withWritePosition(SCHEMA, async () => ({ done: await fn() }), true) as Promise<{ written?: Written }>;
+      let attempt = 0;
+      // the first attempt appends, then fails as a concurrent writer would make it: only the second is carried
+      const answer = await tracked(() =>
+        commandTransaction(db(), store, async (trx) => {
+          await store.append(trx, 'carry-1', 'any', [ev('t.carried.v1', { attempt })]);
+          if (attempt++ === 0) throw new ConcurrencyError('carry-1', -1, 0);
+          await store.appendAnyMany(trx, [{ streamId: 'carry-2', events: [ev('t.carried.v1', { many: true })] }]);
+        }),
+      );
+      const carried = answer.written!.events!;
+      expect(carried.map((e) => e.data)).toEqual([{ attempt: 1 }, { many: true }]);
+      // the log's own events: ids, positions, versions, data and times as stored
+      const logged = await readAllEventually(carried[0]!.position - 1, 2);
+      expect(carried).toEqual(logged.slice(0, 2));
+      expect(answer.written!.position).toBe(carried[1]!.position);
+      // an append outside commandTransaction is noted as a position, but not carried (its commit is not seen)
+      const outside = await tracked(() => append('carry-3', -1, [ev('t.carried.v1')]));
+      expect(outside.written!.position).toBeGreaterThan(carried[1]!.position);
+      expect(outside.written!.events).toBeUndefined();
+      // more than the cap (16): none carried, the position still noted
+      const many = await tracked(() =>
+        commandTransaction(db(), store, (trx) =>
+          store.append(
+            trx,
+            'carry-4',
+            -1,
+            Array.from({ length: 17 }, () => ev('t.carried.v1')),
+          ),
+        ),
+      );
+      expect(many.written!.events).toBeUndefined();
+      expect(many.written!.position).toBeGreaterThan(outside.written!.position);
+      // untracked for events (carry off): the position only
+      const plain = (await withWritePosition(SCHEMA, async () => ({
+        done: await commandTransaction(db(), store, (trx) => store.append(trx, 'carry-5', -1, [ev('t.carried.v1')])),
+      }))) as {
+        written?: Written;
+      };
+      expect(plain.written!.events).toBeUndefined();
     });
 
     it('runs migrations idempotently', async () => {

@@ -15,7 +15,7 @@ import { eventually, expectError, register, type Call } from './helpers';
 import { createLibrary, emptyDir, scan } from './catalog-helpers';
 
 const SECRET = 'test-secret-test-secret-test-secret-0123456789';
-type Role = 'identity' | 'catalog' | 'gateway';
+type Role = 'identity' | 'catalog' | 'reading' | 'gateway';
 
 interface Running {
   url: string;
@@ -39,8 +39,8 @@ async function start(mode: Mode): Promise<Running> {
     const ops = `http://127.0.0.1:${port}`;
     return {
       url: match[1]!,
-      ops: { identity: ops, catalog: ops, gateway: ops },
-      output: { identity: proc.output, catalog: proc.output, gateway: proc.output },
+      ops: { identity: ops, catalog: ops, reading: ops, gateway: ops },
+      output: { identity: proc.output, catalog: proc.output, reading: proc.output, gateway: proc.output },
       async stop() {
         await proc.stop();
         rmSync(dataDir, { recursive: true, force: true });
@@ -51,7 +51,7 @@ async function start(mode: Mode): Promise<Running> {
   const db = await createTestDatabase(backends.postgresUrl!);
   const nats = await startNatsServer();
   const env = { ...common, DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, DATA_DIR: mkdtempSync(join(tmpdir(), 'bindery-ops-')) };
-  const ports = { identity: await freePort(), catalog: await freePort(), gateway: await freePort() };
+  const ports = { identity: await freePort(), catalog: await freePort(), reading: await freePort(), gateway: await freePort() };
   const procs: Proc[] = [];
   const one = async (role: Role, ready: RegExp) => {
     const r = await spawnBindery('service', { ...env, BINDERY_SERVICES: role, OPS_PORT: String(ports[role]) }, ready);
@@ -65,12 +65,17 @@ async function start(mode: Mode): Promise<Running> {
     rmSync(env.DATA_DIR, { recursive: true, force: true });
   };
   try {
-    const [identity, catalog] = await Promise.all([one('identity', /bindery identity started/), one('catalog', /bindery catalog started/)]);
+    const [identity, catalog, reading] = await Promise.all([
+      one('identity', /bindery identity started/),
+      one('catalog', /bindery catalog started/),
+      one('reading', /bindery reading started/),
+    ]);
     const gateway = await one('gateway', /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
+    const at = (role: Role) => `http://127.0.0.1:${ports[role]}`;
     return {
       url: gateway.match[1]!,
-      ops: { identity: `http://127.0.0.1:${ports.identity}`, catalog: `http://127.0.0.1:${ports.catalog}`, gateway: `http://127.0.0.1:${ports.gateway}` },
-      output: { identity: identity.proc.output, catalog: catalog.proc.output, gateway: gateway.proc.output },
+      ops: { identity: at('identity'), catalog: at('catalog'), reading: at('reading'), gateway: at('gateway') },
+      output: { identity: identity.proc.output, catalog: catalog.proc.output, reading: reading.proc.output, gateway: gateway.proc.output },
       databaseUrl: db.url,
       stop,
     };
@@ -194,6 +199,39 @@ for (const mode of await availableModes()) {
         expect(sample(await metrics('catalog'), 'bindery_consumer_lag_events', { consumer: 'catalog-identity', source: 'identity' })).toBe(0);
         expect(sample(await metrics('gateway'), 'bindery_consumer_lag_events', { consumer: 'gateway-auth-view', source: 'identity' })).toBe(0);
       }, 10_000);
+    });
+
+    it("folds a position write's own events into the read model from its answer (decision 96)", async () => {
+      const lib = await createLibrary(call, adminToken, { name: 'Ops progress', folders: [emptyDir()], watch: false });
+      const item = await call('POST', '/api/media-items', { token: adminToken, body: { library_id: lib.id, title: 'Folded at once' } });
+      expect(item.status, item.text).toBe(201);
+      const offered = async () => {
+        const gw = await metrics('gateway');
+        const n = (outcome: string) => sample(gw, 'bindery_read_model_offered_events_total', { source: 'reading', outcome }) ?? 0;
+        return { folded: n('folded'), all: n('folded') + n('left') };
+      };
+      const before = await offered();
+      // one write at a time: each follows what the read model holds once the one before was folded
+      for (const percentage of [0.1, 0.2, 0.3, 0.4]) {
+        const r = await call('PUT', `/api/media-items/${item.json.id}/progress`, { token: adminToken, body: { percentage } });
+        expect(r.status, r.text).toBe(200);
+        expect(r.json.status).toBe('saved');
+      }
+      // every answer carried its event (one a write), folded from it or applied as the bus brought it;
+      // in distributed mode the bus is slower than the answer, so folded from it (embedded: the
+      // in-process bus most often applies them first)
+      await eventually(async () => expect((await offered()).all - before.all).toBe(4), 10_000);
+      if (mode === 'distributed') expect((await offered()).folded).toBeGreaterThan(before.folded);
+      // read your writes from the gateway's read model, right after each answer
+      const titles = async (status: string) => {
+        const r = await call('GET', `/api/media-items?library_id=${lib.id}&read_status=${status}`, { token: adminToken });
+        expect(r.status, r.text).toBe(200);
+        return r.json.data.map((i: { title: string }) => i.title);
+      };
+      expect(await titles('reading')).toEqual(['Folded at once']);
+      expect((await call('PUT', `/api/media-items/${item.json.id}/progress`, { token: adminToken, body: { percentage: 1 } })).status).toBe(200);
+      expect(await titles('finished')).toEqual(['Folded at once']);
+      expect(await titles('reading')).toEqual([]);
     });
 
     it("carries the caller's request id across the bus into the service's log lines, and echoes it", async () => {

@@ -22,7 +22,7 @@ import {
 import { authenticator } from './http/authenticate';
 import { AuthFailures } from './http/auth-failures';
 import { Origins } from './http/origin';
-import { catalogClient, identityClient, optionalClient } from './http/rpc';
+import { catalogClient, identityClient, optionalClient, type AfterWrite } from './http/rpc';
 import { sendFailure } from './http/reply';
 import { clientErrorHandler, errorHandler, frameworkErrors } from './http/errors';
 import { HttpFailure } from './http/failure';
@@ -203,8 +203,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
 
   // read your writes: a write's answer waits, bounded, until the read models have applied it
   const ryw = o.readYourWritesMs ?? 5000;
-  const afterWrite = async (source: string, position: number) => {
+  const afterWrite: AfterWrite = async (source, position, events) => {
     const waited = o.metrics?.readYourWrites.startTimer({ source });
+    // the write's own events, when its service carried them: folded at once if they follow what the read model holds
+    if (events?.length) o.reads.models.offer(source, events);
     const reached = await o.reads.models.waitFor(source, position, ryw);
     waited?.({ outcome: reached ? 'reached' : 'timeout' });
     if (reached) currentRequestContext()?.onWritten?.(source, position);

@@ -46,7 +46,7 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
       const db = asTables<GatewayDb, NoTables>(rt.db);
       const view = new AuthView(db);
       await view.start(parkingBus(rt.bus, parking));
-      const models = new ReadModels(db, parkingBus(rt.bus, parking), rt.log, rt.mode === 'embedded');
+      const models = new ReadModels(db, parkingBus(rt.bus, parking), rt.log, rt.mode === 'embedded', undefined, rt.metrics);
       lap('auth view');
       await models.start();
       lap('read models');

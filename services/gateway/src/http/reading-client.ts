@@ -16,7 +16,7 @@ export function readingClient(bus: Bus, log: Logger, timeoutMs: number, afterWri
       const device = req.device ? { device: { device_id: req.device.device_id, name: req.device.name } } : {};
       const r = (await bus.request(rpcSubject('reading', op), { caller: req.caller!, ...device, ...body }, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
       if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
-      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position);
+      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position, r.written.events);
       return r;
     } catch (e) {
       if (e instanceof RpcUnavailableError) {

@@ -7,8 +7,11 @@ export type CallCatalog = <K extends Catalog.CatalogOp>(op: K, body: Catalog.Cat
 /** A call to a service that may not be deployed yet: null when nobody answers. */
 export type CallOptional = (service: string, op: string, body: unknown) => Promise<Result<unknown> | null>;
 
-/** Runs after a write that appended events, with the source and log position it reached. */
-export type AfterWrite = (source: string, position: number) => Promise<void>;
+/**
+ * Runs after a write that appended events, with the source and log position it reached, and the
+ * events themselves when the service carries them (written.events).
+ */
+export type AfterWrite = (source: string, position: number, events?: Written['events']) => Promise<void>;
 
 /** A request/reply client of one service: its answer, or 503 when nobody answers; writes wait for the read models. */
 export function client(bus: Bus, log: Logger, timeoutMs: number, service: string, afterWrite?: AfterWrite) {
@@ -16,7 +19,7 @@ export function client(bus: Bus, log: Logger, timeoutMs: number, service: string
     try {
       const r = (await bus.request(rpcSubject(service, op), body, timeoutMs)) as (Result<unknown> & { written?: Written }) | null;
       if (!r || typeof r !== 'object' || typeof (r as { ok?: unknown }).ok !== 'boolean') return { ok: false, error: fail('internal', Messages.internal) };
-      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position);
+      if (r.written && afterWrite) await afterWrite(r.written.source, r.written.position, r.written.events);
       return r;
     } catch (e) {
       if (e instanceof RpcUnavailableError) {

@@ -4,7 +4,8 @@
 // when its definition changed, while the old tables keep serving until the switch.
 import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
-import { applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type Logger, type Subscription, type Trx } from '@bindery/platform';
+import { applyFollowingInOne, applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type Logger, type Metrics, type Subscription, type Trx } from '@bindery/platform';
+import type { Counter } from 'prom-client';
 import { SCHEMA } from '../projections/migrations';
 import { foldableRun, projectCatalog, projectCatalogInOne, projectItemsInOne } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
@@ -37,6 +38,18 @@ const FOLD_MANY: Partial<Record<Projection['name'], (evs: StoredEvent[]) => ((is
   },
   reading: projectReadingMany,
 };
+/**
+ * Projections that fold a write's own events from its answer, before the bus brings them (decision
+ * 96): the events a run of which folds in one statement. The reading service carries them
+ * (`trackingWrites`' `carry` in embedded/src/boot.ts).
+ */
+const FOLD_OFFERED: Partial<Record<Projection['name'], (evs: StoredEvent[]) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number }>> = {
+  reading: projectReadingMany,
+};
+/** the most offered events held, per source, while an event before them has not come */
+const OFFERED_MAX = 4096;
+/** the most positions folded from answers that the consumer has yet to pass, per source */
+const FOLDED_EARLY_MAX = 4096;
 const FOLD: Record<Projection['name'], (trx: Trx<GatewayDb>, ev: StoredEvent, suffix?: Suffix) => Promise<void>> = {
   catalog: projectCatalog,
   identity: projectIdentity,
@@ -67,6 +80,12 @@ export class ReadModels {
   private givenUp = new Map<string, number>();
   private poll: NodeJS.Timeout | null = null;
   private changeListeners = new Set<(source: string) => void>();
+  /** per source: events offered with writes' answers, by position, not folded yet */
+  private offered = new Map<string, Map<number, StoredEvent>>();
+  /** per source: positions folded from answers that this process's consumer has yet to pass */
+  private foldedEarly = new Map<string, Set<number>>();
+  /** sources whose offered events are being folded (one fold at a time each) */
+  private foldingOffered = new Set<string>();
 
   constructor(
     private db: Db<GatewayDb>,
@@ -75,7 +94,16 @@ export class ReadModels {
     /** true when this process holds the only consumer of each projection (embedded mode) */
     private soleConsumer: boolean,
     readonly projections: readonly Projection[] = [CATALOG, IDENTITY, READING, DEVICES],
-  ) {}
+    metrics?: Metrics,
+  ) {
+    this.offeredCount = metrics?.counter(
+      'bindery_read_model_offered_events_total',
+      "Events a write's answer carried to the gateway (decision 96), by source: outcome folded (at once, from the answer) or left (the bus brought them first, or an event before them had not come)",
+      ['source', 'outcome'],
+    );
+  }
+
+  private readonly offeredCount?: Counter<'source' | 'outcome'>;
 
   async start(): Promise<void> {
     await ensureStateTable(this.db);
@@ -131,6 +159,8 @@ export class ReadModels {
         durable: p.consumer,
         checkpoint: () => consumerCheckpoint(this.db, SCHEMA, p.consumer, p.source),
         handler: async (ev) => {
+          // folded already, from the answer of the write that appended it: only the position moves here
+          if (this.passEarly(p.source, ev.position)) return this.advanced(p.source, ev.position);
           // the most frequent events fold in one statement; the rest (and a parked one replayed) in a transaction
           const one = FOLD_IN_ONE[p.name]?.(ev);
           if (!(one && (await applyOnceInOne(this.db, SCHEMA, p.consumer, ev, one)))) {
@@ -143,6 +173,12 @@ export class ReadModels {
         ...(FOLD_MANY[p.name]
           ? {
               handleMany: async (evs: StoredEvent[]) => {
+                let early = 0;
+                while (early < evs.length && this.passEarly(p.source, evs[early]!.position)) early++;
+                if (early > 0) {
+                  this.advanced(p.source, evs[early - 1]!.position);
+                  return early;
+                }
                 const many = FOLD_MANY[p.name]!(evs);
                 if (many.count < 2) return 0;
                 const last = evs[many.count - 1]!;
@@ -156,8 +192,102 @@ export class ReadModels {
     );
   }
 
+  /**
+   * Events a write appended, carried by its answer (decision 96): folded at once when they follow
+   * what the projection has applied, in one statement that moves the shared checkpoint only from
+   * the position right before them. Otherwise they wait here for the events before them (the other
+   * answers of the same batch come in the same moment), and the bus brings them as ever; a write
+   * waiting for them is woken by whichever applies them first.
+   */
+  offer(source: string, events: readonly StoredEvent[]): void {
+    const p = this.projections.find((x) => x.source === source);
+    if (!p || !FOLD_OFFERED[p.name]) return;
+    const known = this.position(source);
+    const held = this.offered.get(source) ?? new Map<number, StoredEvent>();
+    this.offered.set(source, held);
+    let applied = 0;
+    for (const ev of events) {
+      if (ev?.source !== source || !Number.isSafeInteger(ev.position)) continue;
+      if (ev.position > known) held.set(ev.position, ev);
+      else applied++;
+    }
+    if (applied) this.offeredCount?.inc({ source, outcome: 'left' }, applied);
+    // the oldest go first (the map keeps insertion order): the bus brings whatever is dropped
+    let dropped = 0;
+    for (const pos of held.keys()) {
+      if (held.size <= OFFERED_MAX) break;
+      held.delete(pos);
+      dropped++;
+    }
+    if (dropped) this.offeredCount?.inc({ source, outcome: 'left' }, dropped);
+    this.foldOffered(p);
+  }
+
+  /** Drops the offered events at or below `known`: applied by the bus, not from an answer. */
+  private leave(source: string, held: Map<number, StoredEvent>, known: number): void {
+    let left = 0;
+    for (const pos of held.keys()) {
+      if (pos > known) continue;
+      held.delete(pos);
+      left++;
+    }
+    if (left) this.offeredCount?.inc({ source, outcome: 'left' }, left);
+  }
+
+  /** One fold of offered events at a time per source, after a turn of the event loop (the batch's other answers join). */
+  private foldOffered(p: Projection): void {
+    if (this.foldingOffered.has(p.source)) return;
+    this.foldingOffered.add(p.source);
+    setImmediate(() => {
+      void this.foldOfferedRun(p)
+        .catch((e: unknown) => {
+          this.log.warn({ err: e, projection: p.name }, 'folding events offered with an answer failed; the bus brings them');
+          return false;
+        })
+        .then((again) => {
+          this.foldingOffered.delete(p.source);
+          if (again) this.foldOffered(p);
+        });
+    });
+  }
+
+  /** Folds the offered run that follows the known position; true when it folded and more may follow. */
+  private async foldOfferedRun(p: Projection): Promise<boolean> {
+    const held = this.offered.get(p.source);
+    if (!held) return false;
+    const known = this.position(p.source);
+    this.leave(p.source, held, known);
+    const run: StoredEvent[] = [];
+    for (let pos = known + 1; held.has(pos); pos++) run.push(held.get(pos)!);
+    if (run.length === 0) return false;
+    const many = FOLD_OFFERED[p.name]!(run);
+    if (many.count === 0) return false;
+    const last = run[many.count - 1]!;
+    if (!(await applyFollowingInOne(this.db, SCHEMA, p.consumer, run[0]!, last, many))) return false;
+    const early = this.foldedEarly.get(p.source) ?? new Set<number>();
+    this.foldedEarly.set(p.source, early);
+    for (const ev of run.slice(0, many.count)) {
+      held.delete(ev.position);
+      early.add(ev.position);
+    }
+    for (const pos of early) {
+      if (early.size <= FOLDED_EARLY_MAX) break;
+      early.delete(pos);
+    }
+    this.offeredCount?.inc({ source: p.source, outcome: 'folded' }, many.count);
+    this.advanced(p.source, last.position);
+    return held.has(last.position + 1);
+  }
+
+  /** True (once) when the event at `position` was folded from an answer: the consumer passes it. */
+  private passEarly(source: string, position: number): boolean {
+    return this.foldedEarly.get(source)?.delete(position) ?? false;
+  }
+
   private advanced(source: string, position: number): void {
     if (position > (this.known.get(source) ?? 0)) this.known.set(source, position);
+    const held = this.offered.get(source);
+    if (held?.size) this.leave(source, held, position);
     for (const fn of this.changeListeners) fn(source);
     this.wakeWaiters();
   }

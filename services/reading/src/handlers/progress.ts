@@ -4,10 +4,10 @@ import type { Selectable } from 'kysely';
 import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
-import { GroupCommit, unnestRows } from '@bindery/platform';
+import { GroupCommit, isUniqueViolation, unnestRows, type EventRow } from '@bindery/platform';
 import { historyEntry, recordHistory } from '../store/history';
 import { SCHEMA } from '../store/migrations';
-import { t, type Ctx } from './context';
+import { readingEvents, t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 import * as L from '@bindery/locator';
 
@@ -179,24 +179,29 @@ async function knowDevice(trx: Trx, user: string, item: string, device: string):
 export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {}, req.device?.device_id);
   if (!prepared.ok) return prepared;
-  return ok(await positionWrites(ctx).submit({ user: req.caller.user_id, item: req.item_id!, prepared: prepared.value }));
+  const job = { user: req.caller.user_id, item: req.item_id!, prepared: prepared.value };
+  // null: a conflict to open, or a position that moved since it was read: the locked way, in a transaction
+  return ok((await positionWrites(ctx).submit(job)) ?? (await ctx.tx((trx) => writeProgress(ctx, trx, job.user, job.item, job.prepared))));
 }
 
-const groups = new WeakMap<Ctx, GroupCommit<WriteJob, Written>>();
+const groups = new WeakMap<Ctx, GroupCommit<WriteJob, Written | null>>();
 
 /**
- * The service's position writes, group-committed (decision 86): writes of different users that
- * arrive while a transaction runs go together in the next; a user's own writes take turns.
+ * The service's position writes, group-committed (decision 86) without a transaction (decision
+ * 96): writes of different users that arrive while a batch runs go together in the next; a user's
+ * own writes take turns.
  */
-function positionWrites(ctx: Ctx): GroupCommit<WriteJob, Written> {
+function positionWrites(ctx: Ctx): GroupCommit<WriteJob, Written | null> {
   let g = groups.get(ctx);
   if (!g) {
     const { groupCommit, groupCommitJobs } = ctx.rt.metrics;
     const name = { name: 'reading.progress' };
-    g = new GroupCommit<WriteJob, Written>({
-      many: (jobs) => ctx.tx((trx) => writeMany(ctx, trx, jobs)),
-      alone: (job) => ctx.tx((trx) => writeProgress(ctx, trx, job.user, job.item, job.prepared)),
+    g = new GroupCommit<WriteJob, Written | null>({
+      many: (jobs) => writeBatch(ctx, jobs),
+      alone: async (job) => (await writeBatch(ctx, [job]))[0]!,
       key: (job) => job.user,
+      // a write's answer carries and waits for its own events only (its user's stream), not the batch's
+      own: (job, events) => events.filter((e) => e.streamId === `user:${job.user}`),
       observe: (jobs, seconds) => {
         groupCommit.observe(name, seconds);
         groupCommitJobs.observe(name, jobs);
@@ -274,7 +279,7 @@ interface Found {
 }
 
 /** Found for several (user, book, device) at once, in one statement, in the order given. */
-async function findMany(trx: Trx, list: { user: string; item: string; device: string }[]): Promise<Found[]> {
+async function findMany(trx: Trx | Ctx['db'], list: { user: string; item: string; device: string }[]): Promise<Found[]> {
   const S = sql.raw(SCHEMA);
   const values = unnestRows(
     'v',
@@ -336,6 +341,185 @@ export async function writeMany(ctx: Ctx, trx: Trx, jobs: WriteJob[]): Promise<W
     for (const [i, x] of toSave.entries()) out[x.at] = { status: 'saved', healed: x.healed, progress: progressOut(rows[i]!) };
   }
   return out as Written[];
+}
+
+/**
+ * A batch of position writes with no transaction around it (decision 96): the current positions
+ * are read without a lock and each write judged on them; those to save are saved, recorded in the
+ * history and appended in one statement, each only where its position is still the one read (its
+ * version), under its user's lock. Null for a write that goes the locked way (writeProgress in a
+ * transaction): a conflict to open or offer, or a position that moved meanwhile (another replica,
+ * another route). The statement is the batch's only write: a batch that throws wrote nothing.
+ */
+async function writeBatch(ctx: Ctx, jobs: WriteJob[]): Promise<(Written | null)[]> {
+  const found = await findMany(
+    ctx.db,
+    jobs.map((j) => ({ user: j.user, item: j.item, device: j.prepared.inc.device })),
+  );
+  const out: (Written | null)[] = jobs.map(() => null);
+  const toSave: Optimistic[] = [];
+  for (const [k, job] of jobs.entries()) {
+    const healed = [...job.prepared.parsed.healed];
+    const judged = judge(job, found[k]!, healed);
+    if (judged === 'save') toSave.push({ at: k, job, cur: found[k]!.cur, known: found[k]!.known, healed });
+    else if (judged !== 'locked') out[k] = judged;
+  }
+  if (toSave.length === 0) return out;
+  const saved = await saveIfUnmoved(ctx, toSave);
+  for (const x of toSave) {
+    const row = saved?.get(x.at);
+    if (row) out[x.at] = { status: 'saved', healed: x.healed, progress: progressOut(row) };
+  }
+  return out;
+}
+
+/** A write to save where its position is still `cur` (writeBatch). */
+interface Optimistic {
+  at: number;
+  job: WriteJob;
+  cur: Row | undefined;
+  known: boolean;
+  healed: string[];
+}
+
+/**
+ * The judgement of `decide` that needs no write: kept by the guard, 'save', or 'locked' (a conflict
+ * to open or offer, which the locked way writes after judging again under the user's lock).
+ */
+function judge({ prepared }: WriteJob, { cur, open, known }: Found, healed: string[]): Written | 'save' | 'locked' {
+  const { inc, parsed, baseVersion } = prepared;
+  const curPct = cur ? Number(cur.percentage) : null;
+  if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
+    healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
+    return { status: 'kept', healed, progress: progressOut(cur!) };
+  }
+  if (parsed.force) return 'save';
+  if (open && open.incoming.device === inc.device) return 'locked';
+  const reason = conflictReason(
+    cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
+    { percentage: inc.position.percentage, device: inc.device, baseVersion },
+    cur ? known : true,
+  );
+  return reason && cur ? 'locked' : 'save';
+}
+
+/** errors after which a batch's writes go the locked way: another writer took a stream's version, a deadlock, a serialisation failure */
+const goesLocked = (e: unknown): boolean => isUniqueViolation(e, 'events_stream_version_key') || ['40P01', '40001'].includes((e as { code?: string } | null)?.code ?? '');
+
+/**
+ * Saves each position where it is still the one read (its version; none for a book not read yet),
+ * with its history line, the device noted as a writer of the book, and its event appended, in one
+ * statement under the users' locks (taken first, sorted, as `lockUsers` takes them). The saved rows
+ * by `at`; a write missing from them moved meanwhile. Null when the statement gave way to another
+ * writer (all go the locked way).
+ */
+async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, Row> | null> {
+  const now = ctx.now();
+  const S = sql.raw(SCHEMA);
+  const rows = list.map((x) => {
+    const { user, item, prepared } = x.job;
+    const { percentage, ...rest } = prepared.inc.position;
+    const id = x.cur?.id ?? newId();
+    const version = x.cur ? Number(x.cur.version) + 1 : 1;
+    const progress = progressOut({
+      id,
+      user_id: user,
+      item_id: item,
+      version,
+      created_at: x.cur?.created_at ?? now,
+      updated_at: now,
+      percentage,
+      position: rest,
+      client: prepared.inc.client,
+      device: prepared.inc.device,
+      sha256: x.cur?.sha256 ?? [],
+    });
+    // the event as savePositions makes it; its sha256 is the saved row's, set in the statement
+    const event: Reading.ReadingEvent = {
+      type: 'reading.progress-saved.v1',
+      data: {
+        user_id: user,
+        media_item_id: item,
+        progress,
+        ...(prepared.inc.device_id ? { device_id: prepared.inc.device_id } : {}),
+        sha256: x.cur?.sha256 ?? [],
+        history: historyEntry({ percentage, position: rest, client: prepared.inc.client, device: prepared.inc.device, reason: 'saved', recorded_at: now }),
+      },
+    };
+    readingEvents.check([event]);
+    return [
+      x.at,
+      id,
+      user,
+      item,
+      version,
+      percentage,
+      JSON.stringify(rest),
+      prepared.inc.client,
+      prepared.inc.device,
+      x.known,
+      `user:${user}`,
+      newId(),
+      JSON.stringify(event.data),
+    ];
+  });
+  const values = unnestRows(
+    'v',
+    {
+      k: 'int',
+      id: 'uuid',
+      user_id: 'uuid',
+      item_id: 'uuid',
+      version: 'bigint',
+      percentage: 'double precision',
+      position: 'jsonb',
+      client: 'text',
+      device: 'text',
+      known: 'boolean',
+      stream_id: 'text',
+      event_id: 'uuid',
+      data: 'jsonb',
+    },
+    rows,
+  );
+  // embedded: one connection, nothing to wait for (as lockUsers)
+  const locks = ctx.rt.mode === 'embedded' ? [] : [...new Set(list.map((x) => `bindery.reading.stream.user:${x.job.user}`))].sort();
+  const appended = ctx.store.appendPart(sql`
+    select v.k, v.stream_id, v.event_id, 'reading.progress-saved.v1' as type, v.data || jsonb_build_object('sha256', s.sha256) as data, '{}'::jsonb as metadata
+    from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id`);
+  let result: { rows: (EventRow & { k: number; saved: JsonRow<Row> })[] };
+  try {
+    result = await sql<EventRow & { k: number; saved: JsonRow<Row> }>`
+    with v as (select * from ${values}),
+    locks as materialized (select count(pg_advisory_xact_lock(hashtext(n))) as n from (select n from unnest(${locks}::text[]) as n order by n) as l),
+    saved as (
+      insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
+      select v.id, v.user_id, v.item_id, v.version, ${now}, v.percentage, v.position, v.client, v.device, coalesce(i.sha256, '[]'::jsonb), ${now}
+      from v left join ${S}.items i on i.id = v.item_id
+      where (select n from locks) >= 0
+      order by v.k
+      on conflict (user_id, item_id) do update set
+        percentage = excluded.percentage, position = excluded.position, client = excluded.client, device = excluded.device,
+        sha256 = coalesce((select i.sha256 from ${S}.items i where i.id = p.item_id), p.sha256), updated_at = excluded.updated_at, version = excluded.version
+      where p.version = excluded.version - 1
+      returning *
+    ), history as (
+      insert into ${S}.progress_history (user_id, item_id, percentage, position, client, device, reason, recorded_at)
+      select v.user_id, v.item_id, v.percentage, v.position, v.client, v.device, 'saved', ${now}
+      from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id order by v.k
+    ), writer as (
+      insert into ${S}.progress_devices (user_id, item_id, device)
+      select v.user_id, v.item_id, v.device from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id where not v.known
+      on conflict do nothing
+    ), appended as (${appended})
+    select a.*, v.k, to_jsonb(s) as saved
+    from appended a join v on v.event_id = a.event_id join saved s on s.user_id = v.user_id and s.item_id = v.item_id`.execute(ctx.db);
+  } catch (e) {
+    if (goesLocked(e)) return null;
+    throw e;
+  }
+  ctx.store.appendedInStatement(result.rows);
+  return new Map(result.rows.map((r) => [Number(r.k), fromJson(r.saved)]));
 }
 
 /** Kept by the guard or a conflict (written here), or null: the position is to be saved. */
