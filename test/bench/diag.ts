@@ -238,7 +238,7 @@ async function waitFor(ok: () => boolean, ms: number): Promise<void> {
 const OPS_BASE = Number(process.env.DIAG_OPS_PORT_BASE ?? 9480);
 /** the histograms of a write's steps, from each process's /metrics (platform/src/metrics.ts) */
 const STEP_METRICS =
-  /^bindery_(http_request_duration_seconds|rpc_duration_seconds|read_your_writes_wait_seconds|outbox_relay_pass_(seconds|events)|consumer_delivery_seconds|group_commit_batch_(seconds|jobs))_(sum|count)$/;
+  /^bindery_((http_request_duration_seconds|rpc_duration_seconds|read_your_writes_wait_seconds|outbox_relay_pass_(seconds|events)|consumer_delivery_seconds|group_commit_batch_(seconds|jobs))_(sum|count)|read_model_offered_events_total)$/;
 
 /** Every step histogram's sum and count, by process and series. */
 async function stepSamples(mode: Mode): Promise<Map<string, number>> {
@@ -259,6 +259,12 @@ async function stepSamples(mode: Mode): Promise<Map<string, number>> {
 function stepTable(a: Map<string, number>, b: Map<string, number>, seconds: number): string {
   const rows: string[][] = [['process and series (between the two samples)', 'per second', 'mean']];
   for (const [key, count] of b) {
+    // counters: their rate only (the events a write's answer carried, folded or left to the bus)
+    if (/_total(\{|$)/.test(key)) {
+      const n = count - (a.get(key) ?? 0);
+      if (n >= seconds * 5) rows.push([key, fmt(n / seconds, 0), '–']);
+      continue;
+    }
     if (!/_count(\{|$)/.test(key)) continue;
     const n = count - (a.get(key) ?? 0);
     // the steps that ran often enough to be part of the load, not the set-up
