@@ -87,6 +87,8 @@ export class NatsBus implements Bus {
   connected = true;
   /** copies JetStream keeps of each event stream (NATS_STREAM_REPLICAS; 3 on a 3-server cluster) */
   streamReplicas = 1;
+  /** the least gap between a source's relay passes, where it differs from RELAY_MIN_GAP_MS */
+  relayGapMs: Readonly<Record<string, number>> = {};
 
   constructor(
     readonly nc: NatsConnection,
@@ -111,7 +113,7 @@ export class NatsBus implements Bus {
         m.relayPass.observe(source, seconds);
         m.relayPassEvents.observe(source, events);
       });
-    this.relays.set(store.source, new Relay(store, this, this.log, observe));
+    this.relays.set(store.source, new Relay(store, this, this.log, observe, this.relayGapMs[store.source]));
   }
 
   /** Idempotent, so replicas may start together. Keeps every event (limits retention, no limits). */
@@ -590,6 +592,12 @@ export interface NatsBusOptions {
   streamReplicas?: number;
   /** reply subjects of this process (e.g. `_INBOX.catalog`), so NATS permissions keep other services' replies out of reach */
   inboxPrefix?: string;
+  /**
+   * The least time between two relay passes that found events, by source (RELAY_MIN_GAP_MS
+   * otherwise): a source whose answers carry their events to the gateway (trackingWrites' `carry`)
+   * is waited for by no answer, and its relay takes longer runs (decision 98)
+   */
+  relayGapMs?: Readonly<Record<string, number>>;
 }
 
 export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
@@ -610,6 +618,7 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
   try {
     bus = new NatsBus(nc, await jetstreamManager(nc), log, opts.metrics, opts.retry);
     bus.streamReplicas = opts.streamReplicas ?? 1;
+    bus.relayGapMs = opts.relayGapMs ?? {};
   } catch (e) {
     await nc.close();
     throw e;

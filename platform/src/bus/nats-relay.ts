@@ -9,11 +9,11 @@ export const RELAY = 'jetstream';
 const RELAY_TICK_MS = 250;
 const RELAY_BATCH = 256;
 /**
- * The least time between two passes that found events. An idle relay publishes an append at once;
- * under a stream of appends, a pass takes what a few milliseconds brought (one transaction and one
- * round of acknowledgements for several events, not one each).
+ * The least time between two passes that found events, unless a source sets its own. An idle relay
+ * publishes an append at once; under a stream of appends, a pass takes what a few milliseconds
+ * brought (one transaction and one round of acknowledgements for several events, not one each).
  */
-const RELAY_MIN_GAP_MS = 8;
+export const RELAY_MIN_GAP_MS = 8;
 
 export interface RelayTarget {
   ensureStream(source: string): Promise<void>;
@@ -36,6 +36,8 @@ export class Relay {
     private readonly log: BusLogger,
     /** told of each pass that published events: how many, and how long the pass took in seconds */
     private readonly observe?: (events: number, seconds: number) => void,
+    /** the least time between two passes that found events */
+    private readonly gapMs = RELAY_MIN_GAP_MS,
   ) {
     this.off = store.onAppend(() => this.wake.wake());
     this.done = this.run();
@@ -48,7 +50,7 @@ export class Relay {
       try {
         if (!streamReady) await this.bus.ensureStream(this.store.source);
         streamReady = true;
-        const gap = busyAt + RELAY_MIN_GAP_MS - performance.now();
+        const gap = busyAt + this.gapMs - performance.now();
         if (gap > 0) await pause(gap, this.ctl.signal);
         const started = performance.now();
         const n = await this.store.relayOnce(RELAY, this.bus.publishBatch, RELAY_BATCH);
