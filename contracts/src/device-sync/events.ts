@@ -83,7 +83,14 @@ export const DeviceSyncEvents = {
   'device-sync.device-updated.v1': Type.Object({ user_id: Uuid, device: Device }),
   /** the device is gone and its credential stops working */
   'device-sync.device-deleted.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
-  'device-sync.shelf-added.v1': Type.Object({ user_id: Uuid, device_id: Uuid, collection_id: Uuid, added_at: Type.String() }),
+  /** `collection_name`: the collection's name when the shelf was made (what its queued books say); absent in older logs */
+  'device-sync.shelf-added.v1': Type.Object({
+    user_id: Uuid,
+    device_id: Uuid,
+    collection_id: Uuid,
+    added_at: Type.String(),
+    collection_name: Type.Optional(Type.String({ maxLength: 100 })),
+  }),
   'device-sync.shelf-removed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, collection_id: Uuid }),
   'device-sync.shelves-cleared.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
   'device-sync.queue-entry-saved.v1': Type.Object({ user_id: Uuid, device_id: Uuid, entry: QueueEntry }),

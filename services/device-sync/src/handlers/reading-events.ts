@@ -8,6 +8,7 @@ import type { Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 import { t, type Ctx } from './context';
 import { enqueue } from './queue';
+import { onShelf } from './shelves';
 
 export const READING_CONSUMER = 'device-sync-reading';
 const readingEvents = eventSchemas(Reading.ReadingEvents);
@@ -20,7 +21,7 @@ export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
     types: TYPES,
     effect: async (trx, ev) => {
       const e = readingEvents.decode(ev);
-      return e ? apply(ctx, trx, e) : false;
+      return e ? apply(ctx, trx, e, new Date(ev.recordedAt)) : false;
     },
     // most positions are saved by users with no other device to queue them for
     idle: async (ev) => {
@@ -59,11 +60,11 @@ export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
 }
 
 async function shelvedOn(trx: Trx, collection: string) {
-  return t(trx).selectFrom('shelves').select(['device_id', 'user_id']).where('collection_id', '=', collection).execute();
+  return t(trx).selectFrom('shelves').select(['device_id', 'user_id', 'added_at', 'collection_name']).where('collection_id', '=', collection).execute();
 }
 
-/** Applies one event; false when it certainly appended nothing to device-sync's log. */
-async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<boolean> {
+/** Applies one event (recorded by reading `at`); false when it certainly appended nothing to device-sync's log. */
+async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent, at: Date): Promise<boolean> {
   switch (e.type) {
     case 'reading.collection-items-changed.v1': {
       const c = e.data.collection_id;
@@ -75,7 +76,9 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent): Promise<boole
           .execute();
       if (e.data.removed.length) await t(trx).deleteFrom('collection_items').where('collection_id', '=', c).where('item_id', 'in', e.data.removed).execute();
       for (const s of await shelvedOn(trx, c)) {
-        for (const item of e.data.added) await enqueue(ctx, trx, s.device_id, s.user_id, item, 'download', 'added to a collection on this device');
+        // added before the shelf was made, heard of after (reading's events come a moment later): it came with the shelf
+        const why = at < new Date(s.added_at) ? onShelf(s.collection_name) : 'added to a collection on this device';
+        for (const item of e.data.added) await enqueue(ctx, trx, s.device_id, s.user_id, item, 'download', why);
         for (const item of e.data.removed) await enqueue(ctx, trx, s.device_id, s.user_id, item, 'remove', 'removed from a collection on this device');
       }
       break;

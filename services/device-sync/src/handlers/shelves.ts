@@ -18,19 +18,25 @@ export async function addShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     const now = ctx.now();
     const added = await t(trx)
       .insertInto('shelves')
-      .values({ device_id: d.value.id, collection_id: cid.toLowerCase(), user_id: d.value.user_id, added_at: now })
+      .values({ device_id: d.value.id, collection_id: cid.toLowerCase(), user_id: d.value.user_id, added_at: now, collection_name: name })
       .onConflict((oc) => oc.columns(['device_id', 'collection_id']).doNothing())
       .returning('added_at')
       .executeTakeFirst();
     if (!added) return ok({ message: 'shelf already on device', collection_id: cid.toLowerCase() });
     await ctx.emit(trx, d.value.user_id, [
-      { type: 'device-sync.shelf-added.v1', data: { user_id: d.value.user_id, device_id: d.value.id, collection_id: cid.toLowerCase(), added_at: now.toISOString() } },
+      {
+        type: 'device-sync.shelf-added.v1',
+        data: { user_id: d.value.user_id, device_id: d.value.id, collection_id: cid.toLowerCase(), added_at: now.toISOString(), collection_name: name },
+      },
     ]);
     const items = await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', cid.toLowerCase()).execute();
-    for (const i of items) await enqueue(ctx, trx, d.value.id, d.value.user_id, i.item_id, 'download', `on the shelf "${name}"`);
+    for (const i of items) await enqueue(ctx, trx, d.value.id, d.value.user_id, i.item_id, 'download', onShelf(name));
     return ok({ message: 'shelf added', collection_id: cid.toLowerCase() });
   });
 }
+
+/** Why a book the shelf brought is queued: the collection's name, as the shelf was made with it. */
+export const onShelf = (name: string | null): string => `on the shelf "${name ?? 'a collection'}"`;
 
 export async function removeShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const cid = req.input?.collection_id;

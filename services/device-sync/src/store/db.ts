@@ -54,6 +54,8 @@ export interface ShelvesTable {
   collection_id: string;
   user_id: string;
   added_at: Time;
+  /** the collection's name when the shelf was made (null: made before it was kept) */
+  collection_name: string | null;
 }
 
 /** The reading service's hand-picked collection members, followed from its events. */

@@ -82,4 +82,11 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.devices add column kobo_token_hash text, add column kobo_books text not null default 'all';`);
     },
   },
+  {
+    name: 'device-sync-004-shelf-name',
+    async up(trx, s) {
+      // the collection's name when the shelf was made: a book that reaches device-sync late still says which shelf it came with
+      await execScript(trx, `alter table ${s}.shelves add column collection_name text;`);
+    },
+  },
 ];

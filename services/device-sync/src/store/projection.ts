@@ -78,7 +78,13 @@ export async function projectDeviceSync(trx: Trx, schema: string, ev: StoredEven
     case 'device-sync.shelf-added.v1':
       await s
         .insertInto('shelves')
-        .values({ device_id: e.data.device_id, collection_id: e.data.collection_id, user_id: e.data.user_id, added_at: e.data.added_at })
+        .values({
+          device_id: e.data.device_id,
+          collection_id: e.data.collection_id,
+          user_id: e.data.user_id,
+          added_at: e.data.added_at,
+          collection_name: e.data.collection_name ?? null,
+        })
         .onConflict((oc) => oc.doNothing())
         .execute();
       return;
