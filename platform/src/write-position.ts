@@ -56,12 +56,13 @@ export function noteCommitted(events: readonly StoredEvent[]): void {
 
 /**
  * Runs `fn` apart from the request it is called in, and says the highest position it appended and
- * the events it committed (when the request carries them and they are few): work done for several
+ * the events it committed (at most BATCH_CAP, else none): work done for several
  * requests at once (a batch of writes) that each request then notes as its own.
  */
 export async function capturingPosition<T>(fn: () => Promise<T>): Promise<{ value: T; position: number; events: StoredEvent[] }> {
-  const s: Scope = { position: 0, events: carryingEvents() ? [] : null, cap: BATCH_CAP };
-  // a batch may carry more than one request would: each request keeps its own share (GroupCommit)
+  // always kept, whatever request the batch happens to run in: each request takes its own share
+  // (GroupCommit) and carries it only if it carries events; a batch may hold more than one request would
+  const s: Scope = { position: 0, events: [], cap: BATCH_CAP };
   const value = await scope.run(s, fn);
   return { value, position: s.position, events: s.events ?? [] };
 }
