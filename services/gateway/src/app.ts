@@ -135,6 +135,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     trustProxy: o.trustProxy as boolean | string,
     frameworkErrors,
     clientErrorHandler,
+    // stopping, the gateway closes first and the services behind it stay up until it has: a request
+    // read after the close began (a busy process, a keep-alive connection) is served, not refused
+    // (the listener is closed, readiness already says no)
+    return503OnClosing: false,
   });
   // Compiled on a route's first request, not at start: ~200 schemas cost a restart tens of ms of CPU
   // that most of them never need (a device route on a server without devices, say).
