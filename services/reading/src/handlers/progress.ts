@@ -360,9 +360,10 @@ async function writeBatch(ctx: Ctx, jobs: WriteJob[]): Promise<(Written | null)[
   const toSave: Optimistic[] = [];
   for (const [k, job] of jobs.entries()) {
     const healed = [...job.prepared.parsed.healed];
-    const judged = judge(job, found[k]!, healed);
-    if (judged === 'save') toSave.push({ at: k, job, cur: found[k]!.cur, known: found[k]!.known, healed });
-    else if (judged !== 'locked') out[k] = judged;
+    const v = judge(job, found[k]!, healed);
+    if (v.kind === 'save') toSave.push({ at: k, job, cur: found[k]!.cur, known: found[k]!.known, healed });
+    else if (v.kind === 'kept') out[k] = v.written;
+    // a conflict to open or offer: the locked way writes it, judged again under the user's lock
   }
   if (toSave.length === 0) return out;
   const saved = await saveIfUnmoved(ctx, toSave);
@@ -382,25 +383,30 @@ interface Optimistic {
   healed: string[];
 }
 
-/**
- * The judgement of `decide` that needs no write: kept by the guard, 'save', or 'locked' (a conflict
- * to open or offer, which the locked way writes after judging again under the user's lock).
- */
-function judge({ prepared }: WriteJob, { cur, open, known }: Found, healed: string[]): Written | 'save' | 'locked' {
+/** What a write comes to, judged on the book's current position (no write made here). */
+type Verdict =
+  | { kind: 'kept'; written: Written }
+  | { kind: 'save' }
+  /** the device that disagrees keeps reading: its open conflict offers this position instead */
+  | { kind: 'offer'; open: NonNullable<Found['open']> }
+  | { kind: 'conflict'; reason: NonNullable<ReturnType<typeof conflictReason>>; cur: Row };
+
+/** The guard, then whether the write offers its position to an open conflict or opens one, else save. */
+function judge({ prepared }: WriteJob, { cur, open, known }: Found, healed: string[]): Verdict {
   const { inc, parsed, baseVersion } = prepared;
   const curPct = cur ? Number(cur.percentage) : null;
   if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
     healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
-    return { status: 'kept', healed, progress: progressOut(cur!) };
+    return { kind: 'kept', written: { status: 'kept', healed, progress: progressOut(cur!) } };
   }
-  if (parsed.force) return 'save';
-  if (open && open.incoming.device === inc.device) return 'locked';
+  if (parsed.force) return { kind: 'save' };
+  if (open && open.incoming.device === inc.device) return { kind: 'offer', open };
   const reason = conflictReason(
     cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
     { percentage: inc.position.percentage, device: inc.device, baseVersion },
     cur ? known : true,
   );
-  return reason && cur ? 'locked' : 'save';
+  return reason && cur ? { kind: 'conflict', reason, cur } : { kind: 'save' };
 }
 
 /** errors after which a batch's writes go the locked way: another writer took a stream's version, a deadlock, a serialisation failure */
@@ -523,54 +529,41 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
 }
 
 /** Kept by the guard or a conflict (written here), or null: the position is to be saved. */
-async function decide(ctx: Ctx, trx: Trx, { user, item, prepared }: WriteJob, { cur, open, known: knownNow }: Found, healed: string[]): Promise<Written | null> {
-  const { inc, parsed, baseVersion } = prepared;
-  const curPct = cur ? Number(cur.percentage) : null;
-  if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
-    healed.push(`guard: a first-page position did not overwrite the later position at ${curPct}`);
-    return { status: 'kept', healed, progress: progressOut(cur!) };
-  }
+async function decide(ctx: Ctx, trx: Trx, job: WriteJob, found: Found, healed: string[]): Promise<Written | null> {
+  const v = judge(job, found, healed);
+  if (v.kind === 'kept') return v.written;
+  if (v.kind === 'save') return null;
+  const { user, item, prepared } = job;
+  const { inc } = prepared;
   const incoming = { ...inc.position, client: inc.client, device: inc.device, ...(inc.device_id ? { bindery_device_id: inc.device_id } : {}), submitted_at: iso(ctx.now()) };
-  if (open && open.incoming.device === inc.device && !parsed.force) {
-    // the disagreeing device keeps reading: its latest position is what the conflict offers
+  if (v.kind === 'offer') {
     const c = await t(trx)
       .updateTable('conflicts')
       .set({ incoming: JSON.stringify(incoming) })
-      .where('id', '=', open.id)
+      .where('id', '=', v.open.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
-    return { status: 'conflict', healed, progress: progressOut(cur!), conflict: conflictOut(c) };
+    return { status: 'conflict', healed, progress: progressOut(found.cur!), conflict: conflictOut(c) };
   }
-  const known = cur ? knownNow : true;
-  const reason = parsed.force
-    ? null
-    : conflictReason(
-        cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
-        { percentage: inc.position.percentage, device: inc.device, baseVersion },
-        known,
-      );
-  if (reason && cur) {
-    const c = await t(trx)
-      .insertInto('conflicts')
-      .values({
-        id: newId(),
-        user_id: user,
-        item_id: item,
-        status: 'open',
-        reason,
-        current: JSON.stringify(positionOf(cur)),
-        incoming: JSON.stringify(incoming),
-        created_at: ctx.now(),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    // the device is known from now on: what it sends next is a normal write
-    await knowDevice(trx, user, item, inc.device);
-    await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
-    return { status: 'conflict', healed, progress: progressOut(cur), conflict: conflictOut(c) };
-  }
-  return null;
+  const c = await t(trx)
+    .insertInto('conflicts')
+    .values({
+      id: newId(),
+      user_id: user,
+      item_id: item,
+      status: 'open',
+      reason: v.reason,
+      current: JSON.stringify(positionOf(v.cur)),
+      incoming: JSON.stringify(incoming),
+      created_at: ctx.now(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  // the device is known from now on: what it sends next is a normal write
+  await knowDevice(trx, user, item, inc.device);
+  await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+  return { status: 'conflict', healed, progress: progressOut(v.cur), conflict: conflictOut(c) };
 }
 
 export function conflictOut(r: Selectable<ConflictsTable>): Reading.ConflictRecord {
