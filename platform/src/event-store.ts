@@ -269,15 +269,8 @@ export class EventStore<DB> implements EventLog {
       { k: 'int', i: 'int', stream_id: 'text', event_id: 'uuid', type: 'text', data: 'jsonb', metadata: 'jsonb' },
       streams.flatMap((s, k) => s.events.map((e, i) => [k, i, s.streamId, randomUUID(), e.type, JSON.stringify(e.data), JSON.stringify(e.metadata ?? {})])),
     );
-    const S = sql.raw(this.source);
     try {
-      const { rows: inserted } = await sql<Row>`
-        insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
-        select v.stream_id, coalesce((select max(e.stream_version) from ${S}.events e where e.stream_id = v.stream_id), -1) + 1 + v.i, v.event_id, v.type, v.data, v.metadata
-        from ${rows}
-        where ${this.appendLock()} is not null
-        order by v.k, v.i
-        returning *`.execute(trx);
+      const { rows: inserted } = await this.appendPart(sql`select * from ${rows}`).execute(trx);
       inserted.sort((a, b) => Number(a.global_position) - Number(b.global_position));
       for (const r of inserted) notePosition(Number(r.global_position));
       const byStream = new Map<string, StoredEvent[]>();
@@ -302,20 +295,21 @@ export class EventStore<DB> implements EventLog {
   /**
    * appendAnyMany's insert as a part of the caller's own statement, a data-modifying CTE: a
    * statement that saves a batch and appends its events at once, with no transaction around it
-   * (decision 96). `rows` is a query giving the columns k, stream_id, event_id, type, data and
-   * metadata: one event a stream, positions in the order of k. The append lock is taken at its first
-   * row and held to the statement's end, its commit. The caller's rows returned are `Row`s, which it
-   * hands to `appendedInStatement` once the statement ran. A concurrent writer that took a stream's
+   * (decision 96), and appendAnyMany's own. `rows` is a query giving the columns k, i, stream_id,
+   * event_id, type, data and metadata: a stream's i-th event of the call goes at its next version
+   * plus i, positions in the order of k, then i. The append lock is taken at its first
+   * row and held to the statement's end, its commit (or the transaction's). A statement of the
+   * caller's own hands the rows it returned to `appendedInStatement` once it ran. A concurrent writer that took a stream's
    * next version first fails the unique key, and the whole statement with it.
    */
   appendPart(rows: RawBuilder<unknown>): RawBuilder<Row> {
     const S = sql.raw(this.source);
     return sql<Row>`
       insert into ${S}.events (stream_id, stream_version, event_id, type, data, metadata)
-      select r.stream_id, coalesce((select max(e.stream_version) from ${S}.events e where e.stream_id = r.stream_id), -1) + 1, r.event_id, r.type, r.data, r.metadata
+      select r.stream_id, coalesce((select max(e.stream_version) from ${S}.events e where e.stream_id = r.stream_id), -1) + 1 + r.i, r.event_id, r.type, r.data, r.metadata
       from (${rows}) as r
       where ${this.appendLock()} is not null
-      order by r.k
+      order by r.k, r.i
       returning *`;
   }
 
@@ -766,7 +760,8 @@ export function crashPoint(point: string): void {
   if (process.env.BINDERY_FAULT_INJECTION === point) process.kill(process.pid, 'SIGKILL');
 }
 
-const retryableCode = (e: unknown): boolean => {
+/** A failure a command may simply run again after: a deadlock, a serialisation failure, a stale prepared plan. */
+export const retryableCode = (e: unknown): boolean => {
   const code = (e as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001' || isStalePlan(e);
 };

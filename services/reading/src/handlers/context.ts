@@ -1,5 +1,5 @@
 // What every reading handler shares: the runtime, the event store, and the transaction helper.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { asTables, commandTransaction, eventSchemas, EventStore, type NoTables, type ReactionSite, type Runtime, type Subscription } from '@bindery/platform';
 import { Reading } from '@bindery/contracts';
@@ -137,6 +137,14 @@ export class Ctx {
     return this.lock(trx, `stream.user:${user}`);
   }
 
+  /**
+   * A statement part that takes the stream locks of `users` as `lockUsers` does (in name order; none
+   * in embedded mode), for a statement with no transaction around it: its value is how many.
+   */
+  userLocks(users: readonly string[]): RawBuilder<number> {
+    return takeLocks(this.rt.mode === 'embedded' ? [] : [...new Set(users)].map((u) => lockName(`stream.user:${u}`)));
+  }
+
   private held = new WeakMap<Trx, Set<string>>();
 
   /** Serialises writes under `key` until the transaction ends; taken once per transaction. */
@@ -152,12 +160,18 @@ export class Ctx {
     const held = this.held.get(trx) ?? new Set<string>();
     const wanted = [...new Set(keys)].filter((k) => !held.has(k)).sort();
     if (wanted.length === 0) return;
-    const names = wanted.map((k) => `bindery.reading.${k}`);
+    const names = wanted.map(lockName);
     if (names.length === 1) await sql`select pg_advisory_xact_lock(hashtext(${names[0]}))`.execute(trx);
-    else await sql`select count(pg_advisory_xact_lock(hashtext(k))) from (select k from unnest(${names}::text[]) as k order by k) as s`.execute(trx);
+    else await sql`select ${takeLocks(names)}`.execute(trx);
     for (const k of wanted) held.add(k);
     this.held.set(trx, held);
   }
 }
+
+/** The advisory lock of a reading key (a user's stream: `stream.user:<id>`). */
+const lockName = (key: string) => `bindery.reading.${key}`;
+
+/** Takes the named advisory locks in name order (two holders of some of them never wait in a circle): how many. */
+const takeLocks = (names: readonly string[]) => sql<number>`(select count(pg_advisory_xact_lock(hashtext(k))) from (select k from unnest(${names}::text[]) as k order by k) as s)`;
 
 export const t = (q: Trx | Db) => q.withSchema(SCHEMA);

@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
-import { GroupCommit, isUniqueViolation, unnestRows, type EventRow } from '@bindery/platform';
+import { GroupCommit, isUniqueViolation, retryableCode, unnestRows, type EventRow } from '@bindery/platform';
 import { historyEntry, recordHistory } from '../store/history';
 import { SCHEMA } from '../store/migrations';
 import { readingEvents, t, type Ctx } from './context';
@@ -409,8 +409,8 @@ function judge({ prepared }: WriteJob, { cur, open, known }: Found, healed: stri
   return reason && cur ? { kind: 'conflict', reason, cur } : { kind: 'save' };
 }
 
-/** errors after which a batch's writes go the locked way: another writer took a stream's version, a deadlock, a serialisation failure */
-const goesLocked = (e: unknown): boolean => isUniqueViolation(e, 'events_stream_version_key') || ['40P01', '40001'].includes((e as { code?: string } | null)?.code ?? '');
+/** errors after which a batch's writes go the locked way: another writer took a stream's version, or one a command runs again after */
+const goesLocked = (e: unknown): boolean => isUniqueViolation(e, 'events_stream_version_key') || retryableCode(e);
 
 /**
  * Saves each position where it is still the one read (its version; none for a book not read yet),
@@ -488,16 +488,14 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
     },
     rows,
   );
-  // embedded: one connection, nothing to wait for (as lockUsers)
-  const locks = ctx.rt.mode === 'embedded' ? [] : [...new Set(list.map((x) => `bindery.reading.stream.user:${x.job.user}`))].sort();
   const appended = ctx.store.appendPart(sql`
-    select v.k, v.stream_id, v.event_id, 'reading.progress-saved.v1' as type, v.data || jsonb_build_object('sha256', s.sha256) as data, '{}'::jsonb as metadata
+    select v.k, 0 as i, v.stream_id, v.event_id, 'reading.progress-saved.v1' as type, v.data || jsonb_build_object('sha256', s.sha256) as data, '{}'::jsonb as metadata
     from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id`);
   let result: { rows: (EventRow & { k: number; saved: JsonRow<Row> })[] };
   try {
     result = await sql<EventRow & { k: number; saved: JsonRow<Row> }>`
     with v as (select * from ${values}),
-    locks as materialized (select count(pg_advisory_xact_lock(hashtext(n))) as n from (select n from unnest(${locks}::text[]) as n order by n) as l),
+    locks as materialized (select ${ctx.userLocks(list.map((x) => x.job.user))} as n),
     saved as (
       insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
       select v.id, v.user_id, v.item_id, v.version, ${now}, v.percentage, v.position, v.client, v.device, coalesce(i.sha256, '[]'::jsonb), ${now}
