@@ -35,6 +35,7 @@ import {
   type Runtime,
   type ServiceModule,
 } from '@bindery/platform';
+import { rpcSubject } from '@bindery/contracts';
 import { identityService } from '@bindery/identity';
 import { gatewayService, parsePublicUrls } from '@bindery/gateway';
 import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
@@ -191,6 +192,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       inboxPrefix: `_INBOX.${names.join('_')}`,
       // no answer waits for a carried source's relay: it takes longer runs (decision 98)
       relayGapMs: Object.fromEntries(CARRIED.map((s) => [s, CARRIED_RELAY_GAP_MS])),
+      coalesce: [rpcSubject('reading', 'progress-put')],
     });
   } else {
     database = await openPGlite(join(dataDir, 'db'), { sharedBuffers: cfg.PGLITE_SHARED_BUFFERS });

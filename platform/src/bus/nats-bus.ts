@@ -83,6 +83,9 @@ export class NatsBus implements Bus {
   private relays = new Map<string, Relay>();
   private consumers = new Set<ConsumerStatus>();
   private closing: Promise<void> | null = null;
+  /** subjects whose requests made in one turn of the event loop go as one message (`coalesced`) */
+  coalesced: ReadonlySet<string> = new Set();
+  private gathering = new Map<string, Gathered[]>();
   /** false between a disconnect and the reconnect */
   connected = true;
   /** copies JetStream keeps of each event stream (NATS_STREAM_REPLICAS; 3 on a 3-server cluster) */
@@ -448,6 +451,16 @@ export class NatsBus implements Bus {
           void p.finally(() => this.rpcInflight.delete(p));
         },
       });
+      srv.addEndpoint(`${op.replace(/[^-\w]/g, '_')}_many`, {
+        subject: manySubject(subject),
+        queue: service,
+        handler: (e, msg) => {
+          if (e) return this.log.error({ err: e, subject }, 'rpc endpoint failed');
+          const p = this.answerMany(subject, handler, msg);
+          this.rpcInflight.add(p);
+          void p.finally(() => this.rpcInflight.delete(p));
+        },
+      });
     }
     // serve() resolves once the server has the subscriptions: a request sent right after finds them.
     await this.nc.flush();
@@ -457,26 +470,119 @@ export class NatsBus implements Bus {
     // The caller's request id arrives as a header: everything the handler logs carries it.
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
     return withRequestId(requestId, async () => {
-      const done = this.metrics?.rpcTimer('server', subject);
-      let reply: string;
-      try {
-        const result = await handler(msg.data.length ? msg.json() : null);
-        reply = JSON.stringify(result === undefined ? null : result);
-        done?.(rpcOutcomeOf(result));
-      } catch (e) {
-        done?.('error');
-        this.log.error({ err: e, subject }, 'rpc handler threw');
-        reply = JSON.stringify(err(fail('internal', messageOf(e))));
-      }
-      msg.respond(reply);
+      msg.respond(JSON.stringify(await this.handle(subject, handler, msg.data.length ? msg.json() : null)));
       this.log.debug({ subject }, 'rpc handled');
     });
   }
 
+  /** One request's handler; what it threw becomes an `internal` failure. */
+  private async handle(subject: string, handler: RpcHandler, body: unknown): Promise<unknown> {
+    const done = this.metrics?.rpcTimer('server', subject);
+    try {
+      const result = await handler(body);
+      done?.(rpcOutcomeOf(result));
+      return result === undefined ? null : result;
+    } catch (e) {
+      done?.('error');
+      this.log.error({ err: e, subject }, 'rpc handler threw');
+      return err(fail('internal', messageOf(e)));
+    }
+  }
+
+  /** Several requests in one message (`coalesced`): each handled as if it came alone, the answers in their order. */
+  private async answerMany(subject: string, handler: RpcHandler, msg: ServiceMsg): Promise<void> {
+    let many: Many[];
+    try {
+      many = msg.json<Many[]>();
+      if (!Array.isArray(many)) throw new Error('not a list');
+    } catch (e) {
+      msg.respond(JSON.stringify(err(fail('invalid_request', `a batch of requests must be a list: ${messageOf(e)}`))));
+      return;
+    }
+    const results = await Promise.all(
+      many.map((m) =>
+        // each request's id, as its header would have brought it
+        withRequestId(typeof m?.id === 'string' ? m.id : undefined, async () => {
+          const result = await this.handle(subject, handler, m?.body ?? null);
+          this.log.debug({ subject }, 'rpc handled');
+          return result;
+        }),
+      ),
+    );
+    let reply = JSON.stringify(results);
+    // carried events are a shortcut (the read models hear of them over the bus anyway): a batch's
+    // answer too large for one message goes without them
+    if (Buffer.byteLength(reply) > (this.nc.info?.max_payload ?? Infinity) - HEADER_ROOM) reply = JSON.stringify(results.map(withoutCarried));
+    msg.respond(reply);
+  }
+
   async request(subject: string, body: unknown, timeoutMs = 10_000): Promise<unknown> {
+    if (this.coalesced.has(subject) && !this.closing) return this.gather(subject, body, timeoutMs);
+    return this.single(subject, body, timeoutMs, currentRequestId());
+  }
+
+  /**
+   * Holds a request for `subject` until this turn of the event loop ends, then sends the turn's
+   * requests as one message to `<subject>.many` (decision 99). Each caller gets its own answer, as
+   * if its request had gone alone.
+   */
+  private gather(subject: string, body: unknown, timeoutMs: number): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const g: Gathered = { body: JSON.stringify(body ?? null), timeoutMs, requestId: currentRequestId(), resolve, reject };
+      const list = this.gathering.get(subject);
+      if (list) return void list.push(g);
+      this.gathering.set(subject, [g]);
+      setImmediate(() => {
+        const all = this.gathering.get(subject) ?? [];
+        this.gathering.delete(subject);
+        // a message holds at most MANY_MAX requests and half of what the server takes in one message
+        const room = ((this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM) / 2;
+        let part: Gathered[] = [];
+        let bytes = 0;
+        for (const x of all) {
+          if (part.length > 0 && (part.length >= MANY_MAX || bytes + x.body.length > room)) {
+            void this.sendMany(subject, part);
+            part = [];
+            bytes = 0;
+          }
+          part.push(x);
+          bytes += x.body.length + 64;
+        }
+        if (part.length) void this.sendMany(subject, part);
+      });
+    });
+  }
+
+  private async sendMany(subject: string, list: Gathered[]): Promise<void> {
+    const alone = (g: Gathered) => this.single(subject, JSON.parse(g.body), g.timeoutMs, g.requestId).then(g.resolve, g.reject);
+    if (list.length === 1) return alone(list[0]!);
+    const done = list.map(() => this.metrics?.rpcTimer('client', subject));
+    const data = `[${list.map((g) => `{"id":${JSON.stringify(g.requestId ?? null)},"body":${g.body}}`).join(',')}]`;
+    const timeoutMs = Math.max(...list.map((g) => g.timeoutMs));
+    let replies: unknown;
+    try {
+      replies = (await this.nc.request(manySubject(subject), data, { timeout: timeoutMs })).json();
+    } catch (e) {
+      // served only by processes that take requests one by one (a rolling update): each goes alone
+      if (isNoResponders(e)) return void (await Promise.all(list.map(alone)));
+      const failure = this.rpcFailure(e, subject, timeoutMs);
+      for (const [k, g] of list.entries()) {
+        done[k]?.(failure instanceof RpcUnavailableError ? 'unavailable' : 'error');
+        g.reject(failure);
+      }
+      return;
+    }
+    for (const [k, g] of list.entries()) {
+      // a server refuses a batch it cannot read with one failure, which then answers each request
+      const reply = Array.isArray(replies) ? (replies[k] ?? null) : replies;
+      done[k]?.(rpcOutcomeOf(reply));
+      g.resolve(reply);
+    }
+  }
+
+  private async single(subject: string, body: unknown, timeoutMs: number, requestId: string | undefined): Promise<unknown> {
     const done = this.metrics?.rpcTimer('client', subject);
     const data = JSON.stringify(body ?? null);
-    const requestId = currentRequestId();
     // Headers count against the server's max_payload: a body the gateway accepted must not fail
     // for want of room for its request id, so a body that close to the limit goes without it.
     const room = (this.nc.info?.max_payload ?? Infinity) - HEADER_ROOM;
@@ -488,18 +594,18 @@ export class NatsBus implements Bus {
       done?.(rpcOutcomeOf(reply));
       return reply;
     } catch (e) {
-      const unavailable =
-        e instanceof NoRespondersError ||
-        (e instanceof RequestError && e.isNoResponders()) ||
-        e instanceof TimeoutError ||
-        e instanceof ClosedConnectionError ||
-        e instanceof DrainingConnectionError;
-      done?.(unavailable ? 'unavailable' : 'error');
-      if (e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders())) throw new RpcUnavailableError(subject, 'no responders');
-      if (e instanceof TimeoutError) throw new RpcUnavailableError(subject, `no reply within ${timeoutMs} ms`);
-      if (e instanceof ClosedConnectionError || e instanceof DrainingConnectionError) throw new RpcUnavailableError(subject, 'bus closed');
-      throw e;
+      const failure = this.rpcFailure(e, subject, timeoutMs);
+      done?.(failure instanceof RpcUnavailableError ? 'unavailable' : 'error');
+      throw failure;
     }
+  }
+
+  /** A request's failure as the caller sees it: RpcUnavailableError where no service could answer. */
+  private rpcFailure(e: unknown, subject: string, timeoutMs: number): unknown {
+    if (isNoResponders(e)) return new RpcUnavailableError(subject, 'no responders');
+    if (e instanceof TimeoutError) return new RpcUnavailableError(subject, `no reply within ${timeoutMs} ms`);
+    if (e instanceof ClosedConnectionError || e instanceof DrainingConnectionError) return new RpcUnavailableError(subject, 'bus closed');
+    return e;
   }
 
   // ---- shutdown ---------------------------------------------------------------------------
@@ -580,6 +686,35 @@ function toRuns(events: StoredEvent[]): Run[] {
   return runs;
 }
 
+const isNoResponders = (e: unknown) => e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders());
+
+/** the most requests one message carries (`coalesced`) */
+const MANY_MAX = 32;
+/** where several requests for `subject` go in one message */
+const manySubject = (subject: string) => `${subject}.many`;
+/** a request waiting for the end of the turn (`coalesced`) */
+interface Gathered {
+  /** the request's body as JSON */
+  body: string;
+  timeoutMs: number;
+  requestId: string | undefined;
+  resolve(v: unknown): void;
+  reject(e: unknown): void;
+}
+/** an answer without the events its `written` carries (write-position.ts) */
+function withoutCarried(result: unknown): unknown {
+  const w = (result as { written?: { events?: unknown } } | null)?.written;
+  if (!w || typeof w !== 'object' || !('events' in w)) return result;
+  const { events: _events, ...written } = w;
+  return { ...(result as object), written };
+}
+
+/** one request of a message that carries several */
+interface Many {
+  id: string | null;
+  body: unknown;
+}
+
 export interface NatsBusOptions {
   /** connection name shown by the server */
   name?: string;
@@ -598,6 +733,8 @@ export interface NatsBusOptions {
    * is waited for by no answer, and its relay takes longer runs (decision 98)
    */
   relayGapMs?: Readonly<Record<string, number>>;
+  /** request subjects whose requests made in one turn of the event loop go as one message */
+  coalesce?: readonly string[];
 }
 
 export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Promise<NatsBus> {
@@ -619,6 +756,7 @@ export async function connectNatsBus(url: string, opts: NatsBusOptions = {}): Pr
     bus = new NatsBus(nc, await jetstreamManager(nc), log, opts.metrics, opts.retry);
     bus.streamReplicas = opts.streamReplicas ?? 1;
     bus.relayGapMs = opts.relayGapMs ?? {};
+    bus.coalesced = new Set(opts.coalesce ?? []);
   } catch (e) {
     await nc.close();
     throw e;
