@@ -95,7 +95,7 @@ describe.skipIf(!existsSync(NATS_SERVER))(`JetStream bus: coalesced requests${ex
     const older = await connect({ servers: nats.url });
     conns.push(older);
     const s = rpcSubject('co5', 'echo');
-    older.subscribe(s, { queue: 'co5', callback: (_e, m) => m.respond(JSON.stringify({ alone: m.json() })) });
+    older.subscribe(s, { queue: 'co5', callback: (_e, m) => void m.respond(JSON.stringify({ alone: m.json() })) });
     await older.flush();
     const client = await connectNatsBus(nats.url, { name: 'co-client', logger: quiet(), coalesce: [s] });
     buses.push(client);

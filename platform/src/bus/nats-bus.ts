@@ -30,7 +30,7 @@ import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { err, eventRunSubject, eventStreamName, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
 import type { EventLog } from '../event-store';
 import { createLogger, currentRequestId, REQUEST_ID_HEADER, withRequestId } from '../logger';
-import { rpcOutcomeOf, type Metrics } from '../metrics';
+import { rpcOutcomeOf, type Metrics, type RpcOutcome } from '../metrics';
 import { Relay, RELAY } from './nats-relay';
 import { Wake } from './wake';
 import { backoff, pause, retryDelay } from './retry';
@@ -518,7 +518,7 @@ export class NatsBus implements Bus {
 
   async request(subject: string, body: unknown, timeoutMs = 10_000): Promise<unknown> {
     if (this.coalesced.has(subject) && !this.closing) return this.gather(subject, body, timeoutMs);
-    return this.single(subject, body, timeoutMs, currentRequestId());
+    return this.single(subject, JSON.stringify(body ?? null), timeoutMs, currentRequestId());
   }
 
   /**
@@ -528,7 +528,7 @@ export class NatsBus implements Bus {
    */
   private gather(subject: string, body: unknown, timeoutMs: number): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const g: Gathered = { body: JSON.stringify(body ?? null), timeoutMs, requestId: currentRequestId(), resolve, reject };
+      const g: Gathered = { body: JSON.stringify(body ?? null), timeoutMs, requestId: currentRequestId(), done: this.metrics?.rpcTimer('client', subject), resolve, reject };
       const list = this.gathering.get(subject);
       if (list) return void list.push(g);
       this.gathering.set(subject, [g]);
@@ -554,9 +554,8 @@ export class NatsBus implements Bus {
   }
 
   private async sendMany(subject: string, list: Gathered[]): Promise<void> {
-    const alone = (g: Gathered) => this.single(subject, JSON.parse(g.body), g.timeoutMs, g.requestId).then(g.resolve, g.reject);
+    const alone = (g: Gathered) => this.single(subject, g.body, g.timeoutMs, g.requestId, g.done).then(g.resolve, g.reject);
     if (list.length === 1) return alone(list[0]!);
-    const done = list.map(() => this.metrics?.rpcTimer('client', subject));
     const data = `[${list.map((g) => `{"id":${JSON.stringify(g.requestId ?? null)},"body":${g.body}}`).join(',')}]`;
     const timeoutMs = Math.max(...list.map((g) => g.timeoutMs));
     let replies: unknown;
@@ -566,8 +565,8 @@ export class NatsBus implements Bus {
       // served only by processes that take requests one by one (a rolling update): each goes alone
       if (isNoResponders(e)) return void (await Promise.all(list.map(alone)));
       const failure = this.rpcFailure(e, subject, timeoutMs);
-      for (const [k, g] of list.entries()) {
-        done[k]?.(failure instanceof RpcUnavailableError ? 'unavailable' : 'error');
+      for (const g of list) {
+        g.done?.(failure instanceof RpcUnavailableError ? 'unavailable' : 'error');
         g.reject(failure);
       }
       return;
@@ -575,14 +574,13 @@ export class NatsBus implements Bus {
     for (const [k, g] of list.entries()) {
       // a server refuses a batch it cannot read with one failure, which then answers each request
       const reply = Array.isArray(replies) ? (replies[k] ?? null) : replies;
-      done[k]?.(rpcOutcomeOf(reply));
+      g.done?.(rpcOutcomeOf(reply));
       g.resolve(reply);
     }
   }
 
-  private async single(subject: string, body: unknown, timeoutMs: number, requestId: string | undefined): Promise<unknown> {
-    const done = this.metrics?.rpcTimer('client', subject);
-    const data = JSON.stringify(body ?? null);
+  /** One request in a message of its own; `data` is its body as JSON. */
+  private async single(subject: string, data: string, timeoutMs: number, requestId: string | undefined, done = this.metrics?.rpcTimer('client', subject)): Promise<unknown> {
     // Headers count against the server's max_payload: a body the gateway accepted must not fail
     // for want of room for its request id, so a body that close to the limit goes without it.
     const room = (this.nc.info?.max_payload ?? Infinity) - HEADER_ROOM;
@@ -698,6 +696,8 @@ interface Gathered {
   body: string;
   timeoutMs: number;
   requestId: string | undefined;
+  /** its RPC timing, from when it was asked */
+  done: ((outcome: RpcOutcome) => void) | undefined;
   resolve(v: unknown): void;
   reject(e: unknown): void;
 }
