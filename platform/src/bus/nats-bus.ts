@@ -441,26 +441,23 @@ export class NatsBus implements Bus {
     this.services.push(srv);
     for (const [op, handler] of Object.entries(handlers)) {
       const subject = rpcSubject(service, op);
-      srv.addEndpoint(op.replace(/[^-\w]/g, '_'), {
-        subject,
-        queue: service,
-        handler: (e, msg) => {
-          if (e) return this.log.error({ err: e, subject }, 'rpc endpoint failed');
-          const p = this.answer(subject, handler, msg);
-          this.rpcInflight.add(p);
-          void p.finally(() => this.rpcInflight.delete(p));
-        },
-      });
-      srv.addEndpoint(`${op.replace(/[^-\w]/g, '_')}_many`, {
-        subject: manySubject(subject),
-        queue: service,
-        handler: (e, msg) => {
-          if (e) return this.log.error({ err: e, subject }, 'rpc endpoint failed');
-          const p = this.answerMany(subject, handler, msg);
-          this.rpcInflight.add(p);
-          void p.finally(() => this.rpcInflight.delete(p));
-        },
-      });
+      const name = op.replace(/[^-\w]/g, '_');
+      // each request alone, and several in one message (decision 99)
+      for (const [endpoint, on, answer] of [
+        [name, subject, this.answer],
+        [`${name}_many`, manySubject(subject), this.answerMany],
+      ] as const) {
+        srv.addEndpoint(endpoint, {
+          subject: on,
+          queue: service,
+          handler: (e, msg) => {
+            if (e) return this.log.error({ err: e, subject }, 'rpc endpoint failed');
+            const p = answer.call(this, subject, handler, msg);
+            this.rpcInflight.add(p);
+            void p.finally(() => this.rpcInflight.delete(p));
+          },
+        });
+      }
     }
     // serve() resolves once the server has the subscriptions: a request sent right after finds them.
     await this.nc.flush();
