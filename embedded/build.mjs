@@ -5,6 +5,7 @@
 // own dependencies (the image installs exactly those, production only).
 //   node embedded/build.mjs              build
 //   node embedded/build.mjs --if-stale   build only when an input is newer than the output
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 
@@ -161,6 +162,27 @@ await build({
   legalComments: 'eof',
   logLevel: 'warning',
 });
+// a new embedded database's data directory, made once here (initdb and pg_trgm) and unpacked by a
+// first start instead of running initdb (platform/src/db.ts, initdbApart)
+execFileSync(
+  process.execPath,
+  [
+    '--input-type=module',
+    '-e',
+    `const [pglite, trgm, file] = process.argv.slice(1);
+const { PGlite } = await import(pglite);
+const { pg_trgm } = await import(trgm);
+const db = await PGlite.create({ extensions: { pg_trgm } });
+await db.exec('create extension if not exists pg_trgm');
+const tar = await db.dumpDataDir('gzip');
+(await import('node:fs')).writeFileSync(file, Buffer.from(await tar.arrayBuffer()));
+await db.close();`,
+    import.meta.resolve('@electric-sql/pglite'),
+    import.meta.resolve('@electric-sql/pglite/contrib/pg_trgm'),
+    join(out, 'pgdata.tar.gz'),
+  ],
+  { stdio: 'inherit' },
+);
 writeFileSync(stamp, JSON.stringify({ builtAt: started, inputs, externals: [...externals.keys()].sort() }, null, 1));
 console.error(`built embedded/dist (${ENTRIES.join(', ')}) in ${Date.now() - started} ms`);
 

@@ -52,7 +52,8 @@ describe.skipIf(!isRoot)('the production output in a clean directory, as uid 655
 
   it('holds compiled JavaScript and production dependencies only: no TypeScript, no loader, no tests', () => {
     const files = walk(app).map((f) => f.slice(app.length + 1));
-    expect(files.filter((f) => f.startsWith('dist/')).sort()).toEqual(expect.arrayContaining(['dist/main.js', 'dist/service.js']));
+    // with the template data directory a first start unpacks instead of running initdb
+    expect(files.filter((f) => f.startsWith('dist/')).sort()).toEqual(expect.arrayContaining(['dist/main.js', 'dist/service.js', 'dist/pgdata.tar.gz']));
     expect(files.filter((f) => !f.startsWith('node_modules/') && /\.ts$/.test(f))).toEqual([]);
     expect(files.filter((f) => !f.startsWith('node_modules/') && !f.startsWith('dist/') && !f.startsWith(`${PLUGIN}/`))).toEqual(['package.json']);
     const installed = readdirSync(join(app, 'node_modules/.pnpm'));
