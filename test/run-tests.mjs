@@ -23,7 +23,20 @@ if (existsSync(report)) {
   skipped = (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0);
 } else failed = 1;
 if (lint.status !== 0) failed += 1;
-const code = lint.status !== 0 ? 1 : (r.status ?? 1);
+// the fault drill's short form (issue 46): two replicas of every service, a gateway killed under
+// load; it fails when writes stall (p99 ≥ 1 s), the live channel goes silent (≥ 2 s) or anything is
+// lost. Alone after the suite, on a quiet machine, so its timings mean something. One test.
+let drill = { status: 0 };
+// Opt-in for now (BINDERY_DRILL=1): its live-silence goal was missed once (2.5 s) after a 45-minute run.
+if (process.argv.length <= 2 && process.env.BINDERY_DRILL === '1') {
+  console.log('\nthe fault drill, short form (DRILL_SHORT=1 pnpm drill)');
+  drill = spawnSync('pnpm', ['exec', 'tsx', 'test/fault/drill.ts'], { cwd: root, stdio: 'inherit', env: { ...process.env, DRILL_SHORT: '1' } });
+  if (drill.status === 0) passed += 1;
+  else if (drill.status === 3) skipped += 1;
+  else failed += 1;
+}
+const drillFailed = drill.status !== 0 && drill.status !== 3;
+const code = lint.status !== 0 || drillFailed ? 1 : (r.status ?? 1);
 if (code !== 0 && failed === 0) failed = 1;
 console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(code);

@@ -33,6 +33,12 @@ export const Messages = {
   // Decided by Bindery where the spec is silent (docs/decisions.md).
   unauthorized: 'authentication required',
   invalidToken: 'invalid or expired token',
+  /** issue 43: editing metadata and covers needs an admin or the can_edit_metadata permission */
+  editorRequired: 'metadata editing access required',
+  resetFieldsInvalid:
+    'reset_fields must be a list of: title, sort_title, authors, contributors, series, series_index, language, publisher, description, isbn, identifiers, tags, year, reading_direction, cover',
+  coverImageInvalid: 'the cover must be a JPEG, PNG, WebP or GIF image of at most 20 MB and 100 million pixels',
+  coverPageInvalid: 'page must be a page number of the book (1 is the first)',
   invalidRefreshToken: 'invalid or expired refresh token',
   sessionNotFound: 'session not found',
   invalidSessionId: 'invalid session id',
@@ -65,7 +71,7 @@ export const Messages = {
   requestTimeout: 'request timeout',
   headersTooLarge: 'request headers too large',
   usernameCharacters: 'username must not contain control or bidirectional formatting characters',
-  crossSiteRefused: 'cookie-authenticated requests must be JSON or carry the X-Requested-With header',
+  crossSiteRefused: "cookie-authenticated requests must carry the session's X-CSRF-Token header",
   /** a sign-in or a cookie's WebSocket whose Origin (or Referer) names another site */
   crossOriginRefused: 'requests from another site are refused',
 } as const;

@@ -36,8 +36,9 @@ import {
   type ServiceModule,
 } from '@bindery/platform';
 import { rpcSubject } from '@bindery/contracts';
+import { binderyStreams, embeddedBackup, postgresBackup } from '@bindery/platform/backup';
 import { identityService } from '@bindery/identity';
-import { gatewayService, parsePublicUrls } from '@bindery/gateway';
+import { gatewayService, parsePublicUrls, scrubSecrets } from '@bindery/gateway';
 import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 import { readingService } from '@bindery/reading';
 import { deviceSyncService } from '@bindery/device-sync';
@@ -57,6 +58,8 @@ export const Config = Type.Object({
   HOST: Type.String({ default: '0.0.0.0', minLength: 1 }),
   COOKIE_SECURE: Type.Boolean({ default: false }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, maximum: 64 * 1024 * 1024, default: 1024 * 1024 }),
+  /** the largest book file an upload takes (checked while it streams; default 500 MiB) */
+  UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, maximum: 1024 * 1024 * 1024 * 1024, default: 500 * 1024 * 1024 }),
   /**
    * Every HTTP listener (the gateway's, the ops listener): the whole request (headers and body) must
    * arrive within HTTP_REQUEST_TIMEOUT_SECONDS and its headers within HTTP_HEADERS_TIMEOUT_SECONDS
@@ -141,7 +144,8 @@ export interface Started {
 
 export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url: string) => void): Promise<Started> {
   const cfg = loadConfig(Config, env);
-  const log = createLogger('bindery', cfg.LOG_LEVEL);
+  // no Kobo token, reader key or device credential in any line, whichever service wrote it
+  const log = createLogger('bindery', cfg.LOG_LEVEL, { scrub: scrubSecrets });
   const distributed = Boolean(cfg.DATABASE_URL || cfg.NATS_URL);
   if (distributed && !(cfg.DATABASE_URL && cfg.NATS_URL)) {
     throw new Error(
@@ -216,6 +220,18 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
     metrics,
     probes,
     foreground: new Foreground(),
+    // the whole deployment's backup (issue 46): PGlite's own image here, pg_dump of every schema from one snapshot distributed
+    backup: distributed
+      ? postgresBackup({
+          url: cfg.DATABASE_URL!,
+          streams: () =>
+            binderyStreams({
+              url: cfg.NATS_URL!,
+              ...(natsAuthOpts && 'user' in natsAuthOpts ? natsAuthOpts : {}),
+              ...(natsAuthOpts && 'credsFile' in natsAuthOpts ? natsAuthOpts : {}),
+            }),
+        })
+      : embeddedBackup({ db: database.db, dumpDataDir: database.dumpDataDir!, dataDir, coverDir: resolve(cfg.COVERS_DIR ?? join(dataDir, 'covers')) }),
   };
   let url: string | null = null;
   const roots = cfg.LIBRARY_ROOTS.split(delimiter).filter((r) => r !== '');
@@ -239,6 +255,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       host: cfg.HOST,
       cookieSecure: cfg.COOKIE_SECURE,
       bodyLimit: cfg.BODY_LIMIT_BYTES,
+      uploadMaxBytes: cfg.UPLOAD_MAX_BYTES,
       timeouts: httpTimeouts,
       trustProxy: trustProxy(cfg.TRUST_PROXY),
       publicUrls: parsePublicUrls(cfg.PUBLIC_URL),

@@ -24,6 +24,8 @@ export interface Database {
   db: Db<NoTables>;
   kind: 'postgres' | 'pglite';
   close(): Promise<void>;
+  /** PGlite: its data directory as one gzipped tarball, written under its query lock (a backup's image) */
+  dumpDataDir?: () => Promise<Blob>;
 }
 
 /** a statement text runs this often before it is kept prepared */
@@ -143,7 +145,7 @@ export async function openPGlite(dataDir: string, tuning: PGliteTuning = {}): Pr
   await lite.exec('create extension if not exists pg_trgm');
   if (process.env.BINDERY_SQL_PROFILE) profileStatements(lite, process.env.BINDERY_SQL_PROFILE);
   const db = new Kysely<NoTables>({ dialect: new PreparedPGliteDialect(lite, pglite) });
-  return { db, kind: 'pglite', close: () => db.destroy() };
+  return { db, kind: 'pglite', close: () => db.destroy(), dumpDataDir: () => lite.dumpDataDir('gzip') };
 }
 
 /**

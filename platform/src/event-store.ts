@@ -248,7 +248,12 @@ export class EventStore<DB> implements EventLog {
     return sql`pg_advisory_xact_lock(hashtext(${'bindery.events.' + this.source}))`;
   }
 
-  private async lockAppends(trx: Trx<DB> | Trx<Tables>): Promise<void> {
+  /**
+   * Takes the store's append lock now, held to the transaction's end (an append takes it anyway). A
+   * command reads under it when its answer must match exactly what its events act on: no other
+   * append lands between the read and its own.
+   */
+  async lockAppends(trx: Trx<DB> | Trx<Tables>): Promise<void> {
     await sql`select ${this.appendLock()}`.execute(trx);
   }
 
@@ -330,9 +335,9 @@ export class EventStore<DB> implements EventLog {
 
   /**
    * Starts many streams in one statement (a scan adding hundreds of items). Every stream must be
-   * new: one that already exists fails the whole append with a ConcurrencyError.
+   * new: one that already exists fails the whole append with a ConcurrencyError. Returns the events as stored.
    */
-  async appendNewStreams(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[]): Promise<void> {
+  async appendNewStreams(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[]): Promise<StoredEvent[]> {
     const rows = streams.flatMap((s) =>
       s.events.map((e, i) => ({
         stream_id: s.streamId,
@@ -343,11 +348,31 @@ export class EventStore<DB> implements EventLog {
         metadata: JSON.stringify(e.metadata ?? {}),
       })),
     );
-    if (rows.length === 0) return;
+    if (rows.length === 0) return [];
     await this.lockAppends(trx);
     try {
-      const inserted = await this.t(trx).insertInto('events').values(rows).returning('global_position').execute();
-      for (const r of inserted) notePosition(Number(r.global_position));
+      // the data and metadata are the caller's: only what the database gave them comes back (a scan's
+      // batch of new items would otherwise send its whole JSON back through the driver)
+      const inserted = await this.t(trx).insertInto('events').values(rows).returning(['event_id', 'global_position', 'recorded_at']).execute();
+      const given = streams.flatMap((s) => s.events);
+      const at = new Map<string, number>(rows.map((r, k) => [r.event_id, k]));
+      return inserted.map((r) => {
+        notePosition(Number(r.global_position));
+        const k = at.get(String(r.event_id))!;
+        const e = given[k]!;
+        const row = rows[k]!;
+        return {
+          id: row.event_id,
+          type: e.type,
+          source: this.source,
+          streamId: row.stream_id,
+          version: row.stream_version,
+          position: Number(r.global_position),
+          data: e.data,
+          metadata: e.metadata ?? {},
+          recordedAt: toIso(r.recorded_at as Date),
+        };
+      });
     } catch (e) {
       if (isUniqueViolation(e, 'events_stream_version_key')) throw new ConcurrencyError(rows[0]!.stream_id, -1, 0);
       throw e;
@@ -357,9 +382,10 @@ export class EventStore<DB> implements EventLog {
   /**
    * Appends to many streams, new or not, without a version check, in a few statements (a
    * library's deletion removing each of its thousands of items). A concurrent append to one of
-   * them fails the whole call with a ConcurrencyError, to be retried.
+   * them fails the whole call with a ConcurrencyError, to be retried. Returns the events as stored.
    */
-  async appendToStreams(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[], chunk = 1000): Promise<void> {
+  async appendToStreams(trx: Trx<DB>, streams: { streamId: string; events: NewEvent[] }[], chunk = 1000): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
     for (let i = 0; i < streams.length; i += chunk) {
       const part = streams.slice(i, i + chunk);
       const heads = new Map<string, number>();
@@ -387,7 +413,8 @@ export class EventStore<DB> implements EventLog {
       if (rows.length === 0) continue;
       await this.lockAppends(trx);
       try {
-        await this.t(trx).insertInto('events').values(rows).execute();
+        const inserted = (await this.t(trx).insertInto('events').values(rows).returningAll().execute()) as Row[];
+        for (const r of inserted) out.push(this.toStored(r));
       } catch (e) {
         if (isUniqueViolation(e, 'events_stream_version_key')) {
           const head = heads.get(rows[0]!.stream_id) ?? -1;
@@ -396,6 +423,7 @@ export class EventStore<DB> implements EventLog {
         throw e;
       }
     }
+    return out;
   }
 
   /** The stream's last version (-1 for a stream with no events): what an append after a decision expects. */

@@ -19,3 +19,4 @@ export * from './metrics';
 export * from './parking';
 export * from './ops-server';
 export * from './group-commit';
+export * from './mail';

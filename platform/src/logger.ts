@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -41,9 +41,19 @@ export function acceptRequestId(given: unknown): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
-  const pretty = process.stdout.isTTY && process.env.NODE_ENV !== 'production';
-  return pino({
+export interface LoggerOptions {
+  /**
+   * Rewrites each line, as written (JSON: message, fields, an error's stack), before it leaves the
+   * process: the caller's secrets out of it. Children of the logger share it.
+   */
+  scrub?: (line: string) => string;
+  /** where lines go (default: stdout, pretty on a terminal) */
+  destination?: DestinationStream;
+}
+
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', opts: LoggerOptions = {}): Logger {
+  const pretty = !opts.destination && process.stdout.isTTY && process.env.NODE_ENV !== 'production';
+  const options = {
     name,
     level,
     // Every logger, and every child of it, stamps the current request id: handler code need not pass it around.
@@ -51,6 +61,8 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
       const id = requestContext.getStore()?.requestId;
       return id ? { requestId: id } : {};
     },
+    ...(opts.scrub ? { hooks: { streamWrite: opts.scrub } } : {}),
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss' } } } : {}),
-  });
+  };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
 }

@@ -7,6 +7,7 @@ import type { Bus } from './bus/types';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { Probes } from './ops-server';
+import type { BackupSource } from './backup/snapshot';
 
 export interface Runtime {
   mode: 'embedded' | 'distributed';
@@ -25,6 +26,8 @@ export interface Runtime {
   probes: Probes;
   /** requests this process is answering now (HTTP and RPC); background work gives way to them */
   foreground: Foreground;
+  /** takes a backup of the whole deployment (the gateway's admin route and its schedule), where this process can */
+  backup?: BackupSource;
 }
 
 /**

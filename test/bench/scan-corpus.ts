@@ -1,8 +1,9 @@
 // The corpora of `pnpm bench:scan`: made by ../shared/peers/make-corpus.sh when missing, and
 // described (files the scanner reads, bytes per format) with the catalog's own crawl.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { smallEpub } from '../e2e/kobo-helpers';
 import { ROOT } from '../support/bindery';
 import { crawl, type FoundFile } from '../../services/catalog/src/scanner/crawl';
 
@@ -22,11 +23,34 @@ export interface Corpus {
   byFormat: Record<string, { files: number; bytes: number }>;
 }
 
-/** Makes the corpus when the folder does not exist; refuses a folder without a summary (still being made?). */
-export async function ensureCorpus(n: number, dir: string): Promise<void> {
+/**
+ * Makes the corpus when the folder does not exist; refuses a folder without a summary (still being
+ * made?). `generated`: n small EPUBs written here in a second (each its own title, author, series and
+ * text) instead of make-corpus.sh's real mix, which takes about n/200 minutes: for a step whose
+ * question is the per-book cost, not the formats (the calibre library's), on a machine without the time.
+ */
+export async function ensureCorpus(n: number, dir: string, generated = false): Promise<void> {
   if (existsSync(join(dir, 'corpus-summary.json'))) return;
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     throw new Error(`${dir} has no corpus-summary.json: make-corpus.sh has not finished there (still running?), or the folder is something else`);
+  }
+  if (generated) {
+    mkdirSync(dir, { recursive: true });
+    const rnd = seeded(SEED);
+    const words = ['lamp', 'river', 'stone', 'winter', 'garden', 'letter', 'harbour', 'silver', 'orchard', 'station', 'window', 'thread'];
+    const pick = () => words[Math.floor(rnd() * words.length)]!;
+    for (let i = 0; i < n; i++) {
+      const text = Array.from({ length: 40 + Math.floor(rnd() * 200) }, () => `The ${pick()} and the ${pick()} at ${i}.`).join(' ');
+      const sub = join(dir, `shelf-${String(i % 20).padStart(2, '0')}`);
+      mkdirSync(sub, { recursive: true });
+      const uid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      writeFileSync(
+        join(sub, `book-${i}.epub`),
+        smallEpub(`Generated Book ${i} of the ${pick()}`, `Author ${i % 300} ${pick()}`, uid, text, { name: `Saga ${i % 150}`, index: Math.floor(i / 150) + 1 }),
+      );
+    }
+    writeFileSync(join(dir, 'corpus-summary.json'), `${JSON.stringify({ n, seed: SEED, kind: 'generated', formats: { epub: n } })}\n`);
+    return;
   }
   console.log(`making the ${n}-book corpus in ${dir} (SEED=${SEED} JOBS=2; about ${Math.ceil(n / 200)} min) …`);
   const child = spawn(join(PEERS, 'make-corpus.sh'), [String(n), dir], { env: { ...process.env, SEED: String(SEED), JOBS: '2' }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -67,4 +91,16 @@ export async function listFiles(dir: string): Promise<FoundFile[]> {
 /** Path, size and mtime of every book file: the run checks that nothing wrote into the corpus. */
 export async function fingerprint(dir: string): Promise<string> {
   return (await listFiles(dir)).map((f) => `${f.rel}\t${f.size}\t${f.mtimeMs}`).join('\n');
+}
+
+/** A small deterministic generator (mulberry32): the generated corpus is the same on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

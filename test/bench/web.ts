@@ -6,7 +6,11 @@
 //   - the page's own JavaScript and CSS, gzip- and brotli-compressed (what the library page loads;
 //     the reader's bundle is checked to be absent from it);
 //   - the reader: the 1 MB EPUB opened at a saved position in the middle, until its page is shown
-//     and placed (cold and warm cache), and the number of requests one page turn saves with.
+//     and placed (cold and warm cache), and the number of requests one page turn saves with;
+//   - curation (issue 43): the series list (/series) and a 500-book series page (/series/Bench Saga),
+//     each under load (p50/p99) and their first contentful paint cold; and a bulk edit of 1,000 books
+//     (a tag added through the bulk API the grid's bulk form uses) until the grid filtered by that tag
+//     counts all 1,000. The books are in series: 500 in "Bench Saga", the rest in 600 series.
 // A benchmark, not a test: it prints a table with the load average and never fails on its figures.
 // Figures go to docs/benchmarks.md.
 //
@@ -32,11 +36,19 @@ const MODES = (process.env.BENCH_WEB_MODES ?? 'embedded,distributed').split(',')
 const CONNECTIONS = envNumber('BENCH_CONNECTIONS', 16);
 const DURATION = envNumber('BENCH_DURATION', 10);
 const RUNS = Math.max(1, envNumber('BENCH_WEB_RUNS', 5));
+/** The 500-book series (fewer when there are fewer books). */
+const SAGA = Math.min(500, Math.floor(BOOKS / 2));
+const SAGA_NAME = 'Bench Saga';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const cleanup: string[] = [];
 
 interface Row {
   mode: Mode;
+  seriesList: Measured;
+  seriesPage: Measured;
+  seriesListFcp: number;
+  seriesPageFcp: number;
+  bulkMs: number;
   page: Measured;
   ref: Measured;
   fcpCold: number;
@@ -56,7 +68,10 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
     const dir = mkdtempSync(join(tmpdir(), 'bindery-bench-web-'));
     cleanup.push(dir);
     mkdirSync(join(dir, 'books'), { recursive: true });
-    for (let i = 0; i < BOOKS; i++) writeFileSync(join(dir, `books/b${i}.epub`), smallEpub(`Web Book ${i}`, `Author ${i % 211}`, randomUUID()));
+    for (let i = 0; i < BOOKS; i++) {
+      const series = i < SAGA ? { name: SAGA_NAME, index: i + 1 } : { name: `Series ${String((i - SAGA) % 600).padStart(3, '0')}`, index: Math.floor((i - SAGA) / 600) + 1 };
+      writeFileSync(join(dir, `books/b${i}.epub`), smallEpub(`Web Book ${i}`, `Author ${i % 211}`, randomUUID(), undefined, series));
+    }
     writeFileSync(join(dir, 'big.epub'), bigEpub(1024 * 1024, 20));
     const lib = await call('POST', '/api/libraries', { token: admin.token, body: { name: 'Web bench', folders: [dir], watch: false } });
     console.log(`  ${mode}: scanning ${BOOKS + 1} books …`);
@@ -67,22 +82,32 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
 
     const one = await fetch(`${b.url}/library`, { headers: { cookie } });
     if (one.status !== 200) throw new Error(`the library page answered ${one.status}: ${(await one.text()).slice(0, 300)}`);
-    // the library page under load, and the bare route right after it
+    const sagaUrl = `${b.url}/series/${encodeURIComponent(SAGA_NAME)}`;
+    const saga = await fetch(sagaUrl, { headers: { cookie } });
+    if (saga.status !== 200) throw new Error(`the series page answered ${saga.status}`);
+    // the library page, the series list and a 500-book series page under load, and the bare route right after them
     const gen = await startLoadGen<Job, Measured>();
     let page: Measured;
+    let seriesList: Measured;
+    let seriesPage: Measured;
     let ref: Measured;
     const refServer = await startRef();
     try {
       const job = (url: string, headers: Record<string, string> = {}): Job => ({ url, method: 'GET', headers, connections: CONNECTIONS, duration: 2 });
-      await gen.run(job(`${b.url}/library`, { cookie }));
-      page = await gen.run({ ...job(`${b.url}/library`, { cookie }), duration: DURATION });
-      await gen.run(job(`${refServer.url}/ref`));
-      ref = await gen.run({ ...job(`${refServer.url}/ref`), duration: DURATION });
+      const measure = async (url: string, headers: Record<string, string> = { cookie }) => {
+        await gen.run(job(url, headers));
+        const m = await gen.run({ ...job(url, headers), duration: DURATION });
+        if (m.non2xx > 0 || m.errors > 0) throw new Error(`${url} under load: ${JSON.stringify(m.statusCodes)}, ${m.errors} errors`);
+        return m;
+      };
+      page = await measure(`${b.url}/library`);
+      seriesList = await measure(`${b.url}/series`);
+      seriesPage = await measure(sagaUrl);
+      ref = await measure(`${refServer.url}/ref`, {});
     } finally {
       await gen.stop();
       await refServer.stop();
     }
-    if (page.non2xx > 0 || page.errors > 0) throw new Error(`library page under load: ${JSON.stringify(page.statusCodes)}, ${page.errors} errors`);
 
     // the browser: first contentful paint of the library page, cold (a new context) and warm (reloaded)
     const fcps: { cold: number[]; warm: number[] } = { cold: [], warm: [] };
@@ -113,6 +138,38 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
       fcps.warm.push(await fcp(p));
       await ctx.close();
     }
+    // the series list and the 500-book series page, cold
+    const coldFcp = async (url: string) => {
+      const xs: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        await ctx.addCookies([{ name: 'token', value: admin.token, url: b.url }]);
+        const p = await ctx.newPage();
+        const r = await p.goto(url, { waitUntil: 'load' });
+        if (r?.status() !== 200) throw new Error(`${url} answered ${r?.status()} in the browser`);
+        xs.push(await fcp(p));
+        await ctx.close();
+      }
+      return median(xs);
+    };
+    const seriesListFcp = await coldFcp(`${b.url}/series`);
+    const seriesPageFcp = await coldFcp(sagaUrl);
+
+    // a bulk edit of 1,000 books, until the grid filtered by the new tag counts them all
+    const bulkIds = (await items(call, admin.token, lib.json.id)).slice(0, Math.min(1000, BOOKS)).map((i) => i.id);
+    const tag = `bulk-${randomUUID().slice(0, 8)}`;
+    const t0 = Date.now();
+    const bulk = await call('POST', '/api/media-items/bulk-update', { token: admin.token, body: { ids: bulkIds, changes: { add_tags: [tag] } } });
+    if (bulk.status !== 200 || bulk.json.failed.length > 0) throw new Error(`bulk edit: ${bulk.status} ${bulk.text.slice(0, 300)}`);
+    for (;;) {
+      const html = await (await fetch(`${b.url}/library?tag=${tag}`, { headers: { cookie } })).text();
+      const total = /id="library-total"[^>]*>\s*(\d+)/.exec(html)?.[1];
+      if (Number(total) === bulkIds.length) break;
+      if (Date.now() - t0 > 120_000) throw new Error(`the grid counts ${total} of ${bulkIds.length} bulk-edited books after 120 s`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const bulkMs = Date.now() - t0;
+
     // the page's own JavaScript and CSS, as sent (compressed by us here: the sizes a compressing proxy or the server would send)
     let raw = 0;
     let gz = 0;
@@ -153,6 +210,11 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
     }
     return {
       mode,
+      seriesList,
+      seriesPage,
+      seriesListFcp,
+      seriesPageFcp,
+      bulkMs,
       page,
       ref,
       fcpCold: median(fcps.cold),
@@ -219,6 +281,39 @@ await runWithDeadline('bench:web', envNumber('BENCH_DEADLINE_MINUTES', 40) * 60_
       [`reader opens in ${fmt(r.readerCold, 0)} ms < 1500 ms`, r.readerCold < 1500],
       [`one PUT per save (${r.saves})`, r.saves === 1],
     ] as const;
+    for (const [what, ok] of verdicts) console.log(`  ${ok ? 'met' : 'MISSED'}: ${what}`);
+  }
+  console.log(
+    `\n${table([
+      [
+        'mode',
+        '/series p50 / p99 ms',
+        '/series req/s',
+        `series page (${SAGA} books) p50 / p99 ms`,
+        'series page req/s',
+        'FCP cold /series / series page ms',
+        `bulk edit of ${Math.min(1000, BOOKS)} until the grid counts them ms`,
+      ],
+      ...rows.map((r) => [
+        r.mode,
+        `${fmt(r.seriesList.p50, 1)} / ${fmt(r.seriesList.p99, 1)}`,
+        fmt(r.seriesList.rps, 0),
+        `${fmt(r.seriesPage.p50, 1)} / ${fmt(r.seriesPage.p99, 1)}`,
+        fmt(r.seriesPage.rps, 0),
+        `${fmt(r.seriesListFcp, 0)} / ${fmt(r.seriesPageFcp, 0)}`,
+        fmt(r.bulkMs, 0),
+      ]),
+    ])}`,
+  );
+  for (const r of rows) {
+    const verdicts = [
+      [`/series FCP ${fmt(r.seriesListFcp, 0)} ms < 1000 ms`, r.seriesListFcp < 1000],
+      [`series page FCP ${fmt(r.seriesPageFcp, 0)} ms < 1000 ms`, r.seriesPageFcp < 1000],
+      [`/series p99 ${fmt(r.seriesList.p99, 1)} ms < 50 ms`, r.seriesList.p99 < 50],
+      [`series page p99 ${fmt(r.seriesPage.p99, 1)} ms < 50 ms`, r.seriesPage.p99 < 50],
+      [`bulk edit visible in ${fmt(r.bulkMs, 0)} ms < 5000 ms`, r.bulkMs < 5000],
+    ] as const;
+    console.log(`${r.mode}, curation:`);
     for (const [what, ok] of verdicts) console.log(`  ${ok ? 'met' : 'MISSED'}: ${what}`);
   }
 });

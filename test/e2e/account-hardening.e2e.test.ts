@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import {
   api,
+  fragment,
+  csrfOf,
   decodeJwt,
   eventually,
   expectError as err,
@@ -27,8 +29,9 @@ import {
 const modes = (await availableModes()).filter((m) => m === 'embedded');
 const instance = instances(modes);
 
-const CROSS_SITE = 'cookie-authenticated requests must be JSON or carry the X-Requested-With header';
+const CROSS_SITE = "cookie-authenticated requests must carry the session's X-CSRF-Token header";
 const XRW = { 'X-Requested-With': 'XMLHttpRequest' };
+const HX = { 'HX-Request': 'true' };
 
 for (const mode of modes) {
   describe(`account hardening (${mode})`, () => {
@@ -87,21 +90,28 @@ for (const mode of modes) {
       expect((await me({ token: skewed })).status).toBe(200);
     });
 
-    describe('cookie-authenticated writes need JSON or X-Requested-With', () => {
-      it('a form POST with only the cookie is 403 and changes nothing; JSON, the header or a Bearer token pass', async () => {
+    describe("cookie-authenticated writes need the session's CSRF token", () => {
+      it('with only the cookie, JSON, X-Requested-With, HX-Request or another session’s token: 403, nothing changes; the token or a Bearer token pass', async () => {
         const cookie = `token=${admin.token}`;
         const name = uniq('CSRF');
         err(await call('POST', '/api/libraries', { cookie, form: { name } }), 403, CROSS_SITE);
         err(await call('POST', '/api/libraries', { cookie, raw: JSON.stringify({ name }), contentType: 'text/plain' }), 403, CROSS_SITE);
         err(await call('PUT', '/api/system/settings', { cookie, form: { registration_enabled: 'false' } }), 403, CROSS_SITE);
+        // what a document of this origin can send without knowing the session's secret (a book's htmx, say)
+        err(await call('POST', '/api/libraries', { cookie, body: { name } }), 403, CROSS_SITE);
+        err(await call('POST', '/api/libraries', { cookie, form: { name }, headers: XRW }), 403, CROSS_SITE);
+        err(await call('POST', '/api/libraries', { cookie, form: { name }, headers: HX }), 403, CROSS_SITE);
+        const other = await register(call);
+        err(await call('POST', '/api/libraries', { cookie, body: { name }, headers: await csrfOf(call, other.token) }), 403, CROSS_SITE);
+        err(await call('POST', '/api/libraries', { cookie, body: { name }, headers: { 'X-CSRF-Token': '' } }), 403, CROSS_SITE);
         expect((await call('GET', '/api/setup/status')).json.registration_enabled).toBe(true);
         const libs = () => call('GET', '/api/libraries', { cookie }).then((r) => (r.json as { name: string }[]).map((l) => l.name));
         expect(await libs()).not.toContain(name);
-        expect((await call('POST', '/api/libraries', { cookie, body: { name } })).status).toBe(201);
-        expect((await call('POST', '/api/libraries', { cookie, form: { name: `${name}-x` }, headers: XRW })).status).toBe(201);
-        expect((await call('POST', '/api/libraries', { cookie, form: { name: `${name}-hx` }, headers: { 'HX-Request': 'true' } })).status).toBe(201);
+        const proof = await csrfOf(call, admin.token);
+        expect((await call('POST', '/api/libraries', { cookie, body: { name }, headers: proof })).status).toBe(201);
+        expect((await call('POST', '/api/libraries', { cookie, form: { name: `${name}-hx` }, headers: { ...HX, ...proof } })).status).toBe(201);
         expect((await call('POST', '/api/libraries', { token: admin.token, form: { name: `${name}-b` } })).status).toBe(201);
-        expect(await libs()).toEqual(expect.arrayContaining([name, `${name}-x`, `${name}-hx`, `${name}-b`]));
+        expect(await libs()).toEqual(expect.arrayContaining([name, `${name}-hx`, `${name}-b`]));
       });
 
       it('a bodyless DELETE with only the cookie is 403 and the account stays', async () => {
@@ -116,14 +126,17 @@ for (const mode of modes) {
           CROSS_SITE,
         );
         expect((await login(call, u.username, PASSWORD)).status).toBe(200);
-        expectMessage(await call('DELETE', '/api/auth/profile', { cookie: `token=${u.token}`, headers: XRW }), 'account deleted successfully');
+        err(await call('DELETE', '/api/auth/profile', { cookie: `token=${u.token}`, headers: XRW }), 403, CROSS_SITE);
+        expectMessage(await call('DELETE', '/api/auth/profile', { cookie: `token=${u.token}`, headers: await csrfOf(call, u.token) }), 'account deleted successfully');
       });
 
       it("register and login stay form-capable; an admin's cookie on a cross-site form does not make an admin", async () => {
         const n = uniq('form');
         const body = { email: `${n}@example.com`, username: n, password: PASSWORD, role: 'admin' };
         err(await call('POST', '/api/auth/register', { form: body, cookie: `token=${admin.token}` }), 403, 'only administrators can create admin accounts');
-        const made = await call('POST', '/api/auth/register', { form: body, cookie: `token=${admin.token}`, headers: XRW });
+        err(await call('POST', '/api/auth/register', { form: body, cookie: `token=${admin.token}`, headers: XRW }), 403, 'only administrators can create admin accounts');
+        fragment(await call('POST', '/api/auth/register', { form: body, cookie: `token=${admin.token}`, headers: HX }), 403, 'only administrators can create admin accounts');
+        const made = await call('POST', '/api/auth/register', { form: body, cookie: `token=${admin.token}`, headers: await csrfOf(call, admin.token) });
         expect(made.status, made.text).toBe(201);
         expect(made.json.user.role).toBe('admin');
         const plain = uniq('plain');
@@ -150,13 +163,23 @@ for (const mode of modes) {
         expect((await refresh(u.refresh)).status).toBe(200);
       });
 
-      it('with the cookie and proof it is ours; a cross-site cookie logout ends nothing', async () => {
+      it('with the cookie and its CSRF token; a cookie logout without it, or from another site, ends nothing and clears no cookie', async () => {
         const u = await register(call);
         const s = await login(call, u.username, PASSWORD);
-        const cross = await call('POST', '/api/auth/logout', { cookie: `token=${s.json.access_token}`, form: {} });
-        expectMessage(cross, 'logged out successfully');
+        const cookie = `token=${s.json.access_token}`;
+        for (const cross of [
+          await call('POST', '/api/auth/logout', { cookie, form: {} }),
+          await call('POST', '/api/auth/logout', { cookie, headers: XRW }),
+          await call('POST', '/api/auth/logout', { cookie, headers: HX }),
+        ]) {
+          err(cross, 403, CROSS_SITE);
+          expect(cross.cookies).toEqual([]);
+        }
+        const foreign = await call('POST', '/api/auth/logout', { cookie, form: {}, headers: { Origin: 'https://evil.example' } });
+        err(foreign, 403, 'requests from another site are refused');
+        expect(foreign.cookies).toEqual([]);
         expect((await me({ token: s.json.access_token })).status).toBe(200);
-        expectMessage(await call('POST', '/api/auth/logout', { cookie: `token=${s.json.access_token}`, headers: XRW }), 'logged out successfully');
+        expectMessage(await call('POST', '/api/auth/logout', { cookie, headers: await csrfOf(call, s.json.access_token) }), 'logged out successfully');
         await eventually(async () => err(await me({ token: s.json.access_token }), 401, 'invalid or expired token'));
         err(await refresh(s.json.refresh_token), 401, 'invalid or expired refresh token');
       });

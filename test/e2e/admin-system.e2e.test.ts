@@ -61,6 +61,7 @@ for (const mode of modes) {
       expect(r.json[0].id).toBe(admin.id);
       for (const rec of r.json) {
         expect(Object.keys(rec).sort()).toEqual([
+          'can_edit_metadata',
           'created_at',
           'device_count',
           'email',
@@ -86,6 +87,7 @@ for (const mode of modes) {
         timezone: 'UTC',
         max_devices: 5,
         device_count: 0,
+        can_edit_metadata: false,
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });

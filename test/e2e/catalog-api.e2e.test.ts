@@ -389,9 +389,9 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       expectMessage(await call('DELETE', lib(bare.id), { token: admin.token }), 'library deleted');
     });
 
-    it('updates an item (admin only), normalising again and returning its search fields', async () => {
+    it('updates an item (editors only: a plain user is refused), normalising again and returning its search fields', async () => {
       const put = (id: string, body: unknown, token = admin.token, method = 'PUT') => call(method, item(id), { token, body });
-      expectError(await put(apiItem.id, { title: 'X' }, user.token), 403, 'admin access required');
+      expectError(await put(apiItem.id, { title: 'X' }, user.token), 403, 'metadata editing access required');
       expectError(await put('nope', { title: 'X' }), 400, 'invalid media item id');
       expectError(await put(NO_SUCH_ID, { title: 'X' }), 404, 'media item not found');
       expectError(await put(apiItem.id, { title: '' }), 400, 'title is required');
@@ -475,7 +475,7 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       const [a, b] = [byPath(list, plain[2]!.path), byPath(list, plain[3]!.path)];
       expect(a.tags.length).toBeGreaterThan(0);
       const dropped = a.tags[0] as string;
-      expectError(await bulk({ ids: [a.id], changes: { language: 'xx' } }, user.token), 403, 'admin access required');
+      expectError(await bulk({ ids: [a.id], changes: { language: 'xx' } }, user.token), 403, 'metadata editing access required');
       expectError(await bulk({ ids: [], changes: { language: 'xx' } }), 400, 'ids must be a non-empty list of media item ids');
       expectError(await bulk({ changes: { language: 'xx' } }), 400, 'ids must be a non-empty list of media item ids');
       expectError(await bulk({ ids: [a.id] }), 400, 'changes must be an object');

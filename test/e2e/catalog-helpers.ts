@@ -39,10 +39,12 @@ export function manifest(dir = FIXTURE): ManifestRow[] {
 
 // Folders made for a file's tests, removed when the file ends: one hook registered at import, since a
 // hook registered inside a running test is never run (and the folder would stay behind).
+// Only under vitest: the benchmarks (plain tsx scripts) use these helpers too and clean up themselves.
 const made: string[] = [];
-afterAll(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+if (process.env.VITEST)
+  afterAll(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
 
 /** A private copy of a folder, removed when the test file ends. */
 export function copyOf(src: string): string {

@@ -126,6 +126,10 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
       body: { ids: [e2.id, e3.id], changes: { add_tags: ['bulk'], publisher: 'Bulk House' } },
     });
     expect(bulk.status, bulk.text).toBe(200);
+    // a field set and reset again (the file's value back, unlocked): the locks are rows the log rebuilds too
+    const reset = await call('PATCH', `/api/media-items/${e2.id}`, { token: admin.token, body: { year: 1999, reset_fields: ['publisher'] } });
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.json.locked_fields).toEqual(['tags', 'year']);
     const made = await call('POST', '/api/media-items', { token: admin.token, body: { library_id: lib.id, title: 'Made by Hand', authors: ['Someone'] } });
     expect(made.status, made.text).toBe(201);
 
@@ -310,6 +314,7 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
       media_items: 'id',
       media_formats: 'id',
       format_hashes: 'item_id, sha256',
+      calibre_reports: 'library_id',
     };
     try {
       await sql.raw(`drop schema if exists ${replay} cascade`).execute(database.db);
@@ -323,7 +328,8 @@ describe.each(modes)('the catalog log is the whole truth (%s)', (mode) => {
         );
       for (const table of REPLAYED_TABLES) {
         const live = await rows('catalog', table);
-        if (table !== 'hash_conflicts') expect(live.length, table).toBeGreaterThan(0);
+        // no calibre library in this run (test/e2e/calibre-import.e2e.test.ts replays its report)
+        if (table !== 'hash_conflicts' && table !== 'calibre_reports') expect(live.length, table).toBeGreaterThan(0);
         expect(await rows(replay, table), table).toEqual(live);
       }
       expect((await rows('catalog', 'hash_conflicts')).some((c) => c.status === 'resolved')).toBe(true);

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, spawnBindery, type Bindery } from '../support/bindery';
 import { client } from '../support/http';
 import { asDevice, enroll, poll, registerDevice, type Enrolled } from './device-helpers';
-import { api, eventually, expectError, instances, login, register, userRecord, UUID, type Account, type Call } from './helpers';
+import { api, csrfOf, eventually, expectError, instances, login, register, userRecord, UUID, type Account, type Call } from './helpers';
 import { put, shelf } from './reading-helpers';
 import { createLibrary, emptyDir, FIXTURE, items as listItems, scan } from './catalog-helpers';
 
@@ -194,16 +194,17 @@ for (const mode of modes) {
       expect((await call('GET', '/api/devices', { token: bob.token })).json.devices).toEqual([]);
     });
 
-    it('cookie-authenticated approval must be JSON or carry X-Requested-With', async () => {
+    it("cookie-authenticated approval must carry the session's CSRF token", async () => {
       const reg = await registerDevice(call, 'Cookie device');
       const cookie = `token=${alice.token}`;
-      expectError(
-        await call('POST', `/api/devices/${reg.user_code}/approve`, { cookie, form: { x: '1' } }),
-        403,
-        'cookie-authenticated requests must be JSON or carry the X-Requested-With header',
-      );
+      for (const headers of [{}, { 'x-requested-with': 'fetch' }, { 'HX-Request': 'true' }] as Record<string, string>[])
+        expectError(
+          await call('POST', `/api/devices/${reg.user_code}/approve`, { cookie, form: { x: '1' }, headers }),
+          403,
+          "cookie-authenticated requests must carry the session's X-CSRF-Token header",
+        );
       expect((await poll(call, reg.device_code)).json.status).toBe('pending');
-      const ok = await call('POST', `/api/devices/${reg.user_code}/approve`, { cookie, headers: { 'x-requested-with': 'fetch' } });
+      const ok = await call('POST', `/api/devices/${reg.user_code}/approve`, { cookie, headers: await csrfOf(call, alice.token) });
       expect(ok.status, ok.text).toBe(200);
       const s = await poll(call, reg.device_code);
       expect(s.json.status).toBe('approved');

@@ -75,6 +75,17 @@ export interface Account {
   role: string;
 }
 
+/**
+ * The CSRF token of a session, as our pages carry it (`<meta name="csrf-token">`): the header a
+ * write signed in by the cookie must send (`X-CSRF-Token`).
+ */
+export async function csrfOf(call: Call, token: string): Promise<{ 'X-CSRF-Token': string }> {
+  const page = await call('GET', '/profile', { cookie: `token=${token}` });
+  const value = /<meta name="csrf-token" content="([\w-]+)"/.exec(page.text)?.[1];
+  expect(value, `no CSRF token on the profile page (${page.status})`).toBeDefined();
+  return { 'X-CSRF-Token': value! };
+}
+
 /** Registers an account (as `caller` when given) and checks it was created. */
 export async function register(call: Call, opts: { role?: string; caller?: string; password?: string; name?: string } = {}): Promise<Account> {
   const username = opts.name ?? uniq();
@@ -140,6 +151,19 @@ export const fragment = (r: Res, status: number, message: string) => {
   // Bindery's fragment markup (docs/decisions.md), with the message HTML-escaped
   expect(r.text).toBe(`<div class="alert alert-error" role="alert">${message.replace(/'/g, '&#39;')}</div>`);
 };
+
+/** A 429 `{error}` with Retry-After (1..`maxSeconds`), its message naming the same number of seconds; returns the seconds. */
+export function expectLimited(r: Res, maxSeconds: number): number {
+  expect(r.status, r.text).toBe(429);
+  expect(Object.keys(r.json)).toEqual(['error']);
+  const m = /^too many requests: try again in (\d+) seconds$/.exec(r.json.error);
+  expect(m, r.json.error).not.toBeNull();
+  const retry = Number(r.headers.get('retry-after'));
+  expect(retry).toBeGreaterThan(0);
+  expect(retry).toBeLessThanOrEqual(maxSeconds);
+  expect(Number(m![1])).toBe(retry);
+  return retry;
+}
 
 /** One account's record in the admin user listing. */
 export async function userRecord(call: Call, adminToken: string, id: string): Promise<Record<string, unknown> | undefined> {

@@ -14,8 +14,15 @@ export function storedZip(entries: [string, string | Buffer][]): Buffer {
 }
 
 /** A small valid EPUB 3 with a title, an author and a few sentences. */
-export function smallEpub(title: string, author: string, uid: string, text = 'It begins here. It goes on for a while. Then it ends.'): Buffer {
+export function smallEpub(
+  title: string,
+  author: string,
+  uid: string,
+  text = 'It begins here. It goes on for a while. Then it ends.',
+  series?: { name: string; index: number },
+): Buffer {
   const x = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const inSeries = series ? `<meta name="calibre:series" content="${x(series.name)}"/><meta name="calibre:series_index" content="${series.index}"/>` : '';
   return storedZip([
     ['mimetype', 'application/epub+zip'],
     [
@@ -24,7 +31,7 @@ export function smallEpub(title: string, author: string, uid: string, text = 'It
     ],
     [
       'OEBPS/content.opf',
-      `<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:${uid}</dc:identifier><dc:title>${x(title)}</dc:title><dc:creator>${x(author)}</dc:creator><dc:language>en</dc:language><meta property="dcterms:modified">2024-01-01T00:00:00Z</meta></metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`,
+      `<?xml version="1.0" encoding="utf-8"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:uuid:${uid}</dc:identifier><dc:title>${x(title)}</dc:title><dc:creator>${x(author)}</dc:creator><dc:language>en</dc:language><meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>${inSeries}</metadata><manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c1"/></spine></package>`,
     ],
     [
       'OEBPS/nav.xhtml',

@@ -121,6 +121,13 @@ for (const mode of modes) {
       await seen('PUT', '/api/media-items/{id}/progress', `/api/media-items/${item}/progress`, reader.token, { percentage: 0.25 });
       await seen('GET', '/api/media-items/{id}/progress', `/api/media-items/${item}/progress`, reader.token);
       await seen('GET', '/api/progress-conflicts', '/api/progress-conflicts', reader.token);
+      // browsing by series and author (the reader's position in the series)
+      await seen('PUT', '/api/media-items/{id}', `/api/media-items/${item}`, admin.token, { series: 'Openapi Saga', series_index: 1 });
+      const series = await seen('GET', '/api/series', '/api/series', reader.token);
+      expect(series.json.data.map((x: { name: string }) => x.name)).toContain('Openapi Saga');
+      const one = await seen('GET', '/api/series/{name}', `/api/series/${encodeURIComponent('Openapi Saga')}`, reader.token);
+      expect(one.json.data[0].percentage).toBe(0.25);
+      await seen('GET', '/api/authors', '/api/authors', reader.token);
       // annotations and ratings
       await seen('POST', '/api/media-items/{id}/bookmarks', `/api/media-items/${item}/bookmarks`, reader.token, { position: { percentage: 0.25 }, note: 'here' });
       await seen('GET', '/api/media-items/{id}/bookmarks', `/api/media-items/${item}/bookmarks`, reader.token);

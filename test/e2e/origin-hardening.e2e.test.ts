@@ -6,56 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, startBindery, type Bindery } from '../support/bindery';
 import { WsClient, wsUrl } from '../support/ws-client';
-import type { Req } from '../support/http';
+import { type Req, withHost } from '../support/http';
 import { api, eventually, expectError as err, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { enroll, asDevice } from './device-helpers';
 import { createLibrary } from './catalog-helpers';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const modes = await availableModes();
 const REFUSED = 'requests from another site are refused';
 const EVIL = 'https://evil.example';
-
-/** A request with a Host header of our choosing (fetch will not send one). */
-function withHost(
-  url: string,
-  method: string,
-  path: string,
-  host: string,
-  headers: Record<string, string> = {},
-  body?: unknown,
-): Promise<{ status: number; text: string; json: any }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = httpRequest(
-      {
-        host: u.hostname,
-        port: u.port,
-        method,
-        path,
-        headers: { ...headers, host, ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}) },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          let json: any = null;
-          try {
-            json = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, text, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(data);
-  });
-}
 
 /** Opens a socket and tells how the server answered: 'open', or the refused upgrade's status. */
 function upgrade(url: string, headers: Record<string, string>): Promise<{ open: true; s: WsClient } | { open: false; status: number }> {

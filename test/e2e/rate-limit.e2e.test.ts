@@ -4,9 +4,7 @@
 // The limit lives in the gateway process, the same code in both modes: embedded is enough here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBindery, type Bindery } from '../support/bindery';
-import { api, expectError as err, login, PASSWORD, uniq, type Call } from './helpers';
-
-const LIMITED = /^too many requests: try again in (\d+) seconds$/;
+import { api, expectError as err, expectLimited, login, PASSWORD, uniq, type Call } from './helpers';
 
 describe('login and register rate limit per client address (embedded)', () => {
   let b: Bindery;
@@ -17,16 +15,7 @@ describe('login and register rate limit per client address (embedded)', () => {
   });
   afterAll(async () => b?.stop());
 
-  const limited = (r: Awaited<ReturnType<Call>>) => {
-    expect(r.status, r.text).toBe(429);
-    expect(Object.keys(r.json)).toEqual(['error']);
-    const m = LIMITED.exec(r.json.error);
-    expect(m, r.json.error).not.toBeNull();
-    const retry = Number(r.headers.get('retry-after'));
-    expect(retry).toBeGreaterThan(0);
-    expect(retry).toBeLessThanOrEqual(120);
-    expect(Number(m![1])).toBe(retry);
-  };
+  const limited = (r: Awaited<ReturnType<Call>>) => expectLimited(r, 120);
 
   it('login: each spelling of a name is a fresh lock key, but the address runs out after 4 tries', async () => {
     const n = uniq('bob');

@@ -1,6 +1,6 @@
 // The reading service's tables are a projection of its own log: a realistic mix of reading through
 // the API (positions from the web and from KOReader's stock sync, with a password and with a device's
-// sync key; a conflict opened, moved on and resolved; annotations made, edited, deleted, restored and
+// sync key, and what their pulls and the web's reads gave each device; a conflict opened, moved on and resolved; annotations made, edited, deleted, restored and
 // purged; ratings set and deleted; custom and smart collections, members added and removed; saved
 // filters; dashboard preferences; a hash conflict's kept duplicate taking the other's reading data; a
 // deleted account), then its log folded alone into fresh tables made by reading's migrations, compared
@@ -224,6 +224,7 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
         'collection-deleted',
         'saved-filter-deleted',
         'kosync-document-saved',
+        'progress-delivered',
         'items-merged',
         'user-data-removed',
       ])
@@ -241,6 +242,10 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
       expect(rowsOf('progress').some((p) => p.sha256.length > 0)).toBe(true);
       expect(rowsOf('kosync_documents').some((d) => d.progress_version !== null)).toBe(true);
       expect(rowsOf('kosync_documents').some((d) => d.label !== null)).toBe(true);
+      // what devices were given: KOReader's pulls (by password for the document, by sync key for its device) and the web's reads
+      const given = rowsOf('progress_receipts').map((r) => r.device as string);
+      expect(given).toContain(`kosync:${golden.formats[0].partial_md5}`);
+      expect(given).toContain('web');
       expect(rowsOf('annotations').some((x) => x.start_spine !== null && x.anchor_sha256 !== null)).toBe(true);
       // members added together a millisecond apart, in the order given
       expect(new Set(rowsOf('collection_items').map((m) => m.added_at)).size).toBe(rowsOf('collection_items').length);

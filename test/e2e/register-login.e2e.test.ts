@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { availableModes, type Bindery } from '../support/bindery';
 import type { Res } from '../support/http';
-import { api, instances, decodeJwt, fragment, login, PASSWORD, putSettings, register, tokenCookie, uniq, UUID, type Account, type Call } from './helpers';
+import { api, csrfOf, instances, decodeJwt, fragment, login, PASSWORD, putSettings, register, tokenCookie, uniq, UUID, type Account, type Call } from './helpers';
 
 const SESSION = 604800;
 
@@ -215,8 +215,8 @@ for (const mode of modes) {
       const a1 = await call('POST', '/api/auth/register', { body: body('Admin'), token: admin.token });
       expect(a1.status, a1.text).toBe(201);
       expect(a1.json.user.role).toBe('admin');
-      // a form with the cookie alone would be a cross-site form: the header shows it is ours
-      const a2 = await call('POST', '/api/auth/register', { form: body('admin'), cookie: `token=${admin.token}`, headers: { 'X-Requested-With': 'XMLHttpRequest' } });
+      // a form with the cookie alone would be a cross-site form: the session's CSRF token shows it is ours
+      const a2 = await call('POST', '/api/auth/register', { form: body('admin'), cookie: `token=${admin.token}`, headers: await csrfOf(call, admin.token) });
       expect(a2.status, a2.text).toBe(201);
       expect(a2.json.user.role).toBe('admin');
       // the new admin is a real admin

@@ -6,6 +6,7 @@ import { availableModes, type Bindery } from '../support/bindery';
 import type { Res } from '../support/http';
 import {
   api,
+  csrfOf,
   instances,
   decodeJwt,
   eventually,
@@ -150,9 +151,9 @@ for (const mode of modes) {
       it('works with the cookie, with only a refresh token, and with nothing at all', async () => {
         const u = await register(call);
         const viaCookie = await login(call, u.username, PASSWORD);
-        // a cookie-authenticated write shows it is not a cross-site form (docs/decisions.md)
+        // a cookie-authenticated write carries the session's CSRF token (docs/decisions.md)
         expectMessage(
-          await call('POST', '/api/auth/logout', { cookie: `token=${viaCookie.json.access_token}`, headers: { 'X-Requested-With': 'XMLHttpRequest' } }),
+          await call('POST', '/api/auth/logout', { cookie: `token=${viaCookie.json.access_token}`, headers: await csrfOf(call, viaCookie.json.access_token) }),
           'logged out successfully',
         );
         await eventually(async () => err(await me({ cookie: `token=${viaCookie.json.access_token}` }), 401, 'invalid or expired token'));

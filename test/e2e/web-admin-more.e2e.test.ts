@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Bindery } from '../support/bindery';
 import { createLibrary, FIXTURE, items, manifest, settled } from './catalog-helpers';
-import { api, eventually, expectError, instances, PASSWORD, register, type Account, type Call } from './helpers';
+import { api, csrfOf, eventually, expectError, instances, PASSWORD, register, type Account, type Call } from './helpers';
 import { put } from './reading-helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, tabTo, type Tab, unexpectedErrors, PAGE_MODES } from './web-browser';
 
@@ -145,18 +145,21 @@ for (const mode of modes) {
       // the page's write as a reader: the API refuses it in its words; nothing changes
       const forged = await fetch(`${b.url}/admin/conflicts/${g3.id}/resolve`, {
         method: 'POST',
-        headers: { cookie: `token=${reader.token}`, 'content-type': 'application/x-www-form-urlencoded', 'HX-Request': 'true' },
+        headers: { cookie: `token=${reader.token}`, 'content-type': 'application/x-www-form-urlencoded', 'HX-Request': 'true', ...(await csrfOf(call, reader.token)) },
         body: new URLSearchParams({ action: 'keep_all' }),
       });
       expect(forged.headers.get('x-api-status')).toBe('403');
       expect(await forged.text()).toBe('<div class="alert alert-error" role="alert">admin access required</div>');
-      // without the page's header, not even sent to the API
-      const crossSite = await fetch(`${b.url}/admin/conflicts/${g3.id}/resolve`, {
-        method: 'POST',
-        headers: { cookie: `token=${admin.token}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ action: 'keep_all' }),
-      });
-      expect(crossSite.status).toBe(403);
+      // without the session's CSRF token (htmx's own header proves nothing), not even sent to the API
+      for (const extra of [{}, { 'HX-Request': 'true' }] as Record<string, string>[]) {
+        const crossSite = await fetch(`${b.url}/admin/conflicts/${g3.id}/resolve`, {
+          method: 'POST',
+          headers: { cookie: `token=${admin.token}`, 'content-type': 'application/x-www-form-urlencoded', ...extra },
+          body: new URLSearchParams({ action: 'keep_all' }),
+        });
+        expect(crossSite.status).toBe(403);
+        expect(await crossSite.text()).toBe('forms of this page are sent by the page itself');
+      }
       expect(((await call('GET', '/api/admin/hash-conflicts', { token: admin.token })).json.data as { id: string }[]).some((g) => g.id === g3.id)).toBe(true);
     });
 

@@ -8,7 +8,7 @@ import { startBindery, type Bindery } from '../support/bindery';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { api, eventually, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
+import { api, csrfOf, eventually, login, PASSWORD, register, uniq, type Account, type Call } from './helpers';
 import { createHash } from 'node:crypto';
 import { enroll } from './device-helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, openAs, tabTo, type Tab, PAGE_MODES } from './web-browser';
@@ -58,7 +58,17 @@ for (const mode of modes) {
       const t = await as(admin);
       await t.page.goto(`${b.url}/admin/users`);
       expect(await t.page.textContent('h1')).toBe('People');
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile', 'Libraries', 'People', 'System']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual([
+        'Home',
+        'Library',
+        'Upload',
+        'Collections',
+        'Devices',
+        'Profile',
+        'Libraries',
+        'People',
+        'System',
+      ]);
       await tabTo(t.page, '#add-user-submit');
       await checkPage(t, `${mode}-admin-people`);
       // a name that looks like markup is text
@@ -249,18 +259,22 @@ for (const mode of modes) {
       expect(await t.page.textContent('h1')).toBe('Not found');
       expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile']);
       await t.ctx.close();
-      // a cross-site form (no HX-Request) is refused before anything happens, even with the admin's cookie
-      const forged = await fetch(`${b.url}/admin/users`, {
-        method: 'POST',
-        headers: { cookie: `token=${admin.token}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ email: 'mallory@example.com', username: 'mallory', password: 'mall0ry-pass' }),
-      });
-      expect(forged.status).toBe(403);
+      // a form without the session's CSRF token is refused before anything happens, even with the
+      // admin's cookie: a cross-site form, and htmx in another document of this origin (its HX-Request proves nothing)
+      const others: Record<string, string>[] = [{}, { 'HX-Request': 'true' }, { 'HX-Request': 'true', ...(await csrfOf(call, plain.token)) }];
+      for (const extra of others) {
+        const forged = await fetch(`${b.url}/admin/users`, {
+          method: 'POST',
+          headers: { cookie: `token=${admin.token}`, 'content-type': 'application/x-www-form-urlencoded', ...extra },
+          body: new URLSearchParams({ email: 'mallory@example.com', username: 'mallory', password: 'mall0ry-pass', role: 'admin' }),
+        });
+        expect(forged.status).toBe(403);
+      }
       expect((await login(call, 'mallory', 'mall0ry-pass')).status).toBe(401);
       // the API still refuses a plain user's admin write sent by the page
       const own = await fetch(`${b.url}/admin/users/${admin.id}/role`, {
         method: 'POST',
-        headers: { cookie: `token=${plain.token}`, 'content-type': 'application/x-www-form-urlencoded', 'HX-Request': 'true' },
+        headers: { cookie: `token=${plain.token}`, 'content-type': 'application/x-www-form-urlencoded', 'HX-Request': 'true', ...(await csrfOf(call, plain.token)) },
         body: new URLSearchParams({ role: 'user' }),
       });
       expect(own.status).toBe(200);

@@ -157,16 +157,23 @@ for (const mode of modes) {
       expect((await call('PUT', `/api/media-items/${epub.id}/progress`, { token: scout.token, body: { percentage: 0.9 } })).status).toBe(200);
       const far = await kosyncAs(scout.username, scout.password).pull(epub.formats[0].partial_md5);
       expect(far.json.progress).toMatch(/^\/body\/DocFragment\[\d+\]\//);
+      // meanwhile the web reads on (another tab): KOReader was given the earlier place by its pull and
+      // has not pulled since, so its first push comes from an older version than the current one
+      const onward = await call('PUT', `/api/media-items/${epub.id}/progress`, {
+        token,
+        body: { percentage: Math.round((w.percentage + 0.03) * 10000) / 10000, client: 'web', device: 'web' },
+      });
+      expect(onward.json.status, onward.text).toBe('saved');
       const pushed = await ko.push(epub.formats[0].partial_md5, far.json.progress, 0.9);
       expect(pushed.status, pushed.text).toBe(200);
-      // KOReader's first position for a book read on the web is a conflict, offered on the book page
+      // KOReader's first position, from before the web's latest, is a conflict, offered on the book page
       const conflict = t.page.locator('#progress-conflicts form.conflict');
       await eventually(async () => {
         await t.page.goto(`${b.url}/books/${epub.id}`);
         expect(await conflict.count()).toBe(1);
       }, 10_000);
       expect(await conflict.locator('.conflict-incoming').textContent()).toBe('Kobo_frost a1b2c3d4 (koreader) is at 90%');
-      expect(await conflict.locator('.conflict-current').textContent()).toBe(`the place kept here is ${Math.round(saved.json.percentage * 100)}%, from web.`);
+      expect(await conflict.locator('.conflict-current').textContent()).toBe(`the place kept here is ${Math.round(onward.json.progress.percentage * 100)}%, from web.`);
       await checkPage(t, `${mode}-first-run-conflict`);
       await Promise.all([t.page.waitForEvent('load'), conflict.locator('button[value="incoming"]').click()]);
       expect(await t.page.locator('#progress-conflicts').count()).toBe(0);

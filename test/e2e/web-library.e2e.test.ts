@@ -315,7 +315,7 @@ for (const mode of modes) {
       const saved = (await call('GET', '/api/saved-filters?resource_type=media_items', { token: alice.token })).json.data;
       expect(saved.length).toBe(1);
       expect(saved[0].name).toBe(HOSTILE);
-      expect(saved[0].filter).toEqual({ q: '', author: '"Ann Walker"', series: '', format: '', tag: '', state: 'unread', sort: 'title' });
+      expect(saved[0].filter).toEqual({ q: '', library: '', author: '"Ann Walker"', series: '', format: '', tag: '', state: 'unread', sort: 'title' });
       const link = t.page.locator(`li[data-filter="${saved[0].id}"] a.saved-link`);
       expect(await link.textContent()).toBe(HOSTILE);
       await checkPage(t, `${mode}-library-saved-filters`);

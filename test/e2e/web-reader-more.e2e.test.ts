@@ -166,7 +166,12 @@ for (const mode of modes) {
       const res = await made;
       expect(res.status()).toBe(201);
       const sent = res.request().postDataJSON();
-      expect(sent).toEqual({ position: { epubcfi: expect.stringMatching(/^epubcfi\(\/6\/\d+.*,.*,.*\)$/) }, text: FIRST, color: 'green' });
+      expect(sent).toEqual({
+        position: { epubcfi: expect.stringMatching(/^epubcfi\(\/6\/\d+.*,.*,.*\)$/) },
+        text: FIRST,
+        color: 'green',
+        dedup_key: expect.stringMatching(/^web-[0-9a-f-]{36}$/),
+      });
       expect(docFragmentOf(sent.position.epubcfi)).toBe(place(FIRST).start.spine + 1);
       await t.page.waitForSelector('#selection', { state: 'hidden' });
       expect(await t.page.textContent('#reader-status')).toBe('The highlight was saved.');

@@ -21,6 +21,7 @@ const LOCAL_PG = 'postgres://root@127.0.0.1:5432/postgres';
 const LOCAL_NATS = 'nats://127.0.0.1:4222';
 const NATS_SERVER = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 const PROBE_MS = 2_000;
+const ADMIN_CONNECT_MS = 60_000;
 
 let memo: Promise<Backends> | undefined;
 
@@ -107,8 +108,10 @@ export function probeNats(url: string): Promise<void> {
 /** A fresh, uniquely named database on the server at `baseUrl`; drop() removes it even with connections open. */
 export async function createTestDatabase(baseUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `bindery_t_${randomBytes(6).toString('hex')}`;
+  // The probe's 2 s says whether a server is there; a database made for a test waits longer, since a
+  // whole run's workers start their instances at once on two cores (CI once saw a 2 s connect expire).
   const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: PROBE_MS });
+    const client = new pg.Client({ connectionString: baseUrl, connectionTimeoutMillis: ADMIN_CONNECT_MS });
     await client.connect();
     try {
       await client.query(statement);

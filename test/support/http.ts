@@ -1,4 +1,6 @@
-// A small HTTP client for end-to-end tests: JSON or form bodies, bearer or cookie auth.
+// A small HTTP client for end-to-end tests: JSON or form bodies, bearer or cookie auth; and a
+// request with a Host header of the test's choosing.
+import { request as httpRequest } from 'node:http';
 export interface Res {
   status: number;
   headers: Headers;
@@ -46,4 +48,42 @@ export function client(base: string) {
     }
     return { status: res.status, headers: res.headers, text, json, cookies: res.headers.getSetCookie(), bytes };
   };
+}
+
+/** A request with a Host header of our choosing (fetch will not send one). */
+export function withHost(
+  url: string,
+  method: string,
+  path: string,
+  host: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<{ status: number; text: string; json: any }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      {
+        host: u.hostname,
+        port: u.port,
+        method,
+        path,
+        headers: { ...headers, host, ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          let json: any = null;
+          try {
+            json = JSON.parse(text);
+          } catch {}
+          resolve({ status: res.statusCode ?? 0, text, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
 }

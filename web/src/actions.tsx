@@ -1,12 +1,12 @@
 // Writes the web app makes for a page through the gateway's own API, where a form's fields need
 // shaping first (a list of checkboxes, a number) or where the API's answer must not reach the
 // browser as is (registering someone else answers with *their* session cookie). Each action takes
-// only htmx requests (the HX-Request header is what a cross-site form cannot send), calls the API
+// only requests from our own pages (the session's CSRF token, see fromOurPage), calls the API
 // in-process as the signed-in caller, and answers a fragment with the API's own words.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { apiFor, type Answer, type Api } from './api';
-import { isHtmx, sendHtml } from './http';
+import { fromOurPage, sendHtml } from './http';
 
 export type Form = Record<string, string | string[] | undefined>;
 
@@ -39,22 +39,22 @@ export interface ActionOptions {
   /** a successful action reloads the page (the change shows everywhere on it) */
   refresh?: boolean;
   /** a successful action goes to this page instead (a full load) */
-  goTo?: (form: Form) => string;
+  goTo?: (form: Form, req: FastifyRequest) => string;
   /** what a success shows instead of the API's message (a key shown once, say) */
   show?: (a: Answer<unknown>) => VNode;
 }
 
 /**
- * Registers POST `path`: htmx only (403 otherwise), as the signed-in caller; `run` calls the API.
+ * Registers POST `path`: from our pages only (403 otherwise), as the signed-in caller; `run` calls the API.
  * Answers 200 with the outcome fragment either way (htmx swaps 200s), the API's status in a header.
  */
 export function action(app: FastifyInstance, path: string, opts: ActionOptions, run: (api: Api, form: Form, req: FastifyRequest) => Promise<Answer<unknown>>): void {
   app.post(path, async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!isHtmx(req)) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
+    if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
     const form = (req.body && typeof req.body === 'object' ? req.body : {}) as Form;
     const a = await run(apiFor(app, req), form, req);
     reply.header('X-Api-Status', String(a.status));
-    if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form));
+    if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form, req));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
     return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={opts.done} />, 200, true);
   });

@@ -1,12 +1,11 @@
 // The duplicate-content page, the scanner page, a library's edit and delete, and the book page's
 // duplicate notice. Reads are the API's admin routes; writes are its own routes called as the
 // signed-in admin, the catalog wording every outcome.
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { VNode } from 'preact';
+import type { FastifyInstance } from 'fastify';
 import { action, field, Said } from './actions';
 import type { Answer } from './api';
 import { isHtmx, sendHtml } from './http';
-import type { Live, Viewer } from './layout';
+import type { Render } from './layout';
 import type { LibraryRow } from './pages/admin-libraries';
 import { AdminConflicts, type ConflictGroup, ConflictNotice } from './pages/admin-conflicts';
 import { AdminScanner, type FileIssue, type ScanStatus } from './pages/admin-scanner';
@@ -14,7 +13,6 @@ import type { PageContext } from './routes';
 import { SessionList, type SessionRow } from './pages/sessions';
 
 type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
-type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
 
 const idOf = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
 

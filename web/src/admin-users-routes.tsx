@@ -19,6 +19,11 @@ export function adminUserActions(app: FastifyInstance): void {
     const v = field(f, 'max_devices') ?? '';
     return api('PUT', `/api/auth/users/${user(req)}/max-devices`, { max_devices: /^\d{1,9}$/.test(v.trim()) ? Number(v) : v });
   });
+  // the select's "true"/"false" as the JSON boolean the API takes; anything else is sent as typed (the API's message)
+  action(app, '/admin/users/:id/permissions', { done: 'permissions updated' }, (api, f, req) => {
+    const v = field(f, 'can_edit_metadata') ?? '';
+    return api('PUT', `/api/auth/users/${user(req)}/permissions`, { can_edit_metadata: v === 'true' ? true : v === 'false' ? false : v });
+  });
   action(app, '/admin/users/:id/libraries', { done: 'library access updated' }, (api, f, req) =>
     api('PUT', `/api/auth/users/${user(req)}/libraries`, { all_libraries: field(f, 'all_libraries') !== 'false', library_ids: fields(f, 'library_ids') }),
   );

@@ -20,9 +20,11 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
     const v = req.headers[h];
     if (typeof v === 'string') base[h] = v;
   }
+  // a write carries the proof a cookie-authenticated write needs: the CSRF token the page sent (the
+  // API checks it against the session, as it would the browser's own request)
+  const token = req.headers['x-csrf-token'];
   return async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
-    // a write carries the same-site proof a cookie-authenticated write needs, with or without a body
-    const proof = method === 'GET' ? base : { ...base, 'x-requested-with': 'bindery-web' };
+    const proof = method === 'GET' || typeof token !== 'string' ? base : { ...base, 'x-csrf-token': token };
     const headers = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
     const r = await app.inject({ method, url, headers, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1', ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
     let parsed: unknown;

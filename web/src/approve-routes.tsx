@@ -1,13 +1,13 @@
-// The approval page's two buttons: htmx only, as the signed-in user, through the API's own routes.
+// The approval page's two buttons: from the page itself only (its CSRF token), as the signed-in user, through the API's own routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiFor } from './api';
-import { isHtmx, sendHtml } from './http';
+import { fromOurPage, sendHtml } from './http';
 import { Decide, Decided } from './pages/approve';
 
 export function approveActions(app: FastifyInstance): void {
   for (const decision of ['approve', 'reject'] as const) {
     app.post(`/devices/approve/:id/${decision}`, async (req: FastifyRequest, reply: FastifyReply) => {
-      if (!isHtmx(req)) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
+      if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
       const id = (req.params as { id: string }).id;
       const a = await apiFor(app, req)<{ error?: string; kosync?: { server: string; username: string | null; password: string }; kobo_config?: { line: string } }>(
         'POST',

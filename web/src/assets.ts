@@ -16,7 +16,8 @@ export interface Asset {
 
 const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' };
 
-function ownDir(): string {
+/** Where our own asset files are: src/assets (sources) or web-assets beside the bundle. */
+export function ownDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   for (const d of [join(here, 'assets'), join(here, 'web-assets')]) if (existsSync(join(d, 'app.css'))) return d;
   throw new Error(`the web app's assets are missing (looked in ${here}/assets and ${here}/web-assets)`);
@@ -35,6 +36,13 @@ function assetOf(name: string, body: Buffer): Asset {
 export interface Assets {
   css: string;
   js: string;
+  /** editing books (issue 43): the cover upload and the library's selection and bulk bar */
+  edit: string;
+  /** uploading books (issue 43): its script and styles, loaded for those who may upload */
+  upload: string;
+  uploadCss: string;
+  /** reading offline (issue 45): registers the service worker, "Keep offline", the offline books page */
+  offline: string;
   htmx: string;
   /** the reader's bundle (src/reader/main.js with foliate-js): its path, built on first use when no bundle is on disk */
   reader: () => string;
@@ -58,13 +66,25 @@ export const READER_BUILD = { bundle: true, format: 'esm', splitting: false, min
 export function loadAssets(): Assets {
   const dir = ownDir();
   const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
-  const list = { css: asset('app.css', join(dir, 'app.css')), js: asset('app.js', join(dir, 'app.js')), htmx: asset('htmx.js', htmxFile) };
+  const list = {
+    css: asset('app.css', join(dir, 'app.css')),
+    js: asset('app.js', join(dir, 'app.js')),
+    edit: asset('edit.js', join(dir, 'edit.js')),
+    upload: asset('upload.js', join(dir, 'upload.js')),
+    uploadCss: asset('upload.css', join(dir, 'upload.css')),
+    offline: asset('offline.js', join(dir, 'offline.js')),
+    htmx: asset('htmx.js', htmxFile),
+  };
   const byPath = new Map(Object.values(list).map((a) => [a.path, a]));
   let reader: Asset | null = null;
   const bundled = join(dir, 'reader.js');
   return {
     css: list.css.path,
     js: list.js.path,
+    edit: list.edit.path,
+    upload: list.upload.path,
+    uploadCss: list.uploadCss.path,
+    offline: list.offline.path,
     htmx: list.htmx.path,
     byPath,
     reader: () => {

@@ -1,6 +1,7 @@
 // What every page answer carries (a strict CSP, no sniffing, same-origin referrers, no caching of
 // a user's page) and the redirect rules: only a path of this site is ever a redirect target.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 
@@ -8,12 +9,16 @@ export const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
 /**
- * The reader page's policy: scripts still only from this site (a book's own scripts never run);
- * foliate-js shows a book's sections in frames from blob: URLs, which inherit this policy, so those
- * frames, the book's pictures, fonts and style sheets (blob:) and its own inline styles are allowed.
+ * The reader page's policy. foliate-js shows a book's sections in frames from blob: URLs of this
+ * origin, which inherit this policy: so the only script that may run is the one this response names
+ * by its nonce (the reader's own bundle), never a script of this site by its address (`'self'` would
+ * let a chapter load htmx or the reader from /assets and act with the session), nor any inline script,
+ * handler or `javascript:` URL. The book's pictures, fonts and style sheets (blob:) and its inline
+ * styles are allowed; its forms go nowhere. connect-src blob: lets the reader read a section it
+ * sanitizes before showing it (reader/sanitize.js).
  */
-export const READER_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' blob: 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data: blob:; media-src 'self' blob:; frame-src blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+export const readerCsp = (nonce: string): string =>
+  `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'self' blob: 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data: blob:; media-src 'self' blob:; frame-src blob:; connect-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'`;
 
 export function securityHeaders(reply: FastifyReply, csp = CSP): FastifyReply {
   return reply
@@ -37,6 +42,24 @@ export const sendRendered = (reply: FastifyReply, html: string, status = 200, cs
   securityHeaders(reply, csp).code(status).type('text/html; charset=utf-8').send(html);
 
 export const isHtmx = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';
+
+/** Where each web app reads the CSRF token of a request's session (the gateway's authenticator). */
+const csrfSources = new WeakMap<FastifyInstance, (req: FastifyRequest) => Promise<string | null>>();
+export const useCsrf = (app: FastifyInstance, source: (req: FastifyRequest) => Promise<string | null>) => void csrfSources.set(app, source);
+/** The CSRF token of the request's session, or null (no session, or no source: then no write is taken). */
+export const csrfOf = (app: FastifyInstance, req: FastifyRequest): Promise<string | null> => csrfSources.get(app)?.(req) ?? Promise.resolve(null);
+
+/**
+ * True when a write to a page route comes from one of our pages: it carries its session's CSRF
+ * token (`X-CSRF-Token`, which app.js adds to every htmx request). `HX-Request` proves nothing: htmx
+ * loaded by another document of this origin sends it too.
+ */
+export async function fromOurPage(app: FastifyInstance, req: FastifyRequest): Promise<boolean> {
+  const want = await csrfOf(app, req);
+  const sent = req.headers['x-csrf-token'];
+  if (want === null || typeof sent !== 'string' || sent.length !== want.length) return false;
+  return timingSafeEqual(Buffer.from(sent), Buffer.from(want));
+}
 
 /**
  * A redirect target from a form or query value: a path of this site only. Refused: other origins

@@ -1,6 +1,7 @@
 // The page shell: head (hashed assets, htmx configured for our CSP), a skip link, the top bar with
 // navigation and sign-out, and the main landmark. Every page renders inside it.
-import type { ComponentChildren } from 'preact';
+import type { FastifyReply } from 'fastify';
+import type { ComponentChildren, VNode } from 'preact';
 import type { Assets } from './assets';
 import { schemeOf } from './theme';
 
@@ -8,7 +9,11 @@ export interface Viewer {
   id: string;
   username: string;
   role: 'admin' | 'user';
+  /** present (true) when the admin allowed this person to edit books' details and covers (issue 43) */
+  can_edit_metadata?: boolean;
   theme?: string;
+  /** the session's CSRF token, which the page's scripts send with every write (X-CSRF-Token) */
+  csrf?: string | null;
 }
 
 // No inline indicator styles and no settling of `style` attributes (the CSP has no 'unsafe-inline':
@@ -22,9 +27,10 @@ const HTMX_CONFIG = JSON.stringify({
   historyCacheSize: 0,
 });
 
-const NAV: { href: string; label: string; admin?: boolean }[] = [
+const NAV: { href: string; label: string; admin?: boolean; editor?: boolean }[] = [
   { href: '/dashboard', label: 'Home' },
   { href: '/library', label: 'Library' },
+  { href: '/upload', label: 'Upload', editor: true },
   { href: '/collections', label: 'Collections' },
   { href: '/devices', label: 'Devices' },
   { href: '/profile', label: 'Profile' },
@@ -34,6 +40,24 @@ const NAV: { href: string; label: string; admin?: boolean }[] = [
 ];
 
 /** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */
+/** Whether the viewer may edit books' details and covers: an admin, or allowed by one (issue 43). */
+export const mayEdit = (v: Viewer | null | undefined): boolean => v?.role === 'admin' || v?.can_edit_metadata === true;
+
+/** How a group of page routes renders a page in the layout (routes.tsx gives it to each group). */
+export type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
+
+/** The body of a page that is not there (or not the caller's to see), with a way back. */
+export function NotFound({ href = '/dashboard', back = 'Back home' }: { href?: string; back?: string }) {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p id="failure">
+        There is no such page. <a href={href}>{back}</a>
+      </p>
+    </>
+  );
+}
+
 export interface Live {
   topic: 'progress' | 'scanner';
   refresh: string;
@@ -47,11 +71,17 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
         <meta name="htmx-config" content={HTMX_CONFIG} />
+        {p.viewer?.csrf && <meta name="csrf-token" content={p.viewer.csrf} />}
         <title>{`${p.title} · Bindery`}</title>
         <link rel="icon" href="data:," />
         <link rel="stylesheet" href={p.assets.css} />
+        <link rel="manifest" href="/manifest.webmanifest" />
         <script src={p.assets.htmx} defer />
         <script src={p.assets.js} defer />
+        <script src={p.assets.edit} defer />
+        <script src={p.assets.offline} defer />
+        {mayEdit(p.viewer) && <link rel="stylesheet" href={p.assets.uploadCss} />}
+        {mayEdit(p.viewer) && <script src={p.assets.upload} defer />}
       </head>
       <body>
         <a class="skip" href="#main">
@@ -64,7 +94,7 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
           {p.viewer && (
             <nav aria-label="Main">
               <ul>
-                {NAV.filter((n) => !n.admin || p.viewer?.role === 'admin').map((n) => (
+                {NAV.filter((n) => (!n.admin || p.viewer?.role === 'admin') && (!n.editor || mayEdit(p.viewer))).map((n) => (
                   <li key={n.href}>
                     <a href={n.href} aria-current={p.current === n.href ? 'page' : undefined}>
                       {n.label}
@@ -75,7 +105,7 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
             </nav>
           )}
           {p.viewer && (
-            <form class="signout" method="post" action="/api/auth/logout" hx-post="/api/auth/logout" hx-swap="none" data-redirect-to="/login">
+            <form class="signout" method="post" action="/api/auth/logout" hx-post="/api/auth/logout" hx-swap="none" data-redirect-to="/api/auth/oidc/signed-out">
               <span class="who" id="who">
                 {p.viewer.username}
               </span>

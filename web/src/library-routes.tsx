@@ -2,26 +2,43 @@
 // library, and the collections page's smart-collection builder (rows, live preview, create) and the
 // order of custom collections. Everything reads and writes through the gateway's /api routes.
 import { Reading } from '@bindery/contracts';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { VNode } from 'preact';
+import type { FastifyInstance } from 'fastify';
 import { action, type Form, field } from './actions';
-import { apiFor } from './api';
-import { isHtmx, securityHeaders, sendHtml } from './http';
-import type { Live, Viewer } from './layout';
+import { type Answer, type Api, apiFor } from './api';
+import { fromOurPage, securityHeaders, sendHtml } from './http';
+import { mayEdit, type Render } from './layout';
 import { AuthorPage } from './pages/authors';
 import type { Item } from './pages/books';
 import type { CollectionRow } from './pages/collections';
 import { LIBRARY_FILTERS, libraryQuery, type SavedFilter, SavedFilters } from './pages/library';
-import { inSeriesOrder, SeriesPage } from './pages/series';
+import { type SeriesBook, type SeriesDetail, SeriesPage } from './pages/series';
+import { SeriesList, type SeriesSummary, seriesApiUrl, seriesListQuery } from './pages/series-list';
+import { type AuthorSummary, AuthorList, authorListQuery, authorsApiUrl } from './pages/authors-list';
+import { countOf, type LibraryName } from './pages/browse';
 import { type LibraryChoice, newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
 import type { PageContext } from './routes';
 
 type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
-type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
+
+/** A smart collection's rules with no complete condition (the builder leaves out a row without its value). */
+const NO_CONDITION = { status: 400, body: { error: 'Add at least one condition with a value.' } };
 
 /** The most books a series or author page shows. */
 const MOST = 200;
+const idOf = (req: { params: unknown }) => ((req.params as { id?: string }).id ?? '').slice(0, 100);
 const nameOf = (params: unknown) => ((params as { name?: string }).name ?? '').trim().slice(0, 200);
+
+/** The libraries the caller may see (for the library filter), [] when they cannot be read. */
+async function librariesOf(api: Api): Promise<LibraryName[]> {
+  const r = await api<LibraryName[]>('GET', '/api/libraries');
+  return r.status === 200 ? r.body.map((l) => ({ id: l.id, name: l.name })) : [];
+}
+
+/** Every book of a series the caller may see, or the API's answer when there is none. */
+async function seriesBooks(a: Api, name: string): Promise<{ ok: true; list: SeriesBook[] } | { ok: false; answer: Answer<unknown> }> {
+  const r = await a<SeriesDetail>('GET', `/api/series/${encodeURIComponent(name.trim())}?limit=1000`);
+  return r.status === 200 ? { ok: true, list: r.body.data } : { ok: false, answer: r.body ? r : { status: 404, body: { error: 'series not found' } } };
+}
 
 function Missing({ what }: { what: string }) {
   return (
@@ -35,23 +52,79 @@ function Missing({ what }: { what: string }) {
 }
 
 export function libraryRoutes(app: FastifyInstance, page: Page, render: Render): void {
-  // a series: its books (the read model's exact series filter) in series order, with the caller's
-  // progress (the reading service's preview of the rule "series is <name>": one request for all)
+  // every series and every author the caller may see: searched as they type (htmx takes the results
+  // part of the same page), by letter, library, read state and sort
+  page('/series', {}, async ({ req, reply, api, viewer }) => {
+    const q = seriesListQuery(req.query as Record<string, unknown>);
+    const [r, libraries] = await Promise.all([api<{ data: SeriesSummary[]; total: number }>('GET', seriesApiUrl(q)), librariesOf(api)]);
+    if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
+    if (r.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, 502);
+    return render(reply, 'Series', viewer, '/library', <SeriesList q={q} series={r.body.data} total={r.body.total} libraries={libraries} />);
+  });
+  page('/authors', {}, async ({ req, reply, api, viewer }) => {
+    const q = authorListQuery(req.query as Record<string, unknown>);
+    const [r, libraries] = await Promise.all([api<{ data: AuthorSummary[]; total: number }>('GET', authorsApiUrl(q)), librariesOf(api)]);
+    if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
+    if (r.status !== 200) return render(reply, 'Authors', viewer, '/library', <Missing what="The authors could not be read." />, 502);
+    return render(reply, 'Authors', viewer, '/library', <AuthorList q={q} authors={r.body.data} total={r.body.total} libraries={libraries} />);
+  });
+
+  // a series: its books the caller may see in index order with their progress, what to read next,
+  // the numbers missing (the read model's series answer), and the caller's collections for "add all"
   page('/series/:name', {}, async ({ req, reply, api, viewer }) => {
     const name = nameOf(req.params);
     if (name === '') return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
-    const found = await api<{ data: Item[] }>('GET', `/api/media-items/search?${new URLSearchParams({ series_filter: `"${name}"`, limit: String(MOST) })}`);
+    const [found, colls] = await Promise.all([
+      api<SeriesDetail>('GET', `/api/series/${encodeURIComponent(name)}?limit=${MOST}`),
+      api<{ data: (CollectionRow & { rules?: unknown })[] }>('GET', '/api/collections'),
+    ]);
+    if (found.status === 404) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
     if (found.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, found.status === 400 ? 400 : 502);
-    const read = await api<{ data: { media_item_id: string; percentage: number | null }[] }>('POST', `/api/collections/preview?limit=${MOST}`, {
-      rules: { match: 'all', conditions: [{ field: 'series', op: 'equals', value: name }] },
-    });
-    const pct = new Map(read.status === 200 ? read.body.data.map((b) => [b.media_item_id, b.percentage] as const) : []);
-    const books = inSeriesOrder(found.body.data.map((item) => ({ item, percentage: pct.get(item.id) ?? null })));
-    if (books.length === 0) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
-    return render(reply, books[0]!.item.series ?? name, viewer, '/library', <SeriesPage name={books[0]!.item.series ?? name} books={books} />, 200, {
+    const own = colls.status === 200 ? colls.body.data.filter((c) => !c.is_system && !c.is_smart).map((c) => ({ id: c.id, name: c.name })) : [];
+    return render(reply, found.body.name, viewer, '/library', <SeriesPage s={found.body} collections={own} editor={mayEdit(viewer)} />, 200, {
       topic: 'progress',
-      refresh: '#grid',
+      refresh: '#series-body',
     });
+  });
+
+  // every book of a series read (each unfinished one at its end) or unread (each position removed);
+  // the page is live: its books' bars follow the positions as they are saved
+  action(app, '/series/mark', { done: 'marked' }, async (a, f) => {
+    const state = field(f, 'state');
+    if (state !== 'read' && state !== 'unread') return { status: 400, body: { error: 'state must be read or unread' } };
+    const books = await seriesBooks(a, field(f, 'series') ?? '');
+    if (!books.ok) return books.answer;
+    const todo = books.list.filter((b) => (state === 'read' ? (b.percentage ?? 0) < 1 : b.percentage !== null));
+    if (todo.length === 0) return { status: 200, body: { message: state === 'read' ? 'Every book was read already.' : 'No book was begun.' } };
+    const failed: string[] = [];
+    // a few at a time: the reading service takes the position writes of one moment together
+    for (let i = 0; i < todo.length; i += 16) {
+      const answers = await Promise.all(
+        todo
+          .slice(i, i + 16)
+          .map((b) =>
+            state === 'read' ? a('PUT', `/api/media-items/${b.media_item_id}/progress`, { percentage: 1 }) : a('DELETE', `/api/media-items/${b.media_item_id}/progress`),
+          ),
+      );
+      for (const r of answers) if (r.status >= 400) failed.push((r.body as { error?: string } | undefined)?.error ?? `status ${r.status}`);
+    }
+    if (failed.length > 0) return { status: 502, body: { error: `${failed.length} of ${todo.length} books could not be marked: ${failed[0]}` } };
+    return { status: 200, body: { message: `${countOf(todo.length, ['book', 'books'])} marked as ${state}.` } };
+  });
+
+  // every book of a series into one of the caller's collections
+  action(app, '/series/collect', { done: 'added' }, async (a, f) => {
+    const books = await seriesBooks(a, field(f, 'series') ?? '');
+    if (!books.ok) return books.answer;
+    const id = encodeURIComponent(field(f, 'collection') ?? '');
+    const r = await a<{ added?: string[]; error?: string }>('POST', `/api/collections/${id}/items`, { media_item_ids: books.list.map((b) => b.media_item_id) });
+    if (r.status >= 400) return r;
+    const added = r.body.added?.length ?? 0;
+    const already = books.list.length - added;
+    return {
+      status: 200,
+      body: { message: `${countOf(added, ['book', 'books'])} added to the collection${already > 0 ? `; ${already} ${already === 1 ? 'was' : 'were'} there already` : ''}.` },
+    };
   });
 
   // an author: their books the caller may see (the read model's exact author filter), by title
@@ -95,7 +168,7 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
 
   // the live preview: how many books the rules match and the first of them
   app.post('/collections/preview', async (req, reply) => {
-    if (!isHtmx(req)) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
+    if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
     const rules = rulesOf((req.body && typeof req.body === 'object' ? req.body : {}) as Form);
     if (rules.conditions.length === 0) return sendHtml(reply, <p class="muted">Type a value to see the matching books.</p>, 200, true);
     const r = await apiFor(app, req)<{ data: PreviewBook[]; total: number; error?: string }>('POST', '/api/collections/preview?limit=8', { rules });
@@ -105,9 +178,18 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
   });
 
   // create the smart collection the builder shows
-  action(app, '/collections/smart', { done: 'collection created', refresh: true }, async (a, f) =>
-    a('POST', '/api/collections', { name: field(f, 'name') ?? '', rules: rulesOf(f) }),
-  );
+  action(app, '/collections/smart', { done: 'collection created', refresh: true }, async (a, f) => {
+    const rules = rulesOf(f);
+    if (rules.conditions.length === 0) return NO_CONDITION;
+    return a('POST', '/api/collections', { name: field(f, 'name') ?? '', rules });
+  });
+
+  // a smart collection's name and rules, as the builder on its page shows them; back to the page, which says so
+  action(app, '/collections/:id/rules', { done: 'rules saved', goTo: (_f, req) => `/collections/${encodeURIComponent(idOf(req))}?done=rules` }, async (a, f, req) => {
+    const rules = rulesOf(f);
+    if (rules.conditions.length === 0) return NO_CONDITION;
+    return a('PUT', `/api/collections/${encodeURIComponent(idOf(req))}`, { name: field(f, 'name') ?? '', rules });
+  });
 
   // move a custom collection up or down: the custom collections' priorities (the order the API lists
   // them in) rewritten as 100, 101, … in the new order, only those that change

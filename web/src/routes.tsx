@@ -1,27 +1,30 @@
 // The web app: server-rendered pages (preact to HTML) with htmx, mounted by the gateway with
 // webRoutes(app). Pages read through the gateway's own /api routes in-process (api.ts) and add no
-// rule of their own; writes are htmx requests straight to /api (the HX-Request header is the
-// same-site proof a cookie-authenticated write needs).
-import { createHash } from 'node:crypto';
+// rule of their own; writes are htmx requests straight to /api, carrying the session's CSRF token
+// from the page's <meta name="csrf-token"> (app.js adds it), the proof a cookie-authenticated write needs.
+import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { VNode } from 'preact';
 import { apiFor, type Api } from './api';
 import { loadAssets, type Assets } from './assets';
-import { isHtmx, localTarget, loginFor, READER_CSP, redirectTo, renderHtml, securityHeaders, sendHtml, sendRendered } from './http';
-import { Layout, type Live, type Viewer } from './layout';
+import { csrfOf, isHtmx, localTarget, loginFor, readerCsp, redirectTo, renderHtml, securityHeaders, sendHtml, sendRendered, useCsrf } from './http';
+import { Layout, type Live, mayEdit, NotFound, type Render, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
+import { calibreSections } from './calibre-sections';
 import { AdminSystem, type ProjectionRow, type Setting } from './pages/admin-system';
 import { type Annotation, Annotations } from './pages/annotations';
 import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
 import type { Item } from './pages/books';
 import { CollectionPage, type CollectionRow, Collections } from './pages/collections';
+import type { LibraryChoice } from './pages/smart-collection';
 import { Dashboard, type Section } from './pages/dashboard';
-import { apiUrl, Books, Library, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
+import { apiUrl, Books, Library, LibraryPages, LoadMore, libraryQuery, PAGE, SUGGEST, Suggestions } from './pages/library';
 import { Profile, type ProfileData } from './pages/profile';
 import type { ProgressConflict } from './pages/progress-conflicts';
 import { type ReadPosition, Reader } from './pages/reader';
+import { offlineRoutes } from './offline-routes';
 import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 import { adminUserActions } from './admin-users-routes';
 import { action, field } from './actions';
@@ -30,9 +33,14 @@ import { deviceActions } from './devices-routes';
 import { Approve, MISSING, type Pending } from './pages/approve';
 import { approveActions } from './approve-routes';
 import { adminMoreRoutes } from './admin-more-routes';
+import { mailRoutes } from './mail-routes';
+import { uploadRoutes } from './upload-routes';
+import { UploadDrop } from './pages/upload';
 import { libraryRoutes } from './library-routes';
+import { editRoutes } from './edit-routes';
+import { ssoConfig, ssoRoutes } from './sso-routes';
 
-export { CSP, localTarget, READER_CSP } from './http';
+export { CSP, localTarget, readerCsp } from './http';
 export { schemeOf } from './theme';
 
 export interface WebDeps {
@@ -40,6 +48,8 @@ export interface WebDeps {
   assets?: Assets;
   /** this server's address for the request, to show people what to type elsewhere (null: the page fills it in) */
   origin?: (req: FastifyRequest) => string | null;
+  /** the CSRF token of the session the request's cookie holds (without it, the pages take no write) */
+  csrf?: (req: FastifyRequest) => Promise<string | null>;
 }
 
 export interface PageContext {
@@ -52,6 +62,7 @@ export interface PageContext {
 
 export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   const assets = deps.assets ?? loadAssets();
+  if (deps.csrf) useCsrf(app, deps.csrf);
 
   app.get('/assets/:file', (req, reply) => {
     const path = req.url.split('?')[0]!;
@@ -83,6 +94,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
       const api = apiFor(app, req);
       const viewer = await viewerOf(api);
       if (!viewer) return redirectTo(req, reply, loginFor(req));
+      viewer.csrf = await csrfOf(app, req);
       if (opts.admin && viewer.role !== 'admin') return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
       return handler({ req, reply, api, viewer, assets });
     });
@@ -106,7 +118,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const api = apiFor(app, req);
     if (await needsSetup(api)) return redirectTo(req, reply, '/setup');
     if (await viewerOf(api)) return redirectTo(req, reply, target);
-    return render(reply, 'Sign in', null, undefined, <SignIn redirect={target} />);
+    return render(reply, 'Sign in', null, undefined, <SignIn redirect={target} sso={await ssoConfig(api)} />);
   });
 
   page('/dashboard', {}, async ({ reply, api, viewer }) => {
@@ -131,42 +143,53 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   const libraryPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
-    const r = await api<{ data: Item[]; error?: string }>('GET', apiUrl(q));
-    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} more={false} />);
+    const [r, libs] = await Promise.all([api<{ data: Item[]; total: number; error?: string }>('GET', apiUrl(q)), api<LibraryName[]>('GET', '/api/libraries')]);
+    const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
+    // a library the caller may not see is not there for them
+    if (q.library && libs.status === 200 && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <NoSuchLibrary />, 404);
+    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} total={0} libraries={libraries} />);
     if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
     const htmx = isHtmx(req);
     const key = JSON.stringify([
       viewer.id,
       viewer.username,
       viewer.role,
+      viewer.can_edit_metadata === true,
       viewer.theme ?? '',
+      viewer.csrf ?? '',
       htmx,
       q,
       createHash('sha256')
         .update(r.text ?? '')
+        .update(libs.text ?? '')
         .digest('base64'),
     ]);
     const hit = libraryPages.get(key);
     if (hit !== undefined) return sendRendered(reply, hit);
     const items = r.body.data.slice(0, PAGE);
-    const more = r.body.data.length > PAGE;
-    // "Load more" with htmx: the next books for the grid, and the link after them
+    const total = r.body.total;
+    const title = libraries.find((l) => l.id === q.library)?.name ?? 'Library';
+    // "Load more" with htmx: the next books for the grid, and the link and pager after them
     const html = htmx
       ? renderHtml(
           <>
             <Books items={items} />
-            <LoadMore q={q} more={more} oob />
+            <LoadMore q={q} total={total} oob />
+            <LibraryPages q={q} total={total} oob />
           </>,
           true,
         )
       : renderHtml(
-          <Layout assets={assets} title="Library" viewer={viewer} current="/library">
-            <Library q={q} items={items} more={more} />
+          <Layout assets={assets} title={title} viewer={viewer} current="/library">
+            <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} />
+            {mayEdit(viewer) && <UploadDrop library={q.library} />}
           </Layout>,
         );
     libraryPages.set(key, html);
     return sendRendered(reply, html);
   });
+  // a library's own page is the library narrowed to it
+  page('/libraries/:id', {}, async ({ req, reply }) => redirectTo(req, reply, `/library?${new URLSearchParams({ library: (req.params as { id: string }).id.slice(0, 100) })}`));
 
   // autocomplete for the library's author, series and tag fields: the search API's suggestions
   page('/library/suggest', {}, async ({ req, reply, api }) => {
@@ -212,7 +235,16 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     ]);
     if (c.status === 404 || c.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (c.status !== 200 || items.status !== 200) return render(reply, 'Collection', viewer, '/collections', <Failed status={c.status} />, 502);
-    return render(reply, c.body.name, viewer, '/collections', <CollectionPage c={c.body} books={items.body.data} />);
+    // a smart collection's rule on a library chooses among the libraries the caller may see
+    const libs = c.body.rules ? await api<LibraryChoice[]>('GET', '/api/libraries') : null;
+    const notice = (req.query as Record<string, unknown>).done === 'rules' ? 'Rules saved.' : undefined;
+    return render(
+      reply,
+      c.body.name,
+      viewer,
+      '/collections',
+      <CollectionPage c={c.body} books={items.body.data} libraries={libs?.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : []} notice={notice} />,
+    );
   });
 
   page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
@@ -220,7 +252,11 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
     const [libs, roots] = await Promise.all([api<LibraryRow[]>('GET', '/api/libraries'), api<Browse>('GET', '/api/libraries/browse')]);
     if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
-    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} />, 200, { topic: 'scanner', refresh: '#libraries' });
+    const calibre = await calibreSections(api, libs.body, viewer.id);
+    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} calibre={calibre} />, 200, {
+      topic: 'scanner',
+      refresh: '#libraries',
+    });
   });
 
   page('/devices', {}, async ({ req, reply, api, viewer }) => {
@@ -346,12 +382,17 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
 
   readerPage(app, page, render);
   adminMoreRoutes(app, page, render);
+  mailRoutes(app, page, render);
+  ssoRoutes(app, page, render, deps.origin);
+  uploadRoutes(app, page, render);
+  offlineRoutes(app, page, render);
 
   // a progress conflict settled from the book page: the place to go on from, as the reading service keeps it
   action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
     a('POST', `/api/progress-conflicts/${encodeURIComponent((req.params as { conflict: string }).conflict)}/resolve`, { keep: field(f, 'keep') ?? '' }),
   );
   libraryRoutes(app, page, render);
+  editRoutes(app, page, render);
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = encodeURIComponent((req.params as { id: string }).id);
@@ -370,6 +411,8 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
       undefined,
       <Book
         item={r.body}
+        canEdit={mayEdit(viewer)}
+        saved={(req.query as Record<string, unknown>).saved === '1'}
         progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
         rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
         conflicts={conflicts.status === 200 ? conflicts.body.data : []}
@@ -389,19 +432,27 @@ function readerPage(app: FastifyInstance, page: (path: string, opts: { admin?: b
     if (r.status !== 200) return render(reply, 'Reader', viewer, undefined, <Failed status={r.status} />, 502);
     const p = await api<{ progress?: ReadPosition } & ReadPosition>('GET', `/api/media-items/${id}/progress`);
     const progress = p.status === 200 ? (p.body.progress ?? p.body) : null;
-    return sendHtml(reply, <Reader assets={assets} reader={assets.reader()} viewer={viewer} item={r.body} progress={progress} />, 200, false, READER_CSP);
+    const st = await api<{ all_books: unknown; this_book: unknown }>('GET', `/api/media-items/${id}/reader-settings`);
+    const settings = st.status === 200 ? { all_books: st.body.all_books, this_book: st.body.this_book } : null;
+    // the reader's own script runs by this response's nonce; nothing else may (a book's chapters inherit this policy)
+    const nonce = randomBytes(18).toString('base64');
+    return sendHtml(
+      reply,
+      <Reader assets={assets} reader={assets.reader()} nonce={nonce} viewer={viewer} item={r.body} progress={progress} settings={settings} />,
+      200,
+      false,
+      readerCsp(nonce),
+    );
   });
   return app;
 }
 
-type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
-
-function NotFound() {
+function NoSuchLibrary() {
   return (
     <>
       <h1>Not found</h1>
-      <p>
-        There is no such page. <a href="/dashboard">Back home</a>
+      <p id="failure">
+        There is no such library. <a href="/library">Back to the library</a>
       </p>
     </>
   );

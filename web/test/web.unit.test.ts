@@ -47,16 +47,20 @@ describe('schemeOf', () => {
 });
 
 describe('the library query', () => {
-  it('browses with the sort when nothing filters, searches otherwise', () => {
-    expect(apiUrl(libraryQuery({}))).toBe('/api/media-items?limit=25&offset=0&sort=title');
-    expect(apiUrl(libraryQuery({ sort: '-created_at', offset: '24' }))).toBe('/api/media-items?limit=25&offset=24&sort=-created_at');
+  it('asks the search (which counts the matches) with the sort, the library and every filter', () => {
+    expect(apiUrl(libraryQuery({}))).toBe('/api/media-items/search?limit=24&offset=0&sort=title');
+    expect(apiUrl(libraryQuery({ sort: '-created_at', offset: '24' }))).toBe('/api/media-items/search?limit=24&offset=24&sort=-created_at');
     expect(apiUrl(libraryQuery({ q: ' dune ', author: '"Frank Herbert"', format: 'EPUB', tag: 'sf', series: 'x' }))).toBe(
-      '/api/media-items/search?limit=25&offset=0&q=dune&author_filter=%22Frank+Herbert%22&series_filter=x&format=epub&tags_filter=sf',
+      '/api/media-items/search?limit=24&offset=0&q=dune&author_filter=%22Frank+Herbert%22&series_filter=x&format=epub&tags_filter=sf',
+    );
+    expect(apiUrl(libraryQuery({ library: '7f0c2a4e-5b1d-4c3e-9a8f-1b2c3d4e5f60', state: 'reading', sort: 'author' }))).toBe(
+      '/api/media-items/search?limit=24&offset=0&sort=author&library_id=7f0c2a4e-5b1d-4c3e-9a8f-1b2c3d4e5f60&read_status=reading',
     );
   });
   it('drops what it does not know: sorts, formats, offsets', () => {
     expect(libraryQuery({ sort: 'drop table', format: 'exe', offset: '-3', state: 'lost' })).toEqual({
       q: '',
+      library: '',
       author: '',
       series: '',
       format: '',

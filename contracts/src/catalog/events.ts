@@ -51,6 +51,52 @@ export const MediaFormat = Type.Object({
 });
 export type MediaFormat = Type.Static<typeof MediaFormat>;
 
+/** The item's own values a person may set (and the cover, below), which then win over what a rescan reads from its file until reset (issue 43). */
+const VALUE_FIELDS = [
+  'title',
+  'sort_title',
+  'contributors',
+  'series',
+  'series_index',
+  'language',
+  'publisher',
+  'description',
+  'isbn',
+  'identifiers',
+  'tags',
+  'year',
+  'reading_direction',
+] as const;
+export const LOCKABLE_FIELDS = [...VALUE_FIELDS, 'cover'] as const;
+export type LockableField = (typeof LOCKABLE_FIELDS)[number];
+
+/** A calibre custom column's value for a book, named as calibre shows it (issue 44). */
+export const CalibreColumn = Type.Object({
+  /** the lookup name without '#' (`#read` → read) */
+  label: Type.String({ maxLength: 200 }),
+  /** the column's heading in calibre */
+  name: Type.String({ maxLength: 200 }),
+  /** calibre's type: bool, int, float, rating, text, comments, series, enumeration, datetime */
+  type: Type.String({ maxLength: 20 }),
+  value: Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 4000 }), Type.Array(Type.String({ maxLength: 4000 }), { maxItems: 100 })]),
+  /** a series column's index */
+  series_index: Type.Optional(Nullable(Type.Number())),
+});
+export type CalibreColumn = Type.Static<typeof CalibreColumn>;
+
+/** What calibre keeps of a book beyond the fields the item takes: its id, rating, read mark and custom columns. */
+export const CalibreData = Type.Object({
+  /** calibre's book id (null: an OPF that names none) */
+  book_id: Nullable(Type.Integer()),
+  /** calibre's rating, 0–10 (two per star, odd for half stars); null: not rated */
+  rating: Nullable(Type.Integer({ minimum: 1, maximum: 10 })),
+  /** a boolean custom column named "read"; null: none, or no value for this book */
+  read: Nullable(Type.Boolean()),
+  /** every custom column with a value for the book, in the order of their labels */
+  columns: Type.Array(CalibreColumn, { maxItems: 100 }),
+});
+export type CalibreData = Type.Static<typeof CalibreData>;
+
 export const MediaItem = Type.Object({
   id: Uuid,
   library_id: Uuid,
@@ -81,10 +127,24 @@ export const MediaItem = Type.Object({
   thumbnail_url: Nullable(Type.String()),
   added_by_admin: Nullable(Uuid),
   source: Type.Union([Type.Literal('scan'), Type.Literal('api')]),
+  /** the SHA-256 of a picture a person set as the cover (absent: the book's own, named by its file's `sha256`) */
+  cover_key: Type.Optional(Type.String()),
+  /** the fields a person set (LOCKABLE_FIELDS), which a rescan leaves as they are; absent in events logged before */
+  locked_fields: Type.Optional(Type.Array(Type.String())),
+  /** a book of a calibre library (metadata.db, or a book folder's metadata.opf): what calibre keeps beyond the fields above */
+  calibre: Type.Optional(CalibreData),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
 export type MediaItem = Type.Static<typeof MediaItem>;
+
+/** What the item's file gives for the lockable fields, as last read (a reset takes a field's value back from it). */
+export const FileFields = Type.Intersect([
+  Type.Pick(MediaItem, VALUE_FIELDS),
+  /** the file's own cover (its SHA-256), null: none */
+  Type.Object({ cover_key: Nullable(Type.String()) }),
+]);
+export type FileFields = Type.Static<typeof FileFields>;
 
 /**
  * In events only, never in a public record: what the catalog's own tables hold of an item beyond
@@ -123,6 +183,10 @@ export const ItemRecord = Type.Object({
       pages: Type.Optional(Type.Array(Type.String())),
     }),
   ),
+  /** the fields a person set (the public record has them too) */
+  locked_fields: Type.Optional(Type.Array(Type.String())),
+  /** the file's values of the lockable fields as last read; null: not recorded (catalogued before, or made through the API) */
+  file_fields: Type.Optional(Nullable(FileFields)),
   /** every SHA-256 the item's files have had */
   hashes: Type.Array(Type.Object({ sha256: Type.String(), partial_md5: Nullable(Type.String()), format: Type.String(), first_seen: Type.String(), last_seen: Type.String() })),
 });
@@ -139,6 +203,30 @@ export const FileIssue = Type.Object({
 });
 export type FileIssue = Type.Static<typeof FileIssue>;
 
+/** What a scan took from the calibre libraries (and metadata.opf folders) of a library, for the admin's migration report (issue 44). */
+export const CalibreReport = Type.Object({
+  folders: Type.Array(
+    Type.Object({
+      folder: Type.String(),
+      source: Type.Union([Type.Literal('metadata.db'), Type.Literal('metadata.opf')]),
+      books: Type.Integer(),
+      formats: Type.Integer(),
+      /** why the folder's calibre records could not be read (its files then speak for themselves) */
+      error: Nullable(Type.String()),
+    }),
+  ),
+  books: Type.Integer(),
+  formats: Type.Integer(),
+  /** field → how many books have a value for it from calibre */
+  fields: Type.Record(Type.String(), Type.Integer()),
+  /** the custom columns and how many books have a value in each */
+  columns: Type.Array(Type.Object({ label: Type.String(), name: Type.String(), type: Type.String(), books: Type.Integer() })),
+  /** values that could not be mapped, and why (the first 200) */
+  unmapped: Type.Array(Type.Object({ book_id: Nullable(Type.Integer()), title: Nullable(Type.String()), field: Type.String(), reason: Type.String() }), { maxItems: 200 }),
+  unmapped_total: Type.Integer(),
+});
+export type CalibreReport = Type.Static<typeof CalibreReport>;
+
 export const ScanCounts = {
   files_seen: Type.Integer(),
   added: Type.Integer(),
@@ -149,7 +237,14 @@ export const ScanCounts = {
   errors: Type.Integer(),
 };
 
-export const ScanReason = Type.Union([Type.Literal('manual'), Type.Literal('startup'), Type.Literal('watch'), Type.Literal('reconcile'), Type.Literal('library-changed')]);
+export const ScanReason = Type.Union([
+  Type.Literal('manual'),
+  Type.Literal('startup'),
+  Type.Literal('watch'),
+  Type.Literal('reconcile'),
+  Type.Literal('library-changed'),
+  Type.Literal('upload'),
+]);
 export type ScanReason = Type.Static<typeof ScanReason>;
 
 export const CatalogEvents = {
@@ -224,6 +319,8 @@ export const CatalogEvents = {
   'catalog.scan-requeued.v1': Type.Object({ scan_id: Uuid, library_id: Uuid }),
   /** a finished scan old enough to leave the scan history */
   'catalog.scan-pruned.v1': Type.Object({ scan_id: Uuid, library_id: Uuid }),
+  /** a scan read a library's calibre records differently from the last report (issue 44); stream `calibre-<library id>` */
+  'catalog.calibre-report-recorded.v1': Type.Object({ library_id: Uuid, report: CalibreReport }),
   'catalog.scan-finished.v1': Type.Object({
     scan_id: Uuid,
     library_id: Uuid,

@@ -14,6 +14,8 @@ export const CatalogRequests = {
   'library-delete': Type.Object({ caller: Caller, id: Type.String() }),
   browse: Type.Object({ caller: Caller, path: Type.Optional(Type.String()) }),
   'scan-start': Type.Object({ caller: Caller, input: Input }),
+  /** the scan that catalogues a file an editor has just uploaded into a library they may see (the gateway checked the library) */
+  'upload-scan': Type.Object({ caller: Caller, library_id: Type.String() }),
   'scan-status': Type.Object({ caller: Caller }),
   'scan-issues': Type.Object({ caller: Caller, query: Query }),
   'item-get': Type.Object({ caller: Caller, id: Type.String() }),
@@ -23,6 +25,12 @@ export const CatalogRequests = {
   'items-bulk-delete': Type.Object({ caller: Caller, input: Input }),
   'items-bulk-update': Type.Object({ caller: Caller, input: Input }),
   'item-cover': Type.Object({ caller: Caller, id: Type.String(), kind: Type.Union([Type.Literal('cover'), Type.Literal('thumbnail')]) }),
+  /** an editor's picture for the item: a JPEG the gateway decoded and re-encoded (base64, within the bus's payload) → the item */
+  'item-cover-set': Type.Object({ caller: Caller, id: Type.String(), jpeg_base64: Type.String({ maxLength: 900_000 }) }),
+  /** the item's cover back to its file's own → the item */
+  'item-cover-reset': Type.Object({ caller: Caller, id: Type.String() }),
+  /** admin: the library's calibre migration report as the last scan recorded it → {report: CalibreReport | null} */
+  'calibre-report': Type.Object({ caller: Caller, id: Type.String() }),
   'conflicts-list': Type.Object({ caller: Caller }),
   'conflict-resolve': Type.Object({ caller: Caller, id: Type.String(), input: Input }),
   /** service to service (reading): an EPUB's locator index by the file's SHA-256 → {sha256, index_gz: base64 of gzipped JSON} */

@@ -1,4 +1,6 @@
 import Type from 'typebox';
+import { MailIdentityEvents } from './mail-events';
+import { OidcIdentityEvents } from './oidc-events';
 
 export const Role = Type.Union([Type.Literal('user'), Type.Literal('admin')]);
 export type Role = Type.Static<typeof Role>;
@@ -34,6 +36,8 @@ export const UserProfile = Type.Object({
   last_name: Type.String(),
   role: Role,
   theme: Type.Optional(Type.String()),
+  /** present (true) only when the admin allowed this user to edit metadata and covers (issue 43) */
+  can_edit_metadata: Type.Optional(Type.Boolean()),
 });
 export type UserProfile = Type.Static<typeof UserProfile>;
 
@@ -60,6 +64,8 @@ export const RoleChanged = Type.Object({
   role: Role,
   previous_role: Role,
   changed_by: Uuid,
+  /** 'oidc-group': the user's sign-in through the OpenID provider, by its admin group claim (OIDC_ADMIN_GROUP; changed_by is the user) */
+  source: Type.Optional(Type.Literal('oidc-group')),
   /** The user's profile after the change (its `role` is `role`); absent in events from before identity stated it. */
   profile: Type.Optional(UserProfile),
 });
@@ -151,6 +157,15 @@ export const LibraryAccessChanged = Type.Object({
   changed_by: Uuid,
 });
 
+/** What an admin allowed a user beyond their role (issue 43): editing metadata and covers. */
+export const PermissionsChanged = Type.Object({
+  user_id: Uuid,
+  can_edit_metadata: Type.Boolean(),
+  changed_by: Uuid,
+  /** The user's profile after the change, as role-changed states it. */
+  profile: Type.Optional(UserProfile),
+});
+
 export const IdentityEvents = {
   'identity.user-registered.v1': UserRegistered,
   'identity.profile-changed.v1': ProfileChanged,
@@ -164,9 +179,12 @@ export const IdentityEvents = {
   'identity.session-started.v1': SessionStarted,
   'identity.session-renewed.v1': SessionRenewed,
   'identity.library-access-changed.v1': LibraryAccessChanged,
+  'identity.permissions-changed.v1': PermissionsChanged,
   'identity.reader-key-changed.v1': ReaderKeyChanged,
   'identity.login-failed.v1': LoginFailed,
   'identity.login-failures-cleared.v1': LoginFailuresCleared,
+  ...MailIdentityEvents,
+  ...OidcIdentityEvents,
 } as const;
 
 export type IdentityEventType = keyof typeof IdentityEvents;

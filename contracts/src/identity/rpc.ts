@@ -2,6 +2,8 @@ import Type from 'typebox';
 import { Role, UserProfile } from './events';
 import { ReaderAuthRequests } from './reader-auth';
 import { KosyncRequests } from './kosync';
+import { OidcRequests } from './oidc';
+import { MailRequests } from './mail-rpc';
 
 /** Who is calling, as the gateway authenticated them. Identity re-checks roles against its own state. */
 export const Caller = Type.Object({
@@ -9,8 +11,13 @@ export const Caller = Type.Object({
   role: Role,
   jti: Type.Optional(Type.String()),
   exp: Type.Optional(Type.Integer()),
+  /** the admin allowed this user to edit metadata and covers (issue 43); set by the gateway from identity's events, never from a request */
+  can_edit_metadata: Type.Optional(Type.Boolean()),
 });
 export type Caller = Type.Static<typeof Caller>;
+
+/** Who may change an item's metadata and cover: an admin, or a user the admin allowed (issue 43). */
+export const mayEditMetadata = (c: { role: string; can_edit_metadata?: boolean }): boolean => c.role === 'admin' || c.can_edit_metadata === true;
 
 export const UserRecord = Type.Object({
   id: Type.String(),
@@ -23,6 +30,8 @@ export const UserRecord = Type.Object({
   timezone: Type.String(),
   max_devices: Type.Integer(),
   device_count: Type.Integer(),
+  /** the admin allowed this user to edit metadata and covers (issue 43) */
+  can_edit_metadata: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -65,6 +74,8 @@ export const IdentityRequests = {
   'user-delete': Type.Object({ caller: Caller, target_id: TargetId }),
   'users-list': Type.Object({ caller: Caller }),
   'max-devices-set': Type.Object({ caller: Caller, target_id: Type.String(), input: Input }),
+  /** input: `can_edit_metadata` (true or false) */
+  'permissions-set': Type.Object({ caller: Caller, target_id: Type.String(), input: Input }),
   /** input: `all_libraries` and/or `library_ids` (the gateway has checked the ids name libraries) */
   'library-access-set': Type.Object({ caller: Caller, target_id: Type.String(), input: Input }),
   'settings-get': Type.Object({ caller: Caller }),
@@ -74,6 +85,8 @@ export const IdentityRequests = {
   'setup-status': Type.Object({}),
   ...ReaderAuthRequests,
   ...KosyncRequests,
+  ...MailRequests,
+  ...OidcRequests,
 } as const;
 
 export type IdentityOp = keyof typeof IdentityRequests;

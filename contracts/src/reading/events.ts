@@ -109,6 +109,31 @@ export type AnnotationRecord = Type.Static<typeof AnnotationRecord>;
 export const RatingRecord = Type.Object({ media_item_id: Uuid, rating: Type.Number(), review: Type.String(), created_at: Time, updated_at: Time });
 export type RatingRecord = Type.Static<typeof RatingRecord>;
 
+/**
+ * A reader's text settings (the web reader's "Text" panel), for all books or one: the values the
+ * reading service accepts (handlers/reader-settings.ts checks them). Every field may be absent (the
+ * reader's default).
+ */
+export const ReaderSettingsValues = {
+  font_family: ['publisher', 'serif', 'sans', 'mono'],
+  line_spacing: ['publisher', '1.2', '1.5', '1.9'],
+  margins: ['narrow', 'normal', 'wide'],
+  text_align: ['publisher', 'justify', 'start'],
+  hyphens: ['publisher', 'auto', 'none'],
+  theme: ['profile', 'light', 'sepia', 'dark', 'black'],
+} as const;
+export const READER_FONT_SIZE = { min: 60, max: 250 } as const;
+export const ReaderSettings = Type.Object({
+  font_size: Type.Optional(Type.Integer()),
+  font_family: Type.Optional(Type.String()),
+  line_spacing: Type.Optional(Type.String()),
+  margins: Type.Optional(Type.String()),
+  text_align: Type.Optional(Type.String()),
+  hyphens: Type.Optional(Type.String()),
+  theme: Type.Optional(Type.String()),
+});
+export type ReaderSettings = Type.Static<typeof ReaderSettings>;
+
 /** A system, custom or smart collection (its members travel in `collection-items-changed`, or follow its rules). */
 export const CollectionRecord = Type.Object({
   id: Uuid,
@@ -208,6 +233,24 @@ export const ReadingEvents = {
     progress_version: Type.Optional(Nullable(Type.Integer())),
     label: Type.Optional(Nullable(Type.String())),
   }),
+  /**
+   * What a device was given of the user's positions (a Kobo's sync or state answer, KOReader's pull,
+   * the plugin's or the web's read): per book the record's id, version and percentage. The device's
+   * next push follows that version (docs/decisions.md, "Devices follow the position they were given").
+   * `device` is the name its pushes carry, or `kosync:<document>` for a stock KOReader signed in by
+   * password (its pull names no device); `via` says which answer gave it.
+   */
+  'reading.progress-delivered.v1': Type.Object({
+    user_id: Uuid,
+    device: Type.String(),
+    via: Type.String(),
+    delivered: Type.Array(Type.Object({ media_item_id: Uuid, progress_id: Uuid, version: Type.Integer(), percentage: Type.Number() })),
+    delivered_at: Time,
+  }),
+  /** a user's reader settings: for all books (`media_item_id` null) or for one book, replaced whole */
+  'reading.reader-settings-set.v1': Type.Object({ user_id: Uuid, media_item_id: Nullable(Uuid), settings: ReaderSettings, updated_at: Time }),
+  /** a book's own reader settings are gone: it follows the settings for all books again */
+  'reading.reader-settings-cleared.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
   /** a deleted account's reading data is gone */
   'reading.user-data-removed.v1': Type.Object({ user_id: Uuid }),
   /** a hash conflict kept one item: the others' reading data now belongs to it */

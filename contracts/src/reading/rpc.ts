@@ -29,6 +29,8 @@ export const ReadingOps = [
   'progress-delete',
   'progress-history',
   'progress-item',
+  /** the Kobo routes: the reading states a Kobo was sent (its next push follows them) */
+  'progress-delivered',
   'kosync-push',
   'kosync-pull',
   'kosync-documents',
@@ -72,6 +74,9 @@ export const ReadingOps = [
   'filter-delete',
   'dashboard-prefs-get',
   'dashboard-prefs-put',
+  /** the web reader's settings, for all books (no item_id) or one book */
+  'reader-settings-put',
+  'reader-settings-delete',
 ] as const;
 export type ReadingOp = (typeof ReadingOps)[number] | 'usage-counts';
 

@@ -52,13 +52,19 @@ import {
 export type { BusLogger };
 
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
-const ACK_WAIT_MS = 30_000;
-// A long handler tells the server it is still working, so the event is not handed to another replica.
-const WORKING_EVERY_MS = 10_000;
+// A run delivered to a replica that dies (SIGKILL, a node lost) comes to another replica only when
+// its ack wait runs out, and with max_ack_pending 1 every later event of the source waits behind it:
+// a short wait keeps that stall short (the drill's write p99 and live silence after a kill, issue 46).
+// A handler at work says so every WORKING_EVERY_MS, so a slow run is not handed on; one that is
+// (an event loop blocked past the wait) is harmless: checkpoints pass what is applied, and a later
+// event reaches nobody before the run is acknowledged.
+const ACK_WAIT_MS = 2_000;
+const WORKING_EVERY_MS = 500;
 const WRONG_LAST_MSG_ID = 10070;
-// Pull requests last this long, with server heartbeats every half: after a server restart a
-// consumer notices the lost request within ~2 heartbeats and pulls again (default 30 s: ~45 s stalls).
-const PULL_EXPIRES_MS = 10_000;
+// Pull requests last this long, with server heartbeats every half: after a server restart or a
+// stream leader's death a consumer notices the lost request within ~2 heartbeats and pulls again
+// (nats.js's default 30 s gave ~45 s stalls, 10 s gave the live channel 10 s of silence).
+const PULL_EXPIRES_MS = 2_000;
 /**
  * A relay's batch goes out as runs of events, one message a run (a JSON array): a consumer takes a
  * run in one delivery and one acknowledgement, and folds it at once where it can. One message an

@@ -10,6 +10,8 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
 import {
   currentRequestContext,
+  Mailer,
+  mailConfig,
   httpServerTimeouts,
   type Bus,
   type Foreground,
@@ -27,20 +29,31 @@ import { sendFailure } from './http/reply';
 import { clientErrorHandler, errorHandler, frameworkErrors } from './http/errors';
 import { HttpFailure } from './http/failure';
 import { guardInput } from './http/input-guard';
+import { requestDeadline } from './http/request-deadline';
 import { jsonBodyParser } from './http/json-body';
 import { authRoutes } from './routes/auth';
 import { systemRoutes } from './routes/system';
 import { libraryRoutes } from './routes/libraries';
+import { calibreImportRoutes } from './routes/calibre-import';
 import { mediaItemRoutes } from './routes/media-items';
+import { itemEditRoutes } from './routes/item-edits';
+import { Streams } from './opds/streams';
+import { browseRoutes } from './routes/browse';
 import { uploadsRoutes } from './routes/uploads';
+import { libraryUploadRoutes } from './routes/library-uploads';
+import { UploadOutcomes } from './files/upload-outcomes';
 import { adminOpsRoutes } from './routes/admin-ops';
+import { backupRoutes, type BackupDeps } from './routes/backup';
 import { observeRequests } from './http/observe';
+import { privateAnswers } from './http/private-answers';
 import { positionTokens } from './http/position-token';
 import type { AuthView } from './projections/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './routes/read-admin';
 import { profileRoutes } from './routes/profile';
 import { sessionRoutes } from './routes/sessions';
+import { oidcRoutes } from './routes/oidc';
+import { mailRoutes } from './routes/mail';
 import { opdsRoutes } from './routes/opds';
 import { opdsKeyRoutes } from './routes/opds-keys';
 import { liveChannel } from './routes/ws';
@@ -49,6 +62,7 @@ import { readingProgressRoutes } from './routes/reading-progress';
 import { readingConflictRoutes } from './routes/reading-conflicts';
 import { readingAnnotationRoutes } from './routes/reading-annotations';
 import { readingCollectionRoutes } from './routes/reading-collections';
+import { readerSettingsRoutes } from './routes/reader-settings';
 import { kosyncRoutes } from './routes/kosync';
 import { koreaderPluginRoutes } from './routes/koreader-plugin';
 import { koreaderDownloadRoutes } from './routes/koreader-download';
@@ -110,6 +124,10 @@ export interface AppOptions {
   metrics?: Metrics;
   /** the gateway's parked events (its own consumers) */
   parking?: ParkingLot;
+  /** the largest book file an upload takes (UPLOAD_MAX_BYTES; default 500 MiB) */
+  uploadMaxBytes?: number;
+  /** backups: the process's source and the schedule's settings (none: the route answers 503) */
+  backup?: Omit<BackupDeps, 'auth' | 'log'>;
   /** told of every route as it is registered */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -126,8 +144,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     loggerInstance: o.log as FastifyBaseLogger,
     bodyLimit: o.bodyLimit,
     // a body trickled a byte at a time, or headers never finished, no longer hold a connection for ever
-    http: httpServerTimeouts(timeouts),
-    requestTimeout: timeouts.requestMs,
+    // the whole-request deadline is kept per request (http/request-deadline.ts): an upload lifts it
+    http: httpServerTimeouts({ ...timeouts, requestMs: 0 }),
+    requestTimeout: 0,
     connectionTimeout: timeouts.idleMs,
     keepAliveTimeout: timeouts.idleMs,
     logController: new LogController({ disableRequestLogging: true }),
@@ -139,6 +158,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     // read after the close began (a busy process, a keep-alive connection) is served, not refused
     // (the listener is closed, readiness already says no)
     return503OnClosing: false,
+    // a series or author name is one path segment, URL-encoded whole: 200 characters of CJK text
+    // are 1,800 encoded (the default of 100 made a long name's page "not found")
+    routerOptions: { maxParamLength: 2048 },
   });
   // Compiled on a route's first request, not at start: ~200 schemas cost a restart tens of ms of CPU
   // that most of them never need (a device route on a server without devices, say).
@@ -153,9 +175,12 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   // the API document sees every route registered after it
   const document = await openApi(app, o.onRoute ? { onRoute: o.onRoute } : {});
+  app.addHook('onRequest', requestDeadline(timeouts.requestMs));
   app.decorateRequest('caller', null);
   app.decorateRequest('device', null);
   observeRequests(app, o.metrics);
+  // /api and /kobo answers: nosniff, and no-store unless a route says it may be kept
+  privateAnswers(app);
   await app.register(cookie);
   // Answers compressed for clients that accept it (brotli at a quality that costs little CPU, else
   // gzip), only for compressible types and bodies of 1 KiB or more. Book files are never compressed:
@@ -246,6 +271,12 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   profileRoutes(app, { call, auth, reads: o.reads });
   sessionRoutes(app, { call, auth, reads: o.reads });
+  oidcRoutes(app, { call, auth, origins, cookie: { secure: o.cookieSecure }, rateLimited: o.authRateLimit !== null });
+  // mail (issue 47): SMTP_URL and MAIL_FROM, checked here once at start; without them its routes answer 503
+  const mailSettings = mailConfig();
+  const mailer = mailSettings ? new Mailer(mailSettings) : null;
+  if (mailer) app.addHook('onClose', async () => mailer.close());
+  mailRoutes(app, { mailer, call, auth, reads: o.reads, origins, cookie: { secure: o.cookieSecure }, log: o.log, rateLimited: o.authRateLimit !== null });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
@@ -254,6 +285,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // covers from the catalog's directory where this process can read it, else over the bus
   const covers = coverSource(o.reads.catalog, catalog, o.coverDir);
   mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs), locatorIndex, covers);
+  // one set of page streams: the OPDS pages and an editor's cover from a page share its render limits
+  const streams = new Streams(o.reads, o.pageRender, (msg) => app.log.warn(msg));
+  itemEditRoutes(app, { catalog, identity: call, auth, reads: o.reads }, streams);
+  browseRoutes(app, { auth, reads: o.reads });
   readAdminRoutes(app, { identity: call, auth, reads: o.reads });
   const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
   opdsRoutes(app, {
@@ -266,13 +301,15 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     verified,
     failures,
     origins,
-    ...(o.pageRender ? { pageRender: o.pageRender } : {}),
+    streams,
   });
   opdsKeyRoutes(app, { auth, identity: call, verified, origins });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
+  readerSettingsRoutes(app, reading);
+  calibreImportRoutes(app, { ...reading, catalog });
   // KOReader reads its own pushes from the reading service, never from the read models: no wait for them
   kosyncRoutes(app, {
     ...reading,
@@ -317,8 +354,14 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     },
     catalogued: async (req, id, rel) => (await o.reads.catalog.fileItem((await o.reads.context(req.caller!)).access, id, rel)) !== null,
   });
+  // book uploads: the scanner's outcome for each file followed from the catalog's log
+  const outcomes = new UploadOutcomes();
+  app.addHook('onReady', () => outcomes.start(o.bus));
+  app.addHook('onClose', () => outcomes.stop());
+  libraryUploadRoutes(app, { auth, reads: o.reads, catalog, outcomes, maxBytes: o.uploadMaxBytes ?? 500 * 1024 * 1024, requestMs: timeouts.requestMs });
   adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
+  if (o.backup) backupRoutes(app, { auth, log: o.log, ...o.backup });
   // the web app's pages and assets (web/): they read through the routes above, in-process
-  document.describing(webSchema, () => webRoutes(app, { origin: (req) => origins.publicBase(req) }));
+  document.describing(webSchema, () => webRoutes(app, { origin: (req) => origins.publicBase(req), csrf: auth.csrfOf }));
   return app;
 }

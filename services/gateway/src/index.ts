@@ -3,3 +3,4 @@ export { buildApp } from './app';
 export { wsRoutes } from './routes/ws';
 export { LiveHub } from './live/hub';
 export { parsePublicUrls } from './http/origin';
+export { scrubSecrets } from './http/log-secrets';

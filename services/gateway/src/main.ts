@@ -1,6 +1,7 @@
 // The gateway service: the only HTTP listener, and the keeper of the gateway's read models.
 import { asTables, migrate, parkingBus, ParkingLot, type NoTables, type HttpTimeouts, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
+import { backupSettings } from './read-model/backup-settings';
 import { AuthView } from './projections/auth-view';
 import { ReadModels } from './read-model/read-model';
 import { Reads } from './read-model/reads';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   koboStoreUrl?: string;
   /** the catalog's cover directory, when this process can read it */
   coverDir?: string;
+  /** the largest book file an upload takes (UPLOAD_MAX_BYTES) */
+  uploadMaxBytes?: number;
   /** called with the bound address once listening */
   onListen?(url: string): void;
 }
@@ -74,6 +77,8 @@ export function gatewayService(opts: GatewayOptions): ServiceModule {
         ...(opts.maxSocketsPerUser ? { maxSocketsPerUser: opts.maxSocketsPerUser } : {}),
         authRateLimit: opts.authRateLimit === undefined ? { max: 20, windowMs: 60_000 } : opts.authRateLimit,
         ...(opts.pageRender ? { pageRender: opts.pageRender } : {}),
+        ...(opts.uploadMaxBytes ? { uploadMaxBytes: opts.uploadMaxBytes } : {}),
+        backup: { ...(rt.backup ? { source: rt.backup } : {}), settings: () => backupSettings(rt.db) },
       });
       lap('app built');
       const address = await app.listen({ port: opts.port, host: opts.host });

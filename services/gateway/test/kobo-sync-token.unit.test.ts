@@ -1,8 +1,8 @@
-// The Kobo sync token: ours round-trips with its generation and the store's token; the store's,
-// Calibre-Web's and Komga's are accepted as "nothing from us yet" (the store part kept); garbage
-// and oversized tokens are a first sync, never an error.
+// The Kobo sync token: ours round-trips with its generation, the store's token and the digest of
+// the Kobo it was made for; the store's, Calibre-Web's and Komga's are accepted as "nothing from us"
+// (the store part kept); garbage and oversized tokens are a full sync, never an error.
 import { describe, expect, it } from 'vitest';
-import { makeSyncToken, parseSyncToken } from '../src/kobo/sync-token';
+import { deviceDigest, makeSyncToken, parseSyncToken } from '../src/kobo/sync-token';
 import { fractionToPlace, locationToPlace, placeToLocation, type SpanMap } from '../src/kobo/kepubs';
 
 const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64');
@@ -18,6 +18,16 @@ describe('Kobo sync token', () => {
     expect(parseSyncToken(makeSyncToken(3, null, `t:${id}`)).after).toEqual({ phase: 't', id });
     for (const bad of [`x:${id}`, `i:${id.toUpperCase()}`, `i:${id}'; drop table`, 'i:'])
       expect(parseSyncToken(makeSyncToken(3, null, bad))).toEqual({ gen: 3, store: null, after: null, kind: 'bindery' });
+  });
+  it('names the Kobo it was made for by a digest of its id', () => {
+    const kobo = '0b6f6a3e-2f3c-4d7e-9a51-0c2d3e4f5a6b';
+    const t = parseSyncToken(makeSyncToken(4, null, undefined, kobo));
+    expect(t).toEqual({ gen: 4, store: null, after: null, device: deviceDigest(kobo), kind: 'bindery' });
+    expect(t.device).toMatch(/^[0-9a-f]{12}$/);
+    expect(deviceDigest(kobo.toUpperCase())).toBe(t.device);
+    expect(deviceDigest('1b6f6a3e-2f3c-4d7e-9a51-0c2d3e4f5a6b')).not.toBe(t.device);
+    // the id itself is not in the token
+    expect(Buffer.from(makeSyncToken(4, null, undefined, kobo).slice('BINDERY.'.length), 'base64url').toString()).not.toContain(kobo);
   });
   it('accepts and replaces foreign tokens', () => {
     expect(parseSyncToken('eyJhIjoxfQ.eyJiIjoyfQ')).toEqual({ gen: 0, store: 'eyJhIjoxfQ.eyJiIjoyfQ', kind: 'store' });

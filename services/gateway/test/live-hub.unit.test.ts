@@ -114,6 +114,8 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     expect(topicOf('reading.progress-conflict-closed.v1')).toBe('conflicts');
     expect(topicOf('reading.progress-conflict-deleted.v1')).toBe('conflicts');
     expect(topicOf('reading.annotation-saved.v1')).toBeNull();
+    // what a device was given is no change anyone sees (decision 102): the reader would offer it
+    expect(topicOf('reading.progress-delivered.v1')).toBeNull();
     expect(topicOf('reading.collection-saved.v1')).toBeNull();
     // device-sync's events: devices (with shelves) and queue; a credential's hash, a sync key's verifier and a Kobo token's hash go nowhere
     const hidden = ['device-sync.device-credential-issued.v1', 'device-sync.sync-key-issued.v1', 'device-sync.kobo-token-issued.v1'];

@@ -23,7 +23,7 @@ export const identityService = (opts: IdentityOptions = {}): ServiceModule => ({
     // Other replicas' changes reach this replica's profile cache through identity's own stream.
     const follower = await rt.bus.follow({
       source: 'identity',
-      types: ['identity.profile-changed.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.max-devices-changed.v1'],
+      types: ['identity.profile-changed.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.max-devices-changed.v1', 'identity.permissions-changed.v1'],
       handler: async (ev) => {
         const e = identityEvents.decode(ev);
         if (e && 'user_id' in e.data) ctx.profiles.invalidate(e.data.user_id);

@@ -64,6 +64,25 @@ describe('positions', () => {
     expect(conflictReason(cur, { percentage: 0.7, device: 'laptop', baseVersion: 1 }, true)).toBeNull();
     expect(conflictReason({ ...cur, percentage: 1 }, { percentage: 0.2, device: 'kobo' }, false)).toBeNull();
   });
+  it('a device given the current position follows it (decision "Devices follow the position they were given")', () => {
+    const cur = { percentage: 0.4, device: 'laptop', version: 3 };
+    // given the current version (3, at 0.4): reading on is a plain write, so is a place within 1 % behind
+    expect(conflictReason(cur, { percentage: 0.55, device: 'kobo' }, false, { version: 3, percentage: 0.4 })).toBeNull();
+    expect(conflictReason(cur, { percentage: 0.395, device: 'kobo' }, false, { version: 3, percentage: 0.4 })).toBeNull();
+    // pushing from an older place than the one it was given: the conflict as before
+    expect(conflictReason(cur, { percentage: 0.2, device: 'kobo' }, false, { version: 3, percentage: 0.4 })).toBe('first-push');
+    // given a version another device has since replaced: stale, the conflict as before
+    expect(conflictReason(cur, { percentage: 0.55, device: 'kobo' }, false, { version: 2, percentage: 0.3 })).toBe('first-push');
+    // never given any: as before
+    expect(conflictReason(cur, { percentage: 0.55, device: 'kobo' }, false, null)).toBe('first-push');
+    // a write naming the current version was given it; one naming an older version was not
+    expect(conflictReason(cur, { percentage: 0.55, device: 'kobo', baseVersion: 3 }, false)).toBeNull();
+    expect(conflictReason(cur, { percentage: 0.2, device: 'kobo', baseVersion: 3 }, false)).toBe('first-push');
+    expect(conflictReason(cur, { percentage: 0.55, device: 'kobo', baseVersion: 2 }, false, { version: 3, percentage: 0.4 })).toBe('first-push');
+    // a device that wrote the book before: receipts change nothing
+    expect(conflictReason(cur, { percentage: 0.2, device: 'kobo' }, true, { version: 3, percentage: 0.4 })).toBeNull();
+    expect(conflictReason(cur, { percentage: 0.7, device: 'kobo', baseVersion: 2 }, true, { version: 3, percentage: 0.4 })).toBe('concurrent');
+  });
 });
 
 describe('colours and rules', () => {

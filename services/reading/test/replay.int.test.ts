@@ -168,3 +168,29 @@ it("folds a save's history line from its own event (older logs) and from the sav
   ]);
   expect(lines[1]).toMatchObject({ client: 'web', device: 'laptop', position: { epubcfi: 'epubcfi(/6/4!/4/2/1:0)' } });
 });
+
+it('folds what devices were given: the last receipt per book and device; a merge drops the removed items’ receipts', async () => {
+  const user = randomUUID();
+  const other = randomUUID();
+  const P = '00000000-0000-4000-8000-000000000002';
+  const given = (device: string, item: string, version: number, percentage: number, at: string) =>
+    ev('reading.progress-delivered.v1', { user_id: user, device, via: 'kobo-sync', delivered: [{ media_item_id: item, progress_id: P, version, percentage }], delivered_at: at });
+  await db
+    .transaction()
+    .execute((trx) =>
+      replayReading(trx, S, [
+        given('Libra', ITEM, 1, 0.42, T0),
+        given('Libra', ITEM, 2, 0.55, T1),
+        given('kosync:abc', ITEM, 2, 0.55, T1),
+        given('Libra', other, 1, 0.1, T1),
+        ev('reading.items-merged.v1', { kept_item_id: ITEM, removed_item_ids: [other], user_ids: [user] }),
+      ]),
+    );
+  const rows = (await all('progress_receipts')).filter((r) => r.user_id === user).sort((a, b) => a.device.localeCompare(b.device));
+  expect(rows.map((r) => [r.device, r.item_id, r.progress_id, Number(r.version), r.percentage, r.received_at.toISOString()])).toEqual([
+    ['kosync:abc', ITEM, P, 2, 0.55, T1],
+    ['Libra', ITEM, P, 2, 0.55, T1],
+  ]);
+  await db.transaction().execute((trx) => replayReading(trx, S, [ev('reading.user-data-removed.v1', { user_id: user })]));
+  expect((await all('progress_receipts')).filter((r) => r.user_id === user)).toEqual([]);
+});

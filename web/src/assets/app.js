@@ -1,4 +1,11 @@
 // Bindery's own page script (htmx does the rest).
+// 0. Every request htmx makes carries the session's CSRF token from the page's <meta>: the proof a
+//    write signed in by the cookie needs (htmx only sends to this origin: selfRequestsOnly).
+document.addEventListener('htmx:configRequest', (e) => {
+  const token = document.querySelector('meta[name="csrf-token"]')?.content;
+  if (token) e.detail.headers['X-CSRF-Token'] = token;
+});
+
 // 1. The API answers in JSON where the interface says so (the login's 401 even to htmx, messages
 //    of writes): show an error's or a confirmation's message as text, never as HTML. HTML error
 //    fragments (lock messages, validation) swap in as the API words them.
@@ -96,7 +103,11 @@ document.addEventListener('htmx:afterSettle', (e) => {
   first?.querySelector('a')?.focus();
 });
 
-// 5. Live: a page that shows something the live channel announces (`<main data-live="progress"
+// 5. Filters that fold away on a phone (`<details data-open-wide>`, sent closed so a phone shows
+//    the books first) stand open on a wider screen.
+if (window.matchMedia('(min-width: 40.01rem)').matches) for (const d of document.querySelectorAll('details[data-open-wide]')) d.open = true;
+
+// 6. Live: a page that shows something the live channel announces (`<main data-live="progress"
 //    data-live-refresh="#book-progress" [data-live-item="<id>"]>`) listens on /api/ws (the session
 //    cookie signs the socket in) and, on an event of that topic (for that item), fetches itself
 //    again and swaps in just that part. A dropped socket is opened again after a pause.

@@ -3,6 +3,7 @@
 // rendered here as an htmx fragment: opening a folder also selects it).
 import { Outcome } from '../layout';
 import { AdminTabs } from './admin-scanner';
+import { CalibreReports } from './calibre';
 
 export interface LibraryRow {
   id: string;
@@ -62,7 +63,7 @@ export function ChosenFolder({ path, oob = false }: { path: string | null; oob?:
   );
 }
 
-export function AdminLibraries({ libraries, roots }: { libraries: LibraryRow[]; roots: Browse }) {
+export function AdminLibraries({ libraries, roots, calibre }: { libraries: LibraryRow[]; roots: Browse; calibre?: Parameters<typeof CalibreReports>[0] }) {
   return (
     <>
       <h1>Libraries</h1>
@@ -118,6 +119,7 @@ export function AdminLibraries({ libraries, roots }: { libraries: LibraryRow[]; 
         <h3>Server folders</h3>
         <FolderBrowser b={roots} />
       </section>
+      {calibre && <CalibreReports {...calibre} />}
       {libraries.length > 0 && <ChangeLibraries libraries={libraries} />}
     </>
   );

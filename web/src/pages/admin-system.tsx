@@ -1,6 +1,6 @@
 // Admin: the gateway's read models (each projection's source, position and last rebuild, with a
 // rebuild button: the old one keeps serving until the new one has caught up) and the system
-// settings as identity stores them (read-only here).
+// settings as identity stores them, and a backup to download now.
 import { Outcome } from '../layout';
 
 export interface ProjectionRow {
@@ -59,6 +59,21 @@ export function AdminSystem({ projections, settings }: { projections: Projection
           </tbody>
         </table>
       </section>
+      <section class="card" aria-labelledby="backup-title">
+        <h2 id="backup-title">Backup</h2>
+        <p>
+          A backup holds every account, library, reading position, annotation, collection and device with its Kobo and KOReader sign-in, and the settings, from one consistent
+          moment; Bindery keeps running while it is made. Put it back with <code>pnpm restore &lt;file&gt;</code> into an empty data directory or database.
+        </p>
+        <p>
+          <a class="button primary" id="backup-download" href="/api/admin/backup" download>
+            Download a backup now
+          </a>
+        </p>
+        <p class="muted">Scheduled backups: set backup_folder, backup_interval_hours and backup_keep below.</p>
+      </section>
+      {/* mail (issue 47): the test mail and the way to invitations (nothing while mail is off) */}
+      <div id="mail-admin" hx-get="/admin/mail/card" hx-trigger="load" hx-swap="outerHTML" />
       <section class="card" aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>
         <form id="settings-form" hx-post="/admin/system/settings" hx-target="#settings-outcome">

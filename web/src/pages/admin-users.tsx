@@ -1,6 +1,6 @@
 // Admin: the people of this server (role, devices, library access), a form to add one (public
 // registration is off by default: this is how people get accounts), and per person: role, maximum
-// devices, which libraries they see, a new password, delete. Every change is the API's own route,
+// devices, whether they may edit books' details and covers, which libraries they see, a new password, delete. Every change is the API's own route,
 // posted through the web app's proxy (routes in admin-users-routes.tsx) so the answer is a fragment
 // worded as the API words it.
 import { Outcome } from '../layout';
@@ -12,6 +12,8 @@ export interface UserRow {
   role: 'user' | 'admin';
   max_devices: number;
   device_count: number;
+  /** the admin allowed this person to edit books' details and covers (issue 43) */
+  can_edit_metadata?: boolean;
   created_at: string;
 }
 export interface Access {
@@ -78,6 +80,8 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
         <dd class="person-role">{u.role === 'admin' ? 'Administrator' : 'Reader'}</dd>
         <dt>Devices</dt>
         <dd>{`${u.device_count} of ${u.max_devices}`}</dd>
+        <dt>Editing</dt>
+        <dd class="person-editing">{u.role === 'admin' ? 'Yes (administrator)' : u.can_edit_metadata ? "May edit books' details and covers" : 'No'}</dd>
         <dt>Libraries</dt>
         <dd class="person-access">
           {u.role === 'admin'
@@ -111,6 +115,23 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
           <button type="submit">Save maximum</button>
           <Outcome id={id('devices-outcome')} />
         </form>
+        {u.role !== 'admin' && (
+          <form id={id('editing')} hx-post={`${base}/permissions`} hx-target={`#${id('editing-outcome')}`}>
+            <label for={id('can-edit')}>Editing books' details and covers</label>
+            <select id={id('can-edit')} name="can_edit_metadata">
+              <option value="false" selected={!u.can_edit_metadata}>
+                Not allowed
+              </option>
+              <option value="true" selected={u.can_edit_metadata === true}>
+                Allowed
+              </option>
+            </select>
+            <button type="submit" id={id('save-editing')}>
+              Save editing
+            </button>
+            <Outcome id={id('editing-outcome')} />
+          </form>
+        )}
         {u.role !== 'admin' && (
           <form id={`access-${u.id}`} hx-post={`${base}/libraries`} hx-target={`#access-outcome-${u.id}`}>
             <fieldset>

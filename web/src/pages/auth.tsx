@@ -2,12 +2,24 @@
 // register and login routes, which answer HX-Request calls with HTML fragments and an HX-Redirect;
 // a JSON error (the login's 401) is shown as text by app.js.
 import { Outcome } from '../layout';
+import { SsoButton, type SsoConfig } from './sso';
 
-export function SignIn({ redirect }: { redirect: string }) {
+export function SignIn({ redirect, sso = null }: { redirect: string; sso?: SsoConfig | null }) {
   return (
     <section class="card narrow" aria-labelledby="login-title">
       <h1 id="login-title">Sign in to Bindery</h1>
-      <form id="login" method="post" action="/api/auth/login" hx-post="/api/auth/login" hx-target="#error" hx-swap="innerHTML" hx-disabled-elt="find button">
+      <SsoButton sso={sso} redirect={redirect} />
+      {/* OIDC_ONLY hides the password form (and the API refuses a password sign-in) */}
+      <form
+        id="login"
+        hidden={sso?.enabled === true && sso.only}
+        method="post"
+        action="/api/auth/login"
+        hx-post="/api/auth/login"
+        hx-target="#error"
+        hx-swap="innerHTML"
+        hx-disabled-elt="find button"
+      >
         <input type="hidden" name="redirect" value={redirect} />
         <label for="login-name">Username or e-mail</label>
         <input id="login-name" name="login" autocomplete="username" required />
@@ -18,6 +30,8 @@ export function SignIn({ redirect }: { redirect: string }) {
         </button>
         <Outcome id="error" />
       </form>
+      {/* mail (issue 47): the way to a reset link, while this server sends mail */}
+      <div id="forgot" hx-get="/login/forgot-link" hx-trigger="load" hx-swap="outerHTML" />
     </section>
   );
 }

@@ -10,7 +10,7 @@ export function AuthorPage({ name, items, total }: { name: string; items: Item[]
       <h1 id="author-name">{name}</h1>
       <p id="author-summary">
         {total === 1 ? '1 book' : `${total} books`}
-        {total > items.length && `, the first ${items.length} shown`}. <a href="/library">Back to the library</a>
+        {total > items.length && `, the first ${items.length} shown`}. <a href="/authors">All authors</a>
       </p>
       {series.length > 0 && (
         <nav aria-label="Series by this author">

@@ -2,7 +2,9 @@
 // their collections (add with htmx; the reading service decides).
 import { Outcome } from '../layout';
 import { Cover, type Item, percent } from './books';
+import { CalibreColumns } from './calibre';
 import { type ProgressConflict, ProgressConflicts } from './progress-conflicts';
+import { KeepOffline } from './offline';
 import { readableFormat } from './reader';
 
 export interface Progress {
@@ -18,14 +20,42 @@ export interface Collection {
 const size = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
 const filterLink = (key: string, value: string) => `/library?${new URLSearchParams({ [key]: `"${value}"` })}`;
 
-export function Book({ item, progress, rating, conflicts = [] }: { item: Item; progress: Progress | null; rating: number | null; conflicts?: ProgressConflict[] }) {
+export function Book({
+  item,
+  progress,
+  rating,
+  conflicts = [],
+  canEdit = false,
+  saved = false,
+}: {
+  item: Item;
+  progress: Progress | null;
+  rating: number | null;
+  conflicts?: ProgressConflict[];
+  /** an admin, or a person the admin allowed to edit (issue 43): the Edit action */
+  canEdit?: boolean;
+  /** just back from the edit page's save */
+  saved?: boolean;
+}) {
   return (
     <article class="book-page" aria-labelledby="book-title">
       <div>
         <Cover item={item} big />
       </div>
       <div>
+        {saved && (
+          <div class="alert alert-success" role="status" id="edit-saved">
+            Your changes are saved.
+          </div>
+        )}
         <h1 id="book-title">{item.title}</h1>
+        {canEdit && (
+          <p>
+            <a class="button" id="edit-book" href={`/books/${item.id}/edit`}>
+              Edit
+            </a>
+          </p>
+        )}
         <div id="conflict-notice" hx-get={`/books/${item.id}/conflict`} hx-trigger="load" hx-swap="outerHTML" />
         {item.authors.length > 0 && (
           <p id="book-authors">
@@ -117,6 +147,7 @@ export function Book({ item, progress, rating, conflicts = [] }: { item: Item; p
           <Outcome id="rating-outcome" />
         </form>
         {item.description && <p class="description">{item.description}</p>}
+        <CalibreColumns item={item} />
         <section aria-labelledby="formats-title">
           <h2 id="formats-title">Formats</h2>
           {readableFormat(item) && (
@@ -126,6 +157,7 @@ export function Book({ item, progress, rating, conflicts = [] }: { item: Item; p
               </a>
             </p>
           )}
+          <KeepOffline item={item} />
           {item.formats.length === 0 ? (
             <p class="muted">No file: this record has no book file yet.</p>
           ) : (

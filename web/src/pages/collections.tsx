@@ -3,7 +3,7 @@
 // with the rule builder; one collection's books, and removing a book from a collection of your own.
 import { Outcome } from '../layout';
 import { Cover, type Item } from './books';
-import { RuleBuilder } from './smart-collection';
+import { type LibraryChoice, RuleBuilder, type SavedRules } from './smart-collection';
 
 export interface CollectionRow {
   id: string;
@@ -12,6 +12,8 @@ export interface CollectionRow {
   item_count: number;
   description?: string;
   is_smart?: boolean;
+  /** a smart collection's rules */
+  rules?: SavedRules | null;
 }
 
 export function Collections({ collections }: { collections: CollectionRow[] }) {
@@ -101,13 +103,36 @@ export function Collections({ collections }: { collections: CollectionRow[] }) {
   );
 }
 
-export function CollectionPage({ c, books }: { c: CollectionRow; books: { media_item_id: string; item: Item }[] }) {
+/**
+ * One collection's books. A custom collection's books each have "Remove"; a smart collection's books
+ * follow its rules, which are edited here (the builder, filled in); a system collection's are made
+ * for you. Every action's outcome shows at the top, under the name.
+ */
+export function CollectionPage({
+  c,
+  books,
+  libraries = [],
+  notice,
+}: {
+  c: CollectionRow;
+  books: { media_item_id: string; item: Item }[];
+  libraries?: LibraryChoice[];
+  notice?: string | undefined;
+}) {
+  const smart = Boolean(c.is_smart || c.rules);
   return (
     <>
       <h1>{c.name}</h1>
-      <p>
-        <a href="/collections">All collections</a>
+      <p id="collection-kind">
+        {c.is_system ? 'Made for you: its books follow your reading.' : smart ? 'A smart collection: its books are the ones its rules match.' : 'Your collection.'}{' '}
+        <span id="collection-count">{c.item_count === 1 ? '1 book.' : `${c.item_count} books.`}</span> <a href="/collections">All collections</a>
       </p>
+      {notice && (
+        <div class="alert alert-success" role="status" id="collection-notice">
+          {notice}
+        </div>
+      )}
+      <Outcome id="collection-page-outcome" />
       {books.length === 0 ? (
         <p id="empty-collection">No books in this collection.</p>
       ) : (
@@ -119,7 +144,7 @@ export function CollectionPage({ c, books }: { c: CollectionRow; books: { media_
                 <span class="book-title">{b.item.title}</span>
               </a>
               {b.item.authors.length > 0 && <span class="book-authors">{b.item.authors.join(', ')}</span>}
-              {!c.is_system && (
+              {!c.is_system && !smart && (
                 <button
                   type="button"
                   hx-delete={`/api/collections/${c.id}/items/${b.media_item_id}`}
@@ -135,7 +160,7 @@ export function CollectionPage({ c, books }: { c: CollectionRow; books: { media_
           ))}
         </ul>
       )}
-      <Outcome id="collection-page-outcome" />
+      {smart && !c.is_system && <RuleBuilder editing={{ id: c.id, name: c.name, rules: c.rules ?? null }} libraries={libraries} />}
     </>
   );
 }

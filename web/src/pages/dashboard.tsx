@@ -68,7 +68,7 @@ export function Dashboard({ sections, hidden, username }: { sections: Section[];
             <h2 id={`s-${s.id}`}>
               {s.name} <span class="count">({s.total})</span>
             </h2>
-            <ul class="row">
+            <ul class="grid shelf-books">
               {s.books.map((b) => (
                 <BookCard key={b.media_item_id} item={b.item} progress={s.query_type === 'continue-reading' ? (b.percentage ?? 0) : null} />
               ))}

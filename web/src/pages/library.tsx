@@ -1,10 +1,13 @@
-// The library: a cover grid of what the caller may see, with search, filters (author, series,
-// format, tag, read state), sort, and paging by "Load more" (a plain link; with htmx it appends the
-// next page in place). Filtered and searched lists come from /api/media-items/search (relevance,
-// then title); unfiltered ones (the read state alone included) from /api/media-items with the chosen
-// sort. The caller's saved filters of the library are links that apply them.
+// The library: a cover grid of what the caller may see, with search, filters (library, author,
+// series, format, tag, read state), a sort that applies whatever the filters (relevance first only
+// for free text, unless another sort is chosen), the total, and paging by "Load more" (a plain link;
+// with htmx it appends the next page in place) and by page. Every grid comes from
+// /api/media-items/search, which counts its matches. The caller's saved filters of the library are
+// links that apply them. On a phone the filters fold away behind their summary.
 import { Outcome } from '../layout';
+import { BrowseTabs, countOf, FilterBox, LibrarySelect, type LibraryName, ListHeading, libraryParam, Pager, SelectField } from './browse';
 import { Cover, type Item } from './books';
+import { Pick, SelectionBar } from './bulk';
 
 export const PAGE = 24;
 export const FORMATS = ['epub', 'kepub', 'pdf', 'cbz', 'cbr', 'mobi', 'azw3', 'fb2'];
@@ -16,6 +19,8 @@ export const SORTS: { value: string; label: string }[] = [
   { value: '-year', label: 'Newest first' },
   { value: 'year', label: 'Oldest first' },
 ];
+/** The order of a free-text search unless another is chosen: the best matches first. */
+export const RELEVANCE = { value: 'relevance', label: 'Best match' };
 
 /** The read states the list API's `read_status` takes, as the page names them. */
 export const STATES: { value: string; label: string }[] = [
@@ -35,6 +40,8 @@ export interface SavedFilter {
 
 export interface LibraryQuery {
   q: string;
+  /** a library's id, or '' for every library the caller may see */
+  library: string;
   author: string;
   series: string;
   format: string;
@@ -46,32 +53,36 @@ export interface LibraryQuery {
 
 const text = (v: unknown) => (typeof v === 'string' ? v.slice(0, 200) : '');
 
+/** The sort a query gets when none is chosen: the best matches for free text, else the title. */
+const defaultSort = (q: string) => (q === '' ? 'title' : RELEVANCE.value);
+
 export function libraryQuery(raw: Record<string, unknown>): LibraryQuery {
   const offset = Number(text(raw.offset));
+  const q = text(raw.q).trim();
   const sort = text(raw.sort);
   const format = text(raw.format).toLowerCase();
   return {
-    q: text(raw.q).trim(),
+    q,
+    library: libraryParam(raw.library),
     author: text(raw.author).trim(),
     series: text(raw.series).trim(),
     format: FORMATS.includes(format) ? format : '',
     tag: text(raw.tag).trim(),
     state: STATES.some((x) => x.value === raw.state) ? (raw.state as string) : '',
-    sort: SORTS.some((s) => s.value === sort) ? sort : 'title',
+    sort: SORTS.some((s) => s.value === sort) || (sort === RELEVANCE.value && q !== '') ? sort : defaultSort(q),
     offset: Number.isInteger(offset) && offset >= 0 && offset <= 1_000_000 ? offset : 0,
   };
 }
 
-export const filtered = (q: LibraryQuery) => q.q !== '' || q.author !== '' || q.series !== '' || q.format !== '' || q.tag !== '';
+/** How many filters are set (the library and the read state count; the sort does not). */
+export const activeFilters = (q: LibraryQuery) => (['q', 'library', 'author', 'series', 'format', 'tag', 'state'] as const).filter((k) => q[k] !== '').length;
 
-/** The API URL that answers this page of the library. */
+/** The API URL that answers this page of the library: the search, which counts what matches. */
 export function apiUrl(q: LibraryQuery): string {
-  const p = new URLSearchParams({ limit: String(PAGE + 1), offset: String(q.offset) });
+  const p = new URLSearchParams({ limit: String(PAGE), offset: String(q.offset) });
+  if (q.sort !== RELEVANCE.value) p.set('sort', q.sort);
+  if (q.library) p.set('library_id', q.library);
   if (q.state) p.set('read_status', q.state);
-  if (!filtered(q)) {
-    p.set('sort', q.sort);
-    return `/api/media-items?${p}`;
-  }
   if (q.q) p.set('q', q.q);
   if (q.author) p.set('author_filter', q.author);
   if (q.series) p.set('series_filter', q.series);
@@ -83,8 +94,8 @@ export function apiUrl(q: LibraryQuery): string {
 /** This page's own URL with another offset. */
 export function pageUrl(q: LibraryQuery, offset: number): string {
   const p = new URLSearchParams();
-  for (const k of ['q', 'author', 'series', 'format', 'tag', 'state'] as const) if (q[k]) p.set(k, q[k]);
-  if (q.sort !== 'title') p.set('sort', q.sort);
+  for (const k of ['q', 'library', 'author', 'series', 'format', 'tag', 'state'] as const) if (q[k]) p.set(k, q[k]);
+  if (q.sort !== defaultSort(q.q)) p.set('sort', q.sort);
   if (offset) p.set('offset', String(offset));
   const s = p.toString();
   return s ? `/library?${s}` : '/library';
@@ -128,15 +139,25 @@ function Field({ id, label, value, type = 'text' }: { id: keyof LibraryQuery; la
   );
 }
 
-export function LoadMore({ q, more, oob = false }: { q: LibraryQuery; more: boolean; oob?: boolean }) {
+/** "Load more": the next page appended in place (a plain link without htmx). */
+export function LoadMore({ q, total, oob = false }: { q: LibraryQuery; total: number; oob?: boolean }) {
   const next = pageUrl(q, q.offset + PAGE);
   return (
     <div id="load-more" class="load-more" hx-swap-oob={oob ? 'outerHTML' : undefined}>
-      {more && (
+      {q.offset + PAGE < total && (
         <a class="button" href={next} hx-get={next} hx-target="#grid" hx-swap="beforeend" hx-push-url="false">
           Load more
         </a>
       )}
+    </div>
+  );
+}
+
+/** The pager, as far as the grid has got ("Load more" moves it on). */
+export function LibraryPages({ q, total, oob = false }: { q: LibraryQuery; total: number; oob?: boolean }) {
+  return (
+    <div id="pages" hx-swap-oob={oob ? 'outerHTML' : undefined}>
+      <Pager total={total} offset={q.offset} size={PAGE} href={(o) => pageUrl(q, o)} />
     </div>
   );
 }
@@ -146,9 +167,10 @@ export const authorUrl = (name: string) => `/authors/${encodeURIComponent(name)}
 export const seriesUrl = (name: string) => `/series/${encodeURIComponent(name)}`;
 
 /** A book of the grid: its cover and title to its page, its authors and series to theirs. */
-export function LibraryCard({ item, progress }: { item: Item; progress?: number | null }) {
+export function LibraryCard({ item, progress, pick = false }: { item: Item; progress?: number | null; pick?: boolean }) {
   return (
     <li class="book" data-book={item.id}>
+      {pick && <Pick item={item} />}
       <a href={`/books/${item.id}`} class="book-link">
         <Cover item={item} />
         <span class="book-title">{item.title}</span>
@@ -186,7 +208,7 @@ export function Books({ items }: { items: Item[] }) {
   return (
     <>
       {items.map((i) => (
-        <LibraryCard key={i.id} item={i} />
+        <LibraryCard key={i.id} item={i} pick />
       ))}
     </>
   );
@@ -249,60 +271,37 @@ export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter
   );
 }
 
-export function Library({ q, items, more }: { q: LibraryQuery; items: Item[]; more: boolean }) {
+export function Library({ q, items, total, libraries, editor = false }: { q: LibraryQuery; items: Item[]; total: number; libraries: LibraryName[]; editor?: boolean }) {
+  const sorts = q.q ? [RELEVANCE, ...SORTS] : SORTS;
   return (
     <>
-      <h1>Library</h1>
+      <ListHeading kind="Library" libraries={libraries} library={q.library} />
+      <BrowseTabs current="books" library={q.library} />
       <search aria-label="Search and filter the library">
-        <form class="filters card" method="get" action="/library">
-          <Field id="q" label="Search" value={q.q} type="search" />
-          <Field id="author" label="Author" value={q.author} />
-          <Field id="series" label="Series" value={q.series} />
-          <Field id="tag" label="Tag" value={q.tag} />
-          <div>
-            <label for="f-format">Format</label>
-            <select id="f-format" name="format">
-              <option value="">Any</option>
-              {FORMATS.map((f) => (
-                <option key={f} value={f} selected={q.format === f}>
-                  {f.toUpperCase()}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label for="f-state">Read state</label>
-            <select id="f-state" name="state">
-              <option value="">Any</option>
-              {STATES.map((x) => (
-                <option key={x.value} value={x.value} selected={q.state === x.value}>
-                  {x.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div>
-            <label for="f-sort">Sort</label>
-            <select id="f-sort" name="sort" disabled={filtered(q)} aria-describedby="sort-note">
-              {SORTS.map((s) => (
-                <option key={s.value} value={s.value} selected={q.sort === s.value}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="actions">
-            <button type="submit" class="primary" id="apply">
-              Apply
-            </button>
-            <a href="/library" id="clear">
-              Clear
-            </a>
-          </div>
-        </form>
+        <FilterBox active={activeFilters(q)}>
+          <form class="filters card" method="get" action="/library">
+            <Field id="q" label="Search" value={q.q} type="search" />
+            <LibrarySelect libraries={libraries} value={q.library} />
+            <Field id="author" label="Author" value={q.author} />
+            <Field id="series" label="Series" value={q.series} />
+            <Field id="tag" label="Tag" value={q.tag} />
+            <SelectField name="format" label="Format" options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))} value={q.format} any="Any" />
+            <SelectField name="state" label="Read state" options={STATES} value={q.state} any="Any" />
+            <SelectField name="sort" label="Sort" options={sorts} value={q.sort} />
+            <div class="actions">
+              <button type="submit" class="primary" id="apply">
+                Apply
+              </button>
+              <a href={q.library ? `/library?library=${q.library}` : '/library'} id="clear">
+                Clear
+              </a>
+            </div>
+          </form>
+        </FilterBox>
       </search>
-      <p id="sort-note" class="muted">
-        {filtered(q) ? 'Search results are ordered by relevance, then title.' : `Showing ${q.offset === 0 ? 'the first' : 'more'} books.`}
+      <p id="library-total" class="muted">
+        {countOf(total, ['book', 'books'])}
+        {q.sort === RELEVANCE.value && total > 0 && ', the best matches first'}.
       </p>
       {items.length === 0 ? (
         <p id="no-results">No books match.</p>
@@ -311,7 +310,9 @@ export function Library({ q, items, more }: { q: LibraryQuery; items: Item[]; mo
           <Books items={items} />
         </ul>
       )}
-      <LoadMore q={q} more={more} />
+      <LoadMore q={q} total={total} />
+      <LibraryPages q={q} total={total} />
+      {items.length > 0 && <SelectionBar total={total} scope={{ kind: 'library', query: pageUrl({ ...q, offset: 0 }, 0).replace(/^\/library\??/, '') }} editor={editor} />}
       <SavedFiltersSlot q={q} />
     </>
   );

@@ -84,6 +84,10 @@ export function Profile({ me }: { me: ProfileData }) {
         </div>
         <Outcome id="sessions-outcome" />
       </section>
+      {/* single sign-on: the link to the provider and the app passwords (nothing when it is off) */}
+      <div id="sso" hx-get="/profile/sso" hx-trigger="load" hx-swap="outerHTML" />
+      {/* mail (issue 47): where this person's books are mailed (nothing while mail is off) */}
+      <div id="ereader" hx-get="/profile/ereader" hx-trigger="load" hx-swap="outerHTML" />
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">Change password</h2>
         <form id="password-form" hx-put="/api/auth/password" hx-ext="bindery-json" hx-target="#password-outcome" data-reset-on-success>

@@ -1,6 +1,7 @@
 // The reader page: its own full-height shell (a toolbar and the book), the book's data in data
-// attributes for the reader script (reader.<hash>.js, loaded on this page only), and its own CSP
-// (READER_CSP in http.ts: foliate-js shows a book's sections in frames from blob: URLs).
+// attributes for the reader script (reader.<hash>.js, loaded on this page only, by the response's
+// nonce), and its own CSP (readerCsp in http.ts: foliate-js shows a book's sections in frames from
+// blob: URLs, which inherit it).
 import type { Assets } from '../assets';
 import type { Viewer } from '../layout';
 import { schemeOf } from '../theme';
@@ -29,20 +30,64 @@ export function readableFormat(item: Item): { kind: 'text' | 'pages'; format: It
   return null;
 }
 
-/** The reader's theme: the profile's by default, or light, sepia or dark for the reader alone (kept in the browser). */
-function ThemeChoice() {
+type Options = readonly (readonly [string, string])[];
+const FONTS: Options = [
+  ['publisher', "The book's own"],
+  ['serif', 'Serif'],
+  ['sans', 'Sans-serif'],
+  ['mono', 'Monospace'],
+];
+const SPACINGS: Options = [
+  ['publisher', "The book's own"],
+  ['1.2', 'Tight'],
+  ['1.5', 'Normal'],
+  ['1.9', 'Loose'],
+];
+const MARGINS: Options = [
+  ['narrow', 'Narrow'],
+  ['normal', 'Normal'],
+  ['wide', 'Wide'],
+];
+const ALIGNS: Options = [
+  ['publisher', "The book's own"],
+  ['justify', 'Justified'],
+  ['start', 'Ragged'],
+];
+const HYPHENS: Options = [
+  ['publisher', "The book's own"],
+  ['auto', 'On'],
+  ['none', 'Off'],
+];
+const THEMES: Options = [
+  ['profile', 'As my profile'],
+  ['light', 'Light'],
+  ['sepia', 'Sepia'],
+  ['dark', 'Dark'],
+  ['black', 'Black'],
+];
+const FITS: Options = [
+  ['screen', 'Fit screen'],
+  ['width', 'Fit width'],
+  ['height', 'Fit height'],
+  ['original', 'Original size'],
+];
+
+/** A labelled <select> of the reader's settings (the script shows the kept value). */
+function Choice(p: { id: string; label: string; options: Options }) {
   return (
     <>
-      <label for="reader-theme">Theme</label>
-      <select id="reader-theme">
-        <option value="profile">As my profile</option>
-        <option value="light">Light</option>
-        <option value="sepia">Sepia</option>
-        <option value="dark">Dark</option>
+      <label for={p.id}>{p.label}</label>
+      <select id={p.id}>
+        {p.options.map(([value, label]) => (
+          <option value={value}>{label}</option>
+        ))}
       </select>
     </>
   );
 }
+
+/** The reader's theme: the profile's by default, or light, sepia, dark or black for the reader alone (kept in the browser). */
+const ThemeChoice = () => <Choice id="reader-theme" label="Theme" options={THEMES} />;
 
 /** What can be done with text selected in the book: highlight it (in a colour) or write a note on it. */
 function Selection() {
@@ -81,18 +126,22 @@ export const COLOURS = [
   ['purple', 'Purple'],
 ] as const;
 
-export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item: Item; progress: ReadPosition | null }) {
+/** The caller's reader settings from the profile (GET /api/media-items/<id>/reader-settings), or null when unread. */
+export type ReaderSettings = { all_books: unknown; this_book: unknown } | null;
+
+export function Reader(p: { assets: Assets; reader: string; nonce: string; viewer: Viewer; item: Item; progress: ReadPosition | null; settings?: ReaderSettings }) {
   const chosen = readableFormat(p.item);
   const position = p.progress ? { percentage: p.progress.percentage, epubcfi: p.progress.epubcfi ?? null, page: p.progress.page ?? null } : null;
   return (
     <html lang="en" class={`theme-${schemeOf(p.viewer.theme)} reader-page`}>
       <head>
         <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width,initial-scale=1" />
+        <meta name="viewport" content="width=device-width,initial-scale=1,viewport-fit=cover" />
         <title>{`${p.item.title} · Reading · Bindery`}</title>
         <link rel="icon" href="data:," />
+        {p.viewer.csrf && <meta name="csrf-token" content={p.viewer.csrf} />}
         <link rel="stylesheet" href={p.assets.css} />
-        {chosen && <script type="module" src={p.reader} />}
+        {chosen && <script type="module" src={p.reader} nonce={p.nonce} />}
       </head>
       <body>
         <a class="skip" href="#main">
@@ -131,31 +180,27 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
               </details>
               <details id="settings" class="reader-menu">
                 <summary>Text</summary>
-                <div class="reader-settings">
-                  <button type="button" id="font-smaller" aria-label="A− smaller text">
-                    A−
-                  </button>
-                  <button type="button" id="font-larger" aria-label="A+ larger text">
-                    A+
-                  </button>
-                  <label for="font-family">Font</label>
-                  <select id="font-family">
-                    <option value="publisher">The book's own</option>
-                    <option value="serif">Serif</option>
-                    <option value="sans">Sans-serif</option>
-                  </select>
-                  <label for="line-spacing">Line spacing</label>
-                  <select id="line-spacing">
-                    <option value="1.2">Tight</option>
-                    <option value="1.5">Normal</option>
-                    <option value="1.9">Loose</option>
-                  </select>
-                  <label for="margins">Margins</label>
-                  <select id="margins">
-                    <option value="narrow">Narrow</option>
-                    <option value="normal">Normal</option>
-                    <option value="wide">Wide</option>
-                  </select>
+                <div class="reader-settings reader-grid">
+                  <span id="size-label">Size</span>
+                  <div class="reader-size">
+                    <button type="button" id="font-smaller" aria-label="A− smaller text">
+                      A−
+                    </button>
+                    <output id="font-size" aria-live="polite">
+                      100 %
+                    </output>
+                    <button type="button" id="font-larger" aria-label="A+ larger text">
+                      A+
+                    </button>
+                  </div>
+                  <Choice id="font-family" label="Font" options={FONTS} />
+                  <Choice id="line-spacing" label="Line spacing" options={SPACINGS} />
+                  <Choice id="margins" label="Margins" options={MARGINS} />
+                  <Choice id="text-align" label="Alignment" options={ALIGNS} />
+                  <Choice id="hyphens" label="Hyphenation" options={HYPHENS} />
+                  <label class="inline reader-check">
+                    <input type="checkbox" id="only-this-book" /> Only this book
+                  </label>
                   <ThemeChoice />
                 </div>
               </details>
@@ -163,10 +208,14 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
           )}
           {chosen?.kind === 'pages' && (
             <div class="reader-settings">
-              <label>
+              <Choice id="fit" label="Size" options={FITS} />
+              <label class="inline">
+                <input type="checkbox" id="vertical" /> Scroll down (webtoon)
+              </label>
+              <label class="inline">
                 <input type="checkbox" id="rtl" /> Right to left
               </label>
-              <label>
+              <label class="inline">
                 <input type="checkbox" id="spread" /> Two pages
               </label>
               <ThemeChoice />
@@ -188,11 +237,14 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
               data-name={chosen.format.file_path.split('/').pop()}
               data-page-count={p.item.page_count ?? undefined}
               data-progress={JSON.stringify(position)}
+              data-settings={JSON.stringify(p.settings ?? null)}
+              data-rendered-at={new Date().toISOString()}
+              data-sha256={chosen.format.sha256 ?? undefined}
             >
               <button type="button" id="prev" class="turn" aria-label="Previous page">
                 ‹
               </button>
-              {chosen.kind === 'text' ? <div id="book-view" class="book-view" /> : <div id="pages" class="pages" />}
+              {chosen.kind === 'text' ? <div id="book-view" class="book-view" /> : <section id="pages" class="pages" tabindex={0} aria-label="Pages" />}
               <button type="button" id="next" class="turn" aria-label="Next page">
                 ›
               </button>
@@ -207,6 +259,16 @@ export function Reader(p: { assets: Assets; reader: string; viewer: Viewer; item
               <button type="button" id="offer-dismiss">
                 Stay here
               </button>
+            </div>
+          )}
+          {chosen?.kind === 'pages' && (
+            <div id="page-bar" class="reader-foot">
+              <label for="page-slider">Page</label>
+              <input type="range" id="page-slider" min={1} max={Math.max(1, p.item.page_count ?? 1)} value={1} step={1} />
+              <figure id="thumb" class="reader-thumb" hidden>
+                <img id="thumb-image" alt="" />
+                <figcaption id="thumb-caption" />
+              </figure>
             </div>
           )}
           {chosen?.kind === 'text' && <Selection />}

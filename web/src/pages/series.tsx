@@ -1,37 +1,146 @@
-// A series: its books the caller may see, in series order (books without a number last, by title),
-// each with the caller's progress.
+// A series (GET /api/series/<name>): its books the caller may see in index order (books without a
+// number last, by title) with the caller's progress, its description (its first book's that has
+// one), "Read next" (the first book not finished, straight into the reader), the whole numbers
+// missing, and actions on every book at once: mark them read or unread, add them to a collection.
+import { Outcome } from '../layout';
 import type { Item } from './books';
+import { countOf } from './browse';
 import { LibraryCard } from './library';
+import { SelectionBar } from './bulk';
+import type { SeriesSummary } from './series-list';
 
 export interface SeriesBook {
-  item: Item;
+  media_item_id: string;
   percentage: number | null;
+  item: Item;
 }
 
-/** Series order: by number, then title; books without a number after the numbered ones. */
-export function inSeriesOrder(books: SeriesBook[]): SeriesBook[] {
-  const n = (b: SeriesBook) => (typeof b.item.series_index === 'number' ? b.item.series_index : Number.POSITIVE_INFINITY);
-  return [...books].sort((a, b) => n(a) - n(b) || a.item.title.localeCompare(b.item.title));
+export interface SeriesDetail extends SeriesSummary {
+  description: string | null;
+  next_item_id: string | null;
+  missing_numbers: number[];
+  missing_count: number;
+  data: SeriesBook[];
+  total: number;
 }
 
-export function SeriesPage({ name, books }: { name: string; books: SeriesBook[] }) {
-  const done = books.filter((b) => (b.percentage ?? 0) >= 1).length;
+/** A collection of the caller's own that books can be added to (not a system or smart one). */
+export interface CollectionChoice {
+  id: string;
+  name: string;
+}
+
+const pct = (p: number) => Math.round(p * 100);
+
+function Missing({ s }: { s: SeriesDetail }) {
+  if (s.missing_count === 0) return null;
+  const more = s.missing_count - s.missing_numbers.length;
+  return (
+    <p id="series-missing">
+      {s.missing_count === 1 ? 'Missing number: ' : 'Missing numbers: '}
+      {s.missing_numbers.join(', ')}
+      {more > 0 && `, and ${more} more`}.
+    </p>
+  );
+}
+
+function ReadNext({ s }: { s: SeriesDetail }) {
+  if (s.next_item_id === null)
+    return (
+      <p id="series-done" class="alert alert-success">
+        You have finished every book of this series.
+      </p>
+    );
+  const next = s.data.find((b) => b.media_item_id === s.next_item_id);
+  const begun = next !== undefined && (next.percentage ?? 0) > 0;
+  return (
+    <p>
+      <a class="button primary" id="read-next" href={`/read/${s.next_item_id}`}>
+        {begun ? 'Continue' : 'Read next'}
+        {next && `: ${next.item.title}`}
+      </a>
+    </p>
+  );
+}
+
+/** Mark every book read or unread, or add every book to one of the caller's collections. */
+function BulkActions({ s, collections }: { s: SeriesDetail; collections: CollectionChoice[] }) {
+  return (
+    <section class="card" aria-labelledby="bulk-title" id="series-actions">
+      <h2 id="bulk-title">Every book of the series</h2>
+      <div class="row">
+        <button type="button" id="mark-read" hx-post="/series/mark" hx-vals={JSON.stringify({ series: s.name, state: 'read' })} hx-target="#bulk-outcome">
+          Mark all as read
+        </button>
+        <button type="button" id="mark-unread" hx-post="/series/mark" hx-vals={JSON.stringify({ series: s.name, state: 'unread' })} hx-target="#bulk-outcome">
+          Mark all as unread
+        </button>
+      </div>
+      {collections.length === 0 ? (
+        <p class="muted" id="no-own-collections">
+          To keep the series in a collection, make one of your own on the <a href="/collections">Collections</a> page.
+        </p>
+      ) : (
+        <form id="series-collect" class="inline-form" hx-post="/series/collect" hx-target="#bulk-outcome">
+          <input type="hidden" name="series" value={s.name} />
+          <label for="series-collection">Add every book to</label>
+          <select id="series-collection" name="collection" class="grow">
+            {collections.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <button type="submit" id="series-collect-submit">
+            Add
+          </button>
+        </form>
+      )}
+      <Outcome id="bulk-outcome" />
+    </section>
+  );
+}
+
+export function SeriesPage({ s, collections, editor = false }: { s: SeriesDetail; collections: CollectionChoice[]; editor?: boolean }) {
   return (
     <>
-      <p class="muted">Series</p>
-      <h1 id="series-name">{name}</h1>
-      <p id="series-summary">
-        {books.length === 1 ? '1 book' : `${books.length} books`}, {done} finished. <a href="/library">Back to the library</a>
-      </p>
-      {books.length === 0 ? (
-        <p id="no-results">No books in this series.</p>
-      ) : (
+      <p class="muted eyebrow">Series</p>
+      <h1 id="series-name">{s.name}</h1>
+      <div id="series-body">
+        <div class={s.cover_item_id ? 'series-head with-cover' : 'series-head'}>
+          {s.cover_item_id && <img class="cover series-cover" src={`/api/media-items/${s.cover_item_id}/thumbnail`} alt="" decoding="async" />}
+          <div>
+            <p id="series-summary">
+              {countOf(s.book_count, ['book', 'books'])}, {s.read_count} finished.
+              {s.in_progress_count > 0 && ` ${s.in_progress_count} in progress.`}{' '}
+              {s.unread_count > 0 && (
+                <span class="badge" id="series-unread">
+                  {s.unread_count} unread
+                </span>
+              )}{' '}
+              <a href="/series">All series</a>
+            </p>
+            <progress id="series-progress" max={100} value={pct(s.progress)} aria-label={`${s.name}: ${pct(s.progress)}% read`}>
+              {`${pct(s.progress)}%`}
+            </progress>
+            {s.description && (
+              <p id="series-description" class="description">
+                {s.description}
+              </p>
+            )}
+            <ReadNext s={s} />
+            <Missing s={s} />
+          </div>
+        </div>
         <ol id="grid" class="grid" aria-label="Books in series order">
-          {books.map((b) => (
-            <LibraryCard key={b.item.id} item={b.item} progress={b.percentage ?? 0} />
+          {s.data.map((b) => (
+            <LibraryCard key={b.media_item_id} item={b.item} progress={b.percentage ?? 0} pick />
           ))}
         </ol>
-      )}
+        {s.total > s.data.length && <p class="muted">{`The first ${s.data.length} of ${s.total} books are shown.`}</p>}
+      </div>
+      <SelectionBar total={s.total} scope={{ kind: 'series', name: s.name }} editor={editor} />
+      <BulkActions s={s} collections={collections} />
     </>
   );
 }

@@ -170,26 +170,51 @@ export function RuleRow({ r, libraries = [] }: { r: RuleRowData; libraries?: Lib
   );
 }
 
-/** The builder: name, match, rows, add a row, the live preview and create. */
-export function RuleBuilder() {
-  const first = rowOf(newKey(), 'title', 'contains', '');
+/** Saved rules, as the API answers them. */
+export interface SavedRules {
+  match?: string;
+  conditions?: { field?: unknown; op?: unknown; value?: unknown }[];
+}
+
+/** The rows of saved rules (a value shown as text; a row with no value, for "is empty", shows none). */
+export const rowsOfRules = (rules: SavedRules | null | undefined): RuleRowData[] =>
+  (rules?.conditions ?? []).map((c) => rowOf(newKey(), c.field, c.op, c.value === null || c.value === undefined ? '' : String(c.value)));
+
+/**
+ * The builder: name, match, rows, add a row, the live preview, and create — or, given a smart
+ * collection (`editing`), its name and rules filled in, saved in place of the old ones.
+ */
+export function RuleBuilder({ editing, libraries = [] }: { editing?: { id: string; name: string; rules: SavedRules | null }; libraries?: LibraryChoice[] } = {}) {
+  const saved = editing ? rowsOfRules(editing.rules) : [];
+  const rows = saved.length > 0 ? saved : [rowOf(newKey(), 'title', 'contains', '')];
+  const match = editing?.rules?.match === 'any' ? 'any' : 'all';
   return (
-    <section class="card" aria-labelledby="smart-title">
-      <h2 id="smart-title">A new smart collection</h2>
-      <p class="muted">Its books are the ones matching the conditions, now and later.</p>
-      <form id="smart-form" hx-post="/collections/smart" hx-target="#smart-outcome" class="smart-form" aria-describedby="smart-help">
+    <section class="card" aria-labelledby="smart-title" id="rule-builder">
+      <h2 id="smart-title">{editing ? 'Its rules' : 'A new smart collection'}</h2>
+      <p class="muted">{editing ? 'Change the conditions and save: the books follow the new rules at once.' : 'Its books are the ones matching the conditions, now and later.'}</p>
+      <form
+        id="smart-form"
+        hx-post={editing ? `/collections/${editing.id}/rules` : '/collections/smart'}
+        hx-target="#smart-outcome"
+        class="smart-form"
+        aria-describedby="smart-help"
+      >
         <p id="smart-help" class="muted">
           Each change shows how many books match below.
         </p>
         <div class="inline-form">
           <label for="smart-name">Name</label>
-          <input id="smart-name" name="name" maxlength={100} required class="grow" />
+          <input id="smart-name" name="name" maxlength={100} required class="grow" value={editing?.name} />
         </div>
         <div class="inline-form">
           <label for="smart-match">Books that match</label>
           <select id="smart-match" name="match">
-            <option value="all">all of the conditions</option>
-            <option value="any">any of the conditions</option>
+            <option value="all" selected={match === 'all'}>
+              all of the conditions
+            </option>
+            <option value="any" selected={match === 'any'}>
+              any of the conditions
+            </option>
           </select>
         </div>
         <div
@@ -197,16 +222,18 @@ export function RuleBuilder() {
           hx-post="/collections/preview"
           hx-include="#smart-form"
           hx-target="#smart-preview"
-          hx-trigger="change delay:300ms from:#smart-form, input delay:500ms from:#smart-form, rules-changed from:body delay:100ms"
+          hx-trigger={`${editing ? 'load, ' : ''}change delay:300ms from:#smart-form, input delay:500ms from:#smart-form, rules-changed from:body delay:100ms`}
         >
-          <RuleRow r={first} />
+          {rows.map((r) => (
+            <RuleRow key={r.key} r={r} libraries={libraries} />
+          ))}
         </div>
         <div class="actions">
           <button type="button" id="add-rule" hx-get="/collections/rule-row" hx-target="#rule-rows" hx-swap="beforeend">
             Add a condition
           </button>
-          <button type="submit" class="primary" id="create-smart">
-            Create smart collection
+          <button type="submit" class="primary" id={editing ? 'save-rules' : 'create-smart'}>
+            {editing ? 'Save rules' : 'Create smart collection'}
           </button>
         </div>
         <div id="smart-outcome" class="outcome" aria-live="polite" />

@@ -2,9 +2,13 @@
 // annotation (POST /api/media-items/<id>/highlights or /notes with the selection's CFI range and its
 // text); the service places it and derives KOReader's XPointers. The user's annotations (those made
 // on KOReader too, for which the service gives a CFI) are drawn with foliate's overlayer, listed in
-// the "Notes" panel, and can be deleted from it. Every text from the API is shown as text.
+// the "Notes" panel, and can be deleted from it. Every text from the API is shown as text. Each new
+// one carries a dedup_key made here, so a write repeated (sent again after the network came back)
+// answers the one already made; without a network a kept book's annotations come from this browser
+// and new ones wait in the outbox (store.js).
 import { Overlayer } from 'foliate-js/overlayer.js';
 import { call, failure } from './http.js';
+import { queue, updateKept, waiting } from './store.js';
 
 const KINDS = [
   ['highlights', 'highlight'],
@@ -40,7 +44,7 @@ function trimmed(range) {
  * @param {{view: any, item: string, root: HTMLElement, say: (s: string) => void, go: (target: string) => Promise<unknown>}} o
  * @returns {{onLoad: (doc: Document, index: number) => void, load: () => Promise<void>, hit: () => boolean}}
  */
-export function annotations({ view, item, root, say, go }) {
+export function annotations({ view, item, root, say, go, kept = null }) {
   /** by id: the record as the API gave it, its CFI and its section */
   const all = new Map();
   const list = document.getElementById('notes-list');
@@ -156,14 +160,25 @@ export function annotations({ view, item, root, say, go }) {
   }
 
   async function load() {
-    for (const [segment, kind] of KINDS) {
+    const got = {};
+    for (const [segment] of KINDS) {
       const r = await call('GET', `/api/media-items/${encodeURIComponent(item)}/${segment}`);
+      if (r.status === 0 && kept?.annotations) {
+        // offline: the kept book's, and those made here that wait for the network
+        for (const [seg, kind] of KINDS) for (const rec of kept.annotations[seg] ?? []) add(rec, kind);
+        for (const w of await waiting()) if (w.item === item && w.record) add(w.record, w.kind);
+        count();
+        root.dataset.annotationsLoaded = 'true';
+        return;
+      }
       if (!r.ok) {
         status.textContent = `Highlights and notes could not be read: ${failure(r)}.`;
         return;
       }
-      for (const rec of r.body.data ?? []) add(rec, kind);
+      got[segment] = r.body.data ?? [];
     }
+    for (const [segment, kind] of KINDS) for (const rec of got[segment]) add(rec, kind);
+    if (kept) void updateKept(item, (k) => ({ ...k, annotations: got }));
     count();
     root.dataset.annotationsLoaded = 'true';
   }
@@ -203,7 +218,25 @@ export function annotations({ view, item, root, say, go }) {
     if (!selected) return;
     const s = selected;
     const cfi = view.getCFI(s.index, s.range);
-    const r = await call('POST', `/api/media-items/${encodeURIComponent(item)}/${kind}s`, { position: { epubcfi: cfi }, text: s.text, ...extra });
+    const url = `/api/media-items/${encodeURIComponent(item)}/${kind}s`;
+    const body = { position: { epubcfi: cfi }, text: s.text, ...extra, dedup_key: `web-${crypto.randomUUID()}` };
+    const r = await call('POST', url, body);
+    if (r.status === 0 && kept) {
+      // no network: kept here and sent when it is back; its dedup_key makes a second sending harmless
+      const record = {
+        id: body.dedup_key,
+        position: body.position,
+        text: s.text,
+        note: extra.note ?? '',
+        color: Object.keys(SWATCH).find((h) => SWATCH[h] === extra.color) ?? null,
+      };
+      await queue({ key: `annotation:${body.dedup_key}`, method: 'POST', url, body, item, kind, record });
+      s.doc.getSelection()?.removeAllRanges();
+      hideBar();
+      add(record, kind);
+      root.dataset.pending = String(Number(root.dataset.pending || '0') + 1);
+      return say(`The ${kind} is saved in this browser and will be sent when the network is back.`);
+    }
     if (!r.ok) return say(`The ${kind} could not be saved: ${failure(r)}.`);
     s.doc.getSelection()?.removeAllRanges();
     hideBar();

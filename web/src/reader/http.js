@@ -1,11 +1,14 @@
-// The reader's requests to the API: JSON with the same-site proof a cookie-authenticated write needs.
+// The reader's requests to the API: JSON with the session's CSRF token from the page's <meta>, the
+// proof a cookie-authenticated write needs.
+
+const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
 
 /** One API call; resolves to {ok, status, body} (body null when the answer is not JSON), never throws. */
 export async function call(method, url, body, keepalive = false) {
   try {
     const r = await fetch(url, {
       method,
-      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), 'X-Requested-With': 'bindery-web' },
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), 'X-CSRF-Token': csrf },
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
       keepalive,

@@ -1,24 +1,44 @@
 // Bindery's web reader, bundled with foliate-js by esbuild into one hashed asset (reader.<hash>.js)
 // that only the reader page loads. Reflowable books (EPUB, MOBI/AZW3, FB2) render in foliate's
-// <foliate-view>; comics and PDFs (CBZ, CBR, PDF) are pictures from the gateway's page stream.
+// <foliate-view>; comics and PDFs (CBZ, CBR, PDF) are pictures from the gateway's page stream
+// (pages.js). Keys, tap zones and the phone's immersive chrome are input.js; styles beyond app.css
+// are style.js.
 // The position is saved with one PUT /api/media-items/<id>/progress a few seconds after the reader
 // stops moving and when the page is left (keepalive), never on opening. Highlights and notes
-// (annotations.js), search in the book (search.js), the reader's settings (settings.js) and the
-// offer to go where another device is (live.js) are their own modules, bundled into the same asset.
-import 'foliate-js/view.js';
+// (annotations.js), search in the book (search.js), the reader's settings (settings.js), the offer
+// to go where another device is (live.js) and the cleaning of each section before foliate shows it
+// (sanitize.js: a book is hostile content) are their own modules, bundled into the same asset.
+// A book kept offline (store.js, filled by the book page's "Keep offline") is read from this
+// browser: its file, locator data and annotations; positions and highlights made without a network
+// wait in the outbox and go through the same API writes when it is back.
+import { makeBook } from 'foliate-js/view.js';
 import { fetchSections, sectionAt, sectionBounds, textShare } from './sections.js';
 import { annotations } from './annotations.js';
 import { call } from './http.js';
 import { follow } from './live.js';
+import { cleanSections } from './sanitize.js';
 import { search } from './search.js';
-import { applyShell, bind, bookCss, gap, keep, setting } from './settings.js';
+import { chrome, pageKeys, zone } from './input.js';
+import { pictures } from './pages.js';
+import { remoteEpub } from './remote-epub.js';
+import { adoptStyles } from './style.js';
+import { drop, flush, keptBook, queue, updateKept } from './store.js';
+import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, SIZES, setOwn, text } from './settings.js';
 
 const SAVE_AFTER_MS = 2000;
 const root = document.getElementById('reader');
 const status = document.getElementById('reader-position');
 const item = root.dataset.item;
-const saved = JSON.parse(root.dataset.progress || 'null');
+forBook(item);
+// the profile's settings (null when the page could not read them) become the browser's copy
+followProfile(JSON.parse(root.dataset.settings || 'null'), call);
+let saved = JSON.parse(root.dataset.progress || 'null');
+/** the book as kept in this browser, or null */
+let kept = null;
+const progressUrl = `/api/media-items/${encodeURIComponent(item)}/progress`;
+adoptStyles();
 applyShell();
+const shell = chrome();
 
 /** The positions this page wrote (their percentage, and the version the service answered): not offered back. */
 const sent = [];
@@ -28,7 +48,18 @@ const versions = new Set();
 function put(body, leaving) {
   sent.push({ at: Date.now(), percentage: body.percentage });
   if (sent.length > 20) sent.shift();
-  return call('PUT', `/api/media-items/${encodeURIComponent(item)}/progress`, { ...body, client: 'web', device: 'web' }, leaving).then((r) => {
+  const full = { ...body, client: 'web', device: 'web' };
+  void updateKept(item, (k) => ({ ...k, local: { ...body, at: Date.now() } }));
+  return call('PUT', progressUrl, full, leaving).then(async (r) => {
+    if (r.status === 0) {
+      // no network: kept here, sent when it is back (the latest position of the book replaces an earlier one)
+      await queue({ key: `progress:${item}`, method: 'PUT', url: progressUrl, body: full, item });
+      root.dataset.pending = String(Number(root.dataset.pending || '0') + 1);
+      root.dataset.pendingPosition = String(body.percentage);
+      return;
+    }
+    // this position reached the server: one waiting from before must not follow it
+    await drop(`progress:${item}`);
     if (!r.ok) return;
     const v = r.body?.progress?.version;
     if (typeof v === 'number') versions.add(v);
@@ -104,42 +135,44 @@ function saver() {
 const save = saver();
 
 const pct = (f) => `${Math.round(f * 1000) / 10} %`;
-const fontSize = () => Number(setting('font', '100'));
 const isCfi = (s) => typeof s === 'string' && /^epubcfi\(\/\d/.test(s);
 
-/** Keys that turn pages, for the page and (reflowable books) each section's frame. */
-function keys(prev, next) {
-  return (e) => {
-    if (e.altKey || e.ctrlKey || e.metaKey) return;
-    const t = e.target;
-    if (t && typeof t.closest === 'function' && t.closest('input, select, textarea, button, a, summary')) return;
-    if (e.key === 'ArrowLeft' || e.key === 'PageUp' || (e.key === ' ' && e.shiftKey)) {
-      e.preventDefault();
-      void prev();
-    } else if (e.key === 'ArrowRight' || e.key === 'PageDown' || e.key === ' ') {
-      e.preventDefault();
-      void next();
-    }
-  };
+/** The book: an EPUB read by parts with range requests (remote-epub.js), else the whole file. */
+async function openBook() {
+  // the kept file, unless the library's file has changed since it was kept (then the network's)
+  const same = !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
+  if (kept?.file && same) return makeBook(new File([kept.file], kept.name || root.dataset.name || 'book'));
+  if (root.dataset.format === 'epub' || root.dataset.format === 'kepub') {
+    const parts = await remoteEpub(root.dataset.file).catch((e) => {
+      console.warn('the book is read whole:', e);
+      return null;
+    });
+    if (parts) return parts;
+  }
+  const res = await fetch(root.dataset.file, { credentials: 'same-origin' });
+  if (!res.ok) throw new Error(`the book file could not be read (${res.status})`);
+  return makeBook(new File([await res.blob()], root.dataset.name || 'book'));
 }
 
 async function reflowable() {
-  const sections = root.dataset.format === 'epub' ? fetchSections(item) : Promise.resolve(null);
-  const res = await fetch(root.dataset.file, { credentials: 'same-origin' });
-  if (!res.ok) throw new Error(`the book file could not be read (${res.status})`);
-  const file = new File([await res.blob()], root.dataset.name || 'book');
+  const sections = root.dataset.format === 'epub' ? fetchSections(item).then((s) => s ?? kept?.sections ?? null) : Promise.resolve(null);
+  // every section is cleaned before it is shown: a book is hostile content (sanitize.js)
+  const book = cleanSections(await openBook());
   const view = document.createElement('foliate-view');
   view.id = 'foliate';
   document.getElementById('book-view').append(view);
-  await view.open(file);
+  await view.open(book);
   // an EPUB's sections weighed as the reading service weighs them (else foliate's own weights)
   const weighed = sectionBounds(await sections, view.book.sections.length);
   const boundsOf = () => weighed ?? view.getSectionFractions();
   const applyStyles = () => {
-    view.renderer.setAttribute('gap', gap());
+    const [gap, margin] = margins();
+    view.renderer.setAttribute('gap', gap);
+    view.renderer.setAttribute('margin', margin);
     view.renderer.setStyles?.(bookCss());
+    const size = document.getElementById('font-size');
+    if (size) size.textContent = `${text('font')} %`;
   };
-  view.renderer.setAttribute('margin', '48px');
   applyStyles();
   // only a move the reader asked for is saved (opening at the saved place is not a move)
   let moved = false;
@@ -156,8 +189,8 @@ async function reflowable() {
   const left = turn(() => view.goLeft());
   const right = turn(() => view.goRight());
   const go = turn((target) => view.goTo(target));
-  const notes = annotations({ view, item, root, say, go });
-  const onKey = keys(left, right);
+  const notes = annotations({ view, item, root, say, go, kept });
+  const onKey = pageKeys({ prev: left, next: right });
   document.addEventListener('keydown', onKey);
   view.addEventListener('load', (e) => {
     const { doc, index } = e.detail;
@@ -173,10 +206,20 @@ async function reflowable() {
       const x = (frame ? frame.getBoundingClientRect().left : 0) + ev.clientX - box.left;
       setTimeout(() => {
         if (notes.hit()) return;
-        if (x < box.width / 3) void left();
-        else if (x > (2 * box.width) / 3) void right();
+        const z = zone(x, 0, box.width);
+        if (z === 'left') void left();
+        else if (z === 'right') void right();
+        else shell.toggle();
       }, 0);
     });
+  });
+  // a tap beside the section's frame (foliate's margins): the same zones
+  document.getElementById('book-view').addEventListener('click', (ev) => {
+    const box = document.getElementById('book-view').getBoundingClientRect();
+    const z = zone(ev.clientX, box.left, box.width);
+    if (z === 'left') void left();
+    else if (z === 'right') void right();
+    else shell.toggle();
   });
   // the renderer's own event: the section and the fraction of it where the page starts
   view.renderer.addEventListener('relocate', (e) => {
@@ -199,6 +242,8 @@ async function reflowable() {
     start.collapse(true);
     const cfi = view.getCFI(index, start);
     const label = view.lastLocation?.tocItem?.label?.trim();
+    // a tap makes foliate snap back to the page it is on: only a new page hides the chrome
+    if (moved && cfi !== root.dataset.cfi) shell.turned();
     root.dataset.fraction = String(fraction);
     root.dataset.cfi = cfi;
     status.textContent = `${label ? `${label} · ` : ''}${pct(fraction)}`;
@@ -215,21 +260,7 @@ async function reflowable() {
   void notes.load();
   document.getElementById('prev').addEventListener('click', left);
   document.getElementById('next').addEventListener('click', right);
-  document.getElementById('font-smaller').addEventListener('click', () => {
-    keep('font', Math.max(60, fontSize() - 10));
-    applyStyles();
-  });
-  document.getElementById('font-larger').addEventListener('click', () => {
-    keep('font', Math.min(250, fontSize() + 10));
-    applyStyles();
-  });
-  bind('line-spacing', 'spacing', '1.5', applyStyles);
-  bind('font-family', 'family', 'publisher', applyStyles);
-  bind('margins', 'margins', 'normal', applyStyles);
-  bind('reader-theme', 'theme', 'profile', () => {
-    applyShell();
-    applyStyles();
-  });
+  textSettings(applyStyles);
   follow({
     item,
     mine,
@@ -240,6 +271,34 @@ async function reflowable() {
     }),
   });
   root.dataset.ready = 'true';
+}
+
+/** The "Text" panel: size, font, spacing, margins, alignment, hyphenation (this book's or all books'), and the theme. */
+function textSettings(applyStyles) {
+  const size = (d) => () => {
+    keepText('font', Math.min(SIZES.max, Math.max(SIZES.min, Number(text('font')) + d)));
+    applyStyles();
+  };
+  document.getElementById('font-smaller').addEventListener('click', size(-SIZES.step));
+  document.getElementById('font-larger').addEventListener('click', size(SIZES.step));
+  const controls = [
+    ['font-family', 'family'],
+    ['line-spacing', 'spacing'],
+    ['margins', 'margins'],
+    ['text-align', 'align'],
+    ['hyphens', 'hyphens'],
+  ].map(([id, k]) => bind(id, k, '', applyStyles, text, keepText));
+  const only = document.getElementById('only-this-book');
+  only.checked = hasOwn();
+  only.addEventListener('change', () => {
+    setOwn(only.checked);
+    for (const show of controls) show();
+    applyStyles();
+  });
+  bind('reader-theme', 'theme', 'profile', () => {
+    applyShell();
+    applyStyles();
+  });
 }
 
 /** The book's contents as a list of links in the toolbar's "Contents" disclosure. */
@@ -266,116 +325,44 @@ function tableOfContents(toc, go) {
   box.replaceChildren(toc.length ? list(toc) : document.createTextNode('This book has no table of contents.'));
 }
 
-/** Comics and PDFs: the page stream's pictures, one page or a two-page spread, left-to-right or right-to-left. */
-async function pictures() {
-  const count = Number(root.dataset.pageCount || '0');
-  if (!count) throw new Error('this book has no pages to show');
-  const pages = document.getElementById('pages');
-  const rtl = document.getElementById('rtl');
-  const spread = document.getElementById('spread');
-  rtl.checked = setting(`rtl.${item}`, '0') === '1';
-  spread.checked = setting('spread', '0') === '1';
-  const width = () => Math.min(2400, Math.ceil((window.innerWidth * (window.devicePixelRatio || 1)) / (spread.checked ? 2 : 1)));
-  // 0-based index of the first page shown
-  let at = saved && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
-  let opened = false;
-  const show = () => {
-    const n = spread.checked && at > 0 ? 2 : 1; // the cover stands alone in a spread
-    const shown = [];
-    for (let i = at; i < Math.min(count, at + n); i++) shown.push(i);
-    pages.classList.toggle('rtl', rtl.checked);
-    pages.replaceChildren(
-      ...shown.map((i) => {
-        const img = document.createElement('img');
-        img.src = `/opds/pages/${encodeURIComponent(item)}/${i}?width=${width()}`;
-        img.alt = `Page ${i + 1} of ${count}`;
-        img.className = 'page-image';
-        return img;
-      }),
-    );
-    const last = shown[shown.length - 1];
-    root.dataset.page = String(at + 1);
-    root.dataset.percentage = String(count === 1 ? 1 : at / (count - 1));
-    status.textContent = shown.length > 1 ? `Pages ${at + 1}–${last + 1} of ${count}` : `Page ${at + 1} of ${count}`;
-    if (opened) save({ page: at + 1, page_count: count, percentage: count === 1 ? 1 : Math.round((at / (count - 1)) * 10000) / 10000 });
-  };
-  const step = () => (spread.checked && at > 0 ? 2 : 1);
-  const forward = () => {
-    if (at + step() < count) {
-      at += step();
-      show();
-    }
-  };
-  const back = () => {
-    if (at > 0) {
-      at = Math.max(0, at - (spread.checked && at > 1 ? 2 : 1));
-      show();
-    }
-  };
-  // right-to-left: the left side goes on
-  const left = () => (rtl.checked ? forward() : back());
-  const right = () => (rtl.checked ? back() : forward());
-  document.addEventListener('keydown', (e) => {
-    if (e.key === 'ArrowLeft') {
-      if (e.target.closest?.('input, select, textarea')) return;
-      e.preventDefault();
-      left();
-    } else if (e.key === 'ArrowRight') {
-      if (e.target.closest?.('input, select, textarea')) return;
-      e.preventDefault();
-      right();
-    } else keys(back, forward)(e);
-  });
-  document.getElementById('prev').addEventListener('click', left);
-  document.getElementById('next').addEventListener('click', right);
-  pages.addEventListener('click', (e) => {
-    const box = pages.getBoundingClientRect();
-    if (e.clientX < box.left + box.width / 3) left();
-    else if (e.clientX > box.left + (2 * box.width) / 3) right();
-  });
-  // a horizontal swipe turns the page the way a finger drags it
-  let touch = null;
-  pages.addEventListener(
-    'touchstart',
-    (e) => {
-      touch = e.touches.length === 1 ? { x: e.touches[0].clientX, y: e.touches[0].clientY } : null;
-    },
-    { passive: true },
-  );
-  pages.addEventListener('touchend', (e) => {
-    const t = e.changedTouches[0];
-    if (!touch || !t) return;
-    const dx = t.clientX - touch.x;
-    const dy = t.clientY - touch.y;
-    touch = null;
-    if (Math.abs(dx) < 50 || Math.abs(dx) < Math.abs(dy)) return;
-    if (dx < 0) right();
-    else left();
-  });
-  rtl.addEventListener('change', () => {
-    keep(`rtl.${item}`, rtl.checked ? '1' : '0');
-    show();
-  });
-  spread.addEventListener('change', () => {
-    keep('spread', spread.checked ? '1' : '0');
-    show();
-  });
+/** Comics and PDFs: the picture viewer (pages.js), with the theme and the offer of another device's page. */
+function comics() {
+  const viewer = pictures({ root, item, saved, save, status, chrome: shell });
   bind('reader-theme', 'theme', 'profile', applyShell);
   follow({
     item,
     mine,
     offer: offering((p) => {
-      if (!Number.isInteger(p.page)) return;
-      at = Math.min(count, Math.max(1, p.page)) - 1;
-      show();
+      if (Number.isInteger(p.page)) viewer.jump(p.page);
     }),
   });
-  show();
-  opened = true;
   root.dataset.ready = 'true';
 }
 
-(root.dataset.kind === 'pages' ? pictures() : reflowable()).catch((e) => {
+/** Sends what waited for the network, now and whenever it comes back. */
+function sendWaiting() {
+  const go = () =>
+    flush(call).then((n) => {
+      if (n) root.dataset.outboxSent = String(Number(root.dataset.outboxSent || '0') + n);
+    });
+  addEventListener('online', () => void go());
+  setInterval(() => {
+    if (navigator.onLine) void go();
+  }, 20_000);
+  return go();
+}
+
+async function start() {
+  kept = await keptBook(item);
+  // a position read here after this page was made (offline, from the kept page) is the newer one
+  const made = Date.parse(root.dataset.renderedAt ?? '');
+  if (kept?.local && Number.isFinite(made) && kept.local.at > made) saved = kept.local;
+  if (kept) root.dataset.kept = 'true';
+  void sendWaiting();
+  return root.dataset.kind === 'pages' ? comics() : reflowable();
+}
+
+start().catch((e) => {
   const alert = document.getElementById('reader-error');
   alert.hidden = false;
   alert.textContent = `The book could not be opened: ${e instanceof Error ? e.message : String(e)}`;

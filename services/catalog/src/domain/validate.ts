@@ -29,6 +29,8 @@ export function isSafeRelPath(p: string): boolean {
 
 export interface ItemFields {
   title?: string;
+  sort_title?: string;
+  identifiers?: Record<string, string>;
   contributors?: Catalog.Contributor[];
   tags?: string[];
   series?: string | null;
@@ -85,6 +87,24 @@ function optInt(input: Record<string, unknown>, key: string, min: number, max: n
 }
 
 /** The editable metadata of an item; `requireTitle` for create. Tags and contributors come back normalised. */
+/** Identifiers by scheme (isbn, goodreads, amazon, …): lower-case scheme names, short values, at most 50. */
+function identifierMap(v: unknown): Result<Record<string, string>> {
+  const msg = 'identifiers must be an object of scheme names (a-z, 0-9, _ or -, at most 32) to values (at most 200 characters), at most 50';
+  if (v === null) return { ok: true, value: {} };
+  if (typeof v !== 'object' || Array.isArray(v)) return bad(msg);
+  const entries = Object.entries(v as Record<string, unknown>);
+  if (entries.length > 50) return bad(msg);
+  const out: Record<string, string> = {};
+  for (const [k, x] of entries) {
+    const scheme = k.trim().toLowerCase();
+    if (!/^[a-z0-9_-]{1,32}$/u.test(scheme) || typeof x !== 'string') return bad(msg);
+    const value = cleanText(x);
+    if (value.length > 200) return bad(msg);
+    if (value !== '') out[scheme] = value;
+  }
+  return { ok: true, value: out };
+}
+
 export function parseItemFields(input: Record<string, unknown>, requireTitle: boolean): Result<ItemFields> {
   const out: ItemFields = {};
   if ('title' in input || requireTitle) {
@@ -92,6 +112,17 @@ export function parseItemFields(input: Record<string, unknown>, requireTitle: bo
     if (typeof t !== 'string' || cleanText(t) === '') return bad('title is required');
     if (cleanText(t).length > LIMITS.title) return bad(`title must be at most ${LIMITS.title} characters`);
     out.title = cleanText(t);
+  }
+  if ('sort_title' in input) {
+    const t = input.sort_title;
+    if (typeof t !== 'string' || cleanText(t) === '') return bad('sort_title must be a non-empty string');
+    if (cleanText(t).length > LIMITS.title) return bad(`sort_title must be at most ${LIMITS.title} characters`);
+    out.sort_title = cleanText(t);
+  }
+  if ('identifiers' in input) {
+    const r = identifierMap(input.identifiers);
+    if (!r.ok) return r;
+    out.identifiers = r.value;
   }
   let contributors: Catalog.Contributor[] | undefined;
   if ('contributors' in input) {

@@ -35,11 +35,6 @@ export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
     const pending = existing.find((c) => c.status === 'pending');
     if (pending) {
       if (JSON.stringify([...pending.item_ids].sort()) !== key) {
-        await t
-          .updateTable('hash_conflicts')
-          .set({ item_ids: JSON.stringify(members) })
-          .where('id', '=', pending.id)
-          .execute();
         await ctx.emit(
           trx,
           `conflict-${pending.id}`,
@@ -52,10 +47,6 @@ export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
     // a group an admin already dismissed stays dismissed until another copy joins it
     if (existing.some((c) => c.status === 'dismissed' && members.every((m) => c.item_ids.includes(m)))) continue;
     const id = randomUUID();
-    await t
-      .insertInto('hash_conflicts')
-      .values({ id, sha256: sha, status: 'pending', item_ids: JSON.stringify(members) })
-      .execute();
     await ctx.emit(trx, `conflict-${id}`, [{ type: 'catalog.hash-conflict-opened.v1', data: { conflict_id: id, sha256: sha, item_ids: members } }], -1);
     opened++;
   }
@@ -107,10 +98,8 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
     if (!c) return err(fail('not_found', Messages.hashConflictNotFound));
     if (c.status !== 'pending') return err(fail('conflict', Messages.hashConflictAlreadyResolved));
     const version = await ctx.version(trx, `conflict-${id}`);
-    // the resolution's time is its event's
-    const now = sql<Date>`now()`;
+    // the projection writes the outcome, at its event's time
     if (action === 'keep_all') {
-      await t.updateTable('hash_conflicts').set({ status: 'dismissed', resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
       await ctx.emit(
         trx,
         `conflict-${id}`,
@@ -130,7 +119,6 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
       await removeItem(ctx, trx, item.id, 'duplicate');
       removed.push(item.id);
     }
-    await t.updateTable('hash_conflicts').set({ status: 'resolved', kept_item_id: kept, resolved_by: req.caller.user_id, resolved_at: now }).where('id', '=', id).execute();
     await ctx.emit(
       trx,
       `conflict-${id}`,
@@ -150,16 +138,10 @@ export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'd
   const item = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', '=', itemId).forUpdate().executeTakeFirst();
   if (!item) return;
   const version = await ctx.version(trx, `item-${itemId}`);
+  // its files are remembered as excluded by the files-excluded event's fold
   const formats = await t.selectFrom('media_formats').selectAll().where('item_id', '=', itemId).execute();
-  for (const f of formats) {
-    await t
-      .insertInto('excluded_files')
-      .values({ library_id: item.library_id, rel_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms })
-      .onConflict((oc) => oc.columns(['library_id', 'rel_path']).doUpdateSet({ sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms, excluded_at: sql`now()` }))
-      .execute();
-  }
   const hashes = await t.selectFrom('format_hashes').select('sha256').where('item_id', '=', itemId).execute();
-  await t.deleteFrom('media_items').where('id', '=', itemId).execute();
+  // the removed event's fold deletes the item's rows (its files and hashes go with them)
   const files = formats.map((f) => ({ file_path: f.rel_path, sha256: f.sha256, size: f.size, mtime_ms: f.mtime_ms }));
   await ctx.emit(
     trx,

@@ -1,8 +1,9 @@
 // What every catalog handler shares: the runtime, the event store, options and the transaction helper.
 import { sql } from 'kysely';
 import { asTables, commandTransaction, EventStore, eventSchemas, type ExpectedVersion, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
-import { Catalog, fail, Messages, type Failure } from '@bindery/contracts';
+import { Catalog, fail, Messages, type Failure, type StoredEvent } from '@bindery/contracts';
 import { SCHEMA } from '../store/migrations';
+import { FOLDED_INLINE, projectCatalog } from '../store/projection';
 import type { CatalogDb, CDb, CTrx } from '../store/schema';
 
 export interface CatalogOptions {
@@ -52,11 +53,24 @@ export class Ctx {
   /**
    * Appends events to a stream in the caller's transaction; each must match its contract schema.
    * A command that decided from the stream's state passes the version it read (`version`), so a
-   * writer that slipped in between fails the append and the command runs again.
+   * writer that slipped in between fails the append and the command runs again. The catalog's
+   * projection folds them into its tables in the same transaction (the only writer of the rows of
+   * the types it folds inline: store/projection.ts).
    */
   async emit(trx: CTrx, streamId: string, events: CatalogEventIn[], expected: ExpectedVersion = 'any'): Promise<void> {
     catalogEvents.check(events);
-    await this.store.append(trx, streamId, expected, events);
+    await this.fold(trx, await this.store.append(trx, streamId, expected, events));
+  }
+
+  private async fold(trx: CTrx, stored: readonly StoredEvent[]): Promise<void> {
+    const inline = stored.filter((e) => FOLDED_INLINE.has(e.type));
+    if (inline.length > 0) await projectCatalog(trx, SCHEMA, inline, { checked: true });
+  }
+
+  /** The transaction's time, which its events are recorded at: what a command gives the rows its events make. */
+  async now(trx: CTrx): Promise<Date> {
+    const r = await sql<{ now: Date }>`select now() as now`.execute(trx);
+    return new Date(r.rows[0]!.now);
   }
 
   /** The stream's last version (-1: none yet), read with the state a command decides from. */
@@ -67,13 +81,13 @@ export class Ctx {
   /** Starts one new stream per entry, all in one statement (the scanner's new items). */
   async emitNew(trx: CTrx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
     catalogEvents.check(entries.flatMap((x) => x.events));
-    await this.store.appendNewStreams(trx, entries);
+    await this.fold(trx, await this.store.appendNewStreams(trx, entries));
   }
 
   /** Appends to many existing streams at once, no version check (a library's items on its deletion). */
   async emitMany(trx: CTrx, entries: { streamId: string; events: CatalogEventIn[] }[]): Promise<void> {
     catalogEvents.check(entries.flatMap((x) => x.events));
-    await this.store.appendToStreams(trx, entries);
+    await this.fold(trx, await this.store.appendToStreams(trx, entries));
   }
 
   /** Serialises changes to one library's items (scans, creates, deletes, conflict resolution). */

@@ -4,8 +4,9 @@ import { Identity } from '@bindery/contracts';
 import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from './context';
-import { emitUpdated } from '../scanner/scan-library';
-import { emitLibraryUpdated } from './libraries';
+import { emitItem } from '../scanner/scan-library';
+import { loadItem } from '../store/item-state';
+import { changeLibrary } from './libraries';
 
 export const CONSUMER = 'catalog-identity';
 const TYPES = ['identity.user-deleted.v1', 'identity.settings-changed.v1'] as const;
@@ -24,10 +25,17 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus, onSettings: () => void
       const t = trx.withSchema(SCHEMA);
       if (e?.type === 'identity.user-deleted.v1') {
         const successor = e.data.successor_admin_id;
-        const libs = await t.updateTable('libraries').set({ created_by_admin: successor }).where('created_by_admin', '=', e.data.user_id).returning('id').execute();
-        for (const l of libs) await emitLibraryUpdated(ctx, trx, l.id, null);
-        const items = await t.updateTable('media_items').set({ added_by_admin: successor }).where('added_by_admin', '=', e.data.user_id).returning('id').execute();
-        for (const i of items) await emitUpdated(ctx, trx, i.id, 'owner');
+        const libs = await t.selectFrom('libraries').select('id').where('created_by_admin', '=', e.data.user_id).orderBy('id').execute();
+        for (const l of libs) await changeLibrary(ctx, trx, l.id, null, { created_by_admin: successor });
+        // the items any reader can see go to the successor; a missing item keeps its reference until
+        // it is back (it is in no reader's view, and its events are the only writers of its row)
+        const items = await t.selectFrom('media_items').select('id').where('added_by_admin', '=', e.data.user_id).where('state', '=', 'active').orderBy('id').execute();
+        for (const i of items) {
+          const s = await loadItem(trx, i.id);
+          if (!s) continue;
+          s.row = { ...s.row, added_by_admin: successor };
+          await emitItem(ctx, trx, s, 'owner');
+        }
       } else if (e.type === 'identity.settings-changed.v1') {
         for (const [key, value] of Object.entries(e.data.changes)) {
           await t

@@ -85,12 +85,20 @@ export async function createLibrary(ctx: Ctx, req: { caller: Caller; input: Reco
   const created = await ctx
     .tx(async (trx) => {
       if (await nameTaken(trx, name.value)) return null;
-      await trx
-        .withSchema(SCHEMA)
-        .insertInto('libraries')
-        .values({ id, name: name.value, folders: JSON.stringify(folders.value), watch: watch.value, created_by_admin: req.caller.user_id })
-        .execute();
-      const lib = toPublicLibrary((await findLibrary(trx, id))!, 0);
+      const at = await ctx.now(trx);
+      const row: LibraryRow = {
+        id,
+        name: name.value,
+        folders: folders.value,
+        watch: watch.value,
+        created_by_admin: req.caller.user_id,
+        created_at: at,
+        updated_at: at,
+        last_scan_at: null,
+        version: 0,
+      };
+      const lib = toPublicLibrary(row, 0);
+      // the projection writes the row (a name taken meanwhile fails its unique index: 23505 below)
       await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-created.v1', data: { library: lib, by: req.caller.user_id } }], -1);
       if (lib.folders.length > 0) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
       return lib;
@@ -130,13 +138,7 @@ export async function updateLibrary(ctx: Ctx, req: { caller: Caller; id: string;
     if (!cur) return err(fail('not_found', Messages.libraryNotFound));
     if (changes.name && (await nameTaken(trx, changes.name, id))) return err(fail('conflict', 'library name already exists'));
     const foldersChanged = changes.folders !== undefined && JSON.stringify(changes.folders) !== JSON.stringify(cur.folders);
-    await trx
-      .withSchema(SCHEMA)
-      .updateTable('libraries')
-      .set({ ...changes, folders: changes.folders ? JSON.stringify(changes.folders) : undefined, updated_at: new Date() })
-      .where('id', '=', id)
-      .execute();
-    const lib = (await emitLibraryUpdated(ctx, trx, id, req.caller.user_id))!;
+    const lib = (await changeLibrary(ctx, trx, id, req.caller.user_id, { ...changes, updated_at: await ctx.now(trx) }))!;
     if (foldersChanged) await requestScan(ctx, trx, id, 'library-changed', req.caller.user_id);
     return ok(lib);
   });
@@ -153,10 +155,10 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
     await ctx.lockLibrary(trx, id);
     const cur = await findLibrary(trx, id, true);
     if (!cur) return err(fail('not_found', Messages.libraryNotFound));
-    // Items, formats, file issues and scan history go with it (cascade); files on disk are never
-    // touched. Each item leaves by its own event first, so item read models need no library logic.
+    // Items, formats, file issues and scan history go with it (cascade, when the projection deletes
+    // its row); files on disk are never touched. Each item leaves by its own event first, so item
+    // read models need no library logic.
     await emitLibraryItemsRemoved(ctx, trx, id);
-    await trx.withSchema(SCHEMA).deleteFrom('libraries').where('id', '=', id).execute();
     await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-deleted.v1', data: { library_id: id, by: req.caller.user_id } }], cur.version);
     return ok({ message: 'library deleted' });
   });
@@ -164,21 +166,19 @@ export async function deleteLibrary(ctx: Ctx, req: { caller: Caller; id: string 
   return out;
 }
 
+/** What a command may change of a library. */
+export type LibraryChanges = Partial<Pick<LibraryRow, 'name' | 'folders' | 'watch' | 'created_by_admin' | 'updated_at' | 'last_scan_at'>>;
+
 /**
- * The library as it is now, in a `library-updated` event; null when it is gone. A library row's
- * `version` is the version of its stream's last event: the append expects it, and moves it on.
+ * The library with `changes`, in a `library-updated` event (the projection writes the row); null
+ * when it is gone. A library row's `version` is the version of its stream's last event: the append
+ * expects it, and the event moves it on.
  */
-export async function emitLibraryUpdated(ctx: Ctx, trx: CTrx, id: string, by: string | null): Promise<Catalog.Library | null> {
+export async function changeLibrary(ctx: Ctx, trx: CTrx, id: string, by: string | null, changes: LibraryChanges): Promise<Catalog.Library | null> {
   const row = await findLibrary(trx, id, true);
   if (!row) return null;
-  const lib = toPublicLibrary(row, (await countActive(trx, [id])).get(id) ?? 0);
+  const lib = toPublicLibrary({ ...row, ...changes }, (await countActive(trx, [id])).get(id) ?? 0);
   await ctx.emit(trx, `library-${id}`, [{ type: 'catalog.library-updated.v1', data: { library: lib, by } }], row.version);
-  await trx
-    .withSchema(SCHEMA)
-    .updateTable('libraries')
-    .set({ version: row.version + 1 })
-    .where('id', '=', id)
-    .execute();
   return lib;
 }
 

@@ -8,6 +8,7 @@ import * as scans from './scans';
 import * as conflicts from './conflicts';
 import { locatorIndex, locatorText } from './locator';
 import { kepub } from './kepub';
+import { calibreReport } from './calibre-report';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Catalog.CatalogOp]: (ctx: Ctx, req: Catalog.CatalogRequest<K>) => Promise<Result<unknown>> };
@@ -20,6 +21,7 @@ const handlers: Handlers = {
   'library-delete': libraries.deleteLibrary,
   browse: libraries.browse,
   'scan-start': scans.startScan,
+  'upload-scan': scans.uploadScan,
   'scan-status': scans.scanStatus,
   'scan-issues': scans.scanIssues,
   'item-get': items.getItem,
@@ -29,6 +31,9 @@ const handlers: Handlers = {
   'items-bulk-delete': items.bulkDelete,
   'items-bulk-update': items.bulkUpdate,
   'item-cover': items.itemCover,
+  'item-cover-set': items.setCover,
+  'item-cover-reset': items.resetCover,
+  'calibre-report': calibreReport,
   'conflicts-list': conflicts.listConflicts,
   'conflict-resolve': conflicts.resolveConflict,
   'locator-index': locatorIndex,

@@ -2,7 +2,7 @@
 // replica (or before a restart) is not lost; status and the files a scan could not read.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { err, fail, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
+import { err, fail, Identity, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
 import { notePosition, toIso } from '@bindery/platform';
 import { parseBool, parseLibraryIdParam, parseLimit, q1 } from '../domain/query';
 import { isUuid } from '../domain/validate';
@@ -23,26 +23,18 @@ export async function requestScan(ctx: Ctx, trx: CTrx, libraryId: string, reason
   if (waiting) {
     if (full && !waiting.full_rehash) {
       const version = await ctx.version(trx, scanStream(waiting.id));
-      await t.updateTable('scans').set({ full_rehash: true }).where('id', '=', waiting.id).execute();
       await ctx.emit(trx, scanStream(waiting.id), [{ type: 'catalog.scan-upgraded.v1', data: { scan_id: waiting.id, library_id: libraryId, full_rehash: true } }], version);
     }
     return waiting.id;
   }
   const id = randomUUID();
-  await t.insertInto('scans').values({ id, library_id: libraryId, reason, status: 'queued', full_rehash: full, requested_by: by }).execute();
   await ctx.emit(trx, scanStream(id), [{ type: 'catalog.scan-queued.v1', data: { scan_id: id, library_id: libraryId, reason, full_rehash: full, requested_by: by } }], -1);
   return id;
 }
 
 /** Scans cut short by a stop or a crash (still 'running' when a replica takes the scanner over) wait again. */
 export async function requeueRunning(ctx: Ctx, trx: CTrx): Promise<void> {
-  const rows = await trx
-    .withSchema(SCHEMA)
-    .updateTable('scans')
-    .set({ status: 'queued', started_at: null })
-    .where('status', '=', 'running')
-    .returning(['id', 'library_id'])
-    .execute();
+  const rows = await trx.withSchema(SCHEMA).selectFrom('scans').select(['id', 'library_id']).where('status', '=', 'running').orderBy('requested_at').forUpdate().execute();
   for (const r of rows) await ctx.emit(trx, scanStream(r.id), [{ type: 'catalog.scan-requeued.v1', data: { scan_id: r.id, library_id: r.library_id } }]);
 }
 
@@ -77,6 +69,22 @@ export async function startScan(ctx: Ctx, req: { caller: Catalog.Caller; input: 
   if (raw && scans.length === 0) return err(fail('validation', Messages.libraryHasNoFolders));
   ctx.kick();
   return ok({ message: 'scan queued', scans });
+}
+
+/**
+ * The scan that catalogues an uploaded file: an admin or an editor (who may upload) asks it, for one
+ * library; a waiting scan of the library is reused, as for any request. The gateway has written the
+ * file into a folder of a library the caller may see before it asks.
+ */
+export async function uploadScan(ctx: Ctx, req: { caller: Catalog.Caller; library_id: string }): Promise<Result<{ scan_id: string }>> {
+  if (!Identity.mayEditMetadata(req.caller)) return err(fail('forbidden', Messages.editorRequired));
+  if (!isUuid(req.library_id)) return err(fail('validation', Messages.invalidLibraryId));
+  const lib = await findLibrary(ctx.db, req.library_id.toLowerCase());
+  if (!lib) return err(fail('not_found', Messages.libraryNotFound));
+  if (lib.folders.length === 0) return err(fail('validation', Messages.libraryHasNoFolders));
+  const id = await ctx.tx((trx) => requestScan(ctx, trx, lib.id, 'upload', req.caller.user_id));
+  ctx.kick();
+  return ok({ scan_id: id });
 }
 
 export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<unknown>> {
@@ -120,10 +128,12 @@ export async function nextQueued(q: Q): Promise<ScanRow | undefined> {
 export async function pruneScans(ctx: Ctx, trx: CTrx): Promise<void> {
   const gone = await trx
     .withSchema(SCHEMA)
-    .deleteFrom('scans')
+    .selectFrom('scans')
+    .select(['id', 'library_id'])
     .where('status', 'in', ['completed', 'failed'])
     .where('finished_at', '<', sql<Date>`now() - interval '30 days'`)
-    .returning(['id', 'library_id'])
+    .orderBy('finished_at')
+    .forUpdate()
     .execute();
   await ctx.emitMany(
     trx,

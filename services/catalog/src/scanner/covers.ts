@@ -1,15 +1,17 @@
 // Covers and thumbnails are made after a scan, not during it: a scan records that a book has a
 // cover (its key is the file's SHA-256), and this worker renders the files, a few at a time,
 // or at once when a client asks for a cover that is not on disk yet.
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { access, readFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import { resolveInside } from '@bindery/platform';
 import { extract, writeCovers, type BookFormat } from '../formats/index';
 import { findLibrary } from '../store/libraries';
 import { hasLocatorIndex, saveLocatorIndexes } from '../store/locator';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
-import { emitUpdated } from './scan-library';
+import { loadItem } from '../store/item-state';
+import { emitItem } from './scan-library';
 
 export const coverFile = (ctx: Ctx, key: string, kind: 'cover' | 'thumbnail') => join(ctx.opts.coverDir, key.slice(0, 2), `${key}${kind === 'thumbnail' ? '-thumb' : ''}.jpg`);
 
@@ -45,6 +47,8 @@ export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): 
     .limit(1)
     .executeTakeFirst();
   let made = false;
+  // a book of a calibre library shows calibre's cover.jpg beside its files (scanner/calibre-overlay.ts)
+  if (lib && !fmt) made = await fromCoverJpg(ctx, itemId, lib.folders, key);
   if (lib && fmt) {
     const file = await resolveInside(lib.folders, fmt.rel_path);
     if (file) {
@@ -66,20 +70,35 @@ export async function ensureCover(ctx: Ctx, itemId: string, withIndex = false): 
     await db.updateTable('media_items').set({ cover_ready: true }).where('id', '=', itemId).execute();
     return true;
   }
+  // a picture a person set is not made from the book: it is either on disk or gone
+  if ((await db.selectFrom('media_items').select('locked_fields').where('id', '=', itemId).executeTakeFirst())?.locked_fields.includes('cover')) return false;
   await ctx.tx(async (trx) => {
-    const r = await trx
-      .withSchema(SCHEMA)
-      .updateTable('media_items')
-      .set({ cover_key: null, cover_ready: false })
-      .where('id', '=', itemId)
-      .where('cover_key', '=', key)
-      // a book that went missing meanwhile keeps its cover until its file is back (nor would its
-      // change be in any event: no reader sees a missing item)
-      .where('state', '=', 'active')
-      .returning('id')
-      .execute();
-    if (r.length > 0) await emitUpdated(ctx, trx, itemId, 'cover');
+    // a book that went missing meanwhile keeps its cover until its file is back (nor would its
+    // change be in any event: no reader sees a missing item)
+    const s = await loadItem(trx, itemId);
+    if (!s || s.row.cover_key !== key) return;
+    s.row = { ...s.row, cover_key: null };
+    if (s.row.file_fields) s.row.file_fields = { ...s.row.file_fields, cover_key: null };
+    await emitItem(ctx, trx, s, 'cover');
   });
+  return false;
+}
+
+/** Renders the cover from a `cover.jpg` in one of the item's folders whose bytes have the key's hash. */
+async function fromCoverJpg(ctx: Ctx, itemId: string, folders: string[], key: string): Promise<boolean> {
+  const dirs = await ctx.db.withSchema(SCHEMA).selectFrom('media_formats').select('rel_path').where('item_id', '=', itemId).where('present', '=', true).execute();
+  for (const dir of new Set(dirs.map((d) => posix.dirname(d.rel_path)))) {
+    const file = await resolveInside(folders, dir === '.' ? 'cover.jpg' : `${dir}/cover.jpg`);
+    if (!file) continue;
+    try {
+      const bytes = await readFile(file.abs);
+      if (createHash('sha256').update(bytes).digest('hex') !== key) continue;
+      await writeCovers(bytes, join(ctx.opts.coverDir, key.slice(0, 2)), key);
+      return true;
+    } catch (e) {
+      ctx.rt.log.debug({ item: itemId, err: e instanceof Error ? e.message : String(e) }, 'no usable cover.jpg');
+    }
+  }
   return false;
 }
 

@@ -2,7 +2,6 @@
 // read the rest, and write the outcome batch by batch, each batch one transaction.
 // A book keeps its id when its file is rewritten in place (same path) or moved (same SHA-256).
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import { crashPoint } from '@bindery/platform';
 import { realpath } from 'node:fs/promises';
@@ -12,20 +11,8 @@ import type { Extracted, FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
 import type { Catalog } from '@bindery/contracts';
-import {
-  findItem,
-  formatsOf,
-  itemEventData,
-  itemRecord,
-  newItemColumns,
-  PAGED_FORMATS,
-  pageList,
-  pagesJson,
-  rememberHash,
-  toPublic,
-  updateItem,
-  type ItemChanges,
-} from '../store/items';
+import { PAGED_FORMATS, pageList } from '../store/items';
+import { addFile, applyScan, changeFile, eventData, fileFieldsOf, type ItemState, loadItem, newFileIds, noteHash, setFields, statesOf } from '../store/item-state';
 import type { FormatRow, ItemRow } from '../store/schema';
 import { SCHEMA } from '../store/migrations';
 import type { Ctx } from '../handlers/context';
@@ -33,6 +20,9 @@ import { detectConflicts } from '../handlers/conflicts';
 import { forbiddenFolder } from '../handlers/libraries';
 import { seriesFromPath } from '../domain/series-from-name';
 import { crawl, type FoundFile } from './crawl';
+import { calibreCoverKey, calibreFiles, type CalibreFiles, opfFiles, recordCalibreReport, sortedJson, withCalibre } from './calibre-overlay';
+import { type CalibreBook, type CalibreRead, calibreData } from '../calibre/index';
+import { type BookMetadata, emptyMetadata } from '../formats/types';
 import { clearIssues, recordIssue } from './issues';
 import { checkAborted, ScanStopped } from './scan-stopped';
 import type { CTrx } from '../store/schema';
@@ -63,6 +53,8 @@ interface Job {
   kind?: 'touch' | 'rewrite' | 'relink' | 'restore' | 'excluded' | 'new';
   relinkTo?: Known;
   restoreItem?: string;
+  /** calibre's record of the file's book, when its folder is a calibre library */
+  calibre?: { book: CalibreBook; root: string };
 }
 
 export interface ScanTarget {
@@ -70,9 +62,6 @@ export interface ScanTarget {
   library_id: string;
   full_rehash: boolean;
 }
-
-/** A new file's row as a batch writes it (its hashes are known). */
-type NewFormat = Omit<FormatRow, 'id' | 'created_at' | 'updated_at' | 'sha256' | 'partial_md5'> & { sha256: string; partial_md5: string };
 
 /** How a running scan is stopped: the signal is looked at per file, `check` runs in every write. */
 export interface ScanGuard {
@@ -130,6 +119,7 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
 
   // 1. Walk: note every path, keep the files that need reading.
   const seen = new Set<string>();
+  const found: { root: string; rel: string }[] = [];
   const pending: Job[] = [];
   const back: Known[] = [];
   const problems: string[] = [];
@@ -141,11 +131,14 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     if (forbidden) problems.push(`${folder}: ${forbidden}`);
     else folders.push(folder);
   }
+  const calibreReads: CalibreRead[] = [];
+  const calibre = await calibreFiles(folders, (msg, e) => ctx.rt.log.warn({ library: lib.id, err: e instanceof Error ? e.message : String(e) }, msg), calibreReads);
   for await (const f of crawl(folders, (p) => problems.push(`${p.root}/${p.rel}: ${p.error}`), signal)) {
     checkAborted(signal);
     counts.files_seen++;
     if (seen.has(f.rel)) continue; // the same relative path in an earlier folder wins
     seen.add(f.rel);
+    found.push({ root: f.root, rel: f.rel });
     const k = known.get(f.rel);
     const same = (x: { size: number; mtime_ms: number }) => Number(x.size) === f.size && Number(x.mtime_ms) === f.mtimeMs;
     if (k && same(k) && !scan.full_rehash && !needsPages(k)) {
@@ -160,9 +153,17 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
       counts.errors++;
       continue;
     }
-    pending.push({ file: f, known: k });
+    const book = calibre.get(f.rel);
+    pending.push({ file: f, known: k, ...(book ? { calibre: book } : {}) });
   }
   if (problems.length > 0) ctx.rt.log.warn({ library: lib.id, problems: problems.slice(0, 20) }, 'scan could not read some folders');
+  // book folders' metadata.opf where no metadata.db is: their books take its record, as calibre's do
+  await opfFiles(found, calibre, calibreReads);
+  for (const job of pending)
+    if (!job.calibre) {
+      const book = calibre.get(job.file.rel);
+      if (book) job.calibre = book;
+    }
 
   // Known files not found this time: moved (relinked by hash below) or gone.
   const unseenBySha = new Map<string, Known[]>();
@@ -199,8 +200,9 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
         await ctx.lockLibrary(trx, lib.id);
         await check(trx);
         const isNew = (j: Job) => !j.error && j.kind === 'new';
-        for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts);
-        await addNew(ctx, trx, lib.id, batch.filter(isNew), counts);
+        const now = await ctx.now(trx);
+        for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts, now);
+        await addNew(ctx, trx, lib.id, batch.filter(isNew), counts, now);
       });
     } catch (e) {
       await next?.catch(() => undefined);
@@ -222,17 +224,22 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
       await ctx.tx(async (trx) => {
         await ctx.lockLibrary(trx, lib.id);
         await check(trx);
+        const now = await ctx.now(trx);
         for (const k of back.slice(i, i + BATCH)) {
-          await trx.withSchema(SCHEMA).updateTable('media_formats').set({ present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
-          if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
-          else {
+          const s = await loadItem(trx, k.item_id, { includeMissing: true });
+          if (!s) continue;
+          changeFile(s, Number(k.id), { present: true }, now);
+          if (activate(s, now)) {
+            await emitItem(ctx, trx, s, 'restored');
+            counts.relinked++;
+          } else {
             // an active item with one more format present again
-            if (!k.present) await emitUpdated(ctx, trx, k.item_id, 'file');
+            await emitItem(ctx, trx, s, 'file');
             counts.unchanged++;
           }
         }
         for (const k of gone.slice(i, i + BATCH)) {
-          if (await markGone(ctx, trx, k)) counts.removed++;
+          if (await markGone(ctx, trx, k, now)) counts.removed++;
         }
       });
     }
@@ -244,6 +251,8 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     await ctx.tx((trx) => clearIssues(ctx, trx, lib.id, staleIssues.slice(i, i + 500)));
   }
 
+  if (calibre.size > 0) await followCalibre(ctx, lib.id, calibre, check, signal);
+  await recordCalibreReport(ctx, lib.id, calibreReads, check);
   await ctx.tx(async (trx) => {
     await check(trx);
     await detectConflicts(ctx, trx);
@@ -297,8 +306,8 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
     return;
   }
   job.extracted = read.extracted;
-  // the cover files themselves are made after the scan (scanner/covers.ts)
-  job.coverKey = read.hasCover ? sha : null;
+  // the cover files themselves are made after the scan (scanner/covers.ts); calibre's cover.jpg first
+  job.coverKey = (job.calibre ? await calibreCoverKey(job.calibre.root, job.calibre.book) : null) ?? (read.hasCover ? sha : null);
 }
 
 /** What a scan reads from a file into its item. */
@@ -321,14 +330,16 @@ type ScannedFields = Pick<
   | 'reading_direction'
   | 'cover_key'
   | 'cover_ready'
+  | 'calibre'
 > & { group_dir: string; group_title: string };
 
-function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null): ScannedFields {
-  const m = x.metadata;
+function metadataFields(file: Pick<FoundFile, 'rel'>, x: Pick<Extracted, 'metadata'>, coverKey: string | null, book?: CalibreBook): ScannedFields {
+  const m = book ? withCalibre(x.metadata, book) : x.metadata;
   const contributors = normalizeContributors(m.contributors);
-  // what the file says always wins; its folder and file names fill in a series it does not name
+  // what the file (or calibre) says always wins; folder and file names fill in a series it does not
+  // name (not in a calibre library: its folders are calibre's "Author/Title (id)")
   const embeddedSeries = m.series ? cleanText(m.series) : '';
-  const named = embeddedSeries ? null : seriesFromPath(file.rel, authorsOf(contributors));
+  const named = embeddedSeries || book ? null : seriesFromPath(file.rel, authorsOf(contributors));
   const title = (m.title && cleanText(m.title)) || (named?.title && cleanText(named.title)) || titleFromFileName(baseName(file.rel));
   return {
     title,
@@ -350,99 +361,112 @@ function metadataFields(file: FoundFile, x: Extracted, coverKey: string | null):
     reading_direction: m.reading_direction,
     cover_key: coverKey,
     cover_ready: false,
+    // calibre's id, rating, read mark and custom columns ride with the item (not lockable: calibre's own)
+    calibre: book ? calibreData(book) : null,
   };
 }
 
-async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: ScanCounts): Promise<void> {
-  const t = trx.withSchema(SCHEMA);
+async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: ScanCounts, now: Date): Promise<void> {
   const f = job.file;
   if (job.error) {
     counts.errors++;
+    // a known file that became unreadable keeps its item; the issue's event refreshes only its
+    // stat (and marks its pages read: not read again until it changes), so it is not retried every scan
     await recordIssue(ctx, trx, libraryId, f, job.error);
-    // a known file that became unreadable keeps its item; only its stat is refreshed so it is not retried every scan
-    if (job.known) {
-      // pages_read: a file that cannot be read is not read again for its pages until it changes
-      await t.updateTable('media_formats').set({ size: f.size, mtime_ms: f.mtimeMs, pages_read: true }).where('id', '=', job.known.id).execute();
-      if (job.known.present && statChanged(job.known, f)) await emitUpdated(ctx, trx, job.known.item_id, 'file');
-    }
+    if (job.known?.present && statChanged(job.known, f)) await emitUpdated(ctx, trx, job.known.item_id, 'file');
     return;
   }
   await clearIssues(ctx, trx, libraryId, [f.rel]);
   const h = job.hashes!;
   switch (job.kind) {
     case 'excluded':
-      await t.updateTable('excluded_files').set({ size: f.size, mtime_ms: f.mtimeMs }).where('library_id', '=', libraryId).where('rel_path', '=', f.rel).execute();
       await ctx.emit(trx, `excluded-${libraryId}`, [
         { type: 'catalog.excluded-file-touched.v1', data: { library_id: libraryId, file_path: f.rel, size: f.size, mtime_ms: f.mtimeMs } },
       ]);
       return;
     case 'touch': {
       const k = job.known!;
-      // a file catalogued before page lists were recorded gets its list now (the bytes are the same)
-      const paged = job.extracted ? { pages: pagesJson(pageList(job.extracted.pages)), pages_read: true } : {};
       // a full rescan that found the same bytes at the same size and time changes nothing
       const changed = statChanged(k, f) || !k.present || job.extracted !== undefined;
-      if (changed) {
-        await t
-          .updateTable('media_formats')
-          .set({ size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date(), ...paged })
-          .where('id', '=', k.id)
-          .execute();
+      if (!changed && k.item_state === 'active') {
+        counts.unchanged++;
+        return;
       }
+      const s = await loadItem(trx, k.item_id, { includeMissing: true });
+      if (!s) return;
+      // a file catalogued before page lists were recorded gets its list now (the bytes are the same)
       const list = job.extracted ? pageList(job.extracted.pages) : null;
+      const paged = job.extracted ? { pages: list, pages_read: true } : {};
+      if (changed) changeFile(s, Number(k.id), { size: f.size, mtime_ms: f.mtimeMs, present: true, ...paged }, now);
       // an image-only EPUB catalogued before EPUB pages were counted gets its count with its list
-      if (list && k.format === 'epub') await updateItem(trx, k.item_id, { page_count: list.length });
+      if (list && k.format === 'epub') setFields(s, { page_count: list.length }, now);
       if (!k.present || k.item_state !== 'active') {
-        if (await reactivate(ctx, trx, k.item_id)) counts.relinked++;
-        else await emitUpdated(ctx, trx, k.item_id, 'file');
+        if (activate(s, now)) {
+          await emitItem(ctx, trx, s, 'restored');
+          counts.relinked++;
+        } else await emitItem(ctx, trx, s, 'file');
       } else {
         // same bytes, new size or time on disk (a touch, a copy with a new time): the record shows
         // both; a page list read now is in the event too (and that it was read, when there is none)
-        if (changed) await emitUpdated(ctx, trx, k.item_id, 'file');
+        await emitItem(ctx, trx, s, 'file');
         counts.unchanged++;
       }
       return;
     }
     case 'rewrite': {
       const k = job.known!;
-      await t
-        .updateTable('media_formats')
-        .set({
-          size: f.size,
-          mtime_ms: f.mtimeMs,
-          sha256: h.sha256,
-          partial_md5: h.partial_md5,
-          present: true,
-          updated_at: new Date(),
-          pages: pagesJson(pageList(job.extracted!.pages)),
-          pages_read: true,
-        })
-        .where('id', '=', k.id)
-        .execute();
-      await rememberHash(trx, k.item_id, f.format, h.sha256, h.partial_md5);
-      const item = await findItem(trx, k.item_id, { includeMissing: true, lock: true });
-      if (!item) return;
-      const primary = await t.selectFrom('media_formats').select('id').where('item_id', '=', item.id).where('present', '=', true).orderBy('id').limit(1).executeTakeFirst();
-      const changes: ItemChanges = { state: 'active', missing_since: null };
-      // API edits win over file metadata only for items made through the API
-      if (primary?.id === k.id && item.source === 'scan') Object.assign(changes, metadataFields(f, job.extracted!, job.coverKey ?? null));
-      await updateItem(trx, item.id, changes);
-      await emitUpdated(ctx, trx, item.id, 'scan');
+      const s = await loadItem(trx, k.item_id, { includeMissing: true });
+      if (!s) return;
+      changeFile(
+        s,
+        Number(k.id),
+        { size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true, pages: pageList(job.extracted!.pages), pages_read: true },
+        now,
+      );
+      noteHash(s, f.format, h.sha256, h.partial_md5, now);
+      const primary = s.files.find((x) => x.present);
+      setFields(s, { state: 'active', missing_since: null }, now);
+      // the file's metadata for every field nobody set (an item made through the API keeps its own)
+      if (primary && Number(primary.id) === Number(k.id) && s.row.source === 'scan') applyScan(s, metadataFields(f, job.extracted!, job.coverKey ?? null, job.calibre?.book), now);
+      await emitItem(ctx, trx, s, 'scan');
       counts.updated++;
       return;
     }
     case 'relink': {
       const k = job.relinkTo!;
-      await t.updateTable('media_formats').set({ rel_path: f.rel, size: f.size, mtime_ms: f.mtimeMs, present: true, updated_at: new Date() }).where('id', '=', k.id).execute();
-      await updateItem(trx, k.item_id, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) });
-      await emitUpdated(ctx, trx, k.item_id, 'relink');
+      const s = await loadItem(trx, k.item_id, { includeMissing: true });
+      if (!s) return;
+      changeFile(s, Number(k.id), { rel_path: f.rel, size: f.size, mtime_ms: f.mtimeMs, present: true }, now);
+      setFields(s, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) }, now);
+      await emitItem(ctx, trx, s, 'relink');
       counts.relinked++;
       return;
     }
     case 'restore': {
-      await insertFormat(trx, job.restoreItem!, libraryId, f, h);
-      await updateItem(trx, job.restoreItem!, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) });
-      await emitUpdated(ctx, trx, job.restoreItem!, 'restored');
+      const s = await loadItem(trx, job.restoreItem!, { includeMissing: true });
+      if (!s) return;
+      const [id] = await fileIdsFor(trx, libraryId, [f.rel]);
+      // the same bytes at another path: the page list read when they were catalogued still holds
+      const known = s.files.find((x) => x.sha256 === h.sha256 && x.pages_read);
+      addFile(s, {
+        id: id!,
+        item_id: s.row.id,
+        library_id: libraryId,
+        rel_path: f.rel,
+        format: f.format,
+        size: f.size,
+        mtime_ms: f.mtimeMs,
+        sha256: h.sha256,
+        partial_md5: h.partial_md5,
+        present: true,
+        created_at: now,
+        updated_at: now,
+        pages: known?.pages ?? null,
+        pages_read: known !== undefined,
+      });
+      noteHash(s, f.format, h.sha256, h.partial_md5, now);
+      setFields(s, { state: 'active', missing_since: null, group_dir: posixDirname(f.rel) }, now);
+      await emitItem(ctx, trx, s, 'restored');
       counts.relinked++;
       return;
     }
@@ -454,14 +478,27 @@ async function apply(ctx: Ctx, trx: CTrx, libraryId: string, job: Job, counts: S
 }
 
 /**
+ * Ids for new file rows at these paths: a row already at the path (a file of another item, gone
+ * from there) is taken over with its id, as the path is the table's key; the others are new.
+ */
+async function fileIdsFor(trx: CTrx, libraryId: string, paths: string[]): Promise<number[]> {
+  if (paths.length === 0) return [];
+  const taken = new Map<string, number>();
+  for (const r of await trx.withSchema(SCHEMA).selectFrom('media_formats').select(['id', 'rel_path']).where('library_id', '=', libraryId).where('rel_path', 'in', paths).execute())
+    taken.set(r.rel_path, Number(r.id));
+  const fresh = await newFileIds(trx, paths.filter((p) => !taken.has(p)).length);
+  return paths.map((p) => taken.get(p) ?? fresh.shift()!);
+}
+
+/**
  * The batch's new files in a few statements: another format of a book already here (same folder,
  * same title, no file of this format yet, overlapping or absent authors) joins that item;
  * anything else is a new item. Decided in memory against one query for the folders involved.
  */
-async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], counts: ScanCounts): Promise<void> {
+async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], counts: ScanCounts, now: Date): Promise<void> {
   if (jobs.length === 0) return;
   const t = trx.withSchema(SCHEMA);
-  const fields = jobs.map((j) => metadataFields(j.file, j.extracted!, j.coverKey ?? null));
+  const fields = jobs.map((j) => metadataFields(j.file, j.extracted!, j.coverKey ?? null, j.calibre?.book));
   const dirs = [...new Set(fields.map((f) => f.group_dir))];
   interface Candidate {
     id: string;
@@ -502,10 +539,9 @@ async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], count
       byKey.set(k, [...(byKey.get(k) ?? []), c]);
     }
   }
-  const now = new Date();
-  const items: ItemRow[] = [];
-  const formats: NewFormat[] = [];
-  const joined = new Set<string>();
+  const fresh: ItemState[] = [];
+  const joined = new Map<string, Job[]>();
+  const placed: { job: Job; itemId: string }[] = [];
   jobs.forEach((job, i) => {
     const f = fields[i]!;
     const k = keyOf(f.group_dir, f.group_title);
@@ -517,28 +553,60 @@ async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], count
     if (match) {
       itemId = match.id;
       match.formats.add(job.file.format);
-      if (!match.fresh) joined.add(match.id);
+      if (!match.fresh) joined.set(match.id, [...(joined.get(match.id) ?? []), job]);
       counts.updated++;
     } else {
       itemId = randomUUID();
-      items.push({
-        ...f,
-        id: itemId,
-        library_id: libraryId,
-        state: 'active',
-        source: 'scan',
-        file_path: job.file.rel,
-        added_by_admin: null,
-        version: 0,
-        missing_since: null,
-        created_at: now,
-        updated_at: now,
+      const { cover_ready, ...own } = f;
+      fresh.push({
+        row: {
+          ...own,
+          cover_ready,
+          locked_fields: [],
+          file_fields: fileFieldsOf(f),
+          id: itemId,
+          library_id: libraryId,
+          state: 'active',
+          source: 'scan',
+          file_path: job.file.rel,
+          added_by_admin: null,
+          version: 0,
+          missing_since: null,
+          created_at: now,
+          updated_at: now,
+        },
+        files: [],
+        hashes: [],
       });
       byKey.set(k, [...(byKey.get(k) ?? []), { id: itemId, authors: f.authors, formats: new Set([job.file.format]), fresh: true }]);
       counts.added++;
     }
+    placed.push({ job, itemId });
+  });
+  // the items new files join, as they are now (locked: a concurrent change commits before or after)
+  const rows =
+    joined.size === 0
+      ? []
+      : await t
+          .selectFrom('media_items')
+          .selectAll()
+          .where('id', 'in', [...joined.keys()])
+          .where('state', '=', 'active')
+          .orderBy('id')
+          .forUpdate()
+          .execute();
+  const states = new Map<string, ItemState>([...fresh, ...(await statesOf(trx, rows))].map((x) => [x.row.id, x]));
+  const ids = await fileIdsFor(
+    trx,
+    libraryId,
+    placed.map((p) => p.job.file.rel),
+  );
+  placed.forEach(({ job, itemId }, i) => {
+    const s = states.get(itemId);
+    if (!s) return;
     const h = job.hashes!;
-    formats.push({
+    addFile(s, {
+      id: ids[i]!,
       item_id: itemId,
       library_id: libraryId,
       rel_path: job.file.rel,
@@ -548,123 +616,40 @@ async function addNew(ctx: Ctx, trx: CTrx, libraryId: string, jobs: Job[], count
       sha256: h.sha256,
       partial_md5: h.partial_md5,
       present: true,
+      created_at: now,
+      updated_at: now,
       pages: pageList(job.extracted!.pages),
       pages_read: true,
     });
+    noteHash(s, job.file.format, h.sha256, h.partial_md5, now);
   });
-  if (items.length > 0) {
-    await t
-      .insertInto('media_items')
-      .values(items.map(({ state: _s, version: _v, ...r }) => newItemColumns(r)))
-      .execute();
-  }
-  const rows = await t
-    .insertInto('media_formats')
-    .values(formats.map(({ pages, ...r }) => ({ ...r, pages: pagesJson(pages) })))
-    .onConflict((oc) =>
-      oc.constraint('media_formats_path_key').doUpdateSet((eb) => ({
-        item_id: eb.ref('excluded.item_id'),
-        format: eb.ref('excluded.format'),
-        size: eb.ref('excluded.size'),
-        mtime_ms: eb.ref('excluded.mtime_ms'),
-        sha256: eb.ref('excluded.sha256'),
-        partial_md5: eb.ref('excluded.partial_md5'),
-        pages: eb.ref('excluded.pages'),
-        pages_read: eb.ref('excluded.pages_read'),
-        present: true,
-      })),
-    )
-    .returningAll()
-    .execute();
-  const hashes = new Map<string, { item_id: string; sha256: string; partial_md5: string | null; format: string }>();
-  for (const f of formats) hashes.set(`${f.item_id}/${f.sha256}`, { item_id: f.item_id, sha256: f.sha256, partial_md5: f.partial_md5, format: f.format });
-  const hashRows = await t
-    .insertInto('format_hashes')
-    .values([...hashes.values()])
-    .onConflict((oc) => oc.columns(['item_id', 'sha256']).doUpdateSet({ last_seen: sql`now()` }))
-    .returningAll()
-    .execute();
-  // new items' events carry the records as just written, without reading them back
+  // new items start their streams in one statement; the fold writes their rows together
   await ctx.emitNew(
     trx,
-    items.map((row) => {
-      const own = formats.filter((f) => f.item_id === row.id);
-      // its rows as written (ids and times from the database), in the table's order
-      const ownRows = rows.filter((f) => f.item_id === row.id).sort((a, z) => Number(a.id) - Number(z.id));
-      return {
-        streamId: `item-${row.id}`,
-        events: [
-          {
-            type: 'catalog.media-item-added.v1' as const,
-            data: {
-              item: toPublic(
-                row,
-                own,
-                own.map((f) => f.sha256),
-                { pages: true },
-              ),
-              record: itemRecord(
-                row,
-                ownRows,
-                hashRows.filter((h) => h.item_id === row.id),
-              ),
-            },
-          },
-        ],
-      };
-    }),
+    fresh.map((s) => ({ streamId: `item-${s.row.id}`, events: [{ type: 'catalog.media-item-added.v1' as const, data: eventData(s) }] })),
   );
-  for (const id of joined) await emitUpdated(ctx, trx, id, 'scan');
-}
-
-async function insertFormat(trx: CTrx, itemId: string, libraryId: string, f: FoundFile, h: FileHashes): Promise<void> {
-  // the same bytes at another path: the page list read when they were catalogued still holds
-  const known = await trx
-    .withSchema(SCHEMA)
-    .selectFrom('media_formats')
-    .select(['pages', 'pages_read'])
-    .where('item_id', '=', itemId)
-    .where('sha256', '=', h.sha256)
-    .where('pages_read', '=', true)
-    .limit(1)
-    .executeTakeFirst();
-  const paged = { pages: pagesJson(known?.pages ?? null), pages_read: known?.pages_read === true };
-  await trx
-    .withSchema(SCHEMA)
-    .insertInto('media_formats')
-    .values({
-      ...paged,
-      item_id: itemId,
-      library_id: libraryId,
-      rel_path: f.rel,
-      format: f.format,
-      size: f.size,
-      mtime_ms: f.mtimeMs,
-      sha256: h.sha256,
-      partial_md5: h.partial_md5,
-      present: true,
-    })
-    .onConflict((oc) =>
-      oc
-        .constraint('media_formats_path_key')
-        .doUpdateSet({ item_id: itemId, format: f.format, size: f.size, mtime_ms: f.mtimeMs, sha256: h.sha256, partial_md5: h.partial_md5, present: true, ...paged }),
-    )
-    .execute();
-  await rememberHash(trx, itemId, f.format, h.sha256, h.partial_md5);
+  for (const id of joined.keys()) {
+    const s = states.get(id);
+    if (s) await emitItem(ctx, trx, s, 'scan');
+  }
 }
 
 export type UpdateCause = Extract<Catalog.CatalogEvent, { type: 'catalog.media-item-updated.v1' }>['data']['cause'];
 
 /**
- * The item as it is now, in an `updated` event. Its row is locked first, so a concurrent change
- * to the same item commits either before this snapshot or after it with a later event. A missing
+ * The item as it is now, in an `updated` event (its row locked first, so a concurrent change to
+ * the same item commits either before this snapshot or after it with a later event). A missing
  * item is not in any reader's view (its `removed` event said so): nothing is emitted for it.
  */
 export async function emitUpdated(ctx: Ctx, trx: CTrx, itemId: string, cause: UpdateCause): Promise<void> {
-  const row = await findItem(trx, itemId, { lock: true });
-  if (!row) return;
-  const version = await ctx.version(trx, `item-${itemId}`);
-  await ctx.emit(trx, `item-${itemId}`, [{ type: 'catalog.media-item-updated.v1', data: { ...(await itemEventData(trx, row)), cause } }], version);
+  const s = await loadItem(trx, itemId);
+  if (s) await emitItem(ctx, trx, s, cause);
+}
+
+/** An item's state as a command changed it, in an `updated` event: the fold writes its rows. */
+export async function emitItem(ctx: Ctx, trx: CTrx, s: ItemState, cause: UpdateCause): Promise<void> {
+  const version = await ctx.version(trx, `item-${s.row.id}`);
+  await ctx.emit(trx, `item-${s.row.id}`, [{ type: 'catalog.media-item-updated.v1', data: { ...eventData(s), cause } }], version);
 }
 
 /** A comic or EPUB catalogued before page lists were recorded: read once more for its pages. */
@@ -673,40 +658,101 @@ const needsPages = (k: Pick<FormatRow, 'pages_read' | 'format'>) => k.pages_read
 const statChanged = (k: { size: number; mtime_ms: number }, f: FoundFile) => Number(k.size) !== f.size || Number(k.mtime_ms) !== f.mtimeMs;
 
 /** An item whose file is back: active again, same id. True when it had been missing. */
-async function reactivate(ctx: Ctx, trx: CTrx, itemId: string): Promise<boolean> {
-  const item = await findItem(trx, itemId, { includeMissing: true, lock: true });
-  if (!item || item.state === 'active') return false;
-  await updateItem(trx, itemId, { state: 'active', missing_since: null });
-  await emitUpdated(ctx, trx, itemId, 'restored');
+function activate(s: ItemState, now: Date): boolean {
+  if (s.row.state === 'active') return false;
+  setFields(s, { state: 'active', missing_since: null }, now);
   return true;
 }
 
 /** A file no longer on disk: the format is marked absent; an item with no file left goes missing. */
-async function markGone(ctx: Ctx, trx: CTrx, k: Known): Promise<boolean> {
-  const t = trx.withSchema(SCHEMA);
-  await t.updateTable('media_formats').set({ present: false, updated_at: new Date() }).where('id', '=', k.id).execute();
-  const item = await findItem(trx, k.item_id, { lock: true });
-  if (!item) return false;
-  const version = await ctx.version(trx, `item-${item.id}`);
-  const left = await t.selectFrom('media_formats').select(sql<number>`count(*)::int`.as('n')).where('item_id', '=', item.id).where('present', '=', true).executeTakeFirst();
-  if (Number(left?.n ?? 0) > 0) {
-    await emitUpdated(ctx, trx, item.id, 'file');
+async function markGone(ctx: Ctx, trx: CTrx, k: Known, now: Date): Promise<boolean> {
+  const s = await loadItem(trx, k.item_id);
+  if (!s) return false;
+  changeFile(s, Number(k.id), { present: false }, now);
+  if (s.files.some((f) => f.present)) {
+    await emitItem(ctx, trx, s, 'file');
     return false;
   }
-  await updateItem(trx, item.id, { state: 'missing', missing_since: new Date() });
-  const hashes = await t.selectFrom('format_hashes').selectAll().where('item_id', '=', item.id).orderBy('last_seen', 'desc').execute();
-  const now = (await findItem(trx, item.id, { includeMissing: true }))!;
-  const record = itemRecord(now, await formatsOf(trx, [item.id]), hashes);
+  const version = await ctx.version(trx, `item-${s.row.id}`);
+  setFields(s, { state: 'missing', missing_since: now }, now);
   await ctx.emit(
     trx,
-    `item-${item.id}`,
+    `item-${s.row.id}`,
     [
       {
         type: 'catalog.media-item-removed.v1',
-        data: { item_id: item.id, library_id: item.library_id, reason: 'missing', sha256: hashes.map((x) => x.sha256), record },
+        data: { item_id: s.row.id, library_id: s.row.library_id, reason: 'missing', sha256: s.hashes.map((x) => x.sha256), record: eventData(s).record },
       },
     ],
     version,
   );
   return true;
 }
+
+/** The newest calibre change each library's items have taken in this process (a restart checks them all again). */
+const calibreApplied = new Map<string, string>();
+
+/**
+ * calibre changed a book's record (an edit, a merge) with its files untouched: every active item of
+ * the library with a file in a calibre library takes calibre's fields again where they differ from
+ * what it holds as its file's values (fields a person set stay locked). Compared in memory from one
+ * query; only the items that differ, or whose book calibre changed since the last pass (its cover
+ * may be new), are read and emitted. Unchanged items emit nothing.
+ */
+async function followCalibre(ctx: Ctx, libraryId: string, calibre: CalibreFiles, check: (trx: CTrx) => Promise<void>, signal?: AbortSignal): Promise<void> {
+  const since = calibreApplied.get(libraryId) ?? null;
+  const rows = await ctx.db
+    .withSchema(SCHEMA)
+    .selectFrom('media_items as i')
+    .innerJoin('media_formats as f', 'f.item_id', 'i.id')
+    .select(['i.id', 'i.file_fields', 'i.calibre', 'i.page_count', 'i.reading_direction', 'f.rel_path'])
+    .where('i.library_id', '=', libraryId)
+    .where('i.state', '=', 'active')
+    .where('i.source', '=', 'scan')
+    .where('f.present', '=', true)
+    .orderBy('i.id')
+    .orderBy('f.id')
+    .execute();
+  const seen = new Set<string>();
+  const todo: { id: string; rel: string }[] = [];
+  let newest = since;
+  for (const r of rows) {
+    if (seen.has(r.id)) continue;
+    seen.add(r.id);
+    const entry = calibre.get(r.rel_path);
+    if (!entry) continue;
+    const stamp = entry.book.last_modified;
+    if (stamp && (newest === null || stamp > newest)) newest = stamp;
+    const changedInCalibre = since === null || (stamp !== null && stamp > since);
+    const read = calibreRead(r.rel_path, entry.book, r.page_count, r.reading_direction, r.file_fields?.cover_key ?? null);
+    if (changedInCalibre || !sameFileFields(read, r.file_fields, r.calibre)) todo.push({ id: r.id, rel: r.rel_path });
+  }
+  for (let i = 0; i < todo.length; i += 200) {
+    checkAborted(signal);
+    await ctx.tx(async (trx) => {
+      await ctx.lockLibrary(trx, libraryId);
+      await check(trx);
+      const now = await ctx.now(trx);
+      for (const { id, rel } of todo.slice(i, i + 200)) {
+        const s = await loadItem(trx, id);
+        if (!s) continue;
+        const { book, root } = calibre.get(rel)!;
+        const file = s.row.file_fields;
+        const read = calibreRead(rel, book, s.row.page_count, s.row.reading_direction, (await calibreCoverKey(root, book)) ?? file?.cover_key ?? s.row.cover_key);
+        if (sameFileFields(read, file, s.row.calibre)) continue;
+        applyScan(s, read, now);
+        await emitItem(ctx, trx, s, 'scan');
+      }
+    });
+  }
+  if (newest) calibreApplied.set(libraryId, newest);
+}
+
+/** What a scan reads for an unchanged file of a calibre library: calibre's record, the item's own pages and direction. */
+function calibreRead(rel: string, book: CalibreBook, pageCount: number | null, direction: string | null, coverKey: string | null): ScannedFields {
+  const metadata: BookMetadata = { ...emptyMetadata(), page_count: pageCount, reading_direction: direction === 'rtl' || direction === 'ltr' ? direction : null };
+  return metadataFields({ rel }, { metadata }, coverKey, book);
+}
+
+const sameFileFields = (read: ScannedFields, file: Catalog.FileFields | null, calibre: Catalog.CalibreData | null) =>
+  file !== null && JSON.stringify(fileFieldsOf(read)) === JSON.stringify(fileFieldsOf(file)) && sortedJson(read.calibre) === sortedJson(calibre);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { Catalog } from '@bindery/contracts';
 import type { Ctx } from '../handlers/context';
-import { emitLibraryUpdated } from '../handlers/libraries';
+import { changeLibrary } from '../handlers/libraries';
 import { detectConflicts } from '../handlers/conflicts';
 import { pollIntervalSeconds } from '../handlers/identity-events';
 import { nextQueued, publicScan, requestScan, pruneScans, requeueRunning, scanStream, type ScanRow } from '../handlers/scans';
@@ -325,15 +325,9 @@ export class Scheduler {
     const claimed = await ctx
       .tx(async (trx) => {
         await this.fence(trx);
-        const r = await trx
-          .withSchema(SCHEMA)
-          .updateTable('scans')
-          .set({ status: 'running', started_at: sql`now()` }) // the scan-started event's time
-          .where('id', '=', row.id)
-          .where('status', '=', 'queued')
-          .returning('id')
-          .execute();
-        if (r.length === 0) return false;
+        // still waiting (another replica may have taken it): the scan-started event makes it running
+        const r = await trx.withSchema(SCHEMA).selectFrom('scans').select('id').where('id', '=', row.id).where('status', '=', 'queued').forUpdate().executeTakeFirst();
+        if (!r) return false;
         await ctx.emit(trx, scanStream(row.id), [{ type: 'catalog.scan-started.v1', data: { scan_id: row.id, library_id: row.library_id, reason: row.reason } }]);
         return true;
       })
@@ -391,16 +385,8 @@ export class Scheduler {
         await this.fence(trx);
         const lib = await trx.withSchema(SCHEMA).selectFrom('libraries').select('id').where('id', '=', row.library_id).executeTakeFirst();
         if (!lib) return new ScanStopped('deleted'); // deleted as the scan ended: its scan rows went with it
-        await trx
-          .withSchema(SCHEMA)
-          .updateTable('scans')
-          .set({ status, finished_at: sql`now()`, counts: JSON.stringify(counts), error }) // the scan-finished event's time
-          .where('id', '=', row.id)
-          .execute();
-        if (!error) {
-          await trx.withSchema(SCHEMA).updateTable('libraries').set({ last_scan_at: new Date() }).where('id', '=', row.library_id).execute();
-          await emitLibraryUpdated(ctx, trx, row.library_id, null);
-        }
+        if (!error) await changeLibrary(ctx, trx, row.library_id, null, { last_scan_at: await ctx.now(trx) });
+        // the scan-finished event ends the scan's row (status, time, counts, error)
         await ctx.emit(trx, scanStream(row.id), [
           {
             type: 'catalog.scan-finished.v1',

@@ -1,10 +1,10 @@
-// The media item tables: rows in, public records out.
-import { sql, type Selectable, type Updateable } from 'kysely';
+// The media item tables read: rows in, public records and event records out (the rows are written only by the catalog's projection, store/projection.ts).
+import { sql, type Selectable } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
 import { toIso } from '@bindery/platform';
 import { fileUrl } from '../domain/normalize';
 import { SCHEMA } from './migrations';
-import type { FormatHashesTable, FormatRow, ItemRow, MediaItemsTable, NewItemRow, Q } from './schema';
+import type { FormatHashesTable, FormatRow, ItemRow, Q } from './schema';
 
 export type { FormatRow, ItemRow };
 
@@ -26,30 +26,6 @@ const t = (q: Q) => q.withSchema(SCHEMA);
 
 /** What a command or a scan may change of an item, jsonb columns as values. */
 export type ItemChanges = Partial<Omit<ItemRow, 'id' | 'library_id' | 'version' | 'created_at' | 'updated_at'>>;
-
-/** The changes as columns: the jsonb ones as JSON text. */
-export function itemColumns(r: ItemChanges): Updateable<MediaItemsTable> {
-  const { contributors, authors, identifiers, tags, ...rest } = r;
-  return {
-    ...rest,
-    ...(contributors !== undefined ? { contributors: JSON.stringify(contributors) } : {}),
-    ...(authors !== undefined ? { authors: JSON.stringify(authors) } : {}),
-    ...(identifiers !== undefined ? { identifiers: JSON.stringify(identifiers) } : {}),
-    ...(tags !== undefined ? { tags: JSON.stringify(tags) } : {}),
-  };
-}
-
-/** A new item's row as the table takes it. */
-export type NewItem = Omit<ItemRow, 'version' | 'created_at' | 'updated_at' | 'state' | 'cover_ready' | 'missing_since'> &
-  Partial<Pick<ItemRow, 'created_at' | 'updated_at' | 'cover_ready'>>;
-
-export const newItemColumns = (r: NewItem): NewItemRow => ({
-  ...r,
-  contributors: JSON.stringify(r.contributors),
-  authors: JSON.stringify(r.authors),
-  identifiers: JSON.stringify(r.identifiers),
-  tags: JSON.stringify(r.tags),
-});
 
 export async function findItem(q: Q, id: string, opts: { lock?: boolean; includeMissing?: boolean } = {}): Promise<ItemRow | undefined> {
   let s = t(q).selectFrom('media_items').selectAll().where('id', '=', id);
@@ -77,7 +53,10 @@ export function toPublic(r: ItemRow, formats: FormatFacts[], history: string[], 
   const primary = present[0] ?? null;
   const current = present.map((f) => f.sha256).filter((h): h is string => h !== null);
   const known = [...new Set([...current, ...history])];
-  const cover = r.cover_key ? `/api/media-items/${r.id}/cover` : null;
+  // a picture a person set is named in the record, and its address changes with it (caches miss)
+  const custom = r.cover_key !== null && r.locked_fields.includes('cover') ? r.cover_key : null;
+  const version = custom ? `?v=${custom.slice(0, 12)}` : '';
+  const cover = r.cover_key ? `/api/media-items/${r.id}/cover${version}` : null;
   return {
     id: r.id,
     library_id: r.library_id,
@@ -112,9 +91,12 @@ export function toPublic(r: ItemRow, formats: FormatFacts[], history: string[], 
     })),
     file_url: primary ? fileUrl(r.library_id, primary.rel_path) : r.file_path ? fileUrl(r.library_id, r.file_path) : null,
     cover_url: cover,
-    thumbnail_url: cover ? `/api/media-items/${r.id}/thumbnail` : null,
+    thumbnail_url: cover ? `/api/media-items/${r.id}/thumbnail${version}` : null,
+    ...(custom ? { cover_key: custom } : {}),
     added_by_admin: r.added_by_admin,
     source: r.source,
+    locked_fields: r.locked_fields,
+    ...(r.calibre ? { calibre: r.calibre } : {}),
     created_at: toIso(r.created_at),
     updated_at: toIso(r.updated_at),
   };
@@ -164,46 +146,10 @@ export function itemRecord(r: ItemRow, formats: FormatRow[], hashes: HashRow[]):
       updated_at: toIso(f.updated_at),
       ...(!f.present && f.pages ? { pages: f.pages } : {}),
     })),
+    locked_fields: r.locked_fields,
+    file_fields: r.file_fields,
     hashes: hashes.map((h) => ({ sha256: h.sha256, partial_md5: h.partial_md5, format: h.format, first_seen: toIso(h.first_seen), last_seen: toIso(h.last_seen) })),
   };
-}
-
-/** An item as its events carry it: the public record with page lists, and its rows' record. */
-export async function itemEventData(q: Q, r: ItemRow): Promise<{ item: Catalog.MediaItem; record: Catalog.ItemRecord }> {
-  const [formats, hashes] = await Promise.all([
-    formatsOf(q, [r.id]),
-    t(q).selectFrom('format_hashes').selectAll().where('item_id', '=', r.id).orderBy('last_seen', 'desc').execute(),
-  ]);
-  return {
-    item: toPublic(
-      r,
-      formats,
-      hashes.map((h) => h.sha256),
-      { pages: true },
-    ),
-    record: itemRecord(r, formats, hashes),
-  };
-}
-
-export async function insertItem(q: Q, row: NewItem): Promise<void> {
-  await t(q).insertInto('media_items').values(newItemColumns(row)).execute();
-}
-
-export async function updateItem(q: Q, id: string, changes: ItemChanges): Promise<void> {
-  await t(q)
-    .updateTable('media_items')
-    .set({ ...itemColumns(changes), updated_at: sql`now()`, version: sql`version + 1` })
-    .where('id', '=', id)
-    .execute();
-}
-
-/** Remembers a hash a file of this item has had (kept when the file is rewritten or moved). */
-export async function rememberHash(q: Q, itemId: string, format: string, sha256: string, partialMd5: string | null): Promise<void> {
-  await t(q)
-    .insertInto('format_hashes')
-    .values({ item_id: itemId, sha256, partial_md5: partialMd5, format })
-    .onConflict((oc) => oc.columns(['item_id', 'sha256']).doUpdateSet({ last_seen: sql`now()` }))
-    .execute();
 }
 
 export async function countActive(q: Q, libraryIds: readonly string[]): Promise<Map<string, number>> {

@@ -187,4 +187,27 @@ export const migrations: Migration[] = [
       await execScript(trx, `update ${s}.libraries l set version = coalesce((select max(e.stream_version) from ${s}.events e where e.stream_id = 'library-' || l.id::text), 0)`);
     },
   },
+  {
+    name: 'catalog-008-locked-fields',
+    async up(trx, s) {
+      // the fields a person set (a rescan leaves them), and the file's own values of them as last read
+      await execScript(trx, `alter table ${s}.media_items add column locked_fields jsonb not null default '[]'::jsonb, add column file_fields jsonb`);
+    },
+  },
+  {
+    name: 'catalog-009-calibre-data',
+    async up(trx, s) {
+      // a calibre book's id, rating, read mark and custom columns (issue 44; null: not a calibre book),
+      // and each library's calibre migration report as its last scan read it
+      await execScript(
+        trx,
+        `alter table ${s}.media_items add column calibre jsonb;
+        create table ${s}.calibre_reports (
+          library_id uuid primary key references ${s}.libraries(id) on delete cascade,
+          report jsonb not null,
+          recorded_at timestamptz not null
+        );`,
+      );
+    },
+  },
 ];

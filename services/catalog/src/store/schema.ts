@@ -59,6 +59,12 @@ export interface MediaItemsTable {
   /** the cover files are on disk (a cache of the book's picture: scanner/covers.ts) */
   cover_ready: Defaulted<boolean>;
   added_by_admin: Maybe<string>;
+  /** the fields a person set (Catalog.LOCKABLE_FIELDS): a rescan leaves them */
+  locked_fields: ColumnType<string[], string | undefined, string>;
+  /** the file's values of those fields as last read (null: not recorded) */
+  file_fields: ColumnType<Catalog.FileFields | null, string | null | undefined, string | null>;
+  /** what calibre keeps of the book beyond the fields above (null: not a calibre book) */
+  calibre: ColumnType<Catalog.CalibreData | null, string | null | undefined, string | null>;
   version: Defaulted<number>;
   missing_since: MaybeTimestamp;
   created_at: Timestamp;
@@ -110,6 +116,12 @@ export interface FileIssuesTable {
   mtime_ms: number;
   error: string;
   seen_at: Timestamp;
+}
+
+export interface CalibreReportsTable {
+  library_id: string;
+  report: ColumnType<Catalog.CalibreReport, string, string>;
+  recorded_at: Timestamp;
 }
 
 export interface HashConflictsTable {
@@ -174,6 +186,7 @@ export interface CatalogDb {
   format_hashes: FormatHashesTable;
   excluded_files: ExcludedFilesTable;
   file_issues: FileIssuesTable;
+  calibre_reports: CalibreReportsTable;
   hash_conflicts: HashConflictsTable;
   scans: ScansTable;
   leases: LeasesTable;

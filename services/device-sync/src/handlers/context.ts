@@ -1,11 +1,9 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
-import { asTables, commandTransaction, eventSchemas, EventStore, type ExpectedVersion, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
-import { DeviceSync } from '@bindery/contracts';
+import { asTables, commandTransaction, EventStore, type ExpectedVersion, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
+import type { DeviceSync } from '@bindery/contracts';
 import type { Db, DeviceSyncDb, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
-
-/** device-sync's own events, checked before each append */
-export const deviceSyncEvents = eventSchemas(DeviceSync.DeviceSyncEvents);
+import { appendProjected } from '../store/projection';
 
 export interface DeviceSyncOptions {
   /** how long a registration waits for approval */
@@ -39,16 +37,29 @@ export class Ctx {
     return commandTransaction(this.db, this.store, fn);
   }
 
-  /** Appends to a user's stream; every event must match its contract schema. */
+  /**
+   * Appends to a user's stream and writes the rows the events say (the projection, in `trx`): a
+   * handler decides and emits, and never writes device-sync's own tables itself. Every event must
+   * match its contract schema.
+   */
   async emit(trx: Trx, user: string, events: DeviceSync.DeviceSyncEvent[]): Promise<void> {
     await this.emitTo(trx, `user:${user}`, 'any', events);
   }
 
-  /** Appends to any stream (a registration's is `registration:<id>`) at an expected version. */
+  /** Appends to any stream (a registration's is `registration:<id>`) at an expected version, projected as `emit`. */
   async emitTo(trx: Trx, stream: string, expected: ExpectedVersion, events: DeviceSync.DeviceSyncEvent[]): Promise<void> {
-    deviceSyncEvents.check(events);
-    await this.store.append(trx, stream, expected, events);
+    await appendProjected(this.store, trx, stream, expected, events);
   }
 }
 
 export const t = (q: Trx | Db) => q.withSchema(SCHEMA);
+
+/**
+ * Locks the rows of `table` that belong to these devices, until the transaction ends. A command locks
+ * the existing rows its events will change before it appends: the projection changes them after the
+ * append, holding the log's append lock, and a command that locked one of them first and then waits
+ * for that lock would deadlock with it.
+ */
+export async function lockRows(trx: Trx, table: 'shelves' | 'queue', devices: string[]): Promise<void> {
+  if (devices.length) await t(trx).selectFrom(table).select('device_id').where('device_id', 'in', devices).forUpdate().execute();
+}

@@ -4,7 +4,7 @@ import { ok, type Result } from '@bindery/contracts';
 import type { Selectable } from 'kysely';
 import type { DevicesTable, Trx } from '../store/db';
 import { newSyncKey, syncKeyVerifier } from '../domain/credential';
-import { t, type Ctx } from './context';
+import { lockRows, t, type Ctx } from './context';
 import { syncKeyIssued } from './registration';
 import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req } from './util';
 
@@ -29,23 +29,19 @@ export async function updateDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
     if (!d.ok) return d;
     if (d.value.name === name.trim()) return ok(deviceOut(d.value));
     const row = { ...d.value, name: name.trim(), updated_at: ctx.now() };
-    await t(trx).updateTable('devices').set({ name: row.name, updated_at: row.updated_at }).where('id', '=', row.id).execute();
     const device = deviceOut(row);
     await ctx.emit(trx, row.user_id, [{ type: 'device-sync.device-updated.v1', data: { user_id: row.user_id, device } }]);
     return ok(device);
   });
 }
 
-export async function removeDevice(trx: Trx, id: string): Promise<void> {
-  for (const table of ['shelves', 'queue'] as const) await t(trx).deleteFrom(table).where('device_id', '=', id).execute();
-  await t(trx).deleteFrom('devices').where('id', '=', id).execute();
-}
-
 export async function deleteDevice(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
-    await removeDevice(trx, d.value.id);
+    // its shelves and queue go with it: locked before the append, as the device itself
+    await lockRows(trx, 'shelves', [d.value.id]);
+    await lockRows(trx, 'queue', [d.value.id]);
     await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.device-deleted.v1', data: { user_id: d.value.user_id, device_id: d.value.id } }]);
     return ok({ message: 'device deleted' });
   });
@@ -65,7 +61,6 @@ export async function issueSyncKey(ctx: Ctx, req: Req): Promise<Result<unknown>>
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
     const now = ctx.now();
-    await t(trx).updateTable('devices').set({ sync_key_verifier: verifier, sync_key_issued_at: now }).where('id', '=', d.value.id).execute();
     await ctx.emit(trx, d.value.user_id, [syncKeyIssued(d.value.user_id, d.value.id, verifier, now)]);
     return ok({ device_id: d.value.id, sync_key: key, issued_at: now.toISOString() });
   });

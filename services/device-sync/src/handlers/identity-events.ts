@@ -3,8 +3,7 @@
 import { Identity } from '@bindery/contracts';
 import { type DecodedEvent, eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
 import type { Trx } from '../store/db';
-import { t, type Ctx } from './context';
-import { removeDevice } from './devices';
+import { lockRows, t, type Ctx } from './context';
 
 export const IDENTITY_CONSUMER = 'device-sync-identity';
 const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.max-devices-changed.v1', 'identity.user-deleted.v1'] as const;
@@ -41,11 +40,14 @@ async function apply(ctx: Ctx, trx: Trx, e: DecodedEvent<typeof Identity.Identit
       break;
     case 'identity.user-deleted.v1': {
       const user = e.data.user_id;
-      const devices = await users.selectFrom('devices').select('id').where('user_id', '=', user).execute();
-      for (const d of devices) await removeDevice(trx, d.id);
-      await users.deleteFrom('pending').where('user_id', '=', user).execute();
+      // what the event removes (devices, their shelves and queues, the account's registrations) is
+      // locked before the append (see `lockRows`)
+      const devices = (await users.selectFrom('devices').select('id').where('user_id', '=', user).forUpdate().execute()).map((d) => d.id);
+      await lockRows(trx, 'shelves', devices);
+      await lockRows(trx, 'queue', devices);
+      await users.selectFrom('pending').select('id').where('user_id', '=', user).forUpdate().execute();
+      await ctx.emit(trx, user, [{ type: 'device-sync.user-devices-removed.v1', data: { user_id: user, device_ids: devices } }]);
       await users.deleteFrom('users').where('id', '=', user).execute();
-      await ctx.emit(trx, user, [{ type: 'device-sync.user-devices-removed.v1', data: { user_id: user, device_ids: devices.map((d) => d.id) } }]);
       break;
     }
     default:

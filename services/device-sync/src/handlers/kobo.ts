@@ -13,12 +13,11 @@ import { bad, deviceOut, isUuid, M, newId, no, notFound, text, type Req } from '
 const DEFAULT_MAX_DEVICES = 5;
 type Books = 'all' | 'shelves';
 
-/** A new token for a device, in the caller's transaction: the row and the event. */
+/** A new token for a device, in the caller's transaction: the event (the projection keeps its hash on the row). */
 export async function issueKoboToken(ctx: Ctx, trx: Trx, user: string, deviceId: string): Promise<string> {
   const token = newKoboToken();
   const hash = digest(token);
   const now = ctx.now();
-  await t(trx).updateTable('devices').set({ kobo_token_hash: hash }).where('id', '=', deviceId).execute();
   await ctx.emit(trx, user, [{ type: 'device-sync.kobo-token-issued.v1', data: { user_id: user, device_id: deviceId, token_hash: hash, issued_at: now.toISOString() } }]);
   return token;
 }
@@ -51,11 +50,7 @@ export async function createKobo(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     const room = await underLimit(trx, user);
     if (!room.ok) return room;
     const now = ctx.now();
-    const row = { id: newId(), user_id: user, name: name?.trim() || 'Kobo', client: 'kobo', model: model?.trim() ?? '', credential_hash: null, created_at: now, updated_at: now };
-    await t(trx)
-      .insertInto('devices')
-      .values({ ...row, kobo_books: books ?? 'all' })
-      .execute();
+    const row = { id: newId(), user_id: user, name: name?.trim() || 'Kobo', client: 'kobo', model: model?.trim() ?? '', created_at: now, updated_at: now };
     const device = deviceOut(row);
     await ctx.emit(trx, user, [{ type: 'device-sync.device-approved.v1', data: { user_id: user, device, approved_by: user } }]);
     if (books) await ctx.emit(trx, user, [{ type: 'device-sync.kobo-settings-saved.v1', data: { user_id: user, device_id: row.id, books } }]);
@@ -82,10 +77,8 @@ export async function koboSettings(ctx: Ctx, req: Req): Promise<Result<unknown>>
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
     if (d.value.client !== 'kobo') return no(fail('conflict', M.notAKobo));
-    if (d.value.kobo_books !== books) {
-      await t(trx).updateTable('devices').set({ kobo_books: books }).where('id', '=', d.value.id).execute();
+    if (d.value.kobo_books !== books)
       await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.kobo-settings-saved.v1', data: { user_id: d.value.user_id, device_id: d.value.id, books } }]);
-    }
     return ok({ device_id: d.value.id, books });
   });
 }

@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { type DeviceSync, fail, Messages, ok, type Result } from '@bindery/contracts';
 import type { Trx } from '../store/db';
-import { t, type Ctx } from './context';
+import { lockRows, t, type Ctx } from './context';
 import { ownDevice } from './devices';
 import { bad, entryOut, isUuid, M, newId, no, notFound, userOf, type QueueRow, type Req } from './util';
 
@@ -24,7 +24,14 @@ export async function enqueue(ctx: Ctx, trx: Trx, device: string, user: string, 
   // the opposite wish cancels a waiting one (a book put on and taken off again before the device came)
   const opposite = action === 'download' ? 'remove' : action === 'remove' ? 'download' : null;
   if (opposite && item) {
-    const o = await t(trx).deleteFrom('queue').where('device_id', '=', device).where('media_item_id', '=', item).where('action', '=', opposite).returning('id').executeTakeFirst();
+    const o = await t(trx)
+      .selectFrom('queue')
+      .select('id')
+      .where('device_id', '=', device)
+      .where('media_item_id', '=', item)
+      .where('action', '=', opposite)
+      .forUpdate()
+      .executeTakeFirst();
     if (o) await ctx.emit(trx, user, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: user, device_id: device, entry_id: o.id } }]);
   }
   const row = existing
@@ -42,8 +49,6 @@ export async function enqueue(ctx: Ctx, trx: Trx, device: string, user: string, 
         created_at: now,
         updated_at: now,
       };
-  if (existing) await t(trx).updateTable('queue').set({ reason: row.reason, status: 'pending', last_error: null, updated_at: now }).where('id', '=', row.id).execute();
-  else await t(trx).insertInto('queue').values(row).execute();
   await ctx.emit(trx, user, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: user, device_id: device, entry: entryOut(row) } }]);
 }
 
@@ -123,7 +128,6 @@ export async function retry(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     if (!e.ok) return e;
     if (e.value.status !== 'failed') return no(fail('conflict', M.queueEntryNotFailed));
     const row: QueueRow = { ...e.value, status: 'pending', updated_at: ctx.now() };
-    await t(trx).updateTable('queue').set({ status: 'pending', updated_at: row.updated_at }).where('id', '=', row.id).execute();
     const entry = entryOut(row);
     await ctx.emit(trx, row.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: row.user_id, device_id: row.device_id, entry } }]);
     return ok(entry);
@@ -134,7 +138,6 @@ export async function remove(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
     const e = await ownEntry(trx, req);
     if (!e.ok) return e;
-    await t(trx).deleteFrom('queue').where('id', '=', e.value.id).execute();
     await ctx.emit(trx, e.value.user_id, [{ type: 'device-sync.queue-entry-removed.v1', data: { user_id: e.value.user_id, device_id: e.value.device_id, entry_id: e.value.id } }]);
     return ok({ message: 'sync queue entry deleted' });
   });
@@ -144,9 +147,14 @@ export async function clear(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
-    const gone = await t(trx).deleteFrom('queue').where('device_id', '=', d.value.id).executeTakeFirst();
+    // The entries are locked before the append (see `lockRows`), and counted under the log's append
+    // lock: an entry a reaction adds meanwhile is either in the log before the clear, so removed and
+    // counted, or after it.
+    await lockRows(trx, 'queue', [d.value.id]);
+    await ctx.store.lockAppends(trx);
+    const gone = await t(trx).selectFrom('queue').select(sql<number>`count(*)`.as('n')).where('device_id', '=', d.value.id).executeTakeFirst();
     await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.queue-cleared.v1', data: { user_id: d.value.user_id, device_id: d.value.id } }]);
-    return ok({ message: 'sync queue cleared', removed: Number(gone.numDeletedRows) });
+    return ok({ message: 'sync queue cleared', removed: Number(gone?.n ?? 0) });
   });
 }
 
@@ -162,12 +170,15 @@ export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     return no(bad('failed must be a list of {id, error}'));
   if (done.length + failed.length === 0) return no(bad(M.idsRequired));
   return ctx.tx(async (trx) => {
-    // the taken entries leave in one statement; their events keep the order the device gave
+    // every entry named is read and locked in one statement, before anything is appended
     const ids = [...new Set((done as string[]).map((id) => id.toLowerCase()))];
-    const gone = new Set(
-      ids.length ? (await t(trx).deleteFrom('queue').where('id', 'in', ids).where('device_id', '=', dev.device_id).returning('id').execute()).map((r) => r.id) : [],
+    const named = [...new Set([...ids, ...(failed as { id: string }[]).map((f) => f.id.toLowerCase())])];
+    const rows = new Map(
+      (await t(trx).selectFrom('queue').selectAll().where('id', 'in', named).where('device_id', '=', dev.device_id).forUpdate().execute()).map((r) => [r.id, r]),
     );
-    const removed = ids.filter((id) => gone.has(id));
+    // the taken entries leave first; their events keep the order the device gave
+    const removed = ids.filter((id) => rows.has(id));
+    for (const id of removed) rows.delete(id);
     if (removed.length)
       await ctx.emit(
         trx,
@@ -177,16 +188,13 @@ export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     let marked = 0;
     for (const f of failed as { id: string; error?: unknown }[]) {
       const why = typeof f.error === 'string' ? f.error.slice(0, 500) : 'failed on the device';
-      const r = await t(trx)
-        .updateTable('queue')
-        .set({ status: 'failed', last_error: why, attempts: sql`attempts + 1`, updated_at: ctx.now() })
-        .where('id', '=', f.id.toLowerCase())
-        .where('device_id', '=', dev.device_id)
-        .returningAll()
-        .executeTakeFirst();
+      const r = rows.get(f.id.toLowerCase());
       if (!r) continue;
       marked++;
-      await ctx.emit(trx, dev.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry: entryOut(r) } }]);
+      // an id the device names twice counts two failed attempts
+      const next: QueueRow = { ...r, status: 'failed', last_error: why, attempts: Number(r.attempts) + 1, updated_at: ctx.now() };
+      rows.set(r.id, next);
+      await ctx.emit(trx, dev.user_id, [{ type: 'device-sync.queue-entry-saved.v1', data: { user_id: dev.user_id, device_id: dev.device_id, entry: entryOut(next) } }]);
     }
     return ok({ removed: removed.length, failed: marked });
   });

@@ -59,8 +59,9 @@ export function consumeReading(ctx: Ctx, bus: Bus): Promise<Subscription> {
   });
 }
 
+/** The collection's shelves, locked: a deleted collection's are removed after the append (see `lockRows`). */
 async function shelvedOn(trx: Trx, collection: string) {
-  return t(trx).selectFrom('shelves').select(['device_id', 'user_id', 'added_at', 'collection_name']).where('collection_id', '=', collection).execute();
+  return t(trx).selectFrom('shelves').select(['device_id', 'user_id', 'added_at', 'collection_name']).where('collection_id', '=', collection).forUpdate().execute();
 }
 
 /** Applies one event (recorded by reading `at`); false when it certainly appended nothing to device-sync's log. */
@@ -87,7 +88,6 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent, at: Date): Pro
       const c = e.data.collection_id;
       await t(trx).deleteFrom('collection_items').where('collection_id', '=', c).execute();
       for (const s of await shelvedOn(trx, c)) {
-        await t(trx).deleteFrom('shelves').where('device_id', '=', s.device_id).where('collection_id', '=', c).execute();
         await ctx.emit(trx, s.user_id, [{ type: 'device-sync.shelf-removed.v1', data: { user_id: s.user_id, device_id: s.device_id, collection_id: c } }]);
       }
       break;

@@ -32,10 +32,6 @@ export async function register(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Re
     expires_at: new Date(now.getTime() + ctx.opts.registrationTtlSeconds * 1000),
   };
   await ctx.tx(async (trx) => {
-    await t(trx)
-      .insertInto('pending')
-      .values({ ...row, status: 'pending' })
-      .execute();
     const { id: registration_id, created_at, expires_at, ...rest } = row;
     // a new stream: the id is fresh, so a clash is a second registration with the same id, refused
     await ctx.emitTo(trx, `registration:${id}`, -1, [
@@ -61,13 +57,12 @@ export async function status(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Regi
     if (r.status === 'rejected') return no(fail('forbidden', M.registrationRejected));
     if (r.status === 'pending') return expired(r, now) ? ok({ status: 'expired', error: M.registrationExpired }) : ok({ status: 'pending', expires_in: secondsLeft(r, now) });
     // approved: hand the credential over, once
-    const device = r.device_id ? await t(trx).selectFrom('devices').selectAll().where('id', '=', r.device_id).executeTakeFirst() : undefined;
-    await t(trx).updateTable('pending').set({ status: 'claimed' }).where('id', '=', r.id).execute();
+    // locked: its credential is written after the append (see `lockRows`)
+    const device = r.device_id ? await t(trx).selectFrom('devices').selectAll().where('id', '=', r.device_id).forUpdate().executeTakeFirst() : undefined;
     await ctx.emitTo(trx, `registration:${r.id}`, 'any', [{ type: 'device-sync.registration-claimed.v1', data: { registration_id: r.id, user_id: r.user_id } }]);
     if (!device) return ok({ status: 'expired', error: M.registrationClosed });
     const token = newDeviceToken();
     const hash = digest(token);
-    await t(trx).updateTable('devices').set({ credential_hash: hash }).where('id', '=', device.id).execute();
     await ctx.emit(trx, device.user_id, [
       { type: 'device-sync.device-credential-issued.v1', data: { user_id: device.user_id, device_id: device.id, credential_hash: hash, issued_at: now.toISOString() } },
     ]);
@@ -127,12 +122,7 @@ export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     const count = await t(trx).selectFrom('devices').select(sql<number>`count(*)`.as('n')).where('user_id', '=', user).executeTakeFirst();
     if (Number(count?.n ?? 0) >= max) return no(fail('forbidden', DeviceSync.deviceLimitMessage(max)));
     const now = ctx.now();
-    const row = { id: newId(), user_id: user, name: p.name, client: p.client, model: p.model, credential_hash: null, created_at: now, updated_at: now };
-    await t(trx)
-      .insertInto('devices')
-      .values({ ...row, sync_key_verifier: verifier, sync_key_issued_at: verifier ? now : null })
-      .execute();
-    await t(trx).updateTable('pending').set({ status: 'approved', user_id: user, device_id: row.id }).where('id', '=', p.id).execute();
+    const row = { id: newId(), user_id: user, name: p.name, client: p.client, model: p.model, created_at: now, updated_at: now };
     await ctx.emitTo(trx, `registration:${p.id}`, 'any', [{ type: 'device-sync.registration-approved.v1', data: { registration_id: p.id, user_id: user, device_id: row.id } }]);
     const device = deviceOut(row);
     await ctx.emit(trx, user, [
@@ -151,7 +141,6 @@ export async function reject(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     if (!r.ok) return r;
     if (r.value.status !== 'pending') return no(fail('conflict', M.registrationClosed));
     const user = req.caller!.user_id;
-    await t(trx).updateTable('pending').set({ status: 'rejected', user_id: user }).where('id', '=', r.value.id).execute();
     await ctx.emitTo(trx, `registration:${r.value.id}`, 'any', [{ type: 'device-sync.registration-rejected.v1', data: { registration_id: r.value.id, user_id: user } }]);
     return ok({ message: 'device registration rejected' });
   });

@@ -2,7 +2,7 @@
 // checked the collection is the caller's; device-sync keeps the mapping and queues the books.
 import { ok, type Result } from '@bindery/contracts';
 import type { Trx } from '../store/db';
-import { t, type Ctx } from './context';
+import { lockRows, t, type Ctx } from './context';
 import { ownDevice } from './devices';
 import { enqueue } from './queue';
 import { bad, isUuid, M, no, notFound, type Req } from './util';
@@ -15,14 +15,9 @@ export async function addShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
+    // only a request for this device adds its shelves, and the device is locked: none comes in between
+    if (await shelf(trx, d.value.id, cid.toLowerCase())) return ok({ message: 'shelf already on device', collection_id: cid.toLowerCase() });
     const now = ctx.now();
-    const added = await t(trx)
-      .insertInto('shelves')
-      .values({ device_id: d.value.id, collection_id: cid.toLowerCase(), user_id: d.value.user_id, added_at: now, collection_name: name })
-      .onConflict((oc) => oc.columns(['device_id', 'collection_id']).doNothing())
-      .returning('added_at')
-      .executeTakeFirst();
-    if (!added) return ok({ message: 'shelf already on device', collection_id: cid.toLowerCase() });
     await ctx.emit(trx, d.value.user_id, [
       {
         type: 'device-sync.shelf-added.v1',
@@ -44,8 +39,7 @@ export async function removeShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> 
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
-    const gone = await t(trx).deleteFrom('shelves').where('device_id', '=', d.value.id).where('collection_id', '=', cid.toLowerCase()).executeTakeFirst();
-    if (!Number(gone.numDeletedRows)) return no(notFound(M.shelfNotFound));
+    if (!(await shelf(trx, d.value.id, cid.toLowerCase()))) return no(notFound(M.shelfNotFound));
     await ctx.emit(trx, d.value.user_id, [{ type: 'device-sync.shelf-removed.v1', data: { user_id: d.value.user_id, device_id: d.value.id, collection_id: cid.toLowerCase() } }]);
     return ok({ message: 'shelf removed' });
   });
@@ -60,7 +54,12 @@ export async function clearShelves(ctx: Ctx, req: Req): Promise<Result<unknown>>
   });
 }
 
+/** The collection's shelf on the device, locked until the transaction ends; undefined when there is none. */
+function shelf(trx: Trx, device: string, collection: string) {
+  return t(trx).selectFrom('shelves').select('added_at').where('device_id', '=', device).where('collection_id', '=', collection).forUpdate().executeTakeFirst();
+}
+
 async function clearDeviceShelves(ctx: Ctx, trx: Trx, user: string, device: string): Promise<void> {
-  await t(trx).deleteFrom('shelves').where('device_id', '=', device).execute();
+  await lockRows(trx, 'shelves', [device]);
   await ctx.emit(trx, user, [{ type: 'device-sync.shelves-cleared.v1', data: { user_id: user, device_id: device } }]);
 }

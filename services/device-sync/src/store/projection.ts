@@ -1,14 +1,40 @@
-// device-sync's own tables as a fold of its own log: what every event says, written again. The
-// handlers write the same rows in the transaction that appends the event; this fold is the proof
-// that the log alone holds them (the replay test rebuilds a copy of the tables and compares), and
-// the way to rebuild them. `users` and `collection_items` are facts of identity and reading (their
-// events), and `replicas` the running processes: not part of it.
-import type { StoredEvent } from '@bindery/contracts';
-import { deviceSyncEvents } from '../handlers/context';
-import type { Trx } from './db';
+// device-sync's own tables (`devices`, `pending`, `shelves`, `queue`) as a fold of its own log, and
+// their only writer. Every append goes through `appendProjected`, which folds each appended event
+// into the tables in the same transaction; a replay of the log through `projectDeviceSync` writes
+// the same rows again (the replay test rebuilds a copy and compares it with the live tables).
+// Handlers read the tables and decide; what the database used to make for them (ids, times, counts)
+// they decide themselves and carry in the event.
+// Not folded here: `users` and `collection_items` are facts of identity and reading, kept by the
+// reactions to those services' events (their logs hold them, not this one), and `replicas` marks the
+// processes running now, which a replay of the past cannot know.
+import { DeviceSync, type StoredEvent } from '@bindery/contracts';
+import { eventSchemas, type EventStore, type ExpectedVersion } from '@bindery/platform';
+import type { DeviceSyncDb, Trx } from './db';
+import { SCHEMA } from './migrations';
+
+/** device-sync's own events and their contract schemas: checked before each append, decoded when folded. */
+export const deviceSyncEvents = eventSchemas(DeviceSync.DeviceSyncEvents);
 
 /** The tables this fold writes, in the order a comparison reads them. */
 export const PROJECTED_TABLES = ['devices', 'pending', 'shelves', 'queue'] as const;
+
+/**
+ * Appends device-sync events (each checked against its contract schema) to `stream` and folds them
+ * into the live tables, in the caller's transaction: the one way those rows change.
+ */
+export async function appendProjected(
+  store: EventStore<DeviceSyncDb>,
+  trx: Trx,
+  stream: string,
+  expected: ExpectedVersion,
+  events: DeviceSync.DeviceSyncEvent[],
+): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  deviceSyncEvents.check(events);
+  const stored = await store.append(trx, stream, expected, events);
+  for (const ev of stored) await projectDeviceSync(trx, SCHEMA, ev);
+  return stored;
+}
 
 /** Applies one of device-sync's events to its tables in `schema`. */
 export async function projectDeviceSync(trx: Trx, schema: string, ev: StoredEvent): Promise<void> {

@@ -2,18 +2,17 @@
 // the service. Each running replica marks itself alive here; a replica that starts and finds no
 // other one alive is a (re)start of the service as a whole and drops what was pending. A rolling
 // restart (one replica at a time) keeps them; a crashed replica's mark goes stale after STALE_MS.
-// What is dropped is told in the log (`registrations-dropped`), as every other change of the table.
+// What is dropped is told in the log (`registrations-dropped`), and the projection deletes it, as
+// every other change of the table. The marks themselves are not in the log: they say which
+// processes run now.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { eventSchemas, type EventStore } from '@bindery/platform';
-import { DeviceSync } from '@bindery/contracts';
+import type { EventStore } from '@bindery/platform';
 import type { Db, DeviceSyncDb, Trx } from './db';
 import { SCHEMA } from './migrations';
+import { appendProjected } from './projection';
 
 const STREAM = 'registrations';
-
-/** the one event this module appends */
-const DROPPED = eventSchemas({ 'device-sync.registrations-dropped.v1': DeviceSync.DeviceSyncEvents['device-sync.registrations-dropped.v1'] });
 
 export const BEAT_MS = 5_000;
 export const STALE_MS = 20_000;
@@ -27,12 +26,10 @@ export class ReplicaMark {
     private store: EventStore<DeviceSyncDb>,
   ) {}
 
-  /** Appends the ids of deleted registrations, when there are any. */
-  private async dropped(trx: Trx, ids: string[]): Promise<void> {
+  /** Drops these registrations (locked by the caller): the event, and the projection deletes them. */
+  private async drop(trx: Trx, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    const events = [{ type: 'device-sync.registrations-dropped.v1' as const, data: { registration_ids: ids } }];
-    DROPPED.check(events);
-    await this.store.append(trx, STREAM, 'any', events);
+    await appendProjected(this.store, trx, STREAM, 'any', [{ type: 'device-sync.registrations-dropped.v1', data: { registration_ids: ids } }]);
   }
 
   /** Marks this replica alive; clears pending registrations when it is the only one. Returns how many were dropped. */
@@ -45,8 +42,8 @@ export class ReplicaMark {
         .where('seen_at', '<', sql<Date>`now() - make_interval(secs => ${STALE_MS / 1000})`)
         .execute();
       const alive = await s.selectFrom('replicas').select('id').executeTakeFirst();
-      const gone = alive ? [] : (await s.deleteFrom('pending').returning('id').execute()).map((r) => r.id);
-      await this.dropped(trx, gone);
+      const gone = alive ? [] : (await s.selectFrom('pending').select('id').forUpdate().execute()).map((r) => r.id);
+      await this.drop(trx, gone);
       await s.insertInto('replicas').values({ id: this.id, seen_at: sql`now()` }).execute();
       return gone.length;
     });
@@ -66,8 +63,10 @@ export class ReplicaMark {
         .execute();
       // registrations finished or expired an hour ago are of no use to anyone
       const gone = await this.db.transaction().execute(async (trx) => {
-        const ids = (await trx.withSchema(SCHEMA).deleteFrom('pending').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).returning('id').execute()).map((r) => r.id);
-        await this.dropped(trx, ids);
+        // locked, so two replicas' beats do not both drop the same registrations
+        const old = await trx.withSchema(SCHEMA).selectFrom('pending').select('id').where('expires_at', '<', sql<Date>`now() - interval '1 hour'`).forUpdate().execute();
+        const ids = old.map((r) => r.id);
+        await this.drop(trx, ids);
         return ids.length;
       });
       if (gone) this.store.notify();

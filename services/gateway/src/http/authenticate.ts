@@ -1,16 +1,20 @@
 // Who is calling: a Bearer header or the `token` cookie, verified with HS256 pinned, then checked
 // against the auth view (deleted accounts and revoked sessions are refused; the role is current).
-// A cookie rides along on any request the browser makes, a cross-site form's too: an unsafe method
-// authenticated by the cookie alone must also show it came from a page of ours (see sameSiteProof).
+// A cookie rides along on any request the browser makes, a cross-site form's and a book chapter's
+// in the reader's frame too: an unsafe method authenticated by the cookie must also carry the
+// session's CSRF token (csrf.ts), which only our own pages know.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fail, Messages, type Identity } from '@bindery/contracts';
+import { fail, Identity, Messages } from '@bindery/contracts';
 import { TokenVerifier, type AccessClaims } from '@bindery/platform';
 import type { AuthView, Verdict } from '../projections/auth-view';
 import { isFragment, sendFailure } from './reply';
+import { CsrfTokens } from './csrf';
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Identity.Caller | null;
+    /** set by optionalUser: a session cookie came with an unsafe request without its CSRF token */
+    unprovenCookie?: boolean;
   }
 }
 
@@ -30,23 +34,12 @@ function credentialOf(req: FastifyRequest): { token: string; fromCookie: boolean
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * What a cross-site form or a no-cors fetch cannot send: a JSON content type or a custom header
- * (`X-Requested-With`, htmx's `HX-Request`). Each forces a CORS preflight, which Bindery never grants.
- */
-export function sameSiteProof(req: FastifyRequest): boolean {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json') return true;
-  const xrw = req.headers['x-requested-with'];
-  return (typeof xrw === 'string' && xrw.trim() !== '') || req.headers['hx-request'] === 'true';
-}
-
 type Resolved = Identity.Caller | 'invalid' | 'cross-site' | null;
-
-const unprovenCookie = (req: FastifyRequest, fromCookie: boolean) => fromCookie && !SAFE_METHODS.has(req.method) && !sameSiteProof(req);
 
 export function authenticator(key: Uint8Array, view: AuthView) {
   const tokens = new TokenVerifier(key);
+  const csrf = new CsrfTokens(key);
+  const unprovenCookie = (req: FastifyRequest, fromCookie: boolean, jti: string) => fromCookie && !SAFE_METHODS.has(req.method) && !csrf.matches(req, jti);
   /**
    * Resolves the caller, or null when no usable token came with the request: at once (no promise)
    * for a token seen before of a user whose facts are cached, else after looking them up.
@@ -65,8 +58,8 @@ export function authenticator(key: Uint8Array, view: AuthView) {
   };
   const outcome = (req: FastifyRequest, cred: { fromCookie: boolean }, claims: AccessClaims, v: Verdict): Identity.Caller | 'invalid' | 'cross-site' => {
     if (!v.ok) return 'invalid';
-    if (unprovenCookie(req, cred.fromCookie)) return 'cross-site';
-    return { user_id: claims.user_id, role: v.role, jti: claims.jti, exp: claims.exp };
+    if (unprovenCookie(req, cred.fromCookie, claims.jti)) return 'cross-site';
+    return { user_id: claims.user_id, role: v.role, jti: claims.jti, exp: claims.exp, ...(v.can_edit_metadata ? { can_edit_metadata: true } : {}) };
   };
 
   const requireUser = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -85,6 +78,13 @@ export function authenticator(key: Uint8Array, view: AuthView) {
     if (req.caller?.role !== 'admin') return sendFailure(reply, fail('admin_required', Messages.adminRequired));
   };
 
+  /** Metadata and cover edits (issue 43): an admin, or a user identity says the admin allowed (`can_edit_metadata`). */
+  const requireEditor = async (req: FastifyRequest, reply: FastifyReply) => {
+    await requireUser(req, reply);
+    if (reply.sent) return;
+    if (!req.caller || !Identity.mayEditMetadata(req.caller)) return sendFailure(reply, fail('forbidden', Messages.editorRequired));
+  };
+
   /**
    * For public routes that behave differently for an authenticated caller (register, logout). An
    * unproven cookie is not refused here, only not believed: the request counts as anonymous, so a
@@ -93,9 +93,18 @@ export function authenticator(key: Uint8Array, view: AuthView) {
   const optionalUser = async (req: FastifyRequest) => {
     const c = await resolve(req);
     req.caller = c && c !== 'invalid' && c !== 'cross-site' ? c : null;
+    req.unprovenCookie = c === 'cross-site';
   };
 
-  return { requireUser, requireAdmin, optionalUser };
+  /** The CSRF token of the session the request's cookie holds (for the pages to carry), or null without a valid one. */
+  const csrfOf = async (req: FastifyRequest): Promise<string | null> => {
+    const c = req.cookies?.token;
+    if (!c) return null;
+    const claims = tokens.known(c) ?? (await tokens.verify(c));
+    return claims ? csrf.of(claims.jti) : null;
+  };
+
+  return { requireUser, requireAdmin, requireEditor, optionalUser, csrfOf };
 }
 
 export type Auth = ReturnType<typeof authenticator>;

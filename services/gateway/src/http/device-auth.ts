@@ -78,15 +78,17 @@ export function deviceAuthenticator(db: Db<GatewayDb>, models?: Pick<ReadModels,
     return token ? verify(token) : null;
   }
 
-  /** onRequest hook of every device route: sets `req.device` or answers 401. */
+  /**
+   * onRequest hook of every device route: sets `req.device` or answers 401 (429 once the address is
+   * over its budget of bad device credentials; a valid credential always passes).
+   */
   async function requireDevice(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const token = deviceCredentialOf(req);
     if (!token) return sendFailure(reply, fail('unauthorized', M.deviceCredentialRequired));
-    // a wrong credential counts against the address's budget of failed checks, like a password
-    if (failures?.refuse(req, reply)) return;
     const d = await verify(token);
     if (!d) {
-      failures?.failed(req.ip);
+      // an answer sent here is returned, which stops the request
+      if (failures?.refuseFailed(req, reply, 'device-credential')) return reply;
       return sendFailure(reply, fail('unauthorized', M.invalidDeviceCredential));
     }
     req.device = d;

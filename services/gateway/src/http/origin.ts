@@ -2,8 +2,10 @@
 // A browser names the page that made a request in `Origin` (or `Referer`): a sign-in form posted
 // from another site, or a WebSocket opened by another site's script with our cookie, is refused.
 // The `Host` header is the client's to write: it goes into absolute links (OpenSearch templates,
-// device verification addresses) only when it names an address of this server's own or one of the
-// configured public addresses (`PUBLIC_URL`); otherwise answers carry paths, or the first public address.
+// device verification addresses) only when it is a plain URL authority (`host[:port]`: no user
+// info, no path, a port 1..65535) naming an address of this server's own or one of the configured
+// public addresses (`PUBLIC_URL`); otherwise answers carry paths, or the first public address.
+import { isIPv6 } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { FastifyRequest } from 'fastify';
 
@@ -40,6 +42,23 @@ export function parsePublicUrls(v: string): string[] {
   return out;
 }
 
+/** a DNS name or an IPv4 address, an IPv6 address in brackets, then an optional port */
+const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*)(?::(\d{1,5}))?$/;
+
+/**
+ * A Host header's name and `host[:port]`, lower-cased, when it is a plain URL authority; null for
+ * anything else (user info `a@b`, a path, a query, a bad or empty port, spaces, garbage).
+ */
+export function authorityOf(host: string): { name: string; authority: string } | null {
+  const h = host.toLowerCase();
+  const m = AUTHORITY.exec(h);
+  if (!m) return null;
+  const name = m[1]!;
+  if (name.startsWith('[') && !isIPv6(name.slice(1, -1))) return null;
+  if (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535)) return null;
+  return { name, authority: h };
+}
+
 /** This machine's own addresses (loopback and every interface), as a Host header names them. */
 function ownHostnames(): Set<string> {
   const names = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -55,9 +74,12 @@ export class Origins {
     this.publicHosts = new Set(publicUrls.map((u) => hostOf(u)!));
   }
 
-  /** The host this request was sent to (`Host`, or X-Forwarded-Host behind a trusted proxy). */
-  private target(req: FastifyRequest): string {
-    return req.host.toLowerCase();
+  /**
+   * The host this request was sent to (`Host`, or X-Forwarded-Host behind a trusted proxy), or null
+   * when it is no plain authority.
+   */
+  private target(req: FastifyRequest): { name: string; authority: string } | null {
+    return authorityOf(req.host);
   }
 
   /**
@@ -71,7 +93,7 @@ export class Origins {
     if (from === undefined) return false;
     const host = hostOf(from);
     if (host === null) return true; // `Origin: null` (a sandboxed frame, a data: page) or worse
-    return host !== this.target(req) && !this.publicHosts.has(host);
+    return host !== this.target(req)?.authority && !this.publicHosts.has(host);
   }
 
   /**
@@ -80,9 +102,8 @@ export class Origins {
    */
   publicBase(req: FastifyRequest): string | null {
     const host = this.target(req);
-    const asked = `${req.protocol}://${host}`;
-    if (this.publicUrls.length > 0) return this.publicUrls.find((u) => u === asked || hostOf(u) === host) ?? this.publicUrls[0]!;
-    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
-    return this.own.has(name) ? asked : null;
+    const asked = host && `${req.protocol}://${host.authority}`;
+    if (this.publicUrls.length > 0) return (host && this.publicUrls.find((u) => u === asked || hostOf(u) === host.authority)) || this.publicUrls[0]!;
+    return host && this.own.has(host.name) ? asked : null;
   }
 }

@@ -9,11 +9,11 @@ export const KOBO_PREFIX = '/kobo';
 export const koboPath = (token: string) => `${KOBO_PREFIX}/${token}`;
 
 /** The origin absolute Kobo links start with, or '' when the request's Host is not to be believed. */
-export function publicBase(req: FastifyRequest, origins?: Origins): string {
-  return origins ? (origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`;
+export function publicBase(req: FastifyRequest, origins: Origins): string {
+  return origins.publicBase(req) ?? '';
 }
 
-export const koboUrl = (req: FastifyRequest, token: string, origins?: Origins) => `${publicBase(req, origins)}${koboPath(token)}`;
+export const koboUrl = (req: FastifyRequest, token: string, origins: Origins) => `${publicBase(req, origins)}${koboPath(token)}`;
 
 /** The line to write under `[OneStoreServices]` in `.kobo/Kobo/Kobo eReader.conf`. */
 export const koboConfLine = (url: string) => `api_endpoint=${url}`;

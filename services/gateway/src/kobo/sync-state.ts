@@ -15,6 +15,7 @@ import { deviceTables } from '../read-model/device-tables';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Kobo } from './auth';
+import { deviceDigest, type SyncToken } from './sync-token';
 import type { GatewayDb } from '../read-model/database';
 
 export interface Difference {
@@ -166,6 +167,31 @@ export class KoboSyncState {
     return [...out, ...rows];
   }
 
+  /**
+   * Whether the device presents a token of ours made for it: ours (`BINDERY.`), naming this Kobo
+   * (tokens made before they named one pass), of a generation this gateway gave it. Anything else —
+   * no token, the store's, Calibre-Web's, Komga's, another Kobo's or server's, unreadable — means the
+   * device holds nothing we sent.
+   */
+  async ours(device: string, token: SyncToken): Promise<boolean> {
+    if (token.kind !== 'bindery') return false;
+    if (token.device && token.device !== deviceDigest(device)) return false;
+    const { rows } = await sql<{ gen: number }>`select gen from ${tbl('kobo_gen')} where device_id = ${device}`.execute(this.db);
+    return rows.length > 0 && token.gen <= Number(rows[0]!.gen);
+  }
+
+  /**
+   * The device holds nothing we sent: what earlier answers sent is forgotten, so everything it should
+   * have is sent again. The generation goes on counting (a token of before is never taken for a new one).
+   */
+  async reset(device: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`bindery.kobo.${device}`}))`.execute(trx);
+      await sql`delete from ${tbl('kobo_sent')} where device_id = ${device}`.execute(trx);
+      await sql`delete from ${tbl('kobo_pending')} where device_id = ${device}`.execute(trx);
+    });
+  }
+
   /** Records what an answer sends under a new generation; returns that generation. */
   async record(device: string, sent: Difference[]): Promise<number> {
     return this.db.transaction().execute(async (trx) => {
@@ -186,9 +212,13 @@ export class KoboSyncState {
     });
   }
 
-  /** The device wrote this state itself: it has it, and is not sent it back. */
+  /**
+   * The device wrote this state itself: it has it, and is not sent it back — also when the answer
+   * that sent it the book is not confirmed yet (its next sync confirms what that answer sent).
+   */
   async stateKnown(device: string, item: string, sver: string): Promise<void> {
     await sql`update ${tbl('kobo_sent')} set sver = ${sver} where device_id = ${device} and key = ${`i:${item}`}`.execute(this.db);
+    await sql`update ${tbl('kobo_pending')} set sver = ${sver} where device_id = ${device} and key = ${`i:${item}`} and ever is not null`.execute(this.db);
   }
 
   /** The device removed a book itself: it no longer has it. */

@@ -1,10 +1,13 @@
-// Our `x-kobo-synctoken`: `BINDERY.` + base64url of `{"v":1,"g":<generation>,"s":<store token?>,"a":<cursor?>}`.
+// Our `x-kobo-synctoken`: `BINDERY.` + base64url of `{"v":1,"g":<generation>,"d":<device>,"s":<store token?>,"a":<cursor?>}`.
 // The generation names the answer the device last received (the gateway keeps what each answer
-// sent until the device presents its token). A device that synced with the Kobo store, Calibre-Web
-// or Komga presents their token instead; it is accepted as "nothing received from us yet", its store
-// part kept inside ours, and replaced by ours in the answer. A page answered with `x-kobo-sync:
+// sent until the device presents its token); `d` names the Kobo it was made for (a digest of its
+// id), so another Kobo's or another server's token is not taken for this one's. A device that
+// synced with the Kobo store, Calibre-Web or Komga presents their token instead; it is read as
+// "nothing received from us" (a full sync), its store part kept inside ours, and replaced by ours
+// in the answer. A page answered with `x-kobo-sync:
 // continue` names the last book or tag it sent (`a`, `i:<id>` or `t:<id>`): the next page goes on
 // after it (a token without one, from before, starts at the beginning).
+import { createHash } from 'node:crypto';
 import type { SyncCursor } from './sync-state';
 
 export const SYNC_TOKEN_VERSION = 1;
@@ -19,6 +22,8 @@ export interface SyncToken {
   store: string | null;
   /** where a continued sync goes on (null: from the start) */
   after?: SyncCursor | null;
+  /** ours: the digest of the Kobo it was made for (absent in tokens made before it was added) */
+  device?: string;
   /** what the device presented: ours, the store's, Calibre-Web's, Komga's, none, or unreadable */
   kind: 'bindery' | 'store' | 'calibre-web' | 'komga' | 'none' | 'unreadable';
 }
@@ -36,10 +41,16 @@ export function parseSyncToken(raw: string | string[] | undefined): SyncToken {
   if (s === '') return { gen: 0, store: null, kind: 'none' };
   if (s.length > MAX_TOKEN) return { gen: 0, store: null, kind: 'unreadable' };
   if (s.startsWith(PREFIX)) {
-    const j = b64json(s.slice(PREFIX.length)) as { v?: unknown; g?: unknown; s?: unknown; a?: unknown } | null;
+    const j = b64json(s.slice(PREFIX.length)) as { v?: unknown; g?: unknown; d?: unknown; s?: unknown; a?: unknown } | null;
     if (j && j.v === SYNC_TOKEN_VERSION && Number.isInteger(j.g) && (j.g as number) >= 0 && (j.g as number) < 2 ** 31) {
       const a = typeof j.a === 'string' ? CURSOR.exec(j.a) : null;
-      return { gen: j.g as number, store: typeof j.s === 'string' ? j.s : null, after: a ? { phase: a[1] as 'i' | 't', id: a[2]! } : null, kind: 'bindery' };
+      return {
+        gen: j.g as number,
+        store: typeof j.s === 'string' ? j.s : null,
+        after: a ? { phase: a[1] as 'i' | 't', id: a[2]! } : null,
+        ...(typeof j.d === 'string' ? { device: j.d } : {}),
+        kind: 'bindery',
+      };
     }
     return { gen: 0, store: null, kind: 'unreadable' };
   }
@@ -55,6 +66,15 @@ export function parseSyncToken(raw: string | string[] | undefined): SyncToken {
   return { gen: 0, store: null, kind: 'unreadable' };
 }
 
-/** `after`: the last key (`i:<id>` or `t:<id>`) of a page answered with `x-kobo-sync: continue` */
-export const makeSyncToken = (gen: number, store: string | null, after?: string): string =>
-  PREFIX + Buffer.from(JSON.stringify({ v: SYNC_TOKEN_VERSION, g: gen, ...(store ? { s: store } : {}), ...(after ? { a: after } : {}) })).toString('base64url');
+/** The name a token gives the Kobo it was made for: 12 hex characters of a digest of its id. */
+export const deviceDigest = (deviceId: string): string => createHash('sha256').update(`bindery-kobo:${deviceId.toLowerCase()}`).digest('hex').slice(0, 12);
+
+/**
+ * `after`: the last key (`i:<id>` or `t:<id>`) of a page answered with `x-kobo-sync: continue`;
+ * `device`: the Kobo's id, named in the token by its digest
+ */
+export const makeSyncToken = (gen: number, store: string | null, after?: string, device?: string): string =>
+  PREFIX +
+  Buffer.from(
+    JSON.stringify({ v: SYNC_TOKEN_VERSION, g: gen, ...(device ? { d: deviceDigest(device) } : {}), ...(store ? { s: store } : {}), ...(after ? { a: after } : {}) }),
+  ).toString('base64url');

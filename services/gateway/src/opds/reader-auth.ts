@@ -65,10 +65,10 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
   return async function requireReader(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const key = (req.params as { key?: string } | undefined)?.key;
     if (key !== undefined) {
-      // over the address's budget: no check at all, not even one taken on trust earlier
-      if (failures.refuse(req, reply)) return;
+      // a valid key always passes (one lookup by its hash); a wrong one counts against the
+      // address's budget of bad reader keys, and over it is answered 429
       const v = await byKey(key);
-      if ('code' in v && checkFailed(v)) failures.failed(req.ip);
+      if ('code' in v && checkFailed(v) && failures.refuseFailed(req, reply, 'reader-key')) return reply;
       // a wrong key is refused without a Basic challenge: a password would not help that URL
       if ('code' in v) return sendFailure(reply, v);
       req.caller = v;
@@ -79,9 +79,10 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
     const basic = parseBasic(req.headers.authorization);
     if (basic === null) return challenge(reply, fail('unauthorized', Messages.unauthorized));
     if (basic === 'malformed') return challenge(reply, fail('unauthorized', Messages.invalidCredentials));
-    if (failures.refuse(req, reply)) return;
+    // over the address's password budget: no check at all, not even one taken on trust earlier
+    if (failures.refuse(req, reply)) return reply;
     const v = await byBasic(basic.login, basic.password);
-    if ('code' in v && checkFailed(v)) failures.failed(req.ip);
+    if ('code' in v && checkFailed(v)) failures.failed(req.ip, 'password');
     if ('code' in v)
       return v.code === 'service_unavailable' ? sendFailure(reply, v) : challenge(reply, v.code === 'validation' ? fail('invalid_credentials', Messages.invalidCredentials) : v);
     req.caller = v;

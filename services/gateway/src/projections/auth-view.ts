@@ -9,26 +9,36 @@ import { SCHEMA } from './migrations';
 import type { GatewayDb } from '../read-model/database';
 
 export const CONSUMER = 'gateway-auth-view';
-const TYPES = ['identity.user-registered.v1', 'identity.role-changed.v1', 'identity.user-deleted.v1', 'identity.password-changed.v1', 'identity.session-revoked.v1'] as const;
+const TYPES = [
+  'identity.user-registered.v1',
+  'identity.role-changed.v1',
+  'identity.permissions-changed.v1',
+  'identity.user-deleted.v1',
+  'identity.password-changed.v1',
+  'identity.session-revoked.v1',
+] as const;
 const CACHE_MS = 1000;
 const identityEvents = eventSchemas(Identity.IdentityEvents);
 
 interface UserFacts {
   role: Identity.Role;
+  /** the admin allowed this user to edit metadata and covers (issue 43) */
+  canEditMetadata: boolean;
   deleted: boolean;
   validAfter: number | null;
   /** the access token (jti) exempt from `validAfter`: the session that changed its own password */
   kept: string | null;
 }
 
-export type Verdict = { ok: true; role: Identity.Role } | { ok: false };
+export type Verdict = { ok: true; role: Identity.Role; can_edit_metadata: boolean } | { ok: false };
 
 function verdict(claims: AccessClaims, facts: UserFacts | null, revoked: boolean): Verdict {
   if (revoked) return { ok: false };
-  if (!facts) return { ok: true, role: claims.user_role }; // not projected yet: the token's own word
+  // not projected yet: the token's own word for the role; no permission beyond it (none was granted before the account was projected)
+  if (!facts) return { ok: true, role: claims.user_role, can_edit_metadata: false };
   if (facts.deleted) return { ok: false };
   if (facts.validAfter !== null && claims.iat * 1000 < facts.validAfter && claims.jti !== facts.kept) return { ok: false };
-  return { ok: true, role: facts.role };
+  return { ok: true, role: facts.role, can_edit_metadata: facts.canEditMetadata };
 }
 
 export class AuthView {
@@ -76,6 +86,10 @@ export class AuthView {
           .values({ user_id: e.data.user_id, role: e.data.role })
           .onConflict((oc) => oc.column('user_id').doUpdateSet({ role: e.data.role }))
           .execute();
+        this.users.delete(e.data.user_id);
+        break;
+      case 'identity.permissions-changed.v1':
+        await t.updateTable('auth_users').set({ can_edit_metadata: e.data.can_edit_metadata }).where('user_id', '=', e.data.user_id).execute();
         this.users.delete(e.data.user_id);
         break;
       case 'identity.user-deleted.v1':
@@ -133,6 +147,7 @@ export class AuthView {
     const facts = row
       ? {
           role: row.role,
+          canEditMetadata: row.can_edit_metadata === true,
           deleted: Boolean(row.deleted),
           validAfter: row.sessions_valid_after ? new Date(row.sessions_valid_after).getTime() : null,
           kept: row.session_kept,

@@ -43,6 +43,14 @@ migrations.push({
 });
 
 migrations.push({
+  name: 'gateway-004',
+  async up(trx, s) {
+    // the admin allowed this user to edit metadata and covers (issue 43): the caller carries it
+    await execScript(trx, `alter table ${s}.auth_users add column if not exists can_edit_metadata boolean not null default false`);
+  },
+});
+
+migrations.push({
   name: 'gateway-kobo-001',
   async up(trx, s) {
     // What each Kobo was sent (books `i:<id>`, tags `t:<id>`) with the versions it got, and what the

@@ -17,6 +17,7 @@ import {
   SIMILARITY,
   YEAR_MESSAGE,
   type Query,
+  type SortKey,
 } from '@bindery/catalog/query';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
@@ -69,6 +70,25 @@ function readState(q: Query, user: string | undefined): Result<RawBuilder<boolea
   return ok(sql<boolean>`not ${at(sql<boolean>`p.percentage > 0`)}`);
 }
 
+/** The order of a sort key (before the title and id every list ends with): the list's and the search's. */
+function orderOf(sort: { key: SortKey; desc: boolean }): RawBuilder<unknown>[] {
+  const dir = sort.desc ? sql`desc` : sql`asc`;
+  const nulls = sql`nulls last`;
+  switch (sort.key) {
+    case 'title':
+      return [sql`sort_title ${dir}`];
+    case 'created_at':
+    case 'updated_at':
+      return [sql`${sql.ref(sort.key)} ${dir}`];
+    case 'series':
+      return [sql`lower(series) ${dir} ${nulls}`, sql`series_index ${dir} ${nulls}`];
+    case 'year':
+      return [sql`year ${dir} ${nulls}`];
+    case 'author':
+      return [sql`first_author ${dir} ${nulls}`];
+  }
+}
+
 const dataPage = (docs: string[]) => `{"data":[${docs.join(',')}]}`;
 
 /** The library, limit and offset of a list or search, as the query gives them. */
@@ -111,26 +131,7 @@ export class CatalogView {
     let s = this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where(visible(access));
     if (library) s = s.where('library_id', '=', library);
     if (state.value) s = s.where(state.value);
-    const dir = sort.value.desc ? sql`desc` : sql`asc`;
-    const nulls = sql`nulls last`;
-    switch (sort.value.key) {
-      case 'title':
-        s = s.orderBy(sql`sort_title ${dir}`);
-        break;
-      case 'created_at':
-      case 'updated_at':
-        s = s.orderBy(sql`${sql.ref(sort.value.key)} ${dir}`);
-        break;
-      case 'series':
-        s = s.orderBy(sql`lower(series) ${dir} ${nulls}`).orderBy(sql`series_index ${dir} ${nulls}`);
-        break;
-      case 'year':
-        s = s.orderBy(sql`year ${dir} ${nulls}`);
-        break;
-      case 'author':
-        s = s.orderBy(sql`first_author ${dir} ${nulls}`);
-        break;
-    }
+    for (const o of orderOf(sort.value)) s = s.orderBy(o);
     const rows = await s.orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute();
     return ok(dataPage(rows.map((r) => r.doc)));
   }
@@ -168,7 +169,7 @@ export class CatalogView {
       const row = await this.db
         .withSchema(SCHEMA)
         .selectFrom(T.items)
-        .select(['library_id', 'has_cover', sql<string | null>`doc::jsonb->>'sha256'`.as('sha256')])
+        .select(['library_id', 'has_cover', sql<string | null>`coalesce(doc::jsonb->>'cover_key', doc::jsonb->>'sha256')`.as('sha256')])
         .where('id', '=', id.toLowerCase())
         .executeTakeFirst();
       if (!row) return null;
@@ -186,6 +187,10 @@ export class CatalogView {
     if (!lengths.ok) return lengths;
     const state = readState(q, user);
     if (!state.ok) return state;
+    // a sort asked for orders the matches whatever the filters; without one, relevance (free text) then title
+    const sortRaw = q1(q, 'sort');
+    const sort = sortRaw === undefined || sortRaw === '' ? null : parseSort(sortRaw);
+    if (sort && !sort.ok) return sort;
     const conds: RawBuilder<boolean>[] = [visible(access)];
     if (state.value) conds.push(state.value);
     if (library) conds.push(sql<boolean>`library_id = ${library}`);
@@ -254,7 +259,8 @@ export class CatalogView {
     const page = async (db: Db<GatewayDb>) => {
       const base = db.withSchema(SCHEMA).selectFrom(T.items);
       let rowsQ = base.select('doc').where(where);
-      if (rank) rowsQ = rowsQ.orderBy(sql`${rank} desc`);
+      if (sort) for (const o of orderOf(sort.value)) rowsQ = rowsQ.orderBy(o);
+      else if (rank) rowsQ = rowsQ.orderBy(sql`${rank} desc`);
       return Promise.all([
         rowsQ.orderBy('sort_title').orderBy('id').limit(limit).offset(offset).execute(),
         base.select(sql<number>`count(*)::int`.as('n')).where(where).executeTakeFirst(),

@@ -96,6 +96,8 @@ export interface ReadingTables {
   rv_members: { collection_id: string; item_id: string; added_at: Time };
   rv_prefs: { user_id: string; hidden_collections: Json<string[]>; collection_order: Json<string[]> };
   rv_conflicts: { id: string; user_id: string; item_id: string; doc: Json<Reading.ConflictRecord> };
+  /** item_id '' holds the settings for all books */
+  rv_reader_settings: { user_id: string; item_id: string; settings: Json<Reading.ReaderSettings>; updated_at: Time };
 }
 
 export interface DeviceTables {
@@ -126,6 +128,8 @@ export interface GatewayTables {
     sessions_valid_after: MaybeTime;
     /** the access token (jti) exempt from sessions_valid_after */
     session_kept: string | null;
+    /** gateway-004: the admin allowed this user to edit metadata and covers (issue 43) */
+    can_edit_metadata: Defaulted<boolean>;
   };
   revoked_tokens: { jti: string; expires_at: MaybeTime };
   /** library folders, for serving files without asking the catalog */

@@ -76,6 +76,18 @@ export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suff
         .execute();
       return;
     }
+    case 'identity.permissions-changed.v1': {
+      const row = await load(e.data.user_id);
+      if (!row) return;
+      const { can_edit_metadata: _, ...rest } = row.profile;
+      const p = e.data.profile ?? (e.data.can_edit_metadata ? { ...rest, can_edit_metadata: true } : rest);
+      await s
+        .updateTable(t.users)
+        .set({ profile: JSON.stringify(p) })
+        .where('id', '=', e.data.user_id)
+        .execute();
+      return;
+    }
     case 'identity.user-deleted.v1':
       await s.deleteFrom(t.users).where('id', '=', e.data.user_id).execute();
       await s.deleteFrom(t.sessions).where('user_id', '=', e.data.user_id).execute();

@@ -111,8 +111,36 @@ export class ReadModels {
       await this.prepare(p);
       this.known.set(p.source, await consumerCheckpoint(this.db, SCHEMA, p.consumer, p.source));
       await this.startConsumer(p);
+      if (!this.soleConsumer && FOLD_OFFERED[p.name]) await this.startLookout(p);
     }
     if (!this.soleConsumer) this.startPolling();
+  }
+
+  /**
+   * Replicas share one durable consumer per projection, and it hands out one run at a time: a run
+   * delivered to a replica that dies is handed on only when its ack wait runs out, and the source's
+   * later events wait behind it. A write's answer would wait that long for its own events (they no
+   * longer follow what the projection holds). So this process also follows the source from now, as
+   * the live channel does, and holds what it sees beside the events answers carry: while a write
+   * waits, the run from the projection's position on folds from them (one statement, the checkpoint
+   * moving only from the position right before), and the stuck run passes unseen when it comes.
+   */
+  private async startLookout(p: Projection): Promise<void> {
+    this.subs.set(
+      `${p.name}:lookout`,
+      await this.bus.follow({
+        source: p.source,
+        from: 'now',
+        handler: async (ev) => {
+          if (ev.position <= this.position(p.source)) return;
+          const held = this.offered.get(p.source) ?? new Map<number, StoredEvent>();
+          this.offered.set(p.source, held);
+          if (held.size >= OFFERED_MAX) return;
+          held.set(ev.position, ev);
+          if (this.waiters.size > 0) this.foldOffered(p);
+        },
+      }),
+    );
   }
 
   async stop(): Promise<void> {

@@ -10,7 +10,7 @@ import type { GatewayDb, Suffix } from './database';
 const readingEvents = eventSchemas(Reading.ReadingEvents);
 
 /** Events the reading projection keeps nothing of: a run may pass them (only the checkpoint moves). */
-const PASSED = new Set(['reading.progress-history-recorded.v1', 'reading.kosync-document-saved.v1']);
+const PASSED = new Set(['reading.progress-history-recorded.v1', 'reading.kosync-document-saved.v1', 'reading.progress-delivered.v1']);
 
 /**
  * Where in the book a position is (the canonical place and who wrote it), for readers that need more
@@ -172,6 +172,18 @@ export async function projectReading(trx: Trx<GatewayDb>, ev: StoredEvent, suffi
     case 'reading.progress-conflict-deleted.v1':
       await s.deleteFrom(t.conflicts).where('id', '=', e.data.conflict_id).execute();
       return;
+    case 'reading.reader-settings-set.v1': {
+      const row = { settings: JSON.stringify(e.data.settings), updated_at: e.data.updated_at };
+      await s
+        .insertInto(t.readerSettings)
+        .values({ user_id: e.data.user_id, item_id: e.data.media_item_id ?? '', ...row })
+        .onConflict((oc) => oc.columns(['user_id', 'item_id']).doUpdateSet(row))
+        .execute();
+      return;
+    }
+    case 'reading.reader-settings-cleared.v1':
+      await s.deleteFrom(t.readerSettings).where('user_id', '=', e.data.user_id).where('item_id', '=', e.data.media_item_id).execute();
+      return;
     case 'reading.user-data-removed.v1': {
       const user = e.data.user_id;
       const mine = await s.selectFrom(t.collections).select('id').where('user_id', '=', user).execute();
@@ -184,7 +196,7 @@ export async function projectReading(trx: Trx<GatewayDb>, ev: StoredEvent, suffi
             mine.map((c) => c.id),
           )
           .execute();
-      for (const table of [t.collections, t.progress, t.ratings, t.prefs, t.conflicts]) await s.deleteFrom(table).where('user_id', '=', user).execute();
+      for (const table of [t.collections, t.progress, t.ratings, t.prefs, t.conflicts, t.readerSettings]) await s.deleteFrom(table).where('user_id', '=', user).execute();
       return;
     }
     default:

@@ -1,5 +1,5 @@
 // The reading projection's tables: what the dashboard joins with the catalog projection — each
-// user's positions, ratings, collections with their members, and dashboard preferences.
+// user's positions, ratings, collections with their members, dashboard preferences and reader settings.
 import { execScript } from '@bindery/platform';
 import { SCHEMA } from '../projections/migrations';
 import type { Suffix } from './database';
@@ -13,6 +13,7 @@ export const readingTables = <S extends Suffix = ''>(suffix = '' as S) =>
     members: `rv_members${suffix}`,
     prefs: `rv_prefs${suffix}`,
     conflicts: `rv_conflicts${suffix}`,
+    readerSettings: `rv_reader_settings${suffix}`,
   }) as const;
 
 export const READING: Projection = {
@@ -21,7 +22,8 @@ export const READING: Projection = {
   consumer: 'gateway-reading-view',
   // 2: rv_progress.spot, the canonical place of a position (a Kobo's reading state needs it)
   // 3: rv_conflicts, each user's open progress conflicts (the book page offers to settle them)
-  version: 3,
+  // 4: rv_reader_settings, each user's web reader settings (for all books: item_id '', or one book)
+  version: 4,
   tables: Object.values(readingTables()),
   async create(trx, x) {
     const t = readingTables(x);
@@ -75,6 +77,13 @@ export const READING: Projection = {
         doc jsonb not null
       );
       create index on ${SCHEMA}.${t.conflicts} (user_id, item_id);
+      create table ${SCHEMA}.${t.readerSettings} (
+        user_id uuid not null,
+        item_id text not null,
+        settings jsonb not null,
+        updated_at timestamptz not null,
+        primary key (user_id, item_id)
+      );
     `,
     );
   },

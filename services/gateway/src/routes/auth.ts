@@ -140,9 +140,16 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
   });
 
   const logoutBody = Type.Unknown({ description: 'optional `{refresh_token}` to end that session too; anything else is ignored' });
+  // Signing out is a write like any other: another site's form, or a document of this origin
+  // without the session's CSRF token, neither ends the session nor clears its cookie.
+  const signOutProof = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (origins?.crossSite(req)) return sendFailure(reply, fail('forbidden', Messages.crossOriginRefused));
+    await auth.optionalUser(req);
+    if (req.unprovenCookie) return sendFailure(reply, fail('forbidden', Messages.crossSiteRefused));
+  };
   app.post(
     '/api/auth/logout',
-    { onRequest: auth.optionalUser, schema: { tags, summary: 'sign out', body: logoutBody, response: { 200: MessageBody, ...errors(400) } } },
+    { onRequest: signOutProof, schema: { tags, summary: 'sign out', body: logoutBody, response: { 200: MessageBody, ...errors(400, 403) } } },
     async (req, reply) => {
       const input = bodyOf(req) ?? {};
       const rt = typeof input.refresh_token === 'string' && input.refresh_token !== '' ? input.refresh_token : undefined;

@@ -69,6 +69,7 @@ export const ItemQuery = {
 };
 export const SearchQuery = {
   ...ItemQuery,
+  sort: 'the order, whatever the filters (as the list takes it); without one, relevance to `q`, then title',
   q: 'free text',
   author_filter: 'fuzzy, or exact in double quotes',
   series_filter: 'fuzzy, or exact in double quotes',

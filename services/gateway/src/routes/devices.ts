@@ -54,7 +54,7 @@ export interface DeviceDeps {
   /** registration shares the login and register limit per client address */
   rateLimited?: boolean;
   /** which Host may go into absolute addresses */
-  origins?: Origins;
+  origins: Origins;
 }
 
 const setupInstructions = (approve: string, plugin: string) =>
@@ -73,7 +73,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   const caller = (req: FastifyRequest) => ({ caller: req.caller! });
   const badId = (reply: FastifyReply) => sendFailure(reply, fail('validation', M.invalidDeviceId));
   /** the base of absolute addresses in answers: '' (paths) when the Host is not to be believed */
-  const origin = (req: FastifyRequest) => (deps.origins ? (deps.origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`);
+  const origin = (req: FastifyRequest) => deps.origins.publicBase(req) ?? '';
   /** What to type in KOReader's Progress sync for a sync key: the server, the user's username, the key as the password. */
   const tags = ['devices'];
   const refused = errors(400, ...SIGNED_IN, 404);

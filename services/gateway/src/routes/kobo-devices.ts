@@ -20,7 +20,8 @@ const SettingsBody = Type.Object({ books: Type.Optional(Type.Unknown()) });
 export interface KoboDeviceDeps {
   auth: Auth;
   devices: CallDeviceSync;
-  origins?: Origins;
+  /** which Host may go into the Kobo's address */
+  origins: Origins;
 }
 
 const tags = ['devices'];

@@ -42,10 +42,11 @@ export interface KoboDeps {
   catalog: CallCatalog;
   /** books' locator indexes, shared with the web reader's sections route (one cache) */
   locatorIndex: LocatorIndexOf;
-  origins?: Origins;
+  /** which Host may go into the absolute addresses of the store's answers */
+  origins: Origins;
   /** the real Kobo store (KOBO_STORE_URL), for what an admin lets through */
   storeUrl?: string;
-  /** the per-address budget of failed credential checks every surface shares */
+  /** the budgets of failed credential checks per address and kind (Kobo tokens are one kind) */
   failures?: AuthFailures;
 }
 
@@ -56,6 +57,23 @@ declare module 'fastify' {
 }
 
 const ok = <T>(r: Result<T>): T | null => (r.ok ? r.value : null);
+
+/** a user key a device may send: printable text the store would have given it */
+const USER_KEY = /^[\x21-\x7e]{1,256}$/;
+
+/**
+ * The `UserKey` the store's answers carry: the one the device sends (its body's `UserKey`, else its
+ * `X-Kobo-UserKey` header), echoed as the peers echo it, so the device keeps the account it knows;
+ * a device that sends none gets its owner's id. The same for the same request, every time.
+ */
+export function userKeyOf(req: FastifyRequest): string {
+  const body = req.body as { UserKey?: unknown } | null | undefined;
+  const sent = body && typeof body === 'object' && !Array.isArray(body) ? body.UserKey : undefined;
+  if (typeof sent === 'string' && USER_KEY.test(sent)) return sent;
+  const header = req.headers['x-kobo-userkey'];
+  if (typeof header === 'string' && USER_KEY.test(header)) return header;
+  return req.kobo!.user_id;
+}
 
 /**
  * The schema of each Kobo route (given by app.ts as they are registered): the store protocol is
@@ -83,13 +101,15 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   const state = new KoboSyncState(reads.db);
   const P = '/kobo/:token';
 
-  /** onRequest of every store route: the token names a Kobo, or the answer is 401. */
+  /**
+   * onRequest of every store route: the token names a Kobo, or the answer is 401 (429 once the
+   * address is over its budget of bad Kobo tokens). A valid token always passes: one lookup by
+   * its hash is all it costs. An answer sent here is returned, which stops the request.
+   */
   const requireKobo = async (req: FastifyRequest, reply: FastifyReply) => {
-    // a wrong token counts against the address's budget of failed checks, like a password
-    if (deps.failures?.refuse(req, reply)) return;
     const kobo = await deps.koboAuth.verify((req.params as { token?: string }).token);
     if (!kobo) {
-      deps.failures?.failed(req.ip);
+      if (deps.failures?.refuseFailed(req, reply, 'kobo-token')) return reply;
       return reply.code(401).send({ error: 'invalid or revoked Kobo token' });
     }
     req.kobo = kobo;
@@ -107,7 +127,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
 
   const tokens = (req: FastifyRequest) => {
     const t = (req.params as { token: string }).token;
-    return { AccessToken: t, RefreshToken: t, TokenType: 'Bearer', TrackingId: req.kobo!.device_id, UserKey: req.kobo!.user_id };
+    return { AccessToken: t, RefreshToken: t, TokenType: 'Bearer', TrackingId: req.kobo!.device_id, UserKey: userKeyOf(req) };
   };
   app.post(`${P}/v1/auth/device`, hook, async (req) => tokens(req));
   app.post(`${P}/v1/auth/refresh`, hook, async (req) => tokens(req));
@@ -115,7 +135,7 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
     reply.header('x-kobo-apitoken', 'e30=').send({ Resources: koboResources(base(req), origin(req) || base(req).replace(/\/kobo\/.*$/, '')) }),
   );
   app.get(`${P}/v1/user/profile`, hook, async (req) => ({
-    UserKey: req.kobo!.user_id,
+    UserKey: userKeyOf(req),
     UserDisplayName: req.kobo!.name,
     HasPurchasedBook: true,
     HasPurchasedAudiobook: false,
@@ -131,7 +151,10 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   app.get(`${P}/v1/library/sync`, hook, async (req, reply) => {
     const kobo = req.kobo!;
     const token = parseSyncToken(req.headers['x-kobo-synctoken']);
-    await state.confirm(kobo.device_id, token.gen);
+    // a token that is not one of ours for this Kobo (none, the store's, another server's, garbage):
+    // the device holds nothing we sent, so everything is sent again — a full sync (Komga does this)
+    if (!(await state.ours(kobo.device_id, token))) await state.reset(kobo.device_id);
+    else await state.confirm(kobo.device_id, token.gen);
     const a = await access(req);
     const diff = await state.differences(kobo, a, SYNC_PAGE + 1, token.after ?? null);
     const bookIds = diff.filter((d) => d.key.startsWith('i:')).map((d) => d.key.slice(2));
@@ -154,10 +177,30 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
       sent.push(unplaced ? { ...d, sver: `${d.sver}~unplaced` } : d);
     }
     const gen = await state.record(kobo.device_id, sent);
-    reply.header('x-kobo-synctoken', makeSyncToken(gen, token.store, more ? sent.at(-1)?.key : undefined));
+    // the reading states this answer gives the device: its next push of those books follows them
+    await delivered(
+      req,
+      'kobo-sync',
+      sent.filter((d) => d.key.startsWith('i:') && d.sver !== null && d.sver !== d.hsver && items.has(d.key.slice(2)) && progress.has(d.key.slice(2))),
+      progress,
+    );
+    reply.header('x-kobo-synctoken', makeSyncToken(gen, token.store, more ? sent.at(-1)?.key : undefined, kobo.device_id));
     if (more) reply.header('x-kobo-sync', 'continue');
     return reply.send(entries);
   });
+
+  /**
+   * Tells the reading service which positions the Kobo was given (`progress-delivered`, by the time
+   * each was written: the read model keeps no version), so that its next push of those books
+   * follows them (docs/decisions.md, "Devices follow the position they were given"). A failure is
+   * logged; the answer goes anyway.
+   */
+  async function delivered(req: FastifyRequest, via: string, diff: Pick<Difference, 'key'>[], progress: Progress): Promise<void> {
+    const list = diff.map((d) => ({ media_item_id: d.key.slice(2), updated_at: progress.get(d.key.slice(2))!.updated_at }));
+    if (list.length === 0) return;
+    const r = await deps.reading(req, 'progress-delivered', { input: { via, delivered: list } });
+    if (!r.ok) req.log.warn({ err: r.error.message }, 'kobo: the reading states sent were not recorded');
+  }
 
   /** The entries one difference makes (none when the book became invisible between the two reads). */
   async function entriesOf(
@@ -217,7 +260,9 @@ export function koboRoutes(app: FastifyInstance, deps: KoboDeps): void {
   app.get(`${P}/v1/library/:id/state`, hook, async (req, reply) => {
     const item = await bookOf(req, reply);
     if (!item) return reply;
-    const p = (await lib.progressOf(req.kobo!.user_id, [item.id])).get(item.id);
+    const progress = await lib.progressOf(req.kobo!.user_id, [item.id]);
+    const p = progress.get(item.id);
+    if (p) await delivered(req, 'kobo-state', [{ key: `i:${item.id}` }], progress);
     return [readingState(item.id, item.created_at, await lib.stateFacts(item, p))];
   });
 

@@ -76,7 +76,7 @@ export interface KosyncDeps {
   reading: Reader;
   /** the reading client for the protocol's push: it waits for no read model (a pull after it is a new cache key) */
   pushReading?: Reader;
-  /** the per-address budget of failed credential checks (shared with every other surface) */
+  /** the budgets of failed credential checks per address (a key is checked like a password here) */
   failures: AuthFailures;
   /** users/create carries the per-address request limit of register */
   createLimited?: boolean;
@@ -96,7 +96,7 @@ export function kosyncRoutes(
   app.decorateRequest('kosyncDevice', null);
   /** onRequest of the protocol's signed-in routes: sets `req.caller`, or answers 2001 (or 429 / 503). */
   const requireKosync = async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-    const wait = failures.wait(req.ip);
+    const wait = failures.wait(req.ip, 'password');
     if (wait)
       return reply
         .code(429)
@@ -126,7 +126,7 @@ export function kosyncRoutes(
     });
     if (outcome === 'unavailable') return kosyncError(reply, 2000);
     if (outcome === 'refused') {
-      failures.failed(req.ip);
+      failures.failed(req.ip, 'password');
       return kosyncError(reply, 2001);
     }
     signIn(outcome);
@@ -230,10 +230,18 @@ export function kosyncRoutes(
       // written anywhere, a book or a library access changed), as the dashboard's is: devices
       // opening a book pull far more often than anyone writes. A push waits for no read model, so
       // each push through this gateway is a new key as well (decisions 84).
-      const key = `kosync-pull|${c.key}|${c.positions.reading ?? 0}|${pushes}|${req.caller!.user_id}|${raw}`;
+      // A pull records what the device was given (decision "Devices follow the position they were
+      // given"): a device's sync key names it, so its pulls are not answered from another's entry.
+      const by = req.kosyncDevice?.device_id ?? '-';
+      const key = `kosync-pull|${c.key}|${c.positions.reading ?? 0}|${pushes}|${req.caller!.user_id}|${by}|${raw}`;
       const r = await reads.cached(key, async () => {
         const item = await view.itemOf(c.access, document);
-        const r = await reading(req, 'kosync-pull', { access: c.access, ...(item ? { item_id: item } : {}), query: { document } });
+        const r = await reading(req, 'kosync-pull', {
+          access: c.access,
+          ...(item ? { item_id: item } : {}),
+          query: { document },
+          ...(req.kosyncDevice ? { input: { bindery_device: req.kosyncDevice } } : {}),
+        });
         if (!r.ok) return r;
         const v = r.value as Record<string, unknown>;
         // the id as the device sent it

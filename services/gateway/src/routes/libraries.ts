@@ -1,6 +1,7 @@
 // /api/libraries/*, /api/scanner/*: libraries and the scanner, by request/reply to the catalog.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { fail, Messages, type Identity } from '@bindery/contracts';
+import { LRUCache } from 'lru-cache';
+import { fail, Messages, type Catalog, type Identity } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallCatalog, CallIdentity } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
@@ -28,9 +29,19 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, r
   const LibraryBody = serviceBody({ name: 'the name', folders: 'server folders (absolute paths)', watch: 'follow changes on disk (default true)' });
 
   // The libraries the caller may see, from the read model; server paths only for admins.
+  // asked by every library page (its library filter): kept per catalog position, access and role,
+  // since counting each library's items is a scan of the items (issue 43 made the page ask it)
+  const librariesKept = new LRUCache<string, Catalog.Library[]>({ max: 256 });
   const visibleLibraries = async (req: FastifyRequest, reply: FastifyReply) => {
     const c = await reads.context(req.caller!);
-    return reply.send(await reads.catalog.libraries(c.access, req.caller!.role === 'admin'));
+    const admin = req.caller!.role === 'admin';
+    const key = `${c.key}|${admin}`;
+    let list = librariesKept.get(key);
+    if (!list) {
+      list = await reads.catalog.libraries(c.access, admin);
+      librariesKept.set(key, list);
+    }
+    return reply.send(list);
   };
   const listed = { tags, summary: 'the libraries you may see', response: { 200: LibraryList, ...refused } };
   app.get('/api/libraries', { ...user, schema: listed }, visibleLibraries);

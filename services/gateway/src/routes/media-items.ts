@@ -26,6 +26,7 @@ export function mediaItemRoutes(
 ): void {
   const user = { onRequest: auth.requireUser };
   const admin = { onRequest: auth.requireAdmin };
+  const editor = { onRequest: auth.requireEditor };
   const invalid = () => fail('invalid_request', Messages.invalidRequest);
   const tags = ['media items'];
   const ItemBody = serviceBody(
@@ -74,7 +75,7 @@ export function mediaItemRoutes(
   const bulkBody = serviceBody({ ids: 'media item ids', changes: 'the fields to set, `add_tags`, `remove_tags`' });
   app.post(
     '/api/media-items/bulk-update',
-    { ...admin, schema: { tags, summary: 'change media items (admin)', body: bulkBody, response: { 200: BulkReport, ...errors(400, ...SIGNED_IN) } } },
+    { ...editor, schema: { tags, summary: 'change media items (admin or can_edit_metadata)', body: bulkBody, response: { 200: BulkReport, ...errors(400, ...SIGNED_IN) } } },
     async (req, reply) => {
       const input = bodyOf(req);
       if (!input) return sendFailure(reply, invalid());
@@ -108,8 +109,14 @@ export function mediaItemRoutes(
     },
   );
   for (const method of ['put', 'patch'] as const) {
-    const schema = { tags, summary: 'change a media item (admin)', params: IdParams, body: ItemBody, response: { 200: ItemUpdated, ...errors(400, ...SIGNED_IN, 404, 409) } };
-    app[method]('/api/media-items/:id', { ...admin, schema }, async (req, reply) => {
+    const schema = {
+      tags,
+      summary: 'change a media item (admin or can_edit_metadata)',
+      params: IdParams,
+      body: ItemBody,
+      response: { 200: ItemUpdated, ...errors(400, ...SIGNED_IN, 404, 409) },
+    };
+    app[method]('/api/media-items/:id', { ...editor, schema }, async (req, reply) => {
       const input = bodyOf(req);
       if (!input) return sendFailure(reply, invalid());
       return sendResult(reply, await catalog('item-update', { caller: req.caller!, id: id(req), input }));

@@ -25,7 +25,7 @@ interface KeyInfo {
 
 export function opdsKeyRoutes(
   app: FastifyInstance,
-  { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins?: Origins },
+  { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins: Origins },
 ): void {
   const user = { onRequest: auth.requireUser };
   const tags = ['opds'];
@@ -44,7 +44,7 @@ export function opdsKeyRoutes(
       const v = r.value as KeyInfo;
       const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
       // the absolute address only for a Host this server may believe (else the app takes the path)
-      const base = origins ? origins.publicBase(req) : `${req.protocol}://${req.host}`;
+      const base = origins.publicBase(req);
       return reply
         .code(201)
         .header('Cache-Control', 'no-store')

@@ -20,8 +20,8 @@ import { GROUP_KINDS, NAME_GROUPS, OpdsQueries, type ItemFilter } from '../opds/
 import { readerAuth } from '../opds/reader-auth';
 import { opds2Feeds } from './opds2';
 import { baseOf, collectionPage, feedCache, OPDS_ROOT, otherParams, pathOf, queryOf, send } from '../opds/request';
-import { BUSY_RETRY_SECONDS, findPdftoppm, PageBusyError, type PageRenderOptions, PageSourceError, PDFTOPPM_MISSING, RenderLimitError } from '../opds/page-sources';
-import { PSE_CLIENT, PSE_DEVICE, Streams } from '../opds/streams';
+import { BUSY_RETRY_SECONDS, findPdftoppm, PageBusyError, PageSourceError, PDFTOPPM_MISSING, RenderLimitError } from '../opds/page-sources';
+import { PSE_CLIENT, PSE_DEVICE, type Streams } from '../opds/streams';
 import { DashboardView } from '../read-model/dashboard-view';
 import type { Reader } from '../http/reading-client';
 import type { VerifiedCache } from '../http/verified-cache';
@@ -40,12 +40,12 @@ export interface OpdsDeps {
   reading: Reader;
   /** the sign-ins taken on trust, shared with KOReader's stock sync */
   verified?: VerifiedCache;
-  /** the per-address budget of failed credential checks (shared with every other surface) */
+  /** the budgets of failed credential checks per address and kind (Basic is a password, a key a reader key) */
   failures?: AuthFailures;
   /** which Host may go into absolute addresses (the OpenSearch template) */
-  origins?: Origins;
-  /** page rendering: concurrency, queue, memory and time limits (defaults: DEFAULT_PAGE_RENDER) */
-  pageRender?: PageRenderOptions;
+  origins: Origins;
+  /** the page streams (one per gateway: its render pool's limits hold for every route that renders pages) */
+  streams: Streams;
 }
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -65,7 +65,7 @@ export function parseWidth(w: string | undefined): number | null {
 export function opdsRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   const requireReader = readerAuth(deps.auth, deps.identity, deps.verified, deps.failures);
   const queries = new OpdsQueries(deps.reads.db);
-  const streams = new Streams(deps.reads, deps.pageRender, (msg) => app.log.warn(msg));
+  const streams = deps.streams;
   const tree = async (sub: FastifyInstance) => {
     sub.addHook('onRequest', requireReader);
     feeds(sub, deps, queries, streams);
@@ -285,7 +285,7 @@ function feeds(app: FastifyInstance, { reads, reading, origins, covers }: OpdsDe
     const base = baseOf(req);
     if (text === undefined || text.trim() === '') {
       // a Host this server may not believe gives a relative template (most apps resolve it)
-      const origin = origins ? (origins.publicBase(req) ?? '') : `${req.protocol}://${req.host}`;
+      const origin = origins.publicBase(req) ?? '';
       const r = await cachedFeed(req, async () => ok(openSearchDescription(origin, base)), origin);
       return send(reply, r, TYPE.openSearch);
     }

@@ -56,6 +56,19 @@ export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }:
     },
   );
 
+  // what the admin allows a user beyond their role (issue 43): the caller carries it from identity's event
+  const permissionsBody = serviceBody({ can_edit_metadata: 'true: may edit metadata and covers' });
+  const permitted = Type.Object({ message: Type.String(), user_id: Type.String(), can_edit_metadata: Type.Boolean() });
+  app.put(
+    '/api/auth/users/:user_id/permissions',
+    { ...admin, schema: { tags, summary: "set a user's permissions", params: UserParams, body: permissionsBody, response: { 200: permitted, ...errors(400, ...SIGNED_IN, 404) } } },
+    async (req, reply) => {
+      const input = bodyOf(req);
+      if (!input) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
+      return sendResult(reply, await identity('permissions-set', { caller: req.caller!, target_id: userId(req), input }));
+    },
+  );
+
   app.get(
     '/api/admin/projections',
     { ...admin, schema: { tags, summary: "the gateway's read models", response: { 200: Type.Object({ data: Type.Array(Projection) }), ...errors(...SIGNED_IN) } } },

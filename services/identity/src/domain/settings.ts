@@ -1,4 +1,5 @@
 // The typed settings registry and raw configuration rules.
+import { isAbsolute } from 'node:path';
 import { err, fail, ok, type Identity, type Result } from '@bindery/contracts';
 import { invalidRequest, validation } from './validate';
 
@@ -89,10 +90,43 @@ export const SETTINGS = {
     description:
       "Pass the Kobo store calls Bindery does not answer itself (the shop, wishlists, recommendations) on to Kobo's store (KOBO_STORE_URL). Off: they are answered empty.",
   },
+  backup_folder: {
+    type: 'string',
+    // empty: no scheduled backup
+    default: '',
+    min: null,
+    max: null,
+    requires_restart: false,
+    category: 'general',
+    group: 'Backups',
+    description: 'The folder (an absolute path on the server) where a backup is written every backup_interval_hours, keeping the newest backup_keep. Empty: no scheduled backups.',
+  },
+  backup_interval_hours: {
+    type: 'integer',
+    default: 24,
+    min: 1,
+    max: 8760,
+    requires_restart: false,
+    category: 'general',
+    group: 'Backups',
+    description: 'Hours between scheduled backups.',
+  },
+  backup_keep: {
+    type: 'integer',
+    default: 7,
+    min: 1,
+    max: 1000,
+    requires_restart: false,
+    category: 'general',
+    group: 'Backups',
+    description: 'How many scheduled backups the folder keeps; older ones are removed.',
+  },
 } as const satisfies Record<string, Def>;
 
 export type SettingKey = keyof typeof SETTINGS;
-export type Settings = { [K in SettingKey]: (typeof SETTINGS)[K]['default'] extends boolean ? boolean : number };
+export type Settings = {
+  [K in SettingKey]: (typeof SETTINGS)[K]['default'] extends boolean ? boolean : (typeof SETTINGS)[K]['default'] extends string ? string : number;
+};
 
 export const isSettingKey = (k: string): k is SettingKey => Object.hasOwn(SETTINGS, k);
 
@@ -135,10 +169,21 @@ export function parseSettingsPut(raw: Record<string, unknown>): Result<Record<st
       else if (v === 'false') v = false;
       if (typeof v !== 'boolean') return err(validation(`${key} must be true or false`));
     } else if (typeof v !== 'string') return err(validation(`${key} must be a string`));
+    else {
+      v = v.trim();
+      const text = v as string;
+      if (text.length > SETTING_TEXT_MAX) return err(validation(`${key} must be at most ${SETTING_TEXT_MAX} characters`));
+      if (/[\u0000-\u001f\u007f]/.test(text) || /[\ud800-\udfff]/.test(text.replace(/[\ud800-\udbff][\udc00-\udfff]/g, '')))
+        return err(validation(`${key} must not contain control characters`));
+      if (key === 'backup_folder' && text !== '' && !isAbsolute(text)) return err(validation('backup_folder must be an absolute path, or empty'));
+    }
     out[key] = v as Value;
   }
   return ok(out);
 }
+
+/** the longest text a string setting takes */
+export const SETTING_TEXT_MAX = 4096;
 
 const CONFIG_KEY = /^[a-z][a-z0-9_.-]{0,63}$/;
 export const CONFIG_VALUE_MAX = 4096;

@@ -15,6 +15,8 @@ export interface UserState {
   theme: string;
   timezone: string;
   max_devices: number;
+  /** the admin allowed this user to edit metadata and covers (issue 43) */
+  can_edit_metadata: boolean;
   version: number;
 }
 
@@ -36,11 +38,12 @@ export const initialUser = (id: string): UserState => ({
   theme: '',
   timezone: DEFAULT_TIMEZONE,
   max_devices: DEFAULT_MAX_DEVICES,
+  can_edit_metadata: false,
   version: -1,
 });
 
 /** The fields of a user that events set: what the users table keeps of the state. */
-export type UserFields = Pick<UserState, 'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'max_devices'>;
+export type UserFields = Pick<UserState, 'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'max_devices' | 'can_edit_metadata'>;
 
 /** What an event does to its user: the one reading of user events, for the state here and the users table. */
 export type UserChange = { kind: 'registered'; fields: UserFields } | { kind: 'changed'; fields: Partial<UserFields> } | { kind: 'deleted' } | null;
@@ -49,7 +52,7 @@ export function userChange(e: Identity.IdentityEvent): UserChange {
   switch (e.type) {
     case 'identity.user-registered.v1': {
       const { email, username, first_name, last_name, role, theme, timezone, max_devices } = e.data;
-      return { kind: 'registered', fields: { email, username, first_name, last_name, role, theme, timezone, max_devices } };
+      return { kind: 'registered', fields: { email, username, first_name, last_name, role, theme, timezone, max_devices, can_edit_metadata: false } };
     }
     case 'identity.profile-changed.v1':
       return { kind: 'changed', fields: e.data.changes };
@@ -57,6 +60,8 @@ export function userChange(e: Identity.IdentityEvent): UserChange {
       return { kind: 'changed', fields: { role: e.data.role } };
     case 'identity.max-devices-changed.v1':
       return { kind: 'changed', fields: { max_devices: e.data.max_devices } };
+    case 'identity.permissions-changed.v1':
+      return { kind: 'changed', fields: { can_edit_metadata: e.data.can_edit_metadata } };
     case 'identity.user-deleted.v1':
       return { kind: 'deleted' };
     default:
@@ -90,6 +95,7 @@ export const profileOf = (s: UserState): Identity.UserProfile => ({
   last_name: s.last_name,
   role: s.role,
   ...(s.theme !== '' ? { theme: s.theme } : {}),
+  ...(s.can_edit_metadata ? { can_edit_metadata: true } : {}),
 });
 
 /**
@@ -102,6 +108,7 @@ export function stateProfiles(user: UserState, events: Ev[]): Ev[] {
     s = evolve(s, e);
     if (e.type === 'identity.profile-changed.v1') return { type: e.type, data: { ...e.data, profile: profileOf(s) } };
     if (e.type === 'identity.role-changed.v1') return { type: e.type, data: { ...e.data, profile: profileOf(s) } };
+    if (e.type === 'identity.permissions-changed.v1') return { type: e.type, data: { ...e.data, profile: profileOf(s) } };
     return e;
   });
 }

@@ -1,9 +1,11 @@
 // Admin operations: user listing, max devices, system settings and configuration, setup status.
 import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
 import { parseMaxDevices } from '../domain/max-devices';
+import { parsePermissions } from '../domain/permissions';
 import { parseLibraryAccess, type LibraryAccess } from '../domain/library-access';
 import { parseConfigPut, parseSettingsPut, settingEntries } from '../domain/settings';
 import { isUuid } from '../domain/validate';
+import { stateProfiles } from '../domain/user';
 import * as users from '../store/users';
 import * as store from '../store/settings';
 import type { Ctx } from './context';
@@ -29,6 +31,29 @@ export async function setMaxDevices(ctx: Ctx, req: Identity.IdentityRequest<'max
       await ctx.appendUser(trx, user, [{ type: 'identity.max-devices-changed.v1', data: { user_id: id, max_devices: parsed.value } }]);
     }
     return ok({ message: 'max devices updated' });
+  });
+}
+
+/** What the admin allows a user beyond their role (issue 43): editing metadata and covers. An admin may set it on any account, their own too. */
+export async function setPermissions(
+  ctx: Ctx,
+  req: Identity.IdentityRequest<'permissions-set'>,
+): Promise<Result<{ message: string; user_id: string; can_edit_metadata: boolean }>> {
+  const denied = await ctx.requireAdmin(req.caller);
+  if (denied) return err(denied);
+  if (!isUuid(req.target_id)) return err(fail('invalid_user_id', Messages.invalidUserId));
+  const parsed = parsePermissions(req.input);
+  if (!parsed.ok) return parsed;
+  const id = req.target_id.toLowerCase();
+  return ctx.tx(async (trx) => {
+    const user = await ctx.loadUser(trx, id);
+    if (!user.exists || user.deleted) return err(fail('user_not_found', Messages.userNotFound));
+    const can = parsed.value.can_edit_metadata;
+    if (user.can_edit_metadata !== can) {
+      const changed = { type: 'identity.permissions-changed.v1' as const, data: { user_id: id, can_edit_metadata: can, changed_by: req.caller.user_id } };
+      await ctx.appendUser(trx, user, stateProfiles(user, [changed]));
+    }
+    return ok({ message: 'permissions updated', user_id: id, can_edit_metadata: can });
   });
 }
 

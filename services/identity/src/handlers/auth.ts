@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Trx } from '@bindery/platform';
 import type { IdentityDb } from '../store/database';
-import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
+import { err, fail, Identity, Messages, ok, type Result } from '@bindery/contracts';
 import { decideRegistration, parseRegister, userRegistered } from '../domain/register';
 import { isUuid, readStrings, invalidRequest, validation, LOGIN_MAX, LOGIN_PASSWORD_MAX } from '../domain/validate';
 import { initialUser } from '../domain/user';
@@ -11,6 +11,7 @@ import * as sessions from '../store/sessions';
 import * as kosync from '../store/kosync';
 import { internal, type Ctx } from './context';
 import { underLoginLock } from './login-lock';
+import { clientOf as oidcClientOf } from '../oidc/handlers';
 
 export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register'>): Promise<Result<Identity.AuthResult>> {
   const parsed = parseRegister(req.input);
@@ -55,6 +56,8 @@ export async function register(ctx: Ctx, req: Identity.IdentityRequest<'register
 }
 
 export async function login(ctx: Ctx, req: Identity.IdentityRequest<'login'>): Promise<Result<Identity.AuthResult>> {
+  // OIDC_ONLY: people sign in through the provider (reader apps and devices keep their own credentials)
+  if (oidcClientOf(ctx)?.settings.only) return err(fail('forbidden', Identity.OIDC_ONLY_MESSAGE));
   const f = readStrings(req.input, ['login', 'password'] as const);
   if (!f) return err(invalidRequest());
   if (f.login === '') return err(validation('login is required'));

@@ -7,6 +7,8 @@ import * as profile from './profile';
 import * as admin from './admin';
 import * as readerAuth from './reader-auth';
 import * as kosync from './kosync';
+import * as mail from './mail';
+import * as oidc from '../oidc/handlers';
 import type { Ctx } from './context';
 
 type Handlers = { [K in Identity.IdentityOp]: (ctx: Ctx, req: Identity.IdentityRequest<K>) => Promise<Result<unknown>> };
@@ -25,6 +27,7 @@ const handlers: Handlers = {
   'user-delete': profile.deleteUser,
   'users-list': admin.listUsers,
   'max-devices-set': admin.setMaxDevices,
+  'permissions-set': admin.setPermissions,
   'library-access-set': admin.setLibraryAccess,
   'settings-get': admin.getSettings,
   'settings-put': admin.putSettings,
@@ -33,6 +36,8 @@ const handlers: Handlers = {
   'setup-status': admin.setupStatus,
   ...readerAuth.handlers,
   ...kosync.handlers,
+  ...oidc.handlers,
+  ...mail.handlers,
 };
 
 export function endpoints(ctx: Ctx): Record<string, RpcHandler> {

@@ -21,6 +21,10 @@ export interface UsersTable {
   timezone: Generated<string>;
   max_devices: Generated<number>;
   device_count: Generated<number>;
+  /** identity-004 (issue 43) */
+  can_edit_metadata: Generated<boolean>;
+  /** identity-mail-001 (issue 47): where this person's books are mailed, '' for none */
+  ereader_address: Generated<string>;
   created_at: DefaultNow;
   updated_at: DefaultNow;
   /** bigserial: the order accounts were made in ("the first other admin") */
@@ -75,7 +79,44 @@ export interface ReaderKeysTable {
   created_at: DefaultNow;
 }
 
+/** identity-mail-001 (issue 47): reset links, kept as their SHA-256 */
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  requested_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/** identity-mail-001 (issue 47) */
+export interface InvitationsTable {
+  id: string;
+  email: string;
+  role: Identity.Role;
+  all_libraries: boolean;
+  /** jsonb: read back parsed, written as JSON text */
+  library_ids: ColumnType<string[], string, string>;
+  token_hash: string;
+  expires_at: Timestamp;
+  invited_by: string;
+  created_at: Timestamp;
+  accepted_by: ColumnType<string | null, string | null | undefined, string | null>;
+  /** when it was accepted or revoked */
+  ended_at: NullableTimestamp;
+}
+
+/** identity-oidc-001 (issue 47): the projection of identity.oidc-linked.v1 */
+export interface OidcLinksTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  linked_at: Timestamp;
+}
+
 export interface IdentityDb {
+  oidc_links: OidcLinksTable;
+  password_resets: PasswordResetsTable;
+  invitations: InvitationsTable;
   users: UsersTable;
   credentials: CredentialsTable;
   refresh_tokens: RefreshTokensTable;

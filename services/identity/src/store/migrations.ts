@@ -1,6 +1,8 @@
 import { execScript, type Migration } from '@bindery/platform';
 import { kosyncMigration } from './kosync-migration';
 import { readerKeyMigration } from './reader-keys-migration';
+import { oidcMigration } from './oidc-migration';
+import { mailMigration } from './mail-migration';
 
 export const SCHEMA = 'identity';
 
@@ -79,4 +81,13 @@ export const migrations: Migration[] = [
   },
   readerKeyMigration,
   kosyncMigration,
+  {
+    name: 'identity-004',
+    async up(trx, s) {
+      // an admin allows a user to edit metadata and covers (issue 43, identity.permissions-changed.v1)
+      await execScript(trx, `alter table ${s}.users add column if not exists can_edit_metadata boolean not null default false`);
+    },
+  },
+  mailMigration,
+  oidcMigration,
 ];

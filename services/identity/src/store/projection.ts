@@ -7,6 +7,8 @@ import { Identity } from '@bindery/contracts';
 import { userChange } from '../domain/user';
 import type { IdentityDb } from './database';
 import { SCHEMA } from './migrations';
+import * as oidcLinks from './oidc-links';
+import { projectMail } from './mail';
 
 /** Identity's events and their contract schemas: checked before every append, decoded when read back. */
 export const identityEvents = eventSchemas(Identity.IdentityEvents);
@@ -36,6 +38,7 @@ export async function project(q: DbOrTrx<IdentityDb>, e: Recorded, schema = SCHE
     else await t(q).deleteFrom('users').where('id', '=', id).execute();
     return;
   }
+  if (await projectMail(t(q), e, at)) return;
   switch (e.type) {
     case 'identity.reader-key-changed.v1': {
       const d = e.data;
@@ -86,6 +89,9 @@ export async function project(q: DbOrTrx<IdentityDb>, e: Recorded, schema = SCHE
             .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: at }))
             .execute();
       }
+      return;
+    case 'identity.oidc-linked.v1':
+      await oidcLinks.insert(q, { issuer: e.data.issuer, subject: e.data.subject, user_id: e.data.user_id, linked_at: at }, schema);
       return;
     default:
       // sessions (the gateway's list), password changes and library access keep no identity table

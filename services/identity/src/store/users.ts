@@ -68,6 +68,8 @@ export const toProfile = (u: UserRow, withTheme: boolean): Identity.UserProfile 
   last_name: u.last_name,
   role: u.role,
   ...(withTheme && u.theme !== '' ? { theme: u.theme } : {}),
+  // the profile (not the sign-in answer's user) says what the admin allowed beyond the role
+  ...(withTheme && u.can_edit_metadata ? { can_edit_metadata: true } : {}),
 });
 
 export const toRecord = (u: UserRow): Identity.UserRecord => ({
@@ -81,6 +83,7 @@ export const toRecord = (u: UserRow): Identity.UserRecord => ({
   timezone: u.timezone,
   max_devices: u.max_devices,
   device_count: u.device_count,
+  can_edit_metadata: u.can_edit_metadata,
   created_at: toIso(u.created_at),
   updated_at: toIso(u.updated_at),
 });

@@ -144,19 +144,34 @@ export interface Stored {
   version: number;
 }
 
+/** What a device was given of the current position: its version and place (a receipt, or the version a write names). */
+export interface Given {
+  version: number;
+  percentage: number;
+}
+
 /**
- * When two devices disagree: a device's first position for a book already mid-read elsewhere, or a
- * write based on an older version than the one stored by another device.
+ * When two devices disagree (docs/decisions.md, "Reading" and "Devices follow the position they
+ * were given"): a device's first position for a book already mid-read elsewhere — unless it was
+ * given the current position (its last receipt, or the version the write names, is the current
+ * one) and does not push from a place more than 1 % before the one it was given — or a write based
+ * on an older version than the one stored by another device.
  */
 export function conflictReason(
   current: Stored | null,
   incoming: { percentage: number; device: string; baseVersion?: number },
   deviceKnown: boolean,
+  received: Given | null = null,
 ): 'first-push' | 'concurrent' | null {
   if (!current || current.device === incoming.device) return null;
   if (Math.abs(current.percentage - incoming.percentage) <= AGREE) return null;
   const midRead = current.percentage > FIRST_PAGE && current.percentage < 1;
-  if (!deviceKnown && midRead) return 'first-push';
+  if (!deviceKnown && midRead) {
+    const given: Given | null =
+      incoming.baseVersion !== undefined ? (incoming.baseVersion >= current.version ? { version: incoming.baseVersion, percentage: current.percentage } : null) : received;
+    const follows = given !== null && given.version >= current.version && incoming.percentage >= given.percentage - AGREE;
+    return follows ? null : 'first-push';
+  }
   if (incoming.baseVersion !== undefined && incoming.baseVersion < current.version) return 'concurrent';
   return null;
 }

@@ -10,7 +10,7 @@ import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { KosyncDocumentsTable, Trx } from '../store/db';
 import type { Position } from '../domain/position';
 import { t, type Ctx } from './context';
-import { prepareProgress, writeProgress } from './progress';
+import { deliverQuietly, prepareProgress, writeProgress } from './progress';
 import { itemVisible } from './visible';
 import { bad, isUuid, no, notFound, q1, type Req } from './util';
 import * as Locator from '@bindery/locator';
@@ -46,6 +46,13 @@ export const deviceLabel = (device: string, deviceId: string) => (deviceId ? `${
 /** The name a stored push's positions carry: the Bindery device's (a sync key), else the KOReader one's. */
 const labelOf = (r: Row): string => r.label ?? deviceLabel(r.device, r.device_id);
 
+/**
+ * The name a stock KOReader signed in by password is given positions under: its pull names no
+ * device, so what it pulls is recorded for the document, and its next push of that document
+ * follows it (docs/decisions.md, "Devices follow the position they were given").
+ */
+export const documentReceiver = (document: string) => `kosync:${document}`;
+
 /** KOReader's progress as a position submission: an XPointer, a page number, or the fraction alone. */
 function positionInput(progress: string, percentage: number, device: string): Record<string, unknown> {
   const input: Record<string, unknown> = { percentage, client: 'koreader', device };
@@ -70,6 +77,14 @@ async function itemFor(trx: Trx | Ctx['db'], req: Req, row: Row | undefined): Pr
 
 type Push = { document: string; progress: string; percentage: number; device: string; device_id: string; via: { device_id: string; name: string } | null };
 
+/** The Bindery device whose sync key signed the request in (null: none), or the message. */
+function readVia(bindery_device: unknown): Push['via'] | string {
+  if (bindery_device === undefined) return null;
+  const b = bindery_device as Record<string, unknown> | null;
+  if (typeof b !== 'object' || b === null || !isUuid(b.device_id) || typeof b.name !== 'string' || b.name === '' || b.name.length > 100) return 'bindery_device must be a device';
+  return { device_id: (b.device_id as string).toLowerCase(), name: b.name };
+}
+
 function readPush(input: Record<string, unknown>): Push | string {
   const { document, progress, percentage, device, device_id, bindery_device } = input;
   if (typeof document !== 'string' || !DOC.test(document)) return 'document must be a document id';
@@ -77,12 +92,8 @@ function readPush(input: Record<string, unknown>): Push | string {
   if (typeof percentage !== 'number' || !Number.isFinite(percentage) || percentage < 0 || percentage > 1) return 'percentage must be a number between 0 and 1';
   if (typeof device !== 'string' || device.length > 100) return 'device must be text';
   if (device_id !== undefined && (typeof device_id !== 'string' || device_id.length > 128)) return 'device_id must be text';
-  let via: Push['via'] = null;
-  if (bindery_device !== undefined) {
-    const b = bindery_device as Record<string, unknown> | null;
-    if (typeof b !== 'object' || b === null || !isUuid(b.device_id) || typeof b.name !== 'string' || b.name === '' || b.name.length > 100) return 'bindery_device must be a device';
-    via = { device_id: (b.device_id as string).toLowerCase(), name: b.name };
-  }
+  const via = readVia(bindery_device);
+  if (typeof via === 'string') return via;
   return { document, progress, percentage, device, device_id: (device_id as string | undefined) ?? '', via };
 }
 
@@ -124,12 +135,16 @@ async function writeDocument(
   position: Record<string, unknown>,
   idle: string,
   values: Omit<DocumentPush, 'document'> | Omit<DocumentChange, 'document'>,
-  /** `onlyUnlinked`: write only while the document has no item; `deviceId`: the Bindery device that sent the position */
-  { onlyUnlinked = false, deviceId = null }: { onlyUnlinked?: boolean; deviceId?: string | null } = {},
+  /**
+   * `onlyUnlinked`: write only while the document has no item; `deviceId`: the Bindery device that
+   * sent the position; `receivedAs`: another name the device was given positions under
+   */
+  { onlyUnlinked = false, deviceId = null, receivedAs = null }: { onlyUnlinked?: boolean; deviceId?: string | null; receivedAs?: string | null } = {},
 ): Promise<Result<{ status: string; row: Row; healed: string[] }>> {
   // KOReader shows any refusal as a sync error: a page past the book's last is stored as the last
   const prepared = item ? await prepareProgress(ctx, item, position, deviceId, { clampPage: true }) : null;
   if (prepared && !prepared.ok) return prepared;
+  if (prepared && receivedAs) prepared.value.inc.receivedAs = receivedAs;
   // a clamped page is what the document keeps too, so a pull answers the page the book has
   const kept = prepared?.value.inc.position;
   const clamped =
@@ -182,7 +197,8 @@ export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
       bindery_device_id: p.via?.device_id ?? null,
       pushed_at: ctx.now(),
     },
-    { deviceId: p.via?.device_id ?? null },
+    // signed in by password, the device is known only as the one that pulled this document
+    { deviceId: p.via?.device_id ?? null, receivedAs: p.via ? null : documentReceiver(p.document) },
   );
   if (!w.ok) return w;
   return ok({ document: p.document, timestamp: seconds(w.value.row.pushed_at), status: w.value.status, media_item_id: target.item, healed: w.value.healed });
@@ -209,6 +225,8 @@ async function progressNotation(ctx: Ctx, item: string, pos: Position, percentag
 export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const document = q1(req.query, 'document') ?? '';
   if (!DOC.test(document)) return no(bad('document must be a document id'));
+  const via = readVia(req.input?.bindery_device);
+  if (typeof via === 'string') return no(bad(via));
   const user = req.caller.user_id;
   let row: Row | undefined = await t(ctx.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', document).executeTakeFirst();
   const target = await itemFor(ctx.db, req, row);
@@ -220,6 +238,9 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     row = linked.value.row;
   }
   const cur = target.item ? await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
+  // the device is given the book's position (as derived below, or the last push verbatim while it is
+  // the current one): its next push of the document follows it
+  if (cur) await deliverQuietly(ctx, user, via ? via.name : documentReceiver(document), 'kosync', [{ item: cur.item_id, version: Number(cur.version) }]);
   if (cur && !(row && row.progress_version !== null && Number(row.progress_version) === Number(cur.version))) {
     const pos = cur.position as Position;
     const fromRowDevice = row && labelOf(row) === cur.device;

@@ -2,10 +2,11 @@
 import { ok, type Reading, type Result } from '@bindery/contracts';
 import type { Selectable } from 'kysely';
 import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
-import { byContext, conflictReason, contextHint, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
+import { byContext, conflictReason, contextHint, type Given, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
 import { GroupCommit, isUniqueViolation, retryableCode, unnestRows, type EventRow } from '@bindery/platform';
 import { historyEntry, recordHistory } from '../store/history';
+import { foldDelivered } from '../store/receipts';
 import { SCHEMA } from '../store/migrations';
 import { readingEvents, t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
@@ -44,7 +45,91 @@ export const positionOf = (r: Row) => ({
 
 export async function getProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const r = await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
-  return r ? ok(progressOut(r)) : no(notFound(M.progressNotFound));
+  if (!r) return no(notFound(M.progressNotFound));
+  // the caller was given this position: a device credential's device (the KOReader plugin's pull),
+  // else the web (its pages and the reader read it here), whose next write follows it
+  await deliverQuietly(ctx, req.caller.user_id, req.device?.name ?? 'web', req.device ? 'plugin' : 'web', [{ item: r.item_id, version: Number(r.version) }]);
+  return ok(progressOut(r));
+}
+
+/** A position a device was given: the item, and which version of its position (or the time it was written). */
+export interface Delivery {
+  item: string;
+  version?: number;
+  updated_at?: string;
+}
+
+const sameTime = (a: Date | string, b: string) => new Date(a).getTime() === new Date(b).getTime();
+
+/**
+ * Records what `device` was given of the user's positions (`reading.progress-delivered.v1`): for
+ * each book whose current position is the one delivered, its id, version and place, unless the
+ * device already holds that version or wrote it itself. Under the user's lock, so the receipts are
+ * written in the order of their events. Returns how many were recorded.
+ */
+export async function deliver(ctx: Ctx, user: string, device: string, via: string, list: Delivery[]): Promise<number> {
+  if (list.length === 0) return 0;
+  const wanted = new Map(list.map((d) => [d.item, d]));
+  const matches = (p: Pick<Row, 'item_id' | 'version' | 'updated_at' | 'device'>) => {
+    const w = wanted.get(p.item_id);
+    if (!w || p.device === device) return false;
+    if (w.version !== undefined) return Number(p.version) === w.version;
+    return w.updated_at !== undefined && sameTime(p.updated_at, w.updated_at);
+  };
+  const read = async (db: Trx | Ctx['db']) =>
+    (
+      await t(db)
+        .selectFrom('progress as p')
+        .leftJoin('progress_receipts as r', (j) => j.onRef('r.user_id', '=', 'p.user_id').onRef('r.item_id', '=', 'p.item_id').on('r.device', '=', device))
+        .select(['p.id', 'p.item_id', 'p.version', 'p.percentage', 'p.updated_at', 'p.device', 'r.progress_id as held_id', 'r.version as held_version'])
+        .where('p.user_id', '=', user)
+        .where('p.item_id', 'in', [...wanted.keys()])
+        .execute()
+    ).filter((p) => matches(p) && !(p.held_id === p.id && Number(p.held_version) === Number(p.version)));
+  if ((await read(ctx.db)).length === 0) return 0;
+  return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
+    const rows = await read(trx);
+    if (rows.length === 0) return 0;
+    const now = ctx.now();
+    const delivered = rows.map((p) => ({ media_item_id: p.item_id, progress_id: p.id, version: Number(p.version), percentage: Number(p.percentage) }));
+    const data = { user_id: user, device, via, delivered, delivered_at: iso(now)! };
+    // the event first, then its fold: the receipts' only writer (store/receipts.ts)
+    await ctx.emit(trx, user, [{ type: 'reading.progress-delivered.v1', data }]);
+    await foldDelivered(trx, SCHEMA, data);
+    return delivered.length;
+  });
+}
+
+/** deliver for a read that answers anyway: a failure to record is logged, never the reader's error. */
+export async function deliverQuietly(ctx: Ctx, user: string, device: string, via: string, list: Delivery[]): Promise<void> {
+  try {
+    await deliver(ctx, user, device, via, list);
+  } catch (e) {
+    ctx.rt.log.warn({ user_id: user, via, err: (e as Error).message }, 'reading: a delivered position was not recorded');
+  }
+}
+
+/** `progress-delivered` (the Kobo routes): the reading states a device credential's Kobo was sent. */
+export async function progressDelivered(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  if (!req.device) return no(bad('a device is required'));
+  const raw = req.input?.delivered;
+  if (!Array.isArray(raw) || raw.length > 500) return no(bad('delivered must be a list of at most 500 positions'));
+  const list: Delivery[] = [];
+  for (const d of raw as Record<string, unknown>[]) {
+    if (typeof d !== 'object' || d === null || !isUuid(d.media_item_id)) return no(bad('delivered must name media items'));
+    const version = d.version;
+    const at = d.updated_at;
+    if (version !== undefined && !(Number.isInteger(version) && (version as number) > 0)) return no(bad('version must be a whole number'));
+    if (at !== undefined && (typeof at !== 'string' || Number.isNaN(new Date(at).getTime()))) return no(bad('updated_at must be a time'));
+    list.push({
+      item: (d.media_item_id as string).toLowerCase(),
+      ...(version !== undefined ? { version: version as number } : {}),
+      ...(at !== undefined ? { updated_at: at as string } : {}),
+    });
+  }
+  const via = typeof req.input?.via === 'string' && /^[a-z-]{1,40}$/.test(req.input.via) ? req.input.via : 'device';
+  return ok({ recorded: await deliver(ctx, req.caller.user_id, req.device.name, via, list) });
 }
 
 export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
@@ -74,6 +159,8 @@ interface Incoming {
   device: string;
   /** the Bindery device that sent it (its credential or sync key); the sync queue does not send it back there */
   device_id?: string | null;
+  /** another name the device was given positions under (a stock KOReader's pull by password: `kosync:<document>`) */
+  receivedAs?: string | null;
 }
 
 /** A position to store as the current one (savePositions). */
@@ -271,29 +358,46 @@ export interface Written {
   conflict?: unknown;
 }
 
-/** What a write is decided on: the book's current position, its open conflict, whether the device wrote it before. */
+/**
+ * What a write is decided on: the book's current position, its open conflict, whether the device
+ * wrote it before, and what it was last given of the current position (null: nothing of it).
+ */
 interface Found {
   cur: Row | undefined;
   open: Pick<Selectable<ConflictsTable>, 'id' | 'incoming'> | null;
   known: boolean;
+  received: Given | null;
 }
 
 /** Found for several (user, book, device) at once, in one statement, in the order given. */
-async function findMany(trx: Trx | Ctx['db'], list: { user: string; item: string; device: string }[]): Promise<Found[]> {
+async function findMany(trx: Trx | Ctx['db'], list: { user: string; item: string; device: string; also?: string | null }[]): Promise<Found[]> {
   const S = sql.raw(SCHEMA);
   const values = unnestRows(
     'v',
-    { k: 'int', user_id: 'uuid', item_id: 'uuid', device: 'text' },
-    list.map((w, k) => [k, w.user, w.item, w.device]),
+    { k: 'int', user_id: 'uuid', item_id: 'uuid', device: 'text', also: 'text' },
+    list.map((w, k) => [k, w.user, w.item, w.device, w.also ?? null]),
   );
-  const { rows } = await sql<{ k: number; cur: JsonRow<Row> | null; open: Found['open']; known: boolean }>`
+  const { rows } = await sql<{
+    k: number;
+    cur: JsonRow<Row> | null;
+    open: Found['open'];
+    known: boolean;
+    received: { progress_id: string; version: number; percentage: number } | null;
+  }>`
     select v.k,
       (select to_jsonb(p) from ${S}.progress p where p.user_id = v.user_id and p.item_id = v.item_id) as cur,
       (select to_jsonb(c) from ${S}.conflicts c where c.user_id = v.user_id and c.item_id = v.item_id and c.status = 'open' limit 1) as open,
-      exists (select 1 from ${S}.progress_devices d where d.user_id = v.user_id and d.item_id = v.item_id and d.device = v.device) as known
+      exists (select 1 from ${S}.progress_devices d where d.user_id = v.user_id and d.item_id = v.item_id and d.device = v.device) as known,
+      (select jsonb_build_object('progress_id', r.progress_id, 'version', r.version, 'percentage', r.percentage) from ${S}.progress_receipts r
+        where r.user_id = v.user_id and r.item_id = v.item_id and (r.device = v.device or r.device = v.also) order by r.version desc limit 1) as received
     from ${values}
     order by v.k`.execute(trx);
-  return rows.map((r) => ({ cur: r.cur ? fromJson(r.cur) : undefined, open: r.open, known: r.known }));
+  return rows.map((r) => {
+    const cur = r.cur ? fromJson(r.cur) : undefined;
+    // a receipt counts only for the record it was given of (a position deleted and begun again is another)
+    const received = r.received && cur && r.received.progress_id === cur.id ? { version: Number(r.received.version), percentage: Number(r.received.percentage) } : null;
+    return { cur, open: r.open, known: r.known, received };
+  });
 }
 
 /** A write of one user's position in a book (a batch holds several, of different users). */
@@ -322,7 +426,7 @@ export async function writeMany(ctx: Ctx, trx: Trx, jobs: WriteJob[]): Promise<W
   );
   const found = await findMany(
     trx,
-    jobs.map((j) => ({ user: j.user, item: j.item, device: j.prepared.inc.device })),
+    jobs.map((j) => ({ user: j.user, item: j.item, device: j.prepared.inc.device, also: j.prepared.inc.receivedAs })),
   );
   const out: (Written | null)[] = [];
   const toSave: { at: number; save: ToSave; healed: string[] }[] = [];
@@ -354,7 +458,7 @@ export async function writeMany(ctx: Ctx, trx: Trx, jobs: WriteJob[]): Promise<W
 async function writeBatch(ctx: Ctx, jobs: WriteJob[]): Promise<(Written | null)[]> {
   const found = await findMany(
     ctx.db,
-    jobs.map((j) => ({ user: j.user, item: j.item, device: j.prepared.inc.device })),
+    jobs.map((j) => ({ user: j.user, item: j.item, device: j.prepared.inc.device, also: j.prepared.inc.receivedAs })),
   );
   const out: (Written | null)[] = jobs.map(() => null);
   const toSave: Optimistic[] = [];
@@ -392,7 +496,7 @@ type Verdict =
   | { kind: 'conflict'; reason: NonNullable<ReturnType<typeof conflictReason>>; cur: Row };
 
 /** The guard, then whether the write offers its position to an open conflict or opens one, else save. */
-function judge({ prepared }: WriteJob, { cur, open, known }: Found, healed: string[]): Verdict {
+function judge({ prepared }: WriteJob, { cur, open, known, received }: Found, healed: string[]): Verdict {
   const { inc, parsed, baseVersion } = prepared;
   const curPct = cur ? Number(cur.percentage) : null;
   if (guardKeeps(curPct, inc.position.percentage, parsed.force)) {
@@ -405,6 +509,7 @@ function judge({ prepared }: WriteJob, { cur, open, known }: Found, healed: stri
     cur ? { percentage: Number(cur.percentage), device: cur.device, version: Number(cur.version) } : null,
     { percentage: inc.position.percentage, device: inc.device, baseVersion },
     cur ? known : true,
+    received,
   );
   return reason && cur ? { kind: 'conflict', reason, cur } : { kind: 'save' };
 }

@@ -12,6 +12,7 @@ import * as ratings from './ratings';
 import * as collections from './collections';
 import * as filters from './filters';
 import * as dashboard from './dashboard';
+import * as readerSettings from './reader-settings';
 import { usageCounts } from './usage';
 import type { Req } from './util';
 
@@ -23,6 +24,7 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'progress-delete': progress.deleteProgress,
   'progress-history': progress.history,
   'progress-item': progress.progressItem,
+  'progress-delivered': progress.progressDelivered,
   ...kosync.handlers,
   'conflicts-list': conflicts.listConflicts,
   'conflict-get': conflicts.getConflict,
@@ -61,6 +63,8 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'filter-delete': filters.deleteFilter,
   'dashboard-prefs-get': dashboard.getPrefs,
   'dashboard-prefs-put': dashboard.putPrefs,
+  'reader-settings-put': readerSettings.putReaderSettings,
+  'reader-settings-delete': readerSettings.deleteReaderSettings,
 };
 
 export function endpoints(ctx: Ctx, extra: Partial<Record<string, Handler>> = {}): Record<string, RpcHandler> {

@@ -79,6 +79,18 @@ export interface ProgressDevicesTable {
   device: string;
 }
 
+/** What a device was last given of a book's position (decision "Devices follow the position they were given"). */
+export interface ProgressReceiptsTable {
+  user_id: string;
+  item_id: string;
+  /** the name its pushes carry, or `kosync:<document>` for a stock KOReader signed in by password */
+  device: string;
+  progress_id: string;
+  version: number;
+  percentage: number;
+  received_at: Time;
+}
+
 export interface ConflictsTable {
   id: string;
   user_id: string;
@@ -195,6 +207,7 @@ export interface ReadingDb {
   progress: ProgressTable;
   progress_history: ProgressHistoryTable;
   progress_devices: ProgressDevicesTable;
+  progress_receipts: ProgressReceiptsTable;
   conflicts: ConflictsTable;
   annotations: AnnotationsTable;
   ratings: RatingsTable;
@@ -212,6 +225,7 @@ export const USER_TABLES = [
   'progress',
   'progress_history',
   'progress_devices',
+  'progress_receipts',
   'conflicts',
   'annotations',
   'ratings',

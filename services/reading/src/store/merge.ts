@@ -82,6 +82,9 @@ export async function moveItemData(
       .onConflict((oc) => oc.doNothing())
       .execute();
   await t(trx).deleteFrom('progress_devices').where('item_id', 'in', from).execute();
+  // what devices were given of the removed items' positions is not the kept item's (its next write
+  // from such a device is judged as one that was given nothing of it)
+  await t(trx).deleteFrom('progress_receipts').where('item_id', 'in', from).execute();
   const conflicts = await t(trx).updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', from).returningAll().execute();
   for (const c of conflicts) {
     users.add(c.user_id);

@@ -239,4 +239,26 @@ export const migrations: Migration[] = [
       );
     },
   },
+  {
+    // what each device was last given of a book's position (reading.progress-delivered.v1): its
+    // next push follows that version (docs/decisions.md, "Devices follow the position they were given")
+    name: 'reading-004-progress-receipts',
+    async up(trx, s) {
+      await execScript(
+        trx,
+        `
+        create table ${s}.progress_receipts (
+          user_id uuid not null,
+          item_id uuid not null,
+          device text not null,
+          progress_id uuid not null,
+          version bigint not null,
+          percentage double precision not null,
+          received_at timestamptz not null,
+          primary key (user_id, item_id, device)
+        );
+      `,
+      );
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 // The reading tables that are projections of reading's own log, rebuilt from it: positions, their
-// history and writers, conflicts, annotations, ratings, collections and their members, saved
+// history, writers and what devices were given of them, conflicts, annotations, ratings, collections and their members, saved
 // filters, dashboard preferences and KOReader documents. A merge of items (`items-merged`,
 // `item-data-restored`) is folded as the live move does it: the moved history, conflicts, writers
 // and KOReader documents follow the kept item here, and what each user's data became follows as
@@ -10,6 +10,7 @@
 import { Reading, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas } from '@bindery/platform';
 import { type Trx, USER_TABLES } from './db';
+import { foldDelivered } from './receipts';
 
 export const REPLAYED_TABLES = [...USER_TABLES, 'collection_items'] as const;
 
@@ -54,6 +55,7 @@ async function moveItems(trx: Trx, schema: string, from: string[], to: string): 
       .onConflict((oc) => oc.doNothing())
       .execute();
   await t.deleteFrom('progress_devices').where('item_id', 'in', ids).execute();
+  await t.deleteFrom('progress_receipts').where('item_id', 'in', ids).execute();
   await t.updateTable('conflicts').set({ item_id: to }).where('item_id', 'in', ids).execute();
 }
 
@@ -115,6 +117,9 @@ export async function replayReading(trx: Trx, schema: string, events: readonly S
         if (e.data.history) await insertHistory(t, user, item, e.data.history);
         break;
       }
+      case 'reading.progress-delivered.v1':
+        await foldDelivered(trx, schema, e.data);
+        break;
       case 'reading.progress-deleted.v1':
         await t.deleteFrom('progress').where('user_id', '=', e.data.user_id).where('item_id', '=', e.data.media_item_id).execute();
         break;

@@ -1,15 +1,20 @@
-// The catalog tables that are projections of the catalog's log, rebuilt from it: libraries, the
-// scan queue and history, file issues, hash conflicts, excluded files, and the media items with
-// their file rows and hash history (their events carry, beside the public record, a record of the
-// rows: Catalog.ItemRecord). A row's times are its events' times (the commands write `now()`, the
-// transaction's time, which is also the event's `recorded_at`), or the times its record carries.
+// The catalog's tables as a fold of its own log: libraries, the scan queue and history, file
+// issues, hash conflicts, excluded files, and the media items with their file rows and hash history
+// (their events carry, beside the public record, a record of the rows: Catalog.ItemRecord). The
+// fold is applied in the transaction that appends an event (Ctx.emit, emitNew, emitMany) and again
+// when the tables are rebuilt from the log (replayCatalog): it is the only writer of these rows.
+// Commands (the scanner, the item commands) read an item's state (store/item-state.ts), decide,
+// and emit the state they decided; consecutive item events (a scan's batch) are written together
+// in a few statements, whatever their number.
+// A row's times are its events' times (`recorded_at`, the appending transaction's `now()`), or the
+// times its record carries.
 // Not rebuilt from this log: `media_items.cover_ready`, a cache of the cover files on disk (the
-// cover worker sets it again when it finds the files, scanner/covers.ts); leases (which replica
-// runs the scanner), settings (identity's, kept by a reaction to its log), and the caches of file
-// contents (locator indexes, KEPUBs; covers are files).
-// Known gap: an admin's deletion hands the missing items they added to their successor with no
-// event (no reader sees a missing item), so a replay keeps the old `added_by_admin` on those rows
-// until the item's next event.
+// cover worker sets it again when it finds the files, scanner/covers.ts); a running scan's `counts`
+// (progress, told over the bus, never logged: scan-finished writes the final ones); leases (which
+// replica runs the scanner), settings (identity's, kept by a reaction to its log), and the caches
+// of file contents (locator indexes, KEPUBs; covers are files).
+// An admin's deletion hands the active items they added to their successor (an `updated` event,
+// cause owner); a missing item, in no reader's view, keeps its reference (handlers/identity-events.ts).
 import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas } from '@bindery/platform';
 import { sql } from 'kysely';
@@ -17,7 +22,17 @@ import { groupTitle, posixDirname } from '../domain/normalize';
 import { pagesJson } from './items';
 import type { CTrx } from './schema';
 
-export const REPLAYED_TABLES = ['libraries', 'scans', 'file_issues', 'hash_conflicts', 'excluded_files', 'media_items', 'media_formats', 'format_hashes'] as const;
+export const REPLAYED_TABLES = [
+  'libraries',
+  'scans',
+  'file_issues',
+  'hash_conflicts',
+  'excluded_files',
+  'media_items',
+  'media_formats',
+  'format_hashes',
+  'calibre_reports',
+] as const;
 
 const catalogEvents = eventSchemas(Catalog.CatalogEvents);
 
@@ -100,92 +115,164 @@ const fileOf = (f: Catalog.MediaFormat) => ({
   present: true,
 });
 
-/** The item's row (its public record's fields, the rest from its record) and its file and hash rows. */
-async function putItem(t: Sch, item: Catalog.MediaItem, rec: RowsRecord): Promise<void> {
-  const cols = {
-    library_id: item.library_id,
-    state: rec.state,
-    source: item.source,
-    file_path: rec.file_path,
-    group_dir: rec.group_dir,
-    group_title: rec.group_title,
-    title: item.title,
-    sort_title: item.sort_title,
-    contributors: JSON.stringify(item.contributors),
-    authors: JSON.stringify(item.authors),
-    series: item.series,
-    series_index: item.series_index,
-    language: item.language,
-    publisher: item.publisher,
-    description: item.description,
-    isbn: item.isbn,
-    identifiers: JSON.stringify(item.identifiers),
-    tags: JSON.stringify(item.tags),
-    year: item.year,
-    page_count: item.page_count,
-    reading_direction: item.reading_direction,
-    cover_key: rec.cover_key,
-    added_by_admin: item.added_by_admin,
-    version: rec.version,
-    missing_since: rec.missing_since,
-    created_at: item.created_at,
-    updated_at: rec.updated_at,
-  };
-  await t
-    .insertInto('media_items')
-    .values({ id: item.id, ...cols })
-    .onConflict((oc) => oc.column('id').doUpdateSet(cols))
-    .execute();
-  const pages = new Map(item.formats.map((f) => [f.file_path, f.pages]));
-  await putRows(t, item.id, item.library_id, rec, (f) => (f.present ? pages.get(f.file_path) : f.pages));
+/** An item event's rows: its public record and the record of its rows. */
+interface ItemRows {
+  item: Catalog.MediaItem;
+  rec: RowsRecord;
 }
 
-/** Replaces the item's file and hash rows by its record's. */
-async function putRows(t: Sch, itemId: string, libraryId: string, rec: RowsRecord, pagesOf: (f: FileFacts) => string[] | undefined): Promise<void> {
-  const ids = rec.files.flatMap((f) => (f.id === undefined ? [] : [f.id]));
-  let gone = t.deleteFrom('media_formats').where('item_id', '=', itemId);
+const itemCols = ({ item, rec }: ItemRows) => ({
+  library_id: item.library_id,
+  state: rec.state,
+  source: item.source,
+  file_path: rec.file_path,
+  group_dir: rec.group_dir,
+  group_title: rec.group_title,
+  title: item.title,
+  sort_title: item.sort_title,
+  contributors: JSON.stringify(item.contributors),
+  authors: JSON.stringify(item.authors),
+  series: item.series,
+  series_index: item.series_index,
+  language: item.language,
+  publisher: item.publisher,
+  description: item.description,
+  isbn: item.isbn,
+  identifiers: JSON.stringify(item.identifiers),
+  tags: JSON.stringify(item.tags),
+  year: item.year,
+  page_count: item.page_count,
+  reading_direction: item.reading_direction,
+  cover_key: rec.cover_key,
+  added_by_admin: item.added_by_admin,
+  locked_fields: JSON.stringify(rec.locked_fields ?? []),
+  file_fields: rec.file_fields ? JSON.stringify(rec.file_fields) : null,
+  calibre: item.calibre ? JSON.stringify(item.calibre) : null,
+  version: rec.version,
+  missing_since: rec.missing_since,
+  created_at: item.created_at,
+  updated_at: rec.updated_at,
+});
+
+/** Replaces the rows of several items (none twice) by their events' records, in a few statements whatever their number. */
+async function putItems(t: Sch, list: readonly ItemRows[]): Promise<void> {
+  if (list.length === 0) return;
+  const rows = list.map((x) => ({ id: x.item.id, ...itemCols(x) }));
+  const columns = Object.keys(itemCols(list[0]!)) as (keyof ReturnType<typeof itemCols>)[];
+  await t
+    .insertInto('media_items')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet((eb) => ({
+        ...Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}`)])),
+        // the cover files on disk are another file's once the key changes: made again (scanner/covers.ts)
+        cover_ready: sql<boolean>`case when media_items.cover_key is distinct from excluded.cover_key then false else media_items.cover_ready end`,
+      })),
+    )
+    .execute();
+  await putRows(
+    t,
+    list.map(({ item, rec }) => {
+      const pages = new Map(item.formats.map((f) => [f.file_path, f.pages]));
+      return { itemId: item.id, libraryId: item.library_id, rec, pagesOf: (f: FileFacts) => (f.present ? pages.get(f.file_path) : f.pages) };
+    }),
+  );
+}
+
+/** Replaces the items' file and hash rows by their records'. */
+async function putRows(t: Sch, list: readonly { itemId: string; libraryId: string; rec: RowsRecord; pagesOf: (f: FileFacts) => string[] | undefined }[]): Promise<void> {
+  const itemIds = list.map((x) => x.itemId);
+  const ids = list.flatMap((x) => x.rec.files.flatMap((f) => (f.id === undefined ? [] : [f.id])));
+  let gone = t.deleteFrom('media_formats').where('item_id', 'in', itemIds);
   if (ids.length > 0) gone = gone.where('id', 'not in', ids);
   await gone.execute();
-  for (const f of rec.files) {
-    const cols = {
-      item_id: itemId,
-      library_id: libraryId,
-      rel_path: f.file_path,
-      format: f.format,
-      size: f.size,
-      mtime_ms: f.mtime_ms,
-      sha256: f.sha256,
-      partial_md5: f.partial_md5,
-      present: f.present,
-      created_at: f.created_at,
-      updated_at: f.updated_at,
-      pages: pagesJson(pagesOf(f)),
-      pages_read: f.pages_read,
-    };
-    // a row keeps its id from one event to the next, even when a file of another item takes it over
-    if (f.id === undefined) await t.insertInto('media_formats').values(cols).execute();
-    else
-      await t
-        .insertInto('media_formats')
-        .values({ id: f.id, ...cols })
-        .onConflict((oc) => oc.column('id').doUpdateSet(cols))
-        .execute();
-  }
-  await t.deleteFrom('format_hashes').where('item_id', '=', itemId).execute();
-  if (rec.hashes.length > 0)
+  const cols = (x: (typeof list)[number], f: FileFacts) => ({
+    item_id: x.itemId,
+    library_id: x.libraryId,
+    rel_path: f.file_path,
+    format: f.format,
+    size: f.size,
+    mtime_ms: f.mtime_ms,
+    sha256: f.sha256,
+    partial_md5: f.partial_md5,
+    present: f.present,
+    created_at: f.created_at,
+    updated_at: f.updated_at,
+    pages: pagesJson(x.pagesOf(f)),
+    pages_read: f.pages_read,
+  });
+  // a row keeps its id from one event to the next, even when a file of another item takes it over
+  const withId = list.flatMap((x) => x.rec.files.flatMap((f) => (f.id === undefined ? [] : [{ id: f.id, ...cols(x, f) }])));
+  if (withId.length > 0) {
+    const columns = Object.keys(withId[0]!).filter((c) => c !== 'id') as (keyof ReturnType<typeof cols>)[];
     await t
-      .insertInto('format_hashes')
-      .values(rec.hashes.map((h) => ({ item_id: itemId, ...h })))
+      .insertInto('media_formats')
+      .values(withId)
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}`)]))))
       .execute();
+  }
+  // files of events logged before records carried their rows' ids
+  const without = list.flatMap((x) => x.rec.files.flatMap((f) => (f.id === undefined ? [cols(x, f)] : [])));
+  if (without.length > 0) await t.insertInto('media_formats').values(without).execute();
+  await t.deleteFrom('format_hashes').where('item_id', 'in', itemIds).execute();
+  const hashes = list.flatMap((x) => x.rec.hashes.map((h) => ({ item_id: x.itemId, ...h })));
+  if (hashes.length > 0) await t.insertInto('format_hashes').values(hashes).execute();
 }
+
+/** The event types whose rows this fold writes in the appending transaction: every type that has rows. */
+export const FOLDED_INLINE: ReadonlySet<string> = new Set<Catalog.CatalogEvent['type']>([
+  'catalog.library-created.v1',
+  'catalog.library-updated.v1',
+  'catalog.library-deleted.v1',
+  'catalog.scan-queued.v1',
+  'catalog.scan-upgraded.v1',
+  'catalog.scan-started.v1',
+  'catalog.scan-requeued.v1',
+  'catalog.scan-finished.v1',
+  'catalog.scan-pruned.v1',
+  'catalog.file-issue-recorded.v1',
+  'catalog.file-issues-cleared.v1',
+  'catalog.files-excluded.v1',
+  'catalog.excluded-file-touched.v1',
+  'catalog.hash-conflict-opened.v1',
+  'catalog.hash-conflict-resolved.v1',
+  'catalog.hash-conflict-dismissed.v1',
+  'catalog.media-item-added.v1',
+  'catalog.media-item-updated.v1',
+  'catalog.media-item-removed.v1',
+  'catalog.calibre-report-recorded.v1',
+]);
 
 /** Applies the catalog's events, in log order, to the tables of `schema` (made by the catalog's migrations, empty). */
 export async function replayCatalog(trx: CTrx, schema: string, events: readonly StoredEvent[]): Promise<void> {
+  await projectCatalog(trx, schema, events);
+  // file rows keep their ids: the next new row's id follows the highest
+  await sql`select setval(pg_get_serial_sequence(${`${schema}.media_formats`}, 'id'), coalesce((select max(id) from ${sql.table(`${schema}.media_formats`)}), 0) + 1, false)`.execute(
+    trx,
+  );
+}
+
+/** Applies events to the tables of `schema`, in order: at replay every event, in an append those of FOLDED_INLINE (`checked`: by the command that appends them). */
+export async function projectCatalog(trx: CTrx, schema: string, events: readonly StoredEvent[], opts: { checked?: boolean } = {}): Promise<void> {
   const t = trx.withSchema(schema);
+  // consecutive item records (a scan's batch) are written together
+  let run: ItemRows[] = [];
+  const flush = async () => {
+    const list = run;
+    run = [];
+    await putItems(t, list);
+  };
   for (const ev of events) {
-    const e = catalogEvents.decode(ev);
+    // events its command has just checked against their schemas (Ctx.emit) are not checked twice
+    const e = opts.checked ? ({ type: ev.type, data: ev.data } as Catalog.CatalogEvent) : catalogEvents.decode(ev);
     if (!e) continue;
     const at = ev.recordedAt;
+    if ((e.type === 'catalog.media-item-added.v1' || e.type === 'catalog.media-item-updated.v1') && e.data.record) {
+      if (run.some((x) => x.item.id === e.data.item.id)) await flush();
+      run.push({ item: e.data.item, rec: e.data.record });
+      continue;
+    }
+    await flush();
     switch (e.type) {
       case 'catalog.library-created.v1':
         await t
@@ -259,7 +346,8 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
       }
       case 'catalog.media-item-added.v1':
       case 'catalog.media-item-updated.v1':
-        await putItem(t, e.data.item, e.data.record ?? (await recordFromItem(t, e.data.item, at)));
+        // logged before item events carried their rows' record
+        await putItems(t, [{ item: e.data.item, rec: await recordFromItem(t, e.data.item, at) }]);
         break;
       case 'catalog.media-item-removed.v1': {
         const d = e.data;
@@ -284,7 +372,7 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
             })
             .where('id', '=', d.item_id)
             .execute();
-          await putRows(t, d.item_id, d.library_id, r, (f) => f.pages);
+          await putRows(t, [{ itemId: d.item_id, libraryId: d.library_id, rec: r, pagesOf: (f) => f.pages }]);
         } else {
           await t.updateTable('media_items').set({ state: 'missing', missing_since: at, updated_at: at, version: sql`version + 1` }).where('id', '=', d.item_id).execute();
           await t.updateTable('media_formats').set({ present: false, updated_at: at }).where('item_id', '=', d.item_id).where('present', '=', true).execute();
@@ -328,6 +416,15 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
           .where('id', '=', e.data.conflict_id)
           .execute();
         break;
+      case 'catalog.calibre-report-recorded.v1': {
+        const report = JSON.stringify(e.data.report);
+        await t
+          .insertInto('calibre_reports')
+          .values({ library_id: e.data.library_id, report, recorded_at: at })
+          .onConflict((oc) => oc.column('library_id').doUpdateSet({ report, recorded_at: at }))
+          .execute();
+        break;
+      }
       case 'catalog.hash-conflict-dismissed.v1':
         await t.updateTable('hash_conflicts').set({ status: 'dismissed', resolved_by: e.data.resolved_by, resolved_at: at }).where('id', '=', e.data.conflict_id).execute();
         break;
@@ -335,8 +432,5 @@ export async function replayCatalog(trx: CTrx, schema: string, events: readonly 
         break;
     }
   }
-  // file rows keep their ids: the next new row's id follows the highest
-  await sql`select setval(pg_get_serial_sequence(${`${schema}.media_formats`}, 'id'), coalesce((select max(id) from ${sql.table(`${schema}.media_formats`)}), 0) + 1, false)`.execute(
-    trx,
-  );
+  await flush();
 }

@@ -1,0 +1,42 @@
+// Identity's requests for password reset links, invitations and e-reader addresses (issue 47).
+// Identity makes and checks the links; the gateway mails them (it alone knows the server's address).
+import Type from 'typebox';
+import { Role } from './events';
+
+// the same shape as rpc.ts's Caller, declared here because rpc.ts spreads this module at load time
+const Caller = Type.Object({ user_id: Type.String(), role: Role, jti: Type.Optional(Type.String()), exp: Type.Optional(Type.Integer()) });
+const Input = Type.Record(Type.String(), Type.Unknown());
+
+export const MailRequests = {
+  /** input: `email`. Answers `{mail}`: what to mail, or null (no such account, or its limit reached) — never said to the requester */
+  'password-reset-request': Type.Object({ input: Input }),
+  /** input: `token`, `new_password`, `confirm_password`; ends every session of the account */
+  'password-reset-complete': Type.Object({ input: Input }),
+  /** input: `email`, `role`, `all_libraries`, `library_ids` (the gateway has checked the ids name libraries) */
+  'invitation-create': Type.Object({ caller: Caller, input: Input }),
+  'invitations-list': Type.Object({ caller: Caller }),
+  'invitation-revoke': Type.Object({ caller: Caller, invitation_id: Type.String() }),
+  /** what an open invitation's link offers (its address and role), or 404 */
+  'invitation-peek': Type.Object({ token: Type.String({ maxLength: 256 }) }),
+  /** input: `token`, `username`, `password`, `confirm_password`, optional names; answers a session as register does */
+  'invitation-accept': Type.Object({ input: Input, client: Type.Optional(Type.String()) }),
+  'ereader-get': Type.Object({ caller: Caller }),
+  /** input: `address` ('' clears it) */
+  'ereader-set': Type.Object({ caller: Caller, input: Input }),
+} as const;
+
+/** A mail identity asks the gateway to send: the link's secret goes only here, never into the log. */
+export const LinkMail = Type.Object({ to: Type.String(), username: Type.String(), token: Type.String(), expires_at: Type.String() });
+export type LinkMail = Type.Static<typeof LinkMail>;
+
+export const Invitation = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Role,
+  all_libraries: Type.Boolean(),
+  library_ids: Type.Array(Type.String()),
+  expires_at: Type.String(),
+  created_at: Type.String(),
+  invited_by: Type.String(),
+});
+export type Invitation = Type.Static<typeof Invitation>;

@@ -1,0 +1,91 @@
+// Mail's pages (issue 47): forgot password, reset, an invitation's account, the admin's mail page,
+// and the fragments the sign-in, profile and settings pages load (empty while mail is off, so
+// those pages show nothing of it).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { apiFor, type Api } from './api';
+import { sendHtml } from './http';
+import { NotFound, type Render } from './layout';
+import type { PageContext } from './routes';
+import { AcceptInvitation, AdminMail, EreaderCard, ForgotPassword, type InvitationRow, InvitationList, MailCard, ResetPassword } from './pages/mail';
+
+type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
+
+const mailStatus = async (api: Api): Promise<{ configured: boolean; max_attachment_bytes: number }> => {
+  const r = await api<{ configured: boolean; max_attachment_bytes: number }>('GET', '/api/mail/status');
+  return r.status === 200 ? r.body : { configured: false, max_attachment_bytes: 0 };
+};
+const tokenOf = (req: FastifyRequest): string => {
+  const t = (req.query as Record<string, unknown> | undefined)?.token;
+  return typeof t === 'string' && /^[A-Za-z0-9_-]{1,256}$/.test(t) ? t : '';
+};
+const nothing = (reply: FastifyReply) => reply.code(200).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send('');
+
+export function mailRoutes(app: FastifyInstance, page: Page, render: Render): void {
+  const off = (reply: FastifyReply) => render(reply, 'Not found', null, undefined, <NotFound href="/login" back="Back to sign in" />, 404);
+
+  // the sign-in page's link, loaded with it
+  app.get('/login/forgot-link', async (req, reply) => {
+    if (!(await mailStatus(apiFor(app, req))).configured) return nothing(reply);
+    return sendHtml(
+      reply,
+      <p id="forgot-link">
+        <a href="/forgot-password">Forgot password?</a>
+      </p>,
+      200,
+      true,
+    );
+  });
+
+  app.get('/forgot-password', async (req, reply) => {
+    if (!(await mailStatus(apiFor(app, req))).configured) return off(reply);
+    return render(reply, 'Forgot password', null, undefined, <ForgotPassword />);
+  });
+
+  app.get('/reset-password', async (req, reply) => {
+    if (!(await mailStatus(apiFor(app, req))).configured) return off(reply);
+    // the token stays out of other sites' logs: nothing on this page sends a Referer
+    reply.header('Referrer-Policy', 'no-referrer');
+    return render(reply, 'New password', null, undefined, <ResetPassword token={tokenOf(req)} />);
+  });
+
+  app.get('/invitation', async (req, reply) => {
+    const api = apiFor(app, req);
+    if (!(await mailStatus(api)).configured) return off(reply);
+    reply.header('Referrer-Policy', 'no-referrer');
+    const token = tokenOf(req);
+    const r = token ? await api<{ email: string; role: string }>('GET', `/api/invitations/${token}`) : null;
+    return render(reply, 'Invitation', null, undefined, <AcceptInvitation token={token} invitation={r?.status === 200 ? r.body : null} />, r?.status === 200 ? 200 : 404);
+  });
+
+  page('/admin/mail', { admin: true }, async ({ reply, api, viewer }) => {
+    const status = await mailStatus(api);
+    if (!status.configured) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    const [inv, libs] = await Promise.all([api<{ invitations: InvitationRow[] }>('GET', '/api/admin/invitations'), api<{ id: string; name: string }[]>('GET', '/api/libraries')]);
+    const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
+    return render(
+      reply,
+      'Mail',
+      viewer,
+      '/admin/system',
+      <AdminMail invitations={inv.status === 200 ? inv.body.invitations : []} libraries={libraries} maxBytes={status.max_attachment_bytes} />,
+    );
+  });
+
+  page('/admin/mail/invitations', { admin: true }, async ({ reply, api }) => {
+    const inv = await api<{ invitations: InvitationRow[] }>('GET', '/api/admin/invitations');
+    return sendHtml(reply, <InvitationList invitations={inv.status === 200 ? inv.body.invitations : []} />, 200, true);
+  });
+
+  // the admin settings page's card
+  page('/admin/mail/card', { admin: true }, async ({ reply, api }) => {
+    if (!(await mailStatus(api)).configured) return nothing(reply);
+    return sendHtml(reply, <MailCard />, 200, true);
+  });
+
+  // the profile's e-reader address
+  page('/profile/ereader', {}, async ({ reply, api }) => {
+    if (!(await mailStatus(api)).configured) return nothing(reply);
+    const r = await api<{ address: string }>('GET', '/api/auth/ereader');
+    return sendHtml(reply, <EreaderCard address={r.status === 200 ? r.body.address : ''} />, 200, true);
+  });
+}

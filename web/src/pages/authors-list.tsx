@@ -1,0 +1,128 @@
+// Every author of the books the caller may see (GET /api/authors): the name to their page, how many
+// books and series; searched as the person types, an A-Z jump, a library and a sort, the total and pages.
+import {
+  BrowseTabs,
+  countOf,
+  FilterBox,
+  hrefOf,
+  LetterJump,
+  LibrarySelect,
+  type LibraryName,
+  letterParam,
+  libraryParam,
+  ListHeading,
+  ListTotal,
+  offsetParam,
+  SelectField,
+  Pager,
+  textOf,
+} from './browse';
+import { authorUrl } from './library';
+
+/** Authors a page shows. */
+export const AUTHORS_PAGE = 100;
+
+export const AUTHOR_SORTS: { value: string; label: string }[] = [
+  { value: 'name', label: 'Name' },
+  { value: '-name', label: 'Name, Z to A' },
+  { value: '-book_count', label: 'Most books' },
+];
+
+export interface AuthorSummary {
+  name: string;
+  book_count: number;
+  series_count: number;
+}
+
+export interface AuthorListQuery {
+  q: string;
+  library: string;
+  letter: string;
+  sort: string;
+  offset: number;
+}
+
+export function authorListQuery(raw: Record<string, unknown>): AuthorListQuery {
+  const sort = textOf(raw.sort);
+  return {
+    q: textOf(raw.q).trim(),
+    library: libraryParam(raw.library),
+    letter: letterParam(raw.letter),
+    sort: AUTHOR_SORTS.some((s) => s.value === sort) ? sort : 'name',
+    offset: offsetParam(raw.offset),
+  };
+}
+
+export function authorsApiUrl(q: AuthorListQuery): string {
+  return hrefOf('/api/authors', { limit: AUTHORS_PAGE, offset: q.offset, q: q.q, library_id: q.library, letter: q.letter, sort: q.sort === 'name' ? '' : q.sort });
+}
+
+export const authorListUrl = (q: AuthorListQuery, change: Partial<AuthorListQuery> = {}) => {
+  const v = { ...q, offset: 0, ...change };
+  return hrefOf('/authors', { q: v.q, library: v.library, letter: v.letter, sort: v.sort === 'name' ? '' : v.sort, offset: v.offset });
+};
+
+export function AuthorList({ q, authors, total, libraries }: { q: AuthorListQuery; authors: AuthorSummary[]; total: number; libraries: LibraryName[] }) {
+  return (
+    <>
+      <ListHeading kind="Authors" libraries={libraries} library={q.library} />
+      <BrowseTabs current="authors" library={q.library} />
+      <search aria-label="Find an author">
+        <form id="authors-search" class="name-search" method="get" action="/authors">
+          <div class="search-field">
+            <label for="authors-q">Find an author</label>
+            <input
+              id="authors-q"
+              name="q"
+              type="search"
+              value={q.q}
+              autocomplete="off"
+              maxlength={200}
+              hx-get="/authors"
+              hx-include="#authors-search"
+              hx-trigger="input changed delay:300ms, search"
+              hx-target="#authors-results"
+              hx-select="#authors-results"
+              hx-swap="outerHTML"
+              hx-push-url="true"
+            />
+          </div>
+          {q.letter && <input type="hidden" name="letter" value={q.letter} />}
+          <FilterBox active={q.library ? 1 : 0} label="Filters and sort">
+            <div class="filters card">
+              <LibrarySelect libraries={libraries} value={q.library} />
+              <SelectField name="sort" label="Sort" options={AUTHOR_SORTS} value={q.sort} />
+              <div class="actions">
+                <button type="submit" class="primary" id="apply">
+                  Apply
+                </button>
+              </div>
+            </div>
+          </FilterBox>
+        </form>
+      </search>
+      <div id="authors-results">
+        <LetterJump current={q.letter} href={(letter) => authorListUrl(q, { letter })} label="Authors by first letter" />
+        <ListTotal id="authors-total" total={total} noun={['author', 'authors']} letter={q.letter} q={q.q} />
+        {authors.length === 0 ? (
+          <p id="no-results">No authors match.</p>
+        ) : (
+          <ul id="authors-grid" class="name-list" aria-label="Authors">
+            {authors.map((a) => (
+              <li key={a.name} class="name-item" data-author={a.name}>
+                <a href={authorUrl(a.name)} class="author-link">
+                  {a.name}
+                </a>{' '}
+                <span class="muted author-counts">
+                  {countOf(a.book_count, ['book', 'books'])}
+                  {a.series_count > 0 && `, ${countOf(a.series_count, ['series', 'series'])}`}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <Pager total={total} offset={q.offset} size={AUTHORS_PAGE} href={(offset) => authorListUrl(q, { offset })} />
+      </div>
+    </>
+  );
+}

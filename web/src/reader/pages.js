@@ -1,0 +1,351 @@
+// Comics and PDFs: pictures from the gateway's page stream (/opds/pages/<id>/<n>), one page or a
+// two-page spread, left-to-right or right-to-left, or every page in one column (webtoons). A page
+// fits the screen, its width or its height, or shows at its own size; it zooms by ctrl+wheel (a
+// trackpad's pinch), a two-finger pinch or a double click/tap, and pans when zoomed. A slider with a
+// thumbnail moves anywhere; the next pages are asked for before they are needed.
+import { pageKeys, zone } from './input.js';
+import { bind, keep, setting } from './settings.js';
+
+const MAX_ZOOM = 5;
+const PRELOAD = 3;
+const FITS = ['screen', 'width', 'height', 'original'];
+
+/**
+ * @param {{root: HTMLElement, item: string, saved: any, save: (b: any) => void, status: HTMLElement, chrome: any}} o
+ * @returns {{jump: (page: number) => void}}
+ */
+export function pictures({ root, item, saved, save, status, chrome }) {
+  const count = Number(root.dataset.pageCount || '0');
+  if (!count) throw new Error('this book has no pages to show');
+  const pages = document.getElementById('pages');
+  const rtl = document.getElementById('rtl');
+  const spread = document.getElementById('spread');
+  const vertical = document.getElementById('vertical');
+  const fit = document.getElementById('fit');
+  const slider = document.getElementById('page-slider');
+  rtl.checked = setting(`rtl.${item}`, '0') === '1';
+  spread.checked = setting('spread', '0') === '1';
+  vertical.checked = setting(`vertical.${item}`, '0') === '1';
+  const fitNow = () => (FITS.includes(fit.value) ? fit.value : 'screen');
+  const dpr = () => window.devicePixelRatio || 1;
+  const width = () => Math.min(2400, Math.ceil((window.innerWidth * dpr()) / (spread.checked && !vertical.checked ? 2 : 1)));
+  const url = (i, w = width()) => `/opds/pages/${encodeURIComponent(item)}/${i}?width=${w}`;
+  // 0-based index of the first page shown
+  let at = saved && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
+  let opened = false;
+  let zoom = 1;
+  const preloaded = new Set();
+  const preload = (from) => {
+    for (let i = from; i < Math.min(count, from + PRELOAD); i++) {
+      const u = url(i);
+      if (preloaded.has(u)) continue;
+      preloaded.add(u);
+      const img = new Image();
+      img.decoding = 'async';
+      img.src = u;
+    }
+  };
+  const image = (i) => {
+    const img = document.createElement('img');
+    img.alt = `Page ${i + 1} of ${count}`;
+    img.className = 'page-image';
+    img.dataset.index = String(i);
+    img.draggable = false;
+    return img;
+  };
+  const shownOf = () => {
+    const n = spread.checked && at > 0 ? 2 : 1; // the cover stands alone in a spread
+    const shown = [];
+    for (let i = at; i < Math.min(count, at + n); i++) shown.push(i);
+    return shown;
+  };
+  const place = (shown) => {
+    const last = shown[shown.length - 1];
+    root.dataset.page = String(at + 1);
+    root.dataset.percentage = String(count === 1 ? 1 : at / (count - 1));
+    slider.value = String(at + 1);
+    slider.setAttribute('aria-valuetext', `Page ${at + 1} of ${count}`);
+    status.textContent = shown.length > 1 ? `Pages ${at + 1}–${last + 1} of ${count}` : `Page ${at + 1} of ${count}`;
+    if (opened) save({ page: at + 1, page_count: count, percentage: count === 1 ? 1 : Math.round((at / (count - 1)) * 10000) / 10000 });
+  };
+  const classes = () => {
+    // the fit and a spread are attributes: the classes say the direction and the mode
+    pages.className = `pages${rtl.checked && !vertical.checked ? ' rtl' : ''}${vertical.checked ? ' vertical' : ''}`;
+    pages.dataset.fit = fitNow();
+    pages.toggleAttribute('data-spread', spread.checked && !vertical.checked);
+    root.dataset.mode = vertical.checked ? 'vertical' : 'paged';
+    root.dataset.fit = fitNow();
+  };
+
+  // one page or a spread
+  const showPaged = () => {
+    unzoom();
+    const shown = shownOf();
+    pages.replaceChildren(
+      ...shown.map((i) => {
+        const img = image(i);
+        img.src = url(i);
+        return img;
+      }),
+    );
+    pages.scrollTo(0, 0);
+    place(shown);
+    preload(shown[shown.length - 1] + 1);
+  };
+
+  // every page in one column, each asked for as it comes near the screen
+  let watcher = null;
+  let scrolling = 0;
+  const showColumn = () => {
+    unzoom();
+    watcher?.disconnect();
+    watcher = new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) {
+          if (!e.isIntersecting) continue;
+          const img = e.target;
+          if (!img.src) img.src = url(Number(img.dataset.index));
+          watcher.unobserve(img);
+        }
+      },
+      { root: pages, rootMargin: '150% 0px' },
+    );
+    const imgs = [];
+    for (let i = 0; i < count; i++) {
+      const img = image(i);
+      img.loading = 'eager';
+      imgs.push(img);
+    }
+    pages.replaceChildren(...imgs);
+    for (const img of imgs) watcher.observe(img);
+    imgs[at].src = url(at);
+    imgs[at].scrollIntoView({ block: 'start' });
+    place([at]);
+  };
+  // the page at the top of the column is the place
+  pages.addEventListener('scroll', () => {
+    if (!vertical.checked) return;
+    clearTimeout(scrolling);
+    scrolling = setTimeout(() => {
+      const top = pages.getBoundingClientRect().top + 1;
+      const imgs = [...pages.querySelectorAll('.page-image')];
+      let i = imgs.findIndex((img) => img.getBoundingClientRect().bottom > top);
+      if (i < 0) i = count - 1;
+      if (i !== at) {
+        at = i;
+        place([at]);
+        chrome.turned();
+      }
+    }, 120);
+  });
+  const show = () => {
+    classes();
+    if (vertical.checked) showColumn();
+    else showPaged();
+  };
+
+  const step = () => (spread.checked && at > 0 ? 2 : 1);
+  const goTo = (i) => {
+    at = Math.min(count - 1, Math.max(0, i));
+    if (vertical.checked) {
+      pages.querySelector(`.page-image[data-index="${at}"]`)?.scrollIntoView({ block: 'start' });
+      place([at]);
+    } else showPaged();
+    chrome.turned();
+  };
+  const forward = () => {
+    if (vertical.checked) return at + 1 < count && goTo(at + 1);
+    if (at + step() < count) goTo(at + step());
+  };
+  const back = () => {
+    if (vertical.checked) return at > 0 && goTo(at - 1);
+    if (at > 0) goTo(at - (spread.checked && at > 1 ? 2 : 1));
+  };
+  // right-to-left: the left side goes on
+  const left = () => (rtl.checked && !vertical.checked ? forward() : back());
+  const right = () => (rtl.checked && !vertical.checked ? back() : forward());
+  document.addEventListener('keydown', pageKeys({ prev: back, next: forward, left, right }));
+  document.getElementById('prev').addEventListener('click', left);
+  document.getElementById('next').addEventListener('click', right);
+
+  // zoom: the images' width times `zoom`, the point under the pointer kept where it is
+  let base = [];
+  function unzoom() {
+    zoom = 1;
+    pages.classList.remove('zoomed');
+    for (const img of pages.querySelectorAll('.page-image')) img.style.width = '';
+    root.dataset.zoom = '1';
+  }
+  const zoomTo = (z, cx, cy) => {
+    const next = Math.min(MAX_ZOOM, Math.max(1, z));
+    if (next === zoom) return;
+    const imgs = [...pages.querySelectorAll('.page-image')];
+    if (zoom === 1) base = imgs.map((img) => img.getBoundingClientRect().width);
+    const box = pages.getBoundingClientRect();
+    // the point under the pointer, as a share of the content, before
+    const px = (pages.scrollLeft + (cx - box.left)) / Math.max(1, pages.scrollWidth);
+    const py = (pages.scrollTop + (cy - box.top)) / Math.max(1, pages.scrollHeight);
+    zoom = next;
+    if (zoom === 1) return unzoom();
+    pages.classList.add('zoomed');
+    imgs.forEach((img, i) => {
+      img.style.width = `${Math.round((base[i] || box.width) * zoom)}px`;
+      // a sharper picture for a page shown larger than it was asked for
+      const need = Math.min(2400, Math.ceil((base[i] || box.width) * zoom * dpr()));
+      if (!vertical.checked && need > width() * 1.2 && !img.dataset.sharp) {
+        img.dataset.sharp = '1';
+        img.src = url(Number(img.dataset.index), need);
+      }
+    });
+    pages.scrollLeft = px * pages.scrollWidth - (cx - box.left);
+    pages.scrollTop = py * pages.scrollHeight - (cy - box.top);
+    root.dataset.zoom = String(Math.round(zoom * 100) / 100);
+  };
+  pages.addEventListener(
+    'wheel',
+    (e) => {
+      if (!e.ctrlKey) return;
+      e.preventDefault();
+      zoomTo(zoom * Math.exp(-e.deltaY * 0.01), e.clientX, e.clientY);
+    },
+    { passive: false },
+  );
+  const toggleZoom = (x, y) => zoomTo(zoom > 1 ? 1 : 2.5, x, y);
+
+  // a mouse: a click on a side turns (once it is sure it is no double click), a double click zooms,
+  // a drag pans a zoomed page
+  let clickTimer = 0;
+  let dragged = false;
+  pages.addEventListener('click', (e) => {
+    if (dragged) return;
+    clearTimeout(clickTimer);
+    if (e.detail >= 2) return toggleZoom(e.clientX, e.clientY);
+    const box = pages.getBoundingClientRect();
+    const z = zone(e.clientX, box.left, box.width);
+    const act = () => (z === 'left' ? left() : z === 'right' ? right() : chrome.toggle());
+    if (z === 'centre') clickTimer = setTimeout(act, 250);
+    else if (zoom > 1) clickTimer = setTimeout(act, 250);
+    else act();
+  });
+  pages.addEventListener('dblclick', (e) => e.preventDefault());
+  pages.addEventListener('mousedown', (e) => {
+    dragged = false;
+    if (zoom === 1 || e.button !== 0) return;
+    e.preventDefault();
+    const start = { x: e.clientX, y: e.clientY, l: pages.scrollLeft, t: pages.scrollTop };
+    const move = (m) => {
+      if (Math.abs(m.clientX - start.x) + Math.abs(m.clientY - start.y) > 4) dragged = true;
+      pages.scrollLeft = start.l - (m.clientX - start.x);
+      pages.scrollTop = start.t - (m.clientY - start.y);
+    };
+    const up = () => {
+      removeEventListener('mousemove', move);
+      removeEventListener('mouseup', up);
+      setTimeout(() => {
+        dragged = false;
+      }, 0);
+    };
+    addEventListener('mousemove', move);
+    addEventListener('mouseup', up);
+  });
+
+  // a finger: a swipe turns the page the way it drags it (not when zoomed or in a column, which
+  // scroll), two fingers pinch, a tap acts on its zone, a double tap zooms
+  let touch = null;
+  let pinch = null;
+  let lastTap = null;
+  const dist = (t) => Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY);
+  pages.addEventListener(
+    'touchstart',
+    (e) => {
+      if (e.touches.length === 2) {
+        touch = null;
+        pinch = { d: dist(e.touches), z: zoom };
+      } else if (e.touches.length === 1) {
+        touch = { x: e.touches[0].clientX, y: e.touches[0].clientY, at: Date.now() };
+      }
+    },
+    { passive: true },
+  );
+  pages.addEventListener(
+    'touchmove',
+    (e) => {
+      if (!pinch || e.touches.length !== 2) return;
+      e.preventDefault();
+      const cx = (e.touches[0].clientX + e.touches[1].clientX) / 2;
+      const cy = (e.touches[0].clientY + e.touches[1].clientY) / 2;
+      zoomTo(pinch.z * (dist(e.touches) / pinch.d), cx, cy);
+    },
+    { passive: false },
+  );
+  pages.addEventListener('touchend', (e) => {
+    if (pinch) {
+      if (e.touches.length === 0) pinch = null;
+      return;
+    }
+    const t = e.changedTouches[0];
+    if (!touch || !t) return;
+    const dx = t.clientX - touch.x;
+    const dy = t.clientY - touch.y;
+    const quick = Date.now() - touch.at < 400;
+    touch = null;
+    if (Math.abs(dx) < 10 && Math.abs(dy) < 10 && quick) {
+      // a tap: its click is not wanted (it would come late and count twice)
+      if (e.cancelable) e.preventDefault();
+      clearTimeout(clickTimer);
+      const now = Date.now();
+      if (lastTap && now - lastTap.at < 300 && Math.hypot(t.clientX - lastTap.x, t.clientY - lastTap.y) < 40) {
+        lastTap = null;
+        return toggleZoom(t.clientX, t.clientY);
+      }
+      lastTap = { at: now, x: t.clientX, y: t.clientY };
+      const box = pages.getBoundingClientRect();
+      const z = zone(t.clientX, box.left, box.width);
+      clickTimer = setTimeout(() => (z === 'left' ? left() : z === 'right' ? right() : chrome.toggle()), 300);
+      return;
+    }
+    if (zoom > 1 || vertical.checked) return;
+    if (Math.abs(dx) < 50 || Math.abs(dx) < Math.abs(dy)) return;
+    if (dx < 0) right();
+    else left();
+  });
+
+  // the slider: a thumbnail of the page it points at while it moves; let go, it goes there
+  const thumb = document.getElementById('thumb');
+  const thumbImage = document.getElementById('thumb-image');
+  const caption = document.getElementById('thumb-caption');
+  slider.max = String(count);
+  slider.addEventListener('input', () => {
+    const n = Number(slider.value);
+    thumb.hidden = false;
+    thumbImage.src = url(n - 1, Math.ceil(128 * dpr()));
+    caption.textContent = `Page ${n} of ${count}`;
+  });
+  slider.addEventListener('change', () => {
+    thumb.hidden = true;
+    goTo(Number(slider.value) - 1);
+  });
+  slider.addEventListener('blur', () => {
+    thumb.hidden = true;
+  });
+
+  rtl.addEventListener('change', () => {
+    keep(`rtl.${item}`, rtl.checked ? '1' : '0');
+    show();
+  });
+  spread.addEventListener('change', () => {
+    keep('spread', spread.checked ? '1' : '0');
+    show();
+  });
+  vertical.addEventListener('change', () => {
+    keep(`vertical.${item}`, vertical.checked ? '1' : '0');
+    show();
+  });
+  bind('fit', 'fit', 'screen', () => {
+    classes();
+    unzoom();
+  });
+  show();
+  opened = true;
+  return { jump: (page) => goTo(page - 1) };
+}

@@ -1,0 +1,43 @@
+// Single sign-on's pages (issue 47): where a refused sign-in lands, the profile's link card and the
+// app passwords page. They read the API's /api/auth/oidc routes in-process like every other page.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Identity } from '@bindery/contracts';
+import { apiFor, type Api } from './api';
+import { sendHtml } from './http';
+import type { Render } from './layout';
+import type { PageContext } from './routes';
+import { AppPasswords, type SsoConfig, SsoLinkCard, type SsoLinks, SsoProblem } from './pages/sso';
+
+type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
+
+/** Single sign-on's settings as the API states them (null when identity does not answer). */
+export async function ssoConfig(api: Api): Promise<SsoConfig | null> {
+  const r = await api<SsoConfig>('GET', '/api/auth/oidc/config');
+  return r.status === 200 ? r.body : null;
+}
+
+export function ssoRoutes(app: FastifyInstance, page: Page, render: Render, origin?: (req: FastifyRequest) => string | null): void {
+  app.get('/login/sso', async (req, reply) => {
+    const q = req.query as Record<string, unknown>;
+    const problem: Identity.OidcProblem = Identity.isOidcProblem(q.problem) ? q.problem : 'failed';
+    const sso = await ssoConfig(apiFor(app, req));
+    let message: string = Identity.OIDC_PROBLEMS[problem];
+    // local sign-in still works while the provider is away, unless the server takes only the provider
+    if (problem === 'unavailable' && !sso?.only) message = `${message} You can still sign in with your password.`;
+    return render(reply, 'Sign-in problem', null, undefined, <SsoProblem message={message} sso={sso} />, problem === 'unavailable' ? 503 : 403);
+  });
+
+  // the profile's card, fetched after the page like its sessions (nothing when single sign-on is off)
+  page('/profile/sso', {}, async ({ reply, api }) => {
+    const r = await api<SsoLinks>('GET', '/api/auth/oidc/links');
+    if (r.status !== 200 || !r.body.enabled) return reply.code(200).type('text/html; charset=utf-8').send('');
+    return sendHtml(reply, <SsoLinkCard links={r.body} />, 200, true);
+  });
+
+  page('/profile/app-passwords', {}, async ({ req, reply, api, viewer }) => {
+    const [links, key] = await Promise.all([api<SsoLinks>('GET', '/api/auth/oidc/links'), api<{ exists: boolean; created_at: string | null }>('GET', '/api/auth/opds-key')]);
+    const hasPassword = links.status === 200 ? links.body.has_password : true;
+    const opdsKey = key.status === 200 ? key.body : { exists: false, created_at: null };
+    return render(reply, 'App passwords', viewer, '/profile', <AppPasswords origin={origin?.(req) ?? ''} hasPassword={hasPassword} opdsKey={opdsKey} />);
+  });
+}
