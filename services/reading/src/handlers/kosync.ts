@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { ok, type Catalog, type Reading, type Result } from '@bindery/contracts';
+import { notePosition } from '@bindery/platform';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { KosyncDocumentsTable, Trx } from '../store/db';
 import type { Position } from '../domain/position';
@@ -238,6 +239,9 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     row = linked.value.row;
   }
   const cur = target.item ? await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', target.item).executeTakeFirst() : undefined;
+  // the link may have been made meanwhile by the catalog's announcement (not by this pull, which
+  // then appends nothing): the gateway answers once its read models show the book's position too
+  if (cur) notePosition(await ctx.store.headPosition());
   // the device is given the book's position (as derived below, or the last push verbatim while it is
   // the current one): its next push of the document follows it
   if (cur) await deliverQuietly(ctx, user, via ? via.name : documentReceiver(document), 'kosync', [{ item: cur.item_id, version: Number(cur.version) }]);
