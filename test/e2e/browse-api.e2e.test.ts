@@ -133,6 +133,8 @@ for (const mode of modes) {
         cover_item_id: null,
         description: 'A café for monsters.',
         next_item_id: ids['Kaiju Café 2'],
+        next_title: 'Kaiju Café 2',
+        next_percentage: 0.5,
         // volume 4 is in a library alice may not see
         missing_numbers: [4],
         missing_count: 1,
@@ -157,7 +159,8 @@ for (const mode of modes) {
       // paging keeps the summary of the whole series
       const p = await ok(alice, `${KAIJU_PATH}?limit=2&offset=2`);
       expect(p.data.map((b: { item: { title: string } }) => b.item.title)).toEqual(['Kaiju Café 3', 'Kaiju Café 5']);
-      expect([p.total, p.next_item_id]).toEqual([5, ids['Kaiju Café 2']]);
+      // and names the book to read next though it is on another page
+      expect([p.total, p.next_item_id, p.next_title, p.next_percentage]).toEqual([5, ids['Kaiju Café 2'], 'Kaiju Café 2', 0.5]);
       // finishing volume 2 moves "read next" to volume 3
       expect((await put(call, alice.token, ids['Kaiju Café 2']!, { percentage: 1 })).status).toBe(200);
       await eventually(async () => expect((await ok(alice, KAIJU_PATH)).next_item_id).toBe(ids['Kaiju Café 3']));

@@ -426,5 +426,35 @@ for (const mode of modes) {
       clean(t);
       await t.ctx.close();
     });
+
+    it('a long series is paged: 60 books a page, the pager by keyboard, and "Read next" names a book on another page', { timeout: 120_000 }, async () => {
+      // the secret library's series grows to 65 books (the admin's alone); the first 61 are finished
+      const saga = [ids['Secret Saga One'] ?? ''];
+      const made: Record<string, any>[] = [];
+      for (let n = 2; n <= 65; n++) made.push(await makeItem(call, admin, lib.secret!, { title: `Secret Saga ${n}`, authors: ['Secret Author'], series: 'Secret Saga', series_index: n }));
+      const first = await call('GET', `/api/series/${encodeURIComponent('Secret Saga')}?limit=1`, { token: admin.token });
+      saga[0] = first.json.data[0].media_item_id;
+      saga.push(...made.map((m) => m.id as string));
+      for (let i = 0; i < 61; i += 16)
+        for (const r of await Promise.all(saga.slice(i, Math.min(i + 16, 61)).map((id) => put(call, admin.token, id, { percentage: 1 })))) expect(r.status, r.text).toBe(200);
+      const t = await as(admin);
+      await eventually(async () => {
+        await t.page.goto(`${b.url}/series/${encodeURIComponent('Secret Saga')}`);
+        expect(await t.page.textContent('#series-summary')).toContain('65 books, 61 finished.');
+      });
+      expect(await t.page.textContent('#series-shown')).toBe('Books 1 to 60 of 65.');
+      expect(await titles(t)).toHaveLength(60);
+      expect((await titles(t))[1]).toBe('Secret Saga 2');
+      expect(await t.page.textContent('#read-next')).toBe('Read next: Secret Saga 62');
+      expect(await t.page.textContent('#pager-status')).toBe('Page 1 of 2');
+      await tabTo(t.page, '#page-next', 500);
+      await Promise.all([t.page.waitForURL(`${b.url}/series/${encodeURIComponent('Secret Saga')}?offset=60`), t.page.keyboard.press('Enter')]);
+      expect(await t.page.textContent('#series-shown')).toBe('Books 61 to 65 of 65.');
+      expect(await titles(t)).toEqual(['Secret Saga 61', 'Secret Saga 62', 'Secret Saga 63', 'Secret Saga 64', 'Secret Saga 65']);
+      expect(await t.page.textContent('#read-next')).toBe('Read next: Secret Saga 62');
+      await checkPage(t, `${mode}-series-pages`);
+      clean(t);
+      await t.ctx.close();
+    });
   });
 }

@@ -27,12 +27,22 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
     const proof = method === 'GET' || typeof token !== 'string' ? base : { ...base, 'x-csrf-token': token };
     const headers = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
     const r = await app.inject({ method, url, headers, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1', ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
-    let parsed: unknown;
-    try {
-      parsed = r.body === '' ? undefined : JSON.parse(r.body);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: r.statusCode, body: parsed as T, text: r.body };
+    const text = r.body;
+    // parsed when first read: a page kept as rendered (RenderKept) may need only the text
+    let parsed: { value: unknown } | null = null;
+    return {
+      status: r.statusCode,
+      text,
+      get body(): T {
+        if (parsed === null) {
+          try {
+            parsed = { value: text === '' ? undefined : JSON.parse(text) };
+          } catch {
+            parsed = { value: undefined };
+          }
+        }
+        return parsed.value as T;
+      },
+    };
   };
 }

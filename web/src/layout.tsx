@@ -45,6 +45,19 @@ export const mayEdit = (v: Viewer | null | undefined): boolean => v?.role === 'a
 
 /** How a group of page routes renders a page in the layout (routes.tsx gives it to each group). */
 export type Render = (reply: FastifyReply, title: string, viewer: Viewer | null, current: string | undefined, body: VNode, status?: number, live?: Live) => FastifyReply;
+/**
+ * A signed-in page kept as rendered for its viewer and the exact API answers (`answers`, their texts)
+ * it is made from: the same answers to the same viewer render the same HTML, so a repeat skips
+ * parsing and rendering; a changed book, position or access changes an answer, and so the key.
+ */
+export type RenderKept = (
+  reply: FastifyReply,
+  answers: readonly (string | undefined)[],
+  viewer: Viewer,
+  current: string | undefined,
+  make: () => { title: string; body: VNode },
+  live?: Live,
+) => FastifyReply;
 
 /** The body of a page that is not there (or not the caller's to see), with a way back. */
 export function NotFound({ href = '/dashboard', back = 'Back home' }: { href?: string; back?: string }) {

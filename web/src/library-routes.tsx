@@ -6,15 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import { action, type Form, field } from './actions';
 import { type Answer, type Api, apiFor } from './api';
 import { fromOurPage, securityHeaders, sendHtml } from './http';
-import { mayEdit, type Render } from './layout';
+import { mayEdit, type Render, type RenderKept } from './layout';
 import { AuthorPage } from './pages/authors';
 import type { Item } from './pages/books';
 import type { CollectionRow } from './pages/collections';
 import { LIBRARY_FILTERS, libraryQuery, type SavedFilter, SavedFilters } from './pages/library';
-import { type SeriesBook, type SeriesDetail, SeriesPage } from './pages/series';
+import { SERIES_BOOKS_PAGE, type SeriesBook, type SeriesDetail, SeriesPage } from './pages/series';
 import { SeriesList, type SeriesSummary, seriesApiUrl, seriesListQuery } from './pages/series-list';
 import { type AuthorSummary, AuthorList, authorListQuery, authorsApiUrl } from './pages/authors-list';
-import { countOf, type LibraryName } from './pages/browse';
+import { countOf, type LibraryName, offsetParam } from './pages/browse';
 import { type LibraryChoice, newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
 import type { PageContext } from './routes';
 
@@ -23,7 +23,7 @@ type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) 
 /** A smart collection's rules with no complete condition (the builder leaves out a row without its value). */
 const NO_CONDITION = { status: 400, body: { error: 'Add at least one condition with a value.' } };
 
-/** The most books a series or author page shows. */
+/** The most books an author page shows. */
 const MOST = 200;
 const idOf = (req: { params: unknown }) => ((req.params as { id?: string }).id ?? '').slice(0, 100);
 const nameOf = (params: unknown) => ((params as { name?: string }).name ?? '').trim().slice(0, 200);
@@ -51,7 +51,7 @@ function Missing({ what }: { what: string }) {
   );
 }
 
-export function libraryRoutes(app: FastifyInstance, page: Page, render: Render): void {
+export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, kept: RenderKept): void {
   // every series and every author the caller may see: searched as they type (htmx takes the results
   // part of the same page), by letter, library, read state and sort
   page('/series', {}, async ({ req, reply, api, viewer }) => {
@@ -59,7 +59,10 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
     const [r, libraries] = await Promise.all([api<{ data: SeriesSummary[]; total: number }>('GET', seriesApiUrl(q)), librariesOf(api)]);
     if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
     if (r.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, 502);
-    return render(reply, 'Series', viewer, '/library', <SeriesList q={q} series={r.body.data} total={r.body.total} libraries={libraries} />);
+    return kept(reply, [JSON.stringify(q), r.text, JSON.stringify(libraries)], viewer, '/library', () => ({
+      title: 'Series',
+      body: <SeriesList q={q} series={r.body.data} total={r.body.total} libraries={libraries} />,
+    }));
   });
   page('/authors', {}, async ({ req, reply, api, viewer }) => {
     const q = authorListQuery(req.query as Record<string, unknown>);
@@ -74,17 +77,27 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render):
   page('/series/:name', {}, async ({ req, reply, api, viewer }) => {
     const name = nameOf(req.params);
     if (name === '') return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
+    // a page of books at a time (a 500-book series is 9 pages, as Komga pages a series' books)
+    const offset = offsetParam((req.query as Record<string, unknown>).offset);
     const [found, colls] = await Promise.all([
-      api<SeriesDetail>('GET', `/api/series/${encodeURIComponent(name)}?limit=${MOST}`),
+      api<SeriesDetail>('GET', `/api/series/${encodeURIComponent(name)}?limit=${SERIES_BOOKS_PAGE}&offset=${offset}`),
       api<{ data: (CollectionRow & { rules?: unknown })[] }>('GET', '/api/collections'),
     ]);
     if (found.status === 404) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
     if (found.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, found.status === 400 ? 400 : 502);
-    const own = colls.status === 200 ? colls.body.data.filter((c) => !c.is_system && !c.is_smart).map((c) => ({ id: c.id, name: c.name })) : [];
-    return render(reply, found.body.name, viewer, '/library', <SeriesPage s={found.body} collections={own} editor={mayEdit(viewer)} />, 200, {
-      topic: 'progress',
-      refresh: '#series-body',
-    });
+    // kept as rendered: a repeat with the same answers neither parses nor renders them
+    return kept(
+      reply,
+      [found.text, colls.text],
+      viewer,
+      '/library',
+      () => {
+        const s = found.body;
+        const own = colls.status === 200 ? colls.body.data.filter((c) => !c.is_system && !c.is_smart).map((c) => ({ id: c.id, name: c.name })) : [];
+        return { title: s.name, body: <SeriesPage s={s} collections={own} editor={mayEdit(viewer)} /> };
+      },
+      { topic: 'progress', refresh: '#series-body' },
+    );
   });
 
   // every book of a series read (each unfinished one at its end) or unread (each position removed);

@@ -9,7 +9,7 @@ import type { VNode } from 'preact';
 import { apiFor, type Api } from './api';
 import { loadAssets, type Assets } from './assets';
 import { csrfOf, isHtmx, localTarget, loginFor, readerCsp, redirectTo, renderHtml, securityHeaders, sendHtml, sendRendered, useCsrf } from './http';
-import { Layout, type Live, mayEdit, NotFound, type Render, type Viewer } from './layout';
+import { Layout, type Live, mayEdit, NotFound, type Render, type RenderKept, type Viewer } from './layout';
 import { FirstRun, SignIn } from './pages/auth';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
 import { calibreSections } from './calibre-sections';
@@ -87,6 +87,23 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
       </Layout>,
       status,
     );
+
+  const keptPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
+  const renderKept: RenderKept = (reply, answers, viewer, current, make, live) => {
+    const h = createHash('sha256').update(JSON.stringify([viewer, current ?? '', live ?? null]));
+    for (const a of answers) h.update('\u0000').update(a ?? '');
+    const key = h.digest('base64');
+    const hit = keptPages.get(key);
+    if (hit !== undefined) return sendRendered(reply, hit);
+    const { title, body } = make();
+    const html = renderHtml(
+      <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
+        {body}
+      </Layout>,
+    );
+    keptPages.set(key, html);
+    return sendRendered(reply, html);
+  };
 
   /** A signed-in page: without a valid session, to sign-in and back; `admin` pages are 404 for others. */
   const page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) =>
@@ -391,7 +408,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
     a('POST', `/api/progress-conflicts/${encodeURIComponent((req.params as { conflict: string }).conflict)}/resolve`, { keep: field(f, 'keep') ?? '' }),
   );
-  libraryRoutes(app, page, render);
+  libraryRoutes(app, page, render, renderKept);
   editRoutes(app, page, render);
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {

@@ -4,7 +4,7 @@
 // missing, and actions on every book at once: mark them read or unread, add them to a collection.
 import { Outcome } from '../layout';
 import type { Item } from './books';
-import { countOf } from './browse';
+import { countOf, Pager } from './browse';
 import { LibraryCard } from './library';
 import { SelectionBar } from './bulk';
 import type { SeriesSummary } from './series-list';
@@ -18,10 +18,13 @@ export interface SeriesBook {
 export interface SeriesDetail extends SeriesSummary {
   description: string | null;
   next_item_id: string | null;
+  next_title: string | null;
+  next_percentage: number | null;
   missing_numbers: number[];
   missing_count: number;
   data: SeriesBook[];
   total: number;
+  offset: number;
 }
 
 /** A collection of the caller's own that books can be added to (not a system or smart one). */
@@ -31,6 +34,12 @@ export interface CollectionChoice {
 }
 
 const pct = (p: number) => Math.round(p * 100);
+
+/** Books a series page shows; the pager reaches the rest. */
+export const SERIES_BOOKS_PAGE = 60;
+
+/** The series page's own address at `offset` (the name encoded whole, as its links make it). */
+const pageUrl = (name: string, offset: number) => `/series/${encodeURIComponent(name)}${offset > 0 ? `?offset=${offset}` : ''}`;
 
 function Missing({ s }: { s: SeriesDetail }) {
   if (s.missing_count === 0) return null;
@@ -51,13 +60,11 @@ function ReadNext({ s }: { s: SeriesDetail }) {
         You have finished every book of this series.
       </p>
     );
-  const next = s.data.find((b) => b.media_item_id === s.next_item_id);
-  const begun = next !== undefined && (next.percentage ?? 0) > 0;
   return (
     <p>
       <a class="button primary" id="read-next" href={`/read/${s.next_item_id}`}>
-        {begun ? 'Continue' : 'Read next'}
-        {next && `: ${next.item.title}`}
+        {(s.next_percentage ?? 0) > 0 ? 'Continue' : 'Read next'}
+        {s.next_title !== null && `: ${s.next_title}`}
       </a>
     </p>
   );
@@ -137,7 +144,14 @@ export function SeriesPage({ s, collections, editor = false }: { s: SeriesDetail
             <LibraryCard key={b.media_item_id} item={b.item} progress={b.percentage ?? 0} pick />
           ))}
         </ol>
-        {s.total > s.data.length && <p class="muted">{`The first ${s.data.length} of ${s.total} books are shown.`}</p>}
+        {s.total > SERIES_BOOKS_PAGE && (
+          <>
+            <p class="muted" id="series-shown">
+              {s.data.length === 0 ? `No book here: the series has ${s.total}.` : `Books ${s.offset + 1} to ${s.offset + s.data.length} of ${s.total}.`}
+            </p>
+            <Pager total={s.total} offset={s.offset} size={SERIES_BOOKS_PAGE} href={(offset) => pageUrl(s.name, offset)} />
+          </>
+        )}
       </div>
       <SelectionBar total={s.total} scope={{ kind: 'series', name: s.name }} editor={editor} />
       <BulkActions s={s} collections={collections} />

@@ -185,22 +185,14 @@ export class BrowseView {
     // a series of no book the caller may see does not exist for them
     if (rows.length === 0) return err(fail('not_found', M.seriesNotFound));
     const page = rows.slice(offset.value, offset.value + limit.value);
+    const next = nextToRead(rows);
+    // the page's books, and the book to read next wherever its page is (its title is part of the answer)
+    const wanted = next === null || page.some((b) => b.id === next) ? page.map((b) => b.id) : [...page.map((b) => b.id), next];
     const docs = new Map(
-      page.length === 0
-        ? []
-        : (
-            await this.db
-              .withSchema(SCHEMA)
-              .selectFrom(T.items)
-              .select(['id', 'doc'])
-              .where(
-                'id',
-                'in',
-                page.map((b) => b.id),
-              )
-              .execute()
-          ).map((r) => [r.id, r.doc]),
+      wanted.length === 0 ? [] : (await this.db.withSchema(SCHEMA).selectFrom(T.items).select(['id', 'doc']).where('id', 'in', wanted).execute()).map((r) => [r.id, r.doc]),
     );
+    const nextDoc = next === null ? undefined : docs.get(next);
+    const nextTitle = nextDoc === undefined ? null : ((JSON.parse(nextDoc) as { title?: unknown }).title ?? null);
     const read = rows.filter((b) => (b.pct ?? 0) >= 1).length;
     const started = rows.filter((b) => (b.pct ?? 0) > 0 && (b.pct ?? 0) < 1).length;
     const missing = missingNumbers(rows.map((b) => b.series_index));
@@ -213,7 +205,9 @@ export class BrowseView {
       progress: Math.round((rows.reduce((s, b) => s + Math.min(Math.max(b.pct ?? 0, 0), 1), 0) / rows.length) * 10_000) / 10_000,
       cover_item_id: rows.find((b) => b.has_cover)?.id ?? null,
       description: rows.find((b) => b.description !== null)?.description ?? null,
-      next_item_id: nextToRead(rows),
+      next_item_id: next,
+      next_title: typeof nextTitle === 'string' ? nextTitle : null,
+      next_percentage: next === null ? null : (rows.find((b) => b.id === next)?.pct ?? null),
       missing_numbers: missing.numbers,
       missing_count: missing.count,
       total: rows.length,

@@ -23,6 +23,8 @@ export const SeriesDetail = Type.Object(
     ...seriesCounts,
     description: Nullable(Type.String({ description: 'the description of its first book in index order that has one' })),
     next_item_id: Nullable(Type.String({ description: 'the first book in index order the caller has not finished' })),
+    next_title: Nullable(Type.String({ description: 'the title of that book (on whatever page it is)' })),
+    next_percentage: Nullable(Type.Number({ description: 'the caller’s position in that book, null when not begun' })),
     missing_numbers: Type.Array(Type.Integer(), { description: 'whole numbers from 1 to the highest whole index that no book carries (at most 100)' }),
     missing_count: Count,
     data: Type.Array(Type.Object({ media_item_id: Type.String(), percentage: Nullable(Type.Number()), item: MediaItem }), {
