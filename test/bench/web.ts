@@ -7,7 +7,8 @@
 //     the reader's bundle is checked to be absent from it);
 //   - the reader: the 1 MB EPUB opened at a saved position in the middle, until its page is shown
 //     and placed (cold and warm cache), and the number of requests one page turn saves with;
-//   - curation (issue 43): the series list (/series) and a 500-book series page (/series/Bench Saga),
+//   - curation (issue 43): the series list (/series) and a 500-book series page (/series/Bench Saga:
+//     its first page, 60 books; decision 107),
 //     each under load (p50/p99) and their first contentful paint cold; and a bulk edit of 1,000 books
 //     (a tag added through the bulk API the grid's bulk form uses) until the grid filtered by that tag
 //     counts all 1,000. The books are in series: 500 in "Bench Saga", the rest in 600 series.
