@@ -25,6 +25,8 @@ export const USER = 'bindery';
 export const PASS = 'smtp-secret-1';
 /** recipients at this domain are refused with a permanent 550 */
 export const REFUSING_DOMAIN = 'refused.example';
+/** recipients at this domain are put off with a transient 451 (try again later) */
+export const LATER_DOMAIN = 'later.example';
 
 export const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -47,6 +49,11 @@ export async function startMailServer(): Promise<MailServer> {
       if (address.address.toLowerCase().endsWith(`@${REFUSING_DOMAIN}`)) {
         const e = new Error('mailbox unavailable: refused by policy') as Error & { responseCode: number };
         e.responseCode = 550;
+        return cb(e);
+      }
+      if (address.address.toLowerCase().endsWith(`@${LATER_DOMAIN}`)) {
+        const e = new Error('greylisted: try again later') as Error & { responseCode: number };
+        e.responseCode = 451;
         return cb(e);
       }
       cb();

@@ -33,6 +33,33 @@ export const InvitationRevoked = Type.Object({ invitation_id: Uuid, revoked_by: 
 /** Where a person's books are mailed ('' when they cleared it). */
 export const EreaderAddressChanged = Type.Object({ user_id: Uuid, address: Type.String() });
 
+/** A person asked for a book to be mailed to their e-reader address: one send, tried until it is sent or fails for good. */
+export const BookSendRequested = Type.Object({
+  send_id: Uuid,
+  user_id: Uuid,
+  item_id: Uuid,
+  title: Type.String(),
+  format: Type.String(),
+  file_name: Type.String(),
+  size: Type.Integer({ minimum: 0 }),
+  address: Type.String(),
+});
+
+/** A gateway took the send to try it now; another may take it only after `until` (a gateway that died mid-send). */
+export const BookSendClaimed = Type.Object({ send_id: Uuid, until: Type.String() });
+
+/**
+ * What came of one try: `sent`; `retrying` (the server may take it later: tried again at
+ * `next_attempt_at`); or `failed` for good (the server refused it, or the tries ran out).
+ */
+export const BookSendAttempted = Type.Object({
+  send_id: Uuid,
+  attempt: Type.Integer({ minimum: 1 }),
+  outcome: Type.Union([Type.Literal('sent'), Type.Literal('retrying'), Type.Literal('failed')]),
+  detail: Type.String(),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+});
+
 export const MailIdentityEvents = {
   'identity.password-reset-requested.v1': PasswordResetRequested,
   'identity.password-reset-used.v1': PasswordResetUsed,
@@ -40,4 +67,7 @@ export const MailIdentityEvents = {
   'identity.invitation-accepted.v1': InvitationAccepted,
   'identity.invitation-revoked.v1': InvitationRevoked,
   'identity.ereader-address-changed.v1': EreaderAddressChanged,
+  'identity.book-send-requested.v1': BookSendRequested,
+  'identity.book-send-claimed.v1': BookSendClaimed,
+  'identity.book-send-attempted.v1': BookSendAttempted,
 } as const;

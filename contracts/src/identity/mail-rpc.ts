@@ -23,7 +23,42 @@ export const MailRequests = {
   'ereader-get': Type.Object({ caller: Caller }),
   /** input: `address` ('' clears it) */
   'ereader-set': Type.Object({ caller: Caller, input: Input }),
+  /** input: `item_id`, `title`, `format`, `file_name`, `size` (the gateway has checked the caller sees the item and chosen its file); to the caller's e-reader address */
+  'send-create': Type.Object({ caller: Caller, input: Input }),
+  /** the caller's sends, newest first */
+  'sends-list': Type.Object({ caller: Caller }),
+  /** a gateway's worker: takes up to `limit` sends that are due (each for `lease_ms`) and answers them */
+  'sends-claim': Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 100 }), lease_ms: Type.Integer({ minimum: 1000, maximum: 600_000 }) }),
+  /** a gateway's worker: what came of trying a send it took */
+  'send-result': Type.Object({
+    send_id: Type.String(),
+    ok: Type.Boolean(),
+    permanent: Type.Boolean(),
+    detail: Type.String({ maxLength: 1000 }),
+  }),
 } as const;
+
+/** The refusal of a send when the person has no e-reader address. */
+export const NO_EREADER_ADDRESS = 'set your e-reader address on your profile first';
+
+/** One send of a book to an e-reader address, as its owner sees it (and the worker takes it). */
+export const BookSend = Type.Object({
+  id: Type.String(),
+  user_id: Type.String(),
+  item_id: Type.String(),
+  title: Type.String(),
+  format: Type.String(),
+  file_name: Type.String(),
+  size: Type.Integer(),
+  address: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')]),
+  attempts: Type.Integer(),
+  detail: Type.String(),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+export type BookSend = Type.Static<typeof BookSend>;
 
 /** A mail identity asks the gateway to send: the link's secret goes only here, never into the log. */
 export const LinkMail = Type.Object({ to: Type.String(), username: Type.String(), token: Type.String(), expires_at: Type.String() });

@@ -54,6 +54,7 @@ import { profileRoutes } from './routes/profile';
 import { sessionRoutes } from './routes/sessions';
 import { oidcRoutes } from './routes/oidc';
 import { mailRoutes } from './routes/mail';
+import { SendWorker } from './mail/sends';
 import { opdsRoutes } from './routes/opds';
 import { opdsKeyRoutes } from './routes/opds-keys';
 import { liveChannel } from './routes/ws';
@@ -276,7 +277,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const mailSettings = mailConfig();
   const mailer = mailSettings ? new Mailer(mailSettings) : null;
   if (mailer) app.addHook('onClose', async () => mailer.close());
-  mailRoutes(app, { mailer, call, auth, reads: o.reads, origins, cookie: { secure: o.cookieSecure }, log: o.log, rateLimited: o.authRateLimit !== null });
+  // books mailed to e-readers: this process's worker takes the sends that are due
+  const sends = mailer ? new SendWorker(call, mailer, o.reads, o.log) : null;
+  if (sends) {
+    app.addHook('onReady', async () => sends.start());
+    app.addHook('onClose', async () => sends.stop());
+  }
+  mailRoutes(app, { mailer, call, auth, reads: o.reads, origins, cookie: { secure: o.cookieSecure }, log: o.log, rateLimited: o.authRateLimit !== null, sends });
   systemRoutes(app, { call, auth });
   const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });

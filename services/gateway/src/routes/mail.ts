@@ -3,7 +3,7 @@
 // MAIL_FROM every route here but the status answers 503 `mail is not configured`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { fail, isUuid, Messages, type Identity } from '@bindery/contracts';
+import { type Catalog, type Failure, fail, httpStatusOf, Identity, isUuid, Messages } from '@bindery/contracts';
 import type { Logger, Mailer } from '@bindery/platform';
 import type { Auth } from '../http/authenticate';
 import type { CallIdentity } from '../http/rpc';
@@ -15,6 +15,7 @@ import { setSessionCookie, type CookiePolicy } from '../http/session-cookie';
 import { authResponse, bodyOf } from './auth';
 import { AuthResponse } from './auth-schemas';
 import { invitationMail, resetMail } from '../mail/links';
+import { bestFormat, isKindle, type SendWorker } from '../mail/sends';
 
 export const MAIL_NOT_CONFIGURED = 'mail is not configured';
 /** The one answer to a reset request, whether or not the address has an account. */
@@ -31,7 +32,33 @@ export interface MailDeps {
   log: Logger;
   /** reset requests carry the per-client-address limit of login and register */
   rateLimited: boolean;
+  /** mails the books people send to their e-readers (null when mail is off) */
+  sends: SendWorker | null;
 }
+
+/** The answer when a book is too large for the mail limit. */
+export const tooLarge = (size: number, limit: number) => `the book is ${megabytes(size)} MB, more than the ${megabytes(limit)} MB a mail may carry`;
+const megabytes = (n: number) => (n / 1e6).toFixed(n >= 10e6 ? 0 : 1);
+/** The answer when a book has no format the address takes. */
+export const noFormatFor = (address: string) =>
+  `this book has no format ${isKindle(address) ? 'a Kindle takes (EPUB or PDF)' : 'an e-reader takes by mail (EPUB, PDF, AZW3, MOBI, FB2 or a comic archive)'}`;
+
+const Send = Type.Object({
+  id: Type.String(),
+  user_id: Type.String(),
+  item_id: Type.String(),
+  title: Type.String(),
+  format: Type.String(),
+  file_name: Type.String(),
+  size: Type.Integer(),
+  address: Type.String(),
+  status: Type.String(),
+  attempts: Type.Integer(),
+  detail: Type.String(),
+  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
 
 const Invitation = Type.Object({
   id: Type.String(),
@@ -259,6 +286,89 @@ export function mailRoutes(app: FastifyInstance, d: MailDeps): void {
   );
 
   const Address = Type.Object({ address: Type.String() });
+  // ---- books to e-readers ----
+  /** Records a send of one book the caller may see to their address: the answer, or the refusal. */
+  const sendOne = async (req: FastifyRequest, id: string): Promise<{ ok: true; message: string; send: Identity.BookSend } | { ok: false; failure: Failure }> => {
+    const no = (code: Failure['code'], message: string) => ({ ok: false as const, failure: fail(code, message) });
+    if (!isUuid(id)) return no('validation', Messages.invalidMediaItemId);
+    const c = await d.reads.context(req.caller!);
+    const found = await d.reads.catalog.item(c.access, id);
+    if (!found.ok) return no('not_found', Messages.mediaItemNotFound);
+    const item = JSON.parse(found.value) as Catalog.MediaItem;
+    const a = await call('ereader-get', { caller: req.caller! });
+    if (!a.ok) return { ok: false, failure: a.error };
+    const address = (a.value as { address: string }).address;
+    if (address === '') return no('validation', Identity.NO_EREADER_ADDRESS);
+    const f = bestFormat(item.formats, address);
+    if (!f) return no('unprocessable', noFormatFor(address));
+    const limit = mailer!.config.maxAttachmentBytes;
+    if (f.size > limit) return no('payload_too_large', tooLarge(f.size, limit));
+    const name = f.file_path.split('/').pop() ?? `book.${f.format}`;
+    const r = await call('send-create', { caller: req.caller!, input: { item_id: item.id, title: item.title, format: f.format, file_name: name, size: f.size } });
+    if (!r.ok) return { ok: false, failure: r.error };
+    d.sends?.kick();
+    return { ok: true, message: `${item.title} is on its way to ${address}`, send: r.value as Identity.BookSend };
+  };
+  app.post(
+    '/api/media-items/:id/send',
+    {
+      onRequest: [auth.requireUser, needsMail],
+      schema: {
+        tags,
+        summary: 'mail a book to your e-reader address (its best format for the address)',
+        params: params({ id: 'the media item' }),
+        response: { 202: Type.Object({ message: Type.String(), send: Send }), ...fragmentErrors(400, 404, 413, 422), ...errors(...SIGNED_IN, 502, 503) },
+      },
+      config: { fragmentErrors: true },
+    },
+    async (req, reply) => {
+      const r = await sendOne(req, (req.params as { id: string }).id);
+      if (!r.ok) return sendFailure(reply, r.failure, isFragment(req));
+      return ok(req, reply, 202, { message: r.message, send: r.send });
+    },
+  );
+  app.post(
+    '/api/media-items/send',
+    {
+      onRequest: [auth.requireUser, needsMail],
+      schema: {
+        tags,
+        summary: 'mail several books to your e-reader address, each on its own',
+        body: serviceBody({ media_item_ids: 'the media items (at most 100)' }),
+        response: {
+          200: Type.Object({
+            message: Type.String(),
+            data: Type.Array(Type.Object({ media_item_id: Type.String(), status: Type.Integer(), error: Type.Optional(Type.String()), send: Type.Optional(Send) })),
+          }),
+          ...fragmentErrors(400),
+          ...errors(...SIGNED_IN, 503),
+        },
+      },
+      config: { fragmentErrors: true },
+    },
+    async (req, reply) => {
+      const ids = (bodyOf(req) ?? {}).media_item_ids;
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > 100 || !ids.every((x) => typeof x === 'string'))
+        return sendFailure(reply, fail('validation', 'media_item_ids must be a list of 1 to 100 media item ids'), isFragment(req));
+      const data = [];
+      for (const id of new Set(ids as string[])) {
+        const r = await sendOne(req, id);
+        data.push(r.ok ? { media_item_id: id, status: 202, send: r.send } : { media_item_id: id, status: httpStatusOf(r.failure.code), error: r.failure.message });
+      }
+      const queued = data.filter((x) => x.status === 202).length;
+      const message = `${queued} of ${data.length} ${data.length === 1 ? 'book' : 'books'} on the way${queued < data.length ? `; ${data.find((x) => x.error)?.error}` : ''}`;
+      return ok(req, reply, 200, { message, data });
+    },
+  );
+  app.get(
+    '/api/sends',
+    {
+      onRequest: [auth.requireUser, needsMail],
+      schema: { tags, summary: 'the books you sent to your e-reader, newest first', response: { 200: Type.Object({ data: Type.Array(Send) }), ...errors(...SIGNED_IN, 503) } },
+    },
+    async (req, reply) => sendResult(reply, await call('sends-list', { caller: req.caller! })),
+  );
+
   app.get(
     '/api/auth/ereader',
     { onRequest: [auth.requireUser, needsMail], schema: { tags, summary: 'your e-reader’s e-mail address', response: { 200: Address, ...errors(...SIGNED_IN, 503) } } },

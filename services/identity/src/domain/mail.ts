@@ -67,3 +67,36 @@ export function parseEreaderAddress(raw: Record<string, unknown>): Result<string
   const p = emailProblem(a);
   return p ? err(validation(p.replace('email', 'address'))) : ok(a);
 }
+
+/** How long after each failed try a send is tried again; after the last, it has failed for good. */
+export const SEND_RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 60 * 60_000] as const;
+
+export interface SendInput {
+  item_id: string;
+  title: string;
+  format: string;
+  file_name: string;
+  size: number;
+}
+
+/** What the gateway asks to send (it has checked the item and chosen its file); every field checked again. */
+export function parseSendInput(raw: Record<string, unknown>): Result<SendInput> {
+  const { item_id, title, format, file_name, size } = raw;
+  if (typeof item_id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(item_id)) return err(validation('item_id must be a media item id'));
+  if (typeof title !== 'string' || title.length > 1000) return err(validation('title must be text of at most 1000 characters'));
+  if (typeof format !== 'string' || !/^[a-z0-9]{2,8}$/.test(format)) return err(validation('format must be a book format'));
+  if (typeof file_name !== 'string' || file_name === '' || file_name.length > 255 || /[\u0000-\u001f/\\]/.test(file_name)) return err(validation('file_name must be a file name'));
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return err(validation('size must be a whole number of bytes'));
+  return ok({ item_id: item_id.toLowerCase(), title, format, file_name, size });
+}
+
+/**
+ * What one try of a send comes to: sent; tried again after the next delay (a server that may take it
+ * later); or failed for good (a server's final refusal, or no tries left).
+ */
+export function sendOutcome(attempt: number, sent: boolean, permanent: boolean, now: Date): { outcome: 'sent' | 'retrying' | 'failed'; next_attempt_at: string | null } {
+  if (sent) return { outcome: 'sent', next_attempt_at: null };
+  const delay = SEND_RETRY_DELAYS_MS[attempt - 1];
+  if (permanent || delay === undefined) return { outcome: 'failed', next_attempt_at: null };
+  return { outcome: 'retrying', next_attempt_at: new Date(now.getTime() + delay).toISOString() };
+}

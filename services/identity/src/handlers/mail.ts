@@ -1,12 +1,14 @@
 // Password reset links, invitations and e-reader addresses (issue 47). Identity makes and checks
 // the links and keeps only their SHA-256; the gateway mails them.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { err, fail, Messages, ok, type Identity, type Result } from '@bindery/contracts';
+import { err, fail, Identity, Messages, ok, type Result } from '@bindery/contracts';
 import { isUniqueViolation } from '@bindery/platform';
 import {
   INVITATION_INVALID,
   INVITATION_TTL_MS,
   parseEreaderAddress,
+  parseSendInput,
+  sendOutcome,
   parseInvitation,
   parseNewPassword,
   parseResetRequest,
@@ -219,6 +221,73 @@ export async function setEreader(ctx: Ctx, req: Identity.IdentityRequest<'ereade
   });
 }
 
+const sendOut = (r: NonNullable<mail.SendRow>): Identity.BookSend => ({
+  id: r.id,
+  user_id: r.user_id,
+  item_id: r.item_id,
+  title: r.title,
+  format: r.format,
+  file_name: r.file_name,
+  size: Number(r.size),
+  address: r.address,
+  status: r.status,
+  attempts: r.attempts,
+  detail: r.detail,
+  next_attempt_at: r.next_attempt_at === null ? null : iso(r.next_attempt_at),
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
+});
+
+/** A book to the caller's e-reader address: recorded pending; a gateway's worker mails it. */
+export async function createSend(ctx: Ctx, req: Identity.IdentityRequest<'send-create'>): Promise<Result<Identity.BookSend>> {
+  const parsed = parseSendInput(req.input);
+  if (!parsed.ok) return parsed;
+  const user = req.caller.user_id;
+  return ctx.tx(async (trx) => {
+    const address = await mail.ereaderAddress(trx, user);
+    if (address === null) return err(fail('user_not_found', Messages.userNotFound));
+    if (address === '') return err(fail('validation', Identity.NO_EREADER_ADDRESS));
+    const id = randomUUID();
+    await ctx.emit(trx, `send-${id}`, 'any', [{ type: 'identity.book-send-requested.v1', data: { send_id: id, user_id: user, ...parsed.value, address } }]);
+    const row = await mail.sendById(trx, id);
+    return row ? ok(sendOut(row)) : err(internal('the send was not recorded'));
+  });
+}
+
+export async function listSends(ctx: Ctx, req: Identity.IdentityRequest<'sends-list'>): Promise<Result<{ data: Identity.BookSend[] }>> {
+  return ok({ data: (await mail.sendsOf(ctx.db, req.caller.user_id)).map(sendOut) });
+}
+
+/** The sends due now, each taken for `lease_ms` (another worker skips them until then). */
+export async function claimSends(ctx: Ctx, req: Identity.IdentityRequest<'sends-claim'>): Promise<Result<{ data: Identity.BookSend[] }>> {
+  return ctx.tx(async (trx) => {
+    const now = new Date();
+    const due = await mail.dueSends(trx, now, req.limit);
+    const until = new Date(now.getTime() + req.lease_ms).toISOString();
+    for (const r of due) await ctx.emit(trx, `send-${r.id}`, 'any', [{ type: 'identity.book-send-claimed.v1', data: { send_id: r.id, until } }]);
+    return ok({ data: due.map(sendOut) });
+  });
+}
+
+/** What came of a try: sent, tried again later (with backoff), or failed for good. */
+export async function sendResult(ctx: Ctx, req: Identity.IdentityRequest<'send-result'>): Promise<Result<Identity.BookSend>> {
+  if (!isUuid(req.send_id)) return err(validation('send_id must be a send id'));
+  return ctx.tx(async (trx) => {
+    const row = await mail.sendById(trx, req.send_id, true);
+    if (!row) return err(fail('not_found', 'send not found'));
+    // a result for a send that is no longer pending (a second worker after a lease ran out) changes nothing
+    if (row.status !== 'pending') return ok(sendOut(row));
+    const attempt = row.attempts + 1;
+    const o = sendOutcome(attempt, req.ok, req.permanent, new Date());
+    const detail = req.detail.replace(/[\u0000-\u001f\u007f]/g, ' ').slice(0, 1000);
+    await ctx.emit(trx, `send-${row.id}`, 'any', [
+      { type: 'identity.book-send-attempted.v1', data: { send_id: row.id, attempt, outcome: o.outcome, detail, next_attempt_at: o.next_attempt_at } },
+    ]);
+    const after = await mail.sendById(trx, row.id);
+    return after ? ok(sendOut(after)) : err(internal('the send was not recorded'));
+  });
+}
+
 export const handlers = {
   'password-reset-request': requestReset,
   'password-reset-complete': completeReset,
@@ -229,4 +298,8 @@ export const handlers = {
   'invitation-accept': acceptInvitation,
   'ereader-get': getEreader,
   'ereader-set': setEreader,
+  'send-create': createSend,
+  'sends-list': listSends,
+  'sends-claim': claimSends,
+  'send-result': sendResult,
 };

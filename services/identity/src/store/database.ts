@@ -113,7 +113,27 @@ export interface OidcLinksTable {
   linked_at: Timestamp;
 }
 
+/** identity-mail-002 (issue 47): the projection of identity.book-send-*.v1 */
+export interface BookSendsTable {
+  id: string;
+  user_id: string;
+  item_id: string;
+  title: string;
+  format: string;
+  file_name: string;
+  size: number;
+  address: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  detail: string;
+  next_attempt_at: NullableTimestamp;
+  claimed_until: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface IdentityDb {
+  book_sends: BookSendsTable;
   oidc_links: OidcLinksTable;
   password_resets: PasswordResetsTable;
   invitations: InvitationsTable;

@@ -34,3 +34,34 @@ export const mailMigration: Migration = {
     );
   },
 };
+
+/** Books sent to e-reader addresses (issue 47): the projection of identity.book-send-*.v1. */
+export const sendsMigration: Migration = {
+  name: 'identity-mail-002',
+  async up(trx, s) {
+    await execScript(
+      trx,
+      `
+      create table ${s}.book_sends (
+        id uuid primary key,
+        user_id uuid not null references ${s}.users(id) on delete cascade,
+        item_id uuid not null,
+        title text not null,
+        format text not null,
+        file_name text not null,
+        size bigint not null,
+        address text not null,
+        status text not null check (status in ('pending','sent','failed')),
+        attempts integer not null default 0,
+        detail text not null default '',
+        next_attempt_at timestamptz,
+        claimed_until timestamptz,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index book_sends_user_idx on ${s}.book_sends (user_id, created_at desc);
+      create index book_sends_due_idx on ${s}.book_sends (next_attempt_at) where status = 'pending';
+    `,
+    );
+  },
+};

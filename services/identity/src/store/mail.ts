@@ -18,7 +18,10 @@ type MailEvent = Extract<
       | 'identity.invitation-created.v1'
       | 'identity.invitation-accepted.v1'
       | 'identity.invitation-revoked.v1'
-      | 'identity.ereader-address-changed.v1';
+      | 'identity.ereader-address-changed.v1'
+      | 'identity.book-send-requested.v1'
+      | 'identity.book-send-claimed.v1'
+      | 'identity.book-send-attempted.v1';
   }
 >;
 
@@ -65,6 +68,50 @@ export async function projectMail(q: DbOrTrx<IdentityDb>, e: Identity.IdentityEv
     case 'identity.ereader-address-changed.v1':
       await q.updateTable('users').set({ ereader_address: m.data.address }).where('id', '=', m.data.user_id).execute();
       return true;
+    case 'identity.book-send-requested.v1': {
+      const d = m.data;
+      await q
+        .insertInto('book_sends')
+        .values({
+          id: d.send_id,
+          user_id: d.user_id,
+          item_id: d.item_id,
+          title: d.title,
+          format: d.format,
+          file_name: d.file_name,
+          size: d.size,
+          address: d.address,
+          status: 'pending',
+          attempts: 0,
+          detail: '',
+          next_attempt_at: at,
+          claimed_until: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      return true;
+    }
+    case 'identity.book-send-claimed.v1':
+      await q.updateTable('book_sends').set({ claimed_until: m.data.until }).where('id', '=', m.data.send_id).execute();
+      return true;
+    case 'identity.book-send-attempted.v1': {
+      const d = m.data;
+      await q
+        .updateTable('book_sends')
+        .set({
+          status: d.outcome === 'retrying' ? 'pending' : d.outcome,
+          attempts: d.attempt,
+          detail: d.detail,
+          next_attempt_at: d.next_attempt_at,
+          claimed_until: null,
+          updated_at: at,
+        })
+        .where('id', '=', d.send_id)
+        .execute();
+      return true;
+    }
     default:
       return false;
   }
@@ -126,4 +173,32 @@ export async function openInvitationFor(q: DbOrTrx<IdentityDb>, email: string, n
 export async function ereaderAddress(q: DbOrTrx<IdentityDb>, userId: string): Promise<string | null> {
   const r = await t(q).selectFrom('users').select('ereader_address').where('id', '=', userId).executeTakeFirst();
   return r ? r.ereader_address : null;
+}
+
+export type SendRow = Awaited<ReturnType<typeof sendById>>;
+
+export async function sendById(q: DbOrTrx<IdentityDb>, id: string, lock = false) {
+  let s = t(q).selectFrom('book_sends').selectAll().where('id', '=', id);
+  if (lock) s = s.forUpdate();
+  return s.executeTakeFirst();
+}
+
+/** A person's sends, newest first. */
+export async function sendsOf(q: DbOrTrx<IdentityDb>, userId: string) {
+  return t(q).selectFrom('book_sends').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').limit(200).execute();
+}
+
+/** Sends due now and taken by nobody (or by a gateway whose lease ran out), oldest first, locked (others skip them). */
+export async function dueSends(q: DbOrTrx<IdentityDb>, now: Date, limit: number) {
+  return t(q)
+    .selectFrom('book_sends')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
 }

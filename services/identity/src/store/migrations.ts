@@ -2,7 +2,7 @@ import { execScript, type Migration } from '@bindery/platform';
 import { kosyncMigration } from './kosync-migration';
 import { readerKeyMigration } from './reader-keys-migration';
 import { oidcMigration } from './oidc-migration';
-import { mailMigration } from './mail-migration';
+import { mailMigration, sendsMigration } from './mail-migration';
 
 export const SCHEMA = 'identity';
 
@@ -90,4 +90,5 @@ export const migrations: Migration[] = [
   },
   mailMigration,
   oidcMigration,
+  sendsMigration,
 ];
