@@ -1,13 +1,18 @@
 // Mail's pages (issue 47) in headless Chromium against a real SMTP server in this process: forgot
 // password from the sign-in page to the mailed link and the new password; the admin's test mail and
 // invitation, and the invited person's account made from the mailed link; the profile's e-reader
-// address. Every page: axe-core, no console error, a phone's width, screenshots.
+// address, and a book page's Send to it. Every page: axe-core, no console error, a phone's width, screenshots.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startBindery, type Bindery } from '../support/bindery';
 import { api, login, register, uniq, type Account, type Call } from './helpers';
 import { linkIn, startMailServer, type MailServer } from './mail-helpers';
-import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, PAGE_MODES } from './web-browser';
+import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, PAGE_MODES, tabTo } from './web-browser';
+import { createLibrary, emptyDir, items, scan } from './catalog-helpers';
+import { smallEpub } from './kobo-helpers';
 
 const REQUESTED = 'if an account has this e-mail address, a link to reset its password is on its way';
 const NEW = 'n3w-passphrase';
@@ -97,6 +102,29 @@ for (const mode of PAGE_MODES) {
       await t.page.click('#ereader-save');
       await expect.poll(() => t.page.textContent('#ereader-outcome')).toBe('e-reader address saved');
       expect((await call('GET', '/api/auth/ereader', { token: u.token })).json).toEqual({ address: 'someone_1@kindle.com' });
+      await t.ctx.close();
+    });
+
+    it("a book page's Send mails the book to the person's e-reader; without an address it says where to set one", async () => {
+      const dir = emptyDir();
+      writeFileSync(join(dir, 'mailed.epub'), smallEpub('Mailed <b>Book</b>', 'Ann Sender', randomUUID()));
+      const lib = await createLibrary(call, admin.token, { name: uniq('Mailable'), folders: [dir], watch: false });
+      await scan(call, admin.token, lib.id);
+      const [item] = await items(call, admin.token, lib.id);
+      const u = await register(call);
+      const t = await openAs(browser, b.url, u.token);
+      await t.page.goto(`${b.url}/books/${item!.id}`);
+      expect(await t.page.textContent('#send-hint')).toBe('To mail books to your e-reader, set its address on your profile.');
+      const address = `${uniq('reader')}@kindle.com`;
+      expect((await call('PUT', '/api/auth/ereader', { token: u.token, body: { address } })).status).toBe(200);
+      await t.page.reload();
+      expect(await t.page.textContent('#send-ereader')).toBe(`Send to ${address}`);
+      await tabTo(t.page, '#send-ereader');
+      await t.page.keyboard.press('Enter');
+      await expect.poll(() => t.page.textContent('#send-outcome')).toBe(`Mailed <b>Book</b> is on its way to ${address}`);
+      const m = await smtp.next(address);
+      expect(m.mail.attachments[0]?.filename).toBe('mailed.epub');
+      await checkPage(t, 'mail-send');
       await t.ctx.close();
     });
   });

@@ -416,10 +416,12 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
     const r = await api<Item>('GET', `/api/media-items/${id}`);
     if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
-    const [progress, rating, conflicts] = await Promise.all([
+    const [progress, rating, conflicts, ereader] = await Promise.all([
       api<{ progress?: Progress } & Progress>('GET', `/api/media-items/${id}/progress`),
       api<{ rating?: number | null }>('GET', `/api/media-items/${id}/rating`),
       api<{ data: ProgressConflict[] }>('GET', `/api/media-items/${id}/progress-conflicts`),
+      // 503 when this server sends no mail: no Send button then
+      api<{ address: string }>('GET', '/api/auth/ereader'),
     ]);
     return render(
       reply,
@@ -433,6 +435,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
         rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
         conflicts={conflicts.status === 200 ? conflicts.body.data : []}
+        sendTo={ereader.status === 200 ? ereader.body.address : null}
       />,
       200,
       { topic: 'progress', refresh: '#book-progress', item: r.body.id },

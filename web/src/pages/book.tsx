@@ -27,8 +27,11 @@ export function Book({
   conflicts = [],
   canEdit = false,
   saved = false,
+  sendTo = null,
 }: {
   item: Item;
+  /** the viewer's e-reader address when this server mails ('' when they set none), null when it does not */
+  sendTo?: string | null;
   progress: Progress | null;
   rating: number | null;
   conflicts?: ProgressConflict[];
@@ -171,6 +174,20 @@ export function Book({
                 </li>
               ))}
             </ul>
+          )}
+          {sendTo !== null && item.formats.length > 0 && (
+            <div id="send">
+              {sendTo === '' ? (
+                <p class="muted" id="send-hint">
+                  To mail books to your e-reader, set its address on your <a href="/profile">profile</a>.
+                </p>
+              ) : (
+                <button type="button" id="send-ereader" hx-post={`/api/media-items/${item.id}/send`} hx-target="#send-outcome">
+                  Send to {sendTo}
+                </button>
+              )}
+              <Outcome id="send-outcome" />
+            </div>
           )}
         </section>
         <section aria-labelledby="annotations-title">
