@@ -125,6 +125,17 @@ for (const mode of PAGE_MODES) {
       const m = await smtp.next(address);
       expect(m.mail.attachments[0]?.filename).toBe('mailed.epub');
       await checkPage(t, 'mail-send');
+      // the profile lists the send with its status (as text: the title's markup is not markup)
+      await expect
+        .poll(async () => {
+          await t.page.goto(`${b.url}/profile`);
+          await t.page.waitForSelector('#ereader');
+          return t.page.textContent('#sends tbody tr .send-status').catch(() => null);
+        })
+        .toBe('Sent');
+      expect(await t.page.textContent('#sends tbody tr td a')).toBe('Mailed <b>Book</b>');
+      expect(await t.page.locator('#sends b').count()).toBe(0);
+      await checkPage(t, 'mail-sends');
       await t.ctx.close();
     });
   });

@@ -6,7 +6,7 @@ import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
 import { NotFound, type Render } from './layout';
 import type { PageContext } from './routes';
-import { AcceptInvitation, AdminMail, EreaderCard, ForgotPassword, type InvitationRow, InvitationList, MailCard, ResetPassword } from './pages/mail';
+import { AcceptInvitation, AdminMail, EreaderCard, type SentBook, ForgotPassword, type InvitationRow, InvitationList, MailCard, ResetPassword } from './pages/mail';
 
 type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
 
@@ -85,7 +85,7 @@ export function mailRoutes(app: FastifyInstance, page: Page, render: Render): vo
   // the profile's e-reader address
   page('/profile/ereader', {}, async ({ reply, api }) => {
     if (!(await mailStatus(api)).configured) return nothing(reply);
-    const r = await api<{ address: string }>('GET', '/api/auth/ereader');
-    return sendHtml(reply, <EreaderCard address={r.status === 200 ? r.body.address : ''} />, 200, true);
+    const [r, sends] = await Promise.all([api<{ address: string }>('GET', '/api/auth/ereader'), api<{ data: SentBook[] }>('GET', '/api/sends')]);
+    return sendHtml(reply, <EreaderCard address={r.status === 200 ? r.body.address : ''} sends={sends.status === 200 ? sends.body.data : []} />, 200, true);
   });
 }

@@ -189,7 +189,60 @@ export function MailCard() {
   );
 }
 
-export function EreaderCard({ address }: { address: string }) {
+/** A book sent to the e-reader, as `GET /api/sends` answers it. */
+export interface SentBook {
+  id: string;
+  item_id: string;
+  title: string;
+  format: string;
+  address: string;
+  status: 'pending' | 'sent' | 'failed';
+  attempts: number;
+  detail: string;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+const STATUS: Record<SentBook['status'], string> = { pending: 'On its way', sent: 'Sent', failed: 'Failed' };
+
+/** The person's latest sends with their status: what the mail server said of a failed one, when a put-off one is tried again. */
+function Sends({ sends }: { sends: SentBook[] }) {
+  if (sends.length === 0)
+    return (
+      <p class="muted" id="sends-none">
+        No book sent yet: use Send on a book's page.
+      </p>
+    );
+  return (
+    <table id="sends">
+      <caption>Books sent</caption>
+      <thead>
+        <tr>
+          <th scope="col">Book</th>
+          <th scope="col">To</th>
+          <th scope="col">Status</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sends.map((x) => (
+          <tr key={x.id} data-send={x.id}>
+            <td>
+              <a href={`/books/${x.item_id}`}>{x.title}</a> <span class="muted">({x.format.toUpperCase()})</span>
+            </td>
+            <td>{x.address}</td>
+            <td class="send-status">
+              {STATUS[x.status]}
+              {x.status === 'pending' && x.attempts > 0 && x.next_attempt_at && ` (tried ${x.attempts}×, again at ${x.next_attempt_at.slice(11, 16)} UTC)`}
+              {x.status === 'failed' && x.detail && `: ${x.detail}`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function EreaderCard({ address, sends = [] }: { address: string; sends?: SentBook[] }) {
   return (
     <section class="card" id="ereader" aria-labelledby="ereader-title">
       <h2 id="ereader-title">E-reader</h2>
@@ -202,6 +255,7 @@ export function EreaderCard({ address }: { address: string }) {
         </button>
         <Outcome id="ereader-outcome" />
       </form>
+      <Sends sends={sends.slice(0, 20)} />
     </section>
   );
 }
