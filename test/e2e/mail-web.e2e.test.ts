@@ -136,6 +136,13 @@ for (const mode of PAGE_MODES) {
       expect(await t.page.textContent('#sends tbody tr td a')).toBe('Mailed <b>Book</b>');
       expect(await t.page.locator('#sends b').count()).toBe(0);
       await checkPage(t, 'mail-sends');
+      // in bulk from the library's selection
+      await t.page.goto(`${b.url}/library?library=${lib.id}`);
+      await t.page.check(`#pick-${item!.id}`);
+      await t.page.selectOption('#selection-action', 'send');
+      await t.page.click('#selection-apply');
+      await expect.poll(() => t.page.textContent('#selection-outcome')).toBe('1 of 1 book on the way.');
+      expect((await smtp.next(address)).mail.attachments[0]?.filename).toBe('mailed.epub');
       await t.ctx.close();
     });
   });

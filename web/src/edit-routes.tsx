@@ -213,7 +213,7 @@ function bulkRoutes(app: FastifyInstance): void {
     const say = (status: number, text: string) => sendHtml(reply.header('X-Api-Status', String(status)), <Told failed={status >= 400} text={text} />, 200, true);
     const act = field(f, 'action') ?? '';
     const changes = bulkChanges(act, field(f, 'value') ?? '');
-    if (!changes && !READING[act]) return say(400, 'Choose what to do with the selected books.');
+    if (!changes && !READING[act] && act !== 'send') return say(400, 'Choose what to do with the selected books.');
     const chosen = await selection(api, f);
     if ('error' in chosen) return say(400, chosen.error);
     if (chosen.ids.length === 0) return say(400, 'Select at least one book first.');
@@ -228,6 +228,12 @@ function bulkRoutes(app: FastifyInstance): void {
       const done = r.body.succeeded?.length ?? chosen.ids.length - failed.length;
       if (failed.length > 0) return say(207, `${books(done)} changed; ${books(failed.length)} not: ${failed[0]!.error}${more}`);
       return say(200, `${books(done)} changed${more}.`);
+    }
+    // to the caller's e-reader: one request for the selection, each book on its own
+    if (act === 'send') {
+      const r = await api<{ message?: string; error?: string }>('POST', '/api/media-items/send', { media_item_ids: chosen.ids.slice(0, 100) });
+      if (r.status >= 400) return say(r.status, r.body?.error ?? `The send failed (${r.status}).`);
+      return say(200, `${r.body.message ?? 'Sent'}${chosen.ids.length > 100 ? ' (the first 100; send the rest again)' : ''}.`);
     }
     // progress is the caller's own, one book at a time through the reading API (a few at once)
     const run = READING[act]!;

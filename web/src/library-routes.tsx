@@ -51,7 +51,7 @@ function Missing({ what }: { what: string }) {
   );
 }
 
-export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, kept: RenderKept): void {
+export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, kept: RenderKept, mail: boolean): void {
   // every series and every author the caller may see: searched as they type (htmx takes the results
   // part of the same page), by letter, library, read state and sort
   page('/series', {}, async ({ req, reply, api, viewer }) => {
@@ -94,7 +94,7 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, 
       () => {
         const s = found.body;
         const own = colls.status === 200 ? colls.body.data.filter((c) => !c.is_system && !c.is_smart).map((c) => ({ id: c.id, name: c.name })) : [];
-        return { title: s.name, body: <SeriesPage s={s} collections={own} editor={mayEdit(viewer)} /> };
+        return { title: s.name, body: <SeriesPage s={s} collections={own} editor={mayEdit(viewer)} mail={mail} /> };
       },
       { topic: 'progress', refresh: '#series-body' },
     );

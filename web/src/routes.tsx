@@ -50,6 +50,8 @@ export interface WebDeps {
   origin?: (req: FastifyRequest) => string | null;
   /** the CSRF token of the session the request's cookie holds (without it, the pages take no write) */
   csrf?: (req: FastifyRequest) => Promise<string | null>;
+  /** this server mails (SMTP_URL): the pages offer sending books to e-readers */
+  mail?: boolean;
 }
 
 export interface PageContext {
@@ -198,7 +200,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
         )
       : renderHtml(
           <Layout assets={assets} title={title} viewer={viewer} current="/library">
-            <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} />
+            <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} mail={deps.mail === true} />
             {mayEdit(viewer) && <UploadDrop library={q.library} />}
           </Layout>,
         );
@@ -408,7 +410,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
     a('POST', `/api/progress-conflicts/${encodeURIComponent((req.params as { conflict: string }).conflict)}/resolve`, { keep: field(f, 'keep') ?? '' }),
   );
-  libraryRoutes(app, page, render, renderKept);
+  libraryRoutes(app, page, render, renderKept, deps.mail === true);
   editRoutes(app, page, render);
 
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {

@@ -369,6 +369,6 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
   if (o.backup) backupRoutes(app, { auth, log: o.log, ...o.backup });
   // the web app's pages and assets (web/): they read through the routes above, in-process
-  document.describing(webSchema, () => webRoutes(app, { origin: (req) => origins.publicBase(req), csrf: auth.csrfOf }));
+  document.describing(webSchema, () => webRoutes(app, { origin: (req) => origins.publicBase(req), csrf: auth.csrfOf, mail: mailer !== null }));
   return app;
 }

@@ -2,7 +2,8 @@
 // click ticks a range, edit.js), "select all matching" (every book the current filters match,
 // gathered by the server through the search), and a bar of actions for the selection: set the
 // series, add or remove tags, set the authors, the language or the reading direction (for people
-// who may edit), and mark read, unread or reset progress (anyone, for their own progress).
+// who may edit), mark read, unread or reset progress (anyone, for their own progress), and send the
+// books to the person's e-reader (when this server mails).
 import { Outcome } from '../layout';
 import type { Item } from './books';
 
@@ -28,7 +29,7 @@ const EDITS: { value: string; label: string }[] = [
   { value: 'reading_direction', label: 'Set the reading direction' },
 ];
 
-export function SelectionBar({ total, scope, editor }: { total: number; scope: SelectionScope; editor: boolean }) {
+export function SelectionBar({ total, scope, editor, mail = false }: { total: number; scope: SelectionScope; editor: boolean; mail?: boolean }) {
   return (
     <form id="selection" class="selection-bar card" hx-post="/library/bulk" hx-target="#selection-outcome" aria-labelledby="selection-title">
       <h2 id="selection-title">Selected books</h2>
@@ -47,6 +48,7 @@ export function SelectionBar({ total, scope, editor }: { total: number; scope: S
             <option value="read">Mark read</option>
             <option value="unread">Mark unread</option>
             <option value="reset">Reset progress</option>
+            {mail && <option value="send">Send to my e-reader</option>}
             {editor &&
               EDITS.map((e) => (
                 <option key={e.value} value={e.value}>

@@ -271,7 +271,21 @@ export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter
   );
 }
 
-export function Library({ q, items, total, libraries, editor = false }: { q: LibraryQuery; items: Item[]; total: number; libraries: LibraryName[]; editor?: boolean }) {
+export function Library({
+  q,
+  items,
+  total,
+  libraries,
+  editor = false,
+  mail = false,
+}: {
+  q: LibraryQuery;
+  items: Item[];
+  total: number;
+  libraries: LibraryName[];
+  editor?: boolean;
+  mail?: boolean;
+}) {
   const sorts = q.q ? [RELEVANCE, ...SORTS] : SORTS;
   return (
     <>
@@ -312,7 +326,9 @@ export function Library({ q, items, total, libraries, editor = false }: { q: Lib
       )}
       <LoadMore q={q} total={total} />
       <LibraryPages q={q} total={total} />
-      {items.length > 0 && <SelectionBar total={total} scope={{ kind: 'library', query: pageUrl({ ...q, offset: 0 }, 0).replace(/^\/library\??/, '') }} editor={editor} />}
+      {items.length > 0 && (
+        <SelectionBar total={total} scope={{ kind: 'library', query: pageUrl({ ...q, offset: 0 }, 0).replace(/^\/library\??/, '') }} editor={editor} mail={mail} />
+      )}
       <SavedFiltersSlot q={q} />
     </>
   );

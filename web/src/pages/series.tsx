@@ -108,7 +108,7 @@ function BulkActions({ s, collections }: { s: SeriesDetail; collections: Collect
   );
 }
 
-export function SeriesPage({ s, collections, editor = false }: { s: SeriesDetail; collections: CollectionChoice[]; editor?: boolean }) {
+export function SeriesPage({ s, collections, editor = false, mail = false }: { s: SeriesDetail; collections: CollectionChoice[]; editor?: boolean; mail?: boolean }) {
   return (
     <>
       <p class="muted eyebrow">Series</p>
@@ -153,7 +153,7 @@ export function SeriesPage({ s, collections, editor = false }: { s: SeriesDetail
           </>
         )}
       </div>
-      <SelectionBar total={s.total} scope={{ kind: 'series', name: s.name }} editor={editor} />
+      <SelectionBar total={s.total} scope={{ kind: 'series', name: s.name }} editor={editor} mail={mail} />
       <BulkActions s={s} collections={collections} />
     </>
   );
