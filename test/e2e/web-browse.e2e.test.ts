@@ -431,7 +431,8 @@ for (const mode of modes) {
       // the secret library's series grows to 65 books (the admin's alone); the first 61 are finished
       const saga = [ids['Secret Saga One'] ?? ''];
       const made: Record<string, any>[] = [];
-      for (let n = 2; n <= 65; n++) made.push(await makeItem(call, admin, lib.secret!, { title: `Secret Saga ${n}`, authors: ['Secret Author'], series: 'Secret Saga', series_index: n }));
+      for (let n = 2; n <= 65; n++)
+        made.push(await makeItem(call, admin, lib.secret!, { title: `Secret Saga ${n}`, authors: ['Secret Author'], series: 'Secret Saga', series_index: n }));
       const first = await call('GET', `/api/series/${encodeURIComponent('Secret Saga')}?limit=1`, { token: admin.token });
       saga[0] = first.json.data[0].media_item_id;
       saga.push(...made.map((m) => m.id as string));
