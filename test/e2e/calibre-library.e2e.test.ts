@@ -68,7 +68,7 @@ describe.skipIf(missing !== null)(`a calibre library${missing ? ` — skipped: $
       await calibredb('add_format', '1', AZW3);
       libraryId = (await createLibrary(call, admin.token, { name: `Calibre ${mode}`, folders: [lib], watch: true })).id;
       await scan(call, admin.token, libraryId);
-    });
+    }, 300_000);
 
     it('takes what the owner curated in calibre over what the files embed, one item per calibre book', async () => {
       const list = await items(call, admin.token, libraryId);

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CalibreError, type CalibreBook, changedSince, isCalibreLibrary, readCalibreLibrary, readOpf, toBookMetadata } from '../src/calibre/index';
+import { calibreFiles, calibreReadOf, forgetCalibreReads } from '../src/scanner/calibre-overlay';
 
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '../../..');
@@ -273,6 +274,33 @@ describe.skipIf(missing !== null)(`reading a calibre library${missing ? ` — sk
     expect((await changedSince(lib, changes.last_modified, changes.ids)).books).toEqual([]);
     const everything = await changedSince(lib, null);
     expect(everything.books.map((b) => b.id)).toEqual([1, 2]);
+  });
+
+  it("the scanner's reads: every book once, then only what calibre changed; a metadata.db put back from a backup is read whole", async () => {
+    const root = join(tmp, 'scanned');
+    cpSync(lib, root, { recursive: true });
+    const backup = join(tmp, 'metadata-before.db');
+    cpSync(join(root, 'metadata.db'), backup);
+    const at = async () => {
+      const warnings: string[] = [];
+      const files = await calibreFiles([root], (m) => warnings.push(m));
+      expect(warnings).toEqual([]);
+      return new Map([...files].map(([path, { book }]) => [path, book.title]));
+    };
+    forgetCalibreReads();
+    const first = await at();
+    expect(calibreReadOf(root)).toEqual({ books: 2, fetched: 2 });
+    expect(await at()).toEqual(first);
+    expect(calibreReadOf(root)).toEqual({ books: 2, fetched: 0 });
+    await run('calibredb', ['set_metadata', '1', '--field', 'title:The Found Key', '--library-path', root], { env });
+    const changed = await at();
+    expect(calibreReadOf(root)).toEqual({ books: 2, fetched: 1 });
+    expect([...new Set(changed.values())].sort()).toEqual(['A Garden in Spring', 'The Found Key']);
+    // the owner puts an older metadata.db back: its books are older than the last change seen
+    cpSync(backup, join(root, 'metadata.db'));
+    expect([...(await at()).values()].sort()).toEqual([...first.values()].sort());
+    expect(calibreReadOf(root)).toEqual({ books: 2, fetched: 2 });
+    forgetCalibreReads();
   });
 
   it('answers a corrupt, truncated, foreign or missing metadata.db with a clear error', async () => {

@@ -47,12 +47,19 @@ function newest(stamps: (string | null)[]): string | null {
   return best;
 }
 
-/** What a read gives across a thread boundary: the library, or the failure's code and words (a CalibreError does not survive structured cloning). */
-export type CalibreOutcome = { ok: true; library: CalibreLibrary } | { ok: false; code: CalibreErrorCode; message: string };
+/** What a read gives across a thread boundary: the changes, or the failure's code and words (a CalibreError does not survive structured cloning). */
+export type CalibreOutcome = { ok: true; changes: CalibreChanges } | { ok: false; code: CalibreErrorCode; message: string };
 
-export async function readCalibreOutcome(root: string): Promise<CalibreOutcome> {
+/** A read of the library at `root`: what changed after `since` (null: every book), and which of the `known` ids are gone. */
+export interface CalibreAsk {
+  root: string;
+  since: string | null;
+  known: number[];
+}
+
+export async function readCalibreOutcome(ask: CalibreAsk): Promise<CalibreOutcome> {
   try {
-    return { ok: true, library: await readCalibreLibrary(root) };
+    return { ok: true, changes: await changedSince(ask.root, ask.since, ask.known) };
   } catch (e) {
     if (e instanceof CalibreError) return { ok: false, code: e.code, message: e.message };
     throw e;

@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import type { Catalog } from '@bindery/contracts';
 import { convertToKepub, type Kepub } from './kepub';
 import { readBook, type BookRead, type BookToRead } from './read-book';
-import { type CalibreOutcome, readCalibreOutcome } from '../calibre/read-library';
+import { type CalibreAsk, type CalibreOutcome, readCalibreOutcome } from '../calibre/read-library';
 
 const IDLE_MS = 60_000;
 
@@ -19,7 +19,7 @@ const IDLE_MS = 60_000;
 interface Ops {
   kepub: { input: Buffer; value: Kepub };
   read: { input: BookToRead; value: BookRead };
-  calibre: { input: string; value: CalibreOutcome };
+  calibre: { input: CalibreAsk; value: CalibreOutcome };
 }
 const HERE: { [K in keyof Ops]: (input: Ops[K]['input']) => Promise<Ops[K]['value']> } = { kepub: convertToKepub, read: readBook, calibre: readCalibreOutcome };
 /** a thread's answer back into this thread's types (a Buffer arrives as a plain Uint8Array) */
@@ -120,7 +120,7 @@ export const convertOffThread = (bytes: Buffer): Promise<Kepub> => onThread('kep
 export const readOffThread = (book: BookToRead): Promise<BookRead> => onThread('read', book);
 
 /** A calibre library's records (metadata.db read in one transaction: about a second of CPU for 10,000 books) on the book thread. */
-export const readCalibreOffThread = (root: string): Promise<CalibreOutcome> => onThread('calibre', root);
+export const readCalibreOffThread = (ask: CalibreAsk): Promise<CalibreOutcome> => onThread('calibre', ask);
 
 /** True while the book thread runs (it had work in the last minute). */
 export const threadRunning = (): boolean => worker !== null && ready && !broken;

@@ -6,9 +6,9 @@
 import { parentPort } from 'node:worker_threads';
 import { convertToKepub } from './kepub';
 import { readBook, type BookToRead } from './read-book';
-import { readCalibreOutcome } from '../calibre/read-library';
+import { type CalibreAsk, readCalibreOutcome } from '../calibre/read-library';
 
-type Job = { id: number; op: 'kepub'; input: Uint8Array } | { id: number; op: 'read'; input: BookToRead } | { id: number; op: 'calibre'; input: string };
+type Job = { id: number; op: 'kepub'; input: Uint8Array } | { id: number; op: 'read'; input: BookToRead } | { id: number; op: 'calibre'; input: CalibreAsk };
 
 async function run(m: Job): Promise<unknown> {
   if (m.op === 'read') return readBook(m.input);

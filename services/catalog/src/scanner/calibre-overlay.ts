@@ -7,7 +7,18 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CalibreBook, CalibreError, type CalibreRead, calibreReport, isCalibreLibrary, readOpf, toBookMetadata } from '../calibre/index';
+import {
+  type CalibreBook,
+  CalibreError,
+  type CalibreErrorCode,
+  type CalibreNote,
+  type CalibreRead,
+  calibreReport,
+  isCalibreLibrary,
+  readOpf,
+  toBookMetadata,
+} from '../calibre/index';
+import { instantKey } from '../calibre/fields';
 import type { Catalog } from '@bindery/contracts';
 import type { Ctx } from '../handlers/context';
 import { SCHEMA } from '../store/migrations';
@@ -18,28 +29,86 @@ import type { BookMetadata } from '../formats/index';
 /** calibre's record of each book file, by the file's path relative to its library folder (and the folder). */
 export type CalibreFiles = Map<string, { book: CalibreBook; root: string }>;
 
+/** What this process last read of a calibre library: its books by id, their notes, and the watermark to ask changes after. */
+interface KnownLibrary {
+  books: Map<number, CalibreBook>;
+  notes: Map<number | null, CalibreNote[]>;
+  watermark: string | null;
+  /** how many books the last read fetched (every one, or the changed ones) */
+  fetched: number;
+}
+const known = new Map<string, KnownLibrary>();
+
+/** What the last read of the library at `root` held and fetched (null before any). */
+export function calibreReadOf(root: string): { books: number; fetched: number } | null {
+  const k = known.get(root);
+  return k ? { books: k.books.size, fetched: k.fetched } : null;
+}
+
+/** Forgets what was read of every calibre library (tests; the next read is a whole one). */
+export function forgetCalibreReads(): void {
+  known.clear();
+}
+
 /**
  * calibre's records for the files of the folders that are calibre libraries (the first folder
  * wins a path, as in the crawl). A library calibre keeps locked past the read's patience fails the
  * scan (the next change or poll tries again, rather than catalogue the files' own metadata over
  * calibre's); a damaged or foreign metadata.db is said in the log and the files speak for themselves.
+ * After the first read of a library in this process, only the books calibre changed since (by
+ * `last_modified`) are read again, and the deleted ones dropped; `whole` (a full rescan), or a
+ * library whose newest change is older than the last one seen (a metadata.db put back from a
+ * backup), reads every book.
  */
-export async function calibreFiles(folders: readonly string[], warn: (msg: string, err: unknown) => void, reads: CalibreRead[] = []): Promise<CalibreFiles> {
+export async function calibreFiles(folders: readonly string[], warn: (msg: string, err: unknown) => void, reads: CalibreRead[] = [], whole = false): Promise<CalibreFiles> {
   const out: CalibreFiles = new Map();
   for (const root of folders) {
     if (!isCalibreLibrary(root)) continue;
-    // on the book thread: the read is synchronous, about a second of CPU for 10,000 books
-    const r = await readCalibreOffThread(root);
+    const r = await readLibrary(root, whole);
     if (!r.ok) {
       if (r.code === 'busy') throw new CalibreError(r.code, r.message);
       warn(`calibre library ${root} could not be read; its files are catalogued by what they embed`, new CalibreError(r.code, r.message));
       reads.push({ folder: root, source: 'metadata.db', books: [], notes: [], error: r.message });
       continue;
     }
-    reads.push({ folder: root, source: 'metadata.db', books: r.library.books, notes: r.library.notes, error: null });
-    for (const book of r.library.books) for (const f of book.formats) if (!out.has(f.path)) out.set(f.path, { book, root });
+    reads.push({ folder: root, source: 'metadata.db', books: r.books, notes: r.notes, error: null });
+    for (const book of r.books) for (const f of book.formats) if (!out.has(f.path)) out.set(f.path, { book, root });
   }
   return out;
+}
+
+type LibraryRead = { ok: true; books: CalibreBook[]; notes: CalibreNote[] } | { ok: false; code: CalibreErrorCode; message: string };
+
+async function readLibrary(root: string, whole: boolean): Promise<LibraryRead> {
+  const before = whole ? undefined : known.get(root);
+  // on the book thread: the read is synchronous, about a second of CPU for 10,000 books (a few
+  // changed books: milliseconds)
+  const r = await readCalibreOffThread({ root, since: before?.watermark ?? null, known: before ? [...before.books.keys()] : [] });
+  if (!r.ok) {
+    known.delete(root);
+    return r;
+  }
+  const c = r.changes;
+  // the library went back in time (another metadata.db in its place): read it whole
+  if (before && before.watermark !== null && (c.last_modified === null || instantKey(c.last_modified) < instantKey(before.watermark))) return readLibrary(root, true);
+  const lib: KnownLibrary = before ?? { books: new Map(), notes: new Map(), watermark: null, fetched: 0 };
+  for (const id of c.deleted) {
+    lib.books.delete(id);
+    lib.notes.delete(id);
+  }
+  for (const b of c.books) {
+    // a metadata.db book always has its id (only an OPF's may lack one)
+    if (b.id === null) continue;
+    lib.books.set(b.id, b);
+    lib.notes.delete(b.id);
+  }
+  if (c.books.length > 0 || !before) lib.notes.delete(null);
+  for (const n of c.notes) lib.notes.set(n.book_id, [...(lib.notes.get(n.book_id) ?? []), n]);
+  lib.watermark = c.last_modified;
+  lib.fetched = c.books.length;
+  known.set(root, lib);
+  const books = [...lib.books.values()].sort((a, b) => (a.id ?? 0) - (b.id ?? 0));
+  return { ok: true, books, notes: [...lib.notes.values()].flat() };
 }
 
 /** The file's metadata with calibre's fields over it: what calibre does not keep (pages, direction) stays the file's. */

@@ -132,7 +132,12 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     else folders.push(folder);
   }
   const calibreReads: CalibreRead[] = [];
-  const calibre = await calibreFiles(folders, (msg, e) => ctx.rt.log.warn({ library: lib.id, err: e instanceof Error ? e.message : String(e) }, msg), calibreReads);
+  const calibre = await calibreFiles(
+    folders,
+    (msg, e) => ctx.rt.log.warn({ library: lib.id, err: e instanceof Error ? e.message : String(e) }, msg),
+    calibreReads,
+    scan.full_rehash,
+  );
   for await (const f of crawl(folders, (p) => problems.push(`${p.root}/${p.rel}: ${p.error}`), signal)) {
     checkAborted(signal);
     counts.files_seen++;
