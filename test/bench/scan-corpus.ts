@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { smallEpub } from '../e2e/kobo-helpers';
+import { epub, type GenBook, png } from './gen-files';
 import { ROOT } from '../support/bindery';
 import { crawl, type FoundFile } from '../../services/catalog/src/scanner/crawl';
 
@@ -44,12 +44,25 @@ export async function ensureCorpus(n: number, dir: string, generated = false): P
       const sub = join(dir, `shelf-${String(i % 20).padStart(2, '0')}`);
       mkdirSync(sub, { recursive: true });
       const uid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      writeFileSync(
-        join(sub, `book-${i}.epub`),
-        smallEpub(`Generated Book ${i} of the ${pick()}`, `Author ${i % 300} ${pick()}`, uid, text, { name: `Saga ${i % 150}`, index: Math.floor(i / 150) + 1 }),
-      );
+      // each with a cover of its own (calibredb add renders one from the first page of a book
+      // without one: about a second a book, which would measure calibre's renderer, not its import)
+      const book: GenBook = {
+        title: `Generated Book ${i} of the ${pick()}`,
+        authors: [`Author ${i % 300} ${pick()}`],
+        series: `Saga ${i % 150}`,
+        seriesIndex: Math.floor(i / 150) + 1,
+        tags: [pick()],
+        language: 'en',
+        publisher: 'Generated Press',
+        year: 1900 + (i % 120),
+        isbn: null,
+        uuid: uid,
+        description: text,
+        cover: png(60, 90, [i % 256, (i * 7) % 256, (i * 13) % 256], [255 - (i % 256), 128, (i * 3) % 256]),
+      };
+      writeFileSync(join(sub, `book-${i}.epub`), epub(book, 2));
     }
-    writeFileSync(join(dir, 'corpus-summary.json'), `${JSON.stringify({ n, seed: SEED, kind: 'generated', formats: { epub: n } })}\n`);
+    writeFileSync(join(dir, 'corpus-summary.json'), `${JSON.stringify({ n, seed: SEED, kind: 'generated', covers: true, formats: { epub: n } })}\n`);
     return;
   }
   console.log(`making the ${n}-book corpus in ${dir} (SEED=${SEED} JOBS=2; about ${Math.ceil(n / 200)} min) …`);

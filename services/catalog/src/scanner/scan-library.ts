@@ -256,7 +256,8 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
     await ctx.tx((trx) => clearIssues(ctx, trx, lib.id, staleIssues.slice(i, i + 500)));
   }
 
-  if (calibre.size > 0) await followCalibre(ctx, lib.id, calibre, check, signal);
+  // the files this scan read took calibre's record as it is now: only the others are compared
+  if (calibre.size > 0) await followCalibre(ctx, lib.id, calibre, new Set(pending.filter((j) => j.calibre).map((j) => j.file.rel)), check, signal);
   await recordCalibreReport(ctx, lib.id, calibreReads, check);
   await ctx.tx(async (trx) => {
     await check(trx);
@@ -704,7 +705,7 @@ const calibreApplied = new Map<string, string>();
  * query; only the items that differ, or whose book calibre changed since the last pass (its cover
  * may be new), are read and emitted. Unchanged items emit nothing.
  */
-async function followCalibre(ctx: Ctx, libraryId: string, calibre: CalibreFiles, check: (trx: CTrx) => Promise<void>, signal?: AbortSignal): Promise<void> {
+async function followCalibre(ctx: Ctx, libraryId: string, calibre: CalibreFiles, fresh: ReadonlySet<string>, check: (trx: CTrx) => Promise<void>, signal?: AbortSignal): Promise<void> {
   const since = calibreApplied.get(libraryId) ?? null;
   const rows = await ctx.db
     .withSchema(SCHEMA)
@@ -728,6 +729,7 @@ async function followCalibre(ctx: Ctx, libraryId: string, calibre: CalibreFiles,
     if (!entry) continue;
     const stamp = entry.book.last_modified;
     if (stamp && (newest === null || stamp > newest)) newest = stamp;
+    if (fresh.has(r.rel_path)) continue;
     const changedInCalibre = since === null || (stamp !== null && stamp > since);
     const read = calibreRead(r.rel_path, entry.book, r.page_count, r.reading_direction, r.file_fields?.cover_key ?? null);
     if (changedInCalibre || !sameFileFields(read, r.file_fields, r.calibre)) todo.push({ id: r.id, rel: r.rel_path });
