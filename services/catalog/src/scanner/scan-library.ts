@@ -705,7 +705,14 @@ const calibreApplied = new Map<string, string>();
  * query; only the items that differ, or whose book calibre changed since the last pass (its cover
  * may be new), are read and emitted. Unchanged items emit nothing.
  */
-async function followCalibre(ctx: Ctx, libraryId: string, calibre: CalibreFiles, fresh: ReadonlySet<string>, check: (trx: CTrx) => Promise<void>, signal?: AbortSignal): Promise<void> {
+async function followCalibre(
+  ctx: Ctx,
+  libraryId: string,
+  calibre: CalibreFiles,
+  fresh: ReadonlySet<string>,
+  check: (trx: CTrx) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
   const since = calibreApplied.get(libraryId) ?? null;
   const rows = await ctx.db
     .withSchema(SCHEMA)
