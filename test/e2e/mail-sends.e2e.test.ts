@@ -3,7 +3,8 @@
 // or PDF), within the mail limit; every send is recorded with its status, a transient refusal is
 // tried again later (backoff), a final one fails with what the server said; a person sees only their
 // own sends and books they may see; identity's log rebuilds the sends row for row.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -18,6 +19,15 @@ import { smallEpub } from './kobo-helpers';
 import { LATER_DOMAIN, REFUSING_DOMAIN, sha256, startMailServer, type MailServer } from './mail-helpers';
 
 const NO_ADDRESS = 'set your e-reader address on your profile first';
+const AZW3 = join(import.meta.dirname, '../fixtures/corpus40/Aleksandr Petrov/Straße der Ölmühle.azw3');
+/** calibre's converter (Debian's calibre): a book a Kindle takes in no format is converted with it */
+const CONVERTER = (() => {
+  try {
+    return execFileSync('sh', ['-c', 'command -v ebook-convert'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+})();
 const LIMIT = 300_000;
 
 const modes = await availableModes();
@@ -38,6 +48,7 @@ for (const mode of modes) {
       admin = await register(call, { name: uniq('chief') });
       dir = emptyDir();
       writeFileSync(join(dir, 'novel.epub'), smallEpub('A Sent Novel', 'Ann Sender', randomUUID()));
+      copyFileSync(AZW3, join(dir, 'petrov.azw3'));
       // a comic larger than the limit (its pages are random bytes: nothing compresses)
       writeFileSync(
         join(dir, 'big.cbz'),
@@ -48,8 +59,8 @@ for (const mode of modes) {
       );
       const lib = await createLibrary(call, admin.token, { name: 'Sendable', folders: [dir], watch: false });
       await scan(call, admin.token, lib.id);
-      for (const i of await items(call, admin.token, lib.id)) ids[i.title] = i.id;
-      expect(Object.keys(ids).sort()).toEqual(['A Sent Novel', 'Big Comic']);
+      for (const i of await items(call, admin.token, lib.id)) ids[i.formats[0]?.format === 'azw3' ? 'azw3' : i.title] = i.id;
+      expect(Object.keys(ids).sort()).toEqual(['A Sent Novel', 'Big Comic', 'azw3']);
       reader = await register(call);
     }, 240_000);
     afterAll(async () => {
@@ -126,6 +137,23 @@ for (const mode of modes) {
       });
       expect(failed.detail).toContain('550');
       err(await call('POST', '/api/media-items/send', { token: u.token, body: { media_item_ids: [] } }), 400, 'media_item_ids must be a list of 1 to 100 media item ids');
+    });
+
+    it.skipIf(!CONVERTER)("converts a book a Kindle takes in no format it has (AZW3) to EPUB with calibre's ebook-convert", { timeout: 240_000 }, async () => {
+      const u = await register(call);
+      const address = `${uniq('convert')}@kindle.com`;
+      await setAddress(u, address);
+      const r = await call('POST', `/api/media-items/${ids.azw3}/send`, { token: u.token });
+      expect(r.status, r.text).toBe(202);
+      expect(r.json.send).toMatchObject({ format: 'epub', convert_from: 'azw3', file_name: 'petrov.epub', status: 'pending' });
+      const m = await smtp.next(address, 200_000);
+      const a = m.mail.attachments[0]!;
+      expect([a.filename, a.contentType]).toEqual(['petrov.epub', 'application/epub+zip']);
+      // an EPUB: a ZIP whose first entry is the mimetype
+      expect(a.content.subarray(0, 4).toString('latin1')).toBe('PK\x03\x04');
+      expect(a.content.subarray(30, 38).toString('latin1')).toBe('mimetype');
+      expect(a.content.includes('application/epub+zip')).toBe(true);
+      await eventually(async () => expect((await sends(u))[0]).toMatchObject({ id: r.json.send.id, status: 'sent', convert_from: 'azw3' }));
     });
 
     it.skipIf(mode !== 'distributed')("identity's log rebuilds the sends row for row", async () => {

@@ -43,6 +43,8 @@ export const BookSendRequested = Type.Object({
   file_name: Type.String(),
   size: Type.Integer({ minimum: 0 }),
   address: Type.String(),
+  /** the book's format the mailed file is converted from (`format` is what is mailed), when the address takes none it has */
+  convert_from: Type.Optional(Type.String()),
 });
 
 /** A gateway took the send to try it now; another may take it only after `until` (a gateway that died mid-send). */

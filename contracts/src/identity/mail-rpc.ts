@@ -23,7 +23,7 @@ export const MailRequests = {
   'ereader-get': Type.Object({ caller: Caller }),
   /** input: `address` ('' clears it) */
   'ereader-set': Type.Object({ caller: Caller, input: Input }),
-  /** input: `item_id`, `title`, `format`, `file_name`, `size` (the gateway has checked the caller sees the item and chosen its file); to the caller's e-reader address */
+  /** input: `item_id`, `title`, `format`, `file_name`, `size`, optional `convert_from` (the gateway has checked the caller sees the item and chosen its file); to the caller's e-reader address */
   'send-create': Type.Object({ caller: Caller, input: Input }),
   /** the caller's sends, newest first */
   'sends-list': Type.Object({ caller: Caller }),
@@ -51,6 +51,8 @@ export const BookSend = Type.Object({
   file_name: Type.String(),
   size: Type.Integer(),
   address: Type.String(),
+  /** the format converted from, null when the file goes as it is */
+  convert_from: Type.Union([Type.String(), Type.Null()]),
   status: Type.Union([Type.Literal('pending'), Type.Literal('sent'), Type.Literal('failed')]),
   attempts: Type.Integer(),
   detail: Type.String(),

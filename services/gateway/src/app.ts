@@ -54,7 +54,7 @@ import { profileRoutes } from './routes/profile';
 import { sessionRoutes } from './routes/sessions';
 import { oidcRoutes } from './routes/oidc';
 import { mailRoutes } from './routes/mail';
-import { SendWorker } from './mail/sends';
+import { findConverter, SendWorker } from './mail/sends';
 import { opdsRoutes } from './routes/opds';
 import { opdsKeyRoutes } from './routes/opds-keys';
 import { liveChannel } from './routes/ws';
@@ -278,7 +278,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const mailer = mailSettings ? new Mailer(mailSettings) : null;
   if (mailer) app.addHook('onClose', async () => mailer.close());
   // books mailed to e-readers: this process's worker takes the sends that are due
-  const sends = mailer ? new SendWorker(call, mailer, o.reads, o.log) : null;
+  const sends = mailer ? new SendWorker(call, mailer, o.reads, o.log, await findConverter()) : null;
   if (sends) {
     app.addHook('onReady', async () => sends.start());
     app.addHook('onClose', async () => sends.stop());

@@ -17,14 +17,21 @@ describe('the format mailed to an e-reader', () => {
   });
 
   it('sends a Kindle the EPUB, else the PDF, never MOBI or AZW3 or a comic', () => {
-    expect(bestFormat([f('mobi'), f('pdf'), f('epub')], 'a@kindle.com')?.format).toBe('epub');
-    expect(bestFormat([f('azw3'), f('pdf')], 'a@kindle.com')?.format).toBe('pdf');
+    expect(bestFormat([f('mobi'), f('pdf'), f('epub')], 'a@kindle.com')).toEqual({ file: f('epub'), convert: false });
+    expect(bestFormat([f('azw3'), f('pdf')], 'a@kindle.com')).toEqual({ file: f('pdf'), convert: false });
     expect(bestFormat([f('azw3'), f('mobi'), f('cbz')], 'a@kindle.com')).toBeNull();
   });
 
+  it("converts a Kindle's AZW3 or MOBI to EPUB where calibre's converter is installed, never a comic", () => {
+    expect(bestFormat([f('mobi'), f('azw3')], 'a@kindle.com', true)).toEqual({ file: f('azw3'), convert: true });
+    expect(bestFormat([f('mobi')], 'a@kindle.com', true)).toEqual({ file: f('mobi'), convert: true });
+    expect(bestFormat([f('cbz')], 'a@kindle.com', true)).toBeNull();
+    expect(bestFormat([f('epub'), f('mobi')], 'a@kindle.com', true)).toEqual({ file: f('epub'), convert: false });
+  });
+
   it('sends any other address its best format', () => {
-    expect(bestFormat([f('cbz'), f('mobi')], 'a@pocketbook.example')?.format).toBe('mobi');
-    expect(bestFormat([f('cbz')], 'a@pocketbook.example')?.format).toBe('cbz');
+    expect(bestFormat([f('cbz'), f('mobi')], 'a@pocketbook.example')?.file.format).toBe('mobi');
+    expect(bestFormat([f('cbz')], 'a@pocketbook.example')?.file.format).toBe('cbz');
     expect(bestFormat([], 'a@pocketbook.example')).toBeNull();
   });
 });

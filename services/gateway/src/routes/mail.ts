@@ -299,12 +299,17 @@ export function mailRoutes(app: FastifyInstance, d: MailDeps): void {
     if (!a.ok) return { ok: false, failure: a.error };
     const address = (a.value as { address: string }).address;
     if (address === '') return no('validation', Identity.NO_EREADER_ADDRESS);
-    const f = bestFormat(item.formats, address);
-    if (!f) return no('unprocessable', noFormatFor(address));
+    const choice = bestFormat(item.formats, address, d.sends?.converter != null);
+    if (!choice) return no('unprocessable', noFormatFor(address));
+    const f = choice.file;
     const limit = mailer!.config.maxAttachmentBytes;
     if (f.size > limit) return no('payload_too_large', tooLarge(f.size, limit));
-    const name = f.file_path.split('/').pop() ?? `book.${f.format}`;
-    const r = await call('send-create', { caller: req.caller!, input: { item_id: item.id, title: item.title, format: f.format, file_name: name, size: f.size } });
+    const base = f.file_path.split('/').pop() ?? `book.${f.format}`;
+    // a converted book goes as an EPUB of the same name
+    const input = choice.convert
+      ? { item_id: item.id, title: item.title, format: 'epub', file_name: `${base.replace(/\.[^.]+$/, '')}.epub`, size: f.size, convert_from: f.format }
+      : { item_id: item.id, title: item.title, format: f.format, file_name: base, size: f.size };
+    const r = await call('send-create', { caller: req.caller!, input });
     if (!r.ok) return { ok: false, failure: r.error };
     d.sends?.kick();
     return { ok: true, message: `${item.title} is on its way to ${address}`, send: r.value as Identity.BookSend };

@@ -77,17 +77,19 @@ export interface SendInput {
   format: string;
   file_name: string;
   size: number;
+  convert_from?: string;
 }
 
 /** What the gateway asks to send (it has checked the item and chosen its file); every field checked again. */
 export function parseSendInput(raw: Record<string, unknown>): Result<SendInput> {
-  const { item_id, title, format, file_name, size } = raw;
+  const { item_id, title, format, file_name, size, convert_from } = raw;
   if (typeof item_id !== 'string' || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(item_id)) return err(validation('item_id must be a media item id'));
   if (typeof title !== 'string' || title.length > 1000) return err(validation('title must be text of at most 1000 characters'));
   if (typeof format !== 'string' || !/^[a-z0-9]{2,8}$/.test(format)) return err(validation('format must be a book format'));
   if (typeof file_name !== 'string' || file_name === '' || file_name.length > 255 || /[\u0000-\u001f/\\]/.test(file_name)) return err(validation('file_name must be a file name'));
   if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return err(validation('size must be a whole number of bytes'));
-  return ok({ item_id: item_id.toLowerCase(), title, format, file_name, size });
+  if (convert_from !== undefined && (typeof convert_from !== 'string' || !/^[a-z0-9]{2,8}$/.test(convert_from))) return err(validation('convert_from must be a book format'));
+  return ok({ item_id: item_id.toLowerCase(), title, format, file_name, size, ...(convert_from !== undefined ? { convert_from } : {}) });
 }
 
 /**

@@ -230,6 +230,7 @@ const sendOut = (r: NonNullable<mail.SendRow>): Identity.BookSend => ({
   file_name: r.file_name,
   size: Number(r.size),
   address: r.address,
+  convert_from: r.convert_from,
   status: r.status,
   attempts: r.attempts,
   detail: r.detail,

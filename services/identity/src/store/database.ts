@@ -123,6 +123,7 @@ export interface BookSendsTable {
   file_name: string;
   size: number;
   address: string;
+  convert_from: string | null;
   status: 'pending' | 'sent' | 'failed';
   attempts: number;
   detail: string;

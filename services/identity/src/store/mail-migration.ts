@@ -51,6 +51,7 @@ export const sendsMigration: Migration = {
         file_name text not null,
         size bigint not null,
         address text not null,
+        convert_from text,
         status text not null check (status in ('pending','sent','failed')),
         attempts integer not null default 0,
         detail text not null default '',

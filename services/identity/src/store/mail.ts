@@ -81,6 +81,7 @@ export async function projectMail(q: DbOrTrx<IdentityDb>, e: Identity.IdentityEv
           file_name: d.file_name,
           size: d.size,
           address: d.address,
+          convert_from: d.convert_from ?? null,
           status: 'pending',
           attempts: 0,
           detail: '',
