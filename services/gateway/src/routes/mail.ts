@@ -52,6 +52,7 @@ const Send = Type.Object({
   file_name: Type.String(),
   size: Type.Integer(),
   address: Type.String(),
+  convert_from: Type.Union([Type.String(), Type.Null()]),
   status: Type.String(),
   attempts: Type.Integer(),
   detail: Type.String(),
