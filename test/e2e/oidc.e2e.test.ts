@@ -1,9 +1,13 @@
 // Single sign-on against a real OpenID provider run in this process (oidc-provider), in headless
 // Chromium through the provider's own login page, in both modes (issue 47): a new person's account
-// made at the first sign-in (OIDC_AUTO_CREATE) with the same session a password sign-in makes; the
+// made at the first sign-in (OIDC_AUTO_CREATE) with the same session a password sign-in makes, with
+// which they read a book in the web reader; the
 // admin group giving and taking the admin role; a local account linked from its profile; a wrong
 // state, a replayed code, an expired and a forged ID token each refused with the problem page and
 // no session; signing out through the provider's end-session page; axe on every new page.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { Identity } from '@bindery/contracts';
@@ -11,6 +15,10 @@ import { availableModes, type Bindery, startBindery } from '../support/bindery';
 import { api, register, uniq, type Call } from './helpers';
 import { ADMIN_GROUP, freePort, quietProvider, heldAnswer, LABEL, oidcEnv, ourErrors, problemShown, providerLogin, startProvider, type TestProvider } from './oidc-helpers';
 import { CHROMIUM, checkPage, HAS_CHROMIUM, launch, open, openAs, type Tab } from './web-browser';
+import { createLibrary, emptyDir, items, scan } from './catalog-helpers';
+import { smallEpub } from './kobo-helpers';
+
+declare const document: any;
 
 const modes = await availableModes();
 if (!HAS_CHROMIUM) describe.skip(`single sign-on in a browser (${CHROMIUM} is absent: apt-get install -y chromium)`, () => it('needs Chromium', () => undefined));
@@ -81,6 +89,14 @@ for (const mode of modes) {
       await t.page.waitForURL(`${b.url}/dashboard`);
       const me = await profileOf(t);
       expect(me).toMatchObject({ username: login, email: `${login}@example.test`, role: 'user' });
+      // and reads: a book of the library opens in the web reader with this session
+      const dir = emptyDir();
+      writeFileSync(join(dir, 'sso.epub'), smallEpub('Read After Sign-In', 'Ann Writer', randomUUID()));
+      const lib = await createLibrary(call, admin.token, { name: uniq('SSO shelf'), folders: [dir], watch: false });
+      await scan(call, admin.token, lib.id);
+      const [book] = await items(call, admin.token, lib.id);
+      await t.page.goto(`${b.url}/read/${book!.id}`);
+      await t.page.waitForFunction(() => document.querySelector('#reader-title')?.textContent === 'Read After Sign-In');
       // the session is one of the account's sessions, listed, and ends when revoked
       const token = (await tokenOf(t))!;
       const sessions = await call('GET', '/api/auth/sessions', { token });
