@@ -367,8 +367,8 @@ export class CatalogView {
   /** A library's folders (admin-only data), or null when the library does not exist. */
   /** An item whoever may see it (the work a person asked for earlier, like a send to their e-reader), or null. */
   async anyItem(id: string): Promise<Catalog.MediaItem | null> {
-    const row = await this.db.withSchema(SCHEMA).selectFrom(T.items).select('doc').where('id', '=', id.toLowerCase()).executeTakeFirst();
-    return row ? (JSON.parse(row.doc) as Catalog.MediaItem) : null;
+    const r = await this.item({ all: true }, id);
+    return r.ok ? (JSON.parse(r.value) as Catalog.MediaItem) : null;
   }
 
   async folders(libraryId: string): Promise<string[] | null> {

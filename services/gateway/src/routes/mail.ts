@@ -43,23 +43,8 @@ const megabytes = (n: number) => (n / 1e6).toFixed(n >= 10e6 ? 0 : 1);
 export const noFormatFor = (address: string) =>
   `this book has no format ${isKindle(address) ? 'a Kindle takes (EPUB or PDF)' : 'an e-reader takes by mail (EPUB, PDF, AZW3, MOBI, FB2 or a comic archive)'}`;
 
-const Send = Type.Object({
-  id: Type.String(),
-  user_id: Type.String(),
-  item_id: Type.String(),
-  title: Type.String(),
-  format: Type.String(),
-  file_name: Type.String(),
-  size: Type.Integer(),
-  address: Type.String(),
-  convert_from: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String(),
-  attempts: Type.Integer(),
-  detail: Type.String(),
-  next_attempt_at: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
+/** a send as identity answers it (the contract's own schema) */
+const Send = Identity.BookSend;
 
 const Invitation = Type.Object({
   id: Type.String(),
