@@ -3,7 +3,7 @@
 import { sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent, StoredEvent } from '@bindery/contracts';
-import type { Bus, Subscription } from './bus/types';
+import type { Bus, EventLog, Subscription } from './bus/types';
 import {
   asTables,
   asTablesQ,
@@ -146,20 +146,6 @@ type Row = {
 export type EventRow = Row;
 
 type Tables = EventStoreTables;
-
-/** What the bus reads of a service's log: it needs none of the service's own tables. */
-export interface EventLog {
-  readonly source: string;
-  readAll(after: number, limit?: number): Promise<StoredEvent[]>;
-  headPosition(): Promise<number>;
-  relayPosition(name: string): Promise<number>;
-  relayOnce(name: string, publish: (events: StoredEvent[]) => Promise<void>, batch?: number): Promise<number>;
-  onAppend(listener: () => void): () => void;
-  /** Keeps the events this process commits through `commandTransaction` in memory (`recent`). */
-  keepRecent?(): void;
-  /** The committed events right after `after` that this process still holds, in order (none: read the log). */
-  recent?(after: number, limit: number): StoredEvent[];
-}
 
 /** how many of the latest committed events a store keeps for `recent` */
 const RECENT_MAX = 2048;

@@ -1,6 +1,6 @@
 // Process lifecycle: start services in order, stop them in reverse on SIGTERM/SIGINT with a deadline.
 import type { Logger } from './logger';
-import type { RunningService } from './runtime';
+import type { RunningService } from './running-service';
 
 export interface Host {
   stop(reason?: string): Promise<void>;

@@ -7,6 +7,7 @@ export * from './event-schemas';
 export * from './migrate';
 export * from './tokens';
 export * from './runtime';
+export * from './running-service';
 export * from './private-tree';
 export * from './bus/types';
 export { MemoryBus, type MemoryBusOptions } from './bus/memory-bus';

@@ -8,7 +8,7 @@ import { DEFAULT_RETRY, type Bus, type RetryPolicy } from './bus/types';
 import { retryBudgetMs } from './bus/retry';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
-import type { RunningService } from './runtime';
+import type { RunningService } from './running-service';
 
 const DB_TIMEOUT_MS = 2_000;
 /**

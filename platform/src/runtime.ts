@@ -7,6 +7,7 @@ import type { Bus } from './bus/types';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { Probes } from './ops-server';
+import type { RunningService } from './running-service';
 import type { BackupSource } from './backup/snapshot';
 
 export interface Runtime {
@@ -56,14 +57,6 @@ export class Foreground {
       end();
     }
   }
-}
-
-export interface RunningService {
-  name: string;
-  /** false while catching up or stopping */
-  ready(): boolean;
-  /** stop taking work, finish what is in flight */
-  stop(): Promise<void>;
 }
 
 export interface ServiceModule {

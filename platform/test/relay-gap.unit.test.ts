@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredEvent } from '@bindery/contracts';
 import { Relay, RELAY_MIN_GAP_MS } from '../src/bus/nats-relay';
-import type { EventLog } from '../src/event-store';
+import type { EventLog } from '../src/bus/types';
 
 function log() {
   const pending: StoredEvent[] = [];

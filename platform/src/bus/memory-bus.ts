@@ -1,7 +1,7 @@
 // Embedded mode's bus. Events are read straight from the sources' event stores, so delivery
 // survives a restart exactly as the stores do: a consumer resumes from the checkpoint it saved.
 import { err, fail, type StoredEvent } from '@bindery/contracts';
-import { deepFreeze, type EventLog } from '../event-store';
+import { deepFreeze } from '../event-store';
 import { createLogger, currentRequestId, withRequestId } from '../logger';
 import { rpcOutcomeOf, type Metrics } from '../metrics';
 import { Wake } from './wake';
@@ -15,6 +15,7 @@ import {
   type BusStatus,
   type ConsumeOptions,
   type ConsumerStatus,
+  type EventLog,
   type FollowOptions,
   type Parking,
   type RetryPolicy,

@@ -28,7 +28,6 @@ import {
 } from '@nats-io/jetstream';
 import { Svcm, type Service, type ServiceMsg } from '@nats-io/services';
 import { err, eventRunSubject, eventStreamName, fail, rpcSubject, type StoredEvent } from '@bindery/contracts';
-import type { EventLog } from '../event-store';
 import { createLogger, currentRequestId, REQUEST_ID_HEADER, withRequestId } from '../logger';
 import { rpcOutcomeOf, type Metrics, type RpcOutcome } from '../metrics';
 import { Relay, RELAY } from './nats-relay';
@@ -43,6 +42,7 @@ import {
   type BusStatus,
   type ConsumeOptions,
   type ConsumerStatus,
+  type EventLog,
   type FollowOptions,
   type RetryPolicy,
   type RpcHandler,

@@ -1,6 +1,6 @@
 // A service's outbox relay to JetStream: publishes the store's log from its checkpoint, in order.
 import type { StoredEvent } from '@bindery/contracts';
-import type { EventLog } from '../event-store';
+import type { EventLog } from './types';
 import type { Logger } from '../logger';
 import { Wake } from './wake';
 import { backoff, pause } from './retry';

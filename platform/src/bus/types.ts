@@ -1,6 +1,5 @@
 // The bus port: events (durable and follow-from-start delivery) and request/reply.
 import type { StoredEvent } from '@bindery/contracts';
-import type { EventLog } from '../event-store';
 
 export type EventHandler = (event: StoredEvent) => Promise<void>;
 
@@ -95,6 +94,20 @@ export class RpcUnavailableError extends Error {
   constructor(subject: string, why: string) {
     super(`${subject}: ${why}`);
   }
+}
+
+/** What the bus reads of a service's log: it needs none of the service's own tables. */
+export interface EventLog {
+  readonly source: string;
+  readAll(after: number, limit?: number): Promise<StoredEvent[]>;
+  headPosition(): Promise<number>;
+  relayPosition(name: string): Promise<number>;
+  relayOnce(name: string, publish: (events: StoredEvent[]) => Promise<void>, batch?: number): Promise<number>;
+  onAppend(listener: () => void): () => void;
+  /** Keeps the events this process commits through `commandTransaction` in memory (`recent`). */
+  keepRecent?(): void;
+  /** The committed events right after `after` that this process still holds, in order (none: read the log). */
+  recent?(after: number, limit: number): StoredEvent[];
 }
 
 export interface Bus {

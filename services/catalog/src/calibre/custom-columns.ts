@@ -2,8 +2,7 @@
 // heading calibre shows. Composite columns are computed by calibre from a template and not stored.
 import type Database from 'better-sqlite3';
 import { description, text, timestamp } from './fields';
-import type { BookFilter } from './rows';
-import type { CalibreColumnType, CalibreCustomValue, CalibreNote } from './types';
+import type { BookFilter, CalibreColumnType, CalibreCustomValue, CalibreNote } from './types';
 
 interface Column {
   id: number;

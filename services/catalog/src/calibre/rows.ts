@@ -4,13 +4,7 @@
 import type Database from 'better-sqlite3';
 import { buildCustomColumns, type FetchedColumns, fetchCustomColumns } from './custom-columns';
 import { addIdentifier, description, language, libraryPath, rating, seriesIndex, text, timestamp, yearOf } from './fields';
-import type { CalibreBook, CalibreNote } from './types';
-
-/** Which books a read takes: `where(column)` is an SQL condition on a book id column. */
-export interface BookFilter {
-  where: (column: string) => string;
-  params: unknown[];
-}
+import type { BookFilter, CalibreBook, CalibreNote } from './types';
 
 export const ALL_BOOKS: BookFilter = { where: () => '1', params: [] };
 

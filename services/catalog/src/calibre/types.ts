@@ -106,3 +106,9 @@ export class CalibreError extends Error {
     super(message, options);
   }
 }
+
+/** Which books a read takes: `where(column)` is an SQL condition on a book id column. */
+export interface BookFilter {
+  where: (column: string) => string;
+  params: unknown[];
+}

@@ -34,3 +34,7 @@ export function newSyncKey(): string {
 
 /** What is kept of a sync key: an argon2id hash of md5(key) as hex, which is what KOReader sends as `x-auth-key`. */
 export const syncKeyVerifier = (key: string): Promise<string> => argon2.hash(createHash('md5').update(key, 'utf8').digest('hex'), ARGON);
+
+/** The event that gives a device a new sync key (its verifier, never the key). */
+export const syncKeyIssued = (user: string, device: string, verifier: string, at: Date) =>
+  ({ type: 'device-sync.sync-key-issued.v1', data: { user_id: user, device_id: device, verifier, issued_at: at.toISOString() } }) as const;

@@ -3,9 +3,8 @@
 import { ok, type Result } from '@bindery/contracts';
 import type { Selectable } from 'kysely';
 import type { DevicesTable, Trx } from '../store/db';
-import { newSyncKey, syncKeyVerifier } from '../domain/credential';
+import { newSyncKey, syncKeyIssued, syncKeyVerifier } from '../domain/credential';
 import { lockRows, t, type Ctx } from './context';
-import { syncKeyIssued } from './registration';
 import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req } from './util';
 
 /** The caller's device by id: malformed ids are 400, another user's devices do not exist (404). */

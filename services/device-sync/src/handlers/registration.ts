@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
 import type { Trx } from '../store/db';
-import { digest, newDeviceCode, newDeviceToken, newRegistrationId, newSyncKey, syncKeyVerifier } from '../domain/credential';
+import { digest, newDeviceCode, newDeviceToken, newRegistrationId, newSyncKey, syncKeyIssued, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { issueKoboToken } from './kobo';
 import { bad, deviceOut, M, newId, no, notFound, text, type PendingRow, type Req } from './util';
@@ -145,6 +145,3 @@ export async function reject(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     return ok({ message: 'device registration rejected' });
   });
 }
-
-export const syncKeyIssued = (user: string, device: string, verifier: string, at: Date) =>
-  ({ type: 'device-sync.sync-key-issued.v1', data: { user_id: user, device_id: device, verifier, issued_at: at.toISOString() } }) as const;
