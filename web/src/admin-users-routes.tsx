@@ -1,10 +1,37 @@
-// The people page's writes (admin), each the API's own route called as the signed-in admin.
+// Admin: the people page (each account with its library access) and its writes, each the API's own
+// route called as the signed-in admin.
 import type { FastifyInstance } from 'fastify';
 import { action, field, fields } from './actions';
+import type { Web } from './context';
+import { Failed } from './layout';
+import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
 
 const user = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
 
-export function adminUserActions(app: FastifyInstance): void {
+export function adminUserRoutes({ app, page, render }: Web): void {
+  page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryName[]>('GET', '/api/libraries')]);
+    if (users.status !== 200 || libs.status !== 200) return render(reply, 'People', viewer, '/admin/users', <Failed status={users.status} />, 502);
+    const access = new Map<string, Access>();
+    await Promise.all(
+      users.body.map(async (u) => {
+        const a = await api<Access>('GET', `/api/auth/users/${u.id}/libraries`);
+        if (a.status === 200) access.set(u.id, a.body);
+      }),
+    );
+    const added = (req.query as Record<string, unknown>).added;
+    return render(
+      reply,
+      'People',
+      viewer,
+      '/admin/users',
+      <AdminUsers users={users.body} access={access} libraries={libs.body} me={viewer.id} {...(typeof added === 'string' && added !== '' ? { added } : {})} />,
+    );
+  });
+  adminUserActions(app);
+}
+
+function adminUserActions(app: FastifyInstance): void {
   // registering someone else: the API's answer carries the new person's session, which stays here
   action(app, '/admin/users', { done: 'account created', goTo: (f) => `/admin/users?added=${encodeURIComponent(field(f, 'username') ?? '')}` }, (api, f) =>
     api('POST', '/api/auth/register', {

@@ -1,10 +1,37 @@
-// The approval page's two buttons: from the page itself only (its CSRF token), as the signed-in user, through the API's own routes.
+// A device registration's approval page and its two buttons: from the page itself only (its CSRF
+// token), as the signed-in user, through the API's own routes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiFor } from './api';
+import type { Web } from './context';
 import { fromOurPage, sendHtml } from './http';
-import { Decide, Decided } from './pages/approve';
+import { Failed } from './layout';
+import { Approve, Decide, Decided, MISSING, type Pending } from './pages/approve';
 
-export function approveActions(app: FastifyInstance): void {
+export function approveRoutes({ app, page, render }: Web): void {
+  page('/devices/approve/:id', {}, async ({ req, reply, api, viewer }) => {
+    const id = encodeURIComponent((req.params as { id: string }).id);
+    const r = await api<Pending & { error?: string }>('GET', `/api/devices/pending/${id}`);
+    if (r.status === 404 || r.status === 400)
+      return render(
+        reply,
+        'Device registration',
+        viewer,
+        '/devices',
+        <>
+          <h1>Device registration</h1>
+          <p id="result" data-outcome="missing">
+            {r.status === 404 ? MISSING : (r.body?.error ?? MISSING)}
+          </p>
+        </>,
+        r.status,
+      );
+    if (r.status !== 200) return render(reply, 'Device registration', viewer, '/devices', <Failed status={r.status} />, 503);
+    return render(reply, r.body.status === 'pending' ? 'Approve device' : 'Device registration', viewer, '/devices', <Approve p={r.body} />);
+  });
+  approveActions(app);
+}
+
+function approveActions(app: FastifyInstance): void {
   for (const decision of ['approve', 'reject'] as const) {
     app.post(`/devices/approve/:id/${decision}`, async (req: FastifyRequest, reply: FastifyReply) => {
       if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');

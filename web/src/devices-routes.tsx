@@ -1,11 +1,57 @@
-// The devices page's writes, each the API's own route called as the signed-in user.
+// The devices page (each device with its shelves and sync queue, the OPDS reader key) and its writes,
+// each the API's own route called as the signed-in user.
 import type { FastifyInstance } from 'fastify';
 import { action, field } from './actions';
-import { KoboAddress, ReaderKey, SyncKey } from './pages/devices';
+import type { Web } from './context';
+import { Failed } from './layout';
+import { type CollectionName, type DeviceDetail, type DeviceRow, Devices, KoboAddress, type QueueRow, ReaderKey, type Shelf, SyncKey } from './pages/devices';
 
 const idOf = (req: { params: unknown }, k = 'id') => encodeURIComponent((req.params as Record<string, string>)[k] ?? '');
 
-export function deviceActions(app: FastifyInstance): void {
+export function deviceRoutes({ app, page, render, deps }: Web): void {
+  page('/devices', {}, async ({ req, reply, api, viewer }) => {
+    const [list, colls, key] = await Promise.all([
+      api<{ devices: DeviceRow[] }>('GET', '/api/devices'),
+      api<{ data: CollectionName[] }>('GET', '/api/collections'),
+      api<{ exists: boolean; created_at: string | null }>('GET', '/api/auth/opds-key'),
+    ]);
+    if (list.status !== 200) return render(reply, 'Devices', viewer, '/devices', <Failed status={list.status} />, 502);
+    const titles = new Map<string, string>();
+    const devices: DeviceDetail[] = await Promise.all(
+      list.body.devices.map(async (device) => {
+        const [shelves, queue] = await Promise.all([
+          api<{ shelves: Shelf[] }>('GET', `/api/devices/${device.id}/shelves`),
+          api<{ entries: QueueRow[] }>('GET', `/api/devices/${device.id}/queue`),
+        ]);
+        return { device, shelves: shelves.status === 200 ? shelves.body.shelves : [], queue: queue.status === 200 ? queue.body.entries.slice(0, 50) : [] };
+      }),
+    );
+    // the queued books' titles, each looked up once (one the caller may not see stays nameless)
+    const ids = [...new Set(devices.flatMap((d) => d.queue.map((q) => q.media_item_id)).filter((x): x is string => x !== null))].slice(0, 100);
+    await Promise.all(
+      ids.map(async (id) => {
+        const r = await api<{ title: string }>('GET', `/api/media-items/${id}`);
+        if (r.status === 200) titles.set(id, r.body.title);
+      }),
+    );
+    for (const d of devices) for (const q of d.queue) if (q.media_item_id && titles.has(q.media_item_id)) q.title = titles.get(q.media_item_id)!;
+    return render(
+      reply,
+      'Devices',
+      viewer,
+      '/devices',
+      <Devices
+        devices={devices}
+        collections={colls.status === 200 ? colls.body.data.map((c) => ({ id: c.id, name: c.name })) : []}
+        origin={deps.origin?.(req) ?? ''}
+        opdsKey={key.status === 200 ? key.body : { exists: false, created_at: null }}
+      />,
+    );
+  });
+  deviceActions(app);
+}
+
+function deviceActions(app: FastifyInstance): void {
   action(app, '/devices/:id/rename', { done: 'device renamed', refresh: true }, (api, f, req) => api('PUT', `/api/devices/${idOf(req)}`, { name: field(f, 'name') ?? '' }));
   action(app, '/devices/:id/delete', { done: 'device deleted', refresh: true }, (api, _f, req) => api('DELETE', `/api/devices/${idOf(req)}`));
   action(app, '/devices/:id/sync-key', { done: 'sync key made', show: (a) => <SyncKey k={a.body as Parameters<typeof SyncKey>[0]['k']} /> }, (api, _f, req) =>

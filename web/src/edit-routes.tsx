@@ -7,12 +7,10 @@ import { isUuid } from '@bindery/contracts';
 import { action, type Form, field, fields } from './actions';
 import { type Answer, type Api, apiFor } from './api';
 import { fromOurPage, sendHtml } from './http';
-import { mayEdit, NotFound, type Render } from './layout';
+import { mayEdit, NotFound } from './layout';
 import { EditBook, type EditableItem, editNotice, FIELD_LABELS } from './pages/edit';
 import { apiUrl, libraryQuery } from './pages/library';
-import type { PageContext } from './routes';
-
-type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
+import type { Web } from './context';
 
 const idOf = (req: FastifyRequest) => encodeURIComponent(((req.params as { id?: string }).id ?? '').slice(0, 100));
 const lines = (s: string) => s.replace(/\r\n?/g, '\n');
@@ -90,7 +88,7 @@ export function changesOf(item: EditableItem, f: Form): Record<string, unknown> 
 
 const NOTHING_CHANGED: Answer<unknown> = { status: 400, body: { error: 'Nothing to save: every field is as it was.' } };
 
-export function editRoutes(app: FastifyInstance, page: Page, render: Render): void {
+export function editRoutes({ app, page, render }: Web): void {
   page('/books/:id/edit', {}, async ({ req, reply, api, viewer }) => {
     const notFound = () => render(reply, 'Not found', viewer, undefined, <NotFound href="/library" back="Back to the library" />, 404);
     // people who may not edit get what any unknown page gives them (the API refuses them too)

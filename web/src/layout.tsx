@@ -39,7 +39,6 @@ const NAV: { href: string; label: string; admin?: boolean; editor?: boolean }[] 
   { href: '/admin/system', label: 'System', admin: true },
 ];
 
-/** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */
 /** Whether the viewer may edit books' details and covers: an admin, or allowed by one (issue 43). */
 export const mayEdit = (v: Viewer | null | undefined): boolean => v?.role === 'admin' || v?.can_edit_metadata === true;
 
@@ -71,6 +70,17 @@ export function NotFound({ href = '/dashboard', back = 'Back home' }: { href?: s
   );
 }
 
+/** The body of a page the API could not answer for: its status, and to try again. */
+export function Failed({ status }: { status: number }) {
+  return (
+    <>
+      <h1>Something went wrong</h1>
+      <p id="failure">The server could not answer this page ({status}). Try again in a moment.</p>
+    </>
+  );
+}
+
+/** What the live channel may refresh on this page: the topic, the part to fetch again, the one item it is about. */
 export interface Live {
   topic: 'progress' | 'scanner';
   refresh: string;

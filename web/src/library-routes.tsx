@@ -1,31 +1,25 @@
-// The library's own pages and writes besides the grid: series and author pages, saved filters of the
-// library, and the collections page's smart-collection builder (rows, live preview, create) and the
-// order of custom collections. Everything reads and writes through the gateway's /api routes.
-import { Reading } from '@bindery/contracts';
-import type { FastifyInstance } from 'fastify';
-import { action, type Form, field } from './actions';
-import { type Answer, type Api, apiFor } from './api';
-import { fromOurPage, securityHeaders, sendHtml } from './http';
-import { mayEdit, type Render, type RenderKept } from './layout';
+// The library: its grid (kept as rendered for each caller, query and API answer), a library's own
+// address, the search's suggestions, the series and author lists and pages, and saved filters of the
+// library. Everything reads and writes through the gateway's /api routes.
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { action, field } from './actions';
+import type { Answer, Api } from './api';
+import type { Web } from './context';
+import { isHtmx, redirectTo, renderHtml, sendHtml, sendRendered } from './http';
+import { Failed, Layout, mayEdit } from './layout';
 import { AuthorPage } from './pages/authors';
 import type { Item } from './pages/books';
 import type { CollectionRow } from './pages/collections';
-import { LIBRARY_FILTERS, libraryQuery, type SavedFilter, SavedFilters } from './pages/library';
+import { apiUrl, Books, LIBRARY_FILTERS, Library, LibraryPages, LoadMore, libraryQuery, PAGE, type SavedFilter, SavedFilters, SUGGEST, Suggestions } from './pages/library';
 import { SERIES_BOOKS_PAGE, type SeriesBook, type SeriesDetail, SeriesPage } from './pages/series';
 import { SeriesList, type SeriesSummary, seriesApiUrl, seriesListQuery } from './pages/series-list';
 import { type AuthorSummary, AuthorList, authorListQuery, authorsApiUrl } from './pages/authors-list';
 import { countOf, type LibraryName, offsetParam } from './pages/browse';
-import { type LibraryChoice, newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
-import type { PageContext } from './routes';
-
-type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
-
-/** A smart collection's rules with no complete condition (the builder leaves out a row without its value). */
-const NO_CONDITION = { status: 400, body: { error: 'Add at least one condition with a value.' } };
+import { UploadDrop } from './pages/upload';
 
 /** The most books an author page shows. */
 const MOST = 200;
-const idOf = (req: { params: unknown }) => ((req.params as { id?: string }).id ?? '').slice(0, 100);
 const nameOf = (params: unknown) => ((params as { name?: string }).name ?? '').trim().slice(0, 200);
 
 /** The libraries the caller may see (for the library filter), [] when they cannot be read. */
@@ -51,7 +45,93 @@ function Missing({ what }: { what: string }) {
   );
 }
 
-export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, kept: RenderKept, mail: boolean): void {
+function NoSuchLibrary() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p id="failure">
+        There is no such library. <a href="/library">Back to the library</a>
+      </p>
+    </>
+  );
+}
+
+export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
+  // The library page, the app's most frequent, is kept as rendered for each caller, query and exact
+  // API answer: the same answer to the same viewer renders the same HTML, so a repeat skips parsing
+  // and rendering (a changed book, position or access changes the answer, and so the key).
+  const libraryPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
+  page('/library', {}, async ({ req, reply, api, viewer }) => {
+    const q = libraryQuery(req.query as Record<string, unknown>);
+    const [r, libs] = await Promise.all([api<{ data: Item[]; total: number; error?: string }>('GET', apiUrl(q)), api<LibraryName[]>('GET', '/api/libraries')]);
+    const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
+    // a library the caller may not see is not there for them
+    if (q.library && libs.status === 200 && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <NoSuchLibrary />, 404);
+    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} total={0} libraries={libraries} />);
+    if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
+    const htmx = isHtmx(req);
+    const key = JSON.stringify([
+      viewer.id,
+      viewer.username,
+      viewer.role,
+      viewer.can_edit_metadata === true,
+      viewer.theme ?? '',
+      viewer.csrf ?? '',
+      htmx,
+      q,
+      createHash('sha256')
+        .update(r.text ?? '')
+        .update(libs.text ?? '')
+        .digest('base64'),
+    ]);
+    const hit = libraryPages.get(key);
+    if (hit !== undefined) return sendRendered(reply, hit);
+    const items = r.body.data.slice(0, PAGE);
+    const total = r.body.total;
+    const title = libraries.find((l) => l.id === q.library)?.name ?? 'Library';
+    // "Load more" with htmx: the next books for the grid, and the link and pager after them
+    const html = htmx
+      ? renderHtml(
+          <>
+            <Books items={items} />
+            <LoadMore q={q} total={total} oob />
+            <LibraryPages q={q} total={total} oob />
+          </>,
+          true,
+        )
+      : renderHtml(
+          <Layout assets={assets} title={title} viewer={viewer} current="/library">
+            <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} mail={deps.mail === true} />
+            {mayEdit(viewer) && <UploadDrop library={q.library} />}
+          </Layout>,
+        );
+    libraryPages.set(key, html);
+    return sendRendered(reply, html);
+  });
+  // a library's own page is the library narrowed to it
+  page('/libraries/:id', {}, async ({ req, reply }) => redirectTo(req, reply, `/library?${new URLSearchParams({ library: (req.params as { id: string }).id.slice(0, 100) })}`));
+
+  // autocomplete for the library's author, series and tag fields: the search API's suggestions
+  page('/library/suggest', {}, async ({ req, reply, api }) => {
+    const q = req.query as Record<string, unknown>;
+    const field = typeof q.field === 'string' && q.field in SUGGEST ? q.field : null;
+    if (!field) return sendHtml(reply, <p>unknown field</p>, 400, true);
+    const typed = typeof q[field] === 'string' ? (q[field] as string).replace(/^"|"$/g, '').slice(0, 100) : '';
+    const key = SUGGEST[field]!;
+    const r = await api<{ suggestions?: Record<string, string[]> }>('GET', `/api/media-items/search?${new URLSearchParams({ [key]: typed, limit: '1' })}`);
+    return sendHtml(reply, <Suggestions field={field} values={r.status === 200 ? (r.body.suggestions?.[key] ?? []) : []} />, 200, true);
+  });
+}
+
+/** The series and authors, in this order: their lists, a series' page and writes, an author's page, the saved filters. */
+export function libraryRoutes(web: Web): void {
+  listRoutes(web);
+  seriesRoutes(web);
+  authorRoutes(web);
+  savedFilterRoutes(web);
+}
+
+function listRoutes({ page, render, kept }: Web): void {
   // every series and every author the caller may see: searched as they type (htmx takes the results
   // part of the same page), by letter, library, read state and sort
   page('/series', {}, async ({ req, reply, api, viewer }) => {
@@ -71,7 +151,10 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, 
     if (r.status !== 200) return render(reply, 'Authors', viewer, '/library', <Missing what="The authors could not be read." />, 502);
     return render(reply, 'Authors', viewer, '/library', <AuthorList q={q} authors={r.body.data} total={r.body.total} libraries={libraries} />);
   });
+}
 
+function seriesRoutes({ app, page, kept, render, deps }: Web): void {
+  const mail = deps.mail === true;
   // a series: its books the caller may see in index order with their progress, what to read next,
   // the numbers missing (the read model's series answer), and the caller's collections for "add all"
   page('/series/:name', {}, async ({ req, reply, api, viewer }) => {
@@ -139,7 +222,9 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, 
       body: { message: `${countOf(added, ['book', 'books'])} added to the collection${already > 0 ? `; ${already} ${already === 1 ? 'was' : 'were'} there already` : ''}.` },
     };
   });
+}
 
+function authorRoutes({ page, render }: Web): void {
   // an author: their books the caller may see (the read model's exact author filter), by title
   page('/authors/:name', {}, async ({ req, reply, api, viewer }) => {
     const name = nameOf(req.params);
@@ -151,7 +236,9 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, 
     const spelled = found.body.data[0]!.authors.find((a) => a.toLowerCase() === name.toLowerCase()) ?? name;
     return render(reply, spelled, viewer, '/library', <AuthorPage name={spelled} items={found.body.data} total={found.body.total} />);
   });
+}
 
+function savedFilterRoutes({ app, page }: Web): void {
   // the library's saved filters and "Save this filter" for the query the page shows (a fragment)
   page('/library/saved', {}, async ({ req, reply, api }) => {
     const r = await api<{ data: SavedFilter[] }>('GET', `/api/saved-filters?resource_type=${LIBRARY_FILTERS}`);
@@ -162,65 +249,5 @@ export function libraryRoutes(app: FastifyInstance, page: Page, render: Render, 
   action(app, '/library/filters', { done: 'filter saved', refresh: true }, async (a, f) => {
     const { offset: _o, ...filter } = libraryQuery(f as Record<string, unknown>);
     return a('POST', '/api/saved-filters', { name: field(f, 'name') ?? '', resource_type: LIBRARY_FILTERS, filter });
-  });
-
-  // the rule builder: one row (a new one, or one redrawn for its field and operator), a removed row
-  page('/collections/rule-row', {}, async ({ req, reply, api }) => {
-    const q = req.query as Record<string, unknown>;
-    const key = typeof q.key === 'string' && /^[a-z0-9]{1,20}$/.test(q.key) ? q.key : newKey();
-    const r = rowOf(key, q[`field-${key}`], q[`op-${key}`], q[`value-${key}`]);
-    // the `library` field chooses among the libraries the caller may see
-    const libs = r.field === 'library' ? await api<LibraryChoice[]>('GET', '/api/libraries') : null;
-    reply.header('HX-Trigger', 'rules-changed');
-    return sendHtml(reply, <RuleRow r={r} libraries={libs?.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : []} />, 200, true);
-  });
-  page('/collections/rule-removed', {}, async ({ reply }) => {
-    reply.header('HX-Trigger', 'rules-changed');
-    return securityHeaders(reply).code(200).type('text/html; charset=utf-8').send('');
-  });
-
-  // the live preview: how many books the rules match and the first of them
-  app.post('/collections/preview', async (req, reply) => {
-    if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
-    const rules = rulesOf((req.body && typeof req.body === 'object' ? req.body : {}) as Form);
-    if (rules.conditions.length === 0) return sendHtml(reply, <p class="muted">Type a value to see the matching books.</p>, 200, true);
-    const r = await apiFor(app, req)<{ data: PreviewBook[]; total: number; error?: string }>('POST', '/api/collections/preview?limit=8', { rules });
-    if (r.status === 401) return reply.code(401).header('HX-Redirect', '/login').send('');
-    if (r.status !== 200) return sendHtml(reply, <Preview total={0} books={[]} error={r.body?.error ?? `The preview failed (${r.status}).`} />, 200, true);
-    return sendHtml(reply, <Preview total={r.body.total} books={r.body.data} />, 200, true);
-  });
-
-  // create the smart collection the builder shows
-  action(app, '/collections/smart', { done: 'collection created', refresh: true }, async (a, f) => {
-    const rules = rulesOf(f);
-    if (rules.conditions.length === 0) return NO_CONDITION;
-    return a('POST', '/api/collections', { name: field(f, 'name') ?? '', rules });
-  });
-
-  // a smart collection's name and rules, as the builder on its page shows them; back to the page, which says so
-  action(app, '/collections/:id/rules', { done: 'rules saved', goTo: (_f, req) => `/collections/${encodeURIComponent(idOf(req))}?done=rules` }, async (a, f, req) => {
-    const rules = rulesOf(f);
-    if (rules.conditions.length === 0) return NO_CONDITION;
-    return a('PUT', `/api/collections/${encodeURIComponent(idOf(req))}`, { name: field(f, 'name') ?? '', rules });
-  });
-
-  // move a custom collection up or down: the custom collections' priorities (the order the API lists
-  // them in) rewritten as 100, 101, … in the new order, only those that change
-  action(app, '/collections/:id/move', { done: 'order saved', refresh: true }, async (a, _f, req) => {
-    const id = (req.params as { id: string }).id.toLowerCase();
-    const dir = (req.query as Record<string, unknown>).dir === 'up' ? -1 : 1;
-    const all = await a<{ data: (CollectionRow & { priority: number })[] }>('GET', '/api/collections');
-    if (all.status !== 200) return all;
-    const own = all.body.data.filter((c) => !c.is_system);
-    const at = own.findIndex((c) => c.id === id);
-    if (at < 0) return { status: 404, body: { error: Reading.ReadingMessages.collectionNotFound } };
-    const to = at + dir;
-    if (to >= 0 && to < own.length) [own[at], own[to]] = [own[to]!, own[at]!];
-    for (const [i, c] of own.entries()) {
-      if (c.priority === 100 + i) continue;
-      const r = await a('PUT', `/api/collections/${c.id}`, { priority: 100 + i });
-      if (r.status >= 400) return r;
-    }
-    return { status: 200, body: { message: 'order saved' } };
   });
 }

@@ -1,14 +1,12 @@
 // Mail's pages (issue 47): forgot password, reset, an invitation's account, the admin's mail page,
 // and the fragments the sign-in, profile and settings pages load (empty while mail is off, so
 // those pages show nothing of it).
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
-import { NotFound, type Render } from './layout';
-import type { PageContext } from './routes';
+import { NotFound } from './layout';
+import type { Web } from './context';
 import { AcceptInvitation, AdminMail, EreaderCard, type SentBook, ForgotPassword, type InvitationRow, InvitationList, MailCard, ResetPassword } from './pages/mail';
-
-type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
 
 const mailStatus = async (api: Api): Promise<{ configured: boolean; max_attachment_bytes: number }> => {
   const r = await api<{ configured: boolean; max_attachment_bytes: number }>('GET', '/api/mail/status');
@@ -20,7 +18,7 @@ const tokenOf = (req: FastifyRequest): string => {
 };
 const nothing = (reply: FastifyReply) => reply.code(200).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send('');
 
-export function mailRoutes(app: FastifyInstance, page: Page, render: Render): void {
+export function mailRoutes({ app, page, render }: Web): void {
   const off = (reply: FastifyReply) => render(reply, 'Not found', null, undefined, <NotFound href="/login" back="Back to sign in" />, 404);
 
   // the sign-in page's link, loaded with it

@@ -3,19 +3,15 @@
 // and the manifest are answered with no-cache (a new version is picked up at once).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { ownDir } from './assets';
+import type { Web } from './context';
 import { securityHeaders } from './http';
-import type { Render } from './layout';
 import { OfflineBooks } from './pages/offline';
-import type { PageContext } from './routes';
-
-type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
 
 /** The worker's own policy: it may fetch this site only, and runs no other script. */
 const WORKER_CSP = "default-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-export function offlineRoutes(app: FastifyInstance, page: Page, render: Render): void {
+export function offlineRoutes({ app, page, render }: Web): void {
   const dir = ownDir();
   const files = {
     sw: readFileSync(join(dir, 'sw.js')),

@@ -1,14 +1,10 @@
 // Single sign-on's pages (issue 47): where a refused sign-in lands, the profile's link card and the
 // app passwords page. They read the API's /api/auth/oidc routes in-process like every other page.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Identity } from '@bindery/contracts';
 import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
-import type { Render } from './layout';
-import type { PageContext } from './routes';
+import type { Web } from './context';
 import { AppPasswords, type SsoConfig, SsoLinkCard, type SsoLinks, SsoProblem } from './pages/sso';
-
-type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
 
 /** Single sign-on's settings as the API states them (null when identity does not answer). */
 export async function ssoConfig(api: Api): Promise<SsoConfig | null> {
@@ -16,7 +12,8 @@ export async function ssoConfig(api: Api): Promise<SsoConfig | null> {
   return r.status === 200 ? r.body : null;
 }
 
-export function ssoRoutes(app: FastifyInstance, page: Page, render: Render, origin?: (req: FastifyRequest) => string | null): void {
+export function ssoRoutes({ app, page, render, deps }: Web): void {
+  const { origin } = deps;
   app.get('/login/sso', async (req, reply) => {
     const q = req.query as Record<string, unknown>;
     const problem: Identity.OidcProblem = Identity.isOidcProblem(q.problem) ? q.problem : 'failed';

@@ -1,14 +1,12 @@
 // Uploading books (issue 43): the upload page, the library and folder choice redrawn for another
 // library, and the drop zone's form for the library page. The files themselves go from the browser
 // straight to POST /api/libraries/<id>/uploads (upload.js), which decides who may (auth.requireEditor).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { Api } from './api';
+import type { Web } from './context';
 import { sendHtml } from './http';
-import { mayEdit, NotFound, type Render, type Viewer } from './layout';
+import { mayEdit, NotFound, type Viewer } from './layout';
 import { type UploadFolder, UploadForm, type UploadLibrary, UploadPage, UploadTargets } from './pages/upload';
-import type { PageContext } from './routes';
-
-type Page = (path: string, opts: { admin?: boolean }, handler: (c: PageContext) => Promise<unknown>) => unknown;
 
 /** What the gateway takes when it cannot be asked (no library yet): its default. */
 const DEFAULT_MAX_BYTES = 500 * 1024 * 1024;
@@ -32,8 +30,7 @@ async function choiceOf(api: Api, asked: unknown): Promise<Choice> {
   return f.status === 200 ? { libraries, library, folders: f.body.folders, maxBytes: f.body.max_bytes } : { libraries, library, folders: [], maxBytes: DEFAULT_MAX_BYTES };
 }
 
-export function uploadRoutes(app: FastifyInstance, page: Page, render: Render): void {
-  void app;
+export function uploadRoutes({ page, render }: Web): void {
   const notFound = (reply: FastifyReply, viewer: Viewer) => render(reply, 'Not found', viewer, undefined, <NotFound href="/library" back="Back to the library" />, 404);
   const q = (req: { query: unknown }) => (req.query ?? {}) as Record<string, unknown>;
 

@@ -5,7 +5,7 @@
 import type { Reading } from '@bindery/contracts';
 import type { Item } from './books';
 import { Outcome } from '../layout';
-import { AdminTabs } from './admin-scanner';
+import { AdminTabs } from './admin-tabs';
 
 /** how much reading data hangs on an item (the reading service's count) */
 export type Usage = Reading.Usage;

@@ -2,7 +2,7 @@
 // create one whose folder is picked with the server's folder browser (GET /api/libraries/browse,
 // rendered here as an htmx fragment: opening a folder also selects it).
 import { Outcome } from '../layout';
-import { AdminTabs } from './admin-scanner';
+import { AdminTabs } from './admin-tabs';
 import { CalibreReports } from './calibre';
 
 export interface LibraryRow {

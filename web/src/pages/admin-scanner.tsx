@@ -3,6 +3,7 @@
 // again whenever the live channel's `scanner` topic says a scan started, moved on or finished.
 import { Outcome } from '../layout';
 import type { LibraryRow } from './admin-libraries';
+import { AdminTabs } from './admin-tabs';
 
 export interface Scan {
   id: string;
@@ -27,29 +28,6 @@ export interface FileIssue {
   size: number;
   error: string;
   seen_at: string;
-}
-
-const TABS = [
-  { href: '/admin/libraries', label: 'Libraries' },
-  { href: '/admin/scanner', label: 'Scanner' },
-  { href: '/admin/conflicts', label: 'Duplicates' },
-];
-
-/** The library administration pages' own links (the main navigation names only the first). */
-export function AdminTabs({ current }: { current: string }) {
-  return (
-    <nav aria-label="Library administration" class="subnav">
-      <ul class="subnav-list">
-        {TABS.map((t) => (
-          <li key={t.href}>
-            <a href={t.href} aria-current={current === t.href ? 'page' : undefined} class={current === t.href ? 'subnav-here' : undefined}>
-              {t.label}
-            </a>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
 }
 
 export const utc = (iso: string | null) => (iso ? `${iso.slice(0, 19).replace('T', ' ')} UTC` : '');
