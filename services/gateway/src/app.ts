@@ -31,60 +31,60 @@ import { HttpFailure } from './http/failure';
 import { guardInput } from './http/input-guard';
 import { requestDeadline } from './http/request-deadline';
 import { jsonBodyParser } from './http/json-body';
-import { authRoutes } from './routes/auth';
-import { systemRoutes } from './routes/system';
-import { libraryRoutes } from './routes/libraries';
-import { calibreImportRoutes } from './routes/calibre-import';
-import { mediaItemRoutes } from './routes/media-items';
-import { itemEditRoutes } from './routes/item-edits';
+import { authRoutes } from './web-api/auth';
+import { systemRoutes } from './web-api/system';
+import { libraryRoutes } from './web-api/libraries';
+import { calibreImportRoutes } from './web-api/calibre-import';
+import { mediaItemRoutes } from './web-api/media-items';
+import { itemEditRoutes } from './web-api/item-edits';
 import { Streams } from './opds/streams';
-import { browseRoutes } from './routes/browse';
-import { uploadsRoutes } from './routes/uploads';
-import { libraryUploadRoutes } from './routes/library-uploads';
+import { browseRoutes } from './web-api/browse';
+import { uploadsRoutes } from './web-api/uploads';
+import { libraryUploadRoutes } from './web-api/library-uploads';
 import { UploadOutcomes } from './files/upload-outcomes';
-import { adminOpsRoutes } from './routes/admin-ops';
-import { backupRoutes, type BackupDeps } from './routes/backup';
+import { adminOpsRoutes } from './web-api/admin-ops';
+import { backupRoutes, type BackupDeps } from './web-api/backup';
 import { observeRequests } from './http/observe';
 import { privateAnswers } from './http/private-answers';
 import { positionTokens } from './http/position-token';
-import type { AuthView } from './projections/auth-view';
+import type { AuthView } from './read-model/auth-view';
 import type { Reads } from './read-model/reads';
-import { readAdminRoutes } from './routes/read-admin';
-import { profileRoutes } from './routes/profile';
-import { sessionRoutes } from './routes/sessions';
-import { oidcRoutes } from './routes/oidc';
-import { mailRoutes } from './routes/mail';
+import { readAdminRoutes } from './web-api/read-admin';
+import { profileRoutes } from './web-api/profile';
+import { sessionRoutes } from './web-api/sessions';
+import { oidcRoutes } from './web-api/oidc';
+import { mailRoutes } from './web-api/mail';
 import { findConverter, SendWorker } from './mail/sends';
-import { opdsRoutes } from './routes/opds';
-import { opdsKeyRoutes } from './routes/opds-keys';
-import { liveChannel } from './routes/ws';
+import { opdsRoutes } from './opds/routes';
+import { opdsKeyRoutes } from './web-api/opds-keys';
+import { liveChannel } from './web-api/ws';
 import { readingClient } from './http/reading-client';
-import { readingProgressRoutes } from './routes/reading-progress';
-import { readingConflictRoutes } from './routes/reading-conflicts';
-import { readingAnnotationRoutes } from './routes/reading-annotations';
-import { readingCollectionRoutes } from './routes/reading-collections';
-import { readerSettingsRoutes } from './routes/reader-settings';
-import { kosyncRoutes } from './routes/kosync';
-import { koreaderPluginRoutes } from './routes/koreader-plugin';
-import { koreaderDownloadRoutes } from './routes/koreader-download';
+import { readingProgressRoutes } from './web-api/reading-progress';
+import { readingConflictRoutes } from './web-api/reading-conflicts';
+import { readingAnnotationRoutes } from './web-api/reading-annotations';
+import { readingCollectionRoutes } from './web-api/reading-collections';
+import { readerSettingsRoutes } from './web-api/reader-settings';
+import { kosyncRoutes } from './koreader/kosync';
+import { koreaderPluginRoutes } from './koreader/plugin';
+import { koreaderDownloadRoutes } from './koreader/plugin-download';
 import { deviceAuthenticator } from './http/device-auth';
-import { syncKeys } from './http/sync-keys';
+import { syncKeys } from './koreader/sync-keys';
 import { VerifiedCache } from './http/verified-cache';
 import { followCredentialChanges } from './http/verified-feed';
 import { deviceSyncClient } from './http/device-sync-client';
-import { deviceSyncRoutes } from './routes/device-sync';
-import { deviceRoutes } from './routes/devices';
+import { deviceSyncRoutes } from './web-api/device-sync';
+import { deviceRoutes } from './web-api/devices';
 import { DeviceView } from './read-model/device-view';
 import { webRoutes } from '@bindery/web';
 import type { PageRenderOptions } from './opds/page-sources';
-import { koboDeviceRoutes } from './routes/kobo-devices';
-import { koboRoutes, koboSchema } from './routes/kobo';
+import { koboDeviceRoutes } from './web-api/kobo-devices';
+import { koboRoutes, koboSchema } from './kobo/routes';
 import { koboAuthenticator } from './kobo/auth';
 import { kepubSource } from './kobo/kepubs';
 import { locatorIndexes } from './read-model/locator-indexes';
 import { coverSource } from './files/covers';
 import { BROTLI_QUALITY, GZIP_LEVEL, MIN_BYTES, sendPacked } from './http/packed-answers';
-import { openApi, webSchema } from './openapi';
+import { type ApiDocument, openApi, webSchema } from './openapi';
 import Type, { type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 
@@ -139,8 +139,29 @@ function checkOnly(schema: TSchema) {
   return (value: unknown) => (c.Check(value) ? { value } : { error: c.Errors(value) as unknown as FastifySchemaValidationError[] });
 }
 
+type Timeouts = NonNullable<AppOptions['timeouts']>;
+
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const timeouts = o.timeouts ?? { requestMs: 30_000, headersMs: 15_000, idleMs: 120_000 };
+  const app = newServer(o, timeouts);
+  // the API document sees every route registered after it
+  const document = await openApi(app, o.onRoute ? { onRoute: o.onRoute } : {});
+  await plumbing(app, o, timeouts);
+  const p = sharedParts(app, o);
+  const mail = await accountRoutes(app, o, p);
+  catalogRoutes(app, o, p);
+  readingRoutes(app, o, p);
+  deviceRoutesOf(app, o, p, document);
+  uploadRoutesOf(app, o, p, timeouts);
+  adminOpsRoutes(app, { auth: p.auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
+  if (o.backup) backupRoutes(app, { auth: p.auth, log: o.log, ...o.backup });
+  // the web app's pages and assets (web/): they read through the routes above, in-process
+  document.describing(webSchema, () => webRoutes(app, { origin: (req) => p.origins.publicBase(req), csrf: p.auth.csrfOf, mail }));
+  return app;
+}
+
+/** fastify with the server's timeouts, limits and error shapes, and its validators. */
+function newServer(o: AppOptions, timeouts: Timeouts): FastifyInstance {
   const app = Fastify({
     loggerInstance: o.log as FastifyBaseLogger,
     bodyLimit: o.bodyLimit,
@@ -174,8 +195,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       return check(data);
     };
   });
-  // the API document sees every route registered after it
-  const document = await openApi(app, o.onRoute ? { onRoute: o.onRoute } : {});
+  return app;
+}
+
+/** What every request passes: deadlines, counting, compression, body parsers, the input guard, errors, health. */
+async function plumbing(app: FastifyInstance, o: AppOptions, timeouts: Timeouts): Promise<void> {
   app.addHook('onRequest', requestDeadline(timeouts.requestMs));
   app.decorateRequest('caller', null);
   app.decorateRequest('device', null);
@@ -230,10 +254,12 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.get('/readyz', { schema: { tags: ['system'], summary: 'readiness', response: { 200: Status, 503: Status } } }, async (_req, reply) =>
     (await o.ready()) ? { status: 'ready' } : reply.code(503).send({ status: 'not ready' }),
   );
+}
 
-  // read your writes: a write's answer waits, bounded, until the read models have applied it
+/** Read your writes: a write's answer waits, bounded, until the read models have applied it. */
+function afterWriteOf(o: AppOptions): AfterWrite {
   const ryw = o.readYourWritesMs ?? 5000;
-  const afterWrite: AfterWrite = async (source, position, events) => {
+  return async (source, position, events) => {
     const waited = o.metrics?.readYourWrites.startTimer({ source });
     // the write's own events, when its service carried them: folded at once if they follow what the read model holds
     if (events?.length) o.reads.models.offer(source, events);
@@ -242,12 +268,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     if (reached) currentRequestContext()?.onWritten?.(source, position);
     else o.log.warn({ source, position }, 'read models lag behind a write');
   };
+}
+
+/** The services' clients and the checks and caches that several route groups share. */
+function sharedParts(app: FastifyInstance, o: AppOptions) {
+  const afterWrite = afterWriteOf(o);
   const call = identityClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
-  const auth = authenticator(o.tokenKey, o.view);
-  const deviceView = new DeviceView(o.reads);
-  // one budget of failed password and key checks per client address, across every surface
-  const failures = new AuthFailures(o.authRateLimit);
-  const origins = new Origins(o.publicUrls);
+  const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
   // sign-ins taken on trust (OPDS Basic and reader keys, KOReader's stock sync); a sync key's entry
   // goes as soon as this process applies a change of devices (a device deleted, a key replaced), a
   // user's as soon as identity says their credentials changed
@@ -260,10 +287,37 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     credentialFeed = await followCredentialChanges(o.bus, verified, o.log);
   });
   app.addHook('onClose', async () => credentialFeed?.stop());
-  authRoutes(app, {
-    failures,
-    origins,
+  // one budget of failed password and key checks per client address, across every surface
+  const failures = new AuthFailures(o.authRateLimit);
+  return {
+    call,
+    catalog,
     verified,
+    failures,
+    auth: authenticator(o.tokenKey, o.view),
+    origins: new Origins(o.publicUrls),
+    reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite),
+    devices: deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite),
+    // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
+    deviceAuth: deviceAuthenticator(o.reads.db, o.reads.models, failures),
+    // books' locator indexes, one cache for the web reader's sections and the Kobo's annotations
+    locatorIndex: locatorIndexes(catalog),
+    // covers from the catalog's directory where this process can read it, else over the bus
+    covers: coverSource(o.reads.catalog, catalog, o.coverDir),
+    // one set of page streams: the OPDS pages and an editor's cover from a page share its render limits
+    streams: new Streams(o.reads, o.pageRender, (msg) => app.log.warn(msg)),
+  };
+}
+type Parts = ReturnType<typeof sharedParts>;
+
+/** Accounts, sessions, single sign-on, mail and the system settings; true when mail is set up. */
+async function accountRoutes(app: FastifyInstance, o: AppOptions, p: Parts): Promise<boolean> {
+  const { call, auth, origins } = p;
+  const deviceView = new DeviceView(o.reads);
+  authRoutes(app, {
+    failures: p.failures,
+    origins,
+    verified: p.verified,
     call,
     auth,
     cookie: { secure: o.cookieSecure },
@@ -285,51 +339,46 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   }
   mailRoutes(app, { mailer, call, auth, reads: o.reads, origins, cookie: { secure: o.cookieSecure }, log: o.log, rateLimited: o.authRateLimit !== null, sends });
   systemRoutes(app, { call, auth });
-  const catalog = catalogClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
-  libraryRoutes(app, { catalog, identity: call, auth, reads: o.reads });
-  // books' locator indexes, one cache for the web reader's sections and the Kobo's annotations
-  const locatorIndex = locatorIndexes(catalog);
-  // covers from the catalog's directory where this process can read it, else over the bus
-  const covers = coverSource(o.reads.catalog, catalog, o.coverDir);
-  mediaItemRoutes(app, { catalog, identity: call, auth, reads: o.reads }, optionalClient(o.bus, o.rpcTimeoutMs), locatorIndex, covers);
-  // one set of page streams: the OPDS pages and an editor's cover from a page share its render limits
-  const streams = new Streams(o.reads, o.pageRender, (msg) => app.log.warn(msg));
-  itemEditRoutes(app, { catalog, identity: call, auth, reads: o.reads }, streams);
-  browseRoutes(app, { auth, reads: o.reads });
-  readAdminRoutes(app, { identity: call, auth, reads: o.reads });
-  const reading = { auth, reads: o.reads, reading: readingClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite) };
-  opdsRoutes(app, {
-    covers,
-    auth,
-    identity: call,
-    catalog,
-    reads: o.reads,
-    reading: reading.reading,
-    verified,
-    failures,
-    origins,
-    streams,
-  });
-  opdsKeyRoutes(app, { auth, identity: call, verified, origins });
+  return mailer !== null;
+}
+
+/** Libraries, books, their edits, browsing and the read models' admin. */
+function catalogRoutes(app: FastifyInstance, o: AppOptions, p: Parts): void {
+  const deps = { catalog: p.catalog, identity: p.call, auth: p.auth, reads: o.reads };
+  libraryRoutes(app, deps);
+  mediaItemRoutes(app, deps, optionalClient(o.bus, o.rpcTimeoutMs), p.locatorIndex, p.covers);
+  itemEditRoutes(app, deps, p.streams);
+  browseRoutes(app, { auth: p.auth, reads: o.reads });
+  readAdminRoutes(app, { identity: p.call, auth: p.auth, reads: o.reads });
+}
+
+/** OPDS, reading state, calibre imports and KOReader's stock sync. */
+function readingRoutes(app: FastifyInstance, o: AppOptions, p: Parts): void {
+  const reading = { auth: p.auth, reads: o.reads, reading: p.reading };
+  const { auth, verified, failures, origins } = p;
+  opdsRoutes(app, { covers: p.covers, auth, identity: p.call, catalog: p.catalog, reads: o.reads, reading: p.reading, verified, failures, origins, streams: p.streams });
+  opdsKeyRoutes(app, { auth, identity: p.call, verified, origins });
   readingProgressRoutes(app, reading);
   readingConflictRoutes(app, reading);
   readingAnnotationRoutes(app, reading);
   readingCollectionRoutes(app, reading);
   readerSettingsRoutes(app, reading);
-  calibreImportRoutes(app, { ...reading, catalog });
+  calibreImportRoutes(app, { ...reading, catalog: p.catalog });
   // KOReader reads its own pushes from the reading service, never from the read models: no wait for them
   kosyncRoutes(app, {
     ...reading,
     pushReading: readingClient(o.bus, o.log, o.rpcTimeoutMs),
-    identity: call,
+    identity: p.call,
     failures,
     createLimited: o.authRateLimit !== null,
     verified,
     syncKeys: syncKeys(o.reads.db),
   });
-  // devices: `deviceAuth.requireDevice` guards device routes (a device credential, never a session)
-  const deviceAuth = deviceAuthenticator(o.reads.db, o.reads.models, failures);
-  const devices = deviceSyncClient(o.bus, o.log, o.rpcTimeoutMs, afterWrite);
+}
+
+/** Devices: registration and sync, the Kobo, the live channel and the KOReader plugin. */
+function deviceRoutesOf(app: FastifyInstance, o: AppOptions, p: Parts, document: ApiDocument): void {
+  const { auth, deviceAuth, devices, origins } = p;
   deviceSyncRoutes(app, { deviceAuth, devices, reads: o.reads });
   deviceRoutes(app, { auth, deviceAuth, devices, reads: o.reads, rateLimited: o.authRateLimit !== null, origins });
   koboDeviceRoutes(app, { auth, devices, origins });
@@ -337,24 +386,28 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const kepubs = kepubSource(catalogClient(o.bus, o.log, Math.max(o.rpcTimeoutMs, 60_000)));
   document.describing(koboSchema, () =>
     koboRoutes(app, {
-      covers,
+      covers: p.covers,
       reads: o.reads,
       koboAuth: koboAuthenticator(o.reads.db, o.reads.models),
       kepubs,
-      reading: reading.reading,
+      reading: p.reading,
       devices,
-      catalog,
-      locatorIndex,
+      catalog: p.catalog,
+      locatorIndex: p.locatorIndex,
       origins,
       storeUrl: o.koboStoreUrl ?? 'https://storeapi.kobo.com',
-      failures,
+      failures: p.failures,
     }),
   );
   liveChannel(app, { auth, bus: o.bus, log: o.log, device: deviceAuth, origins, maxSocketsPerUser: o.maxSocketsPerUser, ...(o.metrics ? { metrics: o.metrics } : {}) });
-  koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: reading.reading });
+  koreaderPluginRoutes(app, { deviceAuth, reads: o.reads, reading: p.reading });
   koreaderDownloadRoutes(app);
+}
+
+/** Book files served from library folders, and uploads into them. */
+function uploadRoutesOf(app: FastifyInstance, o: AppOptions, p: Parts, timeouts: Timeouts): void {
   uploadsRoutes(app, {
-    requireUser: auth.requireUser,
+    requireUser: p.auth.requireUser,
     folders: async (req, id) => {
       const c = await o.reads.context(req.caller!);
       return (await o.reads.catalog.library(c.access, true, id)).ok ? o.reads.catalog.folders(id) : null;
@@ -365,10 +418,5 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const outcomes = new UploadOutcomes();
   app.addHook('onReady', () => outcomes.start(o.bus));
   app.addHook('onClose', () => outcomes.stop());
-  libraryUploadRoutes(app, { auth, reads: o.reads, catalog, outcomes, maxBytes: o.uploadMaxBytes ?? 500 * 1024 * 1024, requestMs: timeouts.requestMs });
-  adminOpsRoutes(app, { auth, bus: o.bus, rpcTimeoutMs: o.rpcTimeoutMs, ...(o.parking ? { parking: o.parking } : {}) });
-  if (o.backup) backupRoutes(app, { auth, log: o.log, ...o.backup });
-  // the web app's pages and assets (web/): they read through the routes above, in-process
-  document.describing(webSchema, () => webRoutes(app, { origin: (req) => origins.publicBase(req), csrf: auth.csrfOf, mail: mailer !== null }));
-  return app;
+  libraryUploadRoutes(app, { auth: p.auth, reads: o.reads, catalog: p.catalog, outcomes, maxBytes: o.uploadMaxBytes ?? 500 * 1024 * 1024, requestMs: timeouts.requestMs });
 }

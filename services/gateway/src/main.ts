@@ -2,10 +2,10 @@
 import { asTables, migrate, parkingBus, ParkingLot, type NoTables, type HttpTimeouts, type RunningService, type Runtime, type ServiceModule } from '@bindery/platform';
 import { buildApp } from './app';
 import { backupSettings } from './read-model/backup-settings';
-import { AuthView } from './projections/auth-view';
+import { AuthView } from './read-model/auth-view';
 import { ReadModels } from './read-model/read-model';
 import { Reads } from './read-model/reads';
-import { migrations, SCHEMA } from './projections/migrations';
+import { migrations, SCHEMA } from './read-model/migrations';
 import type { PageRenderOptions } from './opds/page-sources';
 import type { GatewayDb } from './read-model/database';
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { asTables, createLogger, EventStore, eventStoreMigrations, MemoryBus, migrate, openPGlite, type Database, type NoTables } from '@bindery/platform';
 import type { Catalog } from '@bindery/contracts';
-import { migrations, SCHEMA } from '../src/projections/migrations';
+import { migrations, SCHEMA } from '../src/read-model/migrations';
 import { ReadModels } from '../src/read-model/read-model';
 import { CATALOG, IDENTITY } from '../src/read-model/tables';
 import { CatalogView } from '../src/read-model/catalog-view';

@@ -6,7 +6,7 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { uploadsRoutes, UPLOADS_CACHE_CONTROL } from '../src/routes/uploads';
+import { uploadsRoutes, UPLOADS_CACHE_CONTROL } from '../src/web-api/uploads';
 
 const A = '3f2b8c1e-5d4a-4b6f-9e7d-1a2b3c4d5e6f';
 const B = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail, Identity, Messages } from '@bindery/contracts';
 import { TokenVerifier, type AccessClaims } from '@bindery/platform';
-import type { AuthView, Verdict } from '../projections/auth-view';
+import type { AuthView, Verdict } from '../read-model/auth-view';
 import { isFragment, sendFailure } from './reply';
 import { CsrfTokens } from './csrf';
 

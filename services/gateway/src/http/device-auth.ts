@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DeviceSync, fail, type Identity } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { deviceTables } from '../read-model/device-tables';
 import { identityTables } from '../read-model/tables';
 import type { ReadModels } from '../read-model/read-model';

@@ -1,7 +1,7 @@
 // The whole-request deadline (HTTP_REQUEST_TIMEOUT_SECONDS), kept per request instead of by Node's
 // server-wide `requestTimeout`, so that one route may lift it once it has judged the caller: a book
 // upload's body is hundreds of MB and takes as long as the link needs, held to a pace instead
-// (routes/library-uploads.ts). Every other request, and an upload refused before its body is read
+// (web-api/library-uploads.ts). Every other request, and an upload refused before its body is read
 // (a bad token, a bad name), must arrive whole within `requestMs` of its headers, or it is answered
 // 408 and its connection closed, as Node's own timer did.
 import type { IncomingMessage } from 'node:http';

@@ -91,65 +91,95 @@ function spanAt(map: SpanMap, spine: number, offset: number): { path: string; id
 }
 const koboPath = (id: string) => `span#${id.replace(/\./g, '\\.')}`;
 
+/** The Kobo, its owner as the caller, and the book (a visible EPUB), or null: then nothing is done. */
+async function bookFor(deps: AnnotationDeps, req: FastifyRequest, id = (req.params as { id: string }).id): Promise<{ item: string; sha256: string } | null> {
+  const kobo = await deps.koboAuth.verify(deps.koboAuth.bearer(req));
+  if (!kobo || !isUuid(id)) return null;
+  req.device = kobo;
+  req.caller = { user_id: kobo.user_id, role: kobo.role };
+  const a = (await deps.reads.context(req.caller)).access;
+  const raw = await deps.reads.catalog.item(a, id.toLowerCase());
+  if (!raw.ok) return null;
+  const item = JSON.parse(raw.value) as Catalog.MediaItem;
+  const epub = item.formats.find((f) => f.format.toLowerCase() === 'epub' && f.sha256);
+  return epub ? { item: item.id, sha256: epub.sha256! } : null;
+}
+
+async function ours(deps: AnnotationDeps, req: FastifyRequest, item: string): Promise<(Ours & { kind: 'highlight' | 'note' })[]> {
+  const out: (Ours & { kind: 'highlight' | 'note' })[] = [];
+  for (const kind of ['highlight', 'note'] as const) {
+    const r = (await deps.reading(req, 'annotations-list', { item_id: item, kind })) as Result<{ data: Ours[] }>;
+    if (r.ok) out.push(...r.value.data.map((a) => ({ ...a, kind })));
+  }
+  return out;
+}
+const koboIdOf = (a: Ours) => (a.dedup_key?.startsWith('kobo:') ? a.dedup_key.slice(5) : a.id);
+
+/** Our highlights and notes of a book in the Kobo's shape (those without a place in its KEPUB left out). */
+function koboAnnotations(map: SpanMap, list: (Ours & { kind: 'highlight' | 'note' })[]) {
+  const annotations = [];
+  for (const a of list) {
+    const p = a.position ?? {};
+    if (p.spine_index === undefined || p.doc_offset === undefined) continue;
+    const start = spanAt(map, p.spine_index, p.doc_offset);
+    const end = spanAt(map, p.end_spine_index ?? p.spine_index, p.end_doc_offset ?? p.doc_offset);
+    if (!start || !end) continue;
+    annotations.push({
+      id: koboIdOf(a),
+      type: a.kind === 'note' || a.note ? 'note' : 'highlight',
+      highlightedText: a.text,
+      ...(a.note ? { noteText: a.note } : {}),
+      highlightColor: a.color ?? '#FFFF00',
+      clientLastModifiedUtc: new Date(a.updated_at).toISOString(),
+      location: {
+        span: {
+          chapterFilename: start.path,
+          chapterProgress: start.progress,
+          chapterTitle: '',
+          startPath: koboPath(start.id),
+          startChar: start.char,
+          endPath: koboPath(end.id),
+          endChar: end.char,
+        },
+      },
+    });
+  }
+  return annotations;
+}
+
+/** One highlight or note the Kobo sent, made the reading service's (one it cannot place changes nothing). */
+async function saveKoboAnnotation(deps: AnnotationDeps, req: FastifyRequest, item: string, map: SpanMap, index: L.LocatorIndex, a: KoboAnnotation): Promise<void> {
+  const span = a?.location?.span;
+  if (typeof a?.id !== 'string' || a.id.length > 200 || !span || typeof span.chapterFilename !== 'string') return;
+  const start = placeOf(map, span.chapterFilename, span.startPath, span.startChar);
+  const end = placeOf(map, span.chapterFilename, span.endPath ?? span.startPath, span.endChar ?? span.startChar);
+  const text = typeof a.highlightedText === 'string' ? a.highlightedText : '';
+  if (!start || !end || !text.trim()) return;
+  const note = typeof a.noteText === 'string' ? a.noteText : '';
+  const kind = a.type === 'note' || note ? 'note' : 'highlight';
+  const hex = typeof a.highlightColor === 'string' && /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.test(a.highlightColor) ? a.highlightColor : null;
+  const color = hex ? { color: hex } : {};
+  const input = { position: { epubcfi: L.canonicalToCfiRange(index, start, end) }, text, note, dedup_key: `kobo:${a.id}`, ...color };
+  const r = (await deps.reading(req, 'annotation-create', { item_id: item, kind, input })) as Result<{
+    id: string;
+    existing?: boolean;
+    note: string;
+    color: string | null;
+  }>;
+  // an edit on the device (its note, its colour) of one we have
+  if (r.ok && r.value.existing && (r.value.note !== note || (hex !== null && r.value.color?.toLowerCase() !== `#${hex.replace('#', '').toLowerCase()}`)))
+    await deps.reading(req, 'annotation-update', { id: r.value.id, kind, input: { note, ...color } });
+}
+
 export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps): void {
   const indexOf = deps.locatorIndex;
 
-  /** The Kobo, its owner as the caller, and the book (a visible EPUB), or null: then nothing is done. */
-  async function context(req: FastifyRequest, id = (req.params as { id: string }).id): Promise<{ item: string; sha256: string } | null> {
-    const kobo = await deps.koboAuth.verify(deps.koboAuth.bearer(req));
-    if (!kobo || !isUuid(id)) return null;
-    req.device = kobo;
-    req.caller = { user_id: kobo.user_id, role: kobo.role };
-    const a = (await deps.reads.context(req.caller)).access;
-    const raw = await deps.reads.catalog.item(a, id.toLowerCase());
-    if (!raw.ok) return null;
-    const item = JSON.parse(raw.value) as Catalog.MediaItem;
-    const epub = item.formats.find((f) => f.format.toLowerCase() === 'epub' && f.sha256);
-    return epub ? { item: item.id, sha256: epub.sha256! } : null;
-  }
-
-  async function ours(req: FastifyRequest, item: string): Promise<(Ours & { kind: 'highlight' | 'note' })[]> {
-    const out: (Ours & { kind: 'highlight' | 'note' })[] = [];
-    for (const kind of ['highlight', 'note'] as const) {
-      const r = (await deps.reading(req, 'annotations-list', { item_id: item, kind })) as Result<{ data: Ours[] }>;
-      if (r.ok) out.push(...r.value.data.map((a) => ({ ...a, kind })));
-    }
-    return out;
-  }
-  const koboIdOf = (a: Ours) => (a.dedup_key?.startsWith('kobo:') ? a.dedup_key.slice(5) : a.id);
-
   app.get('/api/v3/content/:id/annotations', async (req, reply) => {
-    const c = await context(req).catch(() => null);
+    const c = await bookFor(deps, req).catch(() => null);
     const map = c && (await deps.kepubs.spans(c.sha256).catch(() => null));
     if (!c || !map) return { annotations: [], nextPageOffsetToken: null };
-    const annotations = [];
-    const list = await ours(req, c.item);
-    for (const a of list) {
-      const p = a.position ?? {};
-      if (p.spine_index === undefined || p.doc_offset === undefined) continue;
-      const start = spanAt(map, p.spine_index, p.doc_offset);
-      const end = spanAt(map, p.end_spine_index ?? p.spine_index, p.end_doc_offset ?? p.doc_offset);
-      if (!start || !end) continue;
-      annotations.push({
-        id: koboIdOf(a),
-        type: a.kind === 'note' || a.note ? 'note' : 'highlight',
-        highlightedText: a.text,
-        ...(a.note ? { noteText: a.note } : {}),
-        highlightColor: a.color ?? '#FFFF00',
-        clientLastModifiedUtc: new Date(a.updated_at).toISOString(),
-        location: {
-          span: {
-            chapterFilename: start.path,
-            chapterProgress: start.progress,
-            chapterTitle: '',
-            startPath: koboPath(start.id),
-            startChar: start.char,
-            endPath: koboPath(end.id),
-            endChar: end.char,
-          },
-        },
-      });
-    }
+    const list = await ours(deps, req, c.item);
+    const annotations = koboAnnotations(map, list);
     reply.header('ETag', etagOf(list));
     return { annotations, nextPageOffsetToken: null };
   });
@@ -165,9 +195,9 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
     for (const entry of list) {
       const id = entry?.ContentId;
       if (typeof id !== 'string' || !isUuid(id)) continue;
-      const c = await context(req, id).catch(() => null);
+      const c = await bookFor(deps, req, id).catch(() => null);
       if (!c) continue;
-      const mine = await ours(req, c.item);
+      const mine = await ours(deps, req, c.item);
       const held = typeof entry.etag === 'string' ? entry.etag : '';
       const now = etagOf(mine);
       if (held === now) continue;
@@ -181,37 +211,14 @@ export function koboAnnotationRoutes(app: FastifyInstance, deps: AnnotationDeps)
     const updated = Array.isArray(body?.updatedAnnotations) ? (body.updatedAnnotations as KoboAnnotation[]) : [];
     const deleted = Array.isArray(body?.deletedAnnotationIds) ? (body.deletedAnnotationIds as unknown[]).filter((x): x is string => typeof x === 'string' && x.length <= 200) : [];
     if (updated.length + deleted.length > MAX_ANNOTATIONS) return reply.code(400).send({ error: 'invalid request' });
-    const c = await context(req).catch(() => null);
+    const c = await bookFor(deps, req).catch(() => null);
     if (!c) return reply.code(204).send();
     const map = await deps.kepubs.spans(c.sha256).catch(() => null);
     const index = map && (await indexOf(c.sha256).catch(() => null));
-    if (map && index) {
-      for (const a of updated) {
-        const span = a?.location?.span;
-        if (typeof a?.id !== 'string' || a.id.length > 200 || !span || typeof span.chapterFilename !== 'string') continue;
-        const start = placeOf(map, span.chapterFilename, span.startPath, span.startChar);
-        const end = placeOf(map, span.chapterFilename, span.endPath ?? span.startPath, span.endChar ?? span.startChar);
-        const text = typeof a.highlightedText === 'string' ? a.highlightedText : '';
-        if (!start || !end || !text.trim()) continue;
-        const note = typeof a.noteText === 'string' ? a.noteText : '';
-        const kind = a.type === 'note' || note ? 'note' : 'highlight';
-        const hex = typeof a.highlightColor === 'string' && /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.test(a.highlightColor) ? a.highlightColor : null;
-        const color = hex ? { color: hex } : {};
-        const input = { position: { epubcfi: L.canonicalToCfiRange(index, start, end) }, text, note, dedup_key: `kobo:${a.id}`, ...color };
-        const r = (await deps.reading(req, 'annotation-create', { item_id: c.item, kind, input })) as Result<{
-          id: string;
-          existing?: boolean;
-          note: string;
-          color: string | null;
-        }>;
-        // an edit on the device (its note, its colour) of one we have
-        if (r.ok && r.value.existing && (r.value.note !== note || (hex !== null && r.value.color?.toLowerCase() !== `#${hex.replace('#', '').toLowerCase()}`)))
-          await deps.reading(req, 'annotation-update', { id: r.value.id, kind, input: { note, ...color } });
-      }
-    }
+    if (map && index) for (const a of updated) await saveKoboAnnotation(deps, req, c.item, map, index, a);
     if (deleted.length) {
       const want = new Set(deleted);
-      for (const a of await ours(req, c.item)) if (want.has(koboIdOf(a))) await deps.reading(req, 'annotation-delete', { id: a.id, kind: a.kind });
+      for (const a of await ours(deps, req, c.item)) if (want.has(koboIdOf(a))) await deps.reading(req, 'annotation-delete', { id: a.id, kind: a.kind });
     }
     return reply.code(204).send();
   });

@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { DeviceSync } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
 import type { AuthenticatedDevice } from '../http/device-auth';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { deviceTables } from '../read-model/device-tables';
 import type { ReadModels } from '../read-model/read-model';
 import { identityTables } from '../read-model/tables';

@@ -3,7 +3,7 @@
 // collections that are a Kobo's tags — all from the gateway's read models and the span-map cache.
 import pLimit from 'p-limit';
 import type { Catalog } from '@bindery/contracts';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import type { Access } from '../read-model/access';
 import { readingTables } from '../read-model/reading-tables';
 import type { Reads } from '../read-model/reads';

@@ -3,7 +3,7 @@
 // headers, never the hop's, cookies or `Authorization` (the bearer is ours; the Kobo token stays here).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { identityTables } from '../read-model/tables';
 import type { GatewayDb } from '../read-model/database';
 

@@ -9,13 +9,13 @@
 // the difference until it is sent.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { visible, type Access } from '../read-model/access';
 import { deviceTables } from '../read-model/device-tables';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Kobo } from './auth';
-import { deviceDigest, type SyncToken } from './sync-token';
+import { deviceDigest, type SyncCursor, type SyncToken } from './sync-token';
 import type { GatewayDb } from '../read-model/database';
 
 export interface Difference {
@@ -33,12 +33,6 @@ const C = catalogTables();
 const R = readingTables();
 const D = deviceTables();
 const tbl = (name: string) => sql.table(`${SCHEMA}.${name}`);
-
-/** Where a continued sync goes on: after this book, or after this tag (books come first). */
-export interface SyncCursor {
-  phase: 'i' | 't';
-  id: string;
-}
 
 /** how many books one step of `differences` compares: a range of the book ids on both sides */
 const WINDOW = 1000;

@@ -8,12 +8,17 @@
 // continue` names the last book or tag it sent (`a`, `i:<id>` or `t:<id>`): the next page goes on
 // after it (a token without one, from before, starts at the beginning).
 import { createHash } from 'node:crypto';
-import type { SyncCursor } from './sync-state';
 
 export const SYNC_TOKEN_VERSION = 1;
 const PREFIX = 'BINDERY.';
 const MAX_TOKEN = 8192;
 const CURSOR = /^([it]):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** Where a continued sync goes on: after this book, or after this tag (books come first). */
+export interface SyncCursor {
+  phase: 'i' | 't';
+  id: string;
+}
 
 export interface SyncToken {
   /** the generation of our last answer the device holds; 0: none (a first sync, or another server's token) */

@@ -4,7 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { catalogTables } from '../read-model/tables';
 import { visible, type Access } from '../read-model/access';
 import type { GatewayDb } from '../read-model/database';

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Catalog } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import { LRUCache } from 'lru-cache';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Reads } from '../read-model/reads';

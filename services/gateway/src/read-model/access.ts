@@ -4,7 +4,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import type { Identity } from '@bindery/contracts';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { identityTables } from './tables';
 import type { GatewayDb } from './database';
 

@@ -3,8 +3,8 @@
 // never saved reads as the registry's default.
 import { sql } from 'kysely';
 import type { Db, NoTables } from '@bindery/platform';
-import type { BackupSettings } from '../routes/backup';
-import { SCHEMA } from '../projections/migrations';
+import type { BackupSettings } from '../web-api/backup';
+import { SCHEMA } from './migrations';
 import { identityTables } from './tables';
 
 /** the registry's defaults (services/identity/src/domain/settings.ts): no folder, daily, seven kept */

@@ -7,7 +7,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { Catalog, err, fail, ok, type Result } from '@bindery/contracts';
 import { cleanText, parseLibraryIdParam, parseLimit, parseOffset, q1, type Query } from '@bindery/catalog/query';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { visible, type Access } from './access';
 import { READ_STATE_MESSAGE, READ_STATES } from './catalog-view';
 import { catalogTables } from './tables';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Catalog, type StoredEvent } from '@bindery/contracts';
 import { sql, type RawBuilder } from 'kysely';
 import { eventSchemas, type Trx } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { catalogTables } from './tables';
 import type { GatewayDb, Suffix } from './database';
 

@@ -20,7 +20,7 @@ import {
   type SortKey,
 } from '@bindery/catalog/query';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { catalogTables } from './tables';
 import { readingTables } from './reading-tables';
 import { visible, type Access } from './access';

@@ -4,7 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '@bindery/platform';
 import { CONTINUE_SERIES_ORDER, continueSeries, rulesSql, systemRule, type CollectionRules } from '@bindery/reading/rules';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { visible, type Access } from './access';
 import { readingTables } from './reading-tables';
 import { itemsOf } from './reading-rules';

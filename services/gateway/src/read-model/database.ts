@@ -1,4 +1,4 @@
-// The gateway's tables as Kysely sees them, as its migrations (projections/migrations.ts) and its
+// The gateway's tables as Kysely sees them, as its migrations (read-model/migrations.ts) and its
 // projections (tables.ts, reading-tables.ts, device-tables.ts) make them: the types every gateway
 // query is checked against. A projection's tables exist twice while it is rebuilt (the `_next` set,
 // read-model.ts), so each appears under both names. jsonb columns are written as JSON text and read
@@ -119,7 +119,7 @@ export interface DeviceTables {
 /** Each table of a projection under its live name and its rebuild's name. */
 type BothSets<T> = T & { [K in keyof T & string as `${K}_next`]: T[K] };
 
-/** The gateway's own tables (projections/migrations.ts) and read-model.ts's bookkeeping. */
+/** The gateway's own tables (read-model/migrations.ts) and read-model.ts's bookkeeping. */
 export interface GatewayTables {
   auth_users: {
     user_id: string;

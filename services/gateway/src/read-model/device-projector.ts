@@ -1,7 +1,7 @@
 // Folds device-sync's events into the devices projection (credentials, public records, shelves).
 import { DeviceSync, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, type Trx } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { deviceTables } from './device-tables';
 import type { GatewayDb, Suffix } from './database';
 

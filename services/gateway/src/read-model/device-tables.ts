@@ -3,7 +3,7 @@
 // stock sync (an argon2id hash of md5(key)), and the collections shelved on each.
 import { execScript } from '@bindery/platform';
 import { DeviceSync } from '@bindery/contracts';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import type { Suffix } from './database';
 import type { Projection } from './tables';
 

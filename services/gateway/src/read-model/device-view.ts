@@ -3,7 +3,7 @@
 // when no format has a hash, with the collections and the formats available).
 import { sql } from 'kysely';
 import type { Catalog, DeviceSync, Identity, Result } from '@bindery/contracts';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { DashboardView } from './dashboard-view';
 import { deviceTables } from './device-tables';
 import { readingTables } from './reading-tables';

@@ -2,7 +2,7 @@
 // it, the role, and which libraries the user may see.
 import { Identity, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, type Trx } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { identityTables } from './tables';
 import type { GatewayDb, Suffix } from './database';
 

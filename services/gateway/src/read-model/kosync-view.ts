@@ -2,7 +2,7 @@
 // partial MD5 and file-name MD5 an item's files have had), seen through the caller's library access.
 import { sql } from 'kysely';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import type { Access } from './access';
 import { catalogTables } from './tables';
 import type { GatewayDb } from './database';

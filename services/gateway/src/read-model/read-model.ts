@@ -6,7 +6,7 @@ import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
 import { applyFollowingInOne, applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type Logger, type Metrics, type Subscription, type Trx } from '@bindery/platform';
 import type { Counter } from 'prom-client';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { foldableRun, projectCatalog, projectCatalogInOne, projectItemsInOne } from './catalog-projector';
 import { projectIdentity } from './identity-projector';
 import { projectReading, projectReadingInOne, projectReadingMany } from './reading-projector';

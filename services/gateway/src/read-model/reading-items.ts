@@ -1,7 +1,7 @@
 // Books of reading answers (collections, the dashboard) by media_item_id, joined with the item's
 // public JSON from the catalog projection; only items the caller may see.
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import type { Access } from './access';
 import { catalogTables } from './tables';
 import type { GatewayDb } from './database';

@@ -3,7 +3,7 @@
 import { Reading, type StoredEvent } from '@bindery/contracts';
 import { sql, type RawBuilder } from 'kysely';
 import { eventSchemas, type Trx, unnestRows } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { readingTables } from './reading-tables';
 import type { GatewayDb, Suffix } from './database';
 

@@ -2,7 +2,7 @@
 // projection). The five system rules and the conditions of smart collections are the reading
 // service's (`@bindery/reading/rules`, which it compiles over its own tables too).
 import { sql } from 'kysely';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import { readingTables } from './reading-tables';
 import { catalogTables } from './tables';
 

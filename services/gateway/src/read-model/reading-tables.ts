@@ -1,7 +1,7 @@
 // The reading projection's tables: what the dashboard joins with the catalog projection — each
 // user's positions, ratings, collections with their members, dashboard preferences and reader settings.
 import { execScript } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import type { Suffix } from './database';
 import type { Projection } from './tables';
 

@@ -3,7 +3,7 @@
 // Indexes are left unnamed so PostgreSQL picks names that never collide across the two sets.
 import { sql } from 'kysely';
 import { execScript, type DbOrTrx, type Trx } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from './migrations';
 import type { GatewayDb, Suffix } from './database';
 
 export interface Projection {

@@ -2,9 +2,9 @@
 // OPDS-PSE pages. Both trees (`/opds` and `/opds/key/<key>`) share them; the keyed tree adds the key.
 import Type from 'typebox';
 import type { RouteOptions } from 'fastify';
-import { TYPE } from '../opds/atom';
-import { TYPE2 } from '../opds/json';
 import { Binary, content, Empty, errors, params, query } from '../http/schemas';
+import { TYPE } from './atom';
+import { TYPE2 } from './json';
 
 const tags = ['opds'];
 const PAGING = { page: 'the page, from 1', per_page: 'entries per page' };

@@ -5,10 +5,10 @@
 import argon2 from 'argon2';
 import { sql } from 'kysely';
 import type { Db } from '@bindery/platform';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { deviceTables } from '../read-model/device-tables';
 import { identityTables } from '../read-model/tables';
-import type { Verified } from './verified-cache';
+import type { Verified } from '../http/verified-cache';
 import type { GatewayDb } from '../read-model/database';
 
 const KEY = /^[0-9a-f]{32}$/;

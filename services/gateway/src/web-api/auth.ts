@@ -159,7 +159,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     },
   );
 
-  // GET /api/auth/profile is served from the read model: routes/profile.ts
+  // GET /api/auth/profile is served from the read model: web-api/profile.ts
 
   const updateProfile = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = userId(req);

@@ -14,7 +14,7 @@ import { sendFailure, sendResult } from '../http/reply';
 import type { CallCatalog } from '../http/rpc';
 import type { Reader } from '../http/reading-client';
 import { errors, IdParams, SIGNED_IN, serviceBody } from '../http/schemas';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import type { Reads } from '../read-model/reads';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables, identityTables } from '../read-model/tables';

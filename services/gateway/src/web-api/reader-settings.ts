@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { fail, Messages } from '@bindery/contracts';
-import { SCHEMA } from '../projections/migrations';
+import { SCHEMA } from '../read-model/migrations';
 import { readingTables } from '../read-model/reading-tables';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';

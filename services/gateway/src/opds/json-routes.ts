@@ -5,16 +5,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Catalog, fail, Messages, ok, type Result } from '@bindery/contracts';
 import { q1 } from '@bindery/catalog/query';
 import { sendFailure } from '../http/reply';
-import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from '../opds/json';
-import { segment } from '../opds/atom';
-import { parsePaging, type Paging } from '../opds/paging';
-import { GROUP_KINDS, NAME_GROUPS, type ItemFilter, type OpdsQueries } from '../opds/queries';
-import { baseOf, collectionPage, feedCache, otherParams, pathOf, queryOf, send } from '../opds/request';
-import type { Streams } from '../opds/streams';
-import { DashboardView } from '../read-model/dashboard-view';
 import type { ReadContext } from '../read-model/reads';
-import type { OpdsDeps } from './opds';
-import { jsonFeed, jsonPublication, noCover as noCoverSchema } from './opds-schemas';
+import { segment } from './atom';
+import type { FeedKit } from './deps';
+import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from './json';
+import type { Paging } from './paging';
+import { GROUP_KINDS, NAME_GROUPS, type ItemFilter } from './queries';
+import { baseOf, collectionPage, otherParams, pathOf, queryOf, send } from './request';
+import { jsonFeed, jsonPublication, noCover as noCoverSchema } from './schemas';
 
 const SORT_MESSAGE = 'sort must be one of: title, new';
 const QUERY_MESSAGE = 'query is required';
@@ -32,54 +30,67 @@ function noCover(): Promise<Buffer> {
   return placeholder;
 }
 
-export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: OpdsQueries, streams: Streams): void {
-  const dashboard = new DashboardView(reads.db);
-  const cachedFeed = feedCache(reads);
-  const now = () => new Date().toISOString();
-  const paged = (req: FastifyRequest) => parsePaging(queryOf(req));
-  const v2 = (req: FastifyRequest) => `${baseOf(req)}${V2}`;
-  const head = (req: FastifyRequest, title: string, up: string | undefined, p?: Paging, total?: number, modified?: string): Feed2Head => ({
-    title,
-    base: baseOf(req),
-    self: req.url,
-    ...(up ? { up } : {}),
-    ...(modified ? { modified } : {}),
-    ...(p ? { paging: { page: p.page, perPage: p.perPage, total: total ?? 0, path: pathOf(req), query: otherParams(queryOf(req)) } } : {}),
-  });
-  const newest = (items: Catalog.MediaItem[]) => items.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now();
+export function jsonFeeds(app: FastifyInstance, k: FeedKit): void {
+  rootFeeds(app, k);
+  nameFeeds(app, k);
+  readingFeeds(app, k);
+  searchFeeds(app, k);
+  publicationRoutes(app, k);
+}
 
-  async function publications(req: FastifyRequest, items: Catalog.MediaItem[]): Promise<object[]> {
-    const s = await streams.infoFor(req.caller!.user_id, items);
-    return items.map((i) => publication(i, baseOf(req), s.get(i.id)));
-  }
+const v2 = (req: FastifyRequest) => `${baseOf(req)}${V2}`;
+const head = (req: FastifyRequest, title: string, up: string | undefined, p?: Paging, total?: number, modified?: string): Feed2Head => ({
+  title,
+  base: baseOf(req),
+  self: req.url,
+  ...(up ? { up } : {}),
+  ...(modified ? { modified } : {}),
+  ...(p ? { paging: { page: p.page, perPage: p.perPage, total: total ?? 0, path: pathOf(req), query: otherParams(queryOf(req)) } } : {}),
+});
+const newest = ({ now }: FeedKit, items: Catalog.MediaItem[]) => items.reduce((m, i) => (i.updated_at > m ? i.updated_at : m), '') || now();
 
-  async function itemsFeed(
-    req: FastifyRequest,
-    c: ReadContext,
-    p: Paging,
-    f: ItemFilter,
-    title: string,
-    up: string,
-    opts: { emptyIs?: string; sortable?: boolean } = {},
-  ): Promise<Result<string>> {
-    const sort = q1(queryOf(req), 'sort');
-    if (opts.sortable && sort !== undefined && sort !== 'title' && sort !== 'new') return { ok: false, error: fail('validation', SORT_MESSAGE) };
-    const page = await queries.items(c.access, f, p.perPage, p.offset, sort === 'new');
-    if (opts.emptyIs !== undefined && page.total === 0) return { ok: false, error: fail('not_found', opts.emptyIs) };
-    const facets = opts.sortable
-      ? [
-          {
-            title: 'Sort',
-            links: [
-              { href: `${pathOf(req)}?sort=title`, title: 'Title', type: TYPE2.feed, ...(sort === 'new' ? {} : { rel: 'self' }) },
-              { href: `${pathOf(req)}?sort=new`, title: 'Recently added', type: TYPE2.feed, ...(sort === 'new' ? { rel: 'self' } : {}) },
-            ],
-          },
-        ]
-      : undefined;
-    return ok(feed2(head(req, title, up, p, page.total, newest(page.items)), { publications: await publications(req, page.items), ...(facets ? { facets } : {}) }));
-  }
+async function publications({ streams }: FeedKit, req: FastifyRequest, items: Catalog.MediaItem[]): Promise<object[]> {
+  const s = await streams.infoFor(req.caller!.user_id, items);
+  return items.map((i) => publication(i, baseOf(req), s.get(i.id)));
+}
 
+async function itemsFeed(
+  k: FeedKit,
+  req: FastifyRequest,
+  c: ReadContext,
+  p: Paging,
+  f: ItemFilter,
+  title: string,
+  up: string,
+  opts: { emptyIs?: string; sortable?: boolean } = {},
+): Promise<Result<string>> {
+  const sort = q1(queryOf(req), 'sort');
+  if (opts.sortable && sort !== undefined && sort !== 'title' && sort !== 'new') return { ok: false, error: fail('validation', SORT_MESSAGE) };
+  const page = await k.queries.items(c.access, f, p.perPage, p.offset, sort === 'new');
+  if (opts.emptyIs !== undefined && page.total === 0) return { ok: false, error: fail('not_found', opts.emptyIs) };
+  const facets = opts.sortable
+    ? [
+        {
+          title: 'Sort',
+          links: [
+            { href: `${pathOf(req)}?sort=title`, title: 'Title', type: TYPE2.feed, ...(sort === 'new' ? {} : { rel: 'self' }) },
+            { href: `${pathOf(req)}?sort=new`, title: 'Recently added', type: TYPE2.feed, ...(sort === 'new' ? { rel: 'self' } : {}) },
+          ],
+        },
+      ]
+    : undefined;
+  return ok(feed2(head(req, title, up, p, page.total, newest(k, page.items)), { publications: await publications(k, req, page.items), ...(facets ? { facets } : {}) }));
+}
+
+/** A feed of a page of the reading read model's books. */
+async function booksFeed(k: FeedKit, req: FastifyRequest, p: Paging, title: string, up: string, page: { total: number; books: { item: unknown }[] }): Promise<string> {
+  const items = page.books.map((b) => b.item as Catalog.MediaItem);
+  return feed2(head(req, title, up, p, page.total, newest(k, items)), { publications: await publications(k, req, items) });
+}
+
+/** The root (navigation and the groups of reading and recent), the libraries, a library's publications and the recently added. */
+function rootFeeds(app: FastifyInstance, k: FeedKit): void {
+  const { reads, queries, dashboard, cachedFeed, paged } = k;
   app.get(`${V2}`, jsonFeed('the OPDS 2.0 catalog root'), async (req, reply) => {
     const base = v2(req);
     const r = await cachedFeed(req, async (c) => {
@@ -90,8 +101,8 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
       ]);
       const groups: Group2[] = [];
       const readingItems = reading.books.map((b) => b.item as Catalog.MediaItem);
-      if (readingItems.length) groups.push({ title: 'Continue reading', href: `${base}/continue-reading`, publications: await publications(req, readingItems) });
-      if (recent.items.length) groups.push({ title: 'Recently added', href: `${base}/recent`, publications: await publications(req, recent.items) });
+      if (readingItems.length) groups.push({ title: 'Continue reading', href: `${base}/continue-reading`, publications: await publications(k, req, readingItems) });
+      if (recent.items.length) groups.push({ title: 'Recently added', href: `${base}/recent`, publications: await publications(k, req, recent.items) });
       const navigation = [
         nav2('Libraries', `${base}/libraries`),
         nav2('Recently added', `${base}/recent`, recent.total, 'http://opds-spec.org/sort/new'),
@@ -120,7 +131,7 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     const r = await cachedFeed(req, async (c) => {
       const lib = await reads.catalog.library(c.access, false, req.params.id);
       if (!lib.ok) return lib.error.code === 'validation' ? { ok: false, error: fail('not_found', Messages.libraryNotFound) } : lib;
-      return itemsFeed(req, c, p.value, { by: 'library', id: lib.value.id }, lib.value.name, `${v2(req)}/libraries`, { sortable: true });
+      return itemsFeed(k, req, c, p.value, { by: 'library', id: lib.value.id }, lib.value.name, `${v2(req)}/libraries`, { sortable: true });
     });
     return send(reply, r, TYPE2.feed);
   });
@@ -128,10 +139,14 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
   app.get(`${V2}/recent`, jsonFeed('recently added'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
-    const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, { by: 'recent' }, 'Recently added', v2(req)));
+    const r = await cachedFeed(req, (c) => itemsFeed(k, req, c, p.value, { by: 'recent' }, 'Recently added', v2(req)));
     return send(reply, r, TYPE2.feed);
   });
+}
 
+/** Authors and series: the names, and the publications of one. */
+function nameFeeds(app: FastifyInstance, k: FeedKit): void {
+  const { queries, cachedFeed, paged } = k;
   for (const kind of GROUP_KINDS) {
     const group = NAME_GROUPS[kind];
     app.get(`${V2}/${kind}`, jsonFeed(`by ${kind}`), async (req, reply) => {
@@ -153,12 +168,16 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
         const p = paged(req);
         if (!p.ok) return sendFailure(reply, p.error);
         const name = req.params.name;
-        const r = await cachedFeed(req, (c) => itemsFeed(req, c, p.value, group.filter(name), name, `${v2(req)}/${kind}`, { emptyIs: group.notFound }));
+        const r = await cachedFeed(req, (c) => itemsFeed(k, req, c, p.value, group.filter(name), name, `${v2(req)}/${kind}`, { emptyIs: group.notFound }));
         return send(reply, r, TYPE2.feed);
       },
     );
   }
+}
 
+/** The caller's collections, the publications of one, and the publications they are reading. */
+function readingFeeds(app: FastifyInstance, k: FeedKit): void {
+  const { dashboard, cachedFeed, paged } = k;
   app.get(`${V2}/collections`, jsonFeed('your collections'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
@@ -171,19 +190,13 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     return send(reply, r, TYPE2.feed);
   });
 
-  /** A feed of a page of the reading read model's books. */
-  async function booksFeed(req: FastifyRequest, p: Paging, title: string, up: string, page: { total: number; books: { item: unknown }[] }): Promise<string> {
-    const items = page.books.map((b) => b.item as Catalog.MediaItem);
-    return feed2(head(req, title, up, p, page.total, newest(items)), { publications: await publications(req, items) });
-  }
-
   app.get<{ Params: { id: string } }>(`${V2}/collections/:id`, jsonFeed("a collection's publications", { id: 'the collection' }), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
     const id = req.params.id;
     const r = await cachedFeed(req, async (c) => {
       const col = await collectionPage(dashboard, req, c, id, p.value);
-      return col.ok ? ok(await booksFeed(req, p.value, col.value.name, `${v2(req)}/collections`, col.value.page)) : col;
+      return col.ok ? ok(await booksFeed(k, req, p.value, col.value.name, `${v2(req)}/collections`, col.value.page)) : col;
     });
     return send(reply, r, TYPE2.feed);
   });
@@ -193,11 +206,14 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
       const page = await dashboard.books(req.caller!.user_id, c.access, { is_system: true, query_type: 'continue-reading' }, p.value.perPage, p.value.offset);
-      return ok(await booksFeed(req, p.value, 'Continue reading', v2(req), page));
+      return ok(await booksFeed(k, req, p.value, 'Continue reading', v2(req), page));
     });
     return send(reply, r, TYPE2.feed);
   });
+}
 
+function searchFeeds(app: FastifyInstance, k: FeedKit): void {
+  const { reads, cachedFeed, paged } = k;
   app.get(`${V2}/search`, jsonFeed('search', undefined, { query: 'what to look for', q: 'the same (an alias)' }), async (req, reply) => {
     const q = queryOf(req);
     const text = q1(q, 'query') ?? q1(q, 'q');
@@ -208,12 +224,14 @@ export function opds2Feeds(app: FastifyInstance, { reads }: OpdsDeps, queries: O
       const found = await reads.catalog.search(c.access, { q: text, limit: String(p.value.perPage), offset: String(p.value.offset) });
       if (!found.ok) return found;
       const body = JSON.parse(found.value) as { data: Catalog.MediaItem[]; total: number };
-      return ok(feed2(head(req, `Search: ${text}`, v2(req), p.value, body.total, newest(body.data)), { publications: await publications(req, body.data) }));
+      return ok(feed2(head(req, `Search: ${text}`, v2(req), p.value, body.total, newest(k, body.data)), { publications: await publications(k, req, body.data) }));
     });
     return send(reply, r, TYPE2.feed);
   });
+}
 
-  // one publication, and the page list (Divina manifest) of one whose pages can be streamed
+/** One publication, the page list (Divina manifest) of one whose pages can be streamed, and the plain cover. */
+function publicationRoutes(app: FastifyInstance, { reads, streams, cachedFeed }: FeedKit): void {
   for (const manifest of [false, true]) {
     app.get<{ Params: { id: string } }>(`${V2}/publications/:id${manifest ? '/manifest' : ''}`, jsonPublication(manifest), async (req, reply) => {
       const r = await cachedFeed(req, async (c) => {

@@ -22,7 +22,7 @@ const WITHIN = join('clients', 'koreader', PLUGIN_FOLDER);
 
 /**
  * The plugin folder: `clients/koreader/bindery.koplugin` in the nearest directory above the code
- * that has one — the repository root from the sources (services/gateway/src/routes) and from the
+ * that has one — the repository root from the sources (services/gateway/src/koreader) and from the
  * bundle (embedded/dist), the app directory in the image (/app/dist → /app). Null when none has it.
  */
 export function findPluginDir(from: string = import.meta.dirname): string | null {

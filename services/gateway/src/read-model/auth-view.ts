@@ -6,7 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { Identity, type StoredEvent } from '@bindery/contracts';
 import { applyOnce, consumerCheckpoint, type AccessClaims, type Bus, type Db, type DecodedEvent, eventSchemas, type Subscription, type Trx } from '@bindery/platform';
 import { SCHEMA } from './migrations';
-import type { GatewayDb } from '../read-model/database';
+import type { GatewayDb } from './database';
 
 export const CONSUMER = 'gateway-auth-view';
 const TYPES = [
