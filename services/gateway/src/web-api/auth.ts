@@ -71,17 +71,29 @@ const clientOf = (req: FastifyRequest): string => {
 /** A failed check of a password: counts against the address's budget (a missing field or an outage does not). */
 const FAILED_CHECKS = new Set(['invalid_credentials', 'login_locked', 'current_password_incorrect']);
 
-export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateLimited = false, deviceCounts, failures, verified, origins }: AuthDeps): void {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const user = { onRequest: auth.requireUser };
-  const tags = ['auth'];
-  const byId = { onRequest: [auth.requireUser, checkTarget], schema: { tags, params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
-  const limited = rateLimited ? { rateLimit: {} } : {};
-  const userId = (req: FastifyRequest) => (req.params as { user_id?: string }).user_id;
-  /** the body a route schema has bound: an object */
-  const input = (req: FastifyRequest) => req.body as Record<string, unknown>;
-  const signedIn = (reply: FastifyReply, a: Identity.AuthResult) => setSessionCookie(reply, a.session.access_token, a.session.expires_in, cookie);
+/** the user a by-id route names, when it names one */
+const userId = (req: FastifyRequest) => (req.params as { user_id?: string }).user_id;
+/** the body a route schema has bound: an object */
+const boundBody = (req: FastifyRequest) => req.body as Record<string, unknown>;
 
+export function authRoutes(fastify: FastifyInstance, deps: AuthDeps): void {
+  const c = authContext(deps);
+  signInRoutes(fastify, c);
+  sessionTokenRoutes(fastify, c);
+  accountEditRoutes(fastify, c);
+  userAdminRoutes(fastify, c);
+}
+
+/** What the route groups share, built once: the deps, the tags, the rate limit, the session cookie of a sign-in. */
+function authContext({ call, auth, cookie, rateLimited = false, deviceCounts, failures, verified, origins }: AuthDeps) {
+  const signedIn = (reply: FastifyReply, a: Identity.AuthResult) => setSessionCookie(reply, a.session.access_token, a.session.expires_in, cookie);
+  return { call, auth, cookie, deviceCounts, failures, verified, origins, tags: ['auth'], limited: rateLimited ? { rateLimit: {} } : {}, signedIn };
+}
+type AuthContext = ReturnType<typeof authContext>;
+
+/** Registering and signing in, each refused from another site's page. */
+function signInRoutes(fastify: FastifyInstance, { call, auth, origins, failures, tags, limited, signedIn }: AuthContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   /** onRequest of sign-in routes: another site's page may not post a form that signs someone in */
   const sameSite = async (req: FastifyRequest, reply: FastifyReply) => {
     if (origins?.crossSite(req)) return sendFailure(reply, fail('forbidden', Messages.crossOriginRefused), isFragment(req));
@@ -130,7 +142,11 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
       return reply.code(200).send(authResponse(a));
     },
   );
+}
 
+/** A session renewed with its refresh token, and signing out. */
+function sessionTokenRoutes(fastify: FastifyInstance, { call, auth, cookie, origins, tags, signedIn }: AuthContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/api/auth/refresh', { schema: { tags, summary: 'renew a session', body: RefreshBody, response: { 200: AuthResponse, ...errors(400, 401) } } }, async (req, reply) => {
     const r = await call('refresh', { refresh_token: req.body.refresh_token ?? '' });
     if (!r.ok) return sendFailure(reply, r.error);
@@ -158,12 +174,18 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
       return sendResult(reply, r);
     },
   );
+}
 
+/** Your profile, fields, password and account; the by-id forms are an admin's for any user. */
+function accountEditRoutes(fastify: FastifyInstance, { call, auth, cookie, failures, verified, tags }: AuthContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const user = { onRequest: auth.requireUser };
+  const byId = { onRequest: [auth.requireUser, checkTarget], schema: { tags, params: UserIdParams }, config: { paramsFailure: fail('invalid_user_id', Messages.invalidUserId) } };
   // GET /api/auth/profile is served from the read model: web-api/profile.ts
 
   const updateProfile = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = userId(req);
-    return sendResult(reply, await call('profile-update', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) }));
+    return sendResult(reply, await call('profile-update', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: boundBody(req) }));
   };
   const updated = { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404, 409) };
   app.put('/api/auth/profile', { ...user, schema: { tags, summary: 'update your profile', body: ProfileBody, response: updated } }, updateProfile);
@@ -181,7 +203,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     const id = userId(req);
     // the current password is a password check too: a stolen session must not guess it freely
     if (id === undefined && failures?.refuse(req, reply)) return reply;
-    const r = await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: input(req) });
+    const r = await call('password-change', { caller: req.caller!, ...(id !== undefined ? { target_id: id } : {}), input: boundBody(req) });
     if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
     if (r.ok) verified?.forgetUser((id ?? req.caller!.user_id).toLowerCase());
     return sendResult(reply, r);
@@ -206,7 +228,11 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
     { ...byId, schema: { ...byId.schema, summary: "delete a user's account (admin)", response: deleted }, config: { ...byId.config, fragmentErrors: true } },
     deleteUser,
   );
+}
 
+/** The admin's list of users (with their device counts) and each user's device limit. */
+function userAdminRoutes(fastify: FastifyInstance, { call, auth, deviceCounts, tags }: AuthContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get(
     '/api/auth/users',
     { onRequest: auth.requireAdmin, schema: { tags, summary: 'every user (admin)', response: { 200: UserListing, ...errors(...SIGNED_IN) } } },
@@ -220,7 +246,7 @@ export function authRoutes(fastify: FastifyInstance, { call, auth, cookie, rateL
 
   // The body is checked before the id here (the spec's order for max-devices), so no params schema.
   const maxDevices = async (req: FastifyRequest, reply: FastifyReply) =>
-    sendResult(reply, await call('max-devices-set', { caller: req.caller!, target_id: userId(req) ?? '', input: input(req) }));
+    sendResult(reply, await call('max-devices-set', { caller: req.caller!, target_id: userId(req) ?? '', input: boundBody(req) }));
   const md = { onRequest: auth.requireAdmin, preValidation: formIntegers };
   const mdSchema = { tags, summary: "set a user's device limit (admin)", body: MaxDevicesBody, response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404) } };
   app.put('/api/auth/users/:user_id/max-devices', { ...md, schema: { ...mdSchema, params: params({ user_id: 'the user (checked after the body)' }) } }, maxDevices);

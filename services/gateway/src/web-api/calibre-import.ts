@@ -6,7 +6,7 @@
 // events and projections apply as to any other write. A rating or a position the person already
 // has is theirs and stays: the import adds only what is missing, so running it again changes
 // nothing more. What calibre holds comes from the catalog read model (the items' `calibre`).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { Catalog, fail, isUuid, Messages, type Reading } from '@bindery/contracts';
 import Type from 'typebox';
 import type { Auth } from '../http/authenticate';
@@ -53,8 +53,13 @@ const zero = (): Count => ({ imported: 0, already: 0, kept: 0, conflicts: 0, fai
 /** calibre rates 1–10 (two per star, odd for half stars); Bindery 0.5–5 in halves. */
 export const ratingFromCalibre = (r: number): number => r / 2;
 
-export function calibreImportRoutes(app: FastifyInstance, { auth, reads, reading, catalog }: CalibreImportDeps): void {
-  // the migration report as the library's last scan recorded it (the catalog's calibre_reports)
+export function calibreImportRoutes(app: FastifyInstance, deps: CalibreImportDeps): void {
+  calibreReportRoute(app, deps);
+  calibreImportRoute(app, deps);
+}
+
+/** The migration report as the library's last scan recorded it (the catalog's calibre_reports). */
+function calibreReportRoute(app: FastifyInstance, { auth, catalog }: CalibreImportDeps): void {
   const reportSchema = {
     tags: ['libraries'],
     summary: "what a library's last scan took from calibre, and what it could not map (admin)",
@@ -67,7 +72,10 @@ export function calibreImportRoutes(app: FastifyInstance, { auth, reads, reading
   app.get('/api/libraries/:id/calibre-report', { onRequest: auth.requireAdmin, schema: reportSchema }, async (req, reply) =>
     sendResult(reply, await catalog('calibre-report', { caller: req.caller!, id: (req.params as { id: string }).id })),
   );
+}
 
+/** The import: the request and the person checked, then what the person lacks written as them. */
+function calibreImportRoute(app: FastifyInstance, { auth, reads, reading }: CalibreImportDeps): void {
   const schema = {
     tags: ['libraries'],
     summary: "make a calibre library's ratings and read marks a person's reading state (admin)",
@@ -94,70 +102,16 @@ export function calibreImportRoutes(app: FastifyInstance, { auth, reads, reading
     const sees = who.role === 'admin' || who.all_libraries || (who.library_ids as string[]).map((x) => x.toLowerCase()).includes(libraryId.toLowerCase());
     if (!sees) return sendFailure(reply, fail('validation', `${username} may not see the library ${lib.value.name}: give them access first`));
 
-    // the library's calibre books with a rating or a read mark, from the catalog read model
-    const rows = await s.selectFrom(catalogTables().items).select(['id', 'doc']).where('library_id', '=', libraryId).where('doc', 'like', '%"calibre":%').orderBy('id').execute();
-    const books: { id: string; rating: number | null; read: boolean }[] = [];
-    for (const r of rows) {
-      const c = (JSON.parse(r.doc) as Catalog.MediaItem).calibre;
-      if (!c) continue;
-      const rating = c.rating !== null && Number.isInteger(c.rating) && c.rating >= 1 && c.rating <= 10 ? ratingFromCalibre(c.rating) : null;
-      if (rating !== null || c.read === true) books.push({ id: r.id, rating, read: c.read === true });
-    }
-    const ids = books.map((b) => b.id);
-    const rt = readingTables();
-    const [ratings, progress, conflicts] =
-      ids.length === 0
-        ? [[], [], []]
-        : await Promise.all([
-            s.selectFrom(rt.ratings).select(['item_id', 'rating']).where('user_id', '=', userId).where('item_id', 'in', ids).execute(),
-            s.selectFrom(rt.progress).select(['item_id', 'percentage']).where('user_id', '=', userId).where('item_id', 'in', ids).execute(),
-            s.selectFrom(rt.conflicts).select(['item_id']).where('user_id', '=', userId).where('item_id', 'in', ids).execute(),
-          ]);
-    const hasRating = new Map(ratings.map((r) => [r.item_id, Number(r.rating)]));
-    const hasProgress = new Map(progress.map((p) => [p.item_id, Number(p.percentage)]));
-    const inConflict = new Set(conflicts.map((c) => c.item_id));
-
+    const books = await calibreBooks(s, libraryId);
+    const own = await ownState(
+      s,
+      userId,
+      books.map((b) => b.id),
+    );
     // the person's own request to the reading service: their rules, their stream
     const as = { caller: { user_id: userId, role: who.role === 'admin' ? 'admin' : 'user' } } as unknown as FastifyRequest;
-    const call = (op: Reading.ReadingOp, item: string, body: Record<string, unknown>) => reading(as, op, { item_id: item, input: body });
-    const r = zero();
-    const p = zero();
-    for (const b of books) {
-      if (b.rating !== null) {
-        const mine = hasRating.get(b.id);
-        if (mine !== undefined) {
-          if (mine === b.rating) r.already++;
-          else r.kept++;
-        } else {
-          const out = await call('rating-create', b.id, { rating: b.rating });
-          if (out.ok) r.imported++;
-          else if (out.error.code === 'conflict') r.kept++;
-          else {
-            r.failed++;
-            req.log.warn({ item: b.id, err: out.error.message }, 'calibre import: a rating was refused');
-          }
-        }
-      }
-      if (b.read) {
-        const at = hasProgress.get(b.id);
-        if (at !== undefined) {
-          if (at >= 1) p.already++;
-          else p.kept++;
-        } else if (inConflict.has(b.id)) p.kept++;
-        else {
-          const out = await call('progress-put', b.id, { percentage: 1, client: 'calibre', device: 'calibre' });
-          if (!out.ok) {
-            p.failed++;
-            req.log.warn({ item: b.id, err: out.error.message }, 'calibre import: a read mark was refused');
-          } else {
-            const status = (out.value as { status?: string }).status;
-            if (status === 'conflict') p.conflicts++;
-            else if (status === 'kept') p.kept++;
-            else p.imported++;
-          }
-        }
-      }
-    }
+    const call: Call = (op, item, body) => reading(as, op, { item_id: item, input: body });
+    const { r, p } = await importBooks(books, own, call, req.log);
     return reply.send({
       library_id: libraryId.toLowerCase(),
       user_id: userId,
@@ -168,6 +122,85 @@ export function calibreImportRoutes(app: FastifyInstance, { auth, reads, reading
       message: summary(username, r, p),
     });
   });
+}
+
+type Db = ReturnType<Reads['db']['withSchema']>;
+type Book = { id: string; rating: number | null; read: boolean };
+type Own = Awaited<ReturnType<typeof ownState>>;
+type Call = (op: Reading.ReadingOp, item: string, body: Record<string, unknown>) => ReturnType<Reader>;
+
+/** The library's calibre books with a rating or a read mark, from the catalog read model. */
+async function calibreBooks(s: Db, libraryId: string): Promise<Book[]> {
+  const rows = await s.selectFrom(catalogTables().items).select(['id', 'doc']).where('library_id', '=', libraryId).where('doc', 'like', '%"calibre":%').orderBy('id').execute();
+  const books: Book[] = [];
+  for (const r of rows) {
+    const c = (JSON.parse(r.doc) as Catalog.MediaItem).calibre;
+    if (!c) continue;
+    const rating = c.rating !== null && Number.isInteger(c.rating) && c.rating >= 1 && c.rating <= 10 ? ratingFromCalibre(c.rating) : null;
+    if (rating !== null || c.read === true) books.push({ id: r.id, rating, read: c.read === true });
+  }
+  return books;
+}
+
+/** What the person already has of these books: ratings, positions, open progress conflicts. */
+async function ownState(s: Db, userId: string, ids: string[]) {
+  const rt = readingTables();
+  const [ratings, progress, conflicts] =
+    ids.length === 0
+      ? [[], [], []]
+      : await Promise.all([
+          s.selectFrom(rt.ratings).select(['item_id', 'rating']).where('user_id', '=', userId).where('item_id', 'in', ids).execute(),
+          s.selectFrom(rt.progress).select(['item_id', 'percentage']).where('user_id', '=', userId).where('item_id', 'in', ids).execute(),
+          s.selectFrom(rt.conflicts).select(['item_id']).where('user_id', '=', userId).where('item_id', 'in', ids).execute(),
+        ]);
+  return {
+    hasRating: new Map(ratings.map((r) => [r.item_id, Number(r.rating)])),
+    hasProgress: new Map(progress.map((p) => [p.item_id, Number(p.percentage)])),
+    inConflict: new Set(conflicts.map((c) => c.item_id)),
+  };
+}
+
+/** Each book's rating, then its read mark, through `call`, unless the person has their own. */
+async function importBooks(books: Book[], { hasRating, hasProgress, inConflict }: Own, call: Call, log: FastifyBaseLogger): Promise<{ r: Count; p: Count }> {
+  const r = zero();
+  const p = zero();
+  for (const b of books) {
+    if (b.rating !== null) {
+      const mine = hasRating.get(b.id);
+      if (mine !== undefined) {
+        if (mine === b.rating) r.already++;
+        else r.kept++;
+      } else {
+        const out = await call('rating-create', b.id, { rating: b.rating });
+        if (out.ok) r.imported++;
+        else if (out.error.code === 'conflict') r.kept++;
+        else {
+          r.failed++;
+          log.warn({ item: b.id, err: out.error.message }, 'calibre import: a rating was refused');
+        }
+      }
+    }
+    if (b.read) {
+      const at = hasProgress.get(b.id);
+      if (at !== undefined) {
+        if (at >= 1) p.already++;
+        else p.kept++;
+      } else if (inConflict.has(b.id)) p.kept++;
+      else {
+        const out = await call('progress-put', b.id, { percentage: 1, client: 'calibre', device: 'calibre' });
+        if (!out.ok) {
+          p.failed++;
+          log.warn({ item: b.id, err: out.error.message }, 'calibre import: a read mark was refused');
+        } else {
+          const status = (out.value as { status?: string }).status;
+          if (status === 'conflict') p.conflicts++;
+          else if (status === 'kept') p.kept++;
+          else p.imported++;
+        }
+      }
+    }
+  }
+  return { r, p };
 }
 
 const n = (k: number, one: string, many: string) => `${k} ${k === 1 ? one : many}`;

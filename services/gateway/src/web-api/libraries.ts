@@ -20,15 +20,33 @@ export interface CatalogDeps {
 const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 export const queryOf = (req: FastifyRequest) => (req.query ?? {}) as Record<string, string | string[]>;
 
-export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, reads }: CatalogDeps): void {
-  const user = { onRequest: auth.requireUser };
-  const admin = { onRequest: auth.requireAdmin };
-  const invalid = () => fail('invalid_request', Messages.invalidRequest);
-  const tags = ['libraries'];
-  const refused = errors(...SIGNED_IN);
-  const LibraryBody = serviceBody({ name: 'the name', folders: 'server folders (absolute paths)', watch: 'follow changes on disk (default true)' });
+export function libraryRoutes(app: FastifyInstance, deps: CatalogDeps): void {
+  const l = libraryContext(deps);
+  libraryListRoutes(app, l);
+  scanSettingsRoutes(app, l);
+  libraryRecordRoutes(app, l);
+  scannerRoutes(app, l);
+}
 
-  // The libraries the caller may see, from the read model; server paths only for admins.
+type LibraryContext = ReturnType<typeof libraryContext>;
+
+/** What the library and scanner routes share, made once for them all. */
+function libraryContext({ catalog, identity, auth, reads }: CatalogDeps) {
+  return {
+    catalog,
+    identity,
+    reads,
+    user: { onRequest: auth.requireUser },
+    admin: { onRequest: auth.requireAdmin },
+    invalid: () => fail('invalid_request', Messages.invalidRequest),
+    tags: ['libraries'],
+    refused: errors(...SIGNED_IN),
+  };
+}
+
+// The libraries the caller may see, from the read model (server paths only for admins), and the
+// server's folders an admin browses for a library's.
+function libraryListRoutes(app: FastifyInstance, { catalog, reads, user, admin, tags, refused }: LibraryContext): void {
   // asked by every library page (its library filter): kept per catalog position, access and role,
   // since counting each library's items is a scan of the items (issue 43 made the page ask it)
   const librariesKept = new LRUCache<string, Catalog.Library[]>({ max: 256 });
@@ -56,8 +74,10 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, r
     const path = queryOf(req).path;
     return sendResult(reply, await catalog('browse', { caller: req.caller!, ...(typeof path === 'string' && path !== '' ? { path } : {}) }));
   });
+}
 
-  // Legacy: the scan poll interval, stored as the system setting of the same name.
+// Legacy: the scan poll interval, stored as the system setting of the same name.
+function scanSettingsRoutes(app: FastifyInstance, { identity, admin, invalid, tags, refused }: LibraryContext): void {
   app.get(
     '/api/libraries/scan-settings',
     { ...admin, schema: { tags, summary: 'the scan poll interval (legacy)', response: { 200: ScanSettings, ...refused } } },
@@ -85,7 +105,10 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, r
       return reply.send({ scan_poll_interval_seconds: v, message: 'scan settings updated' });
     },
   );
+}
 
+function libraryRecordRoutes(app: FastifyInstance, { catalog, reads, user, admin, invalid, tags }: LibraryContext): void {
+  const LibraryBody = serviceBody({ name: 'the name', folders: 'server folders (absolute paths)', watch: 'follow changes on disk (default true)' });
   app.get(
     '/api/libraries/:id',
     { ...user, schema: { tags, summary: 'one library', params: IdParams, response: { 200: LibraryRecord, ...errors(400, ...SIGNED_IN, 404) } } },
@@ -116,7 +139,9 @@ export function libraryRoutes(app: FastifyInstance, { catalog, identity, auth, r
     { ...admin, schema: { tags, summary: 'delete a library (admin)', params: IdParams, response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404) } } },
     async (req, reply) => sendResult(reply, await catalog('library-delete', { caller: req.caller!, id: id(req) })),
   );
+}
 
+function scannerRoutes(app: FastifyInstance, { catalog, admin, invalid, refused }: LibraryContext): void {
   const scanBody = serviceBody({ library_id: 'one library (none: every library)' });
   app.post(
     '/api/scanner/scan',

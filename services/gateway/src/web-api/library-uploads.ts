@@ -16,7 +16,7 @@ import { errors, IdParams, query, SIGNED_IN } from '../http/schemas';
 import type { Reads } from '../read-model/reads';
 import type { Access } from '../read-model/access';
 import { KosyncView } from '../read-model/kosync-view';
-import { checkUpload, UploadRefused } from '../files/upload-check';
+import { type BookFormat, checkUpload, UploadRefused } from '../files/upload-check';
 import { BadTarget, checkName, checkSubfolder, DiskFull, place, receive, removeMade, Stalled, targetDir, TooLarge } from '../files/upload-store';
 import { liftDeadline } from '../http/request-deadline';
 import type { UploadOutcomes } from '../files/upload-outcomes';
@@ -81,14 +81,15 @@ const bookUrl = (id: string) => `/books/${id}`;
 const one = (v: unknown): string | undefined => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined);
 
 export function libraryUploadRoutes(app: FastifyInstance, deps: UploadDeps): void {
-  // admins, and the people an admin allowed to edit the catalog (can_edit_metadata: one permission for
-  // curating, decision in docs/decisions.md)
-  const uploader = { onRequest: deps.auth.requireEditor };
-  const kosync = new KosyncView(deps.reads.db);
-  const waitMs = deps.waitMs ?? 20_000;
-  // hashes being stored right now in this process: a second copy sent meanwhile is a duplicate too
-  const inFlight = new Set<string>();
+  const u = uploadContext(deps);
+  uploadFolderRoute(app, u);
+  uploadRoute(app, u);
+}
 
+type UploadContext = ReturnType<typeof uploadContext>;
+
+/** What the upload routes share, made once for them both. */
+function uploadContext(deps: UploadDeps) {
   /** The library's folders when the caller may see it, else the failure sent. */
   const foldersOf = async (req: FastifyRequest, reply: FastifyReply): Promise<string[] | null> => {
     const id = (req.params as { id: string }).id;
@@ -100,7 +101,20 @@ export function libraryUploadRoutes(app: FastifyInstance, deps: UploadDeps): voi
     }
     return lib.value.folders ?? [];
   };
+  return {
+    deps,
+    // admins, and the people an admin allowed to edit the catalog (can_edit_metadata: one permission for
+    // curating, decision in docs/decisions.md)
+    uploader: { onRequest: deps.auth.requireEditor },
+    kosync: new KosyncView(deps.reads.db),
+    waitMs: deps.waitMs ?? 20_000,
+    // hashes being stored right now in this process: a second copy sent meanwhile is a duplicate too
+    inFlight: new Set<string>(),
+    foldersOf,
+  };
+}
 
+function uploadFolderRoute(app: FastifyInstance, { deps, uploader, foldersOf }: UploadContext): void {
   app.get(
     '/api/libraries/:id/upload-folders',
     {
@@ -123,7 +137,9 @@ export function libraryUploadRoutes(app: FastifyInstance, deps: UploadDeps): voi
       });
     },
   );
+}
 
+function uploadRoute(app: FastifyInstance, u: UploadContext): void {
   // the body is the file: no parser reads it, the route streams it to disk
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -131,7 +147,7 @@ export function libraryUploadRoutes(app: FastifyInstance, deps: UploadDeps): voi
     scope.post(
       '/api/libraries/:id/uploads',
       {
-        ...uploader,
+        ...u.uploader,
         schema: {
           tags: ['uploads'],
           summary: 'upload one book file into a folder of a library (the raw body is the file)',
@@ -148,118 +164,150 @@ export function libraryUploadRoutes(app: FastifyInstance, deps: UploadDeps): voi
           },
         },
       },
-      async (req, reply) => upload(req, reply),
+      async (req, reply) => upload(u, req, reply),
     );
   });
+}
 
-  async function upload(req: FastifyRequest, reply: FastifyReply) {
-    const q = (req.query ?? {}) as Record<string, unknown>;
-    const libraryId = (req.params as { id: string }).id;
-    if (!isUuid(libraryId)) return sendFailure(reply, fail('validation', Messages.invalidLibraryId));
-    const folders = await foldersOf(req, reply);
-    if (!folders) return reply;
-    if (folders.length === 0) return sendFailure(reply, fail('validation', UploadMessages.noFolders));
-    const folderRaw = one(q.folder) ?? '0';
-    const folder = /^\d{1,3}$/.test(folderRaw) ? Number(folderRaw) : -1;
-    if (folder < 0 || folder >= folders.length) return sendFailure(reply, fail('validation', UploadMessages.badFolder(folders.length)));
-    const rawName = one(q.name);
-    if (rawName === undefined || rawName === '') return sendFailure(reply, fail('validation', UploadMessages.nameRequired));
-    let name: string;
-    let segments: string[];
-    try {
-      name = checkName(rawName);
-      segments = checkSubfolder(one(q.subfolder));
-    } catch (e) {
-      if (e instanceof BadTarget) return sendFailure(reply, fail('validation', e.message));
+/** Where an upload goes and as what, judged from its path and query before any of its body is read. */
+interface Destination {
+  folders: string[];
+  folder: number;
+  name: string;
+  segments: string[];
+  format: BookFormat;
+}
+
+/** One upload: judged, streamed to disk, checked, stored unless a duplicate, then the scanner's outcome awaited. */
+async function upload(u: UploadContext, req: FastifyRequest, reply: FastifyReply) {
+  const dest = await destinationOf(u, req, reply);
+  if (!dest) return reply;
+  const { folders, folder, name, segments, format } = dest;
+  const { deps, kosync, inFlight } = u;
+  const lid = (req.params as { id: string }).id.toLowerCase();
+  let made: string[] = [];
+  let temp: string | null = null;
+  let sha: string | null = null;
+  // what to answer, sent once nothing of a refused upload is left on disk
+  let answer: Answer;
+  try {
+    const target = await targetDir(folders[folder]!, segments);
+    made = target.made;
+    // the caller and the target are judged: the body may take as long as the link needs, at a pace
+    liftDeadline(req);
+    const got = await receive(req.raw, target.dir, deps.maxBytes, { windowMs: deps.requestMs, minBytes: PACE_BYTES });
+    temp = got.temp;
+    await checkUpload(got.temp, got.size, format, name.toLowerCase().endsWith('.fb2.zip'));
+    const c = await deps.reads.context(req.caller!);
+    const known = await kosync.itemBySha256(c.access, got.sha256);
+    if (known) answer = { status: 409, body: await duplicate(deps.reads, c.access, known.item) };
+    else if (inFlight.has(got.sha256)) answer = failure(fail('conflict', UploadMessages.duplicateUploading));
+    else {
+      sha = got.sha256;
+      inFlight.add(sha);
+      const stored = await place(got.temp, target.dir, name);
+      temp = null;
+      made = [];
+      const rel = [...segments, stored].join('/');
+      const since = Date.now();
+      // the existing scan queue (a waiting scan of the library is reused), asked by the uploader
+      // (an admin or an editor) for this library alone
+      const scan = await deps.catalog('upload-scan', { caller: req.caller!, library_id: lid });
+      const scanId = scan.ok ? (scan.value as { scan_id: string }).scan_id : null;
+      const file = { name: stored, path: rel, folder, size: got.size, sha256: got.sha256, renamed: stored !== name, scan_id: scanId };
+      const outcome = await waitForScanner(u, c.access, lid, rel, got.sha256, scanId, since);
+      answer = { status: 201, body: { ...outcome, ...file } };
+    }
+  } catch (e) {
+    const refused = refusalOf(e, req, reply, deps.maxBytes);
+    if (!refused) {
+      await cleanUp(temp, made);
       throw e;
     }
-    const format = formatOf(name);
-    if (!format) return sendFailure(reply, fail('unsupported_media_type', UploadMessages.unsupported(name)));
-    const declared = Number(req.headers['content-length'] ?? Number.NaN);
-    if (Number.isFinite(declared) && declared > deps.maxBytes) {
-      // what is left of the body is not read: the connection goes when the answer is sent
-      reply.header('connection', 'close');
-      return sendFailure(reply, fail('payload_too_large', UploadMessages.tooLarge(deps.maxBytes)));
-    }
-
-    const lid = libraryId.toLowerCase();
-    let made: string[] = [];
-    let temp: string | null = null;
-    let sha: string | null = null;
-    // what to answer, sent once nothing of a refused upload is left on disk
-    let answer: { status: number; body: unknown; close?: boolean };
-    try {
-      const target = await targetDir(folders[folder]!, segments);
-      made = target.made;
-      // the caller and the target are judged: the body may take as long as the link needs, at a pace
-      liftDeadline(req);
-      const got = await receive(req.raw, target.dir, deps.maxBytes, { windowMs: deps.requestMs, minBytes: PACE_BYTES });
-      temp = got.temp;
-      await checkUpload(got.temp, got.size, format, name.toLowerCase().endsWith('.fb2.zip'));
-      const c = await deps.reads.context(req.caller!);
-      const known = await kosync.itemBySha256(c.access, got.sha256);
-      if (known) answer = { status: 409, body: await duplicate(c.access, known.item) };
-      else if (inFlight.has(got.sha256)) answer = failure(fail('conflict', UploadMessages.duplicateUploading));
-      else {
-        sha = got.sha256;
-        inFlight.add(sha);
-        const stored = await place(got.temp, target.dir, name);
-        temp = null;
-        made = [];
-        const rel = [...segments, stored].join('/');
-        const since = Date.now();
-        // the existing scan queue (a waiting scan of the library is reused), asked by the uploader
-        // (an admin or an editor) for this library alone
-        const scan = await deps.catalog('upload-scan', { caller: req.caller!, library_id: lid });
-        const scanId = scan.ok ? (scan.value as { scan_id: string }).scan_id : null;
-        const file = { name: stored, path: rel, folder, size: got.size, sha256: got.sha256, renamed: stored !== name, scan_id: scanId };
-        const outcome = await waitForScanner(c.access, lid, rel, got.sha256, scanId, since);
-        answer = { status: 201, body: { ...outcome, ...file } };
-      }
-    } catch (e) {
-      if (e instanceof TooLarge) answer = { ...failure(fail('payload_too_large', UploadMessages.tooLarge(deps.maxBytes))), close: true };
-      else if (e instanceof DiskFull) answer = failure(fail('service_unavailable', UploadMessages.diskFull));
-      else if (e instanceof Stalled) answer = { status: 408, body: { error: Messages.requestTimeout }, close: true };
-      else if (e instanceof BadTarget) answer = failure(fail('validation', e.message));
-      else if (e instanceof UploadRefused) answer = failure(fail(e.kind === 'type' ? 'unsupported_media_type' : 'unprocessable', e.message));
-      // the client went away mid-body: nobody to answer
-      else if (req.raw.destroyed || reply.raw.destroyed) answer = { status: 400, body: { error: Messages.invalidRequest }, close: true };
-      else {
-        await cleanUp(temp, made);
-        throw e;
-      }
-    } finally {
-      if (sha) inFlight.delete(sha);
-    }
-    await cleanUp(temp, made);
-    if (answer.close) reply.header('connection', 'close');
-    return reply.code(answer.status).send(answer.body);
+    answer = refused;
+  } finally {
+    if (sha) inFlight.delete(sha);
   }
+  await cleanUp(temp, made);
+  if (answer.close) reply.header('connection', 'close');
+  return reply.code(answer.status).send(answer.body);
+}
 
-  const failure = (f: Failure) => ({ status: httpStatusOf(f.code), body: { error: f.message } });
-  const cleanUp = async (temp: string | null, made: string[]) => {
-    if (temp) await unlink(temp).catch(() => {});
-    await removeMade(made);
-  };
-
-  async function duplicate(access: Access, item: string) {
-    const r = await deps.reads.catalog.item(access, item);
-    const title = r.ok ? String((JSON.parse(r.value) as { title?: unknown }).title ?? '') : '';
-    return { error: UploadMessages.duplicate(title), media_item_id: item, url: bookUrl(item) };
+/** The upload's destination, or null once the failure is sent. */
+async function destinationOf({ deps, foldersOf }: UploadContext, req: FastifyRequest, reply: FastifyReply): Promise<Destination | null> {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  const libraryId = (req.params as { id: string }).id;
+  if (!isUuid(libraryId)) return refuse(reply, fail('validation', Messages.invalidLibraryId));
+  const folders = await foldersOf(req, reply);
+  if (!folders) return null;
+  if (folders.length === 0) return refuse(reply, fail('validation', UploadMessages.noFolders));
+  const folderRaw = one(q.folder) ?? '0';
+  const folder = /^\d{1,3}$/.test(folderRaw) ? Number(folderRaw) : -1;
+  if (folder < 0 || folder >= folders.length) return refuse(reply, fail('validation', UploadMessages.badFolder(folders.length)));
+  const rawName = one(q.name);
+  if (rawName === undefined || rawName === '') return refuse(reply, fail('validation', UploadMessages.nameRequired));
+  let name: string;
+  let segments: string[];
+  try {
+    name = checkName(rawName);
+    segments = checkSubfolder(one(q.subfolder));
+  } catch (e) {
+    if (e instanceof BadTarget) return refuse(reply, fail('validation', e.message));
+    throw e;
   }
+  const format = formatOf(name);
+  if (!format) return refuse(reply, fail('unsupported_media_type', UploadMessages.unsupported(name)));
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (Number.isFinite(declared) && declared > deps.maxBytes) {
+    // what is left of the body is not read: the connection goes when the answer is sent
+    reply.header('connection', 'close');
+    return refuse(reply, fail('payload_too_large', UploadMessages.tooLarge(deps.maxBytes)));
+  }
+  return { folders, folder, name, segments, format };
+}
 
-  /** Polls the read model for the file's item, the log for its issue or its scan's end, until `waitMs`. */
-  async function waitForScanner(access: Access, lid: string, rel: string, sha: string, scanId: string | null, since: number) {
-    const until = since + waitMs;
-    for (;;) {
-      const hit = await kosync.itemBySha256(access, sha);
-      if (hit) return { status: 'catalogued' as const, message: UploadMessages.catalogued, media_item_id: hit.item, url: bookUrl(hit.item) };
-      const issue = deps.outcomes.issue(lid, rel, since);
-      if (issue) return { status: 'issue' as const, message: UploadMessages.issue, error: issue };
-      const finished = scanId ? deps.outcomes.finishedAt(scanId) : null;
-      // the scan is over: the read model gets a moment to show its items
-      if (Date.now() >= until || (finished !== null && Date.now() - finished > 2000)) return { status: 'queued' as const, message: UploadMessages.queued };
-      await deps.outcomes.next(200);
-    }
+const refuse = (reply: FastifyReply, f: Failure): null => {
+  sendFailure(reply, f);
+  return null;
+};
+
+type Answer = { status: number; body: unknown; close?: boolean };
+
+/** The answer to an upload refused by what the store or the check threw, or null for an error of the server's. */
+function refusalOf(e: unknown, req: FastifyRequest, reply: FastifyReply, maxBytes: number): Answer | null {
+  if (e instanceof TooLarge) return { ...failure(fail('payload_too_large', UploadMessages.tooLarge(maxBytes))), close: true };
+  if (e instanceof DiskFull) return failure(fail('service_unavailable', UploadMessages.diskFull));
+  if (e instanceof Stalled) return { status: 408, body: { error: Messages.requestTimeout }, close: true };
+  if (e instanceof BadTarget) return failure(fail('validation', e.message));
+  if (e instanceof UploadRefused) return failure(fail(e.kind === 'type' ? 'unsupported_media_type' : 'unprocessable', e.message));
+  // the client went away mid-body: nobody to answer
+  if (req.raw.destroyed || reply.raw.destroyed) return { status: 400, body: { error: Messages.invalidRequest }, close: true };
+  return null;
+}
+
+const failure = (f: Failure): Answer => ({ status: httpStatusOf(f.code), body: { error: f.message } });
+const cleanUp = async (temp: string | null, made: string[]) => {
+  if (temp) await unlink(temp).catch(() => {});
+  await removeMade(made);
+};
+
+async function duplicate(reads: Reads, access: Access, item: string) {
+  const r = await reads.catalog.item(access, item);
+  const title = r.ok ? String((JSON.parse(r.value) as { title?: unknown }).title ?? '') : '';
+  return { error: UploadMessages.duplicate(title), media_item_id: item, url: bookUrl(item) };
+}
+
+/** Polls the read model for the file's item, the log for its issue or its scan's end, until `waitMs`. */
+async function waitForScanner({ deps, kosync, waitMs }: UploadContext, access: Access, lid: string, rel: string, sha: string, scanId: string | null, since: number) {
+  const until = since + waitMs;
+  for (;;) {
+    const hit = await kosync.itemBySha256(access, sha);
+    if (hit) return { status: 'catalogued' as const, message: UploadMessages.catalogued, media_item_id: hit.item, url: bookUrl(hit.item) };
+    const issue = deps.outcomes.issue(lid, rel, since);
+    if (issue) return { status: 'issue' as const, message: UploadMessages.issue, error: issue };
+    const finished = scanId ? deps.outcomes.finishedAt(scanId) : null;
+    // the scan is over: the read model gets a moment to show its items
+    if (Date.now() >= until || (finished !== null && Date.now() - finished > 2000)) return { status: 'queued' as const, message: UploadMessages.queued };
+    await deps.outcomes.next(200);
   }
 }

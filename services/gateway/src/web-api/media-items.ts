@@ -24,19 +24,39 @@ export function mediaItemRoutes(
   indexOf: LocatorIndexOf = locatorIndexes(catalog),
   covers: CoverSource = coverSource(reads.catalog, catalog, undefined),
 ): void {
-  const user = { onRequest: auth.requireUser };
-  const admin = { onRequest: auth.requireAdmin };
-  const editor = { onRequest: auth.requireEditor };
-  const invalid = () => fail('invalid_request', Messages.invalidRequest);
-  const tags = ['media items'];
-  const ItemBody = serviceBody(
-    { library_id: 'the library', title: 'the title', file_path: 'a file in a library folder', authors: 'names', tags: 'tags', series: 'the series', series_index: 'its place' },
-    'the item’s fields; the catalog checks each',
-  );
-  const IdsBody = serviceBody({ ids: 'media item ids' });
+  const m = mediaItemContext({ catalog, auth, reads }, optional, indexOf, covers);
+  itemListRoutes(app, m);
+  itemBatchRoutes(app, m);
+  oneItemRoutes(app, m);
+  pictureRoutes(app, m);
+  hashConflictRoutes(app, m);
+}
 
-  // Reads come from the gateway's read models, cached by the positions they reflect; a `read_status`
-  // filter also reflects the caller's own positions (the reading projection's position and the user).
+type MediaItemContext = ReturnType<typeof mediaItemContext>;
+
+/** What the media item and hash conflict routes share, made once for them all. */
+function mediaItemContext({ catalog, auth, reads }: Pick<CatalogDeps, 'catalog' | 'auth' | 'reads'>, optional: CallOptional, indexOf: LocatorIndexOf, covers: CoverSource) {
+  return {
+    catalog,
+    reads,
+    optional,
+    indexOf,
+    covers,
+    user: { onRequest: auth.requireUser },
+    admin: { onRequest: auth.requireAdmin },
+    editor: { onRequest: auth.requireEditor },
+    invalid: () => fail('invalid_request', Messages.invalidRequest),
+    tags: ['media items'],
+    ItemBody: serviceBody(
+      { library_id: 'the library', title: 'the title', file_path: 'a file in a library folder', authors: 'names', tags: 'tags', series: 'the series', series_index: 'its place' },
+      'the item’s fields; the catalog checks each',
+    ),
+  };
+}
+
+// Reads come from the gateway's read models, cached by the positions they reflect; a `read_status`
+// filter also reflects the caller's own positions (the reading projection's position and the user).
+function itemListRoutes(app: FastifyInstance, { reads, user, tags }: MediaItemContext): void {
   const keyOf = (req: FastifyRequest, c: { key: string; positions: Record<string, number> }) =>
     queryOf(req).read_status === undefined ? c.key : `${c.key}|${c.positions.reading ?? 0}|${req.caller!.user_id}`;
   app.get(
@@ -54,6 +74,10 @@ export function mediaItemRoutes(
     const r = await reads.cached(`search|${keyOf(req, c)}|${req.url}`, () => reads.catalog.search(c.access, queryOf(req), req.caller!.user_id));
     return r.ok ? sendJson(reply, r.value) : sendFailure(reply, r.error);
   });
+}
+
+// A new item, and changes to many items at once.
+function itemBatchRoutes(app: FastifyInstance, { catalog, admin, editor, invalid, tags, ItemBody }: MediaItemContext): void {
   app.post(
     '/api/media-items',
     { ...admin, schema: { tags, summary: 'create a media item (admin)', body: ItemBody, response: { 201: MediaItem, ...errors(400, ...SIGNED_IN, 404, 409) } } },
@@ -63,6 +87,7 @@ export function mediaItemRoutes(
       return sendResult(reply, await catalog('item-create', { caller: req.caller!, input }), 201);
     },
   );
+  const IdsBody = serviceBody({ ids: 'media item ids' });
   app.post(
     '/api/media-items/bulk-delete',
     { ...admin, schema: { tags, summary: 'delete media items (admin)', body: IdsBody, response: { 200: BulkReport, ...errors(400, ...SIGNED_IN) } } },
@@ -82,6 +107,9 @@ export function mediaItemRoutes(
       return sendResult(reply, await catalog('items-bulk-update', { caller: req.caller!, input }));
     },
   );
+}
+
+function oneItemRoutes(app: FastifyInstance, { catalog, reads, indexOf, user, admin, editor, invalid, tags, ItemBody }: MediaItemContext): void {
   app.get(
     '/api/media-items/:id',
     { ...user, schema: { tags, summary: 'one media item', params: IdParams, response: { 200: MediaItem, ...errors(400, ...SIGNED_IN, 404) } } },
@@ -127,12 +155,15 @@ export function mediaItemRoutes(
     { ...admin, schema: { tags, summary: 'delete a media item (admin)', params: IdParams, response: { 200: MessageBody, ...errors(400, ...SIGNED_IN, 404) } } },
     async (req, reply) => sendResult(reply, await catalog('item-delete', { caller: req.caller!, id: id(req) })),
   );
+}
+
+function pictureRoutes(app: FastifyInstance, { catalog, reads, covers, user, tags }: MediaItemContext): void {
   for (const kind of ['cover', 'thumbnail'] as const) {
     const picture = { 200: content('image/jpeg', `the ${kind}`, Binary), 304: Empty('unchanged (If-None-Match)'), ...errors(400, ...SIGNED_IN, 404) };
     app.get(`/api/media-items/:id/${kind}`, { ...user, schema: { tags, summary: `the item's ${kind}`, params: IdParams, response: picture } }, async (req, reply) => {
       // a cover of an item the caller can't see is as absent as the item
       const ctx = await reads.context(req.caller!);
-      // an id that is not one is the catalog's to answer (its message), as before
+      // an id that is not one is the catalog's to answer (its message)
       if (!isUuid(id(req))) return sendResult(reply, await catalog('item-cover', { caller: req.caller!, id: id(req), kind }));
       const r = await covers.get(req.caller!, ctx.access, id(req), kind);
       if (!r.ok) return sendFailure(reply, r.error);
@@ -142,7 +173,9 @@ export function mediaItemRoutes(
       return reply.type(c.content_type).send(c.data);
     });
   }
+}
 
+function hashConflictRoutes(app: FastifyInstance, { catalog, optional, admin, invalid }: MediaItemContext): void {
   app.get(
     '/api/admin/hash-conflicts',
     { ...admin, schema: { tags: ['admin'], summary: 'pending duplicate-content groups', response: { 200: ConflictList, ...errors(...SIGNED_IN) } } },

@@ -11,21 +11,16 @@ import { errors, MessageBody, params, routeBody, serviceBody, SIGNED_IN } from '
 import { Annotation, AnnotationList, AnnotationWritten, Rating } from './reading-schemas';
 
 const KINDS = { highlights: 'highlight', notes: 'note', bookmarks: 'bookmark' } as const;
+const FIELDS = {
+  position: 'where: `epubcfi` (a range for highlights), or `pos0`/`pos1`, `page`, `percentage`',
+  text: 'the highlighted text',
+  note: 'the note',
+  color: 'a hex colour or a palette name',
+  dedup_key: 'a client key: a replay answers the annotation already there',
+};
 
-export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
-  const user = { onRequest: auth.requireUser };
-  const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
-  const tags = ['annotations'];
-  const refused = errors(400, ...SIGNED_IN, 404);
-  const AidParams = { params: params({ aid: 'the annotation' }) };
-  const fields = {
-    position: 'where: `epubcfi` (a range for highlights), or `pos0`/`pos1`, `page`, `percentage`',
-    text: 'the highlighted text',
-    note: 'the note',
-    color: 'a hex colour or a palette name',
-    dedup_key: 'a client key: a replay answers the annotation already there',
-  };
-
+/** What the annotation and rating routes share, built once per app. */
+function annotationContext({ auth, reads, reading }: ReadingDeps) {
   /** The caller's annotation (of `kind`, live; or any), when its book is visible; else the failure is sent. */
   const mine = async (req: FastifyRequest, reply: FastifyReply, kind?: string): Promise<boolean> => {
     const a = await reading(req, 'annotation-get', { id: param(req, 'aid'), ...(kind ? { kind } : {}) });
@@ -40,56 +35,79 @@ export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, rea
     }
     return true;
   };
+  return {
+    reads,
+    reading,
+    user: { onRequest: auth.requireUser },
+    invalid: (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest)),
+    tags: ['annotations'],
+    refused: errors(400, ...SIGNED_IN, 404),
+    AidParams: { params: params({ aid: 'the annotation' }) },
+    mine,
+  };
+}
 
-  for (const [segment, kind] of Object.entries(KINDS)) {
-    app.get(
-      `/api/media-items/:id/${segment}`,
-      { ...user, schema: { tags, summary: `your ${segment} in an item`, ...ItemParams, response: { 200: AnnotationList, ...refused } } },
-      async (req, reply) => {
-        const item = await visibleItem(reads, req, reply, param(req));
-        if (!item) return reply;
-        return sendResult(reply, await reading(req, 'annotations-list', { item_id: item, kind }));
-      },
-    );
-    const created = { 200: AnnotationWritten, 201: AnnotationWritten, ...errors(400, ...SIGNED_IN, 404) };
-    const createSchema = {
-      tags,
-      summary: `add a ${kind} (200 with the one already there for a known dedup_key)`,
-      ...ItemParams,
-      body: routeBody(fields, `a ${kind}`),
-      response: created,
-    };
-    app.post(`/api/media-items/:id/${segment}`, { ...user, schema: createSchema }, async (req, reply) => {
+type AnnotationContext = ReturnType<typeof annotationContext>;
+
+export function readingAnnotationRoutes(app: FastifyInstance, deps: ReadingDeps): void {
+  const c = annotationContext(deps);
+  for (const [segment, kind] of Object.entries(KINDS)) annotationKindRoutes(app, c, segment, kind);
+  deletedAnnotationRoutes(app, c);
+  ratingRoutes(app, c);
+}
+
+/** One kind's routes (`segment` in the path): those of an item, then one by its id. */
+function annotationKindRoutes(app: FastifyInstance, { reads, reading, user, invalid, tags, refused, AidParams, mine }: AnnotationContext, segment: string, kind: string): void {
+  app.get(
+    `/api/media-items/:id/${segment}`,
+    { ...user, schema: { tags, summary: `your ${segment} in an item`, ...ItemParams, response: { 200: AnnotationList, ...refused } } },
+    async (req, reply) => {
       const item = await visibleItem(reads, req, reply, param(req));
       if (!item) return reply;
+      return sendResult(reply, await reading(req, 'annotations-list', { item_id: item, kind }));
+    },
+  );
+  const created = { 200: AnnotationWritten, 201: AnnotationWritten, ...errors(400, ...SIGNED_IN, 404) };
+  const createSchema = {
+    tags,
+    summary: `add a ${kind} (200 with the one already there for a known dedup_key)`,
+    ...ItemParams,
+    body: routeBody(FIELDS, `a ${kind}`),
+    response: created,
+  };
+  app.post(`/api/media-items/:id/${segment}`, { ...user, schema: createSchema }, async (req, reply) => {
+    const item = await visibleItem(reads, req, reply, param(req));
+    if (!item) return reply;
+    const input = bodyOf(req);
+    if (!input) return invalid(reply);
+    const r = await reading(req, 'annotation-create', { item_id: item, kind, input });
+    if (!r.ok) return sendFailure(reply, r.error);
+    // a replay with a known dedup_key answers the annotation already there
+    const { existing, ...a } = r.value as { existing: boolean };
+    return reply.code(existing ? 200 : 201).send(a);
+  });
+  app.get(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `one ${kind}`, ...AidParams, response: { 200: Annotation, ...refused } } }, async (req, reply) => {
+    if (!(await mine(req, reply, kind))) return reply;
+    return sendResult(reply, await reading(req, 'annotation-get', { id: param(req, 'aid'), kind }));
+  });
+  for (const method of ['put', 'patch'] as const) {
+    const schema = { tags, summary: `change a ${kind}`, ...AidParams, body: serviceBody(FIELDS), response: { 200: AnnotationWritten, ...refused } };
+    app[method](`/api/${segment}/:aid`, { ...user, schema }, async (req, reply) => {
       const input = bodyOf(req);
       if (!input) return invalid(reply);
-      const r = await reading(req, 'annotation-create', { item_id: item, kind, input });
-      if (!r.ok) return sendFailure(reply, r.error);
-      // a replay with a known dedup_key answers the annotation already there
-      const { existing, ...a } = r.value as { existing: boolean };
-      return reply.code(existing ? 200 : 201).send(a);
-    });
-    app.get(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `one ${kind}`, ...AidParams, response: { 200: Annotation, ...refused } } }, async (req, reply) => {
       if (!(await mine(req, reply, kind))) return reply;
-      return sendResult(reply, await reading(req, 'annotation-get', { id: param(req, 'aid'), kind }));
-    });
-    for (const method of ['put', 'patch'] as const) {
-      const schema = { tags, summary: `change a ${kind}`, ...AidParams, body: serviceBody(fields), response: { 200: AnnotationWritten, ...refused } };
-      app[method](`/api/${segment}/:aid`, { ...user, schema }, async (req, reply) => {
-        const input = bodyOf(req);
-        if (!input) return invalid(reply);
-        if (!(await mine(req, reply, kind))) return reply;
-        return sendResult(reply, await reading(req, 'annotation-update', { id: param(req, 'aid'), kind, input }));
-      });
-    }
-    const deleted = { 200: Type.Union([MessageBody, Annotation], { description: 'deleted (restorable from the deleted list)' }), ...refused };
-    app.delete(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `delete a ${kind}`, ...AidParams, response: deleted } }, async (req, reply) => {
-      if (!(await mine(req, reply, kind))) return reply;
-      return sendResult(reply, await reading(req, 'annotation-delete', { id: param(req, 'aid'), kind }));
+      return sendResult(reply, await reading(req, 'annotation-update', { id: param(req, 'aid'), kind, input }));
     });
   }
+  const deleted = { 200: Type.Union([MessageBody, Annotation], { description: 'deleted (restorable from the deleted list)' }), ...refused };
+  app.delete(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `delete a ${kind}`, ...AidParams, response: deleted } }, async (req, reply) => {
+    if (!(await mine(req, reply, kind))) return reply;
+    return sendResult(reply, await reading(req, 'annotation-delete', { id: param(req, 'aid'), kind }));
+  });
+}
 
+/** The deleted annotations: an item's list and purge, restore one, purge one for good. */
+function deletedAnnotationRoutes(app: FastifyInstance, { reads, reading, user, tags, refused, AidParams, mine }: AnnotationContext): void {
   app.get(
     '/api/media-items/:id/annotations/deleted',
     { ...user, schema: { tags, summary: 'your deleted annotations in an item', ...ItemParams, response: { 200: AnnotationList, ...refused } } },
@@ -125,7 +143,10 @@ export function readingAnnotationRoutes(app: FastifyInstance, { auth, reads, rea
       return sendResult(reply, await reading(req, 'annotation-purge', { id: param(req, 'aid') }));
     },
   );
+}
 
+/** The caller's rating of an item: read, create or replace, forget. */
+function ratingRoutes(app: FastifyInstance, { reads, reading, user, invalid, refused }: AnnotationContext): void {
   app.get(
     '/api/media-items/:id/rating',
     { ...user, schema: { tags: ['ratings'], summary: 'your rating of an item', ...ItemParams, response: { 200: Rating, ...refused } } },

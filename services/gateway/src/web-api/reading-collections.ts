@@ -21,13 +21,12 @@ function whole(raw: string | string[] | undefined, dflt: number): number | null 
   return /^\d{1,9}$/.test(v) ? Number(v) : null;
 }
 
-export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
+/** What the collection, saved filter and dashboard routes share, built once per app. */
+function collectionContext({ auth, reads, reading }: ReadingDeps) {
   const user = { onRequest: auth.requireUser };
-  const dashboard = new DashboardView(reads.db);
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
   const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
   const tags = ['collections'];
-  const refused = errors(400, ...SIGNED_IN, 404);
   const CollectionBody = serviceBody({
     name: 'the name',
     description: 'a description',
@@ -39,9 +38,6 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     filter_id: 'a smart collection from a saved filter',
     auto_assign: 'rules that add new items',
   });
-  const FilterBody = serviceBody({ name: 'the name', resource_type: 'what it filters, like media_items', filter: 'the filter (an object or a list)' });
-  const page = query({ limit: 'how many (default 50, at most 1000)', offset: 'how many to skip' });
-  const s = (summary: string, rest: object) => ({ ...user, schema: { tags, summary, ...rest } });
   const withBody =
     (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
     async (req: FastifyRequest, reply: FastifyReply) => {
@@ -55,7 +51,33 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
     const v = r.value as { data: Book[] };
     return reply.send({ ...v, data: await withItems(reads.db, await access(req), v.data) });
   };
+  return {
+    reads,
+    reading,
+    dashboard: new DashboardView(reads.db),
+    access,
+    invalid,
+    refused: errors(400, ...SIGNED_IN, 404),
+    CollectionBody,
+    page: query({ limit: 'how many (default 50, at most 1000)', offset: 'how many to skip' }),
+    s: (summary: string, rest: object) => ({ ...user, schema: { tags, summary, ...rest } }),
+    withBody,
+    books,
+  };
+}
 
+type CollectionContext = ReturnType<typeof collectionContext>;
+
+export function readingCollectionRoutes(app: FastifyInstance, deps: ReadingDeps): void {
+  const c = collectionContext(deps);
+  collectionRoutes(app, c);
+  collectionMemberRoutes(app, c);
+  savedFilterRoutes(app, c);
+  dashboardRoutes(app, c);
+}
+
+/** The collections themselves: list, create, preview a rule, restore a system one, read, change, delete. */
+function collectionRoutes(app: FastifyInstance, { reads, reading, dashboard, access, invalid, refused, CollectionBody, page, s, withBody, books }: CollectionContext): void {
   // kept until the read models move past a catalog or reading change (or the caller's access changes):
   // the system collections' counts are the costly part, and every series page asks for the list
   app.get('/api/collections', s('your collections', { response: { 200: CollectionList, ...errors(...SIGNED_IN) } }), async (req, reply) => {
@@ -109,6 +131,10 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   app.delete('/api/collections/:id', s('delete a collection', { params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
     sendResult(reply, await reading(req, 'collection-delete', { id: param(req) })),
   );
+}
+
+/** A collection's members: a page of its books, add items, take one out. */
+function collectionMemberRoutes(app: FastifyInstance, { reads, reading, dashboard, access, invalid, refused, page, s }: CollectionContext): void {
   // a collection's books, from the gateway's tables like the dashboard
   app.get('/api/collections/:id/items', s("a collection's items", { params: IdParams, querystring: page, response: { 200: Members, ...refused } }), async (req, reply) => {
     const id = param(req);
@@ -154,7 +180,11 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
       return sendResult(reply, await reading(req, 'collection-remove', { id: param(req), item_id: item }));
     },
   );
+}
 
+/** Saved filters: list, save, read, change, delete. */
+function savedFilterRoutes(app: FastifyInstance, { reading, refused, s, withBody }: CollectionContext): void {
+  const FilterBody = serviceBody({ name: 'the name', resource_type: 'what it filters, like media_items', filter: 'the filter (an object or a list)' });
   const ft = { tags: ['saved filters'] };
   app.get(
     '/api/saved-filters',
@@ -178,7 +208,10 @@ export function readingCollectionRoutes(app: FastifyInstance, { auth, reads, rea
   app.delete('/api/saved-filters/:id', s('delete a saved filter', { ...ft, params: IdParams, response: { 200: MessageBody, ...refused } }), async (req, reply) =>
     sendResult(reply, await reading(req, 'filter-delete', { id: param(req) })),
   );
+}
 
+/** The dashboard: its sections and the caller's preferences. */
+function dashboardRoutes(app: FastifyInstance, { reads, reading, dashboard, s, withBody }: CollectionContext): void {
   // served from the gateway's own tables (catalog and reading projections), no bus round trip
   const dt = { tags: ['dashboard'] };
   app.get(
