@@ -149,19 +149,23 @@ const inputs = Object.keys(result.metafile.inputs)
   .map((f) => relative(root, join(process.cwd(), f)));
 // the web app's own CSS and JS, read (and hashed) at start from next to the bundle
 cpSync(join(root, 'web/src/assets'), join(out, 'web-assets'), { recursive: true });
-// the web reader (web/src/reader/main.js with foliate-js): one ES module, served only on the reader
-// page as reader.<hash>.js (the same options as web/src/assets.ts uses when it builds it from sources)
-await build({
-  entryPoints: [join(root, 'web/src/reader/main.js')],
-  outfile: join(out, 'web-assets', 'reader.js'),
-  bundle: true,
-  format: 'esm',
-  splitting: false,
-  minify: true,
-  target: 'es2022',
-  legalComments: 'eof',
-  logLevel: 'warning',
-});
+// the scripts written in TypeScript (web/src/assets.ts, BUNDLES, with the same options as there):
+// the page scripts app.js and offline.js (classic scripts, one function each) and the web reader
+// (web/src/reader/main.ts with foliate-js, one ES module served only on the reader page)
+const BUNDLES = { 'app.js': ['browser/app.ts', 'iife'], 'offline.js': ['browser/offline.ts', 'iife'], 'reader.js': ['reader/main.ts', 'esm'] };
+for (const [name, [entry, format]] of Object.entries(BUNDLES)) {
+  await build({
+    entryPoints: [join(root, 'web/src', entry)],
+    outfile: join(out, 'web-assets', name),
+    bundle: true,
+    format,
+    splitting: false,
+    minify: true,
+    target: 'es2022',
+    legalComments: 'eof',
+    logLevel: 'warning',
+  });
+}
 // a new embedded database's data directory, made once here (initdb and pg_trgm) and unpacked by a
 // first start instead of running initdb (platform/src/db.ts, initdbApart)
 execFileSync(

@@ -1,6 +1,7 @@
 // The static assets of the web app: htmx (from its npm package) and our own CSS and JS, each read
 // and hashed once at start and served as /assets/<name>.<hash>.<ext>, cached for a year (a change
-// is a new name). Our own files sit in src/assets (sources) or next to the bundle in web-assets/.
+// is a new name). Our own files sit in src/assets (sources) or next to the bundle in web-assets/;
+// the scripts written in TypeScript (src/browser, src/reader) are bundles (BUNDLES below).
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -44,40 +45,62 @@ export interface Assets {
   /** reading offline (issue 45): registers the service worker, "Keep offline", the offline books page */
   offline: string;
   htmx: string;
-  /** the reader's bundle (src/reader/main.js with foliate-js): its path, built on first use when no bundle is on disk */
+  /** the reader's bundle (src/reader/main.ts with foliate-js): its path, built on first use when no bundle is on disk */
   reader: () => string;
   byPath: Map<string, Asset>;
 }
 
 /**
- * The reader's bundle: web-assets/reader.js in the production build (embedded/build.mjs), else built
- * here from src/reader/main.js with esbuild's API (the sources' path: development and tests).
+ * The scripts written in TypeScript, bundled by esbuild: the app's page script and the offline one
+ * (classic deferred scripts: one function each, nothing global) and the reader (an ES module with
+ * foliate-js, foliate's lazy imports inlined). The production build (embedded/build.mjs) writes them
+ * to web-assets/ under these names with the same options; from the sources (development and tests)
+ * they are bundled here, the page scripts at start and the reader on first use.
  */
-export function buildReader(): Buffer {
-  const entry = join(dirname(fileURLToPath(import.meta.url)), 'reader', 'main.js');
+export const BUNDLES = {
+  'app.js': { entry: 'browser/app.ts', format: 'iife' },
+  'offline.js': { entry: 'browser/offline.ts', format: 'iife' },
+  'reader.js': { entry: 'reader/main.ts', format: 'esm' },
+} as const;
+export type BundleName = keyof typeof BUNDLES;
+
+/** The options every bundle shares, here and in embedded/build.mjs. */
+export const BUNDLE_OPTIONS = { bundle: true, splitting: false, minify: true, target: 'es2022', legalComments: 'eof', logLevel: 'warning' } as const;
+
+/** Bundles one of BUNDLES from the sources (src/browser, src/reader) with esbuild's API. */
+export function buildBundle(name: BundleName): Buffer {
+  const { entry, format } = BUNDLES[name];
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-  const out = esbuild.buildSync({ ...READER_BUILD, entryPoints: [entry], write: false });
+  const out = esbuild.buildSync({ ...BUNDLE_OPTIONS, format, entryPoints: [join(dirname(fileURLToPath(import.meta.url)), entry)], write: false });
   return Buffer.from(out.outputFiles[0]!.contents);
 }
 
-/** How the reader is bundled, here and in embedded/build.mjs: one ES module, foliate's lazy imports inlined. */
-export const READER_BUILD = { bundle: true, format: 'esm', splitting: false, minify: true, target: 'es2022', legalComments: 'eof', logLevel: 'warning' } as const;
+/** A bundle as built by embedded/build.mjs (beside the bundle), else bundled from the sources; once per process. */
+const bundled = new Map<BundleName, Asset>();
+function bundle(dir: string, name: BundleName): Asset {
+  let a = bundled.get(name);
+  if (!a) {
+    const file = join(dir, name);
+    a = existsSync(file) ? asset(name, file) : assetOf(name, buildBundle(name));
+    bundled.set(name, a);
+  }
+  return a;
+}
 
 export function loadAssets(): Assets {
   const dir = ownDir();
   const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
   const list = {
     css: asset('app.css', join(dir, 'app.css')),
-    js: asset('app.js', join(dir, 'app.js')),
+    js: bundle(dir, 'app.js'),
     edit: asset('edit.js', join(dir, 'edit.js')),
     upload: asset('upload.js', join(dir, 'upload.js')),
     uploadCss: asset('upload.css', join(dir, 'upload.css')),
-    offline: asset('offline.js', join(dir, 'offline.js')),
+    offline: bundle(dir, 'offline.js'),
     htmx: asset('htmx.js', htmxFile),
   };
   const byPath = new Map(Object.values(list).map((a) => [a.path, a]));
   let reader: Asset | null = null;
-  const bundled = join(dir, 'reader.js');
   return {
     css: list.css.path,
     js: list.js.path,
@@ -89,7 +112,7 @@ export function loadAssets(): Assets {
     byPath,
     reader: () => {
       if (!reader) {
-        reader = existsSync(bundled) ? asset('reader.js', bundled) : assetOf('reader.js', buildReader());
+        reader = bundle(dir, 'reader.js');
         byPath.set(reader.path, reader);
       }
       return reader.path;

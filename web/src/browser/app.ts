@@ -1,8 +1,10 @@
-// Bindery's own page script (htmx does the rest).
+// Bindery's own page script (htmx does the rest), bundled as /assets/app.<hash>.js.
+import { listenLive } from './live-channel';
+
 // 0. Every request htmx makes carries the session's CSRF token from the page's <meta>: the proof a
 //    write signed in by the cookie needs (htmx only sends to this origin: selfRequestsOnly).
 document.addEventListener('htmx:configRequest', (e) => {
-  const token = document.querySelector('meta[name="csrf-token"]')?.content;
+  const token = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content;
   if (token) e.detail.headers['X-CSRF-Token'] = token;
 });
 
@@ -25,9 +27,9 @@ document.addEventListener('htmx:beforeSwap', (e) => {
   e.detail.isError = false;
   let message = failed ? `The request failed (${xhr.status}).` : 'Saved.';
   try {
-    const body = JSON.parse(xhr.responseText);
-    if (body && typeof body.error === 'string') message = body.error;
-    else if (body && typeof body.message === 'string') message = body.message;
+    const body: unknown = JSON.parse(xhr.responseText);
+    if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string') message = body.error;
+    else if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') message = body.message;
   } catch {
     // not JSON after all: keep the generic message
   }
@@ -42,12 +44,14 @@ document.addEventListener('htmx:beforeSwap', (e) => {
 //    data-reload reloads the page (a changed theme); data-reset-on-success clears it (passwords).
 document.addEventListener('htmx:afterRequest', (e) => {
   if (!e.detail.successful) return;
-  const form = e.detail.elt.closest ? e.detail.elt.closest('form') : null;
-  const el = form || e.detail.elt;
-  const to = el.dataset?.redirectTo;
+  const elt = e.detail.elt;
+  const form = elt.closest ? elt.closest('form') : null;
+  const el = form || elt;
+  if (!(el instanceof HTMLElement)) return;
+  const to = el.dataset.redirectTo;
   if (to && to.startsWith('/') && !to.startsWith('//')) location.assign(to);
-  else if (el.dataset?.reload !== undefined) location.reload();
-  else if (el.dataset?.resetOnSuccess !== undefined) el.reset();
+  else if (el.dataset.reload !== undefined) location.reload();
+  else if (el.dataset.resetOnSuccess !== undefined && el instanceof HTMLFormElement) el.reset();
 });
 
 // 3. JSON bodies for the API's JSON routes: `name[]` collects a list, `name:number` a number,
@@ -55,22 +59,24 @@ document.addEventListener('htmx:afterRequest', (e) => {
 //    `{name}` in the request path takes that field's value (a collection's id, say).
 htmx.defineExtension('bindery-json', {
   onEvent(name, evt) {
-    if (name !== 'htmx:configRequest') return;
-    const d = evt.detail;
-    d.path = d.path.replace(/\{(\w+)\}/g, (_, k) => {
+    if (name !== 'htmx:configRequest') return true;
+    const d: HtmxRequestConfig = evt.detail;
+    d.path = d.path.replace(/\{(\w+)\}/g, (_, k: string) => {
       const v = d.formData.get(k);
       d.formData.delete(k);
-      return encodeURIComponent(v ?? '');
+      return encodeURIComponent(typeof v === 'string' ? v : '');
     });
     d.headers['Content-Type'] = 'application/json';
+    return true;
   },
   encodeParameters(xhr, parameters) {
     xhr.overrideMimeType('text/json');
-    const out = {};
+    const out: Record<string, unknown> = {};
     parameters.forEach((v, k) => {
       if (k.endsWith('[]')) {
         // an empty value stands for an empty list (a form cannot send none)
-        const list = out[k.slice(0, -2)] || [];
+        const prior = out[k.slice(0, -2)];
+        const list = Array.isArray(prior) ? prior : [];
         if (v !== '') list.push(v);
         out[k.slice(0, -2)] = list;
       } else if (k.endsWith(':number')) out[k.slice(0, -7)] = Number(v);
@@ -83,9 +89,9 @@ htmx.defineExtension('bindery-json', {
 
 // 4. An address the server could not write whole (its Host is not one it may believe): a path in
 //    `data-origin`, completed with the address this page was loaded from.
-const fillOrigins = (root) => {
-  for (const el of root.querySelectorAll('[data-origin]')) {
-    if (el.textContent.trim().startsWith('/')) el.textContent = location.origin + el.dataset.origin;
+const fillOrigins = (root: ParentNode) => {
+  for (const el of root.querySelectorAll<HTMLElement>('[data-origin]')) {
+    if (el.textContent?.trim().startsWith('/')) el.textContent = location.origin + el.dataset.origin;
   }
 };
 document.addEventListener('DOMContentLoaded', () => fillOrigins(document));
@@ -105,23 +111,19 @@ document.addEventListener('htmx:afterSettle', (e) => {
 
 // 5. Filters that fold away on a phone (`<details data-open-wide>`, sent closed so a phone shows
 //    the books first) stand open on a wider screen.
-if (window.matchMedia('(min-width: 40.01rem)').matches) for (const d of document.querySelectorAll('details[data-open-wide]')) d.open = true;
+if (window.matchMedia('(min-width: 40.01rem)').matches) for (const d of document.querySelectorAll<HTMLDetailsElement>('details[data-open-wide]')) d.open = true;
 
 // 6. Live: a page that shows something the live channel announces (`<main data-live="progress"
-//    data-live-refresh="#book-progress" [data-live-item="<id>"]>`) listens on /api/ws (the session
-//    cookie signs the socket in) and, on an event of that topic (for that item), fetches itself
-//    again and swaps in just that part. A dropped socket is opened again after a pause.
-(() => {
-  const main = document.querySelector('main[data-live]');
-  if (!main || !('WebSocket' in window)) return;
-  const topic = main.dataset.live;
-  const part = main.dataset.liveRefresh;
+//    data-live-refresh="#book-progress" [data-live-item="<id>"]>`) listens on the live channel and,
+//    on an event of that topic (for that item), fetches itself again and swaps in just that part.
+function livePage(main: HTMLElement): void {
+  const topic = main.dataset.live ?? '';
+  const part = main.dataset.liveRefresh ?? '';
   const item = main.dataset.liveItem;
-  let wait = 1000;
-  let pending = null;
-  let late = null;
+  let pending = 0;
+  let late = 0;
   const fetchPart = () => {
-    if (document.querySelector(part)) htmx.ajax('GET', location.pathname + location.search, { target: part, select: part, swap: 'outerHTML' });
+    if (document.querySelector(part)) void htmx.ajax('get', location.pathname + location.search, { target: part, select: part, swap: 'outerHTML' });
   };
   const refresh = () => {
     // several events in a burst: one refresh, and one more after the burst (a transient signal, a
@@ -131,26 +133,15 @@ if (window.matchMedia('(min-width: 40.01rem)').matches) for (const d of document
     pending = setTimeout(fetchPart, 150);
     late = setTimeout(fetchPart, 1500);
   };
-  const connect = () => {
-    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api/ws`);
-    ws.addEventListener('message', (m) => {
-      let msg;
-      try {
-        msg = JSON.parse(m.data);
-      } catch {
-        return;
-      }
-      if (msg.type === 'ready') {
-        wait = 1000;
-        ws.send(JSON.stringify({ type: 'subscribe', topics: [topic] }));
-      } else if (msg.type === 'subscribed') main.dataset.liveState = 'open';
-      else if (msg.type === 'event' && msg.topic === topic && (!item || msg.data?.media_item_id === item)) refresh();
-    });
-    ws.addEventListener('close', () => {
-      main.dataset.liveState = 'closed';
-      setTimeout(connect, wait);
-      wait = Math.min(wait * 2, 30000);
-    });
-  };
-  connect();
-})();
+  listenLive({
+    topics: [topic],
+    onState: (state) => {
+      main.dataset.liveState = state;
+    },
+    onEvent: (msg) => {
+      if (msg.topic === topic && (!item || msg.data?.media_item_id === item)) refresh();
+    },
+  });
+}
+const liveMain = document.querySelector<HTMLElement>('main[data-live]');
+if (liveMain) livePage(liveMain);

@@ -6,6 +6,7 @@
 // policy were ever loosened: no scripts, frames, objects or embeds, no event handlers, no htmx
 // attributes, no `javascript:`/`vbscript:`/`data:text/html` addresses, no forms, no `<base>`, no meta
 // refresh, no SVG animation that rewrites a link, no XSLT. Text, pictures and styles stay.
+import type { Book } from 'foliate-js/view.js';
 
 const DROP = new Set(['script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'base', 'portal', 'set', 'animate', 'noscript']);
 /** attributes that act (send a form, a ping, a frame's own document) whatever their value */
@@ -15,11 +16,13 @@ const ACTIVE_URL = /^(?:javascript|vbscript|livescript):|^data:(?:text\/html|app
 /** browsers skip these when they read a URL's scheme (`java\tscript:`, a leading space) */
 const IGNORED = /[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]+/g;
 
+const isInstruction = (node: Node): node is ProcessingInstruction => node.nodeType === 7;
+
 /** Removes what could act from a parsed document, in place. */
-export function cleanDocument(doc) {
+export function cleanDocument(doc: Document): Document {
   for (const node of [...doc.childNodes]) {
     // an XSLT style sheet would rewrite the document; only CSS ones stay
-    if (node.nodeType === 7 && node.target === 'xml-stylesheet' && !/type\s*=\s*["']text\/css["']/i.test(node.data)) node.remove();
+    if (isInstruction(node) && node.target === 'xml-stylesheet' && !/type\s*=\s*["']text\/css["']/i.test(node.data)) node.remove();
   }
   for (const el of [...doc.querySelectorAll('*')]) {
     const name = el.localName.toLowerCase();
@@ -45,13 +48,17 @@ export function cleanDocument(doc) {
   return doc;
 }
 
-const XML_TYPES = new Set(['application/xhtml+xml', 'image/svg+xml', 'application/xml', 'text/xml']);
+const XML_TYPES = ['application/xhtml+xml', 'image/svg+xml', 'application/xml', 'text/xml'] as const;
+type XmlType = (typeof XML_TYPES)[number];
+/** The XML type a parser reads `type` as, or null when it is not one. */
+const xmlType = (type: string): XmlType | null => XML_TYPES.find((t) => t === type) ?? null;
 
 /** A section's markup cleaned: `{ text, type }`, XML kept as XML, anything unparsable as XML read as HTML. */
-export function cleanMarkup(text, type) {
+export function cleanMarkup(text: string, type: string): { text: string; type: string } {
   const parser = new DOMParser();
-  if (XML_TYPES.has(type)) {
-    const doc = parser.parseFromString(text, type);
+  const xml = xmlType(type);
+  if (xml) {
+    const doc = parser.parseFromString(text, xml);
     if (!doc.querySelector('parsererror') && doc.documentElement?.namespaceURI) return { text: new XMLSerializer().serializeToString(cleanDocument(doc)), type };
   }
   const doc = cleanDocument(parser.parseFromString(text, 'text/html'));
@@ -62,19 +69,19 @@ export function cleanMarkup(text, type) {
  * Wraps each section's `load` (the blob: URL foliate shows in its frame) so that what is shown is
  * the section cleaned; the cleaned copy is made once per URL foliate hands out and released with it.
  */
-export function cleanSections(book) {
+export function cleanSections(book: Book): Book {
   for (const section of book.sections ?? []) {
     const load = section.load?.bind(section);
     if (!load) continue;
     const unload = section.unload?.bind(section);
-    let from = null;
-    let made = null;
+    let from: string | null = null;
+    let made: string | null = null;
     section.load = async () => {
       const url = await load();
       if (typeof url !== 'string' || url === '') return url;
       if (url === from && made) return made;
       const res = await fetch(url);
-      const type = (res.headers.get('content-type') || 'application/xhtml+xml').split(';')[0].trim().toLowerCase();
+      const type = ((res.headers.get('content-type') || 'application/xhtml+xml').split(';')[0] ?? '').trim().toLowerCase();
       const clean = cleanMarkup(await res.text(), type);
       if (made) URL.revokeObjectURL(made);
       made = URL.createObjectURL(new Blob([clean.text], { type: clean.type }));

@@ -1,19 +1,20 @@
 // Search in the book with foliate's view.search (a generator over the sections): the results are a
 // list of links with an excerpt each (the match marked), built as text; a link goes to its place.
 // Enter searches; the arrow keys move between the field and the results.
+import type { SearchExcerpt, View } from 'foliate-js/view.js';
+import { byId } from './dom';
 
 const MAX = 200;
 
-/** @param {{view: any, go: (target: string) => Promise<unknown>}} o */
-export function search({ view, go }) {
-  const menu = document.getElementById('search-menu');
-  const form = document.getElementById('search-form');
-  const input = document.getElementById('search-q');
-  const status = document.getElementById('search-status');
-  const results = document.getElementById('search-results');
+export function search({ view, go }: { view: View; go: (target: string) => Promise<unknown> }): void {
+  const menu = byId('search-menu', HTMLDetailsElement);
+  const form = byId('search-form', HTMLFormElement);
+  const input = byId('search-q', HTMLInputElement);
+  const status = byId('search-status');
+  const results = byId('search-results');
   let run = 0;
 
-  const hit = (label, { cfi, excerpt }) => {
+  const hit = (label: string | undefined, { cfi, excerpt }: { cfi: string; excerpt: SearchExcerpt }) => {
     const li = document.createElement('li');
     const a = document.createElement('a');
     a.href = '#';
@@ -36,7 +37,7 @@ export function search({ view, go }) {
     return li;
   };
 
-  async function find(query) {
+  async function find(query: string) {
     const mine = ++run;
     results.replaceChildren();
     if (query.trim().length < 2) {
@@ -76,12 +77,13 @@ export function search({ view, go }) {
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
     const links = [...results.querySelectorAll('a')];
     if (!links.length) return;
-    const at = links.indexOf(document.activeElement);
+    const active = document.activeElement;
+    const at = active instanceof HTMLAnchorElement ? links.indexOf(active) : -1;
     if (at < 0 && document.activeElement !== input) return;
     e.preventDefault();
-    if (e.key === 'ArrowDown') links[Math.min(links.length - 1, at + 1)].focus();
+    if (e.key === 'ArrowDown') links[Math.min(links.length - 1, at + 1)]?.focus();
     else if (at <= 0) input.focus();
-    else links[at - 1].focus();
+    else links[at - 1]?.focus();
   });
   menu.addEventListener('toggle', () => {
     if (menu.open) input.focus();

@@ -9,16 +9,19 @@
 // The text settings win over the book's own CSS: they are given to foliate as the last style sheet
 // of every section, with !important and selectors no book rule outranks (decision in docs).
 
+import type { Answer } from './http';
+
 const KEY = 'bindery.reader.';
-export const setting = (k, fallback) => localStorage.getItem(KEY + k) ?? fallback;
-export const keep = (k, v) => {
+export const setting = (k: string, fallback: string): string => localStorage.getItem(KEY + k) ?? fallback;
+export const keep = (k: string, v: string | number): void => {
   localStorage.setItem(KEY + k, String(v));
   // the theme is one of the profile's settings (the picture viewer's choices are the browser's)
   if (k === 'theme') changed();
 };
 
+export type TextKey = 'font' | 'family' | 'spacing' | 'margins' | 'align' | 'hyphens';
 /** The text settings, their defaults and the values a control may take. */
-export const TEXT = {
+export const TEXT: Record<TextKey, { fallback: string; values?: string[] }> = {
   font: { fallback: '100' },
   family: { fallback: 'publisher', values: ['publisher', 'serif', 'sans', 'mono'] },
   spacing: { fallback: '1.5', values: ['publisher', '1.2', '1.5', '1.9'] },
@@ -28,40 +31,42 @@ export const TEXT = {
 };
 export const SIZES = { min: 60, max: 250, step: 10 };
 
-let book = null;
+const TEXT_KEYS: TextKey[] = ['font', 'family', 'spacing', 'margins', 'align', 'hyphens'];
+
+let book: string | null = null;
 /** This book's own settings (an object), or null when it follows the settings for all books. */
-const own = () => {
+const own = (): Record<string, unknown> | null => {
   if (!book) return null;
   try {
-    const v = JSON.parse(localStorage.getItem(`${KEY}book.${book}`) ?? 'null');
-    return v && typeof v === 'object' ? v : null;
+    const v: unknown = JSON.parse(localStorage.getItem(`${KEY}book.${book}`) ?? 'null');
+    return v && typeof v === 'object' ? { ...v } : null;
   } catch {
     return null;
   }
 };
 /** Settings of this book are read from (and written to) its own record while it has one. */
-export const forBook = (id) => {
+export const forBook = (id: string): void => {
   book = id;
 };
 export const hasOwn = () => own() !== null;
 /** Gives this book its own settings (a copy of those in force) or takes them away. */
-export function setOwn(on) {
+export function setOwn(on: boolean): void {
   if (!book) return;
   if (!on) localStorage.removeItem(`${KEY}book.${book}`);
-  else localStorage.setItem(`${KEY}book.${book}`, JSON.stringify(Object.fromEntries(Object.keys(TEXT).map((k) => [k, text(k)]))));
+  else localStorage.setItem(`${KEY}book.${book}`, JSON.stringify(Object.fromEntries(TEXT_KEYS.map((k) => [k, text(k)]))));
   changed();
 }
 /** A text setting in force: this book's, else the one for all books; an unknown value is the default. */
-export function text(k) {
+export function text(k: TextKey): string {
   const d = TEXT[k];
   const v = String(own()?.[k] ?? setting(k, d.fallback));
   if (k === 'font') {
     const n = Number(v);
     return String(Number.isFinite(n) ? Math.min(SIZES.max, Math.max(SIZES.min, Math.round(n))) : 100);
   }
-  return d.values.includes(v) ? v : d.fallback;
+  return d.values?.includes(v) ? v : d.fallback;
 }
-export function keepText(k, v) {
+export function keepText(k: TextKey, v: string | number): void {
   const o = own();
   if (o) localStorage.setItem(`${KEY}book.${book}`, JSON.stringify({ ...o, [k]: String(v) }));
   else localStorage.setItem(KEY + k, String(v));
@@ -69,37 +74,39 @@ export function keepText(k, v) {
 }
 
 // The profile's names of the settings, and the browser's
-const PROFILE = { font: 'font_size', family: 'font_family', spacing: 'line_spacing', margins: 'margins', align: 'text_align', hyphens: 'hyphens' };
+const PROFILE: Record<TextKey, string> = { font: 'font_size', family: 'font_family', spacing: 'line_spacing', margins: 'margins', align: 'text_align', hyphens: 'hyphens' };
 const UNSENT = `${KEY}unsent`;
 /** the books whose own settings changed here and are not sent yet (a page left before its send) */
 const UNSENT_BOOKS = `${KEY}unsent-books`;
-const unsentBooks = () => {
+const unsentBooks = (): string[] => {
   try {
-    const v = JSON.parse(localStorage.getItem(UNSENT_BOOKS) ?? '[]');
+    const v: unknown = JSON.parse(localStorage.getItem(UNSENT_BOOKS) ?? '[]');
     return Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [];
   } catch {
     return [];
   }
 };
 /** a text setting for all books as kept in the browser (a wrong value is the default) */
-function allBooks(k) {
+function allBooks(k: TextKey): string | number | null {
   const d = TEXT[k];
   const v = localStorage.getItem(KEY + k);
   if (v === null) return null;
   if (k === 'font') return Number.isFinite(Number(v)) ? Math.min(SIZES.max, Math.max(SIZES.min, Math.round(Number(v)))) : null;
-  return d.values.includes(v) ? v : null;
+  return d.values?.includes(v) ? v : null;
 }
-const toProfile = (get) => {
-  const out = {};
-  for (const [k, p] of Object.entries(PROFILE)) {
+const toProfile = (get: (k: TextKey) => unknown) => {
+  const out: Record<string, string | number> = {};
+  for (const k of TEXT_KEYS) {
+    const p = PROFILE[k];
     const v = get(k);
     if (v !== null && v !== undefined) out[p] = k === 'font' ? Number(v) : String(v);
   }
   return out;
 };
-const fromProfile = (s) => Object.fromEntries(Object.entries(PROFILE).flatMap(([k, p]) => (s?.[p] === undefined ? [] : [[k, String(s[p])]])));
+const fromProfile = (s: Record<string, unknown> | null | undefined): Partial<Record<TextKey, string>> =>
+  Object.fromEntries(TEXT_KEYS.flatMap((k) => (s?.[PROFILE[k]] === undefined ? [] : [[k, String(s[PROFILE[k]])]])));
 
-let send = null;
+let send: (() => Promise<void>) | null = null;
 let sending = 0;
 /** A change of the settings: kept to be sent, and sent soon. */
 function changed() {
@@ -107,14 +114,20 @@ function changed() {
   if (book && !unsentBooks().includes(book)) localStorage.setItem(UNSENT_BOOKS, JSON.stringify([...unsentBooks(), book]));
   if (!send) return;
   clearTimeout(sending);
-  sending = setTimeout(() => void send(), 300);
+  sending = setTimeout(() => void send?.(), 300);
 }
 
 /**
  * Follows the profile: `profile` is the page's `{all_books, this_book}` (null when it could not be
  * read: offline); `write(method, url, body)` sends. Changes made here are sent as they happen.
  */
-export function followProfile(profile, write) {
+/** The profile's reader settings as the reader page brings them (`data-settings`). */
+export interface ProfileSettings {
+  all_books?: { settings: Record<string, unknown> } | null;
+  this_book?: { settings: Record<string, unknown> } | null;
+}
+
+export function followProfile(profile: ProfileSettings | null, write: (method: string, url: string, body?: unknown) => Promise<Answer>): void {
   const csrfWrite = write;
   // whether the profile holds this book's own settings (a DELETE is sent only then)
   let ownKept = Boolean(profile?.this_book);
@@ -126,8 +139,8 @@ export function followProfile(profile, write) {
     localStorage.removeItem(UNSENT_BOOKS);
     const all = toProfile(allBooks);
     const t = localStorage.getItem(`${KEY}theme`);
-    if (THEMES.includes(t)) all.theme = t;
-    const writes = [];
+    if (t !== null && THEMES.includes(t)) all.theme = t;
+    const writes: Promise<Answer>[] = [];
     if (Object.keys(all).length) writes.push(csrfWrite('PUT', '/api/reader-settings', all));
     if (book) {
       const o = own();
@@ -146,7 +159,7 @@ export function followProfile(profile, write) {
     // books left before their own change was sent: their record here
     for (const id of others) {
       const url = `/api/media-items/${encodeURIComponent(id)}/reader-settings`;
-      let theirs = null;
+      let theirs: Record<string, unknown> | null = null;
       try {
         theirs = JSON.parse(localStorage.getItem(`${KEY}book.${id}`) ?? 'null');
       } catch {
@@ -157,7 +170,7 @@ export function followProfile(profile, write) {
           csrfWrite(
             'PUT',
             url,
-            toProfile((k) => (theirs[k] === undefined ? null : theirs[k])),
+            toProfile((k) => (theirs?.[k] === undefined ? null : theirs[k])),
           ),
         );
     }
@@ -168,25 +181,26 @@ export function followProfile(profile, write) {
       localStorage.setItem(UNSENT_BOOKS, JSON.stringify([...new Set([...unsentBooks(), ...others, ...(book ? [book] : [])])]));
     } else document.documentElement.dataset.settingsSent = String(Number(document.documentElement.dataset.settingsSent ?? '0') + 1);
   };
-  addEventListener('online', () => void send());
+  addEventListener('online', () => void send?.());
   if (localStorage.getItem(UNSENT) || !profile) {
     // changes not yet sent win over the profile's (made later, here)
-    void send();
+    void send?.();
     return;
   }
   if (profile.all_books) {
     const s = profile.all_books.settings;
     const local = fromProfile(s);
-    for (const k of Object.keys(PROFILE)) {
-      if (local[k] === undefined) localStorage.removeItem(KEY + k);
-      else localStorage.setItem(KEY + k, local[k]);
+    for (const k of TEXT_KEYS) {
+      const v = local[k];
+      if (v === undefined) localStorage.removeItem(KEY + k);
+      else localStorage.setItem(KEY + k, v);
     }
     if (typeof s.theme === 'string') localStorage.setItem(`${KEY}theme`, s.theme);
     else localStorage.removeItem(`${KEY}theme`);
-  } else if (Object.keys(PROFILE).some((k) => localStorage.getItem(KEY + k) !== null)) {
+  } else if (TEXT_KEYS.some((k) => localStorage.getItem(KEY + k) !== null)) {
     // settings this browser kept before the profile had any: they become the profile's
     localStorage.setItem(UNSENT, '1');
-    void send();
+    void send?.();
   }
   if (book) {
     if (profile.this_book) localStorage.setItem(`${KEY}book.${book}`, JSON.stringify(fromProfile(profile.this_book.settings)));
@@ -198,30 +212,33 @@ const html = document.documentElement.classList;
 const profileClass = [...html].find((c) => c.startsWith('theme-')) ?? 'theme-system';
 const profileDark = () => profileClass === 'theme-dark' || (profileClass === 'theme-system' && matchMedia('(prefers-color-scheme: dark)').matches);
 
-const COLOURS = {
+type Theme = 'light' | 'sepia' | 'dark' | 'black';
+const COLOURS: Record<Theme, { fg: string; bg: string; link: string }> = {
   light: { fg: '#1a1a1a', bg: '#ffffff', link: '#1a56c4' },
   sepia: { fg: '#3b2f20', bg: '#f4ecd8', link: '#7a3a0c' },
   dark: { fg: '#e6e6e6', bg: '#1a1b26', link: '#8ab4f8' },
   black: { fg: '#d0d0d0', bg: '#000000', link: '#8ab4f8' },
 };
+const isTheme = (t: string): t is Theme => Object.hasOwn(COLOURS, t);
 export const THEMES = ['profile', ...Object.keys(COLOURS)];
-const FAMILIES = {
+const FAMILIES: Record<string, string | undefined> = {
   serif: 'Georgia, "Iowan Old Style", "Palatino Linotype", "Times New Roman", serif',
   sans: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
   mono: 'ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace',
 };
 /** foliate's gap between columns (also the page's side margin) and its margin above and below */
-const MARGINS = { narrow: ['2%', '24px'], normal: ['6%', '48px'], wide: ['12%', '72px'] };
+const NORMAL_MARGINS: [string, string] = ['6%', '48px'];
+const MARGINS: Record<string, [string, string] | undefined> = { narrow: ['2%', '24px'], normal: NORMAL_MARGINS, wide: ['12%', '72px'] };
 
 /** The theme in use: the reader's choice, else the profile's light or dark. */
-export function theme() {
+export function theme(): Theme {
   const t = setting('theme', 'profile');
-  return Object.hasOwn(COLOURS, t) ? t : profileDark() ? 'dark' : 'light';
+  return isTheme(t) ? t : profileDark() ? 'dark' : 'light';
 }
 export const isDark = () => theme() === 'dark' || theme() === 'black';
 
 /** Colours the shell: the profile's classes, or the reader's choice (sepia and black on top of light and dark). */
-export function applyShell() {
+export function applyShell(): void {
   const t = setting('theme', 'profile');
   for (const c of [...html]) if (c.startsWith('theme-') || c === 'reader-sepia' || c === 'reader-black') html.remove(c);
   if (t === 'light' || t === 'sepia') html.add('theme-light');
@@ -236,7 +253,7 @@ const BODY = ':root > body';
 const BLOCKS = `${BODY} :is(p, li, dd, dt, blockquote, div, td, th, figcaption)`;
 
 /** The styles foliate gives each section of the book, after the book's own. */
-export function bookCss() {
+export function bookCss(): string {
   const t = theme();
   const c = COLOURS[t];
   const size = Number(text('font'));
@@ -258,15 +275,22 @@ ${hyphens === 'publisher' ? '' : `${BODY}, ${BLOCKS} { hyphens: ${hyphens} !impo
 }
 
 /** foliate's gap and margin for the margins in force. */
-export const margins = () => MARGINS[text('margins')] ?? MARGINS.normal;
+export const margins = (): [string, string] => MARGINS[text('margins')] ?? NORMAL_MARGINS;
 
 /**
  * Wires a <select> to a setting: shows the kept value and keeps a change, then calls `changed`.
  * `read`/`write` default to the settings for all books. Missing controls are skipped.
  */
-export function bind(id, k, fallback, changed, read = (key) => setting(key, fallback), write = keep) {
+export function bind<K extends string>(
+  id: string,
+  k: K,
+  fallback: string,
+  changed: () => void,
+  read: (key: K) => string = (key) => setting(key, fallback),
+  write: (key: K, value: string) => void = keep,
+): () => void {
   const el = document.getElementById(id);
-  if (!el) return () => undefined;
+  if (!(el instanceof HTMLSelectElement)) return () => undefined;
   const show = () => {
     el.value = read(k);
     if (!el.value) el.value = fallback;

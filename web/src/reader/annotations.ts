@@ -7,63 +7,104 @@
 // answers the one already made; without a network a kept book's annotations come from this browser
 // and new ones wait in the outbox (store.js).
 import { Overlayer } from 'foliate-js/overlayer.js';
-import { call, failure } from './http.js';
-import { queue, updateKept, waiting } from './store.js';
+import type { View } from 'foliate-js/view.js';
+import type { AnnotationRecord } from '../browser/offline-db';
+import { byId } from './dom';
+import { call, failure } from './http';
+import { type KeptBook, queue, updateKept, waiting } from './store';
 
-const KINDS = [
+type Kind = 'highlight' | 'note';
+type Segment = 'highlights' | 'notes';
+const KINDS: [Segment, Kind][] = [
   ['highlights', 'highlight'],
   ['notes', 'note'],
 ];
-const SWATCH = { '#e0af68': 'yellow', '#f7768e': 'red', '#ff9e64': 'orange', '#9ece6a': 'green', '#7dcfff': 'cyan', '#7aa2f7': 'blue', '#bb9af7': 'purple', '#a9b1d6': 'gray' };
+const SWATCH: Record<string, string> = {
+  '#e0af68': 'yellow',
+  '#f7768e': 'red',
+  '#ff9e64': 'orange',
+  '#9ece6a': 'green',
+  '#7dcfff': 'cyan',
+  '#7aa2f7': 'blue',
+  '#bb9af7': 'purple',
+  '#a9b1d6': 'gray',
+};
 const DEFAULT_COLOUR = '#e0af68';
-const short = (s, n = 60) => {
+const short = (s: string, n = 60) => {
   const flat = s.replace(/\s+/g, ' ').trim();
   return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
 };
 
+const isText = (n: Node): n is Text => n.nodeType === 3;
+
 /** A range without the white space at its ends (within its text nodes). */
-function trimmed(range) {
+function trimmed(range: Range): Range {
   const r = range.cloneRange();
   const ws = /\s/;
-  if (r.startContainer.nodeType === 3) {
+  if (isText(r.startContainer)) {
     const t = r.startContainer.data;
     let i = r.startOffset;
-    while (i < t.length && ws.test(t[i]) && (r.startContainer !== r.endContainer || i < r.endOffset)) i++;
+    while (i < t.length && ws.test(t.charAt(i)) && (r.startContainer !== r.endContainer || i < r.endOffset)) i++;
     r.setStart(r.startContainer, i);
   }
-  if (r.endContainer.nodeType === 3) {
+  if (isText(r.endContainer)) {
     const t = r.endContainer.data;
     let i = r.endOffset;
-    while (i > 0 && ws.test(t[i - 1]) && (r.startContainer !== r.endContainer || i > r.startOffset)) i--;
+    while (i > 0 && ws.test(t.charAt(i - 1)) && (r.startContainer !== r.endContainer || i > r.startOffset)) i--;
     r.setEnd(r.endContainer, i);
   }
   return r;
 }
 
-/**
- * @param {{view: any, item: string, root: HTMLElement, say: (s: string) => void, go: (target: string) => Promise<unknown>}} o
- * @returns {{onLoad: (doc: Document, index: number) => void, load: () => Promise<void>, hit: () => boolean}}
- */
-export function annotations({ view, item, root, say, go, kept = null }) {
-  /** by id: the record as the API gave it, its CFI and its section */
-  const all = new Map();
-  const list = document.getElementById('notes-list');
-  const status = document.getElementById('notes-status');
-  const menu = document.getElementById('notes-menu');
-  const bar = document.getElementById('selection');
-  const form = document.getElementById('note-form');
-  const noteText = document.getElementById('note-text');
-  let selected = null;
+/** An annotation shown in the book and the panel: the record as the API gave it, its CFI (`value`) and its section. */
+interface Mark {
+  id: string;
+  kind: Kind;
+  value: string;
+  index: number | undefined;
+  color: string;
+  percentage: number;
+  text: string;
+  note: string;
+}
+
+export interface Annotations {
+  /** a section's document laid out: its selections become the toolbar's */
+  onLoad: (doc: Document, index: number) => void;
+  load: () => Promise<void>;
+  /** an annotation was just tapped (the tap is not a page turn) */
+  hit: () => boolean;
+}
+
+interface Options {
+  view: View;
+  item: string;
+  root: HTMLElement;
+  say: (s: string) => void;
+  go: (target: string) => Promise<unknown>;
+  kept?: KeptBook | null;
+}
+
+export function annotations({ view, item, root, say, go, kept = null }: Options): Annotations {
+  /** by id */
+  const all = new Map<string, Mark>();
+  const list = byId('notes-list');
+  const status = byId('notes-status');
+  const menu = byId('notes-menu', HTMLDetailsElement);
+  const bar = byId('selection');
+  const form = byId('note-form', HTMLFormElement);
+  const noteText = byId('note-text', HTMLTextAreaElement);
+  let selected: { doc: Document; index: number; range: Range; text: string } | null = null;
   let shownAt = 0;
 
-  const sectionOf = (cfi) => {
+  const sectionOf = (cfi: string) => {
     try {
       return view.resolveCFI(cfi)?.index;
     } catch {
       return undefined;
     }
   };
-  const entryOf = (id) => list.querySelector(`li[data-id="${CSS.escape(id)}"]`);
+  const entryOf = (id: string) => list.querySelector<HTMLElement>(`li[data-id="${CSS.escape(id)}"]`);
   const count = () => {
     const n = all.size;
     status.textContent = n ? `Highlights and notes in this book: ${n}.` : 'No highlights or notes yet: select text in the book to make one.';
@@ -72,8 +113,8 @@ export function annotations({ view, item, root, say, go, kept = null }) {
 
   view.addEventListener('draw-annotation', (e) => {
     const { draw, annotation } = e.detail;
-    draw(annotation.kind === 'note' ? Overlayer.underline : Overlayer.highlight, { color: annotation.color, width: 2 });
-    const li = entryOf(annotation.id);
+    draw(annotation.kind === 'note' ? Overlayer.underline : Overlayer.highlight, { color: typeof annotation.color === 'string' ? annotation.color : undefined, width: 2 });
+    const li = entryOf(String(annotation.id));
     if (li) li.dataset.drawn = 'true';
   });
   // a section laid out: draw its annotations on its overlayer
@@ -90,9 +131,9 @@ export function annotations({ view, item, root, say, go, kept = null }) {
   });
 
   /** Adds a record from the API: to the map, the panel (in book order) and the book. */
-  function add(rec, kind) {
+  function add(rec: AnnotationRecord, kind: Kind) {
     const cfi = rec.position?.epubcfi;
-    const a = {
+    const a: Mark = {
       id: rec.id,
       kind,
       value: typeof cfi === 'string' ? cfi : '',
@@ -140,13 +181,13 @@ export function annotations({ view, item, root, say, go, kept = null }) {
     del.addEventListener('click', () => void remove(a));
     actions.append(del);
     li.append(actions);
-    const after = [...list.children].find((x) => (all.get(x.dataset.id)?.percentage ?? 2) > a.percentage);
+    const after = [...list.querySelectorAll<HTMLElement>(':scope > li')].find((x) => (all.get(x.dataset.id ?? '')?.percentage ?? 2) > a.percentage);
     list.insertBefore(li, after ?? null);
     if (a.value && a.index !== undefined) void view.addAnnotation(a);
     count();
   }
 
-  async function remove(a) {
+  async function remove(a: Mark) {
     const r = await call('DELETE', `/api/${a.kind}s/${encodeURIComponent(a.id)}`);
     if (!r.ok) return say(`The ${a.kind} could not be deleted: ${failure(r)}.`);
     all.delete(a.id);
@@ -156,17 +197,17 @@ export function annotations({ view, item, root, say, go, kept = null }) {
     li?.remove();
     count();
     say(`The ${a.kind} was deleted.`);
-    (next?.querySelector('a, button') ?? menu.querySelector('summary'))?.focus();
+    (next?.querySelector<HTMLElement>('a, button') ?? menu.querySelector('summary'))?.focus();
   }
 
   async function load() {
-    const got = {};
+    const got: Record<Segment, AnnotationRecord[]> = { highlights: [], notes: [] };
     for (const [segment] of KINDS) {
-      const r = await call('GET', `/api/media-items/${encodeURIComponent(item)}/${segment}`);
+      const r = await call<{ data?: AnnotationRecord[] }>('GET', `/api/media-items/${encodeURIComponent(item)}/${segment}`);
       if (r.status === 0 && kept?.annotations) {
         // offline: the kept book's, and those made here that wait for the network
         for (const [seg, kind] of KINDS) for (const rec of kept.annotations[seg] ?? []) add(rec, kind);
-        for (const w of await waiting()) if (w.item === item && w.record) add(w.record, w.kind);
+        for (const w of await waiting()) if (w.item === item && w.record && w.kind) add(w.record, w.kind);
         count();
         root.dataset.annotationsLoaded = 'true';
         return;
@@ -175,7 +216,7 @@ export function annotations({ view, item, root, say, go, kept = null }) {
         status.textContent = `Highlights and notes could not be read: ${failure(r)}.`;
         return;
       }
-      got[segment] = r.body.data ?? [];
+      got[segment] = r.body?.data ?? [];
     }
     for (const [segment, kind] of KINDS) for (const rec of got[segment]) add(rec, kind);
     if (kept) void updateKept(item, (k) => ({ ...k, annotations: got }));
@@ -189,7 +230,7 @@ export function annotations({ view, item, root, say, go, kept = null }) {
     form.hidden = true;
     selected = null;
   };
-  function onLoad(doc, index) {
+  function onLoad(doc: Document, index: number) {
     let timer = 0;
     doc.addEventListener('selectionchange', () => {
       clearTimeout(timer);
@@ -204,8 +245,8 @@ export function annotations({ view, item, root, say, go, kept = null }) {
         if (!text.trim()) return;
         selected = { doc, index, range, text };
         // the toolbar over the half of the book the selection is not in
-        const frame = doc.defaultView.frameElement;
-        const box = document.getElementById('book-view').getBoundingClientRect();
+        const frame = doc.defaultView?.frameElement;
+        const box = byId('book-view').getBoundingClientRect();
         const y = (frame ? frame.getBoundingClientRect().top : 0) + range.getBoundingClientRect().top;
         bar.classList.toggle('at-bottom', y < box.top + box.height / 2);
         bar.hidden = false;
@@ -214,16 +255,16 @@ export function annotations({ view, item, root, say, go, kept = null }) {
     });
   }
 
-  async function create(kind, extra) {
+  async function create(kind: Kind, extra: { color?: string; note?: string }) {
     if (!selected) return;
     const s = selected;
     const cfi = view.getCFI(s.index, s.range);
     const url = `/api/media-items/${encodeURIComponent(item)}/${kind}s`;
     const body = { position: { epubcfi: cfi }, text: s.text, ...extra, dedup_key: `web-${crypto.randomUUID()}` };
-    const r = await call('POST', url, body);
+    const r = await call<AnnotationRecord>('POST', url, body);
     if (r.status === 0 && kept) {
       // no network: kept here and sent when it is back; its dedup_key makes a second sending harmless
-      const record = {
+      const record: AnnotationRecord = {
         id: body.dedup_key,
         position: body.position,
         text: s.text,
@@ -240,16 +281,16 @@ export function annotations({ view, item, root, say, go, kept = null }) {
     if (!r.ok) return say(`The ${kind} could not be saved: ${failure(r)}.`);
     s.doc.getSelection()?.removeAllRanges();
     hideBar();
-    if (!all.has(r.body.id)) add(r.body, kind);
+    if (r.body && !all.has(r.body.id)) add(r.body, kind);
     say(kind === 'note' ? 'The note was saved.' : 'The highlight was saved.');
   }
 
-  for (const b of bar.querySelectorAll('button[data-colour]')) b.addEventListener('click', () => void create('highlight', { color: b.dataset.colour }));
-  document.getElementById('selection-note').addEventListener('click', () => {
+  for (const b of bar.querySelectorAll<HTMLElement>('button[data-colour]')) b.addEventListener('click', () => void create('highlight', { color: b.dataset.colour }));
+  byId('selection-note').addEventListener('click', () => {
     form.hidden = false;
     noteText.focus();
   });
-  document.getElementById('note-cancel').addEventListener('click', () => {
+  byId('note-cancel').addEventListener('click', () => {
     form.hidden = true;
     noteText.value = '';
   });

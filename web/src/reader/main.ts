@@ -11,46 +11,53 @@
 // A book kept offline (store.js, filled by the book page's "Keep offline") is read from this
 // browser: its file, locator data and annotations; positions and highlights made without a network
 // wait in the outbox and go through the same API writes when it is back.
-import { makeBook } from 'foliate-js/view.js';
-import { fetchSections, sectionAt, sectionBounds, textShare } from './sections.js';
-import { annotations } from './annotations.js';
-import { call } from './http.js';
-import { follow } from './live.js';
-import { cleanSections } from './sanitize.js';
-import { search } from './search.js';
-import { chrome, pageKeys, zone } from './input.js';
-import { pictures } from './pages.js';
-import { remoteEpub } from './remote-epub.js';
-import { adoptStyles } from './style.js';
-import { drop, flush, keptBook, queue, updateKept } from './store.js';
-import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, SIZES, setOwn, text } from './settings.js';
+import { type Book, makeBook, type TocItem } from 'foliate-js/view.js';
+import { annotations } from './annotations';
+import { byId, within } from './dom';
+import { call } from './http';
+import { chrome, pageKeys, zone } from './input';
+import { follow, type LivePosition } from './live';
+import { type PagePosition, pictures } from './pages';
+import { remoteEpub } from './remote-epub';
+import { cleanSections } from './sanitize';
+import { search } from './search';
+import { fetchSections, sectionAt, sectionBounds, textShare } from './sections';
+import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, type ProfileSettings, SIZES, setOwn, type TextKey, text } from './settings';
+import { drop, flush, type KeptBook, keptBook, queue, updateKept } from './store';
+import { adoptStyles } from './style';
+
+/** A position to save: an EPUB's share and CFI, or a page of pictures. */
+type Position = { percentage: number; epubcfi?: string } | PagePosition;
+/** The position the reader opens at: the server's (the page's data-progress) or the one read here. */
+type Saved = { percentage?: number | null; epubcfi?: string | null; page?: number | null };
 
 const SAVE_AFTER_MS = 2000;
-const root = document.getElementById('reader');
-const status = document.getElementById('reader-position');
-const item = root.dataset.item;
+const root = byId('reader');
+const status = byId('reader-position');
+const item = root.dataset.item ?? '';
 forBook(item);
 // the profile's settings (null when the page could not read them) become the browser's copy
-followProfile(JSON.parse(root.dataset.settings || 'null'), call);
-let saved = JSON.parse(root.dataset.progress || 'null');
+const profile: ProfileSettings | null = JSON.parse(root.dataset.settings || 'null');
+followProfile(profile, call);
+let saved: Saved | null = JSON.parse(root.dataset.progress || 'null');
 /** the book as kept in this browser, or null */
-let kept = null;
+let kept: KeptBook | null = null;
 const progressUrl = `/api/media-items/${encodeURIComponent(item)}/progress`;
 adoptStyles();
 applyShell();
 const shell = chrome();
 
 /** The positions this page wrote (their percentage, and the version the service answered): not offered back. */
-const sent = [];
-const versions = new Set();
+const sent: { at: number; percentage: number }[] = [];
+const versions = new Set<number>();
 
 /** One position write: JSON (the same-site proof a cookie-authenticated write needs). */
-function put(body, leaving) {
+function put(body: Position, leaving: boolean) {
   sent.push({ at: Date.now(), percentage: body.percentage });
   if (sent.length > 20) sent.shift();
   const full = { ...body, client: 'web', device: 'web' };
   void updateKept(item, (k) => ({ ...k, local: { ...body, at: Date.now() } }));
-  return call('PUT', progressUrl, full, leaving).then(async (r) => {
+  return call<{ progress?: { version?: number } }>('PUT', progressUrl, full, leaving).then(async (r) => {
     if (r.status === 0) {
       // no network: kept here, sent when it is back (the latest position of the book replaces an earlier one)
       await queue({ key: `progress:${item}`, method: 'PUT', url: progressUrl, body: full, item });
@@ -68,17 +75,17 @@ function put(body, leaving) {
 }
 
 /** A position from the live channel that this page wrote, or the place already shown. */
-function mine(p) {
-  if (versions.has(p.version)) return true;
-  const near = (a, b) => typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 0.005;
+function mine(p: LivePosition): boolean {
+  if (p.version !== undefined && versions.has(p.version)) return true;
+  const near = (a: unknown, b: unknown) => typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 0.005;
   if (p.client === 'web' && p.device === 'web' && sent.some((s) => Date.now() - s.at < 60_000 && near(s.percentage, p.percentage))) return true;
   return near(Number(root.dataset.fraction ?? root.dataset.percentage), p.percentage);
 }
 
 /** A short message read out (and shown) for a few seconds. */
 let sayTimer = 0;
-function say(text) {
-  const el = document.getElementById('reader-status');
+function say(text: string) {
+  const el = byId('reader-status');
   el.textContent = text;
   clearTimeout(sayTimer);
   sayTimer = setTimeout(() => {
@@ -87,17 +94,17 @@ function say(text) {
 }
 
 /** Offers to go where another device is; `jump` goes there. */
-function offering(jump) {
-  const box = document.getElementById('offer');
-  const text = document.getElementById('offer-text');
-  let pending = null;
-  document.getElementById('offer-go').addEventListener('click', () => {
+function offering(jump: (p: LivePosition) => unknown): (p: LivePosition) => void {
+  const box = byId('offer');
+  const text = byId('offer-text');
+  let pending: LivePosition | null = null;
+  byId('offer-go').addEventListener('click', () => {
     box.hidden = true;
     if (pending) void jump(pending);
     pending = null;
     document.getElementById('next')?.focus();
   });
-  document.getElementById('offer-dismiss').addEventListener('click', () => {
+  byId('offer-dismiss').addEventListener('click', () => {
     box.hidden = true;
     pending = null;
     document.getElementById('next')?.focus();
@@ -105,17 +112,18 @@ function offering(jump) {
   return (p) => {
     if (typeof p.percentage !== 'number') return;
     pending = p;
-    const where = Number.isInteger(p.page) && p.page_count ? `page ${p.page} of ${p.page_count}` : `${Math.round(p.percentage * 100)}%`;
+    const percentage = p.percentage;
+    const where = Number.isInteger(p.page) && p.page_count ? `page ${p.page} of ${p.page_count}` : `${Math.round(percentage * 100)}%`;
     box.hidden = false;
     text.textContent = `${p.device ? `Another device (${p.device})` : 'Another device'} is at ${where}.`;
   };
 }
 
 /** The position to save, kept until it is written: written SAVE_AFTER_MS after the last move, or on leaving. */
-function saver() {
-  let pending = null;
+function saver(): (body: Position) => void {
+  let pending: Position | null = null;
   let timer = 0;
-  const flush = (leaving) => {
+  const flush = (leaving: boolean) => {
     clearTimeout(timer);
     if (!pending) return;
     const body = pending;
@@ -134,33 +142,33 @@ function saver() {
 }
 const save = saver();
 
-const pct = (f) => `${Math.round(f * 1000) / 10} %`;
-const isCfi = (s) => typeof s === 'string' && /^epubcfi\(\/\d/.test(s);
+const pct = (f: number) => `${Math.round(f * 1000) / 10} %`;
+const isCfi = (s: unknown): s is string => typeof s === 'string' && /^epubcfi\(\/\d/.test(s);
 
 /** The book: an EPUB read by parts with range requests (remote-epub.js), else the whole file. */
-async function openBook() {
+async function openBook(): Promise<Book> {
   // the kept file, unless the library's file has changed since it was kept (then the network's)
   const same = !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
   if (kept?.file && same) return makeBook(new File([kept.file], kept.name || root.dataset.name || 'book'));
   if (root.dataset.format === 'epub' || root.dataset.format === 'kepub') {
-    const parts = await remoteEpub(root.dataset.file).catch((e) => {
+    const parts = await remoteEpub(root.dataset.file ?? '').catch((e: unknown) => {
       console.warn('the book is read whole:', e);
       return null;
     });
     if (parts) return parts;
   }
-  const res = await fetch(root.dataset.file, { credentials: 'same-origin' });
+  const res = await fetch(root.dataset.file ?? '', { credentials: 'same-origin' });
   if (!res.ok) throw new Error(`the book file could not be read (${res.status})`);
   return makeBook(new File([await res.blob()], root.dataset.name || 'book'));
 }
 
 async function reflowable() {
-  const sections = root.dataset.format === 'epub' ? fetchSections(item).then((s) => s ?? kept?.sections ?? null) : Promise.resolve(null);
+  const sections: Promise<unknown> = root.dataset.format === 'epub' ? fetchSections(item).then((s) => s ?? kept?.sections ?? null) : Promise.resolve(null);
   // every section is cleaned before it is shown: a book is hostile content (sanitize.js)
   const book = cleanSections(await openBook());
   const view = document.createElement('foliate-view');
   view.id = 'foliate';
-  document.getElementById('book-view').append(view);
+  byId('book-view').append(view);
   await view.open(book);
   // an EPUB's sections weighed as the reading service weighs them (else foliate's own weights)
   const weighed = sectionBounds(await sections, view.book.sections.length);
@@ -178,17 +186,17 @@ async function reflowable() {
   let moved = false;
   // another device's position, accepted: written back as it came until the reader moves on (the
   // page's start would read to the service as a disagreement with it)
-  let adopted = null;
+  let adopted: Position | null = null;
   const turn =
-    (go) =>
-    (...args) => {
+    <A extends unknown[], R>(go: (...args: A) => R) =>
+    (...args: A): R => {
       moved = true;
       adopted = null;
       return go(...args);
     };
   const left = turn(() => view.goLeft());
   const right = turn(() => view.goRight());
-  const go = turn((target) => view.goTo(target));
+  const go = turn((target: string) => view.goTo(target));
   const notes = annotations({ view, item, root, say, go, kept });
   const onKey = pageKeys({ prev: left, next: right });
   document.addEventListener('keydown', onKey);
@@ -198,11 +206,11 @@ async function reflowable() {
     notes.onLoad(doc, index);
     // tap zones: the outer thirds of the page turn it (not while text is selected, nor on a highlight)
     doc.addEventListener('click', (ev) => {
-      if (ev.target.closest?.('a[href]')) return;
+      if (within(ev.target, 'a[href]')) return;
       if (!doc.getSelection()?.isCollapsed) return;
       // the frame spans every column of the section: where the click is on the screen, in the book's box
-      const frame = doc.defaultView.frameElement;
-      const box = document.getElementById('book-view').getBoundingClientRect();
+      const frame = doc.defaultView?.frameElement;
+      const box = byId('book-view').getBoundingClientRect();
       const x = (frame ? frame.getBoundingClientRect().left : 0) + ev.clientX - box.left;
       setTimeout(() => {
         if (notes.hit()) return;
@@ -214,8 +222,8 @@ async function reflowable() {
     });
   });
   // a tap beside the section's frame (foliate's margins): the same zones
-  document.getElementById('book-view').addEventListener('click', (ev) => {
-    const box = document.getElementById('book-view').getBoundingClientRect();
+  byId('book-view').addEventListener('click', (ev) => {
+    const box = byId('book-view').getBoundingClientRect();
     const z = zone(ev.clientX, box.left, box.width);
     if (z === 'left') void left();
     else if (z === 'right') void right();
@@ -235,7 +243,7 @@ async function reflowable() {
     const doc = range.startContainer?.ownerDocument;
     const startShare = weighed ? textShare(doc, range.startContainer, range.startOffset) : null;
     const endShare = weighed ? textShare(doc, range.endContainer, range.endOffset) : null;
-    const at = (share) => Math.min(1, Math.max(0, from + share * (to - from)));
+    const at = (share: number) => Math.min(1, Math.max(0, from + share * (to - from)));
     const fraction = at(startShare ?? (Number.isFinite(inSection) ? inSection : 0));
     root.dataset.fractionEnd = String(endShare === null ? fraction : at(endShare));
     const start = range.cloneRange();
@@ -258,15 +266,16 @@ async function reflowable() {
   tableOfContents(view.book.toc ?? [], go);
   search({ view, go });
   void notes.load();
-  document.getElementById('prev').addEventListener('click', left);
-  document.getElementById('next').addEventListener('click', right);
+  byId('prev').addEventListener('click', left);
+  byId('next').addEventListener('click', right);
   textSettings(applyStyles);
   follow({
     item,
     mine,
     offer: offering((p) => {
-      const jump = isCfi(p.epubcfi) ? go(p.epubcfi) : turn(() => (weighed ? view.renderer.goTo(sectionAt(weighed, p.percentage)) : view.goToFraction(p.percentage)))();
-      adopted = isCfi(p.epubcfi) ? { percentage: p.percentage, epubcfi: p.epubcfi } : { percentage: p.percentage };
+      const percentage = p.percentage ?? 0;
+      const jump = isCfi(p.epubcfi) ? go(p.epubcfi) : turn(() => (weighed ? view.renderer.goTo(sectionAt(weighed, percentage)) : view.goToFraction(percentage)))();
+      adopted = isCfi(p.epubcfi) ? { percentage, epubcfi: p.epubcfi } : { percentage };
       return jump;
     }),
   });
@@ -274,21 +283,23 @@ async function reflowable() {
 }
 
 /** The "Text" panel: size, font, spacing, margins, alignment, hyphenation (this book's or all books'), and the theme. */
-function textSettings(applyStyles) {
-  const size = (d) => () => {
+function textSettings(applyStyles: () => void) {
+  const size = (d: number) => () => {
     keepText('font', Math.min(SIZES.max, Math.max(SIZES.min, Number(text('font')) + d)));
     applyStyles();
   };
-  document.getElementById('font-smaller').addEventListener('click', size(-SIZES.step));
-  document.getElementById('font-larger').addEventListener('click', size(SIZES.step));
-  const controls = [
-    ['font-family', 'family'],
-    ['line-spacing', 'spacing'],
-    ['margins', 'margins'],
-    ['text-align', 'align'],
-    ['hyphens', 'hyphens'],
-  ].map(([id, k]) => bind(id, k, '', applyStyles, text, keepText));
-  const only = document.getElementById('only-this-book');
+  byId('font-smaller').addEventListener('click', size(-SIZES.step));
+  byId('font-larger').addEventListener('click', size(SIZES.step));
+  const controls = (
+    [
+      ['font-family', 'family'],
+      ['line-spacing', 'spacing'],
+      ['margins', 'margins'],
+      ['text-align', 'align'],
+      ['hyphens', 'hyphens'],
+    ] satisfies [string, TextKey][]
+  ).map(([id, k]) => bind(id, k, '', applyStyles, text, keepText));
+  const only = byId('only-this-book', HTMLInputElement);
   only.checked = hasOwn();
   only.addEventListener('change', () => {
     setOwn(only.checked);
@@ -302,9 +313,9 @@ function textSettings(applyStyles) {
 }
 
 /** The book's contents as a list of links in the toolbar's "Contents" disclosure. */
-function tableOfContents(toc, go) {
-  const box = document.getElementById('toc-list');
-  const list = (entries) => {
+function tableOfContents(toc: TocItem[], go: (target: string) => unknown) {
+  const box = byId('toc-list');
+  const list = (entries: TocItem[]): HTMLUListElement => {
     const ul = document.createElement('ul');
     for (const t of entries) {
       const li = document.createElement('li');
@@ -313,7 +324,7 @@ function tableOfContents(toc, go) {
       a.textContent = (t.label || '').trim() || '—';
       a.addEventListener('click', (e) => {
         e.preventDefault();
-        document.getElementById('toc').open = false;
+        byId('toc', HTMLDetailsElement).open = false;
         void go(t.href);
       });
       li.append(a);
@@ -333,7 +344,7 @@ function comics() {
     item,
     mine,
     offer: offering((p) => {
-      if (Number.isInteger(p.page)) viewer.jump(p.page);
+      if (typeof p.page === 'number' && Number.isInteger(p.page)) viewer.jump(p.page);
     }),
   });
   root.dataset.ready = 'true';
@@ -363,7 +374,7 @@ async function start() {
 }
 
 start().catch((e) => {
-  const alert = document.getElementById('reader-error');
+  const alert = byId('reader-error');
   alert.hidden = false;
   alert.textContent = `The book could not be opened: ${e instanceof Error ? e.message : String(e)}`;
 });

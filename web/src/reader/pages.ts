@@ -3,39 +3,52 @@
 // fits the screen, its width or its height, or shows at its own size; it zooms by ctrl+wheel (a
 // trackpad's pinch), a two-finger pinch or a double click/tap, and pans when zoomed. A slider with a
 // thumbnail moves anywhere; the next pages are asked for before they are needed.
-import { pageKeys, zone } from './input.js';
-import { bind, keep, setting } from './settings.js';
+import { byId } from './dom';
+import { type Chrome, pageKeys, zone } from './input';
+import { bind, keep, setting } from './settings';
 
 const MAX_ZOOM = 5;
 const PRELOAD = 3;
 const FITS = ['screen', 'width', 'height', 'original'];
 
-/**
- * @param {{root: HTMLElement, item: string, saved: any, save: (b: any) => void, status: HTMLElement, chrome: any}} o
- * @returns {{jump: (page: number) => void}}
- */
-export function pictures({ root, item, saved, save, status, chrome }) {
+/** A page position to save: the page, the count and the share of the book. */
+export interface PagePosition {
+  page: number;
+  page_count: number;
+  percentage: number;
+}
+
+interface Options {
+  root: HTMLElement;
+  item: string;
+  saved: { page?: number | null } | null;
+  save: (position: PagePosition) => void;
+  status: HTMLElement;
+  chrome: Chrome;
+}
+
+export function pictures({ root, item, saved, save, status, chrome }: Options): { jump: (page: number) => void } {
   const count = Number(root.dataset.pageCount || '0');
   if (!count) throw new Error('this book has no pages to show');
-  const pages = document.getElementById('pages');
-  const rtl = document.getElementById('rtl');
-  const spread = document.getElementById('spread');
-  const vertical = document.getElementById('vertical');
-  const fit = document.getElementById('fit');
-  const slider = document.getElementById('page-slider');
+  const pages = byId('pages');
+  const rtl = byId('rtl', HTMLInputElement);
+  const spread = byId('spread', HTMLInputElement);
+  const vertical = byId('vertical', HTMLInputElement);
+  const fit = byId('fit', HTMLSelectElement);
+  const slider = byId('page-slider', HTMLInputElement);
   rtl.checked = setting(`rtl.${item}`, '0') === '1';
   spread.checked = setting('spread', '0') === '1';
   vertical.checked = setting(`vertical.${item}`, '0') === '1';
   const fitNow = () => (FITS.includes(fit.value) ? fit.value : 'screen');
   const dpr = () => window.devicePixelRatio || 1;
   const width = () => Math.min(2400, Math.ceil((window.innerWidth * dpr()) / (spread.checked && !vertical.checked ? 2 : 1)));
-  const url = (i, w = width()) => `/opds/pages/${encodeURIComponent(item)}/${i}?width=${w}`;
+  const url = (i: number, w = width()) => `/opds/pages/${encodeURIComponent(item)}/${i}?width=${w}`;
   // 0-based index of the first page shown
-  let at = saved && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
+  let at = saved && typeof saved.page === 'number' && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
   let opened = false;
   let zoom = 1;
-  const preloaded = new Set();
-  const preload = (from) => {
+  const preloaded = new Set<string>();
+  const preload = (from: number) => {
     for (let i = from; i < Math.min(count, from + PRELOAD); i++) {
       const u = url(i);
       if (preloaded.has(u)) continue;
@@ -45,7 +58,7 @@ export function pictures({ root, item, saved, save, status, chrome }) {
       img.src = u;
     }
   };
-  const image = (i) => {
+  const image = (i: number) => {
     const img = document.createElement('img');
     img.alt = `Page ${i + 1} of ${count}`;
     img.className = 'page-image';
@@ -59,8 +72,8 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     for (let i = at; i < Math.min(count, at + n); i++) shown.push(i);
     return shown;
   };
-  const place = (shown) => {
-    const last = shown[shown.length - 1];
+  const place = (shown: number[]) => {
+    const last = shown[shown.length - 1] ?? at;
     root.dataset.page = String(at + 1);
     root.dataset.percentage = String(count === 1 ? 1 : at / (count - 1));
     slider.value = String(at + 1);
@@ -90,11 +103,11 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     );
     pages.scrollTo(0, 0);
     place(shown);
-    preload(shown[shown.length - 1] + 1);
+    preload((shown[shown.length - 1] ?? at) + 1);
   };
 
   // every page in one column, each asked for as it comes near the screen
-  let watcher = null;
+  let watcher: IntersectionObserver | null = null;
   let scrolling = 0;
   const showColumn = () => {
     unzoom();
@@ -102,15 +115,15 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     watcher = new IntersectionObserver(
       (entries) => {
         for (const e of entries) {
-          if (!e.isIntersecting) continue;
           const img = e.target;
+          if (!e.isIntersecting || !(img instanceof HTMLImageElement)) continue;
           if (!img.src) img.src = url(Number(img.dataset.index));
-          watcher.unobserve(img);
+          watcher?.unobserve(img);
         }
       },
       { root: pages, rootMargin: '150% 0px' },
     );
-    const imgs = [];
+    const imgs: HTMLImageElement[] = [];
     for (let i = 0; i < count; i++) {
       const img = image(i);
       img.loading = 'eager';
@@ -118,8 +131,11 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     }
     pages.replaceChildren(...imgs);
     for (const img of imgs) watcher.observe(img);
-    imgs[at].src = url(at);
-    imgs[at].scrollIntoView({ block: 'start' });
+    const first = imgs[at];
+    if (first) {
+      first.src = url(at);
+      first.scrollIntoView({ block: 'start' });
+    }
     place([at]);
   };
   // the page at the top of the column is the place
@@ -128,7 +144,7 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     clearTimeout(scrolling);
     scrolling = setTimeout(() => {
       const top = pages.getBoundingClientRect().top + 1;
-      const imgs = [...pages.querySelectorAll('.page-image')];
+      const imgs = [...pages.querySelectorAll<HTMLImageElement>('.page-image')];
       let i = imgs.findIndex((img) => img.getBoundingClientRect().bottom > top);
       if (i < 0) i = count - 1;
       if (i !== at) {
@@ -145,7 +161,7 @@ export function pictures({ root, item, saved, save, status, chrome }) {
   };
 
   const step = () => (spread.checked && at > 0 ? 2 : 1);
-  const goTo = (i) => {
+  const goTo = (i: number) => {
     at = Math.min(count - 1, Math.max(0, i));
     if (vertical.checked) {
       pages.querySelector(`.page-image[data-index="${at}"]`)?.scrollIntoView({ block: 'start' });
@@ -165,21 +181,21 @@ export function pictures({ root, item, saved, save, status, chrome }) {
   const left = () => (rtl.checked && !vertical.checked ? forward() : back());
   const right = () => (rtl.checked && !vertical.checked ? back() : forward());
   document.addEventListener('keydown', pageKeys({ prev: back, next: forward, left, right }));
-  document.getElementById('prev').addEventListener('click', left);
-  document.getElementById('next').addEventListener('click', right);
+  byId('prev').addEventListener('click', left);
+  byId('next').addEventListener('click', right);
 
   // zoom: the images' width times `zoom`, the point under the pointer kept where it is
-  let base = [];
+  let base: number[] = [];
   function unzoom() {
     zoom = 1;
     pages.classList.remove('zoomed');
-    for (const img of pages.querySelectorAll('.page-image')) img.style.width = '';
+    for (const img of pages.querySelectorAll<HTMLImageElement>('.page-image')) img.style.width = '';
     root.dataset.zoom = '1';
   }
-  const zoomTo = (z, cx, cy) => {
+  const zoomTo = (z: number, cx: number, cy: number) => {
     const next = Math.min(MAX_ZOOM, Math.max(1, z));
     if (next === zoom) return;
-    const imgs = [...pages.querySelectorAll('.page-image')];
+    const imgs = [...pages.querySelectorAll<HTMLImageElement>('.page-image')];
     if (zoom === 1) base = imgs.map((img) => img.getBoundingClientRect().width);
     const box = pages.getBoundingClientRect();
     // the point under the pointer, as a share of the content, before
@@ -210,7 +226,7 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     },
     { passive: false },
   );
-  const toggleZoom = (x, y) => zoomTo(zoom > 1 ? 1 : 2.5, x, y);
+  const toggleZoom = (x: number, y: number) => zoomTo(zoom > 1 ? 1 : 2.5, x, y);
 
   // a mouse: a click on a side turns (once it is sure it is no double click), a double click zooms,
   // a drag pans a zoomed page
@@ -233,7 +249,7 @@ export function pictures({ root, item, saved, save, status, chrome }) {
     if (zoom === 1 || e.button !== 0) return;
     e.preventDefault();
     const start = { x: e.clientX, y: e.clientY, l: pages.scrollLeft, t: pages.scrollTop };
-    const move = (m) => {
+    const move = (m: MouseEvent) => {
       if (Math.abs(m.clientX - start.x) + Math.abs(m.clientY - start.y) > 4) dragged = true;
       pages.scrollLeft = start.l - (m.clientX - start.x);
       pages.scrollTop = start.t - (m.clientY - start.y);
@@ -251,18 +267,20 @@ export function pictures({ root, item, saved, save, status, chrome }) {
 
   // a finger: a swipe turns the page the way it drags it (not when zoomed or in a column, which
   // scroll), two fingers pinch, a tap acts on its zone, a double tap zooms
-  let touch = null;
-  let pinch = null;
-  let lastTap = null;
-  const dist = (t) => Math.hypot(t[0].clientX - t[1].clientX, t[0].clientY - t[1].clientY);
+  let touch: { x: number; y: number; at: number } | null = null;
+  let pinch: { d: number; z: number } | null = null;
+  let lastTap: { x: number; y: number; at: number } | null = null;
+  /** the distance between two fingers */
+  const dist = (a: Touch, b: Touch) => Math.hypot(a.clientX - b.clientX, a.clientY - b.clientY);
   pages.addEventListener(
     'touchstart',
     (e) => {
-      if (e.touches.length === 2) {
+      const [a, b] = e.touches;
+      if (e.touches.length === 2 && a && b) {
         touch = null;
-        pinch = { d: dist(e.touches), z: zoom };
-      } else if (e.touches.length === 1) {
-        touch = { x: e.touches[0].clientX, y: e.touches[0].clientY, at: Date.now() };
+        pinch = { d: dist(a, b), z: zoom };
+      } else if (e.touches.length === 1 && a) {
+        touch = { x: a.clientX, y: a.clientY, at: Date.now() };
       }
     },
     { passive: true },
@@ -270,11 +288,12 @@ export function pictures({ root, item, saved, save, status, chrome }) {
   pages.addEventListener(
     'touchmove',
     (e) => {
-      if (!pinch || e.touches.length !== 2) return;
+      const [a, b] = e.touches;
+      if (!pinch || e.touches.length !== 2 || !a || !b) return;
       e.preventDefault();
-      const cx = (e.touches[0].clientX + e.touches[1].clientX) / 2;
-      const cy = (e.touches[0].clientY + e.touches[1].clientY) / 2;
-      zoomTo(pinch.z * (dist(e.touches) / pinch.d), cx, cy);
+      const cx = (a.clientX + b.clientX) / 2;
+      const cy = (a.clientY + b.clientY) / 2;
+      zoomTo(pinch.z * (dist(a, b) / pinch.d), cx, cy);
     },
     { passive: false },
   );
@@ -311,9 +330,9 @@ export function pictures({ root, item, saved, save, status, chrome }) {
   });
 
   // the slider: a thumbnail of the page it points at while it moves; let go, it goes there
-  const thumb = document.getElementById('thumb');
-  const thumbImage = document.getElementById('thumb-image');
-  const caption = document.getElementById('thumb-caption');
+  const thumb = byId('thumb');
+  const thumbImage = byId('thumb-image', HTMLImageElement);
+  const caption = byId('thumb-caption');
   slider.max = String(count);
   slider.addEventListener('input', () => {
     const n = Number(slider.value);
@@ -347,5 +366,5 @@ export function pictures({ root, item, saved, save, status, chrome }) {
   });
   show();
   opened = true;
-  return { jump: (page) => goTo(page - 1) };
+  return { jump: (page: number) => goTo(page - 1) };
 }

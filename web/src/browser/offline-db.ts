@@ -1,0 +1,121 @@
+// Books kept offline and the writes waiting for the network, in this browser's IndexedDB
+// ('bindery-offline', version 1): the book page's "Keep offline" and the offline books page
+// (offline.ts) and the reader (reader/store.ts) share this one module. `books` holds, per item, the
+// file (a Blob), its locator data (sections), annotations, the position the server gave and the one
+// read here; `outbox` the API writes made without a network, sent in order when it is back.
+
+/** An annotation as the API gives it (GET /api/media-items/<id>/highlights or /notes), or as made offline. */
+export interface AnnotationRecord {
+  id: string;
+  position?: { epubcfi?: string; percentage?: number } | null;
+  text?: string | null;
+  note?: string | null;
+  color?: string | null;
+}
+
+/** A position read in this browser (the reader's last save), with when. */
+export interface LocalPosition {
+  percentage?: number;
+  epubcfi?: string;
+  page?: number;
+  page_count?: number;
+  at: number;
+}
+
+export interface KeptBook {
+  id: string;
+  title?: string;
+  authors: string;
+  format?: string;
+  name: string;
+  cover: string | null;
+  sha256: string | null;
+  file: Blob;
+  /** the catalog's locator data (GET /api/media-items/<id>/sections), as it came */
+  sections: unknown;
+  annotations: { highlights: AnnotationRecord[]; notes: AnnotationRecord[] };
+  /** the position the server gave when the book was kept */
+  progress: unknown;
+  local: LocalPosition | null;
+  kept_at: number;
+  size: number;
+}
+
+/** An API write made without a network: `key` replaces a waiting write with the same key. */
+export interface Waiting {
+  key: string;
+  method: string;
+  url: string;
+  body: unknown;
+  item: string;
+  /** an annotation made offline: its kind and the record shown until it is sent */
+  kind?: 'highlight' | 'note';
+  record?: AnnotationRecord;
+  /** when it was queued (the order of sending) */
+  at: number;
+}
+
+type Store = 'books' | 'outbox';
+
+let opened: Promise<IDBDatabase> | null = null;
+
+function db(): Promise<IDBDatabase> {
+  opened ??= new Promise((resolve, reject) => {
+    const r = indexedDB.open('bindery-offline', 1);
+    r.onupgradeneeded = () => {
+      const d = r.result;
+      if (!d.objectStoreNames.contains('books')) d.createObjectStore('books', { keyPath: 'id' });
+      if (!d.objectStoreNames.contains('outbox')) d.createObjectStore('outbox', { keyPath: 'key' });
+    };
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  return opened;
+}
+
+/** One request in its own transaction: its result once the transaction is done. */
+async function run<T>(store: Store, mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+  const d = await db();
+  return new Promise((resolve, reject) => {
+    const tx = d.transaction(store, mode);
+    const req = fn(tx.objectStore(store));
+    tx.oncomplete = () => resolve(req.result);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
+/**
+ * Reads a record and writes what `change` makes of it in one transaction: a record to put, `null`
+ * to delete it, `undefined` to leave it (a missing record is never made).
+ */
+async function modify<T>(store: Store, key: string, change: (current: T) => T | null | undefined): Promise<void> {
+  const d = await db();
+  await new Promise<void>((resolve, reject) => {
+    const tx = d.transaction(store, 'readwrite');
+    const s = tx.objectStore(store);
+    const g: IDBRequest<T | undefined> = s.get(key);
+    g.onsuccess = () => {
+      if (g.result === undefined) return;
+      const next = change(g.result);
+      if (next === null) s.delete(key);
+      else if (next !== undefined) s.put(next);
+    };
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
+export const getBook = (id: string): Promise<KeptBook | undefined> => run('books', 'readonly', (s) => s.get(id));
+export const allBooks = (): Promise<KeptBook[]> => run('books', 'readonly', (s) => s.getAll());
+export const putBook = (book: KeptBook): Promise<IDBValidKey> => run('books', 'readwrite', (s) => s.put(book));
+export const deleteBook = (id: string): Promise<undefined> => run('books', 'readwrite', (s) => s.delete(id));
+/** Changes a kept book's record (nothing when it is not kept). */
+export const changeBook = (id: string, change: (book: KeptBook) => KeptBook): Promise<void> => modify('books', id, change);
+
+export const allWaiting = (): Promise<Waiting[]> => run('outbox', 'readonly', (s) => s.getAll());
+export const putWaiting = (w: Waiting): Promise<IDBValidKey> => run('outbox', 'readwrite', (s) => s.put(w));
+export const deleteWaiting = (key: string): Promise<undefined> => run('outbox', 'readwrite', (s) => s.delete(key));
+/** Deletes a waiting write if `sent` says it is the one sent (the same key may have been queued again since). */
+export const deleteWaitingIf = (key: string, sent: (w: Waiting) => boolean): Promise<void> => modify<Waiting>('outbox', key, (w) => (sent(w) ? null : undefined));

@@ -1,0 +1,214 @@
+// Reading offline (issue 45), on every page: registers the service worker (/sw.js), runs the book
+// page's "Keep offline", fills the offline books page, and sends the writes made offline (the
+// reader's outbox) when the network is back. The books are kept in IndexedDB (offline-db.ts, the
+// same module the reader reads them with); our own pages for them (the reader page, this list) and
+// their covers and assets in the service worker's Cache Storage. Bundled as /assets/offline.<hash>.js.
+import { allBooks, allWaiting, deleteBook, deleteWaiting, getBook, type KeptBook, putBook } from './offline-db';
+
+const CACHE = 'bindery-offline-v1';
+const csrf = () => document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
+
+if ('serviceWorker' in navigator) {
+  navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((e) => console.warn('the offline worker could not start:', e));
+}
+
+const mb = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
+
+/** No room left to keep the book: `need` is its size when it was known before writing. */
+class QuotaError extends Error {
+  override name = 'QuotaExceededError';
+  constructor(readonly need: number) {
+    super('quota');
+  }
+}
+const isQuota = (e: unknown) => e instanceof Error && (e.name === 'QuotaExceededError' || e.name === 'NS_ERROR_DOM_QUOTA_REACHED' || /quota/i.test(String(e.message)));
+const quotaMessage = (need: number) =>
+  `This browser has no room left to keep the book offline${need ? ` (it needs about ${mb(need)})` : ''}. Remove books from Offline books, or free space on this device, and try again.`;
+
+async function getJson(url: string): Promise<Record<string, unknown>> {
+  const r = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
+  if (!r.ok) throw new Error(`${url} answered ${r.status}`);
+  return r.json();
+}
+const list = (v: unknown) => (Array.isArray(v) ? v : []);
+
+/** the size of the book being kept (for the message when there is no room) */
+let need = 0;
+/** Keeps a book: its file, locator data, annotations and position in IndexedDB; its reader page, assets and cover in the cache. */
+async function keep(b: HTMLElement, say: (t: string) => void): Promise<KeptBook> {
+  const id = b.dataset.item ?? '';
+  const fileRes = await fetch(b.dataset.file ?? '', { credentials: 'same-origin' });
+  if (!fileRes.ok) throw new Error(`the book file could not be read (${fileRes.status})`);
+  const file = await fileRes.blob();
+  need = file.size;
+  const est = navigator.storage?.estimate ? await navigator.storage.estimate() : null;
+  if (est && typeof est.quota === 'number' && est.quota - (est.usage ?? 0) < file.size * 1.2) throw new QuotaError(file.size);
+  say('Keeping the book offline…');
+  const base = `/api/media-items/${encodeURIComponent(id)}`;
+  const [sections, highlights, notes, progress] = await Promise.all([
+    b.dataset.format === 'epub'
+      ? getJson(`${base}/sections`).then(
+          (j) => j.sections ?? null,
+          () => null,
+        )
+      : null,
+    getJson(`${base}/highlights`).then((j) => list(j.data)),
+    getJson(`${base}/notes`).then((j) => list(j.data)),
+    getJson(`${base}/progress`).catch(() => null),
+  ]);
+  // our pages and what they need, for the service worker to answer with offline
+  const cache = await caches.open(CACHE);
+  const page = await fetch(`/read/${encodeURIComponent(id)}`, { credentials: 'same-origin' });
+  if (!page.ok) throw new Error(`the reader page could not be read (${page.status})`);
+  const html = await page.clone().text();
+  await cache.put(`/read/${encodeURIComponent(id)}`, page);
+  const offlinePage = await fetch('/offline', { credentials: 'same-origin' });
+  if (offlinePage.ok) await cache.put('/offline', offlinePage);
+  const assets = [...new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"?#]+)"/g)].map((m) => m[1] ?? ''))];
+  for (const a of document.querySelectorAll('script[src^="/assets/"], link[rel="stylesheet"][href^="/assets/"]'))
+    assets.push(a.getAttribute('src') ?? a.getAttribute('href') ?? '');
+  await cache.addAll([...new Set([...assets, '/manifest.webmanifest', '/icon.svg'])]);
+  if (b.dataset.cover) await cache.add(b.dataset.cover).catch(() => undefined);
+  const record: KeptBook = {
+    id,
+    title: b.dataset.title,
+    authors: b.dataset.authors ?? '',
+    format: b.dataset.format,
+    name: b.dataset.name || 'book',
+    cover: b.dataset.cover ?? null,
+    sha256: b.dataset.sha256 ?? null,
+    file,
+    sections,
+    annotations: { highlights, notes },
+    progress: progress?.progress ?? progress,
+    local: null,
+    kept_at: Date.now(),
+    size: 0,
+  };
+  record.size = file.size + JSON.stringify({ ...record, file: null }).length + html.length;
+  await putBook(record);
+  navigator.storage?.persist?.().catch(() => undefined);
+  return record;
+}
+
+async function remove(id: string): Promise<void> {
+  await deleteBook(id);
+  const cache = await caches.open(CACHE);
+  await cache.delete(`/read/${encodeURIComponent(id)}`);
+  await cache.delete(`/api/media-items/${encodeURIComponent(id)}/cover`);
+}
+
+/** The book page's button. */
+function keepButton(button: HTMLButtonElement, status: HTMLElement): void {
+  const say = (t: string) => {
+    status.textContent = t;
+  };
+  const id = button.dataset.item ?? '';
+  const show = (rec: KeptBook | null | undefined) => {
+    button.textContent = rec ? 'Remove offline copy' : 'Keep offline';
+    button.dataset.kept = rec ? 'true' : 'false';
+  };
+  getBook(id)
+    .then((rec) => {
+      show(rec);
+      if (rec) say(`Kept offline (${mb(rec.size)}).`);
+      button.hidden = false;
+    })
+    .catch(() => undefined);
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      if (button.dataset.kept === 'true') {
+        await remove(id);
+        show(null);
+        say('The offline copy was removed.');
+      } else {
+        await navigator.serviceWorker.ready;
+        const rec = await keep(button, say);
+        show(rec);
+        say(`Kept offline (${mb(rec.size)}): it opens in the reader without a network.`);
+      }
+    } catch (e) {
+      // nothing half kept
+      await remove(id).catch(() => undefined);
+      show(null);
+      say(isQuota(e) ? quotaMessage(e instanceof QuotaError ? e.need : need) : `The book could not be kept offline: ${e instanceof Error ? e.message : String(e)}.`);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+const button = document.getElementById('keep-offline');
+const keepStatus = document.getElementById('keep-offline-status');
+if (button instanceof HTMLButtonElement && keepStatus && 'indexedDB' in window && 'caches' in window && 'serviceWorker' in navigator) keepButton(button, keepStatus);
+
+/** The offline books page: the books kept in this browser, each with a link to read it and a button to remove it. */
+async function fillList(listEl: HTMLElement): Promise<void> {
+  const books = (await allBooks().catch(() => [])) ?? [];
+  books.sort((a, b) => String(a.title).localeCompare(String(b.title)));
+  listEl.replaceChildren();
+  for (const rec of books) {
+    const li = document.createElement('li');
+    li.dataset.id = rec.id;
+    const a = document.createElement('a');
+    a.href = `/read/${encodeURIComponent(rec.id)}`;
+    a.textContent = rec.title || 'Untitled';
+    const meta = document.createElement('span');
+    meta.className = 'muted';
+    meta.textContent = ` ${rec.authors ? `by ${rec.authors} · ` : ''}${String(rec.format).toUpperCase()} · ${mb(rec.size)}`;
+    const del = document.createElement('button');
+    del.type = 'button';
+    del.textContent = 'Remove';
+    del.setAttribute('aria-label', `Remove ${rec.title || 'the book'} from this browser`);
+    del.addEventListener('click', async () => {
+      await remove(rec.id);
+      text('offline-state', `${rec.title} was removed from this browser.`);
+      await fillList(listEl);
+      listEl.querySelector('button')?.focus();
+    });
+    li.append(a, meta, ' ', del);
+    listEl.append(li);
+  }
+  const empty = document.getElementById('offline-empty');
+  if (empty) empty.hidden = books.length > 0;
+  const total = books.reduce((n, b) => n + (b.size || 0), 0);
+  const est = navigator.storage?.estimate ? await navigator.storage.estimate().catch(() => null) : null;
+  text(
+    'offline-usage',
+    books.length > 0 ? `${books.length} book${books.length === 1 ? '' : 's'}, ${mb(total)}${est?.quota ? ` of about ${mb(est.quota)} this browser allows` : ''}.` : '',
+  );
+  listEl.dataset.count = String(books.length);
+}
+function text(id: string, t: string): void {
+  const el = document.getElementById(id);
+  if (el) el.textContent = t;
+}
+const listEl = document.getElementById('offline-books');
+if (listEl) {
+  if (!navigator.onLine) text('offline-state', 'You are offline: the books below can be read.');
+  void fillList(listEl);
+}
+
+/** Writes the reader made without a network, sent through the normal API when it is back. */
+async function sendWaiting(): Promise<void> {
+  if (!navigator.onLine) return;
+  const waiting = ((await allWaiting().catch(() => [])) ?? []).sort((a, b) => a.at - b.at);
+  for (const w of waiting) {
+    let status = 0;
+    try {
+      const r = await fetch(w.url, {
+        method: w.method,
+        credentials: 'same-origin',
+        headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf() },
+        body: JSON.stringify(w.body),
+      });
+      status = r.status;
+    } catch {
+      return;
+    }
+    if (status >= 500) return;
+    await deleteWaiting(w.key).catch(() => undefined);
+  }
+}
+addEventListener('online', () => void sendWaiting());
+void sendWaiting();
