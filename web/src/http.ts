@@ -15,7 +15,7 @@ export const CSP =
  * let a chapter load htmx or the reader from /assets and act with the session), nor any inline script,
  * handler or `javascript:` URL. The book's pictures, fonts and style sheets (blob:) and its inline
  * styles are allowed; its forms go nowhere. connect-src blob: lets the reader read a section it
- * sanitizes before showing it (reader/sanitize.js).
+ * sanitizes before showing it (reader/sanitize.ts).
  */
 export const readerCsp = (nonce: string): string =>
   `default-src 'self'; script-src 'nonce-${nonce}'; style-src 'self' blob: 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data: blob:; media-src 'self' blob:; frame-src blob:; connect-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'`;

@@ -5,7 +5,7 @@
 // the "Notes" panel, and can be deleted from it. Every text from the API is shown as text. Each new
 // one carries a dedup_key made here, so a write repeated (sent again after the network came back)
 // answers the one already made; without a network a kept book's annotations come from this browser
-// and new ones wait in the outbox (store.js).
+// and new ones wait in the outbox (store.ts).
 import { Overlayer } from 'foliate-js/overlayer.js';
 import type { View } from 'foliate-js/view.js';
 import type { AnnotationRecord } from '../browser/offline-db';

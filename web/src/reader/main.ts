@@ -1,14 +1,14 @@
 // Bindery's web reader, bundled with foliate-js by esbuild into one hashed asset (reader.<hash>.js)
 // that only the reader page loads. Reflowable books (EPUB, MOBI/AZW3, FB2) render in foliate's
 // <foliate-view>; comics and PDFs (CBZ, CBR, PDF) are pictures from the gateway's page stream
-// (pages.js). Keys, tap zones and the phone's immersive chrome are input.js; styles beyond app.css
-// are style.js.
+// (pages.ts). Keys, tap zones and the phone's immersive chrome are input.ts; styles beyond app.css
+// are style.ts.
 // The position is saved with one PUT /api/media-items/<id>/progress a few seconds after the reader
 // stops moving and when the page is left (keepalive), never on opening. Highlights and notes
-// (annotations.js), search in the book (search.js), the reader's settings (settings.js), the offer
-// to go where another device is (live.js) and the cleaning of each section before foliate shows it
-// (sanitize.js: a book is hostile content) are their own modules, bundled into the same asset.
-// A book kept offline (store.js, filled by the book page's "Keep offline") is read from this
+// (annotations.ts), search in the book (search.ts), the reader's settings (settings.ts), the offer
+// to go where another device is (live.ts) and the cleaning of each section before foliate shows it
+// (sanitize.ts: a book is hostile content) are their own modules, bundled into the same asset.
+// A book kept offline (store.ts, filled by the book page's "Keep offline") is read from this
 // browser: its file, locator data and annotations; positions and highlights made without a network
 // wait in the outbox and go through the same API writes when it is back.
 import { type Book, makeBook, type TocItem } from 'foliate-js/view.js';
@@ -145,7 +145,7 @@ const save = saver();
 const pct = (f: number) => `${Math.round(f * 1000) / 10} %`;
 const isCfi = (s: unknown): s is string => typeof s === 'string' && /^epubcfi\(\/\d/.test(s);
 
-/** The book: an EPUB read by parts with range requests (remote-epub.js), else the whole file. */
+/** The book: an EPUB read by parts with range requests (remote-epub.ts), else the whole file. */
 async function openBook(): Promise<Book> {
   // the kept file, unless the library's file has changed since it was kept (then the network's)
   const same = !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
@@ -164,7 +164,7 @@ async function openBook(): Promise<Book> {
 
 async function reflowable() {
   const sections: Promise<unknown> = root.dataset.format === 'epub' ? fetchSections(item).then((s) => s ?? kept?.sections ?? null) : Promise.resolve(null);
-  // every section is cleaned before it is shown: a book is hostile content (sanitize.js)
+  // every section is cleaned before it is shown: a book is hostile content (sanitize.ts)
   const book = cleanSections(await openBook());
   const view = document.createElement('foliate-view');
   view.id = 'foliate';
@@ -336,7 +336,7 @@ function tableOfContents(toc: TocItem[], go: (target: string) => unknown) {
   box.replaceChildren(toc.length ? list(toc) : document.createTextNode('This book has no table of contents.'));
 }
 
-/** Comics and PDFs: the picture viewer (pages.js), with the theme and the offer of another device's page. */
+/** Comics and PDFs: the picture viewer (pages.ts), with the theme and the offer of another device's page. */
 function comics() {
   const viewer = pictures({ root, item, saved, save, status, chrome: shell });
   bind('reader-theme', 'theme', 'profile', applyShell);
