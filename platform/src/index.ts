@@ -21,3 +21,4 @@ export * from './parking';
 export * from './ops-server';
 export * from './group-commit';
 export * from './mail';
+export * from './operations';

@@ -1,7 +1,9 @@
 // The static assets of the web app: htmx (from its npm package) and our own CSS and JS, each read
 // and hashed once at start and served as /assets/<name>.<hash>.<ext>, cached for a year (a change
 // is a new name). Our own files sit in src/assets (sources) or next to the bundle in web-assets/;
-// the scripts written in TypeScript (src/browser, src/reader) are bundles (BUNDLES below).
+// the scripts written in TypeScript (src/browser, src/reader) are bundles (BUNDLES below). The
+// stylesheet is one file per component in assets/css, joined at start in STYLESHEET's order (the
+// cascade's order) into the one app.css a page loads.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,8 +22,21 @@ const TYPES: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'tex
 /** Where our own asset files are: src/assets (sources) or web-assets beside the bundle. */
 export function ownDir(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const d of [join(here, 'assets'), join(here, 'web-assets')]) if (existsSync(join(d, 'app.css'))) return d;
+  for (const d of [join(here, 'assets'), join(here, 'web-assets')]) if (existsSync(join(d, 'css', STYLESHEET[0]))) return d;
   throw new Error(`the web app's assets are missing (looked in ${here}/assets and ${here}/web-assets)`);
+}
+
+/**
+ * The stylesheet's parts in cascade order: the tokens (colours by theme, font, radii, spacing) first,
+ * then the page's base and layout, forms, book grids and cards, the library, a book's pages, admin
+ * and profile, the reader, uploading. A later part may override an earlier one, so the order is
+ * declared here, not read from the folder.
+ */
+export const STYLESHEET = ['tokens.css', 'base.css', 'layout.css', 'forms.css', 'grid.css', 'library.css', 'book.css', 'admin.css', 'reader.css', 'upload.css'] as const;
+
+/** The one stylesheet a page loads: the parts of assets/css joined in STYLESHEET's order. */
+export function stylesheet(dir: string): Buffer {
+  return Buffer.concat(STYLESHEET.map((f) => readFileSync(join(dir, 'css', f))));
 }
 
 function asset(name: string, file: string): Asset {
@@ -39,9 +54,8 @@ export interface Assets {
   js: string;
   /** editing books (issue 43): the cover upload and the library's selection and bulk bar */
   edit: string;
-  /** uploading books (issue 43): its script and styles, loaded for those who may upload */
+  /** uploading books (issue 43): its script, loaded for those who may upload (its styles are in app.css) */
   upload: string;
-  uploadCss: string;
   /** reading offline (issue 45): registers the service worker, "Keep offline", the offline books page */
   offline: string;
   htmx: string;
@@ -91,11 +105,10 @@ export function loadAssets(): Assets {
   const dir = ownDir();
   const htmxFile = createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js');
   const list = {
-    css: asset('app.css', join(dir, 'app.css')),
+    css: assetOf('app.css', stylesheet(dir)),
     js: bundle(dir, 'app.js'),
     edit: asset('edit.js', join(dir, 'edit.js')),
     upload: asset('upload.js', join(dir, 'upload.js')),
-    uploadCss: asset('upload.css', join(dir, 'upload.css')),
     offline: bundle(dir, 'offline.js'),
     htmx: asset('htmx.js', htmxFile),
   };
@@ -106,7 +119,6 @@ export function loadAssets(): Assets {
     js: list.js.path,
     edit: list.edit.path,
     upload: list.upload.path,
-    uploadCss: list.uploadCss.path,
     offline: list.offline.path,
     htmx: list.htmx.path,
     byPath,

@@ -103,7 +103,6 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
         <script src={p.assets.js} defer />
         <script src={p.assets.edit} defer />
         <script src={p.assets.offline} defer />
-        {mayEdit(p.viewer) && <link rel="stylesheet" href={p.assets.uploadCss} />}
         {mayEdit(p.viewer) && <script src={p.assets.upload} defer />}
       </head>
       <body>

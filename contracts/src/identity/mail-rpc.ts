@@ -2,6 +2,7 @@
 // Identity makes and checks the links; the gateway mails them (it alone knows the server's address).
 import Type from 'typebox';
 import { Role } from './events';
+import { AuthResult } from './session';
 
 // the same shape as rpc.ts's Caller, declared here because rpc.ts spreads this module at load time
 const Caller = Type.Object({ user_id: Type.String(), role: Role, jti: Type.Optional(Type.String()), exp: Type.Optional(Type.Integer()) });
@@ -77,3 +78,24 @@ export const Invitation = Type.Object({
   invited_by: Type.String(),
 });
 export type Invitation = Type.Static<typeof Invitation>;
+
+const Message = Type.Object({ message: Type.String() });
+const Sends = Type.Object({ data: Type.Array(BookSend) });
+
+export const MailResults = {
+  /** `mail`: what to mail, or null (no such account, or its limit reached) */
+  'password-reset-request': Type.Object({ mail: Type.Union([LinkMail, Type.Null()]) }),
+  'password-reset-complete': Message,
+  /** the invitation and the mail that carries its link */
+  'invitation-create': Type.Object({ invitation: Invitation, mail: LinkMail }),
+  'invitations-list': Type.Object({ invitations: Type.Array(Invitation) }),
+  'invitation-revoke': Message,
+  'invitation-peek': Type.Object({ email: Type.String(), role: Type.String(), expires_at: Type.String() }),
+  'invitation-accept': AuthResult,
+  'ereader-get': Type.Object({ address: Type.String() }),
+  'ereader-set': Type.Object({ message: Type.String(), address: Type.String() }),
+  'send-create': BookSend,
+  'sends-list': Sends,
+  'sends-claim': Sends,
+  'send-result': BookSend,
+} as const;

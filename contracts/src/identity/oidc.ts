@@ -51,20 +51,38 @@ export const OIDC_PROBLEMS = {
 export type OidcProblem = keyof typeof OIDC_PROBLEMS;
 export const isOidcProblem = (v: unknown): v is OidcProblem => typeof v === 'string' && Object.hasOwn(OIDC_PROBLEMS, v);
 
-export interface OidcBegun {
-  url: string;
-  transaction: string;
-}
+/** A problem's name (a key of OIDC_PROBLEMS). */
+const Problem = Type.Unsafe<OidcProblem>(Type.String());
 
-export type OidcFinished =
-  | { outcome: 'signed-in'; return_to: string; session: { access_token: string; refresh_token: string; token_type: 'Bearer'; expires_in: number }; user: unknown }
-  | { outcome: 'linked'; return_to: string }
-  | { outcome: 'refused'; problem: OidcProblem };
+export const OidcBegun = Type.Object({ url: Type.String(), transaction: Type.String() });
+export type OidcBegun = Type.Static<typeof OidcBegun>;
 
-export interface OidcLinks {
-  enabled: boolean;
-  label: string;
-  linked: boolean;
-  linked_at: string | null;
-  has_password: boolean;
-}
+export const OidcFinished = Type.Union([
+  Type.Object({
+    outcome: Type.Literal('signed-in'),
+    return_to: Type.String(),
+    session: Type.Object({ access_token: Type.String(), refresh_token: Type.String(), token_type: Type.Literal('Bearer'), expires_in: Type.Number() }),
+    user: Type.Unknown(),
+  }),
+  Type.Object({ outcome: Type.Literal('linked'), return_to: Type.String() }),
+  Type.Object({ outcome: Type.Literal('refused'), problem: Problem }),
+]);
+export type OidcFinished = Type.Static<typeof OidcFinished>;
+
+export const OidcLinks = Type.Object({
+  enabled: Type.Boolean(),
+  label: Type.String(),
+  linked: Type.Boolean(),
+  linked_at: Type.Union([Type.String(), Type.Null()]),
+  has_password: Type.Boolean(),
+});
+export type OidcLinks = Type.Static<typeof OidcLinks>;
+
+export const OidcResults = {
+  'oidc-config': OidcConfig,
+  /** the provider's address and the sealed transaction, or why it cannot begin */
+  'oidc-begin': Type.Union([OidcBegun, Type.Object({ problem: Problem })]),
+  'oidc-finish': OidcFinished,
+  'oidc-links': OidcLinks,
+  'oidc-logout-url': Type.Object({ url: Type.Union([Type.String(), Type.Null()]) }),
+} as const;

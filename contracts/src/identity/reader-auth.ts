@@ -14,3 +14,17 @@ export const ReaderAuthRequests = {
   /** answers `{user_id, role}` of the key's owner, or 401 */
   'reader-key-verify': Type.Object({ key: Type.String({ maxLength: 256 }) }),
 } as const;
+
+/** Who a credential, a reader key or a KOReader key belongs to. */
+export const Verified = Type.Object({ user_id: Type.String(), role: Role });
+export type Verified = Type.Static<typeof Verified>;
+
+/** The caller's reader key: whether one exists and since when; the key itself only in the answer that created it. */
+export const ReaderKeyInfo = Type.Object({ exists: Type.Boolean(), created_at: Type.Union([Type.String(), Type.Null()]), key: Type.Optional(Type.String()) });
+export type ReaderKeyInfo = Type.Static<typeof ReaderKeyInfo>;
+
+export const ReaderAuthResults = {
+  'credentials-verify': Verified,
+  'reader-key': ReaderKeyInfo,
+  'reader-key-verify': Verified,
+} as const;

@@ -1,9 +1,13 @@
 import Type from 'typebox';
 import { Role, UserProfile } from './events';
-import { ReaderAuthRequests } from './reader-auth';
-import { KosyncRequests } from './kosync';
-import { OidcRequests } from './oidc';
-import { MailRequests } from './mail-rpc';
+import { AuthResult } from './session';
+import { ReaderAuthRequests, ReaderAuthResults } from './reader-auth';
+import { KosyncRequests, KosyncResults } from './kosync';
+import { OidcRequests, OidcResults } from './oidc';
+import { MailRequests, MailResults } from './mail-rpc';
+import { operations, type RequestOf, type ResultOf } from '../rpc';
+
+export { AuthResult, Session } from './session';
 
 /** Who is calling, as the gateway authenticated them. Identity re-checks roles against its own state. */
 export const Caller = Type.Object({
@@ -36,17 +40,6 @@ export const UserRecord = Type.Object({
   updated_at: Type.String(),
 });
 export type UserRecord = Type.Static<typeof UserRecord>;
-
-export const Session = Type.Object({
-  access_token: Type.String(),
-  refresh_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-});
-export type Session = Type.Static<typeof Session>;
-
-export const AuthResult = Type.Object({ session: Session, user: UserProfile });
-export type AuthResult = Type.Static<typeof AuthResult>;
 
 /** A raw request body: identity validates it, with the spec's messages, in the spec's order. */
 const Input = Type.Record(Type.String(), Type.Unknown());
@@ -89,9 +82,6 @@ export const IdentityRequests = {
   ...OidcRequests,
 } as const;
 
-export type IdentityOp = keyof typeof IdentityRequests;
-export type IdentityRequest<K extends IdentityOp> = Type.Static<(typeof IdentityRequests)[K]>;
-
 export const SettingEntry = Type.Object({
   key: Type.String(),
   value: Type.Union([Type.String(), Type.Number(), Type.Boolean()]),
@@ -113,3 +103,45 @@ export const SetupStatus = Type.Object({
   registration_enabled: Type.Boolean(),
 });
 export type SetupStatus = Type.Static<typeof SetupStatus>;
+
+const Message = Type.Object({ message: Type.String() });
+const Settings = Type.Array(SettingEntry);
+const Config = Type.Record(Type.String(), Type.String());
+
+/** What each operation answers on success (a failure is always a Failure: code and message). */
+export const IdentityResults = {
+  register: AuthResult,
+  login: AuthResult,
+  refresh: AuthResult,
+  logout: Message,
+  'session-revoke': Message,
+  'sessions-revoke-others': Type.Object({ message: Type.String(), signed_out: Type.Integer() }),
+  'profile-get': UserProfile,
+  'profile-update': Message,
+  'field-set': Message,
+  'password-change': Message,
+  'user-delete': Message,
+  'users-list': Type.Array(UserRecord),
+  'max-devices-set': Message,
+  'permissions-set': Type.Object({ message: Type.String(), user_id: Type.String(), can_edit_metadata: Type.Boolean() }),
+  'library-access-set': Type.Object({ message: Type.String(), user_id: Type.String(), all_libraries: Type.Boolean(), library_ids: Type.Array(Type.String()) }),
+  'settings-get': Type.Object({ settings: Settings }),
+  'settings-put': Type.Object({ message: Type.String(), settings: Settings }),
+  'config-get': Type.Object({ config: Config }),
+  'config-put': Type.Object({ message: Type.String(), config: Config }),
+  'setup-status': SetupStatus,
+  ...ReaderAuthResults,
+  ...KosyncResults,
+  ...MailResults,
+  ...OidcResults,
+} as const;
+
+/**
+ * Identity's operations: each name with its request schema (checked once, at the service) and its
+ * result schema (what the handler is typed to answer and the gateway's client returns).
+ */
+export const IdentityOperations = operations(IdentityRequests, IdentityResults);
+export type IdentityOperations = typeof IdentityOperations;
+export type IdentityOp = keyof IdentityOperations & string;
+export type IdentityRequest<K extends IdentityOp> = RequestOf<IdentityOperations, K>;
+export type IdentityResult<K extends IdentityOp> = ResultOf<IdentityOperations, K>;

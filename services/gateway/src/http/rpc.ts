@@ -1,8 +1,9 @@
 // Request/reply to services; a missing or silent service becomes 503, never a crash.
-import { fail, Messages, rpcSubject, type Catalog, type Identity, type Result } from '@bindery/contracts';
+import { fail, Messages, rpcSubject, type Catalog, type Identity, type Result, type RpcCall } from '@bindery/contracts';
 import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
 
-export type CallIdentity = <K extends Identity.IdentityOp>(op: K, body: Identity.IdentityRequest<K>) => Promise<Result<unknown>>;
+/** Identity's client, typed from its operations: `call(op, request)` answers that operation's result. */
+export type CallIdentity = RpcCall<Identity.IdentityOperations>;
 export type CallCatalog = <K extends Catalog.CatalogOp>(op: K, body: Catalog.CatalogRequest<K>) => Promise<Result<unknown>>;
 /** A call to a service that may not be deployed yet: null when nobody answers. */
 export type CallOptional = (service: string, op: string, body: unknown) => Promise<Result<unknown> | null>;
@@ -31,6 +32,10 @@ export function client(bus: Bus, log: Logger, timeoutMs: number, service: string
   };
 }
 
+/**
+ * Identity's client. The one cast of its answers is here: identity's handlers are typed to answer
+ * each operation's result schema (contracts' IdentityOperations), so the bus carries that shape.
+ */
 export function identityClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite): CallIdentity {
   return client(bus, log, timeoutMs, 'identity', afterWrite) as CallIdentity;
 }

@@ -58,7 +58,7 @@ export function kosyncSignIn(app: FastifyInstance, { identity, failures, verifie
       }
       const r = await identity('kosync-verify', { login: user, key: key.slice(0, 1024) });
       if (!r.ok) return r.error.code === 'service_unavailable' ? 'unavailable' : 'refused';
-      const v = r.value as Verified;
+      const v = r.value;
       verified.set('kosync', [user, key], { user_id: v.user_id, role: v.role });
       return v;
     });

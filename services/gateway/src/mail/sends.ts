@@ -132,7 +132,7 @@ export class SendWorker {
     for (;;) {
       const r = await this.call('sends-claim', { limit: 5, lease_ms: LEASE_MS });
       if (!r.ok) return;
-      const due = (r.value as { data: Identity.BookSend[] }).data;
+      const due = r.value.data;
       for (const s of due) await this.deliver(s);
       if (due.length < 5 || this.stopped) return;
     }

@@ -44,8 +44,8 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
     return verified.once('reader-key', [key], async () => {
       const r = await identity('reader-key-verify', { key });
       if (!r.ok) return r.error.code === 'service_unavailable' ? r.error : fail('unauthorized', Messages.invalidToken);
-      verified.set('reader-key', [key], r.value as Verified, KEY_TTL_MS);
-      return r.value as Verified;
+      verified.set('reader-key', [key], r.value, KEY_TTL_MS);
+      return r.value;
     });
   }
 
@@ -56,8 +56,8 @@ export function readerAuth(auth: Auth, identity: CallIdentity, verified: Verifie
     return verified.once('basic', [login, password], async () => {
       const r = await identity('credentials-verify', { input: { login, password } });
       if (!r.ok) return r.error;
-      verified.set('basic', [login, password], r.value as Verified);
-      return r.value as Verified;
+      verified.set('basic', [login, password], r.value);
+      return r.value;
     });
   }
 

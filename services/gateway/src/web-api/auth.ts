@@ -115,7 +115,7 @@ function signInRoutes(fastify: FastifyInstance, { call, auth, origins, failures,
       const frag = isFragment(req);
       const r = await call('register', { caller: req.caller, input: req.body, client: clientOf(req) });
       if (!r.ok) return sendFailure(reply, r.error, frag);
-      const a = r.value as Identity.AuthResult;
+      const a = r.value;
       signedIn(reply, a);
       if (frag) return sendFragment(reply, 201, `<div class="alert alert-success" role="status">Account created for ${escapeHtml(a.user.username)}.</div>`, '/dashboard');
       return reply.code(201).send(authResponse(a));
@@ -133,7 +133,7 @@ function signInRoutes(fastify: FastifyInstance, { call, auth, origins, failures,
       if (!r.ok && FAILED_CHECKS.has(r.error.code)) failures?.failed(req.ip);
       // The 401 stays JSON even for fragment requests.
       if (!r.ok) return sendFailure(reply, r.error, frag && r.error.code !== 'invalid_credentials');
-      const a = r.value as Identity.AuthResult;
+      const a = r.value;
       signedIn(reply, a);
       if (frag) {
         const to = localPath((req.body as { redirect?: unknown }).redirect);
@@ -150,7 +150,7 @@ function sessionTokenRoutes(fastify: FastifyInstance, { call, auth, cookie, orig
   app.post('/api/auth/refresh', { schema: { tags, summary: 'renew a session', body: RefreshBody, response: { 200: AuthResponse, ...errors(400, 401) } } }, async (req, reply) => {
     const r = await call('refresh', { refresh_token: req.body.refresh_token ?? '' });
     if (!r.ok) return sendFailure(reply, r.error);
-    const a = r.value as Identity.AuthResult;
+    const a = r.value;
     signedIn(reply, a);
     return reply.send(authResponse(a));
   });
@@ -240,7 +240,7 @@ function userAdminRoutes(fastify: FastifyInstance, { call, auth, deviceCounts, t
       const r = await call('users-list', { caller: req.caller! });
       if (!r.ok || !deviceCounts) return sendResult(reply, r);
       const counts = await deviceCounts();
-      return reply.send((r.value as Identity.UserRecord[]).map((u) => ({ ...u, device_count: counts.get(u.id) ?? 0 })));
+      return reply.send(r.value.map((u) => ({ ...u, device_count: counts.get(u.id) ?? 0 })));
     },
   );
 

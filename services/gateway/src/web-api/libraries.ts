@@ -1,7 +1,7 @@
 // /api/libraries/*, /api/scanner/*: libraries and the scanner, by request/reply to the catalog.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { fail, Messages, type Catalog, type Identity } from '@bindery/contracts';
+import { fail, Messages, type Catalog } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallCatalog, CallIdentity } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
@@ -84,7 +84,7 @@ function scanSettingsRoutes(app: FastifyInstance, { identity, admin, invalid, ta
     async (req, reply) => {
       const r = await identity('settings-get', { caller: req.caller! });
       if (!r.ok) return sendFailure(reply, r.error);
-      const e = (r.value as { settings: Identity.SettingEntry[] }).settings.find((x) => x.key === 'scan_poll_interval_seconds');
+      const e = r.value.settings.find((x) => x.key === 'scan_poll_interval_seconds');
       return reply.send({ scan_poll_interval_seconds: e?.value });
     },
   );

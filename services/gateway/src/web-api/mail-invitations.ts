@@ -2,7 +2,7 @@
 // open invitations; the link's page reads what it offers and makes the invited account.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
-import { fail, type Identity, isUuid, Messages } from '@bindery/contracts';
+import { fail, isUuid, Messages } from '@bindery/contracts';
 import { escapeHtml, isFragment, sendFailure, sendFragment, sendResult } from '../http/reply';
 import { errors, fragmentErrors, MessageBody, params, serviceBody, SIGNED_IN } from '../http/schemas';
 import { setSessionCookie } from '../http/session-cookie';
@@ -62,7 +62,7 @@ export function invitationAdminRoutes(app: FastifyInstance, c: MailContext): voi
       const r = await call('invitation-revoke', { caller: req.caller!, invitation_id: (req.params as { id: string }).id });
       if (!r.ok) return sendFailure(reply, r.error, isFragment(req));
       if (isFragment(req)) reply.header('HX-Trigger', 'invitations-changed');
-      return ok(req, reply, 200, r.value as { message: string });
+      return ok(req, reply, 200, r.value);
     },
   );
 }
@@ -85,7 +85,7 @@ async function invite(c: MailContext, req: FastifyRequest, reply: FastifyReply) 
   if (!base) return sendFailure(reply, fail('service_unavailable', NO_LINK_BASE), frag);
   const r = await call('invitation-create', { caller: req.caller!, input });
   if (!r.ok) return sendFailure(reply, r.error, frag);
-  const { invitation, mail } = r.value as { invitation: Identity.Invitation; mail: Identity.LinkMail };
+  const { invitation, mail } = r.value;
   const sent = await mailer!.send(invitationMail(base, mail.to, mail.token, mail.expires_at));
   if (!sent.ok) {
     // an invitation nobody received is withdrawn: the admin sees why and may try again
@@ -144,7 +144,7 @@ export function invitationLinkRoutes(app: FastifyInstance, c: MailContext): void
       const ua = req.headers['user-agent'];
       const r = await call('invitation-accept', { input, client: typeof ua === 'string' ? ua.slice(0, 1000) : '' });
       if (!r.ok) return sendFailure(reply, r.error, isFragment(req));
-      const a = r.value as Identity.AuthResult;
+      const a = r.value;
       setSessionCookie(reply, a.session.access_token, a.session.expires_in, c.cookie);
       if (isFragment(req)) return sendFragment(reply, 201, `<div class="alert alert-success" role="status">Welcome, ${escapeHtml(a.user.username)}.</div>`, '/dashboard');
       return reply.code(201).send(authResponse(a));

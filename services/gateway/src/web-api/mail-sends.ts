@@ -30,7 +30,7 @@ async function sendOne(c: MailContext, req: FastifyRequest, id: string): Promise
   const item = JSON.parse(found.value) as Catalog.MediaItem;
   const a = await call('ereader-get', { caller: req.caller! });
   if (!a.ok) return { ok: false, failure: a.error };
-  const address = (a.value as { address: string }).address;
+  const address = a.value.address;
   if (address === '') return no('validation', Identity.NO_EREADER_ADDRESS);
   const choice = bestFormat(item.formats, address, c.sends?.converter != null);
   if (!choice) return no('unprocessable', noFormatFor(address));
@@ -45,7 +45,7 @@ async function sendOne(c: MailContext, req: FastifyRequest, id: string): Promise
   const r = await call('send-create', { caller: req.caller!, input });
   if (!r.ok) return { ok: false, failure: r.error };
   c.sends?.kick();
-  return { ok: true, message: `${item.title} is on its way to ${address}`, send: r.value as Identity.BookSend };
+  return { ok: true, message: `${item.title} is on its way to ${address}`, send: r.value };
 }
 
 /** A book or several mailed to the caller's e-reader address, and the sends so far. */
@@ -138,7 +138,7 @@ export function ereaderRoutes(app: FastifyInstance, c: MailContext): void {
       if (!input) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest), isFragment(req));
       const r = await call('ereader-set', { caller: req.caller!, input });
       if (!r.ok) return sendFailure(reply, r.error, isFragment(req));
-      return ok(req, reply, 200, r.value as { message: string; address: string });
+      return ok(req, reply, 200, r.value);
     },
   );
 }

@@ -3,7 +3,7 @@
 // MAIL_FROM every route here but the status answers 503 `mail is not configured`.
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import { fail, type Identity, Messages } from '@bindery/contracts';
+import { fail, Messages } from '@bindery/contracts';
 import { isFragment, sendFailure } from '../http/reply';
 import { errors, fragmentErrors, MessageBody, serviceBody, SIGNED_IN } from '../http/schemas';
 import { bodyOf } from './auth';
@@ -47,7 +47,7 @@ function mailStatusRoutes(app: FastifyInstance, c: MailContext): void {
     async (req, reply) => {
       const me = await call('profile-get', { caller: req.caller! });
       if (!me.ok) return sendFailure(reply, me.error, isFragment(req));
-      const to = (me.value as Identity.UserProfile).email;
+      const to = me.value.email;
       const sent = await mailer!.send({ to, subject: 'Bindery test mail', text: 'This is a test mail from your Bindery server: mail works.' });
       if (!sent.ok) return refusedBy(reply, req, sent.error);
       return ok(req, reply, 200, { message: `test mail sent to ${to}` });
@@ -76,7 +76,7 @@ function passwordResetRoutes(app: FastifyInstance, c: MailContext): void {
       const base = c.origins.publicBase(req);
       const r = await call('password-reset-request', { input });
       if (!r.ok) return sendFailure(reply, r.error, isFragment(req));
-      const m = (r.value as { mail: Identity.LinkMail | null }).mail;
+      const m = r.value.mail;
       // mailed after the answer: a known address answers as fast as an unknown one
       if (m) {
         if (!base) c.log.warn(NO_LINK_BASE);
@@ -106,7 +106,7 @@ function passwordResetRoutes(app: FastifyInstance, c: MailContext): void {
       if (!input) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest), isFragment(req));
       const r = await call('password-reset-complete', { input });
       if (!r.ok) return sendFailure(reply, r.error, isFragment(req));
-      return ok(req, reply, 200, r.value as { message: string }, '/login');
+      return ok(req, reply, 200, r.value, '/login');
     },
   );
 }

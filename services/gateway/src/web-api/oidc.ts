@@ -55,7 +55,7 @@ function oidcContext({ call, auth, cookie, origins, rateLimited = false }: OidcD
     if (cached && Date.now() - cached.at < CONFIG_TTL_MS) return cached.value;
     const r = await call('oidc-config', {});
     if (!r.ok) return null;
-    cached = { value: r.value as Identity.OidcConfig, at: Date.now() };
+    cached = { value: r.value, at: Date.now() };
     return cached.value;
   };
   const txCookie = (reply: FastifyReply, value: string, maxAge: number) =>
@@ -73,7 +73,7 @@ async function begin(c: OidcContext, req: FastifyRequest, reply: FastifyReply, p
     if (!base) return problemPage('no_address');
     const r = await c.call('oidc-begin', { caller: req.caller, purpose, redirect_uri: `${base}${BASE}/callback`, return_to: returnTo });
     if (!r.ok) return problemPage(r.error.code === 'not_found' ? 'not_configured' : 'unavailable');
-    const v = r.value as Identity.OidcBegun | { problem: Identity.OidcProblem };
+    const v = r.value;
     if ('problem' in v) return problemPage(v.problem);
     c.txCookie(reply, v.transaction, 600);
     return v.url;
@@ -101,7 +101,7 @@ async function finish(c: OidcContext, req: FastifyRequest, reply: FastifyReply) 
     client: typeof ua === 'string' ? ua.slice(0, 1000) : '',
   });
   if (!r.ok) return go(reply, problemPage(r.error.code === 'service_unavailable' ? 'unavailable' : 'failed'));
-  const v = r.value as Identity.OidcFinished;
+  const v = r.value;
   if (v.outcome === 'refused') return go(reply, problemPage(v.problem));
   if (v.outcome === 'signed-in') {
     setSessionCookie(reply, v.session.access_token, v.session.expires_in, cookie);
@@ -164,7 +164,7 @@ function oidcAccountRoutes(fastify: FastifyInstance, c: OidcContext): void {
       const base = c.origins.publicBase(req);
       if (!base) return go(reply, '/login');
       const r = await call('oidc-logout-url', { post_logout_redirect_uri: `${base}/login` });
-      const url = r.ok ? (r.value as { url: string | null }).url : null;
+      const url = r.ok ? r.value.url : null;
       return go(reply, url ?? '/login');
     },
   );

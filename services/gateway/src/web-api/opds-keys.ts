@@ -17,12 +17,6 @@ const NewKey = Type.Object(
   { description: 'a new reader key, shown once, with the catalog address that carries it' },
 );
 
-interface KeyInfo {
-  exists: boolean;
-  created_at: string | null;
-  key?: string;
-}
-
 export function opdsKeyRoutes(
   app: FastifyInstance,
   { auth, identity, verified, origins }: { auth: Auth; identity: CallIdentity; verified?: VerifiedCache; origins: Origins },
@@ -41,7 +35,7 @@ export function opdsKeyRoutes(
       if (!r.ok) return sendFailure(reply, r.error);
       // the old key stops here at once (other replicas drop it on identity's event)
       verified?.forgetUser(req.caller!.user_id);
-      const v = r.value as KeyInfo;
+      const v = r.value;
       const path = `${OPDS_ROOT}/key/${encodeURIComponent(v.key!)}`;
       // the absolute address only for a Host this server may believe (else the app takes the path)
       const base = origins.publicBase(req);

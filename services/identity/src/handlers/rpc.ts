@@ -1,7 +1,7 @@
-// The request/reply endpoints: each request is checked against its contract schema, then handled.
-import { Compile } from 'typebox/compile';
-import { err, findBadText, Identity, Messages, fail, type Result } from '@bindery/contracts';
-import type { RpcHandler } from '@bindery/platform';
+// The request/reply endpoints: identity's operations (contracts' IdentityOperations), each request
+// checked once against its schema, then handled by the operation's handler, typed to its result.
+import { findBadText, Identity, fail, type Failure, type RpcHandlers } from '@bindery/contracts';
+import { operationEndpoints, type RpcHandler } from '@bindery/platform';
 import * as auth from './auth';
 import * as profile from './profile';
 import * as admin from './admin';
@@ -11,9 +11,7 @@ import * as mail from './mail';
 import * as oidc from '../oidc/handlers';
 import type { Ctx } from './context';
 
-type Handlers = { [K in Identity.IdentityOp]: (ctx: Ctx, req: Identity.IdentityRequest<K>) => Promise<Result<unknown>> };
-
-const handlers: Handlers = {
+export const handlers: RpcHandlers<Identity.IdentityOperations, Ctx> = {
   register: auth.register,
   login: auth.login,
   refresh: auth.refresh,
@@ -40,19 +38,15 @@ const handlers: Handlers = {
   ...mail.handlers,
 };
 
+/**
+ * The gateway refuses text with a NUL or a lone surrogate at the door; a caller on the bus gets the
+ * same answer, and the database never sees one.
+ */
+function screen(body: object): Failure | null {
+  const bad = findBadText(('input' in body ? body.input : undefined) ?? body);
+  return bad ? fail('validation', bad.message) : null;
+}
+
 export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
-  const out: Record<string, RpcHandler> = {};
-  for (const op of Object.keys(handlers) as Identity.IdentityOp[]) {
-    const check = Compile(Identity.IdentityRequests[op]);
-    const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
-    out[op] = async (body) => {
-      if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
-      // The gateway refuses such text at the door; a caller on the bus gets the same answer, and
-      // the database never sees a NUL or a lone surrogate.
-      const bad = findBadText((body as { input?: unknown }).input ?? body);
-      if (bad) return err(fail('validation', bad.message));
-      return h(ctx, body);
-    };
-  }
-  return out;
+  return operationEndpoints(Identity.IdentityOperations, handlers, ctx, screen);
 }
