@@ -88,3 +88,11 @@ migrations.push({
     await execScript(trx, `create index kobo_sent_by_id on ${s}.kobo_sent (device_id, left(key, 1), (substr(key, 3)::uuid))`);
   },
 });
+
+migrations.push({
+  name: 'gateway-kobo-003',
+  async up(trx, s) {
+    // the Kobo sync state moved into the devices projection, folded from device-sync's events (decision 116)
+    await execScript(trx, `drop table if exists ${s}.kobo_sent, ${s}.kobo_pending, ${s}.kobo_gen`);
+  },
+});
