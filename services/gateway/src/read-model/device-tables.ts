@@ -22,9 +22,10 @@ export const DEVICES: Projection = {
   name: 'devices',
   source: DeviceSync.SOURCE,
   consumer: 'gateway-devices-view',
-  // 3: Kobo store tokens (SHA-256), which books a Kobo gets, and the books a Kobo removed from itself
-  // 4: each Kobo's sync state, folded from device-sync's kobo-sync events (decision 116)
-  version: 4,
+  // 3: Kobo store tokens (SHA-256), which books a Kobo gets, and the books a Kobo removed from itself;
+  // each Kobo's sync state (decision 116) came without a new version: no event before it touches those
+  // tables, so the empty ones migration gateway-kobo-003 makes are what a fold from the log gives
+  version: 3,
   tables: Object.values(deviceTables()),
   async create(trx, x) {
     const t = deviceTables(x);
