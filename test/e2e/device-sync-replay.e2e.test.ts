@@ -1,6 +1,6 @@
 // device-sync's tables are a projection of its own log: a realistic mix of device work through the
 // API (registrations approved, claimed, rejected and left pending, renames, sync keys, a Kobo and
-// its settings, shelves, the queue filled by reactions and emptied by hand, a device and an account
+// its settings and two syncs (its sync state: decision 116), shelves, the queue filled by reactions and emptied by hand, a device and an account
 // deleted), then its log folded alone into a fresh copy of the tables, compared row for row with
 // the live ones, in both modes.
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { migrations, PROJECTED_TABLES, projectDeviceSync, SCHEMA, type DeviceSyn
 import { availableModes, type Bindery } from '../support/bindery';
 import { api, eventually, instances, register, type Account, type Call } from './helpers';
 import { enroll, registerDevice } from './device-helpers';
+import { koboSync } from './kobo-helpers';
 import { put, shelf } from './reading-helpers';
 
 const modes = await availableModes();
@@ -58,7 +59,8 @@ for (const mode of modes) {
       expect(kobo.status, kobo.text).toBe(201);
       const koboId = kobo.json.device.id as string;
       expect((await call('PUT', `/api/devices/${koboId}/kobo`, { token: reader.token, body: { books: 'all' } })).status).toBe(200);
-      expect((await call('POST', `/api/devices/${koboId}/kobo-token`, { token: reader.token })).status).toBe(200);
+      const reissued = await call('POST', `/api/devices/${koboId}/kobo-token`, { token: reader.token });
+      expect(reissued.status, reissued.text).toBe(200);
       // a collection on shelves: its books queued for the devices, one taken out again
       const col = await call('POST', '/api/collections', { token: reader.token, body: { name: `Travel ${mode}` } });
       expect(col.status, col.text).toBe(201);
@@ -66,6 +68,14 @@ for (const mode of modes) {
       for (const d of [a.device_id, bDev.device_id, koboId])
         expect((await call('POST', `/api/devices/${d}/shelves`, { token: reader.token, body: { collection_id: cid } })).status).toBeLessThan(300);
       expect((await call('POST', `/api/collections/${cid}/items`, { token: reader.token, body: { media_item_ids: [one, two, three] } })).status).toBe(200);
+      // the Kobo syncs: the collection arrives as a tag, confirmed by the next request, whose answer
+      // (a second collection) stays unconfirmed
+      const koboPath = `/kobo/${(reissued.json.kobo_url as string).split('/kobo/')[1]}`;
+      const synced = await koboSync(call, koboPath, null);
+      expect(synced.entries.some((e) => 'NewTag' in e)).toBe(true);
+      expect((await call('POST', '/api/collections', { token: reader.token, body: { name: `Later ${mode}` } })).status).toBe(201);
+      const later = await koboSync(call, koboPath, synced.token);
+      expect(later.entries.some((e) => 'NewTag' in e)).toBe(true);
       const queueOf = async (d: string) => (await call('GET', `/api/devices/${d}/queue`, { token: reader.token })).json.entries as { id: string; action: string }[];
       await eventually(async () => expect((await queueOf(a.device_id)).length).toBe(3), 15_000);
       expect((await call('DELETE', `/api/collections/${cid}/items/${three}`, { token: reader.token })).status).toBe(200);
@@ -98,7 +108,16 @@ for (const mode of modes) {
       try {
         const log = await new EventStore(database.db, SCHEMA).readAll(0, 1_000_000);
         const types = new Set(log.map((e) => e.type));
-        for (const t of ['registration-requested', 'registration-approved', 'registration-claimed', 'registration-rejected', 'device-updated', 'queue-entry-removed'])
+        for (const t of [
+          'registration-requested',
+          'registration-approved',
+          'registration-claimed',
+          'registration-rejected',
+          'device-updated',
+          'queue-entry-removed',
+          'kobo-sync-sent',
+          'kobo-sync-confirmed',
+        ])
           expect(types, t).toContain(`device-sync.${t}.v1`);
         await migrate(database.db, REPLAY, migrations);
         await asTables<DeviceSyncDb, NoTables>(database.db)

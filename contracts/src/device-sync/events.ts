@@ -38,6 +38,14 @@ export const QueueEntry = Type.Object({
 });
 export type QueueEntry = Type.Static<typeof QueueEntry>;
 
+/** One key a Kobo sync answer sent, with the versions it sent (sync-state.ts in the gateway compares them). */
+export const KoboSyncEntry = Type.Object({
+  key: Type.String({ pattern: '^[it]:[0-9a-f-]{36}$' }),
+  ever: Type.Union([Type.String({ maxLength: 100 }), Type.Null()]),
+  sver: Type.Union([Type.String({ maxLength: 120 }), Type.Null()]),
+});
+export type KoboSyncEntry = Type.Static<typeof KoboSyncEntry>;
+
 /** A registration's id: what the approval URL names (not a UUID). */
 const RegistrationId = Type.String({ pattern: '^[0-9A-Z]{1,40}$' });
 
@@ -105,6 +113,24 @@ export const DeviceSyncEvents = {
   'device-sync.kobo-settings-saved.v1': Type.Object({ user_id: Uuid, device_id: Uuid, books: Type.Union([Type.Literal('all'), Type.Literal('shelves')]) }),
   /** the Kobo removed a book from itself (its `DELETE /v1/library/<id>`): not offered again until the book changes; the file stays */
   'device-sync.kobo-book-removed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, media_item_id: Uuid, removed_at: Type.String() }),
+  /**
+   * A Kobo sync answer was built (decision 116): what it sends, under the generation its sync token
+   * names. `entries` are the keys (`i:<item id>` books, `t:<collection id>` tags) with the versions
+   * sent (`ever` null: the device should not have it any more; `sver` its reading state's version),
+   * at most a page of them; they stay pending until the device presents this generation's token.
+   */
+  'device-sync.kobo-sync-sent.v1': Type.Object({
+    user_id: Uuid,
+    device_id: Uuid,
+    gen: Type.Integer({ minimum: 1 }),
+    entries: Type.Array(KoboSyncEntry, { maxItems: 1000 }),
+  }),
+  /** the Kobo presented the token of generation `gen`: what answers up to it sent, it has; later answers' pending entries are dropped */
+  'device-sync.kobo-sync-confirmed.v1': Type.Object({ user_id: Uuid, device_id: Uuid, gen: Type.Integer({ minimum: 0 }) }),
+  /** the Kobo presented no token of ours (a full sync): it holds nothing we sent; the generation counts on */
+  'device-sync.kobo-sync-reset.v1': Type.Object({ user_id: Uuid, device_id: Uuid }),
+  /** the Kobo wrote a book's reading state itself: it has that state (`sver`, the stored position's time) and is not sent it back */
+  'device-sync.kobo-state-known.v1': Type.Object({ user_id: Uuid, device_id: Uuid, media_item_id: Uuid, sver: Type.String({ maxLength: 100 }) }),
   /** a deleted account's devices, shelves and queue are gone */
   'device-sync.user-devices-removed.v1': Type.Object({ user_id: Uuid, device_ids: Type.Array(Uuid) }),
 } as const;

@@ -58,6 +58,16 @@ export const DeviceSyncOps = [
   'kobo-settings',
   /** device (a Kobo by its token): the device removed a book from itself (input: media_item_id) */
   'kobo-book-remove',
+  /**
+   * device (a Kobo): a sync request's token (input: gen, the generation it names, or null when the
+   * token is none of ours for this Kobo) confirms what answers up to it sent, or resets the sync
+   * state (a full sync) → {ours}
+   */
+  'kobo-sync-confirm',
+  /** device (a Kobo): what a sync answer sends (input: entries) is recorded pending under a new generation → {gen} */
+  'kobo-sync-sent',
+  /** device (a Kobo): it wrote a book's reading state itself (input: media_item_id, sver) */
+  'kobo-state-known',
 ] as const;
 export type DeviceSyncOp = (typeof DeviceSyncOps)[number];
 

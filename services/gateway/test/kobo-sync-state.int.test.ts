@@ -1,11 +1,13 @@
 // A Kobo's sync pages, worked out a window of book ids at a time (kobo/sync-state.ts) on a real
-// PGlite with the gateway's read-model tables: with a window far smaller than the library and pages
+// PGlite with the gateway's read-model tables (what each page sent, and its confirmation, folded as
+// device-sync's events by the devices projector): with a window far smaller than the library and pages
 // that stop inside windows, every book is sent exactly once in id order, an unchanged sync is
 // empty, and later changes anywhere in the id range (changed, new, removed, hidden, a reading state,
 // a tag) are exactly what a full comparison finds.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceSync } from '@bindery/contracts';
 import { asTables, migrate, openPGlite, type Database, type NoTables } from '@bindery/platform';
 import { migrations, SCHEMA } from '../src/read-model/migrations';
 import type { Kobo } from '../src/kobo/auth';
@@ -13,6 +15,7 @@ import type { Access } from '../src/read-model/access';
 import { KoboSyncState, type Difference } from '../src/kobo/sync-state';
 import type { SyncCursor } from '../src/kobo/sync-token';
 import type { GatewayDb } from '../src/read-model/database';
+import { projectDevices } from '../src/read-model/device-projector';
 import { DEVICES } from '../src/read-model/device-tables';
 import { READING } from '../src/read-model/reading-tables';
 import { CATALOG } from '../src/read-model/tables';
@@ -32,19 +35,47 @@ async function addItem(id: string, formats: string[], library = LIB, at = '2026-
 }
 const touch = (id: string, at: string) => sql`update ${T('cv_items')} set updated_at = ${at} where id = ${id}`.execute(database.db);
 
+let position = 0;
+/** One of device-sync's kobo-sync events, folded by the devices read model's own projector (as its consumer does). */
+async function fold(event: DeviceSync.DeviceSyncEvent): Promise<void> {
+  position++;
+  const ev = {
+    id: randomUUID(),
+    source: DeviceSync.SOURCE,
+    streamId: `user:${kobo.user_id}`,
+    version: position,
+    position,
+    metadata: {},
+    recordedAt: new Date().toISOString(),
+    ...event,
+  };
+  await db()
+    .transaction()
+    .execute((trx) => projectDevices(trx, ev));
+}
+const confirm = (gen: number) => fold({ type: 'device-sync.kobo-sync-confirmed.v1', data: { user_id: kobo.user_id, device_id: kobo.device_id, gen } });
+let lastGen = 0;
+/** What device-sync records for an answer: its entries under the next generation. */
+async function record(page: Difference[]): Promise<number> {
+  const gen = ++lastGen;
+  const entries = page.map((d) => ({ key: d.key, ever: d.ever, sver: d.sver }));
+  await fold({ type: 'device-sync.kobo-sync-sent.v1', data: { user_id: kobo.user_id, device_id: kobo.device_id, gen, entries } });
+  return gen;
+}
+
 /** One sync as the route runs it: confirm the last answer, take a page, record it; until no page continues. */
 async function sync(state: KoboSyncState, gen: number, meanwhile?: (page: number) => Promise<void>): Promise<{ sent: Difference[]; pages: number; gen: number }> {
   const sent: Difference[] = [];
   let after: SyncCursor | null = null;
   for (let pages = 1; ; pages++) {
     await meanwhile?.(pages);
-    await state.confirm(kobo.device_id, gen);
+    await confirm(gen);
     const diff = await state.differences(kobo, access, PAGE + 1, after);
     const page = diff.slice(0, PAGE);
-    gen = await state.record(kobo.device_id, page);
+    gen = await record(page);
     sent.push(...page);
     if (diff.length <= PAGE) {
-      await state.confirm(kobo.device_id, gen);
+      await confirm(gen);
       return { sent, pages, gen };
     }
     const last = page.at(-1)!.key;

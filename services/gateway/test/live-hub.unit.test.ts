@@ -117,8 +117,17 @@ describe('live routing (event type prefix → topic, user_id → recipients)', (
     // what a device was given is no change anyone sees (decision 102): the reader would offer it
     expect(topicOf('reading.progress-delivered.v1')).toBeNull();
     expect(topicOf('reading.collection-saved.v1')).toBeNull();
-    // device-sync's events: devices (with shelves) and queue; a credential's hash, a sync key's verifier and a Kobo token's hash go nowhere
-    const hidden = ['device-sync.device-credential-issued.v1', 'device-sync.sync-key-issued.v1', 'device-sync.kobo-token-issued.v1'];
+    // device-sync's events: devices (with shelves) and queue; a credential's hash, a sync key's verifier, a Kobo token's hash
+    // and a Kobo's sync state (decision 116) go nowhere
+    const hidden = [
+      'device-sync.device-credential-issued.v1',
+      'device-sync.sync-key-issued.v1',
+      'device-sync.kobo-token-issued.v1',
+      'device-sync.kobo-sync-sent.v1',
+      'device-sync.kobo-sync-confirmed.v1',
+      'device-sync.kobo-sync-reset.v1',
+      'device-sync.kobo-state-known.v1',
+    ];
     for (const t of Object.keys(DeviceSync.DeviceSyncEvents)) {
       // a registration's own events are the log's bookkeeping: the device it makes arrives as `device-registered`
       const want = t.startsWith('device-sync.queue-') ? 'queue' : hidden.includes(t) || t.startsWith('device-sync.registration') ? null : 'devices';

@@ -3,6 +3,9 @@
 // Either way the device gets a Kobo token: the last step of `/kobo/<token>`, shown once, kept only as
 // its SHA-256, replaced on request, gone with the device.
 import { sql } from 'kysely';
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
+import { notePosition } from '@bindery/platform';
 import { DeviceSync, fail, ok, type Result } from '@bindery/contracts';
 import type { Trx } from '../store/db';
 import { digest, newKoboToken } from '../domain/credential';
@@ -96,5 +99,81 @@ export async function koboBookRemove(ctx: Ctx, req: Req): Promise<Result<unknown
       { type: 'device-sync.kobo-book-removed.v1', data: { user_id: d.user_id, device_id: d.id, media_item_id: item.toLowerCase(), removed_at: now } },
     ]);
     return ok({ message: 'book removed from the device' });
+  });
+}
+
+// A Kobo's sync state (decision 116): the gateway works out what a sync answer sends from its read
+// model, and asks here to record it; the device presenting the answer's token confirms it. Each of
+// these decides under the device's lock and appends one small event, which this service's
+// projection and the gateway's read model fold alike.
+
+const entriesCheck = Compile(Type.Array(DeviceSync.KoboSyncEntry, { maxItems: 1000 }));
+
+/** The Kobo the request names, locked for its sync state until the transaction ends. */
+async function lockedKobo(trx: Trx, req: Req): Promise<Result<{ id: string; user_id: string }>> {
+  const dev = req.device!;
+  await sql`select pg_advisory_xact_lock(hashtext(${`bindery.kobo.${dev.device_id}`}))`.execute(trx);
+  const d = await t(trx).selectFrom('devices').select(['id', 'user_id']).where('id', '=', dev.device_id).executeTakeFirst();
+  return d && d.user_id === dev.user_id ? ok(d) : no(notFound(M.deviceNotFound));
+}
+
+/** The device's generation and its last sync event's position (none before its first answer). */
+const genOf = (trx: Trx, device: string) => t(trx).selectFrom('kobo_gen').select(['gen', 'position']).where('device_id', '=', device).executeTakeFirst();
+
+/**
+ * A sync request's token: a generation this service gave the device confirms what answers up to it
+ * sent; anything else (input gen null: the token is none of ours for this Kobo) resets the state,
+ * so everything is sent again. Appends only what changes something; when nothing does, the answer
+ * still names the device's last sync event, so a gateway replica waits until its read model has it.
+ */
+export async function koboSyncConfirm(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const gen = req.input?.gen;
+  if (gen !== null && !(typeof gen === 'number' && Number.isSafeInteger(gen))) return no(bad('invalid generation'));
+  return ctx.tx(async (trx) => {
+    const d = await lockedKobo(trx, req);
+    if (!d.ok) return d;
+    const { id, user_id } = d.value;
+    const last = await genOf(trx, id);
+    const ours = gen !== null && gen >= 0 && !!last && gen <= Number(last.gen);
+    const held = async (table: 'kobo_sent' | 'kobo_pending') => !!(await t(trx).selectFrom(table).select('key').where('device_id', '=', id).limit(1).executeTakeFirst());
+    if (ours && (await held('kobo_pending'))) await ctx.emit(trx, user_id, [{ type: 'device-sync.kobo-sync-confirmed.v1', data: { user_id, device_id: id, gen } }]);
+    else if (!ours && ((await held('kobo_sent')) || (await held('kobo_pending'))))
+      await ctx.emit(trx, user_id, [{ type: 'device-sync.kobo-sync-reset.v1', data: { user_id, device_id: id } }]);
+    else if (last && Number(last.position) > 0) notePosition(Number(last.position));
+    return ok({ ours });
+  });
+}
+
+/** What a sync answer sends, pending under the device's next generation (its token names it). */
+export async function koboSyncSent(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const entries = req.input?.entries;
+  if (!entriesCheck.Check(entries)) return no(bad('invalid sync entries'));
+  return ctx.tx(async (trx) => {
+    const d = await lockedKobo(trx, req);
+    if (!d.ok) return d;
+    const { id, user_id } = d.value;
+    const gen = Number((await genOf(trx, id))?.gen ?? 0) + 1;
+    await ctx.emit(trx, user_id, [{ type: 'device-sync.kobo-sync-sent.v1', data: { user_id, device_id: id, gen, entries } }]);
+    return ok({ gen });
+  });
+}
+
+/** The device wrote a book's reading state itself: it has it (recorded only when it was sent the book). */
+export async function koboStateKnown(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+  const item = req.input?.media_item_id;
+  const sver = req.input?.sver;
+  if (typeof item !== 'string' || !isUuid(item)) return no(bad('invalid media item id'));
+  if (typeof sver !== 'string' || sver.length === 0 || sver.length > 100) return no(bad('invalid state version'));
+  const key = `i:${item.toLowerCase()}`;
+  return ctx.tx(async (trx) => {
+    const d = await lockedKobo(trx, req);
+    if (!d.ok) return d;
+    const { id, user_id } = d.value;
+    const sent = await t(trx).selectFrom('kobo_sent').select('key').where('device_id', '=', id).where('key', '=', key).executeTakeFirst();
+    const pending = sent
+      ? null
+      : await t(trx).selectFrom('kobo_pending').select('key').where('device_id', '=', id).where('key', '=', key).where('ever', 'is not', null).executeTakeFirst();
+    if (sent || pending) await ctx.emit(trx, user_id, [{ type: 'device-sync.kobo-state-known.v1', data: { user_id, device_id: id, media_item_id: item.toLowerCase(), sver } }]);
+    return ok({ message: 'state recorded' });
   });
 }

@@ -36,6 +36,9 @@ const handlers: Record<DeviceSync.DeviceSyncOp, [Who, Handler]> = {
   'kobo-token-issue': ['user', kobo.reissueKoboToken],
   'kobo-settings': ['user', kobo.koboSettings],
   'kobo-book-remove': ['device', kobo.koboBookRemove],
+  'kobo-sync-confirm': ['device', kobo.koboSyncConfirm],
+  'kobo-sync-sent': ['device', kobo.koboSyncSent],
+  'kobo-state-known': ['device', kobo.koboStateKnown],
 };
 
 /** Who may call: a user session op needs `caller` and no `device`; a device op the reverse. */

@@ -78,6 +78,31 @@ export interface QueueTable {
   updated_at: Time;
 }
 
+/** What Kobo sync answers sent and the device confirmed by presenting their token (decision 116). */
+export interface KoboSentTable {
+  device_id: string;
+  /** `i:<item id>` or `t:<collection id>` */
+  key: string;
+  ever: string;
+  sver: string | null;
+}
+
+/** What answers sent that the device has not confirmed yet, by generation. */
+export interface KoboPendingTable {
+  device_id: string;
+  gen: number;
+  key: string;
+  ever: string | null;
+  sver: string | null;
+}
+
+/** Each Kobo's last generation, and the log position of its last sync event (what a replica waits for). */
+export interface KoboGenTable {
+  device_id: string;
+  gen: number;
+  position: number;
+}
+
 export interface DeviceSyncDb {
   users: UsersTable;
   devices: DevicesTable;
@@ -86,6 +111,9 @@ export interface DeviceSyncDb {
   shelves: ShelvesTable;
   collection_items: CollectionItemsTable;
   queue: QueueTable;
+  kobo_sent: KoboSentTable;
+  kobo_pending: KoboPendingTable;
+  kobo_gen: KoboGenTable;
 }
 
 export type Db = AnyDb<DeviceSyncDb>;

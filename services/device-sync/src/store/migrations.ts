@@ -89,4 +89,19 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.shelves add column collection_name text;`);
     },
   },
+  {
+    name: 'device-sync-005-kobo-sync',
+    async up(trx, s) {
+      // A Kobo's sync state (decision 116): what answers sent and the device confirmed, what they sent
+      // that it has not confirmed yet, and its generation; folded from the kobo-sync events only.
+      await execScript(
+        trx,
+        `
+        create table ${s}.kobo_sent (device_id uuid not null, key text not null, ever text not null, sver text, primary key (device_id, key));
+        create table ${s}.kobo_pending (device_id uuid not null, gen integer not null, key text not null, ever text, sver text, primary key (device_id, gen, key));
+        create table ${s}.kobo_gen (device_id uuid primary key, gen integer not null, position bigint not null);
+      `,
+      );
+    },
+  },
 ];

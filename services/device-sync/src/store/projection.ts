@@ -4,9 +4,13 @@
 // the same rows again (the replay test rebuilds a copy and compares it with the live tables).
 // Handlers read the tables and decide; what the database used to make for them (ids, times, counts)
 // they decide themselves and carry in the event.
+// The Kobo sync state (`kobo_sent`, `kobo_pending`, `kobo_gen`, decision 116) is folded here from the
+// kobo-sync events the gateway asks for when it answers a Kobo; the gateway folds the same events
+// into its read model, where it works out each sync's difference.
 // Not folded here: `users` and `collection_items` are facts of identity and reading, kept by the
 // reactions to those services' events (their logs hold them, not this one), and `replicas` marks the
 // processes running now, which a replay of the past cannot know.
+import { sql } from 'kysely';
 import { DeviceSync, type StoredEvent } from '@bindery/contracts';
 import { eventSchemas, type EventStore, type ExpectedVersion } from '@bindery/platform';
 import type { DeviceSyncDb, Trx } from './db';
@@ -16,7 +20,7 @@ import { SCHEMA } from './migrations';
 export const deviceSyncEvents = eventSchemas(DeviceSync.DeviceSyncEvents);
 
 /** The tables this fold writes, in the order a comparison reads them. */
-export const PROJECTED_TABLES = ['devices', 'pending', 'shelves', 'queue'] as const;
+export const PROJECTED_TABLES = ['devices', 'pending', 'shelves', 'queue', 'kobo_sent', 'kobo_pending', 'kobo_gen'] as const;
 
 /**
  * Appends device-sync events (each checked against its contract schema) to `stream` and folds them
@@ -45,6 +49,7 @@ export async function projectDeviceSync(trx: Trx, schema: string, ev: StoredEven
     if (devices.length === 0) return;
     await s.deleteFrom('shelves').where('device_id', 'in', devices).execute();
     await s.deleteFrom('queue').where('device_id', 'in', devices).execute();
+    for (const table of ['kobo_sent', 'kobo_pending', 'kobo_gen'] as const) await s.deleteFrom(table).where('device_id', 'in', devices).execute();
     await s.deleteFrom('devices').where('id', 'in', devices).execute();
   };
   switch (e.type) {
@@ -136,7 +141,79 @@ export async function projectDeviceSync(trx: Trx, schema: string, ev: StoredEven
       await s.deleteFrom('queue').where('device_id', '=', e.data.device_id).execute();
       return;
     case 'device-sync.kobo-book-removed.v1':
-      // kept by the gateway's Kobo state only
+      // the device no longer has it (its removal row is the gateway's: it decides what a Kobo gets)
+      await s.deleteFrom('kobo_sent').where('device_id', '=', e.data.device_id).where('key', '=', `i:${e.data.media_item_id}`).execute();
+      await movedTo(trx, schema, e.data.device_id, ev.position);
       return;
+    case 'device-sync.kobo-sync-sent.v1':
+    case 'device-sync.kobo-sync-confirmed.v1':
+    case 'device-sync.kobo-sync-reset.v1':
+    case 'device-sync.kobo-state-known.v1':
+      await foldKoboSync(trx, schema, e);
+      await movedTo(trx, schema, e.data.device_id, ev.position);
+      return;
+  }
+}
+
+type KoboSyncEvent = Extract<
+  DeviceSync.DeviceSyncEvent,
+  { type: 'device-sync.kobo-sync-sent.v1' | 'device-sync.kobo-sync-confirmed.v1' | 'device-sync.kobo-sync-reset.v1' | 'device-sync.kobo-state-known.v1' }
+>;
+
+/** The position of the device's last Kobo sync event: what a sync that appends nothing lets a replica wait for. */
+async function movedTo(trx: Trx, schema: string, device: string, position: number): Promise<void> {
+  await trx.withSchema(schema).updateTable('kobo_gen').set({ position }).where('device_id', '=', device).execute();
+}
+
+/**
+ * A Kobo's sync state, as the gateway's read model folds it too (read-model/device-projector.ts):
+ * an answer's entries pending under its generation; a confirmation moves what answers up to it sent
+ * into `kobo_sent` (the latest version of each key; a key sent as gone leaves) and drops the rest; a
+ * reset forgets everything sent; a state the device wrote itself is what it has.
+ */
+async function foldKoboSync(trx: Trx, schema: string, e: KoboSyncEvent): Promise<void> {
+  const s = trx.withSchema(schema);
+  const device = e.data.device_id;
+  switch (e.type) {
+    case 'device-sync.kobo-sync-sent.v1': {
+      const { gen, entries } = e.data;
+      await s
+        .insertInto('kobo_gen')
+        .values({ device_id: device, gen, position: 0 })
+        .onConflict((oc) => oc.column('device_id').doUpdateSet({ gen }))
+        .execute();
+      if (entries.length)
+        await s
+          .insertInto('kobo_pending')
+          .values(entries.map((x) => ({ device_id: device, gen, key: x.key, ever: x.ever, sver: x.sver })))
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      return;
+    }
+    case 'device-sync.kobo-sync-confirmed.v1': {
+      const t = (name: string) => sql.table(`${schema}.${name}`);
+      const { gen } = e.data;
+      await sql`
+        delete from ${t('kobo_sent')} s using (select distinct key from ${t('kobo_pending')} where device_id = ${device} and gen <= ${gen}) p
+        where s.device_id = ${device} and s.key = p.key`.execute(trx);
+      await sql`
+        insert into ${t('kobo_sent')} (device_id, key, ever, sver)
+        select device_id, key, ever, sver from (
+          select distinct on (key) device_id, key, ever, sver from ${t('kobo_pending')}
+          where device_id = ${device} and gen <= ${gen} order by key, gen desc
+        ) last where ever is not null`.execute(trx);
+      await s.deleteFrom('kobo_pending').where('device_id', '=', device).execute();
+      return;
+    }
+    case 'device-sync.kobo-sync-reset.v1':
+      await s.deleteFrom('kobo_sent').where('device_id', '=', device).execute();
+      await s.deleteFrom('kobo_pending').where('device_id', '=', device).execute();
+      return;
+    case 'device-sync.kobo-state-known.v1': {
+      const key = `i:${e.data.media_item_id}`;
+      await s.updateTable('kobo_sent').set({ sver: e.data.sver }).where('device_id', '=', device).where('key', '=', key).execute();
+      await s.updateTable('kobo_pending').set({ sver: e.data.sver }).where('device_id', '=', device).where('key', '=', key).where('ever', 'is not', null).execute();
+      return;
+    }
   }
 }

@@ -9,7 +9,7 @@ import { epubOf, type Item } from './library';
 import { bookMetadata, koboTime, readingState } from './shapes';
 
 export function koboBookRoutes(app: FastifyInstance, k: KoboContext): void {
-  const { P, hook, deps, state, lib, base, bookOf, delivered } = k;
+  const { P, hook, deps, syncLog, lib, base, bookOf, delivered } = k;
   app.get(`${P}/v1/library/:id/metadata`, hook, async (req, reply) => {
     const item = await bookOf(req, reply);
     if (!item) return reply;
@@ -38,7 +38,10 @@ export function koboBookRoutes(app: FastifyInstance, k: KoboContext): void {
       else {
         // the device has the state it wrote: it is not sent back at the next sync
         const p = (await lib.progressOf(req.kobo!.user_id, [item.id])).get(item.id);
-        if (p) await state.stateKnown(req.kobo!.device_id, item.id, p.updated_at);
+        if (p) {
+          const known = await syncLog.stateKnown(req.kobo!, item.id, p.updated_at);
+          if (!known.ok) req.log.warn({ err: known.error.message }, 'kobo: the state the device wrote was not recorded; the next sync sends it back');
+        }
       }
     }
     return {
@@ -61,8 +64,8 @@ export function koboBookRoutes(app: FastifyInstance, k: KoboContext): void {
     const id = (req.params as { id: string }).id;
     if (!isUuid(id)) return reply.code(400).send({ error: 'invalid media item id' });
     const r = await deps.devices('kobo-book-remove', { device: { device_id: req.kobo!.device_id, user_id: req.kobo!.user_id }, input: { media_item_id: id } });
+    // its event also takes the book out of what the device has (the read model has folded it by now)
     if (!r.ok) return reply.code(502).send({ error: r.error.message });
-    await state.forget(req.kobo!.device_id, `i:${id.toLowerCase()}`);
     return reply.code(204).send();
   });
 }

@@ -1,5 +1,5 @@
 // What the Kobo store routes share, made once for them all: their dependencies, the guard that
-// names the Kobo, its sync state, the library reads, and the helpers more than one route group uses.
+// names the Kobo, its sync state (read here, recorded by device-sync), the library reads, and the helpers more than one route group uses.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isUuid } from '@bindery/contracts';
 import type { AuthFailures } from '../http/auth-failures';
@@ -14,6 +14,7 @@ import { koboPath, publicBase } from './address';
 import type { Kobo, KoboAuth } from './auth';
 import type { KepubSource } from './kepubs';
 import { epubOf, type Item, koboLibrary, type Progress } from './library';
+import { koboSyncLog } from './sync-log';
 import { type Difference, KoboSyncState } from './sync-state';
 
 export interface KoboDeps {
@@ -46,6 +47,7 @@ export type KoboContext = ReturnType<typeof koboContext>;
 export function koboContext(deps: KoboDeps) {
   const { reads } = deps;
   const state = new KoboSyncState(reads.db);
+  const syncLog = koboSyncLog(deps.devices);
   const P = '/kobo/:token';
 
   /**
@@ -94,5 +96,5 @@ export function koboContext(deps: KoboDeps) {
     if (!r.ok) req.log.warn({ err: r.error.message }, 'kobo: the reading states sent were not recorded');
   }
 
-  return { deps, state, P, hook, base, origin, access, lib, itemsOf, bookOf, delivered };
+  return { deps, state, syncLog, P, hook, base, origin, access, lib, itemsOf, bookOf, delivered };
 }

@@ -1,5 +1,5 @@
 // The Kobo's library sync (`GET /v1/library/sync`): a page of what differs between what the Kobo
-// has and what it should have (sync-state.ts), as the store's entitlement, reading-state and tag
+// has and what it should have (sync-state.ts; what it has is recorded by device-sync, sync-log.ts), as the store's entitlement, reading-state and tag
 // entries, with our sync token (sync-token.ts) and `x-kobo-sync: continue` while more remains.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { KoboContext } from './context';
@@ -13,14 +13,16 @@ import { makeSyncToken, parseSyncToken } from './sync-token';
 export const SYNC_PAGE = 100;
 
 export function koboSyncRoutes(app: FastifyInstance, k: KoboContext): void {
-  const { P, hook, state, access, itemsOf, lib, delivered } = k;
+  const { P, hook, state, syncLog, access, itemsOf, lib, delivered } = k;
   app.get(`${P}/v1/library/sync`, hook, async (req, reply) => {
     const kobo = req.kobo!;
     const token = parseSyncToken(req.headers['x-kobo-synctoken']);
-    // a token that is not one of ours for this Kobo (none, the store's, another server's, garbage):
-    // the device holds nothing we sent, so everything is sent again — a full sync (Komga does this)
-    if (!(await state.ours(kobo.device_id, token))) await state.reset(kobo.device_id);
-    else await state.confirm(kobo.device_id, token.gen);
+    // the token confirms what our earlier answers sent; one that is not ours for this Kobo (none, the
+    // store's, another server's, garbage) means the device holds nothing we sent, so everything is
+    // sent again — a full sync (Komga does this). Device-sync records either; the read model has it
+    // when the answer comes back.
+    const begun = await syncLog.begin(kobo, token);
+    if (!begun.ok) return reply.code(502).send({ error: begun.error.message });
     const a = await access(req);
     const diff = await state.differences(kobo, a, SYNC_PAGE + 1, token.after ?? null);
     const bookIds = diff.filter((d) => d.key.startsWith('i:')).map((d) => d.key.slice(2));
@@ -42,7 +44,8 @@ export function koboSyncRoutes(app: FastifyInstance, k: KoboContext): void {
       const unplaced = d.sver !== null && epub && (progress.get(d.key.slice(2))?.percentage ?? 1) < 1 && !maps.has(epub.sha256!);
       sent.push(unplaced ? { ...d, sver: `${d.sver}~unplaced` } : d);
     }
-    const gen = await state.record(kobo.device_id, sent);
+    const gen = await syncLog.record(kobo, sent);
+    if (gen === null) return reply.code(502).send({ error: 'the sync could not be recorded' });
     // the reading states this answer gives the device: its next push of those books follows them
     await delivered(
       req,

@@ -1,12 +1,17 @@
 // What a Kobo has, and what it should have now. The books a Kobo gets (EPUBs of the libraries its
 // owner sees, or only the members of collections shelved on it, less the ones it removed itself and
 // that have not changed since) and its tags (the owner's hand-picked collections, or the shelved ones)
-// are compared with `kobo_sent` — what earlier answers sent and the device confirmed by presenting their
+// are compared with `dv_kobo_sent` — what earlier answers sent and the device confirmed by presenting their
 // sync token. Each answer records what it sends as pending under a new generation and names that
 // generation in its token; the device's next request confirms it (a lost answer is sent again, since
 // its token never comes back). Keys are ordered, so paging neither repeats nor loses a book: what a
 // page sent is confirmed before the next page is worked out, and anything still different stays in
 // the difference until it is sent.
+// That state is device-sync's (decision 116): each answer asks it to record what it sends
+// (`kobo-sync-sent`), and the device's token confirms it (`kobo-sync-confirmed`, or
+// `kobo-sync-reset` for a token that is none of ours); device-sync's projection and the gateway's
+// devices read model fold the same events, and the difference is worked out here from the read model
+// (sync-log.ts makes those requests).
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '@bindery/platform';
 import { SCHEMA } from '../read-model/migrations';
@@ -15,7 +20,7 @@ import { deviceTables } from '../read-model/device-tables';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Kobo } from './auth';
-import { deviceDigest, type SyncCursor, type SyncToken } from './sync-token';
+import type { SyncCursor } from './sync-token';
 import type { GatewayDb } from '../read-model/database';
 
 export interface Difference {
@@ -47,9 +52,9 @@ function sentBook(kobo: Kobo, access: Access) {
     and not exists (select 1 from ${tbl(D.koboRemoved)} r where r.device_id = ${kobo.device_id} and r.item_id = i.id and r.removed_at >= i.updated_at) ${shelved}`;
 }
 
-/** What the device was sent of one kind (`i` books, `t` tags) past `after`, by id (index kobo_sent_by_id). */
+/** What the device was sent of one kind (`i` books, `t` tags) past `after`, by id (its index by device, kind and id). */
 function sentOf(kobo: Kobo, kind: 'i' | 't', after: string | null) {
-  return sql`select substr(key, 3)::uuid as id, ever, sver from ${tbl('kobo_sent')}
+  return sql`select substr(key, 3)::uuid as id, ever, sver from ${tbl(D.koboSent)}
     where device_id = ${kobo.device_id} and left(key, 1) = ${kind} ${after ? sql`and substr(key, 3)::uuid > ${after}::uuid` : sql``}`;
 }
 
@@ -76,26 +81,6 @@ export class KoboSyncState {
     private db: Db<GatewayDb>,
     private window = WINDOW,
   ) {}
-
-  /**
-   * Confirms what the answer of generation `gen` (and earlier ones) sent; what later answers sent never
-   * arrived (the device would present their token) and is forgotten, to be sent again.
-   */
-  async confirm(device: string, gen: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${`bindery.kobo.${device}`}))`.execute(trx);
-      await sql`
-        delete from ${tbl('kobo_sent')} s using (select distinct key from ${tbl('kobo_pending')} where device_id = ${device} and gen <= ${gen}) p
-        where s.device_id = ${device} and s.key = p.key`.execute(trx);
-      await sql`
-        insert into ${tbl('kobo_sent')} (device_id, key, ever, sver)
-        select device_id, key, ever, sver from (
-          select distinct on (key) device_id, key, ever, sver from ${tbl('kobo_pending')}
-          where device_id = ${device} and gen <= ${gen} order by key, gen desc
-        ) last where ever is not null`.execute(trx);
-      await sql`delete from ${tbl('kobo_pending')} where device_id = ${device}`.execute(trx);
-    });
-  }
 
   /**
    * Up to `limit` differences past `after` (from the start without it), books by id, then tags by
@@ -159,64 +144,5 @@ export class KoboSyncState {
       ${paired('t')}
       select 't:' || id::text as key, ever, sver, hever, hsver from pair where ${differs} order by id limit ${limit - out.length}`.execute(this.db);
     return [...out, ...rows];
-  }
-
-  /**
-   * Whether the device presents a token of ours made for it: ours (`BINDERY.`), naming this Kobo
-   * (tokens made before they named one pass), of a generation this gateway gave it. Anything else —
-   * no token, the store's, Calibre-Web's, Komga's, another Kobo's or server's, unreadable — means the
-   * device holds nothing we sent.
-   */
-  async ours(device: string, token: SyncToken): Promise<boolean> {
-    if (token.kind !== 'bindery') return false;
-    if (token.device && token.device !== deviceDigest(device)) return false;
-    const { rows } = await sql<{ gen: number }>`select gen from ${tbl('kobo_gen')} where device_id = ${device}`.execute(this.db);
-    return rows.length > 0 && token.gen <= Number(rows[0]!.gen);
-  }
-
-  /**
-   * The device holds nothing we sent: what earlier answers sent is forgotten, so everything it should
-   * have is sent again. The generation goes on counting (a token of before is never taken for a new one).
-   */
-  async reset(device: string): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${`bindery.kobo.${device}`}))`.execute(trx);
-      await sql`delete from ${tbl('kobo_sent')} where device_id = ${device}`.execute(trx);
-      await sql`delete from ${tbl('kobo_pending')} where device_id = ${device}`.execute(trx);
-    });
-  }
-
-  /** Records what an answer sends under a new generation; returns that generation. */
-  async record(device: string, sent: Difference[]): Promise<number> {
-    return this.db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(hashtext(${`bindery.kobo.${device}`}))`.execute(trx);
-      const { rows } = await sql<{ gen: number }>`
-        insert into ${tbl('kobo_gen')} (device_id, gen) values (${device}, 1)
-        on conflict (device_id) do update set gen = ${tbl('kobo_gen')}.gen + 1
-        returning gen`.execute(trx);
-      const gen = Number(rows[0]!.gen);
-      if (sent.length) {
-        await trx
-          .withSchema(SCHEMA)
-          .insertInto('kobo_pending')
-          .values(sent.map((d) => ({ device_id: device, gen, key: d.key, ever: d.ever, sver: d.sver })))
-          .execute();
-      }
-      return gen;
-    });
-  }
-
-  /**
-   * The device wrote this state itself: it has it, and is not sent it back — also when the answer
-   * that sent it the book is not confirmed yet (its next sync confirms what that answer sent).
-   */
-  async stateKnown(device: string, item: string, sver: string): Promise<void> {
-    await sql`update ${tbl('kobo_sent')} set sver = ${sver} where device_id = ${device} and key = ${`i:${item}`}`.execute(this.db);
-    await sql`update ${tbl('kobo_pending')} set sver = ${sver} where device_id = ${device} and key = ${`i:${item}`} and ever is not null`.execute(this.db);
-  }
-
-  /** The device removed a book itself: it no longer has it. */
-  async forget(device: string, key: string): Promise<void> {
-    await sql`delete from ${tbl('kobo_sent')} where device_id = ${device} and key = ${key}`.execute(this.db);
   }
 }

@@ -36,6 +36,9 @@ export const USER_ROUTES: readonly LiveRoute[] = [
   { source: DS, prefix: 'device-sync.kobo-token-', topic: null },
   { source: DS, prefix: 'device-sync.kobo-settings-', topic: 'devices' },
   { source: DS, prefix: 'device-sync.kobo-book-', topic: 'devices' },
+  // a Kobo's sync state (decision 116) is the protocol's, for no client
+  { source: DS, prefix: 'device-sync.kobo-sync-', topic: null },
+  { source: DS, prefix: 'device-sync.kobo-state-', topic: null },
 ];
 
 /** The topic an event type goes to, or null. */

@@ -114,6 +114,9 @@ export interface DeviceTables {
   };
   dv_shelves: { device_id: string; collection_id: string; user_id: string; added_at: Time };
   dv_kobo_removed: { device_id: string; item_id: string; removed_at: Time };
+  dv_kobo_sent: { device_id: string; key: string; ever: string; sver: string | null };
+  dv_kobo_pending: { device_id: string; gen: number; key: string; ever: string | null; sver: string | null };
+  dv_kobo_gen: { device_id: string; gen: number };
 }
 
 /** Each table of a projection under its live name and its rebuild's name. */
@@ -134,9 +137,6 @@ export interface GatewayTables {
   revoked_tokens: { jti: string; expires_at: MaybeTime };
   /** library folders, for serving files without asking the catalog */
   libraries: { id: string; folders: Json<string[]> };
-  kobo_sent: { device_id: string; key: string; ever: string; sver: string | null };
-  kobo_pending: { device_id: string; gen: number; key: string; ever: string | null; sver: string | null };
-  kobo_gen: { device_id: string; gen: number };
   /** which version of each projection's tables is live */
   projection_state: { name: string; version: number; rebuilt_at: Defaulted<Date> };
 }

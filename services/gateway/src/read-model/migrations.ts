@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { execScript, type Migration } from '@bindery/platform';
 
 export const SCHEMA = 'gateway';
@@ -88,3 +89,31 @@ migrations.push({
     await execScript(trx, `create index kobo_sent_by_id on ${s}.kobo_sent (device_id, left(key, 1), (substr(key, 3)::uuid))`);
   },
 });
+
+migrations.push({
+  name: 'gateway-kobo-003',
+  async up(trx, s) {
+    // The Kobo sync state moved into the devices projection, folded from device-sync's events
+    // (decision 116): the gateway's own tables go, and the projection's live ones start empty — what
+    // a fold of the log gives, since no earlier event touches them (DEVICES.create makes them on a
+    // first start and at a rebuild).
+    await execScript(trx, `drop table if exists ${s}.kobo_sent, ${s}.kobo_pending, ${s}.kobo_gen`);
+    if (await exists(trx, `${s}.dv_devices`)) {
+      await execScript(
+        trx,
+        `
+        create table if not exists ${s}.dv_kobo_sent (device_id uuid not null, key text not null, ever text not null, sver text, primary key (device_id, key));
+        create index if not exists dv_kobo_sent_by_id on ${s}.dv_kobo_sent (device_id, left(key, 1), (substr(key, 3)::uuid));
+        create table if not exists ${s}.dv_kobo_pending (device_id uuid not null, gen integer not null, key text not null, ever text, sver text, primary key (device_id, gen, key));
+        create table if not exists ${s}.dv_kobo_gen (device_id uuid primary key, gen integer not null);
+      `,
+      );
+    }
+  },
+});
+
+/** Whether a table exists (`schema.table`). */
+async function exists(trx: Parameters<Migration['up']>[0], table: string): Promise<boolean> {
+  const { rows } = await sql<{ t: string | null }>`select to_regclass(${table})::text as t`.execute(trx);
+  return rows[0]?.t != null;
+}
