@@ -283,6 +283,8 @@ export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
     changes = { ...changes, position: pos, ...a.columns };
   }
   const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
+    // the user's stream lock (the append takes it anyway) before the read this write is decided on
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req, { deleted: false });
     if (!cur.ok) return cur;
     return ok(await save(ctx, trx, { ...cur.value, ...changes, updated_at: ctx.now() }));
@@ -292,6 +294,8 @@ export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
 
 async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<unknown>> {
   const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
+    // the user's stream lock (the append takes it anyway) before the read this write is decided on
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req, { deleted: !deleted });
     if (!cur.ok) return cur;
     const now = ctx.now();
@@ -320,6 +324,8 @@ export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> 
 /** Removes a deleted annotation for good. */
 export async function purgeAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
+    // the user's stream lock (the append takes it anyway) before the read this write is decided on
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req, { deleted: true });
     if (!cur.ok) return cur;
     await ctx.emit(trx, req.caller.user_id, [

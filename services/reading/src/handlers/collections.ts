@@ -156,6 +156,8 @@ export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unkno
   const user = req.caller.user_id;
   try {
     return await ctx.tx(async (trx) => {
+      // the user's stream lock (the append takes it anyway) before the read this write is decided on
+      await ctx.lockUser(trx, user);
       const c = await find(trx, user, req.id);
       if (!c.ok) return c;
       const f = fields(req.input ?? {}, false, Boolean(c.value.is_system));
@@ -173,6 +175,7 @@ export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unkno
 export async function deleteCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
     const c = await find(trx, user, req.id);
     if (!c.ok) return c;
     await ctx.emit(trx, user, [{ type: 'reading.collection-deleted.v1', data: { user_id: user, collection_id: c.value.id } }]);
@@ -186,6 +189,7 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every(isUuid)) return no(bad('media_item_ids must be a non-empty list of media item ids'));
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
     const c = await find(trx, user, req.id);
     if (!c.ok) return c;
     if (c.value.is_system) return no(bad(M.systemCollectionItems));
@@ -211,6 +215,7 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 export async function removeItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
     const c = await find(trx, user, req.id);
     if (!c.ok) return c;
     if (c.value.is_system) return no(bad(M.systemCollectionItems));

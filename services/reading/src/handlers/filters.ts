@@ -84,6 +84,7 @@ export async function createFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
 
 export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req);
     if (!cur.ok) return cur;
     const f = fields(req.input ?? {}, false);
@@ -94,6 +95,7 @@ export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
 
 export async function deleteFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req);
     if (!cur.ok) return cur;
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.saved-filter-deleted.v1', data: { user_id: req.caller.user_id, filter_id: cur.value.id } }]);
