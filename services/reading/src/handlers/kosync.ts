@@ -110,7 +110,9 @@ const isPush = (v: DocumentPush | DocumentChange): v is DocumentPush => v.pushed
 async function saveRow(ctx: Ctx, trx: Trx, user: string, values: DocumentPush | DocumentChange): Promise<Row> {
   const cur = await t(trx).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', values.document).executeTakeFirst();
   if (!cur && !isPush(values)) throw new Error(`kosync document ${values.document} of ${user} is gone`);
-  const merged = { ...(cur ?? { user_id: user, item_id: null, linked_by: null, bindery_device_id: null, progress_version: null, label: null, created_at: ctx.now() }), ...values };
+  // a column left undefined is one the write does not change
+  const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<DocumentPush>;
+  const merged = { ...(cur ?? { user_id: user, item_id: null, linked_by: null, bindery_device_id: null, progress_version: null, label: null, created_at: ctx.now() }), ...given };
   const next = { ...merged, pushed_at: new Date(merged.pushed_at as Date | string) } as Row;
   await ctx.emit(trx, user, [
     { type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(next), progress_version: next.progress_version ?? null, label: next.label ?? null } },
