@@ -1,8 +1,9 @@
 // The reading service's tables are a projection of its own log: a realistic mix of reading through
 // the API (positions from the web and from KOReader's stock sync, with a password and with a device's
-// sync key, and what their pulls and the web's reads gave each device; a conflict opened, moved on and resolved; annotations made, edited, deleted, restored and
-// purged; ratings set and deleted; custom and smart collections, members added and removed; saved
-// filters; dashboard preferences; a hash conflict's kept duplicate taking the other's reading data; a
+// sync key, and what their pulls and the web's reads gave each device; a position removed and begun again; a conflict opened, moved on and resolved; annotations made, edited, deleted, restored and
+// purged; ratings set and deleted; custom and smart collections, members added and removed, one
+// taking a newly catalogued book by its rules; system collections restored; saved filters; dashboard
+// preferences; a hash conflict's kept duplicate taking the other's reading data; a
 // deleted account), then its log folded alone into fresh tables made by reading's migrations, compared
 // row for row with the live ones, in both modes. `progress_history.seq` is a serial number with gaps
 // after retries: the history is compared as the order of each user's lines per book. Not compared:
@@ -89,6 +90,9 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
     ] as const)
       expect((await put(call, token, item, { percentage, client: 'web', device: 'laptop' })).json.status).toBe('saved');
     expect((await put(call, leaver.token, a.id, { percentage: 0.9 })).json.status).toBe('saved');
+    // a position removed (its history stays) and begun again: a new record
+    expect((await call('DELETE', `/api/media-items/${a.id}/progress`, { token: leaver.token })).status).toBe(200);
+    expect((await put(call, leaver.token, a.id, { percentage: 0.5 })).json.status).toBe('saved');
 
     // a conflict: a device's first push disagrees, the device reads on, the incoming side is kept
     const c1 = await put(call, token, a.id, { percentage: 0.7, client: 'koreader', device: 'kobo-clara' });
@@ -166,6 +170,13 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
     expect((await call('POST', `/api/collections/${gone.json.id}/items`, { token, body: { media_item_ids: [golden.id] } })).status).toBe(200);
     expect((await call('DELETE', `/api/collections/${gone.json.id}`, { token })).status).toBe(200);
 
+    // a custom collection that takes newly catalogued books by its rules (the library made again below)
+    const auto = await call('POST', '/api/collections', {
+      token,
+      body: { name: 'By Petrov', auto_assign: { conditions: [{ field: 'author', op: 'contains', value: 'petrov' }] } },
+    });
+    expect(auto.status, auto.text).toBe(201);
+
     // saved filters: made, changed, one deleted
     const f1 = await call('POST', '/api/saved-filters', { token, body: { name: 'Sagas', resource_type: 'media_items', filter: { series_filter: 'Saga' } } });
     expect(f1.status, f1.text).toBe(201);
@@ -180,6 +191,13 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
       { hidden_collections: [], collection_order: [cid, sys[1]] },
     ])
       expect((await call('PUT', '/api/dashboard/preferences', { token, body })).status).toBe(200);
+
+    // system collections: one edited and restored, one deleted and made again
+    const system = (await call('GET', '/api/collections', { token })).json.data.filter((c: { is_system: boolean }) => c.is_system);
+    expect((await call('PUT', `/api/collections/${system[0].id}`, { token, body: { color: '#000000' } })).status).toBe(200);
+    expect((await call('POST', '/api/collections/system/restore', { token, body: { query_type: system[0].query_type } })).status).toBe(200);
+    expect((await call('DELETE', `/api/collections/${system[1].id}`, { token })).status).toBe(200);
+    expect((await call('POST', '/api/collections/system/restore', { token, body: { query_type: system[1].query_type } })).status).toBe(201);
 
     // a deleted account: its reading data goes
     expect((await call('DELETE', `/api/auth/profile/${leaver.id}`, { token: admin.token })).status).toBe(200);
@@ -199,6 +217,10 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
     const golden2 = (await items(call, admin.token, again.id)).find((i) => i.file_path === 'golden.epub')!;
     expect(golden2.sha256).toBe(golden.sha256);
     await eventually(async () => {
+      const members = await call('GET', `/api/collections/${auto.json.id}/items`, { token });
+      expect(members.json.data.map((b: { media_item_id: string }) => b.media_item_id)).toContain(golden2.id);
+    }, 15_000);
+    await eventually(async () => {
       const p = await call('GET', `/api/media-items/${golden2.id}/progress`, { token });
       expect(p.status, p.text).toBe(200);
       expect((await kobo.pull(doc)).json.percentage).toBeGreaterThan(0);
@@ -217,15 +239,27 @@ describe.each(modes)("reading's log rebuilds its tables (%s)", (mode) => {
       const log = await new EventStore(db, READING_SCHEMA).readAll(0, 1_000_000);
       const types = new Set(log.map((e) => e.type));
       for (const t of [
+        'system-collections-created',
+        'progress-saved',
+        'progress-deleted',
+        'progress-history-recorded',
+        'progress-conflict-opened',
         'progress-conflict-closed',
         'progress-conflict-deleted',
+        'annotation-saved',
         'annotation-purged',
+        'rating-set',
         'rating-deleted',
+        'collection-saved',
         'collection-deleted',
+        'collection-items-changed',
+        'saved-filter-saved',
         'saved-filter-deleted',
+        'dashboard-preferences-changed',
         'kosync-document-saved',
         'progress-delivered',
         'items-merged',
+        'item-data-restored',
         'user-data-removed',
       ])
         expect(types, t).toContain(`reading.${t}.v1`);

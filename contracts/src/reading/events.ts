@@ -265,8 +265,8 @@ export type ReadingEvent = {
 }[ReadingEventType];
 
 /**
- * Fields some reading events carry for the replay of reading's own tables alone (stored hashes, an
- * annotation's stored span, member times, a KOReader push's version and label, a save's history
- * line): not part of what a client is told about the change.
+ * Fields some reading events carry for reading's own projection alone, live and at a rebuild
+ * (stored hashes, an annotation's stored span, member times, a KOReader push's version and label, a
+ * save's history line): not part of what a client is told about the change.
  */
 export const REPLAY_ONLY_FIELDS = ['sha256', 'anchor', 'added_at', 'progress_version', 'label', 'history'] as const;

@@ -16,8 +16,8 @@ import {
   type AnnotationPosition,
   type Kind,
 } from '../domain/annotation';
-import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { AnnotationsTable } from '../store/db';
+import type { Insertable, Selectable } from 'kysely';
+import type { AnnotationsTable, Trx } from '../store/db';
 import { t, type Ctx } from './context';
 import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 import * as L from '@bindery/locator';
@@ -68,6 +68,12 @@ export const annotationSaved = (user: string, r: Row): Reading.ReadingEvent => (
   },
 });
 
+/** Saves an annotation as `row` says (its event, which the projection folds): the row as stored. */
+async function save(ctx: Ctx, trx: Trx, row: Row): Promise<Row> {
+  await ctx.emit(trx, row.user_id, [annotationSaved(row.user_id, row)]);
+  return t(trx).selectFrom('annotations').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
+}
+
 const kindOf = (req: Req): Kind | null => (KINDS.includes(req.kind as Kind) ? (req.kind as Kind) : null);
 
 /** The columns a create or an update sets from what the client sent (the position apart). */
@@ -113,7 +119,7 @@ function fields(kind: Kind, input: Record<string, unknown>, creating: boolean): 
 }
 
 const NO_ANCHOR = { start_spine: null, start_offset: null, end_spine: null, end_offset: null, anchor_sha256: null };
-type Columns = Pick<Insertable<AnnotationsTable>, keyof typeof NO_ANCHOR>;
+type Columns = Pick<Row, keyof typeof NO_ANCHOR>;
 
 const columnsOf = (sha: string, a: { start: L.Canonical; end: L.Canonical | null }): Columns => ({
   start_spine: a.start.spine,
@@ -221,13 +227,23 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
       if (same) return no(conflict(M.annotationDeletedKey));
     }
     const now = ctx.now();
-    const row = await t(trx)
-      .insertInto('annotations')
-      .values({ id: newId(), user_id: user, item_id: item, kind, text: '', note: '', color: null, ...values, created_at: now, updated_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ctx.emit(trx, user, [annotationSaved(user, row)]);
-    return ok({ row, existing: false });
+    const made: Row = {
+      id: newId(),
+      user_id: user,
+      item_id: item,
+      kind,
+      text: '',
+      note: '',
+      color: null,
+      dedup_key: null,
+      deleted_at: null,
+      ...f.value.values,
+      position: pos,
+      ...columns,
+      created_at: now,
+      updated_at: now,
+    };
+    return ok({ row: await save(ctx, trx, made), existing: false });
   });
   if (!r.ok) return r;
   // a replay answers what is stored: nothing of this submission was taken, so nothing was healed
@@ -258,42 +274,32 @@ export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
   if (!before.ok) return before;
   const f = fields(before.value.kind as Kind, req.input ?? {}, false);
   if (!f.ok) return f;
-  const values: Updateable<AnnotationsTable> = { ...f.value.values };
+  let changes: Partial<Row> = { ...f.value.values };
   let healed: string[] = [];
   if (f.value.position) {
     const pos = f.value.position;
-    const a = await anchor(ctx, before.value.item_id, before.value.kind as Kind, pos, values.text ?? before.value.text);
+    const a = await anchor(ctx, before.value.item_id, before.value.kind as Kind, pos, changes.text ?? before.value.text);
     healed = a.healed;
-    Object.assign(values, { position: JSON.stringify(pos) }, a.columns);
+    changes = { ...changes, position: pos, ...a.columns };
   }
   const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
+    // the user's stream lock (the append takes it anyway) before the read this write is decided on
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req, { deleted: false });
     if (!cur.ok) return cur;
-    const row = await t(trx)
-      .updateTable('annotations')
-      .set({ ...values, updated_at: ctx.now() })
-      .where('id', '=', cur.value.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ctx.emit(trx, req.caller.user_id, [annotationSaved(req.caller.user_id, row)]);
-    return ok(row);
+    return ok(await save(ctx, trx, { ...cur.value, ...changes, updated_at: ctx.now() }));
   });
   return r.ok ? ok({ ...annotationOut((await placed(ctx, [r.value]))[0]!), healed }) : r;
 }
 
 async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<unknown>> {
   const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
+    // the user's stream lock (the append takes it anyway) before the read this write is decided on
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req, { deleted: !deleted });
     if (!cur.ok) return cur;
     const now = ctx.now();
-    const row = await t(trx)
-      .updateTable('annotations')
-      .set({ deleted_at: deleted ? now : null, updated_at: now })
-      .where('id', '=', cur.value.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ctx.emit(trx, req.caller.user_id, [annotationSaved(req.caller.user_id, row)]);
-    return ok(row);
+    return ok(await save(ctx, trx, { ...cur.value, deleted_at: deleted ? now : null, updated_at: now }));
   });
   if (!r.ok) return r;
   return ok(deleted ? { message: `${r.value.kind} deleted` } : annotationOut((await placed(ctx, [r.value]))[0]!));
@@ -318,9 +324,10 @@ export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> 
 /** Removes a deleted annotation for good. */
 export async function purgeAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
+    // the user's stream lock (the append takes it anyway) before the read this write is decided on
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req, { deleted: true });
     if (!cur.ok) return cur;
-    await t(trx).deleteFrom('annotations').where('id', '=', cur.value.id).execute();
     await ctx.emit(trx, req.caller.user_id, [
       { type: 'reading.annotation-purged.v1', data: { user_id: req.caller.user_id, annotation_id: cur.value.id, media_item_id: cur.value.item_id } },
     ]);
@@ -331,11 +338,12 @@ export async function purgeAnnotation(ctx: Ctx, req: Req): Promise<Result<unknow
 export async function purgeAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
     const gone = await t(trx)
-      .deleteFrom('annotations')
+      .selectFrom('annotations')
+      .select(['id', 'item_id'])
       .where('user_id', '=', req.caller.user_id)
       .where('item_id', '=', req.item_id!)
       .where('deleted_at', 'is not', null)
-      .returning(['id', 'item_id'])
+      .forUpdate()
       .execute();
     for (const g of gone)
       await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.annotation-purged.v1', data: { user_id: req.caller.user_id, annotation_id: g.id, media_item_id: g.item_id } }]);

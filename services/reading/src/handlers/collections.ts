@@ -2,12 +2,12 @@
 // remove items, optionally auto-assign rules for newly scanned items) and smart ones (rules), with a
 // preview of rules before creating.
 import { ok, type Result } from '@bindery/contracts';
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { CollectionsTable, Trx } from '../store/db';
 import { parseRules, type Rules } from '../domain/rules';
 import { systemCollection, SYSTEM_COLLECTIONS, type SystemQuery } from '../domain/system-collections';
 import { parseColor } from '../domain/annotation';
-import { collectionOut, insertSystem } from '../store/collections';
+import { collectionOut, collectionRow, systemCollectionToMake } from '../store/collections';
 import { customMembers, itemMatches, ruleMembers, systemMembers } from '../store/membership';
 import { t, type Ctx } from './context';
 import { bad, conflict, isUuid, M, newId, no, notFound, q1, text, type Access, type Req } from './util';
@@ -43,7 +43,7 @@ export async function getCollection(ctx: Ctx, req: Req): Promise<Result<unknown>
   return ok({ ...collectionOut(c.value), item_count: (await members(ctx, req.caller.user_id, req.access, c.value, { limit: 1, offset: 0 })).total });
 }
 
-type Editable = Partial<Pick<Insertable<CollectionsTable>, 'name' | 'description' | 'color' | 'icon' | 'priority' | 'show_on_dashboard' | 'rules' | 'auto_assign'>>;
+type Editable = Partial<Pick<Row, 'name' | 'description' | 'color' | 'icon' | 'priority' | 'show_on_dashboard' | 'rules' | 'auto_assign'>>;
 
 /** The editable fields; `creating` requires a name. System collections keep their name. */
 function fields(input: Record<string, unknown>, creating: true, system: false): Result<Editable & { name: string }>;
@@ -86,17 +86,17 @@ function fields(input: Record<string, unknown>, creating: boolean, system: boole
     }
     const r = parseRules(input[key]);
     if (!r.ok) return no(bad(key === 'auto_assign' ? r.message.replace(/^rules/, 'auto_assign') : r.message));
-    out[key] = JSON.stringify(r.value);
+    out[key] = r.value;
   }
   if (out.rules && out.auto_assign) return no(bad('a smart collection follows its rules; auto_assign is for custom collections'));
   return ok(out);
 }
 
-async function save(ctx: Ctx, trx: Trx, user: string, fn: () => Promise<Row>): Promise<Result<Row>> {
+/** Saves a collection as `row` says (its event, which the projection folds): the row as stored, or the name taken. */
+async function save(ctx: Ctx, trx: Trx, user: string, row: Row): Promise<Result<Row>> {
   try {
-    const row = await fn();
     await ctx.emit(trx, user, [{ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(row) } }]);
-    return ok(row);
+    return ok(await collectionRow(trx, row.id));
   } catch (e) {
     if (isUniqueViolation(e)) return no(conflict(M.collectionNameTaken));
     throw e;
@@ -125,13 +125,22 @@ export async function createCollection(ctx: Ctx, req: Req): Promise<Result<unkno
   const now = ctx.now();
   try {
     return await ctx.tx(async (trx) => {
-      const r = await save(ctx, trx, user, () =>
-        t(trx)
-          .insertInto('collections')
-          .values({ id: newId(), user_id: user, description: '', is_system: false, priority: 100, show_on_dashboard: false, ...f.value, created_at: now, updated_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      );
+      const r = await save(ctx, trx, user, {
+        id: newId(),
+        user_id: user,
+        description: '',
+        query_type: null,
+        is_system: false,
+        priority: 100,
+        color: null,
+        icon: null,
+        show_on_dashboard: false,
+        rules: null,
+        auto_assign: null,
+        ...f.value,
+        created_at: now,
+        updated_at: now,
+      });
       if (!r.ok) throw new NameTaken();
       return ok(collectionOut(r.value));
     });
@@ -147,18 +156,13 @@ export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unkno
   const user = req.caller.user_id;
   try {
     return await ctx.tx(async (trx) => {
+      // the user's stream lock (the append takes it anyway) before the read this write is decided on
+      await ctx.lockUser(trx, user);
       const c = await find(trx, user, req.id);
       if (!c.ok) return c;
       const f = fields(req.input ?? {}, false, Boolean(c.value.is_system));
       if (!f.ok) return f;
-      const r = await save(ctx, trx, user, () =>
-        t(trx)
-          .updateTable('collections')
-          .set({ ...f.value, updated_at: ctx.now() })
-          .where('id', '=', c.value.id)
-          .returningAll()
-          .executeTakeFirstOrThrow(),
-      );
+      const r = await save(ctx, trx, user, { ...c.value, ...f.value, updated_at: ctx.now() });
       if (!r.ok) throw new NameTaken();
       return ok(collectionOut(r.value));
     });
@@ -171,9 +175,9 @@ export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unkno
 export async function deleteCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
     const c = await find(trx, user, req.id);
     if (!c.ok) return c;
-    await t(trx).deleteFrom('collections').where('id', '=', c.value.id).execute();
     await ctx.emit(trx, user, [{ type: 'reading.collection-deleted.v1', data: { user_id: user, collection_id: c.value.id } }]);
     return ok({ message: 'collection deleted' });
   });
@@ -185,18 +189,18 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every(isUuid)) return no(bad('media_item_ids must be a non-empty list of media item ids'));
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
     const c = await find(trx, user, req.id);
     if (!c.ok) return c;
     if (c.value.is_system) return no(bad(M.systemCollectionItems));
     if (c.value.rules) return no(bad(M.smartCollectionItems));
     const wanted = [...new Set(ids.map((i) => i.toLowerCase()))];
-    const added = await t(trx)
-      .insertInto('collection_items')
-      // in the order given: a millisecond apart, so the collection lists them as they were added
-      .values(wanted.map((item_id, i) => ({ collection_id: c.value.id, item_id, added_at: new Date(ctx.now().getTime() + i) })))
-      .onConflict((oc) => oc.doNothing())
-      .returning(['item_id', 'added_at'])
-      .execute();
+    const held = new Set(
+      (await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', c.value.id).where('item_id', 'in', wanted).execute()).map((m) => m.item_id),
+    );
+    // in the order given: a millisecond apart, so the collection lists them as they were added
+    const now = ctx.now().getTime();
+    const added = wanted.map((item_id, i) => ({ item_id, added_at: new Date(now + i) })).filter((a) => !held.has(a.item_id));
     if (added.length)
       await ctx.emit(trx, user, [
         {
@@ -211,11 +215,12 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 export async function removeItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, user);
     const c = await find(trx, user, req.id);
     if (!c.ok) return c;
     if (c.value.is_system) return no(bad(M.systemCollectionItems));
     if (c.value.rules) return no(bad(M.smartCollectionItems));
-    const gone = await t(trx).deleteFrom('collection_items').where('collection_id', '=', c.value.id).where('item_id', '=', req.item_id!).returning('item_id').executeTakeFirst();
+    const gone = await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', c.value.id).where('item_id', '=', req.item_id!).executeTakeFirst();
     if (!gone) return no(notFound('media item not in this collection'));
     await ctx.emit(trx, user, [{ type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: [], removed: [req.item_id!] } }]);
     return ok({ message: 'item removed' });
@@ -234,23 +239,18 @@ export async function restoreSystem(ctx: Ctx, req: Req): Promise<Result<unknown>
     const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', def.query_type).executeTakeFirst();
     const made = have
       ? {
-          row: await t(trx)
-            .updateTable('collections')
-            .set({ priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now })
-            .where('id', '=', have.id)
-            .returningAll()
-            .executeTakeFirstOrThrow(),
+          row: { ...(await collectionRow(trx, have.id)), priority: def.priority, color: def.color, icon: def.icon, show_on_dashboard: true, description: '', updated_at: now },
           renamed: [],
         }
-      : await insertSystem(trx, user, def, now);
-    // none of that type existed (read above under the user's lock): insertSystem made it
+      : await systemCollectionToMake(trx, user, def, now);
+    // none of that type existed (read above under the user's lock): one is made
     const row = made.row!;
     await ctx.emit(
       trx,
       user,
       [...made.renamed, row].map((c) => ({ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(c) } })),
     );
-    return ok({ ...collectionOut(row), restored: !have });
+    return ok({ ...collectionOut(await collectionRow(trx, row.id)), restored: !have });
   });
 }
 
@@ -268,13 +268,8 @@ export async function autoAssign(ctx: Ctx, trx: Trx, itemId: string): Promise<vo
   for (const c of rows) {
     if (!(await itemMatches(trx, c.user_id, itemId, c.auto_assign as Rules))) continue;
     const now = ctx.now();
-    const added = await t(trx)
-      .insertInto('collection_items')
-      .values({ collection_id: c.id, item_id: itemId, added_at: now })
-      .onConflict((oc) => oc.doNothing())
-      .returning('item_id')
-      .execute();
-    if (added.length)
+    const held = await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', c.id).where('item_id', '=', itemId).executeTakeFirst();
+    if (!held)
       await ctx.emit(trx, c.user_id, [
         { type: 'reading.collection-items-changed.v1', data: { user_id: c.user_id, collection_id: c.id, added: [itemId], removed: [], added_at: [now.toISOString()] } },
       ]);

@@ -3,9 +3,9 @@
 import { ok, type Reading, type Result } from '@bindery/contracts';
 import type { Selectable } from 'kysely';
 import type { ConflictsTable, Trx } from '../store/db';
-import { recordHistory } from '../store/history';
+import { historyRecorded } from '../store/history';
 import { t, type Ctx } from './context';
-import { conflictOut, savePosition } from './progress';
+import { conflictOut, conflictRow, savePosition } from './progress';
 import { bad, conflict, isUuid, M, no, notFound, q1, type Req } from './util';
 import { itemVisible } from './visible';
 
@@ -53,7 +53,7 @@ async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | '
   } else {
     // the position not chosen stays findable in the history
     lines.push(
-      await recordHistory(trx, user, item, {
+      historyRecorded(user, item, {
         percentage: rest.percentage,
         position: rest,
         client,
@@ -64,14 +64,9 @@ async function close(ctx: Ctx, trx: Trx, c: Row, how: 'current' | 'incoming' | '
     );
   }
   const status = how === 'dismissed' ? 'dismissed' : 'resolved';
-  const row = await t(trx)
-    .updateTable('conflicts')
-    .set({ status, resolution: how === 'dismissed' ? null : how, closed_at: ctx.now() })
-    .where('id', '=', c.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  await ctx.emit(trx, user, [...lines, { type: 'reading.progress-conflict-closed.v1', data: { user_id: user, conflict: conflictOut(row) } }]);
-  return row;
+  const closed = { ...conflictOut(c), status, resolution: how === 'dismissed' ? null : how, closed_at: ctx.now().toISOString() } as const;
+  await ctx.emit(trx, user, [...lines, { type: 'reading.progress-conflict-closed.v1', data: { user_id: user, conflict: closed } }]);
+  return conflictRow(trx, c.id);
 }
 
 const keepOf = (input: Record<string, unknown> | undefined): 'current' | 'incoming' | null => {
@@ -95,7 +90,6 @@ export async function deleteConflict(ctx: Ctx, req: Req): Promise<Result<unknown
     const c = await find(trx, req, true);
     if (!c.ok) return c;
     if (c.value.status === 'open') await close(ctx, trx, c.value, 'dismissed');
-    await t(trx).deleteFrom('conflicts').where('id', '=', c.value.id).execute();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.progress-conflict-deleted.v1', data: { user_id: req.caller.user_id, conflict_id: c.value.id } }]);
     return ok({ message: 'progress conflict deleted' });
   });

@@ -2,7 +2,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { asTables, commandTransaction, eventSchemas, EventStore, type NoTables, type ReactionSite, type Runtime, type Subscription } from '@bindery/platform';
-import { Reading } from '@bindery/contracts';
+import { Reading, type StoredEvent } from '@bindery/contracts';
+import { projectReading } from '../store/projection';
 import type { Db, ReadingDb, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 import { LocatorIndexes } from './locator';
@@ -92,19 +93,23 @@ export class Ctx {
     return commandTransaction(this.db, this.store, fn);
   }
 
-  /** Appends to a user's stream; every event must match its contract schema. */
+  /**
+   * Appends to a user's stream (every event must match its contract schema) and folds the events
+   * into reading's tables in the same transaction (store/projection.ts): the one way those rows change.
+   */
   async emit(trx: Trx, userOrStream: string, events: Reading.ReadingEvent[]): Promise<void> {
     readingEvents.check(events);
     const stream = userOrStream.includes(':') ? userOrStream : `user:${userOrStream}`;
     // one user's writes to different books append to one stream: taking turns here, rather than
     // racing for its next version and retrying, keeps a busy reader's writes from failing
     await this.lock(trx, `stream.${stream}`);
-    await this.store.append(trx, stream, 'any', events);
+    await fold(trx, events, await this.store.append(trx, stream, 'any', events));
   }
 
   /**
    * Appends to several users' streams in one statement (a batch of writes of different users, each
-   * once); every event must match its contract schema. Their stream locks are taken first.
+   * once), and folds the events as `emit` does; every event must match its contract schema. Their
+   * stream locks are taken first.
    */
   async emitMany(trx: Trx, writes: { user: string; events: Reading.ReadingEvent[] }[]): Promise<void> {
     for (const w of writes) readingEvents.check(w.events);
@@ -112,10 +117,11 @@ export class Ctx {
       trx,
       writes.map((w) => w.user),
     );
-    await this.store.appendAnyMany(
+    const stored = await this.store.appendAnyMany(
       trx,
       writes.map((w) => ({ streamId: `user:${w.user}`, events: w.events })),
     );
+    for (const [k, w] of writes.entries()) await fold(trx, w.events, stored[k]!);
   }
 
   /**
@@ -166,6 +172,11 @@ export class Ctx {
     for (const k of wanted) held.add(k);
     this.held.set(trx, held);
   }
+}
+
+/** Folds events just appended (as stored: their time) into reading's tables. */
+async function fold(trx: Trx, events: readonly Reading.ReadingEvent[], stored: readonly StoredEvent[]): Promise<void> {
+  for (const [i, e] of events.entries()) await projectReading(trx, SCHEMA, e, stored[i]!.recordedAt);
 }
 
 /** The advisory lock of a reading key (a user's stream: `stream.user:<id>`). */

@@ -30,12 +30,7 @@ export async function putPrefs(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   }
   if (input.hidden_collections === undefined && input.collection_order === undefined) return no(bad('hidden_collections or collection_order is required'));
   return ctx.tx(async (trx) => {
-    const values = { hidden_collections: JSON.stringify(next.hidden_collections), collection_order: JSON.stringify(next.collection_order) };
-    await t(trx)
-      .insertInto('dashboard_prefs')
-      .values({ user_id: user, ...values })
-      .onConflict((oc) => oc.column('user_id').doUpdateSet(values))
-      .execute();
+    // the projection writes the row
     await ctx.emit(trx, user, [{ type: 'reading.dashboard-preferences-changed.v1', data: { user_id: user, ...next } }]);
     return ok({ message: 'dashboard preferences updated', ...next });
   });

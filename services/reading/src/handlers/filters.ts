@@ -1,7 +1,7 @@
 // Saved filters per user: a name, the resource they filter (`resource_type`) and the filter itself.
 import { ok, type Reading, type Result } from '@bindery/contracts';
-import type { Insertable, Selectable } from 'kysely';
-import type { SavedFiltersTable } from '../store/db';
+import type { Selectable } from 'kysely';
+import type { SavedFiltersTable, Trx } from '../store/db';
 import { t, type Ctx } from './context';
 import { bad, isUuid, M, newId, no, notFound, q1, text, type Req } from './util';
 
@@ -16,7 +16,7 @@ const out = (r: Row): Reading.SavedFilterRecord => ({
 });
 const RESOURCE = /^[a-z][a-z0-9_-]{0,49}$/;
 
-type FilterFields = Pick<Insertable<SavedFiltersTable>, 'name' | 'resource_type' | 'filter'>;
+type FilterFields = Pick<Row, 'name' | 'resource_type' | 'filter'>;
 
 /** Validates the fields of a create (all of them) or an update (those given). */
 function fields(input: Record<string, unknown>, creating: true): Result<FilterFields>;
@@ -40,9 +40,15 @@ function fields(input: Record<string, unknown>, creating: boolean): Result<Parti
     if (f === null || typeof f !== 'object') return no(bad('filter must be an object or a list'));
     const s = JSON.stringify(f);
     if (s.length > 65_536) return no(bad('filter must be at most 65536 characters of JSON'));
-    o.filter = s;
+    o.filter = f;
   }
   return ok(o);
+}
+
+/** Saves a filter as `row` says (its event, which the projection folds): the row as stored. */
+async function save(ctx: Ctx, trx: Trx, row: Row): Promise<Row> {
+  await ctx.emit(trx, row.user_id, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: row.user_id, filter: out(row) } }]);
+  return t(trx).selectFrom('saved_filters').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
 }
 
 async function find(q: Parameters<typeof t>[0], req: Req): Promise<Result<Row>> {
@@ -72,38 +78,26 @@ export async function createFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
     const now = ctx.now();
-    const row = await t(trx)
-      .insertInto('saved_filters')
-      .values({ id: newId(), user_id: user, ...f.value, created_at: now, updated_at: now })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ctx.emit(trx, user, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: user, filter: out(row) } }]);
-    return ok(out(row));
+    return ok(out(await save(ctx, trx, { id: newId(), user_id: user, ...f.value, created_at: now, updated_at: now })));
   });
 }
 
 export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req);
     if (!cur.ok) return cur;
     const f = fields(req.input ?? {}, false);
     if (!f.ok) return f;
-    const row = await t(trx)
-      .updateTable('saved_filters')
-      .set({ ...f.value, updated_at: ctx.now() })
-      .where('id', '=', cur.value.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.saved-filter-saved.v1', data: { user_id: req.caller.user_id, filter: out(row) } }]);
-    return ok(out(row));
+    return ok(out(await save(ctx, trx, { ...cur.value, ...f.value, updated_at: ctx.now() })));
   });
 }
 
 export async function deleteFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
+    await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req);
     if (!cur.ok) return cur;
-    await t(trx).deleteFrom('saved_filters').where('id', '=', cur.value.id).execute();
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.saved-filter-deleted.v1', data: { user_id: req.caller.user_id, filter_id: cur.value.id } }]);
     return ok({ message: 'saved filter deleted' });
   });

@@ -5,8 +5,7 @@
 // from its beginning.
 import { Identity, type Reading } from '@bindery/contracts';
 import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platform';
-import { collectionOut, createSystemCollections } from '../store/collections';
-import { USER_TABLES } from '../store/db';
+import { collectionOut, systemCollectionsToMake } from '../store/collections';
 import { t, type Ctx } from './context';
 
 export const IDENTITY_CONSUMER = 'reading-identity';
@@ -27,22 +26,18 @@ export async function consumeIdentity(ctx: Ctx, bus: Bus): Promise<Subscription>
           .values({ id: user })
           .onConflict((oc) => oc.doNothing())
           .execute();
-        const { made, renamed } = await createSystemCollections(trx, user, ctx.now());
+        const { made, renamed } = await systemCollectionsToMake(trx, user, ctx.now());
         const events: Reading.ReadingEvent[] = renamed.map((c) => ({ type: 'reading.collection-saved.v1', data: { user_id: user, collection: collectionOut(c) } }));
         if (made.length) events.push({ type: 'reading.system-collections-created.v1', data: { user_id: user, collections: made.map(collectionOut) } });
         if (events.length) await ctx.emit(trx, user, events);
       } else if (e?.type === 'identity.user-deleted.v1') {
-        await removeUser(trx, e.data.user_id);
+        // the projection removes the user's reading data (its fold of user-data-removed); the user goes from reading's copy of identity's
         await ctx.emit(trx, e.data.user_id, [{ type: 'reading.user-data-removed.v1', data: { user_id: e.data.user_id } }]);
+        await t(trx).deleteFrom('users').where('id', '=', e.data.user_id).execute();
       }
     },
     after: () => ctx.store.notify(),
   });
-}
-
-async function removeUser(trx: Parameters<typeof t>[0], user: string): Promise<void> {
-  for (const table of USER_TABLES) await t(trx).deleteFrom(table).where('user_id', '=', user).execute();
-  await t(trx).deleteFrom('users').where('id', '=', user).execute();
 }
 
 export const ACCESS_CONSUMER = 'reading-access';

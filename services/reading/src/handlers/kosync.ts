@@ -103,23 +103,21 @@ type DocumentPush = Omit<Insertable<KosyncDocumentsTable>, 'user_id' | 'created_
 type DocumentChange = Omit<Updateable<KosyncDocumentsTable>, 'user_id' | 'created_at'> & { document: string };
 const isPush = (v: DocumentPush | DocumentChange): v is DocumentPush => v.pushed_at !== undefined;
 
-/** Changes the user's row of `values.document` (a link changes a few columns), or inserts a whole push. */
+/**
+ * Changes the user's row of `values.document` (a link changes a few columns), or makes a whole push
+ * its row: told in a `kosync-document-saved` event, which the projection folds. The row as stored.
+ */
 async function saveRow(ctx: Ctx, trx: Trx, user: string, values: DocumentPush | DocumentChange): Promise<Row> {
-  const changed = await t(trx).updateTable('kosync_documents').set(values).where('user_id', '=', user).where('document', '=', values.document).returningAll().executeTakeFirst();
-  const row =
-    changed ??
-    (isPush(values)
-      ? await t(trx)
-          .insertInto('kosync_documents')
-          .values({ user_id: user, ...values, created_at: ctx.now() })
-          .returningAll()
-          .executeTakeFirstOrThrow()
-      : undefined);
-  if (!row) throw new Error(`kosync document ${values.document} of ${user} is gone`);
+  const cur = await t(trx).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', values.document).executeTakeFirst();
+  if (!cur && !isPush(values)) throw new Error(`kosync document ${values.document} of ${user} is gone`);
+  // a column left undefined is one the write does not change
+  const given = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<DocumentPush>;
+  const merged = { ...(cur ?? { user_id: user, item_id: null, linked_by: null, bindery_device_id: null, progress_version: null, label: null, created_at: ctx.now() }), ...given };
+  const next = { ...merged, pushed_at: new Date(merged.pushed_at as Date | string) } as Row;
   await ctx.emit(trx, user, [
-    { type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(row), progress_version: row.progress_version ?? null, label: row.label ?? null } },
+    { type: 'reading.kosync-document-saved.v1', data: { user_id: user, document: documentOut(next), progress_version: next.progress_version ?? null, label: next.label ?? null } },
   ]);
-  return row;
+  return t(trx).selectFrom('kosync_documents').selectAll().where('user_id', '=', user).where('document', '=', values.document).executeTakeFirstOrThrow();
 }
 
 /**

@@ -5,9 +5,9 @@ import type { ConflictsTable, ProgressTable, Trx } from '../store/db';
 import { byContext, conflictReason, contextHint, type Given, guardKeeps, parsePosition, place, resolve, type Position } from '../domain/position';
 import { sql } from 'kysely';
 import { GroupCommit, isUniqueViolation, retryableCode, unnestRows, type EventRow } from '@bindery/platform';
-import { historyEntry, recordHistory } from '../store/history';
-import { foldDelivered } from '../store/receipts';
+import { historyEntry, historyRecorded } from '../store/history';
 import { SCHEMA } from '../store/migrations';
+import { HISTORY_COLUMNS, PROGRESS_COLUMNS, PROGRESS_UPDATE, savedHistory, savedRow, savedWriter } from '../store/projection';
 import { readingEvents, t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 import * as L from '@bindery/locator';
@@ -94,9 +94,8 @@ export async function deliver(ctx: Ctx, user: string, device: string, via: strin
     const now = ctx.now();
     const delivered = rows.map((p) => ({ media_item_id: p.item_id, progress_id: p.id, version: Number(p.version), percentage: Number(p.percentage) }));
     const data = { user_id: user, device, via, delivered, delivered_at: iso(now)! };
-    // the event first, then its fold: the receipts' only writer (store/receipts.ts)
+    // the projection folds it into the receipts (store/receipts.ts)
     await ctx.emit(trx, user, [{ type: 'reading.progress-delivered.v1', data }]);
-    await foldDelivered(trx, SCHEMA, data);
     return delivered.length;
   });
 }
@@ -137,10 +136,10 @@ export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown
   const item = req.item_id!;
   return ctx.tx(async (trx) => {
     await ctx.lockUser(trx, user);
-    const gone = await t(trx).deleteFrom('progress').where('user_id', '=', user).where('item_id', '=', item).returningAll().executeTakeFirst();
+    const gone = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
     if (!gone) return no(notFound(M.progressNotFound));
     // the history stays: it is the way back
-    const line = await recordHistory(trx, user, item, {
+    const line = historyRecorded(user, item, {
       percentage: 0,
       position: { percentage: 0 },
       client: gone.client,
@@ -169,62 +168,57 @@ export interface ToSave {
   item: string;
   inc: Incoming;
   reason: string;
-  /** the device is already noted as a writer of the book (nothing to note) */
-  known?: boolean;
 }
 
 /**
  * Stores a position as the current one, with a history entry and the device noted as a writer of
- * the book, in one statement; in the caller's transaction. The stored hashes are the item's (or,
- * while reading does not know the item, the ones the position had).
+ * the book (its `progress-saved` event, which the projection folds); in the caller's transaction.
+ * The stored hashes are the item's (or, while reading does not know the item, the ones the position
+ * had).
  */
 export async function savePosition(ctx: Ctx, trx: Trx, user: string, item: string, inc: Incoming, reason: string): Promise<Row> {
   return (await savePositions(ctx, trx, [{ user, item, inc, reason }]))[0]!;
 }
 
 /**
- * savePosition for several (user, book) pairs at once, each once: one statement stores them all and
- * one appends every user's events. Returns the stored rows in the order given.
+ * savePosition for several (user, book) pairs at once, each once: one statement reads their current
+ * positions and the items' hashes, one appends every user's events (folded by the projection), one
+ * reads the stored rows back. Returns the stored rows in the order given.
  */
 export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise<Row[]> {
   const now = ctx.now();
   const S = sql.raw(SCHEMA);
-  const parts = list.map((w) => {
-    const { percentage, ...rest } = w.inc.position;
-    return { percentage, rest, position: JSON.stringify(rest) };
-  });
   const values = unnestRows(
     'v',
-    { k: 'int', id: 'uuid', user_id: 'uuid', item_id: 'uuid', percentage: 'double precision', position: 'jsonb', client: 'text', device: 'text', reason: 'text', known: 'boolean' },
-    list.map((w, k) => [k, newId(), w.user, w.item, parts[k]!.percentage, parts[k]!.position, w.inc.client, w.inc.device, w.reason, w.known === true]),
+    { k: 'int', user_id: 'uuid', item_id: 'uuid' },
+    list.map((w, k) => [k, w.user, w.item]),
   );
-  const { rows } = await sql<Row & { k: number }>`
-    with v as (select * from ${values}),
-    saved as (
-      insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
-      select v.id, v.user_id, v.item_id, 1, ${now}, v.percentage, v.position, v.client, v.device, coalesce(i.sha256, '[]'::jsonb), ${now}
-      from v left join ${S}.items i on i.id = v.item_id
-      order by v.k
-      on conflict (user_id, item_id) do update set
-        percentage = excluded.percentage, position = excluded.position, client = excluded.client, device = excluded.device,
-        sha256 = coalesce((select i.sha256 from ${S}.items i where i.id = p.item_id), p.sha256), updated_at = excluded.updated_at, version = p.version + 1
-      returning *
-    ), history as (
-      insert into ${S}.progress_history (user_id, item_id, percentage, position, client, device, reason, recorded_at)
-      select v.user_id, v.item_id, v.percentage, v.position, v.client, v.device, v.reason, ${now} from v order by v.k
-    ), writer as (
-      insert into ${S}.progress_devices (user_id, item_id, device) select v.user_id, v.item_id, v.device from v where not v.known on conflict do nothing
-    )
-    select saved.*, v.k from saved join v on v.user_id = saved.user_id and v.item_id = saved.item_id`.execute(trx);
-  const byK = new Map(rows.map((r) => [Number(r.k), r]));
-  const out = list.map((_, k) => {
-    const { k: _k, ...row } = byK.get(k)!;
-    return row as Row;
-  });
+  const { rows: found } = await sql<{ k: number; cur: JsonRow<Row> | null; sha256: string[] | null }>`
+    select v.k,
+      (select to_jsonb(p) from ${S}.progress p where p.user_id = v.user_id and p.item_id = v.item_id) as cur,
+      (select i.sha256 from ${S}.items i where i.id = v.item_id) as sha256
+    from ${values}
+    order by v.k`.execute(trx);
   await ctx.emitMany(
     trx,
     list.map((w, k) => {
-      const row = out[k]!;
+      const f = found[k]!;
+      const cur = f.cur ? fromJson(f.cur) : undefined;
+      const { percentage, ...rest } = w.inc.position;
+      const sha256 = f.sha256 ?? cur?.sha256 ?? [];
+      const progress = progressOut({
+        id: cur?.id ?? newId(),
+        user_id: w.user,
+        item_id: w.item,
+        version: cur ? Number(cur.version) + 1 : 1,
+        created_at: cur?.created_at ?? now,
+        updated_at: now,
+        percentage,
+        position: rest,
+        client: w.inc.client,
+        device: w.inc.device,
+        sha256,
+      });
       return {
         user: w.user,
         // one event a save: its history line rides in it (half the events of the busiest write)
@@ -234,33 +228,23 @@ export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise
             data: {
               user_id: w.user,
               media_item_id: w.item,
-              progress: progressOut(row),
+              progress,
               ...(w.inc.device_id ? { device_id: w.inc.device_id } : {}),
-              sha256: row.sha256,
-              history: historyEntry({
-                percentage: parts[k]!.percentage,
-                position: parts[k]!.rest,
-                client: w.inc.client,
-                device: w.inc.device,
-                reason: w.reason,
-                recorded_at: now,
-              }),
+              sha256,
+              history: historyEntry({ percentage, position: rest, client: w.inc.client, device: w.inc.device, reason: w.reason, recorded_at: now }),
             },
           },
         ],
       };
     }),
   );
-  return out;
-}
-
-/** Records that this device has written a position of the book (a later write of it is no first push). */
-async function knowDevice(trx: Trx, user: string, item: string, device: string): Promise<void> {
-  await t(trx)
-    .insertInto('progress_devices')
-    .values({ user_id: user, item_id: item, device })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  const { rows } = await sql<Row & { k: number }>`
+    select p.*, v.k from ${values} join ${S}.progress p on p.user_id = v.user_id and p.item_id = v.item_id order by v.k`.execute(trx);
+  const byK = new Map(rows.map((r) => [Number(r.k), r]));
+  return list.map((_, k) => {
+    const { k: _k, ...row } = byK.get(k)!;
+    return row as Row;
+  });
 }
 
 export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
@@ -434,7 +418,7 @@ export async function writeMany(ctx: Ctx, trx: Trx, jobs: WriteJob[]): Promise<W
     const healed = [...job.prepared.parsed.healed];
     const decided = await decide(ctx, trx, job, found[k]!, healed);
     out.push(decided);
-    if (!decided) toSave.push({ at: k, save: { user: job.user, item: job.item, inc: job.prepared.inc, reason: 'saved', known: found[k]!.known }, healed });
+    if (!decided) toSave.push({ at: k, save: { user: job.user, item: job.item, inc: job.prepared.inc, reason: 'saved' }, healed });
   }
   if (toSave.length) {
     const rows = await savePositions(
@@ -545,7 +529,7 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
       device: prepared.inc.device,
       sha256: x.cur?.sha256 ?? [],
     });
-    // the event as savePositions makes it; its sha256 is the saved row's, set in the statement
+    // the event as savePositions makes it; its sha256 (the item's, else the row's) is set in the statement
     const event: Reading.ReadingEvent = {
       type: 'reading.progress-saved.v1',
       data: {
@@ -558,71 +542,43 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
       },
     };
     readingEvents.check([event]);
-    return [
-      x.at,
-      id,
-      user,
-      item,
-      version,
-      percentage,
-      JSON.stringify(rest),
-      prepared.inc.client,
-      prepared.inc.device,
-      x.known,
-      `user:${user}`,
-      newId(),
-      JSON.stringify(event.data),
-    ];
+    return [x.at, user, item, x.known, x.cur ? JSON.stringify(x.cur.sha256) : null, `user:${user}`, newId(), JSON.stringify(event.data)];
   });
-  const values = unnestRows(
-    'v',
-    {
-      k: 'int',
-      id: 'uuid',
-      user_id: 'uuid',
-      item_id: 'uuid',
-      version: 'bigint',
-      percentage: 'double precision',
-      position: 'jsonb',
-      client: 'text',
-      device: 'text',
-      known: 'boolean',
-      stream_id: 'text',
-      event_id: 'uuid',
-      data: 'jsonb',
-    },
-    rows,
-  );
+  const values = unnestRows('v', { k: 'int', user_id: 'uuid', item_id: 'uuid', known: 'boolean', cur_sha256: 'jsonb', stream_id: 'text', event_id: 'uuid', data: 'jsonb' }, rows);
+  // the events as appended, each its position's `progress-saved` with the hashes stored: the item's, else the row's
   const appended = ctx.store.appendPart(sql`
-    select v.k, 0 as i, v.stream_id, v.event_id, 'reading.progress-saved.v1' as type, v.data || jsonb_build_object('sha256', s.sha256) as data, '{}'::jsonb as metadata
-    from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id`);
+    select ev.k, 0 as i, ev.stream_id, ev.event_id, 'reading.progress-saved.v1' as type, ev.d as data, '{}'::jsonb as metadata
+    from ev join saved s on s.user_id = ev.user_id and s.item_id = ev.item_id`);
+  const ofSaved = sql`join saved s on s.user_id = ev.user_id and s.item_id = ev.item_id`;
   let result: { rows: (EventRow & { k: number; saved: JsonRow<Row> })[] };
   try {
+    // the projection's fold of these events (store/projection.ts: savedRow, savedHistory,
+    // savedWriter), each where its position is still the one read
     result = await sql<EventRow & { k: number; saved: JsonRow<Row> }>`
     with v as (select * from ${values}),
     locks as materialized (select ${ctx.userLocks(list.map((x) => x.job.user))} as n),
-    saved as (
-      insert into ${S}.progress as p (id, user_id, item_id, version, created_at, percentage, position, client, device, sha256, updated_at)
-      select v.id, v.user_id, v.item_id, v.version, ${now}, v.percentage, v.position, v.client, v.device, coalesce(i.sha256, '[]'::jsonb), ${now}
+    ev as (
+      select v.k, v.user_id, v.item_id, v.known, v.stream_id, v.event_id, v.data || jsonb_build_object('sha256', coalesce(i.sha256, v.cur_sha256, '[]'::jsonb)) as d
       from v left join ${S}.items i on i.id = v.item_id
+    ),
+    saved as (
+      insert into ${S}.progress as p (${PROGRESS_COLUMNS})
+      select ${savedRow(S, sql`ev.d`)} from ev
       where (select n from locks) >= 0
-      order by v.k
-      on conflict (user_id, item_id) do update set
-        percentage = excluded.percentage, position = excluded.position, client = excluded.client, device = excluded.device,
-        sha256 = coalesce((select i.sha256 from ${S}.items i where i.id = p.item_id), p.sha256), updated_at = excluded.updated_at, version = excluded.version
+      order by ev.k
+      on conflict (user_id, item_id) do update set ${PROGRESS_UPDATE}
       where p.version = excluded.version - 1
       returning *
     ), history as (
-      insert into ${S}.progress_history (user_id, item_id, percentage, position, client, device, reason, recorded_at)
-      select v.user_id, v.item_id, v.percentage, v.position, v.client, v.device, 'saved', ${now}
-      from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id order by v.k
+      insert into ${S}.progress_history (${HISTORY_COLUMNS})
+      select ${savedHistory(sql`ev.d`)} from ev ${ofSaved} order by ev.k
     ), writer as (
       insert into ${S}.progress_devices (user_id, item_id, device)
-      select v.user_id, v.item_id, v.device from v join saved s on s.user_id = v.user_id and s.item_id = v.item_id where not v.known
+      select ${savedWriter(sql`ev.d`)} from ev ${ofSaved} where not ev.known
       on conflict do nothing
     ), appended as (${appended})
-    select a.*, v.k, to_jsonb(s) as saved
-    from appended a join v on v.event_id = a.event_id join saved s on s.user_id = v.user_id and s.item_id = v.item_id`.execute(ctx.db);
+    select a.*, ev.k, to_jsonb(s) as saved
+    from appended a join ev on ev.event_id = a.event_id ${ofSaved}`.execute(ctx.db);
   } catch (e) {
     if (goesLocked(e)) return null;
     throw e;
@@ -640,34 +596,31 @@ async function decide(ctx: Ctx, trx: Trx, job: WriteJob, found: Found, healed: s
   const { inc } = prepared;
   const incoming = { ...inc.position, client: inc.client, device: inc.device, ...(inc.device_id ? { bindery_device_id: inc.device_id } : {}), submitted_at: iso(ctx.now()) };
   if (v.kind === 'offer') {
-    const c = await t(trx)
-      .updateTable('conflicts')
-      .set({ incoming: JSON.stringify(incoming) })
-      .where('id', '=', v.open.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+    const open = await conflictRow(trx, v.open.id);
+    await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: { ...conflictOut(open), incoming } } }]);
+    const c = await conflictRow(trx, open.id);
     return { status: 'conflict', healed, progress: progressOut(found.cur!), conflict: conflictOut(c) };
   }
-  const c = await t(trx)
-    .insertInto('conflicts')
-    .values({
-      id: newId(),
-      user_id: user,
-      item_id: item,
-      status: 'open',
-      reason: v.reason,
-      current: JSON.stringify(positionOf(v.cur)),
-      incoming: JSON.stringify(incoming),
-      created_at: ctx.now(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  // the device is known from now on: what it sends next is a normal write
-  await knowDevice(trx, user, item, inc.device);
-  await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: conflictOut(c) } }]);
+  const now = ctx.now();
+  const opened: Reading.ConflictRecord = {
+    id: newId(),
+    media_item_id: item,
+    status: 'open',
+    reason: v.reason,
+    current: positionOf(v.cur),
+    incoming,
+    resolution: null,
+    created_at: now.toISOString(),
+    closed_at: null,
+  };
+  // the projection notes the device as known from now on: what it sends next is a normal write
+  await ctx.emit(trx, user, [{ type: 'reading.progress-conflict-opened.v1', data: { user_id: user, conflict: opened } }]);
+  const c = await conflictRow(trx, opened.id);
   return { status: 'conflict', healed, progress: progressOut(v.cur), conflict: conflictOut(c) };
 }
+
+/** A conflict as stored (the projection's row). */
+export const conflictRow = (trx: Trx, id: string) => t(trx).selectFrom('conflicts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 export function conflictOut(r: Selectable<ConflictsTable>): Reading.ConflictRecord {
   return {

@@ -37,20 +37,12 @@ async function write(ctx: Ctx, req: Req, mode: 'create' | 'put'): Promise<Result
     const cur = await t(trx).selectFrom('ratings').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
     if (cur && mode === 'create') return no(conflict(M.ratingExists));
     const now = ctx.now();
-    const row = cur
-      ? await t(trx)
-          .updateTable('ratings')
-          .set({ rating: p.value.rating, ...(p.value.review !== undefined ? { review: p.value.review } : {}), updated_at: now })
-          .where('user_id', '=', user)
-          .where('item_id', '=', item)
-          .returningAll()
-          .executeTakeFirstOrThrow()
-      : await t(trx)
-          .insertInto('ratings')
-          .values({ user_id: user, item_id: item, rating: p.value.rating, review: p.value.review ?? '', created_at: now, updated_at: now })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-    await ctx.emit(trx, user, [{ type: 'reading.rating-set.v1', data: { user_id: user, media_item_id: item, rating: out(row) } }]);
+    const next: Row = cur
+      ? { ...cur, rating: p.value.rating, ...(p.value.review !== undefined ? { review: p.value.review } : {}), updated_at: now }
+      : { user_id: user, item_id: item, rating: p.value.rating, review: p.value.review ?? '', created_at: now, updated_at: now };
+    // the projection writes the row
+    await ctx.emit(trx, user, [{ type: 'reading.rating-set.v1', data: { user_id: user, media_item_id: item, rating: out(next) } }]);
+    const row = await t(trx).selectFrom('ratings').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirstOrThrow();
     return ok({ ...out(row), created: !cur });
   });
 }
@@ -60,7 +52,7 @@ export const putRating = (ctx: Ctx, req: Req) => write(ctx, req, 'put');
 
 export async function deleteRating(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ctx.tx(async (trx) => {
-    const gone = await t(trx).deleteFrom('ratings').where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).returning('item_id').executeTakeFirst();
+    const gone = await t(trx).selectFrom('ratings').select('item_id').where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).forUpdate().executeTakeFirst();
     if (!gone) return no(notFound(M.ratingNotFound));
     await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.rating-deleted.v1', data: { user_id: req.caller.user_id, media_item_id: req.item_id! } }]);
     return ok({ message: 'rating deleted' });

@@ -28,48 +28,50 @@ export function collectionOut(r: Row): Reading.CollectionRecord {
   };
 }
 
+/** A collection as stored (the projection's row). */
+export const collectionRow = (trx: Trx, id: string): Promise<Row> => t(trx).selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
 /**
- * Inserts one system collection for a user: its row (null when one of that type is kept), and the
- * user's own collections renamed to make way for its name (each to be told as a `collection-saved`).
+ * One system collection to make for a user (null when one of that type is kept), and the user's own
+ * collections renamed to make way for its name: the rows to tell as `collection-saved` (the
+ * renamed first), which the projection writes.
  */
-export async function insertSystem(trx: Trx, user: string, c: SystemCollection, now: Date): Promise<{ row: Row | null; renamed: Row[] }> {
+export async function systemCollectionToMake(trx: Trx, user: string, c: SystemCollection, now: Date): Promise<{ row: Row | null; renamed: Row[] }> {
   const have = await t(trx).selectFrom('collections').select('id').where('user_id', '=', user).where('query_type', '=', c.query_type).executeTakeFirst();
   if (have) return { row: null, renamed: [] };
   // a custom collection may have taken the name since: the system one keeps its name, the custom one yields
-  const renamed = await t(trx)
-    .updateTable('collections')
-    .set({ name: sql<string>`name || ' (custom)'` })
+  const taken = await t(trx)
+    .selectFrom('collections')
+    .selectAll()
     .where('user_id', '=', user)
     .where('is_system', '=', false)
     .where(sql<boolean>`lower(name) = ${c.name.toLowerCase()}::text`)
-    .returningAll()
     .execute();
-  const row = await t(trx)
-    .insertInto('collections')
-    .values({
-      id: newId(),
-      user_id: user,
-      name: c.name,
-      description: '',
-      query_type: c.query_type,
-      is_system: true,
-      priority: c.priority,
-      color: c.color,
-      icon: c.icon,
-      show_on_dashboard: true,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return { row, renamed };
+  const row: Row = {
+    id: newId(),
+    user_id: user,
+    name: c.name,
+    description: '',
+    query_type: c.query_type,
+    is_system: true,
+    priority: c.priority,
+    color: c.color,
+    icon: c.icon,
+    show_on_dashboard: true,
+    rules: null,
+    auto_assign: null,
+    created_at: now,
+    updated_at: now,
+  };
+  return { row, renamed: taken.map((r) => ({ ...r, name: `${r.name} (custom)` })) };
 }
 
-export async function createSystemCollections(trx: Trx, user: string, now: Date): Promise<{ made: Row[]; renamed: Row[] }> {
+/** The system collections a user lacks, and the user's own renamed to make way (see systemCollectionToMake). */
+export async function systemCollectionsToMake(trx: Trx, user: string, now: Date): Promise<{ made: Row[]; renamed: Row[] }> {
   const made: Row[] = [];
   const renamed: Row[] = [];
   for (const c of SYSTEM_COLLECTIONS) {
-    const r = await insertSystem(trx, user, c, now);
+    const r = await systemCollectionToMake(trx, user, c, now);
     if (r.row) made.push(r.row);
     renamed.push(...r.renamed);
   }

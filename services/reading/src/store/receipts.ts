@@ -1,6 +1,6 @@
 // What a device was given of a user's positions (`progress_receipts`): the fold of
-// `reading.progress-delivered.v1`, the table's only writer, applied by the command after it appends
-// the event (handlers/progress.ts, `deliver`) and by the replay (store/replay.ts).
+// `reading.progress-delivered.v1`, the table's only writer, part of reading's projection
+// (store/projection.ts: in the append transaction and at a rebuild).
 import type { Reading } from '@bindery/contracts';
 import type { Trx } from './db';
 
