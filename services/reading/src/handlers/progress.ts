@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { GroupCommit, isUniqueViolation, retryableCode, unnestRows, type EventRow } from '@bindery/platform';
 import { historyEntry, historyRecorded } from '../store/history';
 import { SCHEMA } from '../store/migrations';
-import { HISTORY_COLUMNS, PROGRESS_COLUMNS, PROGRESS_UPDATE, savedHistory, savedRow, savedWriter } from '../store/projection';
+import { foldSavedRun } from '../store/projection';
 import { readingEvents, t, type Ctx } from './context';
 import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
 import * as L from '@bindery/locator';
@@ -552,8 +552,8 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
   const ofSaved = sql`join saved s on s.user_id = ev.user_id and s.item_id = ev.item_id`;
   let result: { rows: (EventRow & { k: number; saved: JsonRow<Row> })[] };
   try {
-    // the projection's fold of these events (store/projection.ts: savedRow, savedHistory,
-    // savedWriter), each where its position is still the one read
+    // the projection's batched fold of these events (store/projection.ts, foldSavedRun), each
+    // where its position is still the one read
     result = await sql<EventRow & { k: number; saved: JsonRow<Row> }>`
     with v as (select * from ${values}),
     locks as materialized (select ${ctx.userLocks(list.map((x) => x.job.user))} as n),
@@ -561,22 +561,7 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
       select v.k, v.user_id, v.item_id, v.known, v.stream_id, v.event_id, v.data || jsonb_build_object('sha256', coalesce(i.sha256, v.cur_sha256, '[]'::jsonb)) as d
       from v left join ${S}.items i on i.id = v.item_id
     ),
-    saved as (
-      insert into ${S}.progress as p (${PROGRESS_COLUMNS})
-      select ${savedRow(S, sql`ev.d`)} from ev
-      where (select n from locks) >= 0
-      order by ev.k
-      on conflict (user_id, item_id) do update set ${PROGRESS_UPDATE}
-      where p.version = excluded.version - 1
-      returning *
-    ), history as (
-      insert into ${S}.progress_history (${HISTORY_COLUMNS})
-      select ${savedHistory(sql`ev.d`)} from ev ${ofSaved} order by ev.k
-    ), writer as (
-      insert into ${S}.progress_devices (user_id, item_id, device)
-      select ${savedWriter(sql`ev.d`)} from ev ${ofSaved} where not ev.known
-      on conflict do nothing
-    ), appended as (${appended})
+    ${foldSavedRun(S, sql`(select n from locks) >= 0`)}, appended as (${appended})
     select a.*, ev.k, to_jsonb(s) as saved
     from appended a join ev on ev.event_id = a.event_id ${ofSaved}`.execute(ctx.db);
   } catch (e) {

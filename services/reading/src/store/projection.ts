@@ -56,6 +56,33 @@ export const savedHistory = (d: RawBuilder<unknown>) => sql`
 
 /** The device that wrote the position, a known writer of the book from now on (user_id, item_id, device). */
 export const savedWriter = (d: RawBuilder<unknown>) => sql`(${d}->>'user_id')::uuid, (${d}->>'media_item_id')::uuid, ${d}->'progress'->>'device'`;
+/**
+ * The batched projector: the fold of a run of `progress-saved` events in one statement, as common
+ * table expressions over `ev` (k, user_id, item_id, known, d: the event's data). `saved` writes each
+ * position where it is still the one read (the stored version is the event's less one; `gate` holds
+ * the statement's locks) and returns the rows; `history` and `writer` fold the saved ones' history
+ * line and writer. The same SQL as one event's fold above.
+ */
+export const foldSavedRun = (S: RawBuilder<unknown>, gate: RawBuilder<unknown>) => {
+  const ofSaved = sql`join saved s on s.user_id = ev.user_id and s.item_id = ev.item_id`;
+  return sql`saved as (
+      insert into ${S}.progress as p (${PROGRESS_COLUMNS})
+      select ${savedRow(S, sql`ev.d`)} from ev
+      where ${gate}
+      order by ev.k
+      on conflict (user_id, item_id) do update set ${PROGRESS_UPDATE}
+      where p.version = excluded.version - 1
+      returning *
+    ), history as (
+      insert into ${S}.progress_history (${HISTORY_COLUMNS})
+      select ${savedHistory(sql`ev.d`)} from ev ${ofSaved} order by ev.k
+    ), writer as (
+      insert into ${S}.progress_devices (user_id, item_id, device)
+      select ${savedWriter(sql`ev.d`)} from ev ${ofSaved} where not ev.known
+      on conflict do nothing
+    )`;
+};
+
 /** The canonical span an annotation's record adds to its stored position. */
 const SPAN_KEYS = new Set(['spine_index', 'doc_offset', 'end_spine_index', 'end_doc_offset']);
 
