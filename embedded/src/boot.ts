@@ -43,8 +43,13 @@ import { catalogService, DEFAULT_LIBRARY_ROOTS } from '@bindery/catalog';
 import { readingService } from '@bindery/reading';
 import { deviceSyncService } from '@bindery/device-sync';
 
-/** services whose answers carry their committed events, for the gateway to fold at once (decision 96) */
-const CARRIED = ['reading'] as const;
+/**
+ * services whose answers carry their committed events, for the gateway to fold at once (decisions
+ * 96 and 116)
+ */
+const CARRIED = ['reading', 'device-sync'] as const;
+/** carried sources whose relay takes longer runs (their writes' answers fold without it) */
+const LONG_RELAY_RUNS = ['reading'] as const;
 /**
  * the least gap between a carried source's relay passes under load (others: 8 ms): the gateway
  * folds its writes from their answers, so only the other consumers (device-sync, live updates) wait
@@ -195,7 +200,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
       streamReplicas: cfg.NATS_STREAM_REPLICAS,
       inboxPrefix: `_INBOX.${names.join('_')}`,
       // no answer waits for a carried source's relay: it takes longer runs (decision 98)
-      relayGapMs: Object.fromEntries(CARRIED.map((s) => [s, CARRIED_RELAY_GAP_MS])),
+      relayGapMs: Object.fromEntries(LONG_RELAY_RUNS.map((s) => [s, CARRIED_RELAY_GAP_MS])),
       coalesce: [rpcSubject('reading', 'progress-put')],
     });
   } else {
@@ -210,7 +215,7 @@ export async function boot(env: NodeJS.ProcessEnv = process.env, onListen?: (url
   const rt: Runtime = {
     mode: distributed ? 'distributed' : 'embedded',
     db: database.db,
-    // reading's answers carry their events: the gateway folds a position write at once (decision 96)
+    // reading's and device-sync's answers carry their events: the gateway folds them at once (decisions 96, 116)
     bus: trackingWrites(bus, { carry: CARRIED }),
     log,
     now: () => new Date(),

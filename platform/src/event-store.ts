@@ -619,16 +619,41 @@ export async function applyFollowingInOne<DB>(
   last: StoredEvent,
   effect: (isNew: RawBuilder<boolean>) => RawBuilder<unknown> | RawBuilder<unknown>[],
 ): Promise<boolean> {
+  return moveWith(db, moveFollowing(schema, consumer, first, last), effect);
+}
+
+/**
+ * applyFollowingInOne for a projection that folds event by event: the checkpoint moves from the
+ * position right before `first` to `last` and `effect` folds the run, in one transaction. False, and
+ * nothing written, when the checkpoint stands anywhere else.
+ */
+export async function applyFollowing<DB>(
+  db: Db<DB>,
+  schema: string,
+  consumer: string,
+  first: StoredEvent,
+  last: StoredEvent,
+  effect: (trx: Trx<DB>) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const { rows } = await moveFollowing(schema, consumer, first, last).execute(trx);
+    if (rows.length === 0) return false;
+    await effect(trx);
+    return true;
+  });
+}
+
+/** The checkpoint's move from the position right before `first` to `last` (a row back when it moved). */
+function moveFollowing(schema: string, consumer: string, first: StoredEvent, last: StoredEvent): RawBuilder<{ position: number }> {
   const S = sql.raw(assertIdent(schema));
   const before = first.position - 1;
-  const move = sql<{ position: number }>`
+  return sql<{ position: number }>`
     insert into ${S}.consumer_checkpoints as cp (consumer, source, position)
     select ${consumer}::text, ${first.source}::text, ${last.position}::bigint
     where coalesce((select h.position from ${S}.consumer_checkpoints h where h.consumer = ${consumer}::text and h.source = ${first.source}::text), 0) = ${before}::bigint
     on conflict (consumer, source) do update set position = excluded.position, updated_at = now()
     where cp.position = ${before}::bigint
     returning position`;
-  return moveWith(db, move, effect);
 }
 
 /** A checkpoint's move and the effects that hold to it, as one statement: true when it moved. */

@@ -15,7 +15,7 @@ import { eventually, expectError, register, type Call } from './helpers';
 import { createLibrary, emptyDir, scan } from './catalog-helpers';
 
 const SECRET = 'test-secret-test-secret-test-secret-0123456789';
-type Role = 'identity' | 'catalog' | 'reading' | 'gateway';
+type Role = 'identity' | 'catalog' | 'reading' | 'device-sync' | 'gateway';
 
 interface Running {
   url: string;
@@ -39,8 +39,8 @@ async function start(mode: Mode): Promise<Running> {
     const ops = `http://127.0.0.1:${port}`;
     return {
       url: match[1]!,
-      ops: { identity: ops, catalog: ops, reading: ops, gateway: ops },
-      output: { identity: proc.output, catalog: proc.output, reading: proc.output, gateway: proc.output },
+      ops: { identity: ops, catalog: ops, reading: ops, 'device-sync': ops, gateway: ops },
+      output: { identity: proc.output, catalog: proc.output, reading: proc.output, 'device-sync': proc.output, gateway: proc.output },
       async stop() {
         await proc.stop();
         rmSync(dataDir, { recursive: true, force: true });
@@ -51,7 +51,7 @@ async function start(mode: Mode): Promise<Running> {
   const db = await createTestDatabase(backends.postgresUrl!);
   const nats = await startNatsServer();
   const env = { ...common, DATABASE_URL: db.url, NATS_URL: nats.url, JWT_SECRET: SECRET, DATA_DIR: mkdtempSync(join(tmpdir(), 'bindery-ops-')) };
-  const ports = { identity: await freePort(), catalog: await freePort(), reading: await freePort(), gateway: await freePort() };
+  const ports = { identity: await freePort(), catalog: await freePort(), reading: await freePort(), 'device-sync': await freePort(), gateway: await freePort() };
   const procs: Proc[] = [];
   const one = async (role: Role, ready: RegExp) => {
     const r = await spawnBindery('service', { ...env, BINDERY_SERVICES: role, OPS_PORT: String(ports[role]) }, ready);
@@ -65,17 +65,24 @@ async function start(mode: Mode): Promise<Running> {
     rmSync(env.DATA_DIR, { recursive: true, force: true });
   };
   try {
-    const [identity, catalog, reading] = await Promise.all([
+    const [identity, catalog, reading, deviceSync] = await Promise.all([
       one('identity', /bindery identity started/),
       one('catalog', /bindery catalog started/),
       one('reading', /bindery reading started/),
+      one('device-sync', /bindery device-sync started/),
     ]);
     const gateway = await one('gateway', /bindery gateway started \(distributed\) at (http:\/\/\S+)/);
     const at = (role: Role) => `http://127.0.0.1:${ports[role]}`;
     return {
       url: gateway.match[1]!,
-      ops: { identity: at('identity'), catalog: at('catalog'), reading: at('reading'), gateway: at('gateway') },
-      output: { identity: identity.proc.output, catalog: catalog.proc.output, reading: reading.proc.output, gateway: gateway.proc.output },
+      ops: { identity: at('identity'), catalog: at('catalog'), reading: at('reading'), 'device-sync': at('device-sync'), gateway: at('gateway') },
+      output: {
+        identity: identity.proc.output,
+        catalog: catalog.proc.output,
+        reading: reading.proc.output,
+        'device-sync': deviceSync.proc.output,
+        gateway: gateway.proc.output,
+      },
       databaseUrl: db.url,
       stop,
     };
@@ -232,6 +239,27 @@ for (const mode of await availableModes()) {
       expect((await call('PUT', `/api/media-items/${item.json.id}/progress`, { token: adminToken, body: { percentage: 1 } })).status).toBe(200);
       expect(await titles('finished')).toEqual(['Folded at once']);
       expect(await titles('reading')).toEqual([]);
+    });
+
+    it("folds a device-sync write's own events into the devices read model from its answer (decision 116)", async () => {
+      const offered = async () => {
+        const gw = await metrics('gateway');
+        const n = (outcome: string) => sample(gw, 'bindery_read_model_offered_events_total', { source: 'device_sync', outcome }) ?? 0;
+        return { folded: n('folded'), all: n('folded') + n('left') };
+      };
+      const before = await offered();
+      for (const name of ['Carried Libra', 'Carried Clara']) {
+        const r = await call('POST', '/api/devices/kobo', { token: adminToken, body: { name } });
+        expect(r.status, r.text).toBe(201);
+      }
+      // each registration's answer carried its events (folded from it, or applied as the bus brought them)
+      await eventually(async () => expect((await offered()).all - before.all).toBeGreaterThanOrEqual(2), 10_000);
+      if (mode === 'distributed') expect((await offered()).folded).toBeGreaterThan(before.folded);
+      // read your writes: the devices list has both right after their answers
+      const list = await call('GET', '/api/devices', { token: adminToken });
+      expect(list.status, list.text).toBe(200);
+      const names = list.json.devices.map((d: { name: string }) => d.name);
+      expect(names).toEqual(expect.arrayContaining(['Carried Libra', 'Carried Clara']));
     });
 
     it("carries the caller's request id across the bus into the service's log lines, and echoes it", async () => {

@@ -6,7 +6,8 @@ import { client, type AfterWrite } from './rpc';
 export type CallDeviceSync = (op: DeviceSync.DeviceSyncOp, body: DeviceSync.DeviceSyncRequest) => Promise<Result<unknown>>;
 
 export function deviceSyncClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite): CallDeviceSync {
-  // the bus names the serving service (`device-sync`); its log is the source `device_sync`
-  const wait: AfterWrite | undefined = afterWrite && ((_service, position) => afterWrite(DeviceSync.SOURCE, position));
+  // the bus names the serving service (`device-sync`); its log is the source `device_sync`; its
+  // answers carry their events (a Kobo sync's record and confirmation fold at once, decision 116)
+  const wait: AfterWrite | undefined = afterWrite && ((_service, position, events) => afterWrite(DeviceSync.SOURCE, position, events));
   return client(bus, log, timeoutMs, DeviceSync.SERVICE, wait);
 }

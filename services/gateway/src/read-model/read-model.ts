@@ -4,7 +4,19 @@
 // when its definition changed, while the old tables keep serving until the switch.
 import { sql, type CompiledQuery, type RawBuilder } from 'kysely';
 import type { StoredEvent } from '@bindery/contracts';
-import { applyFollowingInOne, applyOnce, applyOnceInOne, consumerCheckpoint, type Bus, type Db, type Logger, type Metrics, type Subscription, type Trx } from '@bindery/platform';
+import {
+  applyFollowing,
+  applyFollowingInOne,
+  applyOnce,
+  applyOnceInOne,
+  consumerCheckpoint,
+  type Bus,
+  type Db,
+  type Logger,
+  type Metrics,
+  type Subscription,
+  type Trx,
+} from '@bindery/platform';
 import type { Counter } from 'prom-client';
 import { SCHEMA } from './migrations';
 import { foldableRun, projectCatalog, projectCatalogInOne, projectItemsInOne } from './catalog-projector';
@@ -46,6 +58,12 @@ const FOLD_MANY: Partial<Record<Projection['name'], (evs: StoredEvent[]) => ((is
 const FOLD_OFFERED: Partial<Record<Projection['name'], (evs: StoredEvent[]) => ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number }>> = {
   reading: projectReadingMany,
 };
+/**
+ * Projections that fold a write's own events from its answer event by event, in one transaction
+ * (device-sync carries them: a Kobo sync's record and confirmation, decision 116).
+ */
+const FOLD_OFFERED_EACH: ReadonlySet<Projection['name']> = new Set(['devices']);
+const foldsOffered = (p: Projection) => FOLD_OFFERED[p.name] !== undefined || FOLD_OFFERED_EACH.has(p.name);
 /** the most offered events held, per source, while an event before them has not come */
 const OFFERED_MAX = 4096;
 /** the most positions folded from answers that the consumer has yet to pass, per source */
@@ -229,7 +247,7 @@ export class ReadModels {
    */
   offer(source: string, events: readonly StoredEvent[]): void {
     const p = this.projections.find((x) => x.source === source);
-    if (!p || !FOLD_OFFERED[p.name]) return;
+    if (!p || !foldsOffered(p)) return;
     const known = this.position(source);
     const held = this.offered.get(source) ?? new Map<number, StoredEvent>();
     this.offered.set(source, held);
@@ -288,13 +306,21 @@ export class ReadModels {
     const run: StoredEvent[] = [];
     for (let pos = known + 1; held.has(pos); pos++) run.push(held.get(pos)!);
     if (run.length === 0) return false;
-    const many = FOLD_OFFERED[p.name]!(run);
-    if (many.count === 0) return false;
-    const last = run[many.count - 1]!;
-    if (!(await applyFollowingInOne(this.db, SCHEMA, p.consumer, run[0]!, last, many))) return false;
+    const inOne = FOLD_OFFERED[p.name];
+    const many = inOne ? inOne(run) : null;
+    const count = many ? many.count : run.length;
+    if (count === 0) return false;
+    const last = run[count - 1]!;
+    const fold = FOLD[p.name];
+    const folded = many
+      ? await applyFollowingInOne(this.db, SCHEMA, p.consumer, run[0]!, last, many)
+      : await applyFollowing(this.db, SCHEMA, p.consumer, run[0]!, last, async (trx) => {
+          for (const ev of run) await fold(trx, ev);
+        });
+    if (!folded) return false;
     const early = this.foldedEarly.get(p.source) ?? new Set<number>();
     this.foldedEarly.set(p.source, early);
-    for (const ev of run.slice(0, many.count)) {
+    for (const ev of run.slice(0, count)) {
       held.delete(ev.position);
       early.add(ev.position);
     }
@@ -302,7 +328,7 @@ export class ReadModels {
       if (early.size <= FOLDED_EARLY_MAX) break;
       early.delete(pos);
     }
-    this.offeredCount?.inc({ source: p.source, outcome: 'folded' }, many.count);
+    this.offeredCount?.inc({ source: p.source, outcome: 'folded' }, count);
     this.advanced(p.source, last.position);
     return held.has(last.position + 1);
   }
