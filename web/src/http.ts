@@ -2,7 +2,9 @@
 // a user's page) and the redirect rules: only a path of this site is ever a redirect target.
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { VNode } from 'preact';
+import { h, type VNode } from 'preact';
+import { I18nContext, type I18n } from './i18n';
+import { i18nFor } from './i18n/request';
 import { renderToString } from 'preact-render-to-string';
 
 export const CSP =
@@ -31,11 +33,15 @@ export function securityHeaders(reply: FastifyReply, csp = CSP): FastifyReply {
 
 /** A whole page (doctype included) or an htmx fragment, rendered by preact (which escapes text and attributes). */
 export function sendHtml(reply: FastifyReply, node: VNode, status = 200, fragment = false, csp = CSP): FastifyReply {
-  return sendRendered(reply, renderHtml(node, fragment), status, csp);
+  const i18n = i18nFor(reply.request);
+  return sendRendered(reply.header('Content-Language', i18n.locale), renderHtml(inLanguage(i18n, node), fragment), status, csp);
 }
 
+/** A page or fragment in the request's language: its components read it with useI18n(). */
+export const inLanguage = (i18n: I18n, node: VNode) => h(I18nContext.Provider, { value: i18n }, node);
+
 /** A page (with its doctype) or a fragment, as HTML text. */
-export const renderHtml = (node: VNode, fragment = false): string => (fragment ? renderToString(node) : `<!doctype html>${renderToString(node)}`);
+export const renderHtml = <P>(node: VNode<P>, fragment = false): string => (fragment ? renderToString(node) : `<!doctype html>${renderToString(node)}`);
 
 /** HTML already rendered (a cached page), with the page's headers. */
 export const sendRendered = (reply: FastifyReply, html: string, status = 200, csp = CSP): FastifyReply =>

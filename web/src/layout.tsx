@@ -3,6 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import type { ComponentChildren, VNode } from 'preact';
 import type { Assets } from './assets';
+import { type MessageKey, useI18n } from './i18n';
 import { schemeOf } from './theme';
 
 export interface Viewer {
@@ -12,6 +13,8 @@ export interface Viewer {
   /** present (true) when the admin allowed this person to edit books' details and covers (issue 43) */
   can_edit_metadata?: boolean;
   theme?: string;
+  /** the language the person chose for the pages (absent: their browser's), issue 48 */
+  language?: string;
   /** the session's CSRF token, which the page's scripts send with every write (X-CSRF-Token) */
   csrf?: string | null;
 }
@@ -27,16 +30,16 @@ const HTMX_CONFIG = JSON.stringify({
   historyCacheSize: 0,
 });
 
-const NAV: { href: string; label: string; admin?: boolean; editor?: boolean }[] = [
-  { href: '/dashboard', label: 'Home' },
-  { href: '/library', label: 'Library' },
-  { href: '/upload', label: 'Upload', editor: true },
-  { href: '/collections', label: 'Collections' },
-  { href: '/devices', label: 'Devices' },
-  { href: '/profile', label: 'Profile' },
-  { href: '/admin/libraries', label: 'Libraries', admin: true },
-  { href: '/admin/users', label: 'People', admin: true },
-  { href: '/admin/system', label: 'System', admin: true },
+const NAV: { href: string; label: MessageKey; admin?: boolean; editor?: boolean }[] = [
+  { href: '/dashboard', label: 'nav.home' },
+  { href: '/library', label: 'nav.library' },
+  { href: '/upload', label: 'nav.upload', editor: true },
+  { href: '/collections', label: 'nav.collections' },
+  { href: '/devices', label: 'nav.devices' },
+  { href: '/profile', label: 'nav.profile' },
+  { href: '/admin/libraries', label: 'nav.libraries', admin: true },
+  { href: '/admin/users', label: 'nav.people', admin: true },
+  { href: '/admin/system', label: 'nav.system', admin: true },
 ];
 
 /** Whether the viewer may edit books' details and covers: an admin, or allowed by one (issue 43). */
@@ -59,12 +62,13 @@ export type RenderKept = (
 ) => FastifyReply;
 
 /** The body of a page that is not there (or not the caller's to see), with a way back. */
-export function NotFound({ href = '/dashboard', back = 'Back home' }: { href?: string; back?: string }) {
+export function NotFound({ href = '/dashboard', back }: { href?: string; back?: string }) {
+  const { t } = useI18n();
   return (
     <>
-      <h1>Not found</h1>
+      <h1>{t('notFound.title')}</h1>
       <p id="failure">
-        There is no such page. <a href={href}>{back}</a>
+        {t('notFound.text')} <a href={href}>{back ?? t('notFound.back')}</a>
       </p>
     </>
   );
@@ -72,10 +76,11 @@ export function NotFound({ href = '/dashboard', back = 'Back home' }: { href?: s
 
 /** The body of a page the API could not answer for: its status, and to try again. */
 export function Failed({ status }: { status: number }) {
+  const { t } = useI18n();
   return (
     <>
-      <h1>Something went wrong</h1>
-      <p id="failure">The server could not answer this page ({status}). Try again in a moment.</p>
+      <h1>{t('failed.title')}</h1>
+      <p id="failure">{t('failed.text', { status: String(status) })}</p>
     </>
   );
 }
@@ -88,8 +93,9 @@ export interface Live {
 }
 
 export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null; current?: string; live?: Live; children: ComponentChildren }) {
+  const { t, locale, dir } = useI18n();
   return (
-    <html lang="en" class={`theme-${schemeOf(p.viewer?.theme)}`}>
+    <html lang={locale} dir={dir} class={`theme-${schemeOf(p.viewer?.theme)}`}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1" />
@@ -107,19 +113,19 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
       </head>
       <body>
         <a class="skip" href="#main">
-          Skip to content
+          {t('layout.skip')}
         </a>
         <header class="topbar">
           <a class="brand" href={p.viewer ? '/dashboard' : '/login'}>
             Bindery
           </a>
           {p.viewer && (
-            <nav aria-label="Main">
+            <nav aria-label={t('layout.mainNav')}>
               <ul>
                 {NAV.filter((n) => (!n.admin || p.viewer?.role === 'admin') && (!n.editor || mayEdit(p.viewer))).map((n) => (
                   <li key={n.href}>
                     <a href={n.href} aria-current={p.current === n.href ? 'page' : undefined}>
-                      {n.label}
+                      {t(n.label)}
                     </a>
                   </li>
                 ))}
@@ -132,7 +138,7 @@ export function Layout(p: { assets: Assets; title: string; viewer: Viewer | null
                 {p.viewer.username}
               </span>
               <button type="submit" id="sign-out">
-                Sign out
+                {t('layout.signOut')}
               </button>
             </form>
           )}

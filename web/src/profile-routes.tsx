@@ -3,13 +3,14 @@ import { action, Said } from './actions';
 import type { Answer } from './api';
 import type { Web } from './context';
 import { sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { Profile, type ProfileData } from './pages/profile';
 import { SessionList, type SessionRow } from './pages/sessions';
 
 const idOf = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
 
 export function profileRoutes({ page, render }: Web): void {
-  page('/profile', {}, async ({ reply, viewer }) => render(reply, 'Profile', viewer, '/profile', <Profile me={viewer as ProfileData} />));
+  page('/profile', {}, async ({ req, reply, viewer }) => render(reply, i18nFor(req).t('profile.title'), viewer, '/profile', <Profile me={viewer as ProfileData} />));
 }
 
 /** After a sign-out, the list of sessions is fetched again. */

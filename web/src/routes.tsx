@@ -21,7 +21,8 @@ import { type Page, type Web, type WebDeps, viewerOf } from './context';
 import { dashboardRoutes } from './dashboard-routes';
 import { deviceRoutes } from './devices-routes';
 import { editRoutes } from './edit-routes';
-import { csrfOf, loginFor, redirectTo, renderHtml, securityHeaders, sendHtml, sendRendered, useCsrf } from './http';
+import { csrfOf, inLanguage, loginFor, redirectTo, renderHtml, securityHeaders, sendHtml, sendRendered, useCsrf } from './http';
+import { i18nFor } from './i18n/request';
 import { Layout, type Live, NotFound, type Render, type RenderKept, type Viewer } from './layout';
 import { libraryGridRoutes, libraryRoutes } from './library-routes';
 import { mailRoutes } from './mail-routes';
@@ -90,19 +91,23 @@ function webOf(app: FastifyInstance, deps: WebDeps, assets: Assets): Web {
 
   const keptPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
   const kept: RenderKept = (reply, answers, viewer, current, make, live) => {
-    const h = createHash('sha256').update(JSON.stringify([viewer, current ?? '', live ?? null]));
+    const i18n = i18nFor(reply.request, viewer);
+    const h = createHash('sha256').update(JSON.stringify([viewer, current ?? '', live ?? null, i18n.locale, i18n.timeZone]));
     for (const a of answers) h.update('\u0000').update(a ?? '');
     const key = h.digest('base64');
     const hit = keptPages.get(key);
     if (hit !== undefined) return sendRendered(reply, hit);
     const { title, body } = make();
     const html = renderHtml(
-      <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
-        {body}
-      </Layout>,
+      inLanguage(
+        i18n,
+        <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
+          {body}
+        </Layout>,
+      ),
     );
     keptPages.set(key, html);
-    return sendRendered(reply, html);
+    return sendRendered(reply.header('Content-Language', i18n.locale), html);
   };
 
   const page: Page = (path, opts, handler) =>
@@ -111,7 +116,9 @@ function webOf(app: FastifyInstance, deps: WebDeps, assets: Assets): Web {
       const viewer = await viewerOf(api);
       if (!viewer) return redirectTo(req, reply, loginFor(req));
       viewer.csrf = await csrfOf(app, req);
-      if (opts.admin && viewer.role !== 'admin') return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+      // the page and every fragment of this request in the person's language (their profile's first)
+      const i18n = i18nFor(req, viewer);
+      if (opts.admin && viewer.role !== 'admin') return render(reply, i18n.t('notFound.title'), viewer, undefined, <NotFound />, 404);
       return handler({ req, reply, api, viewer, assets });
     });
 

@@ -7,6 +7,13 @@ export type Role = Type.Static<typeof Role>;
 
 const Uuid = Type.String({ format: 'uuid' });
 
+/**
+ * The languages the pages are shown in (issue 48), as BCP 47 tags: a profile's `language` is one of
+ * them. The web's message catalogs hold exactly these (a test checks both ways).
+ */
+export const LANGUAGES = ['en', 'de', 'fr', 'es', 'ja', 'zh-Hans'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
 export const UserRegistered = Type.Object({
   user_id: Uuid,
   email: Type.String(),
@@ -38,6 +45,8 @@ export const UserProfile = Type.Object({
   theme: Type.Optional(Type.String()),
   /** present (true) only when the admin allowed this user to edit metadata and covers (issue 43) */
   can_edit_metadata: Type.Optional(Type.Boolean()),
+  /** the language the pages are shown in (one of LANGUAGES); absent while the person has not chosen one (issue 48) */
+  language: Type.Optional(Type.String()),
 });
 export type UserProfile = Type.Static<typeof UserProfile>;
 
@@ -50,6 +59,8 @@ export const ProfileChanged = Type.Object({
     last_name: Type.Optional(Type.String()),
     theme: Type.Optional(Type.String()),
     timezone: Type.Optional(Type.String()),
+    /** a language of LANGUAGES, or '' when the person goes back to their browser's (issue 48) */
+    language: Type.Optional(Type.String()),
   }),
   changed_by: Uuid,
   /**

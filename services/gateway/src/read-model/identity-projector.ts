@@ -29,7 +29,7 @@ function mergeChanges(profile: Identity.UserProfile, changes: ProfileChanges): I
   const p = { ...profile } as Record<string, unknown>;
   for (const [k, v] of Object.entries(changes)) {
     if (v === undefined || k === 'timezone') continue;
-    if (k === 'theme' && v === '') delete p.theme;
+    if ((k === 'theme' || k === 'language') && v === '') delete p[k];
     else p[k] = v;
   }
   return p as Identity.UserProfile;

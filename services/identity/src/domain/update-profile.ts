@@ -1,5 +1,5 @@
 // UpdateProfile (self and by id) and the single-field setters (theme, username, email).
-import { fail, Messages, type Failure, type Result, err, ok } from '@bindery/contracts';
+import { fail, Identity, Messages, type Failure, type Result, err, ok } from '@bindery/contracts';
 import { stateProfiles, type Ev, type Role, type UserState } from './user';
 import { emailProblem, invalidRequest, isTimezone, length, NAME_MAX, readStrings, THEME_MAX, usernameProblem, validation } from './validate';
 
@@ -10,10 +10,15 @@ export interface ProfileInput {
   last_name: string;
   theme: string;
   timezone: string;
+  /** a language of LANGUAGES, `auto` to go back to the browser's, '' when not given */
+  language: string;
   role: string;
 }
 
-const FIELDS = ['username', 'email', 'first_name', 'last_name', 'theme', 'timezone', 'role'] as const;
+/** the language a person sends to go back to their browser's (issue 48) */
+export const AUTO_LANGUAGE = 'auto';
+
+const FIELDS = ['username', 'email', 'first_name', 'last_name', 'theme', 'timezone', 'language', 'role'] as const;
 
 /** Rule 2-3: bind, validate; empty strings count as absent. */
 export function parseProfile(raw: Record<string, unknown>): Result<ProfileInput> {
@@ -29,9 +34,13 @@ export function parseProfile(raw: Record<string, unknown>): Result<ProfileInput>
   }
   for (const k of ['first_name', 'last_name'] as const) if (length(f[k]) > NAME_MAX) return err(validation(`${k} must be at most ${NAME_MAX} characters`));
   if (length(f.theme) > THEME_MAX) return err(validation(`theme must be at most ${THEME_MAX} characters`));
+  const language = f.language.trim();
+  if (language !== '' && language !== AUTO_LANGUAGE && !(Identity.LANGUAGES as readonly string[]).includes(language)) {
+    return err(validation(`language must be one of ${[...Identity.LANGUAGES, AUTO_LANGUAGE].join(', ')}`));
+  }
   const role = f.role.trim().toLowerCase();
   if (role !== '' && role !== 'user' && role !== 'admin') return err(fail('invalid_role', Messages.invalidRoleUpdate));
-  return ok({ ...f, username: f.username.trim(), email: f.email.trim(), timezone: f.timezone.trim(), role });
+  return ok({ ...f, username: f.username.trim(), email: f.email.trim(), timezone: f.timezone.trim(), language, role });
 }
 
 export interface ProfileFacts {
@@ -90,6 +99,10 @@ export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: 
     if (input.last_name !== user.last_name) changes.last_name = input.last_name;
   }
   if (input.theme !== '' && input.theme !== user.theme) changes.theme = input.theme;
+  if (input.language !== '') {
+    const language = input.language === AUTO_LANGUAGE ? '' : input.language;
+    if (language !== user.language) changes.language = language;
+  }
   flush();
   return { events: stateProfiles(user, events), error: null };
 }

@@ -14,6 +14,8 @@ export interface UserState {
   role: Role;
   theme: string;
   timezone: string;
+  /** the chosen language of the pages, '' while none is chosen (issue 48) */
+  language: string;
   max_devices: number;
   /** the admin allowed this user to edit metadata and covers (issue 43) */
   can_edit_metadata: boolean;
@@ -37,13 +39,14 @@ export const initialUser = (id: string): UserState => ({
   role: 'user',
   theme: '',
   timezone: DEFAULT_TIMEZONE,
+  language: '',
   max_devices: DEFAULT_MAX_DEVICES,
   can_edit_metadata: false,
   version: -1,
 });
 
 /** The fields of a user that events set: what the users table keeps of the state. */
-export type UserFields = Pick<UserState, 'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'max_devices' | 'can_edit_metadata'>;
+export type UserFields = Pick<UserState, 'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'language' | 'max_devices' | 'can_edit_metadata'>;
 
 /** What an event does to its user: the one reading of user events, for the state here and the users table. */
 export type UserChange = { kind: 'registered'; fields: UserFields } | { kind: 'changed'; fields: Partial<UserFields> } | { kind: 'deleted' } | null;
@@ -52,7 +55,7 @@ export function userChange(e: Identity.IdentityEvent): UserChange {
   switch (e.type) {
     case 'identity.user-registered.v1': {
       const { email, username, first_name, last_name, role, theme, timezone, max_devices } = e.data;
-      return { kind: 'registered', fields: { email, username, first_name, last_name, role, theme, timezone, max_devices, can_edit_metadata: false } };
+      return { kind: 'registered', fields: { email, username, first_name, last_name, role, theme, timezone, language: '', max_devices, can_edit_metadata: false } };
     }
     case 'identity.profile-changed.v1':
       return { kind: 'changed', fields: e.data.changes };
@@ -96,6 +99,7 @@ export const profileOf = (s: UserState): Identity.UserProfile => ({
   role: s.role,
   ...(s.theme !== '' ? { theme: s.theme } : {}),
   ...(s.can_edit_metadata ? { can_edit_metadata: true } : {}),
+  ...(s.language !== '' ? { language: s.language } : {}),
 });
 
 /**

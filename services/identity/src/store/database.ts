@@ -23,6 +23,7 @@ export interface UsersTable {
   device_count: Generated<number>;
   /** identity-004 (issue 43) */
   can_edit_metadata: Generated<boolean>;
+  language: Generated<string>;
   /** identity-mail-001 (issue 47): where this person's books are mailed, '' for none */
   ereader_address: Generated<string>;
   created_at: DefaultNow;

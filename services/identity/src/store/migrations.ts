@@ -91,4 +91,11 @@ export const migrations: Migration[] = [
   mailMigration,
   oidcMigration,
   sendsMigration,
+  {
+    name: 'identity-005-language',
+    async up(trx, s) {
+      // the language a person chose for the pages (issue 48); '' while none is chosen
+      await execScript(trx, `alter table ${s}.users add column if not exists language text not null default ''`);
+    },
+  },
 ];
