@@ -1,6 +1,8 @@
 // The pages' message catalogs (issue 48): every shipped language holds exactly English's keys, each
 // message parses as ICU MessageFormat with the same placeholders (by name and kind) as English's, and
 // the languages are the ones a profile may choose. Then the choice of language and the formatting.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
 import { Identity } from '@bindery/contracts';
@@ -85,5 +87,25 @@ describe('formatting', () => {
     expect(i18nOf('fr').t('failed.text', { status: '502' })).toBe('Le serveur n’a pas pu répondre pour cette page (502). Réessayez dans un instant.');
     // an unknown time zone is UTC
     expect(i18nOf('en', 'Mars/Olympus').timeZone).toBe('UTC');
+  });
+});
+
+describe('right-to-left ready', () => {
+  it('lays out with logical properties only: no left or right in the stylesheets', () => {
+    const dir = join(import.meta.dirname, '../src/assets/css');
+    const physical = /(^|[\s;{])((margin|padding|border)-(left|right)|left|right)\s*:|text-align:\s*(left|right)|float:\s*(left|right)/;
+    const found: string[] = [];
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.css'))) {
+      readFileSync(join(dir, f), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (physical.test(line)) found.push(`${f}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+    // the check finds what it looks for
+    expect(physical.test('  margin-left: 1rem;')).toBe(true);
+    expect(physical.test('  right: 0;')).toBe(true);
+    expect(physical.test('  inset-inline-end: 0;')).toBe(false);
   });
 });
