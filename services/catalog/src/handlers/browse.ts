@@ -12,7 +12,7 @@
 import type { Dirent } from 'node:fs';
 import { opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { Messages } from '@bindery/contracts';
+import { Messages, type Catalog } from '@bindery/contracts';
 import { canList, errnoOf, isInside } from '@bindery/platform';
 
 export const BrowseMessages = {
@@ -27,21 +27,10 @@ export const MAX_ENTRIES = 5000;
 /** How many access checks run at once while building a listing. */
 const CHECKS_AT_ONCE = 32;
 
-export interface BrowseEntry {
-  name: string;
-  path: string;
-  readable: boolean;
-}
+export type BrowseEntry = Catalog.FolderEntry;
 
-export interface BrowseResult {
-  /** The folder listed, or null for the listing of the roots themselves. */
-  path: string | null;
-  /** One level up; null at a root and for the roots listing. */
-  parent: string | null;
-  entries: BrowseEntry[];
-  /** More than MAX_ENTRIES folders were there; the first MAX_ENTRIES by name are listed. */
-  truncated: boolean;
-}
+/** What `browse` answers (contracts' FolderListing): `truncated` when more than MAX_ENTRIES folders were there (the first MAX_ENTRIES by name are listed). */
+export type BrowseResult = Catalog.FolderListing;
 
 export interface BrowseError {
   error: string;

@@ -53,15 +53,7 @@ export async function detectConflicts(ctx: Ctx, trx: CTrx): Promise<number> {
   return opened;
 }
 
-export interface ConflictView {
-  id: string;
-  sha256: string;
-  status: string;
-  created_at: string;
-  items: Catalog.MediaItem[];
-}
-
-export async function listConflicts(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<{ data: ConflictView[] }>> {
+export async function listConflicts(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<Catalog.CatalogResult<'conflicts-list'>>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   const db = ctx.db;
@@ -83,7 +75,10 @@ export async function listConflicts(ctx: Ctx, req: { caller: Catalog.Caller }): 
   return ok({ data });
 }
 
-export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; id: string; input: Record<string, unknown> }): Promise<Result<unknown>> {
+export async function resolveConflict(
+  ctx: Ctx,
+  req: { caller: Catalog.Caller; id: string; input: Record<string, unknown> },
+): Promise<Result<Catalog.CatalogResult<'conflict-resolve'>>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   if (!isUuid(req.id)) return err(fail('validation', Messages.invalidConflictId));
@@ -92,7 +87,7 @@ export async function resolveConflict(ctx: Ctx, req: { caller: Catalog.Caller; i
   const keep = req.input.keep_uuid;
   if (action === 'keep' && (typeof keep !== 'string' || keep.trim() === '')) return err(invalid('keep_uuid is required when action is keep'));
   const id = req.id.toLowerCase();
-  return ctx.tx(async (trx): Promise<Result<unknown>> => {
+  return ctx.tx(async (trx): Promise<Result<Catalog.CatalogResult<'conflict-resolve'>>> => {
     const t = trx.withSchema(SCHEMA);
     const c = await t.selectFrom('hash_conflicts').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     if (!c) return err(fail('not_found', Messages.hashConflictNotFound));

@@ -131,7 +131,7 @@ export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<
   return ok(item);
 }
 
-export async function updateItemCmd(ctx: Ctx, req: { caller: Caller; id: string; input: Record<string, unknown> }): Promise<Result<unknown>> {
+export async function updateItemCmd(ctx: Ctx, req: { caller: Caller; id: string; input: Record<string, unknown> }): Promise<Result<Catalog.CatalogResult<'item-update'>>> {
   // an admin, or a user allowed to edit metadata (issue 43; the gateway's auth.requireEditor)
   const denied = requireEditor(req.caller);
   if (denied) return err(denied);
@@ -141,7 +141,7 @@ export async function updateItemCmd(ctx: Ctx, req: { caller: Caller; id: string;
   const reset = 'reset_fields' in req.input ? lockableList(req.input.reset_fields) : [];
   if (!reset) return err(invalid(Messages.resetFieldsInvalid));
   const id = req.id.toLowerCase();
-  return ctx.tx(async (trx): Promise<Result<unknown>> => {
+  return ctx.tx(async (trx): Promise<Result<Catalog.CatalogResult<'item-update'>>> => {
     const s = await loadItem(trx, id);
     if (!s) return notFound();
     const cols = keepOtherRoles(req.input, editColumns(fields.value), s.row);

@@ -76,7 +76,7 @@ async function kepubOf(ctx: Ctx, sha256: string): Promise<Made | null> {
   return p;
 }
 
-export async function kepub(ctx: Ctx, req: Catalog.CatalogRequest<'kepub'>): Promise<Result<unknown>> {
+export async function kepub(ctx: Ctx, req: Catalog.CatalogRequest<'kepub'>): Promise<Result<Catalog.CatalogResult<'kepub'>>> {
   const sha256 = req.sha256.toLowerCase();
   if (!SHA.test(sha256)) return notFound();
   const k = await kepubOf(ctx, sha256);

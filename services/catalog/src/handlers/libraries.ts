@@ -211,7 +211,7 @@ async function emitLibraryItemsRemoved(ctx: Ctx, trx: CTrx, libraryId: string): 
   );
 }
 
-export async function browse(ctx: Ctx, req: { caller: Caller; path?: string }): Promise<Result<unknown>> {
+export async function browse(ctx: Ctx, req: { caller: Caller; path?: string }): Promise<Result<Catalog.CatalogResult<'browse'>>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   const dataDir = await realOrResolved(ctx.rt.dataDir);

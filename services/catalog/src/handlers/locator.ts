@@ -16,7 +16,7 @@ import type { Ctx } from './context';
 const notFound = () => err(fail('not_found', 'locator index not found'));
 const SHA = /^[0-9a-f]{64}$/;
 
-export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locator-index'>): Promise<Result<unknown>> {
+export async function locatorIndex(ctx: Ctx, req: Catalog.CatalogRequest<'locator-index'>): Promise<Result<Catalog.CatalogResult<'locator-index'>>> {
   const sha256 = req.sha256.toLowerCase();
   if (!SHA.test(sha256)) return notFound();
   let gz = await loadLocatorIndexGz(ctx.db, sha256);
@@ -60,7 +60,7 @@ async function bookText(ctx: Ctx, sha256: string): Promise<BookText | null> {
   return book;
 }
 
-export async function locatorText(ctx: Ctx, req: Catalog.CatalogRequest<'locator-text'>): Promise<Result<unknown>> {
+export async function locatorText(ctx: Ctx, req: Catalog.CatalogRequest<'locator-text'>): Promise<Result<Catalog.CatalogResult<'locator-text'>>> {
   const sha256 = req.sha256.toLowerCase();
   if (!SHA.test(sha256)) return notFound();
   const book = await bookText(ctx, sha256).catch(() => null);

@@ -1,7 +1,7 @@
-// The request/reply endpoints: each request is checked against its contract schema, then handled.
-import { Compile } from 'typebox/compile';
-import { Catalog, err, fail, Messages, type Result } from '@bindery/contracts';
-import type { RpcHandler } from '@bindery/platform';
+// The request/reply endpoints: the catalog's operations (contracts' CatalogOperations), each request
+// checked once against its schema, then handled by the operation's handler, typed to its result.
+import { Catalog, type Operations, type Result, type RpcHandlers } from '@bindery/contracts';
+import { operationEndpoints, type RpcHandler } from '@bindery/platform';
 import * as libraries from './libraries';
 import * as items from './items';
 import * as scans from './scans';
@@ -11,9 +11,7 @@ import { kepub } from './kepub';
 import { calibreReport } from './calibre-report';
 import type { Ctx } from './context';
 
-type Handlers = { [K in Catalog.CatalogOp]: (ctx: Ctx, req: Catalog.CatalogRequest<K>) => Promise<Result<unknown>> };
-
-const handlers: Handlers = {
+export const handlers: RpcHandlers<Catalog.CatalogOperations, Ctx> = {
   'library-list': libraries.listLibraries,
   'library-get': libraries.getLibrary,
   'library-create': libraries.createLibrary,
@@ -41,16 +39,19 @@ const handlers: Handlers = {
   kepub,
 };
 
-export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
-  const out: Record<string, RpcHandler> = {};
-  for (const op of Object.keys(handlers) as Catalog.CatalogOp[]) {
-    const check = Compile(Catalog.CatalogRequests[op]);
-    const h = handlers[op] as (ctx: Ctx, req: unknown) => Promise<Result<unknown>>;
-    out[op] = async (body) => {
-      if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
-      // counted as the process's foreground work: the passes after a scan wait for it (scanner/covers.ts)
-      return ctx.rt.foreground.answer(() => h(ctx, body));
-    };
+/**
+ * Each handler counted as the process's foreground work while it runs (a request the schema refuses
+ * is not): the passes after a scan wait for it (scanner/covers.ts).
+ */
+function inForeground<M extends Operations>(table: RpcHandlers<M, Ctx>): RpcHandlers<M, Ctx> {
+  const out: Record<string, (ctx: Ctx, req: never) => Promise<Result<unknown>>> = {};
+  for (const [name, handle] of Object.entries<(ctx: Ctx, req: never) => Promise<Result<unknown>>>(table)) {
+    out[name] = (ctx, req) => ctx.rt.foreground.answer(() => handle(ctx, req));
   }
-  return out;
+  // the same handlers, each answering what it answered: only the key-by-key pairing is lost to Object.entries
+  return out as RpcHandlers<M, Ctx>;
+}
+
+export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
+  return operationEndpoints(Catalog.CatalogOperations, inForeground(handlers), ctx);
 }

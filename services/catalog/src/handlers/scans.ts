@@ -51,7 +51,7 @@ export const publicScan = (r: ScanRow) => ({
   error: r.error,
 });
 
-export async function startScan(ctx: Ctx, req: { caller: Catalog.Caller; input: Record<string, unknown> }): Promise<Result<unknown>> {
+export async function startScan(ctx: Ctx, req: { caller: Catalog.Caller; input: Record<string, unknown> }): Promise<Result<Catalog.CatalogResult<'scan-start'>>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   const raw = req.input.library_id;
@@ -87,7 +87,7 @@ export async function uploadScan(ctx: Ctx, req: { caller: Catalog.Caller; librar
   return ok({ scan_id: id });
 }
 
-export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<unknown>> {
+export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Promise<Result<Catalog.CatalogResult<'scan-status'>>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   const rows = await ctx.db.withSchema(SCHEMA).selectFrom('scans').selectAll().orderBy('requested_at', 'desc').limit(100).execute();
@@ -101,7 +101,7 @@ export async function scanStatus(ctx: Ctx, req: { caller: Catalog.Caller }): Pro
   });
 }
 
-export async function scanIssues(ctx: Ctx, req: { caller: Catalog.Caller; query: Record<string, string | string[]> }): Promise<Result<unknown>> {
+export async function scanIssues(ctx: Ctx, req: { caller: Catalog.Caller; query: Record<string, string | string[]> }): Promise<Result<Catalog.CatalogResult<'scan-issues'>>> {
   const denied = requireAdmin(req.caller);
   if (denied) return err(denied);
   const lib = parseLibraryIdParam(q1(req.query, 'library_id'));

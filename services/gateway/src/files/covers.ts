@@ -28,7 +28,7 @@ export function coverSource(catalogView: CatalogView, catalog: CallCatalog, dir:
   const fromCatalog = async (caller: Caller, id: string, kind: CoverKind): Promise<Result<Cover>> => {
     const r = await catalog('item-cover', { caller, id, kind });
     if (!r.ok) return r;
-    const c = r.value as Catalog.CoverFile;
+    const c = r.value;
     return ok({ content_type: c.content_type, etag: c.etag, data: Buffer.from(c.data_base64, 'base64') });
   };
   return {

@@ -4,7 +4,8 @@ import { RpcUnavailableError, type Bus, type Logger, type Written } from '@binde
 
 /** Identity's client, typed from its operations: `call(op, request)` answers that operation's result. */
 export type CallIdentity = RpcCall<Identity.IdentityOperations>;
-export type CallCatalog = <K extends Catalog.CatalogOp>(op: K, body: Catalog.CatalogRequest<K>) => Promise<Result<unknown>>;
+/** The catalog's client, typed from its operations the same way. */
+export type CallCatalog = RpcCall<Catalog.CatalogOperations>;
 /** A call to a service that may not be deployed yet: null when nobody answers. */
 export type CallOptional = (service: string, op: string, body: unknown) => Promise<Result<unknown> | null>;
 
@@ -40,6 +41,10 @@ export function identityClient(bus: Bus, log: Logger, timeoutMs: number, afterWr
   return client(bus, log, timeoutMs, 'identity', afterWrite) as CallIdentity;
 }
 
+/**
+ * The catalog's client; as with identity's, the one cast of its answers is here (contracts'
+ * CatalogOperations types the catalog's handlers).
+ */
 export function catalogClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite): CallCatalog {
   return client(bus, log, timeoutMs, 'catalog', afterWrite) as CallCatalog;
 }

@@ -8,17 +8,12 @@
 import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import type { Catalog, Result } from '@bindery/contracts';
+import type { Catalog } from '@bindery/contracts';
 import type { CallCatalog } from '../http/rpc';
 
 export type KepubDoc = Catalog.KepubDoc;
 export type SpanMap = Catalog.SpanMap;
-interface Part {
-  size: number;
-  parts: number;
-  data?: string;
-  spans_gz?: string;
-}
+type Part = Catalog.KepubPart;
 
 export function kepubSource(catalog: CallCatalog) {
   const maps = new LRUCache<string, SpanMap>({
@@ -30,11 +25,11 @@ export function kepubSource(catalog: CallCatalog) {
       ),
   });
   const part = async (sha256: string, n: number, spansOnly = false): Promise<Part | null> => {
-    const r = (await catalog('kepub', { sha256, part: n, ...(spansOnly ? { spans_only: true } : {}) })) as Result<Part>;
+    const r = await catalog('kepub', { sha256, part: n, ...(spansOnly ? { spans_only: true } : {}) });
     return r.ok ? r.value : null;
   };
   const remember = (sha256: string, p: Part) => {
-    if (!p.spans_gz || maps.has(sha256)) return;
+    if (!('spans_gz' in p) || !p.spans_gz || maps.has(sha256)) return;
     try {
       maps.set(sha256, JSON.parse(gunzipSync(Buffer.from(p.spans_gz, 'base64')).toString('utf8')) as SpanMap);
     } catch {
@@ -54,7 +49,7 @@ export function kepubSource(catalog: CallCatalog) {
   /** The KEPUB as a stream with its size, or null. */
   async function download(sha256: string): Promise<{ size: number; stream: Readable } | null> {
     const first = await part(sha256, 0);
-    if (!first?.data) return null;
+    if (!first || !('data' in first) || !first.data) return null;
     let next = 1;
     const stream = new Readable({
       read() {
@@ -64,7 +59,7 @@ export function kepubSource(catalog: CallCatalog) {
         }
         const n = next++;
         part(sha256, n).then(
-          (p) => (p?.data ? this.push(Buffer.from(p.data, 'base64')) : this.destroy(new Error(`KEPUB part ${n} missing`))),
+          (p) => (p && 'data' in p && p.data ? this.push(Buffer.from(p.data, 'base64')) : this.destroy(new Error(`KEPUB part ${n} missing`))),
           (e) => this.destroy(e as Error),
         );
       },

@@ -3,7 +3,6 @@
 // weighs its sections by them.
 import { gunzipSync } from 'node:zlib';
 import { LRUCache } from 'lru-cache';
-import type { Result } from '@bindery/contracts';
 import type { CallCatalog } from '../http/rpc';
 import type * as Locator from '@bindery/locator';
 
@@ -14,7 +13,7 @@ export function locatorIndexes(catalog: CallCatalog, max = 64): LocatorIndexOf {
   return async (sha256) => {
     const hit = indexes.get(sha256);
     if (hit) return hit;
-    const r = (await catalog('locator-index', { sha256 })) as Result<{ index_gz: string }>;
+    const r = await catalog('locator-index', { sha256 });
     if (!r.ok) return null;
     const index = JSON.parse(gunzipSync(Buffer.from(r.value.index_gz, 'base64')).toString('utf8')) as Locator.LocatorIndex;
     indexes.set(sha256, index);

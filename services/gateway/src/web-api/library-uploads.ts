@@ -213,7 +213,7 @@ async function upload(u: UploadContext, req: FastifyRequest, reply: FastifyReply
       // the existing scan queue (a waiting scan of the library is reused), asked by the uploader
       // (an admin or an editor) for this library alone
       const scan = await deps.catalog('upload-scan', { caller: req.caller!, library_id: lid });
-      const scanId = scan.ok ? (scan.value as { scan_id: string }).scan_id : null;
+      const scanId = scan.ok ? scan.value.scan_id : null;
       const file = { name: stored, path: rel, folder, size: got.size, sha256: got.sha256, renamed: stored !== name, scan_id: scanId };
       const outcome = await waitForScanner(u, c.access, lid, rel, got.sha256, scanId, since);
       answer = { status: 201, body: { ...outcome, ...file } };

@@ -182,7 +182,7 @@ function hashConflictRoutes(app: FastifyInstance, { catalog, optional, admin, in
     async (req, reply) => {
       const r = await catalog('conflicts-list', { caller: req.caller! });
       if (!r.ok) return sendFailure(reply, r.error);
-      const groups = (r.value as { data: { items: Catalog.MediaItem[] }[] }).data;
+      const groups = r.value.data;
       const ids = groups.flatMap((g) => g.items.map((i) => i.id));
       // usage counts come from the reading service; until it is deployed, nothing uses these items
       const usage = ids.length ? await optional('reading', 'usage-counts', { item_ids: ids }) : null;
