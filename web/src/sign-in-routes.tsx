@@ -6,7 +6,7 @@ import { localTarget, redirectTo } from './http';
 import { FirstRun, SignIn } from './pages/auth';
 import { ssoConfig } from './sso-routes';
 
-const needsSetup = async (api: Api): Promise<boolean> => (await api<{ needs_setup: boolean }>('GET', '/api/setup/status')).body?.needs_setup === true;
+const needsSetup = async (api: Api): Promise<boolean> => (await api.get('/api/setup/status')).body?.needs_setup === true;
 
 export function signInRoutes({ app, render }: Web): void {
   app.get('/', async (req, reply) => {

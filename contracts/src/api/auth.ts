@@ -4,6 +4,7 @@
 // `invalid request` (or the route's `paramsFailure`).
 import Type from 'typebox';
 import * as Identity from '../identity/index';
+import { serviceBody } from './schemas';
 
 /** a text field as the binder sees it: absent and null both mean "not given" */
 const Text = Type.Optional(Type.Union([Type.String(), Type.Null()]));
@@ -54,3 +55,53 @@ export const SessionList = Type.Object(
   },
   { description: "the caller's signed-in sessions" },
 );
+export const KeyState = Type.Object(
+  { exists: Type.Boolean(), created_at: Type.Union([Type.String(), Type.Null()]) },
+  { description: 'whether you have a reader key (never the key)' },
+);
+export const NewKey = Type.Object(
+  { key: Type.String(), created_at: Type.String(), opds_path: Type.String(), opds_url: Type.Optional(Type.String()) },
+  { description: 'a new reader key, shown once, with the catalog address that carries it' },
+);
+export const SsoConfig = Type.Object(
+  { enabled: Type.Boolean(), only: Type.Boolean(), label: Type.String() },
+  { description: 'whether single sign-on is on, its button label, and whether the password form is hidden' },
+);
+export const SsoLinks = Type.Object(
+  { enabled: Type.Boolean(), label: Type.String(), linked: Type.Boolean(), linked_at: Type.Union([Type.String(), Type.Null()]), has_password: Type.Boolean() },
+  { description: 'your link to the single sign-on provider, and whether you have a password of your own' },
+);
+export const Grants = Type.Object({ user_id: Type.String(), all_libraries: Type.Boolean(), library_ids: Type.Array(Type.String()) }, { description: "a user's library access" });
+export const Projection = Type.Object({
+  name: Type.String(),
+  source: Type.String(),
+  version: Type.Integer(),
+  position: Type.Number(),
+  rebuilding: Type.Boolean(),
+  rebuilt_at: Type.Union([Type.String(), Type.Null()]),
+});
+export const Invitation = Type.Object({
+  id: Type.String(),
+  email: Type.String(),
+  role: Type.String(),
+  all_libraries: Type.Boolean(),
+  library_ids: Type.Array(Type.String()),
+  expires_at: Type.String(),
+  created_at: Type.String(),
+  invited_by: Type.String(),
+});
+export const Invitations = Type.Object({ invitations: Type.Array(Invitation) });
+export const InvitationOffer = Type.Object({ email: Type.String(), role: Type.String(), expires_at: Type.String() });
+export const MailStatus = Type.Object({ configured: Type.Boolean(), max_attachment_bytes: Type.Integer() });
+export const EreaderAddress = Type.Object({ address: Type.String() });
+export const SendList = Type.Object({ data: Type.Array(Identity.BookSend) });
+export const SendManyBody = serviceBody({ media_item_ids: 'the media items (at most 100)' });
+export const SentMany = Type.Object({
+  message: Type.String(),
+  data: Type.Array(Type.Object({ media_item_id: Type.String(), status: Type.Integer(), error: Type.Optional(Type.String()), send: Type.Optional(Identity.BookSend) })),
+});
+export const GrantsBody = serviceBody({ all_libraries: 'every library', library_ids: 'these libraries' });
+export const Granted = Type.Object({ message: Type.String(), ...Grants.properties });
+export const PermissionsBody = serviceBody({ can_edit_metadata: 'true: may edit metadata and covers' });
+export const Permitted = Type.Object({ message: Type.String(), user_id: Type.String(), can_edit_metadata: Type.Boolean() });
+export const Projections = Type.Object({ data: Type.Array(Projection) });

@@ -2,7 +2,7 @@
 // the catalog's records as the gateway's read models and the catalog answer them.
 import Type from 'typebox';
 import * as Catalog from '../catalog/index';
-import { Nullable } from './schemas';
+import { Nullable, serviceBody } from './schemas';
 
 const { folders, ...libraryFields } = Catalog.Library.properties;
 /** a library; its folders (server paths) only for admins */
@@ -88,3 +88,19 @@ export const SearchQuery = {
   series: 'autocomplete series',
   languages: 'autocomplete languages',
 };
+export const FolderList = Type.Object({
+  library_id: Type.String(),
+  max_bytes: Type.Integer(),
+  folders: Type.Array(Type.Object({ index: Type.Integer(), name: Type.String(), path: Type.Optional(Type.String()) })),
+});
+export const CalibreReportAnswer = Type.Object({ report: Type.Union([Catalog.CalibreReport, Type.Null()]), recorded_at: Type.Union([Type.String(), Type.Null()]) });
+export const LibraryBody = serviceBody({ name: 'the name', folders: 'server folders (absolute paths)', watch: 'follow changes on disk (default true)' });
+export const HashResolveBody = serviceBody({ action: '`keep` or `keep_all`', keep_uuid: 'for `keep`: the member to keep' });
+export const IdsBody = serviceBody({ ids: 'media item ids' });
+export const BulkUpdateBody = serviceBody({ ids: 'media item ids', changes: 'the fields to set, `add_tags`, `remove_tags`' });
+export const ItemBody = serviceBody(
+  { library_id: 'the library', title: 'the title', file_path: 'a file in a library folder', authors: 'names', tags: 'tags', series: 'the series', series_index: 'its place' },
+  'the item’s fields; the catalog checks each',
+);
+/** the JSON form of PUT /api/media-items/<id>/cover (a picture may be the body instead) */
+export const CoverPageBody = Type.Object({ page: Type.Optional(Type.Unknown({ description: 'a page of the book (its number)' })) });

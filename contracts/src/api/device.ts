@@ -31,7 +31,15 @@ export const Pending = Type.Object(
   { id: S, name: S, client: S, model: S, status: S, device_id: Nullable(S), created_at: S, expires_in: Type.Integer() },
   { description: 'a registration awaiting approval' },
 );
-export const Device = Type.Object({ ...DeviceSync.Device.properties }, { description: 'a device (never its credential)' });
+export const Device = Type.Object(
+  {
+    ...DeviceSync.Device.properties,
+    status: Type.Union([Type.Literal('active'), Type.Literal('awaiting_device')], { description: 'whether it holds a credential' }),
+    sync_key_issued_at: Nullable(S),
+    kobo: Type.Optional(Type.Object({ books: Type.Union([Type.Literal('all'), Type.Literal('shelves')]), address: Type.Boolean() })),
+  },
+  { description: 'a device (never its credential)' },
+);
 export const DeviceList = Type.Object({ devices: Type.Array(Device) });
 const KosyncSetup = Type.Object({ server: S, username: Nullable(S), password: S }, { description: "what to type in KOReader's Progress sync" });
 const KoboSetup = { kobo_url: Type.Optional(S), kobo_config: Type.Optional(Type.Object({ file: S, section: S, line: S })) };
@@ -49,3 +57,7 @@ export const Sidecar = Type.Object({ books: Type.Record(S, Type.Unknown()), coll
 export const KoboCreated = Type.Object({ message: S, device: Device, books: Type.Unknown(), kobo_url: S, kobo_config: Type.Object({ file: S, section: S, line: S }) });
 export const KoboToken = Type.Object({ device_id: S, issued_at: S, kobo_url: S, kobo_config: Type.Object({ file: S, section: S, line: S }) });
 export const KoboSettings = Type.Object({ device_id: S, books: Type.Unknown() });
+export const NameBody = Type.Object({ name: Type.Optional(Type.Unknown()) });
+export const ShelfBody = Type.Object({ collection_id: Type.Optional(Type.Unknown()) });
+export const CreateBody = Type.Object({ name: Type.Optional(Type.Unknown()), model: Type.Optional(Type.Unknown()), books: Type.Optional(Type.Unknown()) });
+export const SettingsBody = Type.Object({ books: Type.Optional(Type.Unknown()) });

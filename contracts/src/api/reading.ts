@@ -3,7 +3,7 @@
 // Records list the fields clients rely on; the reading service may add more.
 import Type from 'typebox';
 import { MediaItem } from './catalog';
-import { Nullable } from './schemas';
+import { Nullable, routeBody, serviceBody } from './schemas';
 
 const S = Type.String();
 const When = Nullable(S);
@@ -65,6 +65,7 @@ export const Collection = Type.Object(
     show_on_dashboard: Type.Boolean(),
     rules: Type.Unknown(),
     auto_assign: Type.Unknown(),
+    item_count: Type.Optional(Type.Integer({ description: 'how many items it holds (one collection asked for)' })),
     created_at: S,
     updated_at: S,
   },
@@ -74,7 +75,10 @@ export const CollectionList = Type.Object({ data: Type.Array(Collection) });
 /** a member as the routes answer it: the media item, with the caller's position where known */
 const Book = Type.Object({ media_item_id: S, percentage: Nullable(Type.Number()), item: MediaItem });
 export const Members = Type.Object({ collection_id: S, data: Type.Array(Book), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() });
-export const Preview = Type.Object({ data: Type.Array(Book) }, { description: 'the items a rule would hold' });
+export const Preview = Type.Object(
+  { data: Type.Array(Book), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() },
+  { description: 'the items a rule would hold' },
+);
 export const ItemsAdded = Type.Object({ message: S, added: Type.Array(S), failed: Type.Array(Type.Object({ id: S, error: S })) });
 export const SavedFilter = Type.Object({ id: S, name: S, resource_type: S, filter: Type.Unknown(), created_at: S, updated_at: S }, { description: 'a saved filter' });
 export const SavedFilterList = Type.Object({ data: Type.Array(SavedFilter) });
@@ -94,3 +98,61 @@ export const Sections = Type.Object(
   { description: "the dashboard's sections, the caller's hidden ones left out and order applied" },
 );
 export const Preferences = Type.Object({ hidden_collections: Type.Array(S), collection_order: Type.Array(S) }, { description: 'dashboard preferences' });
+/** a position's fields (the reading service checks them) */
+export const PositionBody = routeBody(
+  {
+    percentage: 'a fraction from 0 to 1',
+    epubcfi: 'an EPUB CFI (or a reader xpointer)',
+    context_text: 'text around the position',
+    anchor_href: 'the document the position is in',
+    css_selector: 'the element',
+    char_offset: 'UTF-16 code units into it',
+    client: 'what reports it',
+    device: 'the device name',
+    base_version: 'the version this write follows',
+  },
+  'a reading position',
+);
+export const ReaderSettings = Type.Object(
+  {
+    font_size: Type.Optional(Type.Integer({ description: 'per cent, 60 to 250' })),
+    font_family: Type.Optional(Type.String({ description: 'publisher, serif, sans or mono' })),
+    line_spacing: Type.Optional(Type.String({ description: 'publisher, 1.2, 1.5 or 1.9' })),
+    margins: Type.Optional(Type.String({ description: 'narrow, normal or wide' })),
+    text_align: Type.Optional(Type.String({ description: 'publisher, justify or start' })),
+    hyphens: Type.Optional(Type.String({ description: 'publisher, auto or none' })),
+    theme: Type.Optional(Type.String({ description: 'profile, light, sepia, dark or black' })),
+  },
+  { description: 'reader settings (an absent field is the reader default)' },
+);
+export const Kept = Type.Object({ settings: ReaderSettings, updated_at: Type.String() });
+export const AllBooks = Type.Object({ all_books: Nullable(Kept) });
+export const ForBook = Type.Object({ media_item_id: Type.String(), all_books: Nullable(Kept), this_book: Nullable(Kept) });
+export const Saved = Type.Object({ message: Type.String(), media_item_id: Nullable(Type.String()), settings: ReaderSettings, updated_at: Type.String() });
+export const Removed = Type.Object({ message: Type.String(), media_item_id: Type.String() });
+export const ReaderSettingsBody = routeBody(
+  {
+    font_size: 'per cent, a whole number from 60 to 250',
+    font_family: 'publisher, serif, sans or mono',
+    line_spacing: 'publisher, 1.2, 1.5 or 1.9',
+    margins: 'narrow, normal or wide',
+    text_align: 'publisher, justify or start',
+    hyphens: 'publisher, auto or none',
+    theme: 'profile, light, sepia, dark or black',
+  },
+  'reader settings, replacing those kept',
+);
+export const CollectionBody = serviceBody({
+  name: 'the name',
+  description: 'a description',
+  color: 'a hex colour',
+  icon: 'an emoji',
+  show_on_dashboard: 'shown as a dashboard section',
+  priority: 'its place on the dashboard',
+  rules: 'a smart collection: its filter rules',
+  filter_id: 'a smart collection from a saved filter',
+  auto_assign: 'rules that add new items',
+});
+export const AddItemsBody = serviceBody({ media_item_ids: 'the items to add (1 to 1000)' });
+export const FilterBody = serviceBody({ name: 'the name', resource_type: 'what it filters, like media_items', filter: 'the filter (an object or a list)' });
+export const ConflictResolveBody = routeBody({ keep: '`current` or `incoming`' });
