@@ -2,21 +2,21 @@
 // library's folder with, and a library's edit and delete, each the API's own route called as the
 // signed-in admin, the catalog wording every outcome.
 import { action, field, Said } from './actions';
-import type { Answer } from './api';
+import { type Answer, refusal } from './api';
 import { calibreSections } from './calibre-sections';
 import type { Web } from './context';
 import { sendHtml } from './http';
 import { Failed } from './layout';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
 
-const idOf = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
+const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function adminLibrariesRoutes({ page, render }: Web): void {
   page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
-    const [libs, roots] = await Promise.all([api<LibraryRow[]>('GET', '/api/libraries'), api<Browse>('GET', '/api/libraries/browse')]);
+    const [libs, roots] = await Promise.all([api.get('/api/libraries'), api.get('/api/libraries/browse')]);
     if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
     const calibre = await calibreSections(api, libs.body, viewer.id);
-    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body} roots={roots.body} calibre={calibre} />, 200, {
+    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body as LibraryRow[]} roots={roots.body as Browse} calibre={calibre} />, 200, {
       topic: 'scanner',
       refresh: '#libraries',
     });
@@ -27,20 +27,17 @@ export function folderBrowserRoutes({ page }: Web): void {
   // the folder browser's next folder, as a fragment (opening a folder also chooses it)
   page('/admin/libraries/browse', { admin: true }, async ({ req, reply, api }) => {
     const path = (req.query as Record<string, unknown>).path;
-    const r = await api<Browse & { error?: string }>(
-      'GET',
-      typeof path === 'string' && path !== '' ? `/api/libraries/browse?${new URLSearchParams({ path })}` : '/api/libraries/browse',
-    );
+    const r = await api.get('/api/libraries/browse', { query: typeof path === 'string' && path !== '' ? { path } : {} });
     if (r.status !== 200)
       return sendHtml(
         reply,
         <div id="folder-browser" class="alert alert-error" role="alert">
-          {r.body?.error ?? `The folder could not be listed (${r.status}).`}
+          {r.error ?? `The folder could not be listed (${r.status}).`}
         </div>,
         200,
         true,
       );
-    return sendHtml(reply, <FolderBrowser b={r.body} oob />, 200, true);
+    return sendHtml(reply, <FolderBrowser b={r.body as Browse} oob />, 200, true);
   });
 }
 
@@ -64,9 +61,9 @@ export function libraryEditActions({ app }: Web): void {
       .map((x) => x.trim())
       .filter((x) => x !== '');
     const watch = field(f, 'watch');
-    return api('PUT', `/api/libraries/${idOf(req)}`, { name: field(f, 'name') ?? '', folders, ...(watch !== undefined ? { watch } : {}) });
+    return api.put('/api/libraries/:id', { params: { id: idOf(req) }, body: { name: field(f, 'name') ?? '', folders, ...(watch !== undefined ? { watch } : {}) } });
   });
   action(app, '/admin/libraries/:id/delete', { done: 'library deleted', show: (a: Answer<unknown>) => <LibraryChanged a={a} fallback="library deleted" /> }, (api, f, req) =>
-    field(f, 'confirm') === 'yes' ? api('DELETE', `/api/libraries/${idOf(req)}`) : Promise.resolve({ status: 400, body: { error: 'tick the box to confirm the deletion' } }),
+    field(f, 'confirm') === 'yes' ? api.delete('/api/libraries/:id', { params: { id: idOf(req) } }) : Promise.resolve(refusal(400, 'tick the box to confirm the deletion')),
   );
 }

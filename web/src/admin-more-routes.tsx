@@ -5,10 +5,10 @@ import { action, field, Said } from './actions';
 import type { Web } from './context';
 import { isHtmx, sendHtml } from './http';
 import type { LibraryRow } from './pages/admin-libraries';
-import { AdminConflicts, type ConflictGroup, ConflictNotice } from './pages/admin-conflicts';
+import { AdminConflicts, ConflictNotice } from './pages/admin-conflicts';
 import { AdminScanner, type FileIssue, type ScanStatus } from './pages/admin-scanner';
 
-const idOf = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
+const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 function Failed({ status }: { status: number }) {
   return <p id="failure">{`The server could not answer this page (${status}). Try again in a moment.`}</p>;
@@ -16,7 +16,7 @@ function Failed({ status }: { status: number }) {
 
 export function duplicateRoutes({ app, page, render }: Web): void {
   page('/admin/conflicts', { admin: true }, async ({ reply, api, viewer }) => {
-    const [c, libs] = await Promise.all([api<{ data: ConflictGroup[] }>('GET', '/api/admin/hash-conflicts'), api<LibraryRow[]>('GET', '/api/libraries')]);
+    const [c, libs] = await Promise.all([api.get('/api/admin/hash-conflicts'), api.get('/api/libraries')]);
     if (c.status !== 200)
       return render(
         reply,
@@ -52,7 +52,7 @@ export function duplicateRoutes({ app, page, render }: Web): void {
     (api, f, req) => {
       const act = field(f, 'action') ?? '';
       const keep = field(f, 'keep_uuid');
-      return api('POST', `/api/admin/hash-conflicts/${idOf(req)}/resolve`, { action: act, ...(keep !== undefined ? { keep_uuid: keep } : {}) });
+      return api.post('/api/admin/hash-conflicts/:id/resolve', { params: { id: idOf(req) }, body: { action: act, ...(keep !== undefined ? { keep_uuid: keep } : {}) } });
     },
   );
 
@@ -61,7 +61,7 @@ export function duplicateRoutes({ app, page, render }: Web): void {
     if (!isHtmx(req)) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
     if (viewer.role !== 'admin') return sendHtml(reply, <ConflictNotice group={null} />, 200, true);
     const id = (req.params as { id: string }).id.toLowerCase();
-    const c = await api<{ data: ConflictGroup[] }>('GET', '/api/admin/hash-conflicts');
+    const c = await api.get('/api/admin/hash-conflicts');
     const group = c.status === 200 ? (c.body.data.find((g) => g.items.some((i) => i.id === id)) ?? null) : null;
     return sendHtml(reply, <ConflictNotice group={group} />, 200, true);
   });
@@ -69,11 +69,7 @@ export function duplicateRoutes({ app, page, render }: Web): void {
 
 export function scannerRoutes({ page, render }: Web): void {
   page('/admin/scanner', { admin: true }, async ({ reply, api, viewer }) => {
-    const [libs, status, issues] = await Promise.all([
-      api<LibraryRow[]>('GET', '/api/libraries'),
-      api<ScanStatus>('GET', '/api/scanner/status'),
-      api<{ data: FileIssue[] }>('GET', '/api/scanner/issues?limit=200'),
-    ]);
+    const [libs, status, issues] = await Promise.all([api.get('/api/libraries'), api.get('/api/scanner/status'), api.get('/api/scanner/issues', { query: { limit: '200' } })]);
     if (libs.status !== 200 || status.status !== 200)
       return render(
         reply,
@@ -91,7 +87,7 @@ export function scannerRoutes({ page, render }: Web): void {
       'Scanner',
       viewer,
       '/admin/libraries',
-      <AdminScanner libraries={libs.body} status={status.body} issues={issues.status === 200 ? issues.body.data : []} />,
+      <AdminScanner libraries={libs.body as LibraryRow[]} status={status.body as ScanStatus} issues={issues.status === 200 ? (issues.body.data as FileIssue[]) : []} />,
       200,
       { topic: 'scanner', refresh: '#scanner-status' },
     );

@@ -2,24 +2,24 @@
 import { action } from './actions';
 import type { Web } from './context';
 import { Failed } from './layout';
-import { AdminSystem, type ProjectionRow, type Setting } from './pages/admin-system';
+import { AdminSystem } from './pages/admin-system';
 
 export function adminSystemRoutes({ app, page, render }: Web): void {
   page('/admin/system', { admin: true }, async ({ reply, api, viewer }) => {
-    const [p, st] = await Promise.all([api<{ data: ProjectionRow[] }>('GET', '/api/admin/projections'), api<{ settings: Setting[] }>('GET', '/api/system/settings')]);
+    const [p, st] = await Promise.all([api.get('/api/admin/projections'), api.get('/api/system/settings')]);
     if (p.status !== 200) return render(reply, 'System', viewer, '/admin/system', <Failed status={p.status} />, 502);
     return render(reply, 'System', viewer, '/admin/system', <AdminSystem projections={p.body.data} settings={st.status === 200 ? (st.body.settings ?? []) : []} />);
   });
 
   // every setting of the form in one PUT: identity checks each by its type and bounds, and applies none unless all pass
   action(app, '/admin/system/settings', { done: 'settings updated successfully' }, async (a, f) => {
-    const known = await a<{ settings: Setting[] }>('GET', '/api/system/settings');
+    const known = await a.get('/api/system/settings');
     if (known.status !== 200) return known;
     const settings: Record<string, string> = {};
     for (const s of known.body.settings) {
       const v = f[s.key];
       if (typeof v === 'string') settings[s.key] = v;
     }
-    return a('PUT', '/api/system/settings', { settings });
+    return a.put('/api/system/settings', { body: { settings } });
   });
 }

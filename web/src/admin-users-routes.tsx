@@ -4,18 +4,18 @@ import type { FastifyInstance } from 'fastify';
 import { action, field, fields } from './actions';
 import type { Web } from './context';
 import { Failed } from './layout';
-import { type Access, AdminUsers, type LibraryName, type UserRow } from './pages/admin-users';
+import { type Access, AdminUsers } from './pages/admin-users';
 
-const user = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
+const user = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function adminUserRoutes({ app, page, render }: Web): void {
   page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
-    const [users, libs] = await Promise.all([api<UserRow[]>('GET', '/api/auth/users'), api<LibraryName[]>('GET', '/api/libraries')]);
+    const [users, libs] = await Promise.all([api.get('/api/auth/users'), api.get('/api/libraries')]);
     if (users.status !== 200 || libs.status !== 200) return render(reply, 'People', viewer, '/admin/users', <Failed status={users.status} />, 502);
     const access = new Map<string, Access>();
     await Promise.all(
       users.body.map(async (u) => {
-        const a = await api<Access>('GET', `/api/auth/users/${u.id}/libraries`);
+        const a = await api.get('/api/auth/users/:user_id/libraries', { params: { user_id: u.id } });
         if (a.status === 200) access.set(u.id, a.body);
       }),
     );
@@ -34,28 +34,40 @@ export function adminUserRoutes({ app, page, render }: Web): void {
 function adminUserActions(app: FastifyInstance): void {
   // registering someone else: the API's answer carries the new person's session, which stays here
   action(app, '/admin/users', { done: 'account created', goTo: (f) => `/admin/users?added=${encodeURIComponent(field(f, 'username') ?? '')}` }, (api, f) =>
-    api('POST', '/api/auth/register', {
-      email: field(f, 'email') ?? '',
-      username: field(f, 'username') ?? '',
-      password: field(f, 'password') ?? '',
-      role: field(f, 'role') ?? 'user',
+    api.post('/api/auth/register', {
+      body: {
+        email: field(f, 'email') ?? '',
+        username: field(f, 'username') ?? '',
+        password: field(f, 'password') ?? '',
+        role: field(f, 'role') ?? 'user',
+      },
     }),
   );
-  action(app, '/admin/users/:id/role', { done: 'role updated', refresh: true }, (api, f, req) => api('PUT', `/api/auth/profile/${user(req)}`, { role: field(f, 'role') ?? '' }));
+  action(app, '/admin/users/:id/role', { done: 'role updated', refresh: true }, (api, f, req) =>
+    api.put('/api/auth/profile/:user_id', { params: { user_id: user(req) }, body: { role: field(f, 'role') ?? '' } }),
+  );
   action(app, '/admin/users/:id/max-devices', { done: 'max devices updated' }, (api, f, req) => {
     const v = field(f, 'max_devices') ?? '';
-    return api('PUT', `/api/auth/users/${user(req)}/max-devices`, { max_devices: /^\d{1,9}$/.test(v.trim()) ? Number(v) : v });
+    return api.put('/api/auth/users/:user_id/max-devices', { params: { user_id: user(req) }, body: { max_devices: (/^\d{1,9}$/.test(v.trim()) ? Number(v) : v) as number } });
   });
   // the select's "true"/"false" as the JSON boolean the API takes; anything else is sent as typed (the API's message)
   action(app, '/admin/users/:id/permissions', { done: 'permissions updated' }, (api, f, req) => {
     const v = field(f, 'can_edit_metadata') ?? '';
-    return api('PUT', `/api/auth/users/${user(req)}/permissions`, { can_edit_metadata: v === 'true' ? true : v === 'false' ? false : v });
+    return api.put('/api/auth/users/:user_id/permissions', { params: { user_id: user(req) }, body: { can_edit_metadata: v === 'true' ? true : v === 'false' ? false : v } });
   });
   action(app, '/admin/users/:id/libraries', { done: 'library access updated' }, (api, f, req) =>
-    api('PUT', `/api/auth/users/${user(req)}/libraries`, { all_libraries: field(f, 'all_libraries') !== 'false', library_ids: fields(f, 'library_ids') }),
+    api.put('/api/auth/users/:user_id/libraries', {
+      params: { user_id: user(req) },
+      body: { all_libraries: field(f, 'all_libraries') !== 'false', library_ids: fields(f, 'library_ids') },
+    }),
   );
   action(app, '/admin/users/:id/password', { done: 'password updated successfully' }, (api, f, req) =>
-    api('PUT', `/api/auth/password/${user(req)}`, { new_password: field(f, 'new_password') ?? '', confirm_password: field(f, 'confirm_password') ?? '' }),
+    api.put('/api/auth/password/:user_id', {
+      params: { user_id: user(req) },
+      body: { new_password: field(f, 'new_password') ?? '', confirm_password: field(f, 'confirm_password') ?? '' },
+    }),
   );
-  action(app, '/admin/users/:id/delete', { done: 'user account deleted successfully', refresh: true }, (api, _f, req) => api('DELETE', `/api/auth/profile/${user(req)}`));
+  action(app, '/admin/users/:id/delete', { done: 'user account deleted successfully', refresh: true }, (api, _f, req) =>
+    api.delete('/api/auth/profile/:user_id', { params: { user_id: user(req) } }),
+  );
 }

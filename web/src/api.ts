@@ -1,16 +1,39 @@
 // The pages read what the API answers, through the gateway's own routes in-process (fastify's
 // inject, no socket): access rules, read models, caches and read-your-writes stay in one place, and
 // a page shows exactly what `/api/...` would show the same caller. The caller's cookies go along.
+// Each call names a route of the contracts' WebRoutes (decision 119): its path parameters, query and
+// body are typed by the route's schemas, and so is its answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type AnswerOf, type CallOf, type Method, type OptionalCall, type PathOf, pathOf } from '@bindery/contracts/api/routes';
 
 export interface Answer<T> {
   status: number;
+  /** the success answer as the route's schema states it (read it once the status says success) */
   body: T;
+  /** a failure's `{error}` message, when the answer is one */
+  error: string | undefined;
   /** the answer as sent (a page that renders it may key a cache by it) */
   text?: string;
 }
 
-export type Api = <T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => Promise<Answer<T>>;
+type Call<M extends Method> = <P extends PathOf<M>>(path: P, ...o: OptionalCall<M, P> extends true ? [CallOf<M, P>?] : [CallOf<M, P>]) => Promise<Answer<AnswerOf<M, P>>>;
+
+/** The API as the signed-in caller: one function per method, each taking a route's path pattern. */
+export interface Api {
+  get: Call<'GET'>;
+  post: Call<'POST'>;
+  put: Call<'PUT'>;
+  delete: Call<'DELETE'>;
+}
+
+/** The query string of a call: its defined values, in the order given (a list repeats its key). */
+function searchOf(q: Record<string, string | string[] | undefined> | undefined): string {
+  if (!q) return '';
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) for (const one of v === undefined ? [] : Array.isArray(v) ? v : [v]) s.append(k, one);
+  const text = s.toString();
+  return text === '' ? '' : `?${text}`;
+}
 
 export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
   // the API sees the request as the browser sent it: its cookie, the host it asked for and, behind a
@@ -23,26 +46,44 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
   // a write carries the proof a cookie-authenticated write needs: the CSRF token the page sent (the
   // API checks it against the session, as it would the browser's own request)
   const token = req.headers['x-csrf-token'];
-  return async <T>(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+  const send = async (method: Method, pattern: string, o: { params?: Record<string, string>; query?: Record<string, string | string[] | undefined>; body?: unknown } = {}) => {
+    const url = pathOf(pattern, o.params) + searchOf(o.query);
+    // a POST always carries a JSON body (`{}` when the route reads none), as the pages always sent it
+    const body = o.body === undefined && method === 'POST' ? {} : o.body;
     const proof = method === 'GET' || typeof token !== 'string' ? base : { ...base, 'x-csrf-token': token };
     const headers = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
     const r = await app.inject({ method, url, headers, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1', ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
     const text = r.body;
     // parsed when first read: a page kept as rendered (RenderKept) may need only the text
     let parsed: { value: unknown } | null = null;
+    const value = () => {
+      if (parsed === null) {
+        try {
+          parsed = { value: text === '' ? undefined : JSON.parse(text) };
+        } catch {
+          parsed = { value: undefined };
+        }
+      }
+      return parsed.value;
+    };
     return {
       status: r.statusCode,
       text,
-      get body(): T {
-        if (parsed === null) {
-          try {
-            parsed = { value: text === '' ? undefined : JSON.parse(text) };
-          } catch {
-            parsed = { value: undefined };
-          }
-        }
-        return parsed.value as T;
+      get body() {
+        return value();
+      },
+      get error() {
+        const v = value() as { error?: unknown } | null | undefined;
+        return r.statusCode >= 400 && v && typeof v === 'object' && typeof v.error === 'string' ? v.error : undefined;
       },
     };
   };
+  // the answer's type is the route's response schema's (WebRoutes); fastify's inject cannot know it
+  const as = <M extends Method>(m: M) => ((path: string, o?: Parameters<typeof send>[2]) => send(m, path, o)) as unknown as Call<M>;
+  return { get: as('GET'), post: as('POST'), put: as('PUT'), delete: as('DELETE') };
 }
+
+/** An answer the page makes itself, without calling the API: a refusal with its message. */
+export const refusal = (status: number, error: string): Answer<never> => ({ status, body: { error } as never, error });
+/** An answer the page makes itself: a success with its message. */
+export const success = (message: string): Answer<{ message: string }> => ({ status: 200, body: { message }, error: undefined });

@@ -9,8 +9,8 @@ import { Approve, Decide, Decided, MISSING, type Pending } from './pages/approve
 
 export function approveRoutes({ app, page, render }: Web): void {
   page('/devices/approve/:id', {}, async ({ req, reply, api, viewer }) => {
-    const id = encodeURIComponent((req.params as { id: string }).id);
-    const r = await api<Pending & { error?: string }>('GET', `/api/devices/pending/${id}`);
+    const id = (req.params as { id: string }).id;
+    const r = await api.get('/api/devices/pending/:id', { params: { id } });
     if (r.status === 404 || r.status === 400)
       return render(
         reply,
@@ -20,13 +20,13 @@ export function approveRoutes({ app, page, render }: Web): void {
         <>
           <h1>Device registration</h1>
           <p id="result" data-outcome="missing">
-            {r.status === 404 ? MISSING : (r.body?.error ?? MISSING)}
+            {r.status === 404 ? MISSING : (r.error ?? MISSING)}
           </p>
         </>,
         r.status,
       );
     if (r.status !== 200) return render(reply, 'Device registration', viewer, '/devices', <Failed status={r.status} />, 503);
-    return render(reply, r.body.status === 'pending' ? 'Approve device' : 'Device registration', viewer, '/devices', <Approve p={r.body} />);
+    return render(reply, r.body.status === 'pending' ? 'Approve device' : 'Device registration', viewer, '/devices', <Approve p={r.body as Pending} />);
   });
   approveActions(app);
 }
@@ -36,14 +36,11 @@ function approveActions(app: FastifyInstance): void {
     app.post(`/devices/approve/:id/${decision}`, async (req: FastifyRequest, reply: FastifyReply) => {
       if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
       const id = (req.params as { id: string }).id;
-      const a = await apiFor(app, req)<{ error?: string; kosync?: { server: string; username: string | null; password: string }; kobo_config?: { line: string } }>(
-        'POST',
-        `/api/devices/${encodeURIComponent(id)}/${decision}`,
-        {},
-      );
+      const a = await apiFor(app, req).post(`/api/devices/:id/${decision}`, { params: { id } });
       reply.header('X-Api-Status', String(a.status));
-      if (a.status >= 400) return sendHtml(reply, <Decide id={id} error={a.body?.error ?? `Failed (${a.status})`} />, 200, true);
-      const shown = { ...(a.body?.kosync ? { kosync: a.body.kosync } : {}), ...(a.body?.kobo_config ? { kobo: a.body.kobo_config } : {}) };
+      if (a.status >= 400) return sendHtml(reply, <Decide id={id} error={a.error ?? `Failed (${a.status})`} />, 200, true);
+      const b = a.body && 'device' in a.body ? a.body : null;
+      const shown = { ...(b?.kosync ? { kosync: b.kosync } : {}), ...(b?.kobo_config ? { kobo: b.kobo_config } : {}) };
       return sendHtml(reply, <Decided approved={decision === 'approve'} {...shown} />, 200, true);
     });
   }

@@ -5,50 +5,51 @@ import type { Web } from './context';
 import { sendHtml } from './http';
 import { Failed, mayEdit, NotFound } from './layout';
 import { type Annotation, Annotations } from './pages/annotations';
-import { Book, type Collection, CollectionPicker, type Progress } from './pages/book';
-import type { Item } from './pages/books';
+import { Book, CollectionPicker, type Progress } from './pages/book';
 import type { ProgressConflict } from './pages/progress-conflicts';
 
 export function bookFragmentRoutes({ page }: Web): void {
   page('/books/:id/collections', {}, async ({ req, reply, api }) => {
-    const id = encodeURIComponent((req.params as { id: string }).id);
-    const [item, collections] = await Promise.all([api<Item>('GET', `/api/media-items/${id}`), api<{ data: Collection[] }>('GET', '/api/collections')]);
+    const id = (req.params as { id: string }).id;
+    const [item, collections] = await Promise.all([api.get('/api/media-items/:id', { params: { id } }), api.get('/api/collections')]);
     if (item.status !== 200) return sendHtml(reply, <div id="collection-picker" />, 404, true);
     return sendHtml(reply, <CollectionPicker item={item.body} collections={collections.status === 200 ? collections.body.data : []} />, 200, true);
   });
 
   page('/books/:id/annotations', {}, async ({ req, reply, api }) => {
-    const id = encodeURIComponent((req.params as { id: string }).id);
+    const id = (req.params as { id: string }).id;
     const [hl, notes, deleted] = await Promise.all([
-      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/highlights`),
-      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/notes`),
-      api<{ data: Annotation[] }>('GET', `/api/media-items/${id}/annotations/deleted`),
+      api.get('/api/media-items/:id/highlights', { params: { id } }),
+      api.get('/api/media-items/:id/notes', { params: { id } }),
+      api.get('/api/media-items/:id/annotations/deleted', { params: { id } }),
     ]);
     if (hl.status !== 200) return sendHtml(reply, <div id="annotations" />, hl.status === 404 ? 404 : 502, true);
-    const live = [...hl.body.data, ...(notes.status === 200 ? notes.body.data : [])].sort((a, b) => (a.position?.percentage ?? 0) - (b.position?.percentage ?? 0));
-    return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? deleted.body.data : []} />, 200, true);
+    const live = [...(hl.body.data as Annotation[]), ...(notes.status === 200 ? (notes.body.data as Annotation[]) : [])].sort(
+      (a, b) => (a.position?.percentage ?? 0) - (b.position?.percentage ?? 0),
+    );
+    return sendHtml(reply, <Annotations live={live} deleted={deleted.status === 200 ? (deleted.body.data as Annotation[]) : []} />, 200, true);
   });
 }
 
 export function progressConflictRoutes({ app }: Web): void {
   // a progress conflict settled from the book page: the place to go on from, as the reading service keeps it
   action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
-    a('POST', `/api/progress-conflicts/${encodeURIComponent((req.params as { conflict: string }).conflict)}/resolve`, { keep: field(f, 'keep') ?? '' }),
+    a.post('/api/progress-conflicts/:id/resolve', { params: { id: (req.params as { conflict: string }).conflict }, body: { keep: field(f, 'keep') ?? '' } }),
   );
 }
 
 export function bookPageRoutes({ page, render }: Web): void {
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
-    const id = encodeURIComponent((req.params as { id: string }).id);
-    const r = await api<Item>('GET', `/api/media-items/${id}`);
+    const id = (req.params as { id: string }).id;
+    const r = await api.get('/api/media-items/:id', { params: { id } });
     if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
     const [progress, rating, conflicts, ereader] = await Promise.all([
-      api<{ progress?: Progress } & Progress>('GET', `/api/media-items/${id}/progress`),
-      api<{ rating?: number | null }>('GET', `/api/media-items/${id}/rating`),
-      api<{ data: ProgressConflict[] }>('GET', `/api/media-items/${id}/progress-conflicts`),
+      api.get('/api/media-items/:id/progress', { params: { id } }),
+      api.get('/api/media-items/:id/rating', { params: { id } }),
+      api.get('/api/media-items/:id/progress-conflicts', { params: { id } }),
       // 503 when this server sends no mail: no Send button then
-      api<{ address: string }>('GET', '/api/auth/ereader'),
+      api.get('/api/auth/ereader'),
     ]);
     return render(
       reply,
@@ -59,9 +60,9 @@ export function bookPageRoutes({ page, render }: Web): void {
         item={r.body}
         canEdit={mayEdit(viewer)}
         saved={(req.query as Record<string, unknown>).saved === '1'}
-        progress={progress.status === 200 ? (progress.body.progress ?? progress.body) : null}
+        progress={progress.status === 200 ? ((progress.body as { progress?: Progress } & Progress).progress ?? progress.body) : null}
         rating={rating.status === 200 && typeof rating.body.rating === 'number' ? rating.body.rating : null}
-        conflicts={conflicts.status === 200 ? conflicts.body.data : []}
+        conflicts={conflicts.status === 200 ? (conflicts.body.data as ProgressConflict[]) : []}
         sendTo={ereader.status === 200 ? ereader.body.address : null}
       />,
       200,

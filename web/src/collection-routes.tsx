@@ -2,43 +2,44 @@
 // live preview, create and save) and the order of custom collections, through the gateway's /api routes.
 import { Reading } from '@bindery/contracts';
 import { action, type Form, field } from './actions';
-import { apiFor } from './api';
+import { apiFor, refusal, success } from './api';
 import type { Web } from './context';
 import { fromOurPage, securityHeaders, sendHtml } from './http';
 import { Failed, NotFound } from './layout';
-import type { Item } from './pages/books';
 import { CollectionPage, type CollectionRow, Collections } from './pages/collections';
-import { type LibraryChoice, newKey, Preview, type PreviewBook, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
+import { newKey, Preview, RuleRow, rowOf, rulesOf } from './pages/smart-collection';
 
 /** A smart collection's rules with no complete condition (the builder leaves out a row without its value). */
-const NO_CONDITION = { status: 400, body: { error: 'Add at least one condition with a value.' } };
+const NO_CONDITION = refusal(400, 'Add at least one condition with a value.');
 
 const idOf = (req: { params: unknown }) => ((req.params as { id?: string }).id ?? '').slice(0, 100);
 
 export function collectionPageRoutes({ page, render }: Web): void {
   page('/collections', {}, async ({ reply, api, viewer }) => {
-    const r = await api<{ data: CollectionRow[] }>('GET', '/api/collections');
+    const r = await api.get('/api/collections');
     if (r.status !== 200) return render(reply, 'Collections', viewer, '/collections', <Failed status={r.status} />, 502);
-    return render(reply, 'Collections', viewer, '/collections', <Collections collections={r.body.data} />);
+    return render(reply, 'Collections', viewer, '/collections', <Collections collections={r.body.data as CollectionRow[]} />);
   });
 
   page('/collections/:id', {}, async ({ req, reply, api, viewer }) => {
-    const id = encodeURIComponent((req.params as { id: string }).id);
-    const [c, items] = await Promise.all([
-      api<CollectionRow>('GET', `/api/collections/${id}`),
-      api<{ data: { media_item_id: string; item: Item }[] }>('GET', `/api/collections/${id}/items?limit=200`),
-    ]);
+    const id = (req.params as { id: string }).id;
+    const [c, items] = await Promise.all([api.get('/api/collections/:id', { params: { id } }), api.get('/api/collections/:id/items', { params: { id }, query: { limit: '200' } })]);
     if (c.status === 404 || c.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (c.status !== 200 || items.status !== 200) return render(reply, 'Collection', viewer, '/collections', <Failed status={c.status} />, 502);
     // a smart collection's rule on a library chooses among the libraries the caller may see
-    const libs = c.body.rules ? await api<LibraryChoice[]>('GET', '/api/libraries') : null;
+    const libs = c.body.rules ? await api.get('/api/libraries') : null;
     const notice = (req.query as Record<string, unknown>).done === 'rules' ? 'Rules saved.' : undefined;
     return render(
       reply,
       c.body.name,
       viewer,
       '/collections',
-      <CollectionPage c={c.body} books={items.body.data} libraries={libs?.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : []} notice={notice} />,
+      <CollectionPage
+        c={c.body as CollectionRow}
+        books={items.body.data}
+        libraries={libs?.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : []}
+        notice={notice}
+      />,
     );
   });
 }
@@ -50,7 +51,7 @@ export function smartCollectionRoutes({ app, page }: Web): void {
     const key = typeof q.key === 'string' && /^[a-z0-9]{1,20}$/.test(q.key) ? q.key : newKey();
     const r = rowOf(key, q[`field-${key}`], q[`op-${key}`], q[`value-${key}`]);
     // the `library` field chooses among the libraries the caller may see
-    const libs = r.field === 'library' ? await api<LibraryChoice[]>('GET', '/api/libraries') : null;
+    const libs = r.field === 'library' ? await api.get('/api/libraries') : null;
     reply.header('HX-Trigger', 'rules-changed');
     return sendHtml(reply, <RuleRow r={r} libraries={libs?.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : []} />, 200, true);
   });
@@ -64,9 +65,9 @@ export function smartCollectionRoutes({ app, page }: Web): void {
     if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
     const rules = rulesOf((req.body && typeof req.body === 'object' ? req.body : {}) as Form);
     if (rules.conditions.length === 0) return sendHtml(reply, <p class="muted">Type a value to see the matching books.</p>, 200, true);
-    const r = await apiFor(app, req)<{ data: PreviewBook[]; total: number; error?: string }>('POST', '/api/collections/preview?limit=8', { rules });
+    const r = await apiFor(app, req).post('/api/collections/preview', { query: { limit: '8' }, body: { rules } });
     if (r.status === 401) return reply.code(401).header('HX-Redirect', '/login').send('');
-    if (r.status !== 200) return sendHtml(reply, <Preview total={0} books={[]} error={r.body?.error ?? `The preview failed (${r.status}).`} />, 200, true);
+    if (r.status !== 200) return sendHtml(reply, <Preview total={0} books={[]} error={r.error ?? `The preview failed (${r.status}).`} />, 200, true);
     return sendHtml(reply, <Preview total={r.body.total} books={r.body.data} />, 200, true);
   });
 
@@ -74,14 +75,14 @@ export function smartCollectionRoutes({ app, page }: Web): void {
   action(app, '/collections/smart', { done: 'collection created', refresh: true }, async (a, f) => {
     const rules = rulesOf(f);
     if (rules.conditions.length === 0) return NO_CONDITION;
-    return a('POST', '/api/collections', { name: field(f, 'name') ?? '', rules });
+    return a.post('/api/collections', { body: { name: field(f, 'name') ?? '', rules } });
   });
 
   // a smart collection's name and rules, as the builder on its page shows them; back to the page, which says so
   action(app, '/collections/:id/rules', { done: 'rules saved', goTo: (_f, req) => `/collections/${encodeURIComponent(idOf(req))}?done=rules` }, async (a, f, req) => {
     const rules = rulesOf(f);
     if (rules.conditions.length === 0) return NO_CONDITION;
-    return a('PUT', `/api/collections/${encodeURIComponent(idOf(req))}`, { name: field(f, 'name') ?? '', rules });
+    return a.put('/api/collections/:id', { params: { id: idOf(req) }, body: { name: field(f, 'name') ?? '', rules } });
   });
 
   // move a custom collection up or down: the custom collections' priorities (the order the API lists
@@ -89,18 +90,18 @@ export function smartCollectionRoutes({ app, page }: Web): void {
   action(app, '/collections/:id/move', { done: 'order saved', refresh: true }, async (a, _f, req) => {
     const id = (req.params as { id: string }).id.toLowerCase();
     const dir = (req.query as Record<string, unknown>).dir === 'up' ? -1 : 1;
-    const all = await a<{ data: (CollectionRow & { priority: number })[] }>('GET', '/api/collections');
+    const all = await a.get('/api/collections');
     if (all.status !== 200) return all;
     const own = all.body.data.filter((c) => !c.is_system);
     const at = own.findIndex((c) => c.id === id);
-    if (at < 0) return { status: 404, body: { error: Reading.ReadingMessages.collectionNotFound } };
+    if (at < 0) return refusal(404, Reading.ReadingMessages.collectionNotFound);
     const to = at + dir;
     if (to >= 0 && to < own.length) [own[at], own[to]] = [own[to]!, own[at]!];
     for (const [i, c] of own.entries()) {
       if (c.priority === 100 + i) continue;
-      const r = await a('PUT', `/api/collections/${c.id}`, { priority: 100 + i });
+      const r = await a.put('/api/collections/:id', { params: { id: c.id }, body: { priority: 100 + i } });
       if (r.status >= 400) return r;
     }
-    return { status: 200, body: { message: 'order saved' } };
+    return success('order saved');
   });
 }

@@ -41,6 +41,6 @@ export interface Web {
 
 /** The signed-in caller as the API states them, null without a valid session. */
 export async function viewerOf(api: Api): Promise<Viewer | null> {
-  const r = await api<Viewer>('GET', '/api/auth/profile');
+  const r = await api.get('/api/auth/profile');
   return r.status === 200 ? r.body : null;
 }

@@ -1,17 +1,17 @@
 // The home page: the dashboard's sections, and the names of those hidden (to show them again).
 import type { Web } from './context';
 import { Failed } from './layout';
-import { Dashboard, type Section } from './pages/dashboard';
+import { Dashboard } from './pages/dashboard';
 
 export function dashboardRoutes({ page, render }: Web): void {
   page('/dashboard', {}, async ({ reply, api, viewer }) => {
-    const r = await api<{ sections: Section[]; hidden_collections: string[] }>('GET', '/api/dashboard/sections?limit=12');
+    const r = await api.get('/api/dashboard/sections', { query: { limit: '12' } });
     if (r.status !== 200) return render(reply, 'Home', viewer, '/dashboard', <Failed status={r.status} />, 502);
     // the hidden sections' names, to show them again (the collection list counts every collection's
     // books, uncached: asked only when something is hidden)
     let hidden: { id: string; name: string }[] = [];
     if (r.body.hidden_collections.length > 0) {
-      const all = await api<{ data: { id: string; name: string; show_on_dashboard: boolean }[] }>('GET', '/api/collections');
+      const all = await api.get('/api/collections');
       if (all.status === 200) hidden = all.body.data.filter((c) => c.show_on_dashboard && r.body.hidden_collections.includes(c.id));
     }
     return render(reply, 'Home', viewer, '/dashboard', <Dashboard sections={r.body.sections} hidden={hidden} username={viewer.username} />, 200, {

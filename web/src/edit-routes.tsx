@@ -5,14 +5,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUuid } from '@bindery/contracts';
 import { action, type Form, field, fields } from './actions';
-import { type Answer, type Api, apiFor } from './api';
+import { type Answer, type Api, apiFor, refusal } from './api';
 import { fromOurPage, sendHtml } from './http';
 import { mayEdit, NotFound } from './layout';
 import { EditBook, type EditableItem, editNotice, FIELD_LABELS } from './pages/edit';
-import { apiUrl, libraryQuery } from './pages/library';
+import { libraryQuery, searchQuery } from './pages/library';
 import type { Web } from './context';
 
-const idOf = (req: FastifyRequest) => encodeURIComponent(((req.params as { id?: string }).id ?? '').slice(0, 100));
+const idOf = (req: FastifyRequest) => ((req.params as { id?: string }).id ?? '').slice(0, 100);
 const lines = (s: string) => s.replace(/\r\n?/g, '\n');
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -86,26 +86,26 @@ export function changesOf(item: EditableItem, f: Form): Record<string, unknown> 
   return out;
 }
 
-const NOTHING_CHANGED: Answer<unknown> = { status: 400, body: { error: 'Nothing to save: every field is as it was.' } };
+const NOTHING_CHANGED = refusal(400, 'Nothing to save: every field is as it was.');
 
 export function editRoutes({ app, page, render }: Web): void {
   page('/books/:id/edit', {}, async ({ req, reply, api, viewer }) => {
     const notFound = () => render(reply, 'Not found', viewer, undefined, <NotFound href="/library" back="Back to the library" />, 404);
     // people who may not edit get what any unknown page gives them (the API refuses them too)
     if (!mayEdit(viewer)) return notFound();
-    const r = await api<EditableItem>('GET', `/api/media-items/${idOf(req)}`);
+    const r = await api.get('/api/media-items/:id', { params: { id: idOf(req) } });
     if (r.status === 404 || r.status === 400) return notFound();
     if (r.status !== 200) return render(reply, 'Edit', viewer, undefined, <p id="failure">{`The book could not be read (${r.status}).`}</p>, 502);
     return render(reply, `Edit ${r.body.title}`, viewer, undefined, <EditBook item={r.body} notice={editNotice(req.query as Record<string, unknown>)} />);
   });
 
   // save: only what differs from the book as it is now; the book's page afterwards says it is saved
-  action(app, '/books/:id/edit', { done: 'saved', goTo: (_f, req) => `/books/${idOf(req)}?saved=1` }, async (api, f, req) => {
-    const now = await api<EditableItem>('GET', `/api/media-items/${idOf(req)}`);
+  action(app, '/books/:id/edit', { done: 'saved', goTo: (_f, req) => `/books/${encodeURIComponent(idOf(req))}?saved=1` }, async (api, f, req) => {
+    const now = await api.get('/api/media-items/:id', { params: { id: idOf(req) } });
     if (now.status !== 200) return now;
     const changes = changesOf(now.body, f);
     if (Object.keys(changes).length === 0) return NOTHING_CHANGED;
-    return api('PUT', `/api/media-items/${idOf(req)}`, changes);
+    return api.put('/api/media-items/:id', { params: { id: idOf(req) }, body: changes });
   });
 
   // a locked field back to the file's value (the API unlocks it and reads the file again)
@@ -113,21 +113,21 @@ export function editRoutes({ app, page, render }: Web): void {
     const k = field(f, 'field') ?? '';
     return k in FIELD_LABELS && k !== 'cover' ? k : null;
   };
-  action(app, '/books/:id/edit/reset', { done: 'reset', goTo: (f, req) => `/books/${idOf(req)}/edit?reset=${resetField(f)}` }, async (api, f, req) => {
+  action(app, '/books/:id/edit/reset', { done: 'reset', goTo: (f, req) => `/books/${encodeURIComponent(idOf(req))}/edit?reset=${resetField(f)}` }, async (api, f, req) => {
     const k = resetField(f);
-    if (!k) return { status: 400, body: { error: 'unknown field' } };
-    return api('PUT', `/api/media-items/${idOf(req)}`, { reset_fields: [k] });
+    if (!k) return refusal(400, 'unknown field');
+    return api.put('/api/media-items/:id', { params: { id: idOf(req) }, body: { reset_fields: [k] } });
   });
 
   // the cover: a page of a comic or PDF (1-based, as typed or picked), or the file's own again
-  action(app, '/books/:id/cover/page', { done: 'cover set', goTo: (_f, req) => `/books/${idOf(req)}/edit?cover=page` }, async (api, f, req) => {
+  action(app, '/books/:id/cover/page', { done: 'cover set', goTo: (_f, req) => `/books/${encodeURIComponent(idOf(req))}/edit?cover=page` }, async (api, f, req) => {
     const typed = (field(f, 'page') ?? '').trim();
     const v = typed !== '' ? typed : (field(f, 'page_choice') ?? '').trim();
-    if (v === '') return { status: 400, body: { error: 'Choose a page or type its number.' } };
-    return api('PUT', `/api/media-items/${idOf(req)}/cover`, { page: /^\d{1,9}$/.test(v) ? Number(v) : v });
+    if (v === '') return refusal(400, 'Choose a page or type its number.');
+    return api.put('/api/media-items/:id/cover', { params: { id: idOf(req) }, body: { page: /^\d{1,9}$/.test(v) ? Number(v) : v } });
   });
-  action(app, '/books/:id/cover/reset', { done: 'cover reset', goTo: (_f, req) => `/books/${idOf(req)}/edit?cover=reset` }, (api, _f, req) =>
-    api('DELETE', `/api/media-items/${idOf(req)}/cover`),
+  action(app, '/books/:id/cover/reset', { done: 'cover reset', goTo: (_f, req) => `/books/${encodeURIComponent(idOf(req))}/edit?cover=reset` }, (api, _f, req) =>
+    api.delete('/api/media-items/:id/cover', { params: { id: idOf(req) } }),
   );
 
   bulkRoutes(app);
@@ -144,7 +144,7 @@ async function selection(api: Api, f: Form): Promise<{ ids: string[]; capped: bo
   }
   const series = field(f, 'series_scope');
   if (series !== undefined) {
-    const r = await api<{ data: { media_item_id: string }[] }>('GET', `/api/series/${encodeURIComponent(series.trim().slice(0, 200))}?limit=${BULK_MOST}`);
+    const r = await api.get('/api/series/:name', { params: { name: series.trim().slice(0, 200) }, query: { limit: String(BULK_MOST) } });
     if (r.status !== 200) return { error: `The series could not be read (${r.status}).` };
     return { ids: r.body.data.map((b) => b.media_item_id), capped: r.body.data.length >= BULK_MOST };
   }
@@ -152,8 +152,7 @@ async function selection(api: Api, f: Form): Promise<{ ids: string[]; capped: bo
   const q = libraryQuery(Object.fromEntries(new URLSearchParams(field(f, 'query') ?? '')));
   const ids: string[] = [];
   for (let offset = 0; ids.length < BULK_MOST; ) {
-    const url = apiUrl({ ...q, offset }).replace(/limit=\d+/, 'limit=100');
-    const r = await api<{ data: { id: string }[]; total: number }>('GET', url);
+    const r = await api.get('/api/media-items/search', { query: searchQuery({ ...q, offset }, 100) });
     if (r.status !== 200) return { error: `The matching books could not be read (${r.status}).` };
     ids.push(...r.body.data.map((b) => b.id));
     offset += r.body.data.length;
@@ -163,12 +162,15 @@ async function selection(api: Api, f: Form): Promise<{ ids: string[]; capped: bo
 }
 
 const READING: Record<string, { done: (books: string) => string; run: (api: Api, id: string) => Promise<Answer<unknown>> }> = {
-  read: { done: (n) => `${n} marked read`, run: (api, id) => api('PUT', `/api/media-items/${id}/progress`, { percentage: 1, force: true, client: 'Bindery web', device: 'web' }) },
+  read: {
+    done: (n) => `${n} marked read`,
+    run: (api, id) => api.put('/api/media-items/:id/progress', { params: { id }, body: { percentage: 1, force: true, client: 'Bindery web', device: 'web' } }),
+  },
   unread: {
     done: (n) => `${n} marked unread`,
-    run: (api, id) => api('PUT', `/api/media-items/${id}/progress`, { percentage: 0, force: true, client: 'Bindery web', device: 'web' }),
+    run: (api, id) => api.put('/api/media-items/:id/progress', { params: { id }, body: { percentage: 0, force: true, client: 'Bindery web', device: 'web' } }),
   },
-  reset: { done: (n) => `Progress reset for ${n}`, run: (api, id) => api('DELETE', `/api/media-items/${id}/progress`) },
+  reset: { done: (n) => `Progress reset for ${n}`, run: (api, id) => api.delete('/api/media-items/:id/progress', { params: { id } }) },
 };
 
 /** A bulk-update body for the metadata actions (null: not one of them). */
@@ -217,11 +219,13 @@ function bulkRoutes(app: FastifyInstance): void {
     if (chosen.ids.length === 0) return say(400, 'Select at least one book first.');
     const more = chosen.capped ? ` (the first ${BULK_MOST}; run it again for the rest)` : '';
     if (changes) {
-      const r = await api<{ message?: string; error?: string; succeeded?: string[]; failed?: { id: string; error: string }[] }>('POST', '/api/media-items/bulk-update', {
-        ids: chosen.ids,
-        changes,
+      const r = await api.post('/api/media-items/bulk-update', {
+        body: {
+          ids: chosen.ids,
+          changes,
+        },
       });
-      if (r.status >= 400) return say(r.status, r.body?.error ?? `The change failed (${r.status}).`);
+      if (r.status >= 400) return say(r.status, r.error ?? `The change failed (${r.status}).`);
       const failed = r.body.failed ?? [];
       const done = r.body.succeeded?.length ?? chosen.ids.length - failed.length;
       if (failed.length > 0) return say(207, `${books(done)} changed; ${books(failed.length)} not: ${failed[0]!.error}${more}`);
@@ -229,8 +233,8 @@ function bulkRoutes(app: FastifyInstance): void {
     }
     // to the caller's e-reader: one request for the selection, each book on its own
     if (act === 'send') {
-      const r = await api<{ message?: string; error?: string }>('POST', '/api/media-items/send', { media_item_ids: chosen.ids.slice(0, 100) });
-      if (r.status >= 400) return say(r.status, r.body?.error ?? `The send failed (${r.status}).`);
+      const r = await api.post('/api/media-items/send', { body: { media_item_ids: chosen.ids.slice(0, 100) } });
+      if (r.status >= 400) return say(r.status, r.error ?? `The send failed (${r.status}).`);
       return say(200, `${r.body.message ?? 'Sent'}${chosen.ids.length > 100 ? ' (the first 100; send the rest again)' : ''}.`);
     }
     // progress is the caller's own, one book at a time through the reading API (a few at once)

@@ -4,17 +4,15 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { action, field } from './actions';
-import type { Answer, Api } from './api';
+import { type Answer, type Api, refusal, success } from './api';
 import type { Web } from './context';
 import { isHtmx, redirectTo, renderHtml, sendHtml, sendRendered } from './http';
 import { Failed, Layout, mayEdit } from './layout';
 import { AuthorPage } from './pages/authors';
-import type { Item } from './pages/books';
-import type { CollectionRow } from './pages/collections';
-import { apiUrl, Books, LIBRARY_FILTERS, Library, LibraryPages, LoadMore, libraryQuery, PAGE, type SavedFilter, SavedFilters, SUGGEST, Suggestions } from './pages/library';
-import { SERIES_BOOKS_PAGE, type SeriesBook, type SeriesDetail, SeriesPage } from './pages/series';
-import { SeriesList, type SeriesSummary, seriesApiUrl, seriesListQuery } from './pages/series-list';
-import { type AuthorSummary, AuthorList, authorListQuery, authorsApiUrl } from './pages/authors-list';
+import { Books, searchQuery, LIBRARY_FILTERS, Library, LibraryPages, LoadMore, libraryQuery, PAGE, type SavedFilter, SavedFilters, SUGGEST, Suggestions } from './pages/library';
+import { SERIES_BOOKS_PAGE, type SeriesBook, SeriesPage } from './pages/series';
+import { SeriesList, seriesApiQuery, seriesListQuery } from './pages/series-list';
+import { AuthorList, authorListQuery, authorsApiQuery } from './pages/authors-list';
 import { countOf, type LibraryName, offsetParam } from './pages/browse';
 import { UploadDrop } from './pages/upload';
 
@@ -24,14 +22,14 @@ const nameOf = (params: unknown) => ((params as { name?: string }).name ?? '').t
 
 /** The libraries the caller may see (for the library filter), [] when they cannot be read. */
 async function librariesOf(api: Api): Promise<LibraryName[]> {
-  const r = await api<LibraryName[]>('GET', '/api/libraries');
+  const r = await api.get('/api/libraries');
   return r.status === 200 ? r.body.map((l) => ({ id: l.id, name: l.name })) : [];
 }
 
 /** Every book of a series the caller may see, or the API's answer when there is none. */
 async function seriesBooks(a: Api, name: string): Promise<{ ok: true; list: SeriesBook[] } | { ok: false; answer: Answer<unknown> }> {
-  const r = await a<SeriesDetail>('GET', `/api/series/${encodeURIComponent(name.trim())}?limit=1000`);
-  return r.status === 200 ? { ok: true, list: r.body.data } : { ok: false, answer: r.body ? r : { status: 404, body: { error: 'series not found' } } };
+  const r = await a.get('/api/series/:name', { params: { name: name.trim() }, query: { limit: '1000' } });
+  return r.status === 200 ? { ok: true, list: r.body.data } : { ok: false, answer: r.body ? r : refusal(404, 'series not found') };
 }
 
 function Missing({ what }: { what: string }) {
@@ -63,7 +61,7 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
   const libraryPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
-    const [r, libs] = await Promise.all([api<{ data: Item[]; total: number; error?: string }>('GET', apiUrl(q)), api<LibraryName[]>('GET', '/api/libraries')]);
+    const [r, libs] = await Promise.all([api.get('/api/media-items/search', { query: searchQuery(q) }), api.get('/api/libraries')]);
     const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
     // a library the caller may not see is not there for them
     if (q.library && libs.status === 200 && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <NoSuchLibrary />, 404);
@@ -118,7 +116,7 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
     if (!field) return sendHtml(reply, <p>unknown field</p>, 400, true);
     const typed = typeof q[field] === 'string' ? (q[field] as string).replace(/^"|"$/g, '').slice(0, 100) : '';
     const key = SUGGEST[field]!;
-    const r = await api<{ suggestions?: Record<string, string[]> }>('GET', `/api/media-items/search?${new URLSearchParams({ [key]: typed, limit: '1' })}`);
+    const r = await api.get('/api/media-items/search', { query: { [key]: typed, limit: '1' } });
     return sendHtml(reply, <Suggestions field={field} values={r.status === 200 ? (r.body.suggestions?.[key] ?? []) : []} />, 200, true);
   });
 }
@@ -136,7 +134,7 @@ function listRoutes({ page, render, kept }: Web): void {
   // part of the same page), by letter, library, read state and sort
   page('/series', {}, async ({ req, reply, api, viewer }) => {
     const q = seriesListQuery(req.query as Record<string, unknown>);
-    const [r, libraries] = await Promise.all([api<{ data: SeriesSummary[]; total: number }>('GET', seriesApiUrl(q)), librariesOf(api)]);
+    const [r, libraries] = await Promise.all([api.get('/api/series', { query: seriesApiQuery(q) }), librariesOf(api)]);
     if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
     if (r.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, 502);
     return kept(reply, [JSON.stringify(q), r.text, JSON.stringify(libraries)], viewer, '/library', () => ({
@@ -146,7 +144,7 @@ function listRoutes({ page, render, kept }: Web): void {
   });
   page('/authors', {}, async ({ req, reply, api, viewer }) => {
     const q = authorListQuery(req.query as Record<string, unknown>);
-    const [r, libraries] = await Promise.all([api<{ data: AuthorSummary[]; total: number }>('GET', authorsApiUrl(q)), librariesOf(api)]);
+    const [r, libraries] = await Promise.all([api.get('/api/authors', { query: authorsApiQuery(q) }), librariesOf(api)]);
     if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
     if (r.status !== 200) return render(reply, 'Authors', viewer, '/library', <Missing what="The authors could not be read." />, 502);
     return render(reply, 'Authors', viewer, '/library', <AuthorList q={q} authors={r.body.data} total={r.body.total} libraries={libraries} />);
@@ -163,8 +161,8 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
     // a page of books at a time (a 500-book series is 9 pages, as Komga pages a series' books)
     const offset = offsetParam((req.query as Record<string, unknown>).offset);
     const [found, colls] = await Promise.all([
-      api<SeriesDetail>('GET', `/api/series/${encodeURIComponent(name)}?limit=${SERIES_BOOKS_PAGE}&offset=${offset}`),
-      api<{ data: (CollectionRow & { rules?: unknown })[] }>('GET', '/api/collections'),
+      api.get('/api/series/:name', { params: { name }, query: { limit: String(SERIES_BOOKS_PAGE), offset: String(offset) } }),
+      api.get('/api/collections'),
     ]);
     if (found.status === 404) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
     if (found.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, found.status === 400 ? 400 : 502);
@@ -187,11 +185,11 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
   // the page is live: its books' bars follow the positions as they are saved
   action(app, '/series/mark', { done: 'marked' }, async (a, f) => {
     const state = field(f, 'state');
-    if (state !== 'read' && state !== 'unread') return { status: 400, body: { error: 'state must be read or unread' } };
+    if (state !== 'read' && state !== 'unread') return refusal(400, 'state must be read or unread');
     const books = await seriesBooks(a, field(f, 'series') ?? '');
     if (!books.ok) return books.answer;
     const todo = books.list.filter((b) => (state === 'read' ? (b.percentage ?? 0) < 1 : b.percentage !== null));
-    if (todo.length === 0) return { status: 200, body: { message: state === 'read' ? 'Every book was read already.' : 'No book was begun.' } };
+    if (todo.length === 0) return success(state === 'read' ? 'Every book was read already.' : 'No book was begun.');
     const failed: string[] = [];
     // a few at a time: the reading service takes the position writes of one moment together
     for (let i = 0; i < todo.length; i += 16) {
@@ -199,28 +197,27 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
         todo
           .slice(i, i + 16)
           .map((b) =>
-            state === 'read' ? a('PUT', `/api/media-items/${b.media_item_id}/progress`, { percentage: 1 }) : a('DELETE', `/api/media-items/${b.media_item_id}/progress`),
+            state === 'read'
+              ? a.put('/api/media-items/:id/progress', { params: { id: b.media_item_id }, body: { percentage: 1 } })
+              : a.delete('/api/media-items/:id/progress', { params: { id: b.media_item_id } }),
           ),
       );
       for (const r of answers) if (r.status >= 400) failed.push((r.body as { error?: string } | undefined)?.error ?? `status ${r.status}`);
     }
-    if (failed.length > 0) return { status: 502, body: { error: `${failed.length} of ${todo.length} books could not be marked: ${failed[0]}` } };
-    return { status: 200, body: { message: `${countOf(todo.length, ['book', 'books'])} marked as ${state}.` } };
+    if (failed.length > 0) return refusal(502, `${failed.length} of ${todo.length} books could not be marked: ${failed[0]}`);
+    return success(`${countOf(todo.length, ['book', 'books'])} marked as ${state}.`);
   });
 
   // every book of a series into one of the caller's collections
   action(app, '/series/collect', { done: 'added' }, async (a, f) => {
     const books = await seriesBooks(a, field(f, 'series') ?? '');
     if (!books.ok) return books.answer;
-    const id = encodeURIComponent(field(f, 'collection') ?? '');
-    const r = await a<{ added?: string[]; error?: string }>('POST', `/api/collections/${id}/items`, { media_item_ids: books.list.map((b) => b.media_item_id) });
+    const id = field(f, 'collection') ?? '';
+    const r = await a.post('/api/collections/:id/items', { params: { id }, body: { media_item_ids: books.list.map((b) => b.media_item_id) } });
     if (r.status >= 400) return r;
     const added = r.body.added?.length ?? 0;
     const already = books.list.length - added;
-    return {
-      status: 200,
-      body: { message: `${countOf(added, ['book', 'books'])} added to the collection${already > 0 ? `; ${already} ${already === 1 ? 'was' : 'were'} there already` : ''}.` },
-    };
+    return success(`${countOf(added, ['book', 'books'])} added to the collection${already > 0 ? `; ${already} ${already === 1 ? 'was' : 'were'} there already` : ''}.`);
   });
 }
 
@@ -229,7 +226,7 @@ function authorRoutes({ page, render }: Web): void {
   page('/authors/:name', {}, async ({ req, reply, api, viewer }) => {
     const name = nameOf(req.params);
     if (name === '') return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such author." />, 404);
-    const found = await api<{ data: Item[]; total: number }>('GET', `/api/media-items/search?${new URLSearchParams({ author_filter: `"${name}"`, limit: String(MOST) })}`);
+    const found = await api.get('/api/media-items/search', { query: { author_filter: `"${name}"`, limit: String(MOST) } });
     if (found.status !== 200) return render(reply, 'Author', viewer, '/library', <Missing what="The author could not be read." />, found.status === 400 ? 400 : 502);
     if (found.body.data.length === 0) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such author." />, 404);
     // the name as the books spell it
@@ -241,13 +238,13 @@ function authorRoutes({ page, render }: Web): void {
 function savedFilterRoutes({ app, page }: Web): void {
   // the library's saved filters and "Save this filter" for the query the page shows (a fragment)
   page('/library/saved', {}, async ({ req, reply, api }) => {
-    const r = await api<{ data: SavedFilter[] }>('GET', `/api/saved-filters?resource_type=${LIBRARY_FILTERS}`);
-    return sendHtml(reply, <SavedFilters q={libraryQuery(req.query as Record<string, unknown>)} saved={r.status === 200 ? r.body.data : []} />, 200, true);
+    const r = await api.get('/api/saved-filters', { query: { resource_type: String(LIBRARY_FILTERS) } });
+    return sendHtml(reply, <SavedFilters q={libraryQuery(req.query as Record<string, unknown>)} saved={r.status === 200 ? (r.body.data as SavedFilter[]) : []} />, 200, true);
   });
 
   // "Save this filter": the library's current query (the grid's own fields) under a name
   action(app, '/library/filters', { done: 'filter saved', refresh: true }, async (a, f) => {
     const { offset: _o, ...filter } = libraryQuery(f as Record<string, unknown>);
-    return a('POST', '/api/saved-filters', { name: field(f, 'name') ?? '', resource_type: LIBRARY_FILTERS, filter });
+    return a.post('/api/saved-filters', { body: { name: field(f, 'name') ?? '', resource_type: LIBRARY_FILTERS, filter } });
   });
 }

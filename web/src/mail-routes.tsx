@@ -6,10 +6,10 @@ import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
 import { NotFound } from './layout';
 import type { Web } from './context';
-import { AcceptInvitation, AdminMail, EreaderCard, type SentBook, ForgotPassword, type InvitationRow, InvitationList, MailCard, ResetPassword } from './pages/mail';
+import { AcceptInvitation, AdminMail, EreaderCard, ForgotPassword, InvitationList, MailCard, ResetPassword } from './pages/mail';
 
 const mailStatus = async (api: Api): Promise<{ configured: boolean; max_attachment_bytes: number }> => {
-  const r = await api<{ configured: boolean; max_attachment_bytes: number }>('GET', '/api/mail/status');
+  const r = await api.get('/api/mail/status');
   return r.status === 200 ? r.body : { configured: false, max_attachment_bytes: 0 };
 };
 const tokenOf = (req: FastifyRequest): string => {
@@ -51,14 +51,14 @@ export function mailRoutes({ app, page, render }: Web): void {
     if (!(await mailStatus(api)).configured) return off(reply);
     reply.header('Referrer-Policy', 'no-referrer');
     const token = tokenOf(req);
-    const r = token ? await api<{ email: string; role: string }>('GET', `/api/invitations/${token}`) : null;
+    const r = token ? await api.get('/api/invitations/:token', { params: { token } }) : null;
     return render(reply, 'Invitation', null, undefined, <AcceptInvitation token={token} invitation={r?.status === 200 ? r.body : null} />, r?.status === 200 ? 200 : 404);
   });
 
   page('/admin/mail', { admin: true }, async ({ reply, api, viewer }) => {
     const status = await mailStatus(api);
     if (!status.configured) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
-    const [inv, libs] = await Promise.all([api<{ invitations: InvitationRow[] }>('GET', '/api/admin/invitations'), api<{ id: string; name: string }[]>('GET', '/api/libraries')]);
+    const [inv, libs] = await Promise.all([api.get('/api/admin/invitations'), api.get('/api/libraries')]);
     const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
     return render(
       reply,
@@ -70,7 +70,7 @@ export function mailRoutes({ app, page, render }: Web): void {
   });
 
   page('/admin/mail/invitations', { admin: true }, async ({ reply, api }) => {
-    const inv = await api<{ invitations: InvitationRow[] }>('GET', '/api/admin/invitations');
+    const inv = await api.get('/api/admin/invitations');
     return sendHtml(reply, <InvitationList invitations={inv.status === 200 ? inv.body.invitations : []} />, 200, true);
   });
 
@@ -83,7 +83,7 @@ export function mailRoutes({ app, page, render }: Web): void {
   // the profile's e-reader address
   page('/profile/ereader', {}, async ({ reply, api }) => {
     if (!(await mailStatus(api)).configured) return nothing(reply);
-    const [r, sends] = await Promise.all([api<{ address: string }>('GET', '/api/auth/ereader'), api<{ data: SentBook[] }>('GET', '/api/sends')]);
+    const [r, sends] = await Promise.all([api.get('/api/auth/ereader'), api.get('/api/sends')]);
     return sendHtml(reply, <EreaderCard address={r.status === 200 ? r.body.address : ''} sends={sends.status === 200 ? sends.body.data : []} />, 200, true);
   });
 }

@@ -5,9 +5,9 @@ import type { Web } from './context';
 import { sendHtml } from './http';
 import { i18nFor } from './i18n/request';
 import { Profile, type ProfileData } from './pages/profile';
-import { SessionList, type SessionRow } from './pages/sessions';
+import { SessionList } from './pages/sessions';
 
-const idOf = (req: { params: unknown }) => encodeURIComponent((req.params as { id: string }).id);
+const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function profileRoutes({ page, render }: Web): void {
   page('/profile', {}, async ({ req, reply, viewer }) => render(reply, i18nFor(req).t('profile.title'), viewer, '/profile', <Profile me={viewer as ProfileData} />));
@@ -26,13 +26,13 @@ function SessionsChanged({ a, fallback }: { a: Answer<unknown>; fallback: string
 
 export function sessionRoutes({ app, page }: Web): void {
   page('/profile/sessions', {}, async ({ reply, api }) => {
-    const r = await api<{ data: SessionRow[] }>('GET', '/api/auth/sessions');
+    const r = await api.get('/api/auth/sessions');
     return sendHtml(reply, r.status === 200 ? <SessionList sessions={r.body.data} /> : <SessionList sessions={[]} failed={r.status} />, 200, true);
   });
   action(app, '/profile/sessions/:id/sign-out', { done: 'session signed out', show: (a) => <SessionsChanged a={a} fallback="session signed out" /> }, (api, _f, req) =>
-    api('DELETE', `/api/auth/sessions/${idOf(req)}`),
+    api.delete('/api/auth/sessions/:id', { params: { id: idOf(req) } }),
   );
   action(app, '/profile/sessions/sign-out-others', { done: 'signed out everywhere else', show: (a) => <SessionsChanged a={a} fallback="signed out everywhere else" /> }, (api) =>
-    api('DELETE', '/api/auth/sessions'),
+    api.delete('/api/auth/sessions'),
   );
 }

@@ -4,18 +4,17 @@ import { randomBytes } from 'node:crypto';
 import type { Web } from './context';
 import { readerCsp, sendHtml } from './http';
 import { Failed, NotFound } from './layout';
-import type { Item } from './pages/books';
 import { type ReadPosition, Reader } from './pages/reader';
 
 export function readerRoutes({ page, render }: Web): void {
   page('/read/:id', {}, async ({ req, reply, api, viewer, assets }) => {
-    const id = encodeURIComponent((req.params as { id: string }).id);
-    const r = await api<Item>('GET', `/api/media-items/${id}`);
+    const id = (req.params as { id: string }).id;
+    const r = await api.get('/api/media-items/:id', { params: { id } });
     if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
     if (r.status !== 200) return render(reply, 'Reader', viewer, undefined, <Failed status={r.status} />, 502);
-    const p = await api<{ progress?: ReadPosition } & ReadPosition>('GET', `/api/media-items/${id}/progress`);
-    const progress = p.status === 200 ? (p.body.progress ?? p.body) : null;
-    const st = await api<{ all_books: unknown; this_book: unknown }>('GET', `/api/media-items/${id}/reader-settings`);
+    const p = await api.get('/api/media-items/:id/progress', { params: { id } });
+    const progress = p.status === 200 ? ((p.body as { progress?: ReadPosition } & ReadPosition).progress ?? p.body) : null;
+    const st = await api.get('/api/media-items/:id/reader-settings', { params: { id } });
     const settings = st.status === 200 ? { all_books: st.body.all_books, this_book: st.body.this_book } : null;
     // the reader's own script runs by this response's nonce; nothing else may (a book's chapters inherit this policy)
     const nonce = randomBytes(18).toString('base64');

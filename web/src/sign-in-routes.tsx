@@ -8,7 +8,7 @@ import { i18nFor } from './i18n/request';
 import { FirstRun, SignIn } from './pages/auth';
 import { ssoConfig } from './sso-routes';
 
-const needsSetup = async (api: Api): Promise<boolean> => (await api<{ needs_setup: boolean }>('GET', '/api/setup/status')).body?.needs_setup === true;
+const needsSetup = async (api: Api): Promise<boolean> => (await api.get('/api/setup/status')).body?.needs_setup === true;
 
 /** the language cookie lasts a year; `auto` (the browser's) clears it */
 const LANGUAGE_MAX_AGE = 365 * 24 * 3600;

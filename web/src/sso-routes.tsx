@@ -4,11 +4,11 @@ import { Identity } from '@bindery/contracts';
 import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
 import type { Web } from './context';
-import { AppPasswords, type SsoConfig, SsoLinkCard, type SsoLinks, SsoProblem } from './pages/sso';
+import { AppPasswords, type SsoConfig, SsoLinkCard, SsoProblem } from './pages/sso';
 
 /** Single sign-on's settings as the API states them (null when identity does not answer). */
 export async function ssoConfig(api: Api): Promise<SsoConfig | null> {
-  const r = await api<SsoConfig>('GET', '/api/auth/oidc/config');
+  const r = await api.get('/api/auth/oidc/config');
   return r.status === 200 ? r.body : null;
 }
 
@@ -26,13 +26,13 @@ export function ssoRoutes({ app, page, render, deps }: Web): void {
 
   // the profile's card, fetched after the page like its sessions (nothing when single sign-on is off)
   page('/profile/sso', {}, async ({ reply, api }) => {
-    const r = await api<SsoLinks>('GET', '/api/auth/oidc/links');
+    const r = await api.get('/api/auth/oidc/links');
     if (r.status !== 200 || !r.body.enabled) return reply.code(200).type('text/html; charset=utf-8').send('');
     return sendHtml(reply, <SsoLinkCard links={r.body} />, 200, true);
   });
 
   page('/profile/app-passwords', {}, async ({ req, reply, api, viewer }) => {
-    const [links, key] = await Promise.all([api<SsoLinks>('GET', '/api/auth/oidc/links'), api<{ exists: boolean; created_at: string | null }>('GET', '/api/auth/opds-key')]);
+    const [links, key] = await Promise.all([api.get('/api/auth/oidc/links'), api.get('/api/auth/opds-key')]);
     const hasPassword = links.status === 200 ? links.body.has_password : true;
     const opdsKey = key.status === 200 ? key.body : { exists: false, created_at: null };
     return render(reply, 'App passwords', viewer, '/profile', <AppPasswords origin={origin?.(req) ?? ''} hasPassword={hasPassword} opdsKey={opdsKey} />);

@@ -22,11 +22,11 @@ interface Choice {
 
 /** The libraries the caller may see, the one asked for (else the first), its folders and the limit. */
 async function choiceOf(api: Api, asked: unknown): Promise<Choice> {
-  const libs = await api<UploadLibrary[]>('GET', '/api/libraries');
+  const libs = await api.get('/api/libraries');
   const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
   const library = libraries.find((l) => l.id === asked)?.id ?? libraries[0]?.id ?? null;
   if (!library) return { libraries, library, folders: [], maxBytes: DEFAULT_MAX_BYTES };
-  const f = await api<{ folders: UploadFolder[]; max_bytes: number }>('GET', `/api/libraries/${encodeURIComponent(library)}/upload-folders`);
+  const f = await api.get('/api/libraries/:id/upload-folders', { params: { id: library } });
   return f.status === 200 ? { libraries, library, folders: f.body.folders, maxBytes: f.body.max_bytes } : { libraries, library, folders: [], maxBytes: DEFAULT_MAX_BYTES };
 }
 

@@ -12,6 +12,7 @@ import { Reads } from '../src/read-model/reads';
 import type { GatewayDb } from '../src/read-model/database';
 import { openApi } from '../src/openapi';
 import { MessageBody, params } from '../src/http/schemas';
+import { type RouteSpec, WebRoutes } from '@bindery/contracts/api/routes';
 
 let database: Database;
 let bus: MemoryBus;
@@ -117,5 +118,42 @@ describe('the API document', () => {
     const doc = (await small.inject({ method: 'GET', url: '/api/openapi.json' })).json() as Doc;
     expect(problemsOf(seen, doc)).toEqual(['GET /bare: no response schema', 'GET /no-params/:id: no params schema', 'GET /hidden: not in the document']);
     await small.close();
+  });
+});
+
+describe("the web's route map (decision 119)", () => {
+  /** the registered route's success answer: its lowest 2xx */
+  const successOf = (r: RouteOptions) => {
+    const codes = Object.keys((r.schema?.response ?? {}) as Record<string, unknown>).filter((c) => /^2\d\d$/.test(c));
+    const answer = (r.schema!.response as Record<string, { content?: Record<string, { schema: unknown }> }>)[codes.sort()[0]!];
+    // JSON, or an HTML fragment for an HX-Request call (jsonOrHtml): the JSON form's schema
+    return answer?.content?.['application/json']?.schema ?? answer;
+  };
+  /** routes whose body is not only JSON (the map types the JSON form; the route declares no body schema) */
+  const notOnlyJson = ['PUT /api/media-items/:id/cover'];
+  /** routes whose body is optional and the pages send none (`{}`) */
+  const bodyOptional = ['POST /api/devices/:id/approve'];
+  const bodyOf = (r: RouteOptions) => r.schema?.body as { anyOf?: unknown[] } | undefined;
+
+  it('holds every entry to the registered route: its answer, body and query are the route’s own schemas', () => {
+    const problems: string[] = [];
+    for (const [key, spec] of Object.entries(WebRoutes) as [string, RouteSpec][]) {
+      const [method, url] = key.split(' ') as [string, string];
+      const r = routes.find((x) => x.url === url && methodsOf(x).includes(method));
+      if (!r) {
+        problems.push(`${key}: no such route`);
+        continue;
+      }
+      if (successOf(r) !== spec.response) problems.push(`${key}: another answer schema`);
+      const body = bodyOf(r);
+      // a body the route reads after its own checks (routeBody) is typed by the object it documents
+      const sameBody =
+        spec.body === undefined
+          ? body === undefined || bodyOptional.includes(key)
+          : body === spec.body || body?.anyOf?.[0] === spec.body || (body === undefined && notOnlyJson.includes(key));
+      if (!sameBody) problems.push(`${key}: another body`);
+      if (JSON.stringify(r.schema?.querystring) !== JSON.stringify(spec.query)) problems.push(`${key}: another query`);
+    }
+    expect(problems).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import {
   countOf,
   FilterBox,
   hrefOf,
+  queryOf,
   LetterJump,
   LibrarySelect,
   type LibraryName,
@@ -53,8 +54,9 @@ export function authorListQuery(raw: Record<string, unknown>): AuthorListQuery {
   };
 }
 
-export function authorsApiUrl(q: AuthorListQuery): string {
-  return hrefOf('/api/authors', { limit: AUTHORS_PAGE, offset: q.offset, q: q.q, library_id: q.library, letter: q.letter, sort: q.sort === 'name' ? '' : q.sort });
+/** The query of GET /api/authors for this page of authors. */
+export function authorsApiQuery(q: AuthorListQuery) {
+  return queryOf({ limit: AUTHORS_PAGE, offset: q.offset, q: q.q, library_id: q.library, letter: q.letter, sort: q.sort === 'name' ? '' : q.sort });
 }
 
 export const authorListUrl = (q: AuthorListQuery, change: Partial<AuthorListQuery> = {}) => {

@@ -29,10 +29,15 @@ export const offsetParam = (v: unknown): number => {
 };
 
 /** A page's address with these query values (empty ones left out). */
+/** The values given (neither empty nor 0) as query text. */
+export function queryOf<K extends string>(values: Record<K, string | number>): Partial<Record<K, string>> {
+  const q: Partial<Record<K, string>> = {};
+  for (const [k, v] of Object.entries(values) as [K, string | number][]) if (v !== '' && v !== 0) q[k] = String(v);
+  return q;
+}
+
 export function hrefOf(path: string, values: Record<string, string | number>): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(values)) if (v !== '' && v !== 0) p.set(k, String(v));
-  const s = p.toString();
+  const s = new URLSearchParams(queryOf(values) as Record<string, string>).toString();
   return s ? `${path}?${s}` : path;
 }
 

@@ -79,16 +79,23 @@ export const activeFilters = (q: LibraryQuery) => (['q', 'library', 'author', 's
 
 /** The API URL that answers this page of the library: the search, which counts what matches. */
 export function apiUrl(q: LibraryQuery): string {
-  const p = new URLSearchParams({ limit: String(PAGE), offset: String(q.offset) });
-  if (q.sort !== RELEVANCE.value) p.set('sort', q.sort);
-  if (q.library) p.set('library_id', q.library);
-  if (q.state) p.set('read_status', q.state);
-  if (q.q) p.set('q', q.q);
-  if (q.author) p.set('author_filter', q.author);
-  if (q.series) p.set('series_filter', q.series);
-  if (q.format) p.set('format', q.format);
-  if (q.tag) p.set('tags_filter', q.tag);
-  return `/api/media-items/search?${p}`;
+  return `/api/media-items/search?${new URLSearchParams(searchQuery(q) as Record<string, string>)}`;
+}
+
+/** The query of GET /api/media-items/search for this page of the library (`limit`: how many). */
+export function searchQuery(q: LibraryQuery, limit = PAGE) {
+  return {
+    limit: String(limit),
+    offset: String(q.offset),
+    ...(q.sort !== RELEVANCE.value ? { sort: q.sort } : {}),
+    ...(q.library ? { library_id: q.library } : {}),
+    ...(q.state ? { read_status: q.state } : {}),
+    ...(q.q ? { q: q.q } : {}),
+    ...(q.author ? { author_filter: q.author } : {}),
+    ...(q.series ? { series_filter: q.series } : {}),
+    ...(q.format ? { format: q.format } : {}),
+    ...(q.tag ? { tags_filter: q.tag } : {}),
+  };
 }
 
 /** This page's own URL with another offset. */

@@ -6,6 +6,7 @@ import {
   countOf,
   FilterBox,
   hrefOf,
+  queryOf,
   LetterJump,
   LibrarySelect,
   type LibraryName,
@@ -62,9 +63,9 @@ export function seriesListQuery(raw: Record<string, unknown>): SeriesListQuery {
   };
 }
 
-/** The API's address for this page of series. */
-export function seriesApiUrl(q: SeriesListQuery): string {
-  return hrefOf('/api/series', {
+/** The query of GET /api/series for this page of series. */
+export function seriesApiQuery(q: SeriesListQuery) {
+  return queryOf({
     limit: SERIES_PAGE,
     offset: q.offset,
     q: q.q,

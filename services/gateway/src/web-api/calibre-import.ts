@@ -7,7 +7,7 @@
 // has is theirs and stays: the import adds only what is missing, so running it again changes
 // nothing more. What calibre holds comes from the catalog read model (the items' `calibre`).
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { Catalog, fail, isUuid, Messages, type Reading } from '@bindery/contracts';
+import { type Catalog, fail, isUuid, Messages, type Reading } from '@bindery/contracts';
 import Type from 'typebox';
 import type { Auth } from '../http/authenticate';
 import { sendFailure, sendResult } from '../http/reply';
@@ -19,6 +19,7 @@ import type { Reads } from '../read-model/reads';
 import { readingTables } from '../read-model/reading-tables';
 import { catalogTables, identityTables } from '../read-model/tables';
 import { bodyOf } from './auth';
+import { CalibreReportAnswer } from '@bindery/contracts/api/catalog';
 
 export interface CalibreImportDeps {
   auth: Auth;
@@ -65,7 +66,7 @@ function calibreReportRoute(app: FastifyInstance, { auth, catalog }: CalibreImpo
     summary: "what a library's last scan took from calibre, and what it could not map (admin)",
     params: IdParams,
     response: {
-      200: Type.Object({ report: Type.Union([Catalog.CalibreReport, Type.Null()]), recorded_at: Type.Union([Type.String(), Type.Null()]) }),
+      200: CalibreReportAnswer,
       ...errors(400, ...SIGNED_IN, 404),
     },
   };

@@ -34,6 +34,7 @@ import {
   Sidecar,
   SyncKey,
 } from './device-schemas';
+import { NameBody, ShelfBody } from '@bindery/contracts/api/device';
 
 const M = DeviceSync.DeviceSyncMessages;
 
@@ -43,8 +44,6 @@ const RegisterBody = Type.Object({
   model: Type.Optional(Type.Unknown()),
 });
 const StatusBody = Type.Object({ device_code: Type.Optional(Type.Unknown()) });
-const NameBody = Type.Object({ name: Type.Optional(Type.Unknown()) });
-const ShelfBody = Type.Object({ collection_id: Type.Optional(Type.Unknown()) });
 
 export interface DeviceDeps {
   auth: Auth;

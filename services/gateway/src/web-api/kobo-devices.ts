@@ -2,7 +2,6 @@
 // store address (the earlier one stops working), and told which books they get. The store address
 // is in the answer only; device-sync keeps the token's SHA-256.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Type from 'typebox';
 import { DeviceSync, fail, isUuid } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallDeviceSync } from '../http/device-sync-client';
@@ -12,10 +11,9 @@ import { koboSetup, koboUrl } from '../kobo/address';
 import { param } from './reading-progress';
 import { errors, IdParams, SIGNED_IN } from '../http/schemas';
 import { KoboCreated, KoboSettings, KoboToken } from './device-schemas';
+import { CreateBody, SettingsBody } from '@bindery/contracts/api/device';
 
 const M = DeviceSync.DeviceSyncMessages;
-const CreateBody = Type.Object({ name: Type.Optional(Type.Unknown()), model: Type.Optional(Type.Unknown()), books: Type.Optional(Type.Unknown()) });
-const SettingsBody = Type.Object({ books: Type.Optional(Type.Unknown()) });
 
 export interface KoboDeviceDeps {
   auth: Auth;

@@ -9,6 +9,7 @@ import type { Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { Browse, Issues, LibraryList, LibraryRecord, ScanQueued, ScanSettings, ScanSettingsUpdated, ScanStatus } from './catalog-schemas';
 import { errors, IdParams, MessageBody, query, serviceBody, SIGNED_IN } from '../http/schemas';
+import { LibraryBody } from '@bindery/contracts/api/catalog';
 
 export interface CatalogDeps {
   catalog: CallCatalog;
@@ -108,7 +109,6 @@ function scanSettingsRoutes(app: FastifyInstance, { identity, admin, invalid, ta
 }
 
 function libraryRecordRoutes(app: FastifyInstance, { catalog, reads, user, admin, invalid, tags }: LibraryContext): void {
-  const LibraryBody = serviceBody({ name: 'the name', folders: 'server folders (absolute paths)', watch: 'follow changes on disk (default true)' });
   app.get(
     '/api/libraries/:id',
     { ...user, schema: { tags, summary: 'one library', params: IdParams, response: { 200: LibraryRecord, ...errors(400, ...SIGNED_IN, 404) } } },

@@ -20,6 +20,7 @@ import { type BookFormat, checkUpload, UploadRefused } from '../files/upload-che
 import { BadTarget, checkName, checkSubfolder, DiskFull, place, receive, removeMade, Stalled, targetDir, TooLarge } from '../files/upload-store';
 import { liftDeadline } from '../http/request-deadline';
 import type { UploadOutcomes } from '../files/upload-outcomes';
+import { FolderList } from '@bindery/contracts/api/catalog';
 
 export interface UploadDeps {
   auth: Auth;
@@ -53,11 +54,6 @@ export const UploadMessages = {
 
 const formatBytes = (n: number) => (n % 2 ** 20 === 0 ? `${n / 2 ** 20} MiB` : n >= 10 ** 6 ? `${Math.round(n / 10 ** 5) / 10} MB` : `${n} bytes`);
 
-const FolderList = Type.Object({
-  library_id: Type.String(),
-  max_bytes: Type.Integer(),
-  folders: Type.Array(Type.Object({ index: Type.Integer(), name: Type.String(), path: Type.Optional(Type.String()) })),
-});
 const Uploaded = Type.Object(
   {
     status: Type.Union([Type.Literal('catalogued'), Type.Literal('queued'), Type.Literal('issue')]),

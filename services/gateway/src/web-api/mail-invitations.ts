@@ -10,17 +10,7 @@ import { authResponse, bodyOf } from './auth';
 import { AuthResponse } from './auth-schemas';
 import { invitationMail } from '../mail/links';
 import { type MailContext, NO_LINK_BASE } from './mail-context';
-
-const Invitation = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  role: Type.String(),
-  all_libraries: Type.Boolean(),
-  library_ids: Type.Array(Type.String()),
-  expires_at: Type.String(),
-  created_at: Type.String(),
-  invited_by: Type.String(),
-});
+import { Invitation, InvitationOffer, Invitations } from '@bindery/contracts/api/auth';
 
 /** The admin's invitations: the open ones, a new one mailed, one withdrawn. */
 export function invitationAdminRoutes(app: FastifyInstance, c: MailContext): void {
@@ -28,7 +18,7 @@ export function invitationAdminRoutes(app: FastifyInstance, c: MailContext): voi
   const admin = { onRequest: [auth.requireAdmin, needsMail] };
   app.get(
     '/api/admin/invitations',
-    { ...admin, schema: { tags, summary: 'open invitations (admin)', response: { 200: Type.Object({ invitations: Type.Array(Invitation) }), ...errors(...SIGNED_IN, 503) } } },
+    { ...admin, schema: { tags, summary: 'open invitations (admin)', response: { 200: Invitations, ...errors(...SIGNED_IN, 503) } } },
     async (req, reply) => sendResult(reply, await call('invitations-list', { caller: req.caller! })),
   );
 
@@ -107,7 +97,7 @@ export function invitationLinkRoutes(app: FastifyInstance, c: MailContext): void
         tags,
         summary: "what an invitation's link offers",
         params: params({ token: 'from the link' }),
-        response: { 200: Type.Object({ email: Type.String(), role: Type.String(), expires_at: Type.String() }), ...errors(404, 503) },
+        response: { 200: InvitationOffer, ...errors(404, 503) },
       },
       config: limited,
     },

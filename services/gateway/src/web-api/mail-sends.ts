@@ -8,6 +8,7 @@ import { errors, fragmentErrors, params, serviceBody, SIGNED_IN } from '../http/
 import { bodyOf } from './auth';
 import { bestFormat, isKindle } from '../mail/sends';
 import type { MailContext } from './mail-context';
+import { EreaderAddress, SendList, SendManyBody, SentMany } from '@bindery/contracts/api/auth';
 
 /** The answer when a book is too large for the mail limit. */
 export const tooLarge = (size: number, limit: number) => `the book is ${megabytes(size)} MB, more than the ${megabytes(limit)} MB a mail may carry`;
@@ -76,12 +77,9 @@ export function bookSendRoutes(app: FastifyInstance, c: MailContext): void {
       schema: {
         tags,
         summary: 'mail several books to your e-reader address, each on its own',
-        body: serviceBody({ media_item_ids: 'the media items (at most 100)' }),
+        body: SendManyBody,
         response: {
-          200: Type.Object({
-            message: Type.String(),
-            data: Type.Array(Type.Object({ media_item_id: Type.String(), status: Type.Integer(), error: Type.Optional(Type.String()), send: Type.Optional(Send) })),
-          }),
+          200: SentMany,
           ...fragmentErrors(400),
           ...errors(...SIGNED_IN, 503),
         },
@@ -106,7 +104,7 @@ export function bookSendRoutes(app: FastifyInstance, c: MailContext): void {
     '/api/sends',
     {
       onRequest: [auth.requireUser, needsMail],
-      schema: { tags, summary: 'the books you sent to your e-reader, newest first', response: { 200: Type.Object({ data: Type.Array(Send) }), ...errors(...SIGNED_IN, 503) } },
+      schema: { tags, summary: 'the books you sent to your e-reader, newest first', response: { 200: SendList, ...errors(...SIGNED_IN, 503) } },
     },
     async (req, reply) => sendResult(reply, await call('sends-list', { caller: req.caller! })),
   );
@@ -115,10 +113,9 @@ export function bookSendRoutes(app: FastifyInstance, c: MailContext): void {
 /** The caller's e-reader address: read, set or removed. */
 export function ereaderRoutes(app: FastifyInstance, c: MailContext): void {
   const { call, auth, needsMail, ok, tags } = c;
-  const Address = Type.Object({ address: Type.String() });
   app.get(
     '/api/auth/ereader',
-    { onRequest: [auth.requireUser, needsMail], schema: { tags, summary: 'your e-reader’s e-mail address', response: { 200: Address, ...errors(...SIGNED_IN, 503) } } },
+    { onRequest: [auth.requireUser, needsMail], schema: { tags, summary: 'your e-reader’s e-mail address', response: { 200: EreaderAddress, ...errors(...SIGNED_IN, 503) } } },
     async (req, reply) => sendResult(reply, await call('ereader-get', { caller: req.caller! })),
   );
   app.put(

@@ -2,7 +2,6 @@
 // address. Identity makes and checks the links; this process mails them. Without SMTP_URL and
 // MAIL_FROM every route here but the status answers 503 `mail is not configured`.
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
 import { fail, Messages } from '@bindery/contracts';
 import { isFragment, sendFailure } from '../http/reply';
 import { errors, fragmentErrors, MessageBody, serviceBody, SIGNED_IN } from '../http/schemas';
@@ -11,6 +10,7 @@ import { resetMail } from '../mail/links';
 import { type MailContext, type MailDeps, mailContext, NO_LINK_BASE } from './mail-context';
 import { invitationAdminRoutes, invitationLinkRoutes } from './mail-invitations';
 import { bookSendRoutes, ereaderRoutes } from './mail-sends';
+import { MailStatus } from '@bindery/contracts/api/auth';
 
 export { MAIL_NOT_CONFIGURED, type MailDeps } from './mail-context';
 export { noFormatFor, tooLarge } from './mail-sends';
@@ -31,11 +31,10 @@ export function mailRoutes(app: FastifyInstance, d: MailDeps): void {
 /** Whether mail is set up, and a test mail to the admin. */
 function mailStatusRoutes(app: FastifyInstance, c: MailContext): void {
   const { mailer, call, auth, needsMail, refusedBy, ok, tags } = c;
-  app.get(
-    '/api/mail/status',
-    { schema: { tags, summary: 'whether this server sends mail', response: { 200: Type.Object({ configured: Type.Boolean(), max_attachment_bytes: Type.Integer() }) } } },
-    async () => ({ configured: mailer !== null, max_attachment_bytes: mailer?.config.maxAttachmentBytes ?? 0 }),
-  );
+  app.get('/api/mail/status', { schema: { tags, summary: 'whether this server sends mail', response: { 200: MailStatus } } }, async () => ({
+    configured: mailer !== null,
+    max_attachment_bytes: mailer?.config.maxAttachmentBytes ?? 0,
+  }));
 
   app.post(
     '/api/admin/mail/test',

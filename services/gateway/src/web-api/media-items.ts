@@ -9,8 +9,23 @@ import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { queryOf, type CatalogDeps } from './libraries';
 import { type CoverSource, coverSource } from '../files/covers';
-import { BulkReport, ConflictList, ConflictResolved, ItemList, ItemQuery, ItemUpdated, MediaItem, SearchQuery, SearchResult, Sections } from './catalog-schemas';
-import { Binary, content, Empty, errors, IdParams, MessageBody, query, serviceBody, SIGNED_IN } from '../http/schemas';
+import {
+  BulkReport,
+  BulkUpdateBody,
+  HashResolveBody,
+  IdsBody,
+  ItemBody,
+  ConflictList,
+  ConflictResolved,
+  ItemList,
+  ItemQuery,
+  ItemUpdated,
+  MediaItem,
+  SearchQuery,
+  SearchResult,
+  Sections,
+} from './catalog-schemas';
+import { Binary, content, Empty, errors, IdParams, MessageBody, query, SIGNED_IN } from '../http/schemas';
 
 const id = (req: FastifyRequest) => (req.params as { id: string }).id;
 
@@ -47,10 +62,7 @@ function mediaItemContext({ catalog, auth, reads }: Pick<CatalogDeps, 'catalog' 
     editor: { onRequest: auth.requireEditor },
     invalid: () => fail('invalid_request', Messages.invalidRequest),
     tags: ['media items'],
-    ItemBody: serviceBody(
-      { library_id: 'the library', title: 'the title', file_path: 'a file in a library folder', authors: 'names', tags: 'tags', series: 'the series', series_index: 'its place' },
-      'the item’s fields; the catalog checks each',
-    ),
+    ItemBody,
   };
 }
 
@@ -87,7 +99,6 @@ function itemBatchRoutes(app: FastifyInstance, { catalog, admin, editor, invalid
       return sendResult(reply, await catalog('item-create', { caller: req.caller!, input }), 201);
     },
   );
-  const IdsBody = serviceBody({ ids: 'media item ids' });
   app.post(
     '/api/media-items/bulk-delete',
     { ...admin, schema: { tags, summary: 'delete media items (admin)', body: IdsBody, response: { 200: BulkReport, ...errors(400, ...SIGNED_IN) } } },
@@ -97,7 +108,7 @@ function itemBatchRoutes(app: FastifyInstance, { catalog, admin, editor, invalid
       return sendResult(reply, await catalog('items-bulk-delete', { caller: req.caller!, input }));
     },
   );
-  const bulkBody = serviceBody({ ids: 'media item ids', changes: 'the fields to set, `add_tags`, `remove_tags`' });
+  const bulkBody = BulkUpdateBody;
   app.post(
     '/api/media-items/bulk-update',
     { ...editor, schema: { tags, summary: 'change media items (admin or can_edit_metadata)', body: bulkBody, response: { 200: BulkReport, ...errors(400, ...SIGNED_IN) } } },
@@ -192,7 +203,7 @@ function hashConflictRoutes(app: FastifyInstance, { catalog, optional, admin, in
       });
     },
   );
-  const resolveBody = serviceBody({ action: '`keep` or `keep_all`', keep_uuid: 'for `keep`: the member to keep' });
+  const resolveBody = HashResolveBody;
   const resolved = { 200: ConflictResolved, ...errors(400, ...SIGNED_IN, 404, 409) };
   app.post(
     '/api/admin/hash-conflicts/:id/resolve',

@@ -12,6 +12,7 @@ import { isFragment, sendResult } from '../http/reply';
 import type { Origins } from '../http/origin';
 import { errors, query, SIGNED_IN } from '../http/schemas';
 import { setSessionCookie, type CookiePolicy } from '../http/session-cookie';
+import { SsoConfig as Config, SsoLinks as Links } from '@bindery/contracts/api/auth';
 
 export interface OidcDeps {
   call: CallIdentity;
@@ -27,14 +28,6 @@ const SIGNED_IN_COOKIE = 'bindery_oidc';
 const BASE = '/api/auth/oidc';
 const CONFIG_TTL_MS = 10_000;
 
-const Config = Type.Object(
-  { enabled: Type.Boolean(), only: Type.Boolean(), label: Type.String() },
-  { description: 'whether single sign-on is on, its button label, and whether the password form is hidden' },
-);
-const Links = Type.Object(
-  { enabled: Type.Boolean(), label: Type.String(), linked: Type.Boolean(), linked_at: Type.Union([Type.String(), Type.Null()]), has_password: Type.Boolean() },
-  { description: 'your link to the single sign-on provider, and whether you have a password of your own' },
-);
 const Redirect = Type.Null({ description: 'a redirect (Location)' });
 
 export const problemPage = (p: Identity.OidcProblem): string => `/login/sso?problem=${p}`;

@@ -8,14 +8,8 @@ import type { VerifiedCache } from '../http/verified-cache';
 import type { Origins } from '../http/origin';
 import { sendFailure } from '../http/reply';
 import { OPDS_ROOT } from '../opds/request';
-import Type from 'typebox';
 import { errors, MessageBody, SIGNED_IN } from '../http/schemas';
-
-const KeyState = Type.Object({ exists: Type.Boolean(), created_at: Type.Union([Type.String(), Type.Null()]) }, { description: 'whether you have a reader key (never the key)' });
-const NewKey = Type.Object(
-  { key: Type.String(), created_at: Type.String(), opds_path: Type.String(), opds_url: Type.Optional(Type.String()) },
-  { description: 'a new reader key, shown once, with the catalog address that carries it' },
-);
+import { KeyState, NewKey } from '@bindery/contracts/api/auth';
 
 export function opdsKeyRoutes(
   app: FastifyInstance,

@@ -8,7 +8,8 @@ import { sendFailure, sendResult } from '../http/reply';
 import type { Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
 import Type from 'typebox';
-import { errors, MessageBody, params, query, serviceBody, SIGNED_IN } from '../http/schemas';
+import { errors, MessageBody, params, query, SIGNED_IN } from '../http/schemas';
+import { Granted, Grants, GrantsBody, PermissionsBody, Permitted, Projection, Projections } from '@bindery/contracts/api/auth';
 
 export interface ReadAdminDeps {
   identity: CallIdentity;
@@ -18,8 +19,6 @@ export interface ReadAdminDeps {
 
 const userId = (req: FastifyRequest) => (req.params as { user_id: string }).user_id;
 
-const Grants = Type.Object({ user_id: Type.String(), all_libraries: Type.Boolean(), library_ids: Type.Array(Type.String()) }, { description: "a user's library access" });
-const Projection = Type.Object({ name: Type.String(), source: Type.String(), version: Type.Integer(), position: Type.Number(), rebuilding: Type.Boolean() });
 const UserParams = params({ user_id: 'the user' });
 
 export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }: ReadAdminDeps): void {
@@ -38,8 +37,8 @@ export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }:
     },
   );
 
-  const grantsBody = serviceBody({ all_libraries: 'every library', library_ids: 'these libraries' });
-  const granted = Type.Object({ message: Type.String(), ...Grants.properties });
+  const grantsBody = GrantsBody;
+  const granted = Granted;
   app.put(
     '/api/auth/users/:user_id/libraries',
     { ...admin, schema: { tags, summary: "set a user's library access", params: UserParams, body: grantsBody, response: { 200: granted, ...errors(400, ...SIGNED_IN, 404) } } },
@@ -57,8 +56,8 @@ export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }:
   );
 
   // what the admin allows a user beyond their role (issue 43): the caller carries it from identity's event
-  const permissionsBody = serviceBody({ can_edit_metadata: 'true: may edit metadata and covers' });
-  const permitted = Type.Object({ message: Type.String(), user_id: Type.String(), can_edit_metadata: Type.Boolean() });
+  const permissionsBody = PermissionsBody;
+  const permitted = Permitted;
   app.put(
     '/api/auth/users/:user_id/permissions',
     { ...admin, schema: { tags, summary: "set a user's permissions", params: UserParams, body: permissionsBody, response: { 200: permitted, ...errors(400, ...SIGNED_IN, 404) } } },
@@ -71,7 +70,7 @@ export function readAdminRoutes(app: FastifyInstance, { identity, auth, reads }:
 
   app.get(
     '/api/admin/projections',
-    { ...admin, schema: { tags, summary: "the gateway's read models", response: { 200: Type.Object({ data: Type.Array(Projection) }), ...errors(...SIGNED_IN) } } },
+    { ...admin, schema: { tags, summary: "the gateway's read models", response: { 200: Projections, ...errors(...SIGNED_IN) } } },
     async (_req, reply) => reply.send({ data: await reads.models.status() }),
   );
 

@@ -3,47 +3,17 @@
 // Writes go to the reading service (it checks the values and tells them as events); reads come from
 // the gateway's reading read model (rv_reader_settings), which a write's answer waits for.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import Type from 'typebox';
 import { fail, Messages } from '@bindery/contracts';
 import { SCHEMA } from '../read-model/migrations';
 import { readingTables } from '../read-model/reading-tables';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
 import { bodyOf } from './auth';
-import { errors, Nullable, routeBody, SIGNED_IN } from '../http/schemas';
+import { errors, SIGNED_IN } from '../http/schemas';
 import { ItemParams, param, type ReadingDeps } from './reading-progress';
+import { AllBooks, ForBook, Saved, Removed, ReaderSettingsBody as Body } from '@bindery/contracts/api/reading';
 
 const R = readingTables();
-
-const Settings = Type.Object(
-  {
-    font_size: Type.Optional(Type.Integer({ description: 'per cent, 60 to 250' })),
-    font_family: Type.Optional(Type.String({ description: 'publisher, serif, sans or mono' })),
-    line_spacing: Type.Optional(Type.String({ description: 'publisher, 1.2, 1.5 or 1.9' })),
-    margins: Type.Optional(Type.String({ description: 'narrow, normal or wide' })),
-    text_align: Type.Optional(Type.String({ description: 'publisher, justify or start' })),
-    hyphens: Type.Optional(Type.String({ description: 'publisher, auto or none' })),
-    theme: Type.Optional(Type.String({ description: 'profile, light, sepia, dark or black' })),
-  },
-  { description: 'reader settings (an absent field is the reader default)' },
-);
-const Kept = Type.Object({ settings: Settings, updated_at: Type.String() });
-const AllBooks = Type.Object({ all_books: Nullable(Kept) });
-const ForBook = Type.Object({ media_item_id: Type.String(), all_books: Nullable(Kept), this_book: Nullable(Kept) });
-const Saved = Type.Object({ message: Type.String(), media_item_id: Nullable(Type.String()), settings: Settings, updated_at: Type.String() });
-const Removed = Type.Object({ message: Type.String(), media_item_id: Type.String() });
-const Body = routeBody(
-  {
-    font_size: 'per cent, a whole number from 60 to 250',
-    font_family: 'publisher, serif, sans or mono',
-    line_spacing: 'publisher, 1.2, 1.5 or 1.9',
-    margins: 'narrow, normal or wide',
-    text_align: 'publisher, justify or start',
-    hyphens: 'publisher, auto or none',
-    theme: 'profile, light, sepia, dark or black',
-  },
-  'reader settings, replacing those kept',
-);
 
 export function readerSettingsRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
   const user = { onRequest: auth.requireUser };

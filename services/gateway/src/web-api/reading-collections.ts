@@ -13,6 +13,7 @@ import { queryOf } from './libraries';
 import { param, type ReadingDeps } from './reading-progress';
 import { errors, IdParams, MessageBody, params, query, serviceBody, SIGNED_IN } from '../http/schemas';
 import { Collection, CollectionList, ItemsAdded, Members, Preferences, Preview, SavedFilter, SavedFilterList, Sections } from './reading-schemas';
+import { AddItemsBody, CollectionBody, FilterBody } from '@bindery/contracts/api/reading';
 
 /** A whole-number query parameter, its default when absent, null when malformed. */
 function whole(raw: string | string[] | undefined, dflt: number): number | null {
@@ -27,17 +28,6 @@ function collectionContext({ auth, reads, reading }: ReadingDeps) {
   const access = async (req: FastifyRequest) => (await reads.context(req.caller!)).access;
   const invalid = (reply: FastifyReply) => sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
   const tags = ['collections'];
-  const CollectionBody = serviceBody({
-    name: 'the name',
-    description: 'a description',
-    color: 'a hex colour',
-    icon: 'an emoji',
-    show_on_dashboard: 'shown as a dashboard section',
-    priority: 'its place on the dashboard',
-    rules: 'a smart collection: its filter rules',
-    filter_id: 'a smart collection from a saved filter',
-    auto_assign: 'rules that add new items',
-  });
   const withBody =
     (op: Parameters<typeof reading>[1], status = 200, extra: (req: FastifyRequest) => Record<string, unknown> = () => ({})) =>
     async (req: FastifyRequest, reply: FastifyReply) => {
@@ -149,7 +139,7 @@ function collectionMemberRoutes(app: FastifyInstance, { reads, reading, dashboar
     const b = await dashboard.books(req.caller!.user_id, await access(req), c, limit, offset);
     return reply.send({ collection_id: c.id, data: b.books, total: b.total, limit, offset });
   });
-  const addBody = serviceBody({ media_item_ids: 'the items to add (1 to 1000)' });
+  const addBody = AddItemsBody;
   app.post('/api/collections/:id/items', s('add items to a collection', { params: IdParams, body: addBody, response: { 200: ItemsAdded, ...refused } }), async (req, reply) => {
     const input = bodyOf(req);
     if (!input) return invalid(reply);
@@ -184,7 +174,6 @@ function collectionMemberRoutes(app: FastifyInstance, { reads, reading, dashboar
 
 /** Saved filters: list, save, read, change, delete. */
 function savedFilterRoutes(app: FastifyInstance, { reading, refused, s, withBody }: CollectionContext): void {
-  const FilterBody = serviceBody({ name: 'the name', resource_type: 'what it filters, like media_items', filter: 'the filter (an object or a list)' });
   const ft = { tags: ['saved filters'] };
   app.get(
     '/api/saved-filters',

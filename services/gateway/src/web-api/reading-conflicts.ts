@@ -8,8 +8,9 @@ import { queryOf } from './libraries';
 import { DashboardView } from '../read-model/dashboard-view';
 import { visibleItem } from '../http/reading-client';
 import { ItemParams, param, type ReadingDeps } from './reading-progress';
-import { errors, IdParams, MessageBody, query, routeBody, serviceBody, SIGNED_IN } from '../http/schemas';
+import { errors, IdParams, MessageBody, query, serviceBody, SIGNED_IN } from '../http/schemas';
 import { BulkConflicts, Conflict, ConflictList } from './reading-schemas';
+import { ConflictResolveBody } from '@bindery/contracts/api/reading';
 
 export function readingConflictRoutes(app: FastifyInstance, { auth, reads, reading }: ReadingDeps): void {
   const user = { onRequest: auth.requireUser };
@@ -71,7 +72,7 @@ export function readingConflictRoutes(app: FastifyInstance, { auth, reads, readi
     if (!(await mine(req, reply))) return reply;
     return sendResult(reply, await reading(req, 'conflict-get', { id: param(req) }));
   });
-  const resolveBody = routeBody({ keep: '`current` or `incoming`' });
+  const resolveBody = ConflictResolveBody;
   app.post(
     '/api/progress-conflicts/:id/resolve',
     { ...user, schema: { tags, summary: 'resolve a conflict', params: IdParams, body: resolveBody, response: { 200: Conflict, ...errors(400, ...SIGNED_IN, 404, 409) } } },

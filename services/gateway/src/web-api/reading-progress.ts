@@ -8,25 +8,11 @@ import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem, type Reader } from '../http/reading-client';
 import type { Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
-import { errors, IdParams, MessageBody, routeBody, SIGNED_IN } from '../http/schemas';
-import { History, Progress, ProgressWritten } from './reading-schemas';
+import { errors, IdParams, MessageBody, SIGNED_IN } from '../http/schemas';
+import { History, PositionBody, Progress, ProgressWritten } from './reading-schemas';
+export { PositionBody };
 
 export const ItemParams = { params: IdParams };
-/** a position's fields (the reading service checks them) */
-export const PositionBody = routeBody(
-  {
-    percentage: 'a fraction from 0 to 1',
-    epubcfi: 'an EPUB CFI (or a reader xpointer)',
-    context_text: 'text around the position',
-    anchor_href: 'the document the position is in',
-    css_selector: 'the element',
-    char_offset: 'UTF-16 code units into it',
-    client: 'what reports it',
-    device: 'the device name',
-    base_version: 'the version this write follows',
-  },
-  'a reading position',
-);
 
 export interface ReadingDeps {
   auth: Auth;
