@@ -33,6 +33,7 @@ const NAV: { href: string; label: string; admin?: boolean; editor?: boolean }[] 
   { href: '/upload', label: 'Upload', editor: true },
   { href: '/collections', label: 'Collections' },
   { href: '/devices', label: 'Devices' },
+  { href: '/statistics', label: 'Statistics' },
   { href: '/profile', label: 'Profile' },
   { href: '/admin/libraries', label: 'Libraries', admin: true },
   { href: '/admin/users', label: 'People', admin: true },

@@ -50,6 +50,8 @@ export const ProfileChanged = Type.Object({
     last_name: Type.Optional(Type.String()),
     theme: Type.Optional(Type.String()),
     timezone: Type.Optional(Type.String()),
+    /** the person lets admins see their reading statistics among the library's (decision 120) */
+    share_statistics: Type.Optional(Type.Boolean()),
   }),
   changed_by: Uuid,
   /**
