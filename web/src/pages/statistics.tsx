@@ -77,7 +77,7 @@ export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
         <line x1={PAD} y1={H} x2={W} y2={H} stroke="currentColor" />
       </svg>
       <figcaption>
-        <table class="stats-table">
+        <table class="stack stats-table">
           <caption>Each month of {s.year}</caption>
           <thead>
             <tr>
@@ -91,9 +91,9 @@ export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
             {s.months.map((m) => (
               <tr key={m.month}>
                 <th scope="row">{f.month(m.month)}</th>
-                <td>{f.minutes(m.seconds)}</td>
-                <td>{f.int(m.started)}</td>
-                <td>{f.int(m.finished)}</td>
+                <td data-label="Time read">{f.minutes(m.seconds)}</td>
+                <td data-label="Books started">{f.int(m.started)}</td>
+                <td data-label="Books finished">{f.int(m.finished)}</td>
               </tr>
             ))}
           </tbody>
@@ -106,7 +106,7 @@ export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
 function FigureTable({ caption, rows, f, what }: { caption: string; rows: Figure[]; f: Formats; what: string }) {
   if (rows.length === 0) return null;
   return (
-    <table class="stats-table">
+    <table class="stack stats-table">
       <caption>{caption}</caption>
       <thead>
         <tr>
@@ -119,8 +119,8 @@ function FigureTable({ caption, rows, f, what }: { caption: string; rows: Figure
         {rows.map((r) => (
           <tr key={r.name}>
             <th scope="row">{r.name}</th>
-            <td>{f.minutes(r.seconds)}</td>
-            <td>{f.int(r.books)}</td>
+            <td data-label="Time read">{f.minutes(r.seconds)}</td>
+            <td data-label="Books">{f.int(r.books)}</td>
           </tr>
         ))}
       </tbody>
@@ -170,7 +170,7 @@ export function StatisticsPage({ s, locale }: { s: Statistics; locale: string })
       {s.days.length === 0 ? (
         <p>No reading recorded in {s.year}.</p>
       ) : (
-        <table class="stats-table">
+        <table class="stack stats-table">
           <caption>Each day you read in {s.year}</caption>
           <thead>
             <tr>
@@ -186,9 +186,9 @@ export function StatisticsPage({ s, locale }: { s: Statistics; locale: string })
                 <th scope="row">
                   <time dateTime={d.date}>{f.day(d.date)}</time>
                 </th>
-                <td>{f.minutes(d.seconds)}</td>
-                <td>{f.int(d.books)}</td>
-                <td>{f.pct(d.progress)}</td>
+                <td data-label="Time read">{f.minutes(d.seconds)}</td>
+                <td data-label="Books">{f.int(d.books)}</td>
+                <td data-label="Read">{f.pct(d.progress)}</td>
               </tr>
             ))}
           </tbody>
@@ -198,7 +198,7 @@ export function StatisticsPage({ s, locale }: { s: Statistics; locale: string })
       {s.books.length === 0 ? (
         <p>No books read in {s.year}.</p>
       ) : (
-        <table class="stats-table">
+        <table class="stack stats-table">
           <caption>The books you read in {s.year}, most time first</caption>
           <thead>
             <tr>
@@ -212,9 +212,9 @@ export function StatisticsPage({ s, locale }: { s: Statistics; locale: string })
             {s.books.map((b) => (
               <tr key={b.id}>
                 <th scope="row">{b.title === null ? 'A book no longer in your libraries' : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>}</th>
-                <td>{f.minutes(b.seconds)}</td>
-                <td>{f.pct(b.progress)}</td>
-                <td>{b.finished ? <time dateTime={b.finished}>{f.day(b.finished)}</time> : 'not yet'}</td>
+                <td data-label="Time read">{f.minutes(b.seconds)}</td>
+                <td data-label="Read">{f.pct(b.progress)}</td>
+                <td data-label="Finished">{b.finished ? <time dateTime={b.finished}>{f.day(b.finished)}</time> : 'not yet'}</td>
               </tr>
             ))}
           </tbody>

@@ -100,7 +100,8 @@ function readsWithTime(users: RawBuilder<boolean>, tz: RawBuilder<string>) {
         when bool_or(r.spent_seconds is not null) over d then
           case when r.spent_seconds is null then 0 else greatest(0, r.spent_seconds - coalesce(max(r.spent_seconds) over dp, 0)) end
         when bool_or(r.active_seconds is not null) over d then coalesce(r.active_seconds, 0)
-        else coalesce(least(extract(epoch from r.at - lag(r.at) over dp), ${GAP_CAP_SECONDS}), 0)
+        -- (least() passes over a null: the first save's missing gap must stay null, then 0)
+        else coalesce(extract(epoch from r.at - lag(r.at) over dp) * 0 + least(extract(epoch from r.at - lag(r.at) over dp), ${GAP_CAP_SECONDS}), 0)
       end::double precision as seconds,
       greatest(0, r.percentage - coalesce(lag(r.percentage) over b, 0))::double precision as gained
     from ${R()} r
