@@ -36,6 +36,7 @@ const NAV: { href: string; label: MessageKey; admin?: boolean; editor?: boolean 
   { href: '/upload', label: 'nav.upload', editor: true },
   { href: '/collections', label: 'nav.collections' },
   { href: '/devices', label: 'nav.devices' },
+  { href: '/statistics', label: 'nav.statistics' },
   { href: '/profile', label: 'nav.profile' },
   { href: '/admin/libraries', label: 'nav.libraries', admin: true },
   { href: '/admin/users', label: 'nav.people', admin: true },

@@ -30,6 +30,7 @@ import { offlineRoutes } from './offline-routes';
 import { profileRoutes, sessionRoutes } from './profile-routes';
 import { readerRoutes } from './reader-routes';
 import { signInRoutes } from './sign-in-routes';
+import { statisticsRoutes } from './statistics-routes';
 import { ssoRoutes } from './sso-routes';
 import { uploadRoutes } from './upload-routes';
 
@@ -45,6 +46,7 @@ export function webRoutes(app: FastifyInstance, deps: WebDeps = {}): void {
   bookFragmentRoutes(web);
   collectionPageRoutes(web);
   profileRoutes(web);
+  statisticsRoutes(web);
   adminLibrariesRoutes(web);
   deviceRoutes(web);
   approveRoutes(web);

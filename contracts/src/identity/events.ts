@@ -61,6 +61,8 @@ export const ProfileChanged = Type.Object({
     timezone: Type.Optional(Type.String()),
     /** a language of LANGUAGES, or '' when the person goes back to their browser's (issue 48) */
     language: Type.Optional(Type.String()),
+    /** the person lets admins see their reading statistics among the library's (decision 120) */
+    share_statistics: Type.Optional(Type.Boolean()),
   }),
   changed_by: Uuid,
   /**

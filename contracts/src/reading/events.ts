@@ -199,6 +199,13 @@ export const ReadingEvents = {
     device_id: Type.Optional(Uuid),
     sha256: Type.Optional(Type.Array(Type.String())),
     history: Type.Optional(ProgressHistoryEntry),
+    /**
+     * The time the device itself counts as spent reading this book on it, in total so far, in
+     * seconds (a Kobo's `SpentReadingMinutes` × 60); absent where the device says none (decision 120).
+     */
+    spent_seconds: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** the seconds the reader was active in the book since the device's previous save (the web reader); absent where it says none */
+    active_seconds: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
   'reading.progress-deleted.v1': Type.Object({ user_id: Uuid, media_item_id: Uuid }),
   /** a line of the position history (`GET /api/progress/<id>/history`): each deletion, conflict outcome and merge (a save's line rides in its `progress-saved`) */

@@ -50,6 +50,7 @@ import { positionTokens } from './http/position-token';
 import type { AuthView } from './read-model/auth-view';
 import type { Reads } from './read-model/reads';
 import { readAdminRoutes } from './web-api/read-admin';
+import { statisticsRoutes } from './web-api/statistics';
 import { profileRoutes } from './web-api/profile';
 import { sessionRoutes } from './web-api/sessions';
 import { oidcRoutes } from './web-api/oidc';
@@ -350,6 +351,7 @@ function catalogRoutes(app: FastifyInstance, o: AppOptions, p: Parts): void {
   itemEditRoutes(app, deps, p.streams);
   browseRoutes(app, { auth: p.auth, reads: o.reads });
   readAdminRoutes(app, { identity: p.call, auth: p.auth, reads: o.reads });
+  statisticsRoutes(app, { auth: p.auth, reads: o.reads });
 }
 
 /** OPDS, reading state, calibre imports and KOReader's stock sync. */

@@ -50,7 +50,7 @@ export function koboBookRoutes(app: FastifyInstance, k: KoboContext): void {
         {
           EntitlementId: item.id,
           CurrentBookmarkResult: { Result: result },
-          StatisticsResult: { Result: 'Ignored' },
+          StatisticsResult: { Result: put.input.spent_seconds === undefined ? 'Ignored' : result },
           StatusInfoResult: { Result: result },
           LastModified: at,
           PriorityTimestamp: at,
@@ -70,6 +70,9 @@ export function koboBookRoutes(app: FastifyInstance, k: KoboContext): void {
   });
 }
 
+/** the most reading minutes a Kobo may state for one book (ten years): reading's limit on `spent_seconds` */
+const KOBO_MAX_SPENT_MINUTES = 10 * 366 * 1440;
+
 /**
  * The reading service's `progress-put` input for the one reading state a Kobo sends, and whether
  * it is written at all; null when the body is not one valid state (the answer is 400).
@@ -81,6 +84,7 @@ async function progressInput(k: KoboContext, req: FastifyRequest, item: Item): P
   const s = states[0] as {
     CurrentBookmark?: { ProgressPercent?: unknown; Location?: { Value?: unknown; Type?: unknown; Source?: unknown } };
     StatusInfo?: { Status?: unknown };
+    Statistics?: { SpentReadingMinutes?: unknown };
   };
   const status = s.StatusInfo?.Status;
   const rawPct = s.CurrentBookmark?.ProgressPercent;
@@ -88,6 +92,12 @@ async function progressInput(k: KoboContext, req: FastifyRequest, item: Item): P
   const pct = typeof rawPct === 'number' ? rawPct : null;
   const loc = s.CurrentBookmark?.Location;
   const input: Record<string, unknown> = { client: 'kobo', device: req.kobo!.name };
+  // the device's own count of its reading time in the book (decision 120): kept with the position
+  const spent = s.Statistics?.SpentReadingMinutes;
+  if (spent !== undefined && spent !== null) {
+    if (typeof spent !== 'number' || !Number.isInteger(spent) || spent < 0 || spent > KOBO_MAX_SPENT_MINUTES) return null;
+    input.spent_seconds = spent * 60;
+  }
   let write = true;
   if (status === 'Finished') {
     // the device sends the first span with Finished: the state is what counts, not that place

@@ -63,6 +63,10 @@ export interface IdentityTables {
     profile: Json<Identity.UserProfile>;
     all_libraries: boolean;
     library_ids: ColumnType<string[], string | undefined, string>;
+    /** the IANA time zone the person's days are counted in (the statistics) */
+    timezone: Defaulted<string>;
+    /** the person lets admins see their reading statistics among the library's (decision 120) */
+    share_statistics: Defaulted<boolean>;
   };
   iv_settings: { key: string; value: Json<unknown> };
   iv_sessions: {
@@ -80,6 +84,18 @@ export interface IdentityTables {
 export interface ReadingTables {
   rv_progress: { user_id: string; item_id: string; percentage: number; updated_at: Time; spot: MaybeJson<Spot> };
   rv_ratings: { user_id: string; item_id: string; rating: number };
+  /** every saved position, for the reading statistics (statistics-tables.ts) */
+  rv_reads: {
+    position: ColumnType<string, number | string, number | string>;
+    user_id: string;
+    item_id: string;
+    device: string;
+    client: string;
+    at: Time;
+    percentage: number;
+    spent_seconds: number | null;
+    active_seconds: number | null;
+  };
   rv_collections: {
     id: string;
     user_id: string;

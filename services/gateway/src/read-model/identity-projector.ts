@@ -28,7 +28,7 @@ function profileOf(d: { user_id: string; email: string; username: string; first_
 function mergeChanges(profile: Identity.UserProfile, changes: ProfileChanges): Identity.UserProfile {
   const p = { ...profile } as Record<string, unknown>;
   for (const [k, v] of Object.entries(changes)) {
-    if (v === undefined || k === 'timezone') continue;
+    if (v === undefined || k === 'timezone' || k === 'share_statistics') continue;
     if ((k === 'theme' || k === 'language') && v === '') delete p[k];
     else p[k] = v;
   }
@@ -48,7 +48,7 @@ export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suff
       const profile = JSON.stringify(profileOf(e.data));
       await s
         .insertInto(t.users)
-        .values({ id: e.data.user_id, role: e.data.role, profile, all_libraries: all, library_ids: JSON.stringify(e.data.library_ids ?? []) })
+        .values({ id: e.data.user_id, role: e.data.role, profile, all_libraries: all, library_ids: JSON.stringify(e.data.library_ids ?? []), timezone: e.data.timezone })
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
       return;
@@ -58,9 +58,14 @@ export async function projectIdentity(trx: Trx<GatewayDb>, ev: StoredEvent, suff
       if (!row) return;
       // identity states the profile the change leaves; events from before it did: fold the changes
       const p = e.data.profile ?? mergeChanges(row.profile, e.data.changes);
+      const { timezone, share_statistics } = e.data.changes;
       await s
         .updateTable(t.users)
-        .set({ profile: JSON.stringify(p) })
+        .set({
+          profile: JSON.stringify(p),
+          ...(timezone !== undefined ? { timezone } : {}),
+          ...(share_statistics !== undefined ? { share_statistics } : {}),
+        })
         .where('id', '=', e.data.user_id)
         .execute();
       return;

@@ -5,6 +5,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { eventSchemas, type Trx, unnestRows } from '@bindery/platform';
 import { SCHEMA } from './migrations';
 import { readingTables } from './reading-tables';
+import { insertReads, readRow, statisticsTables } from './statistics-tables';
 import type { GatewayDb, Suffix } from './database';
 
 const readingEvents = eventSchemas(Reading.ReadingEvents);
@@ -42,6 +43,8 @@ export function projectReadingInOne(ev: StoredEvent): ((isNew: RawBuilder<boolea
  */
 export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<boolean>) => RawBuilder<unknown>[]) & { count: number } {
   const last = new Map<string, unknown[]>();
+  // every save, for the statistics (not only the last of each book)
+  const reads: unknown[][] = [];
   let count = 0;
   for (const ev of evs) {
     if (!PASSED.has(ev.type)) {
@@ -52,6 +55,7 @@ export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<bool
       // a later position of the same book replaces the earlier one (and goes after the others)
       last.delete(key);
       last.set(key, [e.data.user_id, e.data.media_item_id, p.percentage, p.updated_at, spotOf(p)]);
+      reads.push(readRow(ev, e.data));
     }
     count++;
   }
@@ -68,6 +72,7 @@ export function projectReadingMany(evs: StoredEvent[]): ((isNew: RawBuilder<bool
     from ${unnestRows('v', { user_id: 'uuid', item_id: 'uuid', percentage: 'double precision', updated_at: 'timestamptz', spot: 'jsonb' }, rows)}
     where ${isNew}
     on conflict (user_id, item_id) do update set percentage = excluded.percentage, updated_at = excluded.updated_at, spot = excluded.spot`,
+            insertReads(reads, isNew),
           ],
     { count },
   );
@@ -128,6 +133,7 @@ export async function projectReading(trx: Trx<GatewayDb>, ev: StoredEvent, suffi
         .values({ user_id: e.data.user_id, item_id: e.data.media_item_id, ...row })
         .onConflict((oc) => oc.columns(['user_id', 'item_id']).doUpdateSet(row))
         .execute();
+      await insertReads([readRow(ev, e.data)], null, suffix).execute(trx);
       return;
     }
     case 'reading.progress-deleted.v1':
@@ -196,7 +202,8 @@ export async function projectReading(trx: Trx<GatewayDb>, ev: StoredEvent, suffi
             mine.map((c) => c.id),
           )
           .execute();
-      for (const table of [t.collections, t.progress, t.ratings, t.prefs, t.conflicts, t.readerSettings]) await s.deleteFrom(table).where('user_id', '=', user).execute();
+      for (const table of [t.collections, t.progress, t.ratings, t.prefs, t.conflicts, t.readerSettings, statisticsTables(suffix).reads])
+        await s.deleteFrom(table).where('user_id', '=', user).execute();
       return;
     }
     default:

@@ -4,6 +4,7 @@ import { execScript } from '@bindery/platform';
 import { SCHEMA } from './migrations';
 import type { Suffix } from './database';
 import type { Projection } from './tables';
+import { createStatisticsTables, statisticsTables } from './statistics-tables';
 
 export const readingTables = <S extends Suffix = ''>(suffix = '' as S) =>
   ({
@@ -23,8 +24,9 @@ export const READING: Projection = {
   // 2: rv_progress.spot, the canonical place of a position (a Kobo's reading state needs it)
   // 3: rv_conflicts, each user's open progress conflicts (the book page offers to settle them)
   // 4: rv_reader_settings, each user's web reader settings (for all books: item_id '', or one book)
-  version: 4,
-  tables: Object.values(readingTables()),
+  // 5: rv_reads, every saved position, for the reading statistics (statistics-tables.ts, decision 120)
+  version: 5,
+  tables: [...Object.values(readingTables()), ...Object.values(statisticsTables())],
   async create(trx, x) {
     const t = readingTables(x);
     await execScript(
@@ -84,6 +86,7 @@ export const READING: Projection = {
         updated_at timestamptz not null,
         primary key (user_id, item_id)
       );
+      ${createStatisticsTables(x)}
     `,
     );
   },

@@ -114,7 +114,8 @@ export const IDENTITY: Projection = {
   source: 'identity',
   consumer: 'gateway-identity-view',
   // 2: iv_sessions, each user's signed-in sessions
-  version: 2,
+  // 3: iv_users.timezone and .share_statistics, for the reading statistics (decision 120)
+  version: 3,
   tables: Object.values(identityTables()),
   async create(trx, x) {
     const t = identityTables(x);
@@ -126,7 +127,9 @@ export const IDENTITY: Projection = {
         role text not null,
         profile jsonb not null,
         all_libraries boolean not null,
-        library_ids jsonb not null default '[]'
+        library_ids jsonb not null default '[]',
+        timezone text not null default 'UTC',
+        share_statistics boolean not null default false
       );
       create table ${SCHEMA}.${t.settings} (key text primary key, value jsonb not null);
       -- a session: a sign-in's refresh family; last_used_at is when it last got a token (sign-in or

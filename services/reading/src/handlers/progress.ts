@@ -160,6 +160,33 @@ interface Incoming {
   device_id?: string | null;
   /** another name the device was given positions under (a stock KOReader's pull by password: `kosync:<document>`) */
   receivedAs?: string | null;
+  /** what the device counts of its reading time (decision 120): carried by the `progress-saved` event */
+  time?: ReadingTime;
+}
+
+/** A device's own count of reading time, as a save's event carries it (decision 120). */
+export interface ReadingTime {
+  spent_seconds?: number;
+  active_seconds?: number;
+}
+
+/** the most reading time a device may state: its total in a book (ten years), or its active time since its previous save (a day) */
+const MAX_SPENT_SECONDS = 10 * 366 * 86400;
+const MAX_ACTIVE_SECONDS = 86400;
+
+/** The reading time a position's input states (`spent_seconds`, `active_seconds`), or the message; both optional. */
+function readingTime(input: Record<string, unknown>): Result<ReadingTime> {
+  const out: ReadingTime = {};
+  for (const [key, max] of [
+    ['spent_seconds', MAX_SPENT_SECONDS],
+    ['active_seconds', MAX_ACTIVE_SECONDS],
+  ] as const) {
+    const v = input[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) return no(bad(`${key} must be a whole number of seconds from 0 to ${max}`));
+    out[key] = v;
+  }
+  return ok(out);
 }
 
 /** A position to store as the current one (savePositions). */
@@ -230,6 +257,7 @@ export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise
               media_item_id: w.item,
               progress,
               ...(w.inc.device_id ? { device_id: w.inc.device_id } : {}),
+              ...w.inc.time,
               sha256,
               history: historyEntry({ percentage, position: rest, client: w.inc.client, device: w.inc.device, reason: w.reason, recorded_at: now }),
             },
@@ -310,6 +338,8 @@ export async function prepareProgress(
     baseVersion = Number(input.version);
     if (!Number.isInteger(baseVersion) || baseVersion < 0) return no(bad('version must be a whole number'));
   }
+  const time = readingTime(input);
+  if (!time.ok) return time;
   const meta = await ctx.itemMeta(item);
   const parsed = parsePosition(input, meta?.page_count == null ? null : Number(meta.page_count), opts);
   if (!parsed.ok) return no(bad(parsed.message));
@@ -332,7 +362,11 @@ export async function prepareProgress(
       if (at) parsed.healed.push(...L.healMessages(place(index, p, at)));
     }
   }
-  return ok({ inc: { position: parsed.position, client: client || 'web', device: device || client || 'web', device_id: deviceId?.toLowerCase() ?? null }, parsed, baseVersion });
+  return ok({
+    inc: { position: parsed.position, client: client || 'web', device: device || client || 'web', device_id: deviceId?.toLowerCase() ?? null, time: time.value },
+    parsed,
+    baseVersion,
+  });
 }
 
 export interface Written {
@@ -537,6 +571,7 @@ async function saveIfUnmoved(ctx: Ctx, list: Optimistic[]): Promise<Map<number, 
         media_item_id: item,
         progress,
         ...(prepared.inc.device_id ? { device_id: prepared.inc.device_id } : {}),
+        ...prepared.inc.time,
         sha256: x.cur?.sha256 ?? [],
         history: historyEntry({ percentage, position: rest, client: prepared.inc.client, device: prepared.inc.device, reason: 'saved', recorded_at: now }),
       },
