@@ -9,6 +9,7 @@ import * as Browse from './browse';
 import * as Catalog from './catalog';
 import * as Device from './device';
 import * as Reading from './reading';
+import * as Statistics from './statistics';
 import { MessageBody, query } from './schemas';
 
 /** What a route takes and answers: its query string, its body, its success answer. */
@@ -26,6 +27,8 @@ export const WebRoutes = {
   // identity: the caller, sessions, users, settings
   'GET /api/setup/status': { response: Identity.SetupStatus },
   'GET /api/auth/profile': { response: Identity.UserProfile },
+  // reading statistics (decision 120)
+  'GET /api/me/statistics': { query: query({ year: 'the year, four digits (this year when absent)' }), response: Statistics.PersonStatistics },
   'PUT /api/auth/profile/:user_id': { body: Auth.ProfileBody, response: MessageBody },
   'DELETE /api/auth/profile/:user_id': { response: MessageBody },
   'POST /api/auth/register': { body: Auth.RegisterBody, response: Auth.AuthResponse },

@@ -1,37 +1,11 @@
 // The reading statistics page (decision 120): the person's year in figures, one chart drawn here as
 // SVG (role="img" with its title and description, no script) and the table it is drawn from beside
 // it for screen readers and for anyone who wants the numbers; numbers and dates through Intl.
+import type { Figure, PersonStatistics } from '@bindery/contracts/api/statistics';
 
-export interface Figure {
-  name: string;
-  seconds: number;
-  books: number;
-}
+export type Statistics = PersonStatistics;
 
-export interface Statistics {
-  year: number;
-  timezone: string;
-  totals: {
-    seconds: number;
-    days_read: number;
-    books_read: number;
-    books_started: number;
-    books_finished: number;
-    progress: number;
-    current_streak: number;
-    longest_streak: number;
-  };
-  days: { date: string; seconds: number; books: number; progress: number }[];
-  months: { month: string; seconds: number; started: number; finished: number }[];
-  by_device: Figure[];
-  by_format: Figure[];
-  by_author: Figure[];
-  by_series: Figure[];
-  by_tag: Figure[];
-  books: { id: string; title: string | null; seconds: number; progress: number; started: string | null; finished: string | null }[];
-}
-
-/** How the page writes numbers and dates: the reader's locale (English until pages speak others). */
+/** How the page writes numbers and dates: in the reader's locale (decision 121). */
 export function formats(locale: string) {
   const int = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
   const pct = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 });

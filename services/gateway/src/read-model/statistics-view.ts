@@ -14,72 +14,8 @@ import type { GatewayDb } from './database';
 /** a gap between two saves of a book on one device counts up to this many seconds (decision 120) */
 export const GAP_CAP_SECONDS = 600;
 
-export interface Figure {
-  name: string;
-  seconds: number;
-  books: number;
-}
-
-export interface DayFigure {
-  /** the day in the person's time zone, YYYY-MM-DD */
-  date: string;
-  seconds: number;
-  /** distinct books with a saved position that day */
-  books: number;
-  /** the share of books read that day (0.25 = a quarter of a book), summed over books */
-  progress: number;
-}
-
-export interface MonthFigure {
-  /** YYYY-MM */
-  month: string;
-  seconds: number;
-  started: number;
-  finished: number;
-}
-
-export interface BookFigure {
-  id: string;
-  /** null when the book is no longer in a library the person sees */
-  title: string | null;
-  seconds: number;
-  progress: number;
-  started: string | null;
-  finished: string | null;
-}
-
-export interface PersonStatistics {
-  year: number;
-  timezone: string;
-  totals: {
-    seconds: number;
-    days_read: number;
-    books_read: number;
-    books_started: number;
-    books_finished: number;
-    progress: number;
-    current_streak: number;
-    longest_streak: number;
-  };
-  days: DayFigure[];
-  months: MonthFigure[];
-  by_device: Figure[];
-  by_format: Figure[];
-  by_author: Figure[];
-  by_series: Figure[];
-  by_tag: Figure[];
-  books: BookFigure[];
-}
-
-export interface LibraryStatistics {
-  year: number;
-  /** people who let admins see their reading statistics */
-  sharing: number;
-  /** of those, how many saved a position this year */
-  active_readers: number;
-  books: { id: string; title: string | null; readers: number; seconds: number }[];
-  readers: { username: string; seconds: number; days_read: number; books: number }[];
-}
+export type { BookFigure, DayFigure, Figure, LibraryStatistics, MonthFigure, PersonStatistics } from '@bindery/contracts/api/statistics';
+import type { Figure, LibraryStatistics, MonthFigure, PersonStatistics } from '@bindery/contracts/api/statistics';
 
 const R = () => sql.raw(`${SCHEMA}.${statisticsTables().reads}`);
 const U = () => sql.raw(`${SCHEMA}.${identityTables().users}`);

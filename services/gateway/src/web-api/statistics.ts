@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Auth } from '../http/authenticate';
 import { sendFailure } from '../http/reply';
-import { errors, Obj, query, SIGNED_IN } from '../http/schemas';
+import { LibraryStatistics, PersonStatistics } from '@bindery/contracts/api/statistics';
+import { errors, query, SIGNED_IN } from '../http/schemas';
 import type { Reads } from '../read-model/reads';
 import { StatisticsView } from '../read-model/statistics-view';
 import { fail } from '@bindery/contracts';
@@ -32,7 +33,7 @@ export function statisticsRoutes(app: FastifyInstance, { auth, reads }: { auth: 
         tags: ['statistics'],
         summary: 'your reading statistics for a year',
         querystring,
-        response: { 200: Obj({}, 'your figures for the year'), ...errors(400, ...SIGNED_IN) },
+        response: { 200: PersonStatistics, ...errors(400, ...SIGNED_IN) },
       },
     },
     async (req, reply) => {
@@ -50,7 +51,7 @@ export function statisticsRoutes(app: FastifyInstance, { auth, reads }: { auth: 
         tags: ['statistics'],
         summary: "the library's reading statistics for a year, of the people who share theirs",
         querystring,
-        response: { 200: Obj({}, "the library's figures for the year"), ...errors(400, ...SIGNED_IN) },
+        response: { 200: LibraryStatistics, ...errors(400, ...SIGNED_IN) },
       },
     },
     async (req, reply) => {
