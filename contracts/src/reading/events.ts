@@ -9,7 +9,7 @@ const Nullable = <T extends Type.TSchema>(t: T) => Type.Union([t, Type.Null()]);
 // Records are open objects: a field added later is optional here, so the log's older events still decode.
 
 /** Where a reader is in a book, in each notation a client may send or need back. */
-const PositionFields = {
+export const PositionFields = {
   context_text: Type.Optional(Type.String()),
   epubcfi: Type.Optional(Type.String()),
   spine_index: Type.Optional(Type.Number()),

@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import compress from '@fastify/compress';
 import rateLimit from '@fastify/rate-limit';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
-import { DeviceSync, fail, Messages, rateLimitedMessage } from '@bindery/contracts';
+import { DeviceSync, fail, Messages, rateLimitedMessage, type Reading } from '@bindery/contracts';
 import {
   currentRequestContext,
   Mailer,
@@ -347,7 +347,7 @@ async function accountRoutes(app: FastifyInstance, o: AppOptions, p: Parts): Pro
 function catalogRoutes(app: FastifyInstance, o: AppOptions, p: Parts): void {
   const deps = { catalog: p.catalog, identity: p.call, auth: p.auth, reads: o.reads };
   libraryRoutes(app, deps);
-  mediaItemRoutes(app, deps, optionalClient(o.bus, o.rpcTimeoutMs), p.locatorIndex, p.covers);
+  mediaItemRoutes(app, deps, optionalClient<Reading.ReadingOperations>(o.bus, o.rpcTimeoutMs, 'reading'), p.locatorIndex, p.covers);
   itemEditRoutes(app, deps, p.streams);
   browseRoutes(app, { auth: p.auth, reads: o.reads });
   readAdminRoutes(app, { identity: p.call, auth: p.auth, reads: o.reads });

@@ -5,10 +5,10 @@ import type { Selectable } from 'kysely';
 import type { DevicesTable, Trx } from '../store/db';
 import { newSyncKey, syncKeyIssued, syncKeyVerifier } from '../domain/credential';
 import { lockRows, t, type Ctx } from './context';
-import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Req } from './util';
+import { bad, deviceOut, isUuid, M, no, notFound, text, userOf, type Answer, type ByUser, type Who } from './util';
 
 /** The caller's device by id: malformed ids are 400, another user's devices do not exist (404). */
-export async function ownDevice(q: Trx | Ctx['db'], req: Req, lock = false): Promise<Result<Selectable<DevicesTable>>> {
+export async function ownDevice(q: Trx | Ctx['db'], req: Who & { id: string }, lock = false): Promise<Result<Selectable<DevicesTable>>> {
   if (!isUuid(req.id)) return no(bad(M.invalidDeviceId));
   const user = userOf(req);
   let query = t(q).selectFrom('devices').selectAll().where('id', '=', req.id.toLowerCase());
@@ -19,7 +19,7 @@ export async function ownDevice(q: Trx | Ctx['db'], req: Req, lock = false): Pro
   return ok(r);
 }
 
-export async function updateDevice(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function updateDevice(ctx: Ctx, req: ByUser<'device-update'>): Answer<'device-update'> {
   const name = text(req.input ?? {}, 'name', 100);
   if (name === null) return no(bad(M.nameTooLong));
   if (!name?.trim()) return no(bad(M.nameRequired));
@@ -34,7 +34,7 @@ export async function updateDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
   });
 }
 
-export async function deleteDevice(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteDevice(ctx: Ctx, req: ByUser<'device-delete'>): Answer<'device-delete'> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
@@ -50,7 +50,7 @@ export async function deleteDevice(ctx: Ctx, req: Req): Promise<Result<unknown>>
  * A new sync key for KOReader's stock sync on one of the caller's devices, answered once; the earlier
  * key stops working (the gateway verifies against the newest verifier only).
  */
-export async function issueSyncKey(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function issueSyncKey(ctx: Ctx, req: ByUser<'sync-key-issue'>): Answer<'sync-key-issue'> {
   // the cheap checks first: argon2 runs only for a device of the caller's
   const seen = await ownDevice(ctx.db, req);
   if (!seen.ok) return seen;

@@ -11,7 +11,7 @@ import type { Trx } from '../store/db';
 import { digest, newKoboToken } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { ownDevice } from './devices';
-import { bad, deviceOut, isUuid, M, newId, no, notFound, text, type Req } from './util';
+import { bad, deviceOut, isUuid, M, newId, no, notFound, text, type Answer, type ByDevice, type ByUser } from './util';
 
 const DEFAULT_MAX_DEVICES = 5;
 type Books = 'all' | 'shelves';
@@ -40,9 +40,9 @@ const booksOf = (input: Record<string, unknown>): Books | null | undefined => {
   return v === 'all' || v === 'shelves' ? v : null;
 };
 
-export async function createKobo(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function createKobo(ctx: Ctx, req: ByUser<'kobo-create'>): Answer<'kobo-create'> {
   const input = req.input ?? {};
-  const user = req.caller!.user_id;
+  const user = req.caller.user_id;
   const name = text(input, 'name', 100);
   if (name === null) return no(bad(M.nameTooLong));
   const model = text(input, 'model', 100);
@@ -63,7 +63,7 @@ export async function createKobo(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 }
 
 /** A new token for one of the caller's Kobos; the earlier address stops working at once. */
-export async function reissueKoboToken(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function reissueKoboToken(ctx: Ctx, req: ByUser<'kobo-token-issue'>): Answer<'kobo-token-issue'> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
@@ -73,7 +73,7 @@ export async function reissueKoboToken(ctx: Ctx, req: Req): Promise<Result<unkno
   });
 }
 
-export async function koboSettings(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function koboSettings(ctx: Ctx, req: ByUser<'kobo-settings'>): Answer<'kobo-settings'> {
   const books = booksOf(req.input ?? {});
   if (!books) return no(bad(M.koboBooks));
   return ctx.tx(async (trx) => {
@@ -87,10 +87,10 @@ export async function koboSettings(ctx: Ctx, req: Req): Promise<Result<unknown>>
 }
 
 /** The Kobo took a book off itself: recorded (the book is not offered again until it changes); the file stays. */
-export async function koboBookRemove(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function koboBookRemove(ctx: Ctx, req: ByDevice<'kobo-book-remove'>): Answer<'kobo-book-remove'> {
   const item = req.input?.media_item_id;
   if (typeof item !== 'string' || !isUuid(item)) return no(bad('invalid media item id'));
-  const dev = req.device!;
+  const dev = req.device;
   return ctx.tx(async (trx) => {
     const d = await t(trx).selectFrom('devices').select(['id', 'user_id']).where('id', '=', dev.device_id).executeTakeFirst();
     if (!d || d.user_id !== dev.user_id) return no(notFound(M.deviceNotFound));
@@ -110,8 +110,8 @@ export async function koboBookRemove(ctx: Ctx, req: Req): Promise<Result<unknown
 const entriesCheck = Compile(Type.Array(DeviceSync.KoboSyncEntry, { maxItems: 1000 }));
 
 /** The Kobo the request names, locked for its sync state until the transaction ends. */
-async function lockedKobo(trx: Trx, req: Req): Promise<Result<{ id: string; user_id: string }>> {
-  const dev = req.device!;
+async function lockedKobo(trx: Trx, req: { device: DeviceSync.DeviceCaller }): Promise<Result<{ id: string; user_id: string }>> {
+  const dev = req.device;
   await sql`select pg_advisory_xact_lock(hashtext(${`bindery.kobo.${dev.device_id}`}))`.execute(trx);
   const d = await t(trx).selectFrom('devices').select(['id', 'user_id']).where('id', '=', dev.device_id).executeTakeFirst();
   return d && d.user_id === dev.user_id ? ok(d) : no(notFound(M.deviceNotFound));
@@ -126,7 +126,7 @@ const genOf = (trx: Trx, device: string) => t(trx).selectFrom('kobo_gen').select
  * so everything is sent again. Appends only what changes something; when nothing does, the answer
  * still names the device's last sync event, so a gateway replica waits until its read model has it.
  */
-export async function koboSyncConfirm(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function koboSyncConfirm(ctx: Ctx, req: ByDevice<'kobo-sync-confirm'>): Answer<'kobo-sync-confirm'> {
   const gen = req.input?.gen;
   if (gen !== null && !(typeof gen === 'number' && Number.isSafeInteger(gen))) return no(bad('invalid generation'));
   return ctx.tx(async (trx) => {
@@ -145,7 +145,7 @@ export async function koboSyncConfirm(ctx: Ctx, req: Req): Promise<Result<unknow
 }
 
 /** What a sync answer sends, pending under the device's next generation (its token names it). */
-export async function koboSyncSent(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function koboSyncSent(ctx: Ctx, req: ByDevice<'kobo-sync-sent'>): Answer<'kobo-sync-sent'> {
   const entries = req.input?.entries;
   if (!entriesCheck.Check(entries)) return no(bad('invalid sync entries'));
   return ctx.tx(async (trx) => {
@@ -159,7 +159,7 @@ export async function koboSyncSent(ctx: Ctx, req: Req): Promise<Result<unknown>>
 }
 
 /** The device wrote a book's reading state itself: it has it (recorded only when it was sent the book). */
-export async function koboStateKnown(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function koboStateKnown(ctx: Ctx, req: ByDevice<'kobo-state-known'>): Answer<'kobo-state-known'> {
   const item = req.input?.media_item_id;
   const sver = req.input?.sver;
   if (typeof item !== 'string' || !isUuid(item)) return no(bad('invalid media item id'));

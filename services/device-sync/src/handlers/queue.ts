@@ -6,7 +6,7 @@ import { type DeviceSync, fail, Messages, ok, type Result } from '@bindery/contr
 import type { Trx } from '../store/db';
 import { lockRows, t, type Ctx } from './context';
 import { ownDevice } from './devices';
-import { bad, entryOut, isUuid, M, newId, no, notFound, userOf, type QueueRow, type Req } from './util';
+import { bad, entryOut, isUuid, M, newId, no, notFound, userOf, type Answer, type ByDevice, type ByUser, type QueueRow, type Req, type Who } from './util';
 
 type Action = DeviceSync.QueueEntry['action'];
 
@@ -57,14 +57,14 @@ async function isAdmin(ctx: Ctx, user: string): Promise<boolean> {
   return r?.role === 'admin';
 }
 
-function statusFilter(req: Req): Result<DeviceSync.QueueEntry['status'] | null> {
+function statusFilter(req: Pick<Req<'queue-list'>, 'query'>): Result<DeviceSync.QueueEntry['status'] | null> {
   const s = req.query?.status;
   const v = Array.isArray(s) ? s[0] : s;
   if (v === undefined || v === '') return ok(null);
   return v === 'pending' || v === 'failed' ? ok(v) : no(bad(M.invalidStatus));
 }
 
-export async function stats(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function stats(ctx: Ctx, req: ByUser<'queue-stats'>): Answer<'queue-stats'> {
   const user = userOf(req)!;
   const rows = await t(ctx.db)
     .selectFrom('devices as d')
@@ -90,7 +90,7 @@ export async function stats(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ok({ devices, pending: devices.reduce((n, d) => n + d.pending, 0), failed: devices.reduce((n, d) => n + d.failed, 0) });
 }
 
-export async function list(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function list(ctx: Ctx, req: Req<'queue-list'>): Answer<'queue-list'> {
   const d = await ownDevice(ctx.db, req);
   if (!d.ok) return d;
   const s = statusFilter(req);
@@ -102,8 +102,8 @@ export async function list(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 }
 
 /** Every entry of the caller's devices; an admin may ask for every user's with `all=true`. */
-export async function listAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const user = req.caller!.user_id;
+export async function listAll(ctx: Ctx, req: ByUser<'queue-all'>): Answer<'queue-all'> {
+  const user = req.caller.user_id;
   const s = statusFilter(req);
   if (!s.ok) return s;
   const everyone = (Array.isArray(req.query?.all) ? req.query.all[0] : req.query?.all) === 'true';
@@ -115,14 +115,14 @@ export async function listAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   return ok({ entries: rows.map((r) => ({ ...entryOut(r), device_name: r.device_name })) });
 }
 
-async function ownEntry(trx: Trx, req: Req) {
+async function ownEntry(trx: Trx, req: Who & { id: string }) {
   if (!isUuid(req.id)) return no(bad(M.invalidQueueEntryId));
   const r = await t(trx).selectFrom('queue').selectAll().where('id', '=', req.id.toLowerCase()).forUpdate().executeTakeFirst();
   if (!r || r.user_id !== userOf(req) || (req.device && req.device.device_id !== r.device_id)) return no(notFound(M.queueEntryNotFound));
   return ok(r);
 }
 
-export async function retry(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function retry(ctx: Ctx, req: ByUser<'queue-retry'>): Answer<'queue-retry'> {
   return ctx.tx(async (trx) => {
     const e = await ownEntry(trx, req);
     if (!e.ok) return e;
@@ -134,7 +134,7 @@ export async function retry(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   });
 }
 
-export async function remove(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function remove(ctx: Ctx, req: ByUser<'queue-delete'>): Answer<'queue-delete'> {
   return ctx.tx(async (trx) => {
     const e = await ownEntry(trx, req);
     if (!e.ok) return e;
@@ -143,7 +143,7 @@ export async function remove(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   });
 }
 
-export async function clear(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function clear(ctx: Ctx, req: ByUser<'queue-clear'>): Answer<'queue-clear'> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
@@ -159,9 +159,8 @@ export async function clear(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 }
 
 /** The device took entries (`done`: they leave the queue) or could not (`failed`: with why). */
-export async function ack(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function ack(ctx: Ctx, req: ByDevice<'queue-ack'>): Answer<'queue-ack'> {
   const dev = req.device;
-  if (!dev) return no(fail('unauthorized', M.deviceCredentialRequired));
   const input = req.input ?? {};
   const done = input.done ?? [];
   const failed = input.failed ?? [];

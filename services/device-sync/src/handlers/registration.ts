@@ -6,11 +6,11 @@ import type { Trx } from '../store/db';
 import { digest, newDeviceCode, newDeviceToken, newRegistrationId, newSyncKey, syncKeyIssued, syncKeyVerifier } from '../domain/credential';
 import { t, type Ctx } from './context';
 import { issueKoboToken } from './kobo';
-import { bad, deviceOut, M, newId, no, notFound, text, type PendingRow, type Req } from './util';
+import { bad, deviceOut, M, newId, no, notFound, text, type Answer, type ByUser, type PendingRow, type Req } from './util';
 
 const DEFAULT_MAX_DEVICES = 5;
 
-export async function register(ctx: Ctx, req: Req): Promise<Result<DeviceSync.Registration>> {
+export async function register(ctx: Ctx, req: Req<'register'>): Answer<'register'> {
   const input = req.input ?? {};
   const name = text(input, 'name', 100);
   if (name === null) return no(bad(M.nameTooLong));
@@ -45,7 +45,7 @@ const secondsLeft = (r: PendingRow, now: Date) => Math.max(0, Math.ceil((r.expir
 const expired = (r: PendingRow, now: Date) => r.expires_at.getTime() <= now.getTime();
 
 /** The device's poll: pending, approved once (with the credential), 410 after expiry or once used. */
-export async function status(ctx: Ctx, req: Req): Promise<Result<DeviceSync.RegistrationStatus>> {
+export async function status(ctx: Ctx, req: Req<'register-status'>): Answer<'register-status'> {
   const code = req.input?.device_code;
   if (typeof code !== 'string' || code === '' || code.length > 200) return no(bad(M.deviceCodeRequired));
   return ctx.tx(async (trx) => {
@@ -80,19 +80,19 @@ async function openPending(q: Trx | Ctx['db'], ctx: Ctx, id: string | undefined,
   return ok(r);
 }
 
-export async function getPending(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function getPending(ctx: Ctx, req: ByUser<'pending-get'>): Answer<'pending-get'> {
   const r = await openPending(ctx.db, ctx, req.id, false);
   if (!r.ok) return r;
   const p = r.value;
   // once decided, only the user who decided sees it (the page then shows the outcome)
-  if (p.status !== 'pending' && p.user_id !== req.caller!.user_id) return no(notFound(M.registrationNotFound));
+  if (p.status !== 'pending' && p.user_id !== req.caller.user_id) return no(notFound(M.registrationNotFound));
   return ok({
     id: p.id,
     name: p.name,
     client: p.client,
     model: p.model,
     status: p.status === 'claimed' ? 'approved' : p.status,
-    device_id: p.user_id === req.caller!.user_id ? (p.device_id ?? null) : null,
+    device_id: p.user_id === req.caller.user_id ? (p.device_id ?? null) : null,
     created_at: p.created_at.toISOString(),
     expires_in: secondsLeft(p, ctx.now()),
   });
@@ -102,8 +102,8 @@ export async function getPending(ctx: Ctx, req: Req): Promise<Result<unknown>> {
  * Approves a registration for the caller's account. Unless `input.sync_key` is false, the device also
  * gets a sync key for KOReader's stock Progress sync, answered here once (kept only as a verifier).
  */
-export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const user = req.caller!.user_id;
+export async function approve(ctx: Ctx, req: ByUser<'pending-approve'>): Answer<'pending-approve'> {
+  const user = req.caller.user_id;
   const want = req.input?.sync_key;
   if (want !== undefined && want !== null && typeof want !== 'boolean') return no(bad(M.syncKeyFlag));
   if (!(await openPending(ctx.db, ctx, req.id, false)).ok) return no(notFound(M.registrationNotFound));
@@ -135,12 +135,12 @@ export async function approve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   });
 }
 
-export async function reject(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function reject(ctx: Ctx, req: ByUser<'pending-reject'>): Answer<'pending-reject'> {
   return ctx.tx(async (trx) => {
     const r = await openPending(trx, ctx, req.id, true);
     if (!r.ok) return r;
     if (r.value.status !== 'pending') return no(fail('conflict', M.registrationClosed));
-    const user = req.caller!.user_id;
+    const user = req.caller.user_id;
     await ctx.emitTo(trx, `registration:${r.value.id}`, 'any', [{ type: 'device-sync.registration-rejected.v1', data: { registration_id: r.value.id, user_id: user } }]);
     return ok({ message: 'device registration rejected' });
   });

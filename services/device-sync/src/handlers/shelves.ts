@@ -1,13 +1,13 @@
 // Shelves: which of the user's collections (the reading service's) go onto a device. The gateway has
 // checked the collection is the caller's; device-sync keeps the mapping and queues the books.
-import { ok, type Result } from '@bindery/contracts';
+import { ok } from '@bindery/contracts';
 import type { Trx } from '../store/db';
 import { lockRows, t, type Ctx } from './context';
 import { ownDevice } from './devices';
 import { enqueue } from './queue';
-import { bad, isUuid, M, no, notFound, type Req } from './util';
+import { bad, isUuid, M, no, notFound, type Answer, type ByUser } from './util';
 
-export async function addShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function addShelf(ctx: Ctx, req: ByUser<'shelf-add'>): Answer<'shelf-add'> {
   const cid = req.input?.collection_id;
   if (cid === undefined || cid === null || cid === '') return no(bad(M.collectionIdRequired));
   if (!isUuid(cid)) return no(bad(M.invalidCollectionId));
@@ -33,7 +33,7 @@ export async function addShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 /** Why a book the shelf brought is queued: the collection's name, as the shelf was made with it. */
 export const onShelf = (name: string | null): string => `on the shelf "${name ?? 'a collection'}"`;
 
-export async function removeShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function removeShelf(ctx: Ctx, req: ByUser<'shelf-remove'>): Answer<'shelf-remove'> {
   const cid = req.input?.collection_id;
   if (!isUuid(cid)) return no(bad(M.invalidCollectionId));
   return ctx.tx(async (trx) => {
@@ -45,7 +45,7 @@ export async function removeShelf(ctx: Ctx, req: Req): Promise<Result<unknown>> 
   });
 }
 
-export async function clearShelves(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function clearShelves(ctx: Ctx, req: ByUser<'shelves-clear'>): Answer<'shelves-clear'> {
   return ctx.tx(async (trx) => {
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;

@@ -1,11 +1,21 @@
 // Small pieces every device-sync handler uses: id checks, record shapes, failures.
 import { randomUUID } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { DeviceSync, err, fail, type Failure, type Result } from '@bindery/contracts';
+import { DeviceSync, err, fail, type Failure, type Identity, type Result } from '@bindery/contracts';
 import type { DevicesTable, PendingTable, QueueTable } from '../store/db';
 
 export const M = DeviceSync.DeviceSyncMessages;
-export type Req = DeviceSync.DeviceSyncRequest;
+type Op = DeviceSync.DeviceSyncOp;
+/** An operation's request, as its schema (contracts' DeviceSyncOperations) states it and the service checked it. */
+export type Req<K extends Op> = DeviceSync.DeviceSyncRequest<K>;
+/** What an operation's handler answers: its result, or a failure. */
+export type Answer<K extends Op> = Promise<Result<DeviceSync.DeviceSyncResult<K>>>;
+/** A request of a signed-in user (the service checked: `caller`, no `device`). */
+export type ByUser<K extends Op> = Req<K> & { caller: Identity.Caller };
+/** A request of a device by its credential (the service checked: `device`, no `caller`). */
+export type ByDevice<K extends Op> = Req<K> & { device: DeviceSync.DeviceCaller };
+/** Who a request comes from: a signed-in user or a device. */
+export type Who = Pick<Req<Op>, 'caller' | 'device'>;
 
 export { isUuid } from '@bindery/contracts';
 export const newId = () => randomUUID();
@@ -41,7 +51,7 @@ export function entryOut(r: QueueRow): DeviceSync.QueueEntry {
 }
 
 /** The user a request acts for: the signed-in user, or the authenticated device's owner. */
-export const userOf = (req: Req): string | null => req.caller?.user_id ?? req.device?.user_id ?? null;
+export const userOf = (req: Who): string | null => req.caller?.user_id ?? req.device?.user_id ?? null;
 
 /** A short text field: undefined when absent, null when of the wrong type or too long. */
 export function text(input: Record<string, unknown>, key: string, max: number): string | undefined | null {

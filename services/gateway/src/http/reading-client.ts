@@ -1,16 +1,27 @@
 // Request/reply to the reading service, with read-your-writes like the other clients, and the
 // check every reading route makes first: the caller may see the item (else it does not exist).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { fail, isUuid, Messages, type Reading, type Result, rpcSubject } from '@bindery/contracts';
+import { fail, isUuid, Messages, type Reading, type Result, rpcSubject, type RpcCall } from '@bindery/contracts';
 import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
 import type { Reads } from '../read-model/reads';
 import type { AfterWrite } from './rpc';
 import { sendFailure } from './reply';
 
-export type CallReading = (op: Reading.ReadingOp, body: Omit<Reading.ReadingRequest, 'caller'> & { caller?: Reading.ReadingRequest['caller'] }) => Promise<Result<unknown>>;
+/** Reading's client on the bus, typed from its operations: `call(op, request)` answers that operation's result. */
+export type CallReading = RpcCall<Reading.ReadingOperations>;
+/** An operation a route asks of reading for its caller (all but the gateway's own `usage-counts`). */
+export type ReaderOp = Exclude<Reading.ReadingOp, 'usage-counts'>;
+/** A reading request as a route writes it: the client adds the caller and the device it came through. */
+export type ReaderBody<K extends ReaderOp> = Omit<Reading.ReadingRequest<K>, 'caller' | 'device'>;
+/** Reading's client for a route: the request's caller (and device) added, the operation's result answered. */
+export type Reader = <K extends ReaderOp>(req: FastifyRequest, op: K, body: ReaderBody<K>) => Promise<Result<Reading.ReadingResult<K>>>;
 
-export function readingClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite) {
-  return async (req: FastifyRequest, op: Reading.ReadingOp, body: Omit<Reading.ReadingRequest, 'caller'> = {}): Promise<Result<unknown>> => {
+/**
+ * Reading's client. The one cast of reading's answers is here: reading's handlers are typed to
+ * answer each operation's result schema (contracts' ReadingOperations), so the bus carries that shape.
+ */
+export function readingClient(bus: Bus, log: Logger, timeoutMs: number, afterWrite?: AfterWrite): Reader {
+  const reader = async (req: FastifyRequest, op: ReaderOp, body: object): Promise<Result<unknown>> => {
     try {
       // a device credential names the device: what it writes is known as its own (the sync queue skips it)
       const device = req.device ? { device: { device_id: req.device.device_id, name: req.device.name } } : {};
@@ -26,8 +37,8 @@ export function readingClient(bus: Bus, log: Logger, timeoutMs: number, afterWri
       throw e;
     }
   };
+  return reader as Reader;
 }
-export type Reader = ReturnType<typeof readingClient>;
 
 /**
  * The item id of the route, lower-cased, when the caller may see the item; otherwise the failure

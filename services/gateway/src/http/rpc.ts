@@ -1,13 +1,13 @@
 // Request/reply to services; a missing or silent service becomes 503, never a crash.
-import { fail, Messages, rpcSubject, type Catalog, type Identity, type Result, type RpcCall } from '@bindery/contracts';
+import { fail, Messages, rpcSubject, type Catalog, type Identity, type Operations, type RequestOf, type Result, type ResultOf, type RpcCall } from '@bindery/contracts';
 import { RpcUnavailableError, type Bus, type Logger, type Written } from '@bindery/platform';
 
 /** Identity's client, typed from its operations: `call(op, request)` answers that operation's result. */
 export type CallIdentity = RpcCall<Identity.IdentityOperations>;
 /** The catalog's client, typed from its operations the same way. */
 export type CallCatalog = RpcCall<Catalog.CatalogOperations>;
-/** A call to a service that may not be deployed yet: null when nobody answers. */
-export type CallOptional = (service: string, op: string, body: unknown) => Promise<Result<unknown> | null>;
+/** A call to a service that may not be deployed yet, typed from its operations: null when nobody answers. */
+export type CallOptional<M extends Operations> = <K extends keyof M & string>(op: K, body: RequestOf<M, K>) => Promise<Result<ResultOf<M, K>> | null>;
 
 /**
  * Runs after a write that appended events, with the source and log position it reached, and the
@@ -49,10 +49,14 @@ export function catalogClient(bus: Bus, log: Logger, timeoutMs: number, afterWri
   return client(bus, log, timeoutMs, 'catalog', afterWrite) as CallCatalog;
 }
 
-export function optionalClient(bus: Bus, timeoutMs: number): CallOptional {
-  return async (service, op, body) => {
+/**
+ * The client of a service that may not be deployed yet. The one cast of its answers is here: the
+ * service's handlers are typed to answer each operation's result schema (its `M`).
+ */
+export function optionalClient<M extends Operations>(bus: Bus, timeoutMs: number, service: string): CallOptional<M> {
+  return async (op, body) => {
     try {
-      return (await bus.request(rpcSubject(service, op), body, timeoutMs)) as Result<unknown>;
+      return (await bus.request(rpcSubject(service, op), body, timeoutMs)) as Result<ResultOf<M, typeof op>>;
     } catch (e) {
       if (e instanceof RpcUnavailableError) return null;
       throw e;

@@ -8,7 +8,7 @@
 // device's whole sync; a call we cannot place is answered and changes nothing.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Catalog, isUuid, type Result } from '@bindery/contracts';
+import { type Catalog, isUuid, type Reading } from '@bindery/contracts';
 import type { Reader } from '../http/reading-client';
 import type { LocatorIndexOf } from '../read-model/locator-indexes';
 import type { Reads } from '../read-model/reads';
@@ -47,15 +47,8 @@ interface KoboAnnotation {
   highlightColor?: unknown;
   location?: { span?: KoboSpanPlace };
 }
-interface Ours {
-  id: string;
-  dedup_key: string | null;
-  text: string;
-  note: string;
-  color: string | null;
-  updated_at: string;
-  position: { spine_index?: number; doc_offset?: number; end_spine_index?: number; end_doc_offset?: number };
-}
+/** One of our highlights or notes, as the reading service answers it. */
+type Ours = Reading.AnnotationRecord;
 
 export interface AnnotationDeps {
   reads: Reads;
@@ -108,7 +101,7 @@ async function bookFor(deps: AnnotationDeps, req: FastifyRequest, id = (req.para
 async function ours(deps: AnnotationDeps, req: FastifyRequest, item: string): Promise<(Ours & { kind: 'highlight' | 'note' })[]> {
   const out: (Ours & { kind: 'highlight' | 'note' })[] = [];
   for (const kind of ['highlight', 'note'] as const) {
-    const r = (await deps.reading(req, 'annotations-list', { item_id: item, kind })) as Result<{ data: Ours[] }>;
+    const r = await deps.reading(req, 'annotations-list', { item_id: item, kind });
     if (r.ok) out.push(...r.value.data.map((a) => ({ ...a, kind })));
   }
   return out;
@@ -160,12 +153,7 @@ async function saveKoboAnnotation(deps: AnnotationDeps, req: FastifyRequest, ite
   const hex = typeof a.highlightColor === 'string' && /^#?([0-9a-f]{3}|[0-9a-f]{6})$/i.test(a.highlightColor) ? a.highlightColor : null;
   const color = hex ? { color: hex } : {};
   const input = { position: { epubcfi: L.canonicalToCfiRange(index, start, end) }, text, note, dedup_key: `kobo:${a.id}`, ...color };
-  const r = (await deps.reading(req, 'annotation-create', { item_id: item, kind, input })) as Result<{
-    id: string;
-    existing?: boolean;
-    note: string;
-    color: string | null;
-  }>;
+  const r = await deps.reading(req, 'annotation-create', { item_id: item, kind, input });
   // an edit on the device (its note, its colour) of one we have
   if (r.ok && r.value.existing && (r.value.note !== note || (hex !== null && r.value.color?.toLowerCase() !== `#${hex.replace('#', '').toLowerCase()}`)))
     await deps.reading(req, 'annotation-update', { id: r.value.id, kind, input: { note, ...color } });

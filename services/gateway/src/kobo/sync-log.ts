@@ -27,8 +27,8 @@ export function koboSyncLog(devices: CallDeviceSync) {
     async record(kobo: Kobo, sent: Difference[]): Promise<number | null> {
       const entries = sent.map((d) => ({ key: d.key, ever: d.ever, sver: d.sver }));
       const r = await devices('kobo-sync-sent', { device: who(kobo), input: { entries } });
-      if (!r.ok || typeof r.value !== 'object' || r.value === null || !('gen' in r.value)) return null;
-      return Number(r.value.gen);
+      if (!r.ok) return null;
+      return r.value.gen;
     },
 
     /**

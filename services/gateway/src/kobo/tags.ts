@@ -46,7 +46,7 @@ export function koboTagRoutes(app: FastifyInstance, P: string, hook: { onRequest
     if (!name || !ids) return reply.code(400).send({ error: 'invalid request' });
     const r = await deps.reading(req, 'collection-create', { input: { name } });
     if (!r.ok) return send(reply, r);
-    const id = (r.value as { id: string }).id;
+    const id = r.value.id;
     const add = await visibleIds(req, ids);
     if (add.length) await deps.reading(req, 'collection-add', { id, input: { media_item_ids: add } });
     // on a device that gets only its shelves, a tag made there is one of them

@@ -2,7 +2,7 @@
 // bulk link, link one, and the books a document might be (a search).
 import Type from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fail, Messages } from '@bindery/contracts';
+import { fail, Messages, type Reading } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { errors, Nullable, query, SIGNED_IN } from '../http/schemas';
 import { sendJson } from '../read-model/reads';
@@ -34,7 +34,8 @@ const LinkedOne = Type.Object({ status: Type.String(), document: KosyncDocument 
 const tags = ['kosync documents'];
 const docOf = (req: FastifyRequest) => (req.params as { document: string }).document.toLowerCase();
 
-type Doc = { document: string; media_item_id: string | null; [k: string]: unknown };
+/** A document as the reading service answers it. */
+type Doc = Reading.KosyncDocumentRecord;
 
 /** The documents with their linked books' titles, and what auto link would choose for the unlinked. */
 async function decorate({ view, access }: KosyncContext, req: FastifyRequest, docs: Doc[]) {
@@ -74,7 +75,7 @@ export function kosyncDocumentListRoutes(app: FastifyInstance, ctx: KosyncContex
     async (req, reply) => {
       const r = await reading(req, 'kosync-documents', { access: await access(req), query: queryOf(req) });
       if (!r.ok) return sendFailure(reply, r.error);
-      return { data: await decorate(ctx, req, (r.value as { data: Doc[] }).data) };
+      return { data: await decorate(ctx, req, r.value.data) };
     },
   );
 
@@ -87,7 +88,7 @@ export function kosyncDocumentListRoutes(app: FastifyInstance, ctx: KosyncContex
       if (!r.ok) return sendFailure(reply, r.error);
       const linked: { document: string; media_item_id: string; status: string }[] = [];
       const unmatched: string[] = [];
-      const docs = (r.value as { data: Doc[] }).data;
+      const docs = r.value.data;
       const found = await view.itemsOf(
         a,
         docs.map((d) => d.document),
@@ -99,7 +100,7 @@ export function kosyncDocumentListRoutes(app: FastifyInstance, ctx: KosyncContex
           continue;
         }
         const l = await link(ctx, req, d.document, item, 'catalog');
-        if (l.ok) linked.push({ document: d.document, media_item_id: item, status: (l.value as { status: string }).status });
+        if (l.ok) linked.push({ document: d.document, media_item_id: item, status: l.value.status });
         else unmatched.push(d.document);
       }
       return { linked, unmatched };
@@ -121,7 +122,7 @@ export function kosyncDocumentLinkRoutes(app: FastifyInstance, ctx: KosyncContex
       const failed: { document: string; error: string }[] = [];
       for (const l of (req.body as Type.Static<typeof Links>).links) {
         const r = await link(ctx, req, l.document.toLowerCase(), l.media_item_id, 'user');
-        if (r.ok) succeeded.push({ document: l.document.toLowerCase(), media_item_id: l.media_item_id.toLowerCase(), status: (r.value as { status: string }).status });
+        if (r.ok) succeeded.push({ document: l.document.toLowerCase(), media_item_id: l.media_item_id.toLowerCase(), status: r.value.status });
         else failed.push({ document: l.document, error: r.error.message });
       }
       return { message: `${succeeded.length} linked, ${failed.length} failed`, succeeded, failed };
@@ -134,7 +135,7 @@ export function kosyncDocumentLinkRoutes(app: FastifyInstance, ctx: KosyncContex
     async (req, reply) => {
       const r = await link(ctx, req, docOf(req), (req.body as Type.Static<typeof LinkOne>).media_item_id, 'user');
       if (!r.ok) return sendFailure(reply, r.error);
-      const v = r.value as { status: string; document: Doc };
+      const v = r.value;
       return { status: v.status, document: (await decorate(ctx, req, [v.document]))[0] };
     },
   );

@@ -48,10 +48,10 @@ export function kosyncPushRoute(app: FastifyInstance, { view, pushReading, signe
     // after the answer, before a pull can follow it: a pull from here reads the push back
     pushes.count++;
     if (!r.ok) return r.error.code === 'validation' ? kosyncError(reply, 2003) : kosyncError(reply, 2000);
-    const v = r.value as { document: string; timestamp: number; healed?: string[] };
+    const v = r.value;
     // the reference server's answer; what had to change in the position (a page past the last
     // one, say) is added only when something did: KOReader reads the fields it knows
-    return { document: body.document, timestamp: v.timestamp, ...(v.healed?.length ? { healed: v.healed } : {}) };
+    return { document: body.document, timestamp: v.timestamp, ...(v.healed.length ? { healed: v.healed } : {}) };
   });
 }
 
@@ -87,7 +87,7 @@ export function kosyncPullRoute(app: FastifyInstance, { view, reads, reading, si
         ...(req.kosyncDevice ? { input: { bindery_device: req.kosyncDevice } } : {}),
       });
       if (!r.ok) return r;
-      const v = r.value as Record<string, unknown>;
+      const v = r.value;
       // the id as the device sent it
       return { ok: true, value: JSON.stringify('document' in v ? { ...v, document: raw } : v) };
     });

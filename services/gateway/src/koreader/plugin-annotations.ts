@@ -26,11 +26,11 @@ async function annotations({ reading }: PluginContext, req: FastifyRequest, item
   for (const kind of ['highlight', 'note', 'bookmark'] as const) {
     const r = await reading(req, 'annotations-list', { item_id: item, kind });
     if (!r.ok) return r;
-    live.push(...(r.value as { data: Stored[] }).data);
+    live.push(...r.value.data);
   }
   const d = await reading(req, 'annotations-deleted', { item_id: item });
   if (!d.ok) return d;
-  return { ok: true, value: { live, deleted: (d.value as { data: Stored[] }).data } };
+  return { ok: true, value: { live, deleted: d.value.data } };
 }
 
 const shape = (a: Stored, sha: string | null) => ({
@@ -64,7 +64,7 @@ export function pluginMetadataRoute(app: FastifyInstance, ctx: PluginContext): v
     const sha = (doc.sha256 as string | null) ?? null;
     const p = await reading(req, 'progress-get', { item_id: item });
     if (!p.ok && p.error.code !== 'not_found') return sendFailure(reply, p.error);
-    const progress = p.ok ? (p.value as Record<string, unknown>) : null;
+    const progress = p.ok ? p.value : null;
     const all = await annotations(ctx, req, item);
     if (!all.ok) return sendFailure(reply, all.error);
     const of = (list: Stored[], kind: Kind) => list.filter((x) => x.type === kind);
@@ -103,7 +103,7 @@ export function pluginBookmarksRoute(app: FastifyInstance, { reading, device, no
         input: { bookmarks: b.bookmarks ?? [], notes: b.notes ?? [], highlights: b.highlights ?? [] },
       });
       if (!merged.ok) return sendFailure(reply, merged.error);
-      return { media_item_id: found.item, matched_by: found.by, ...(merged.value as Record<string, unknown>) };
+      return { media_item_id: found.item, matched_by: found.by, ...merged.value };
     },
   );
 }

@@ -24,8 +24,8 @@ export function pluginProgressRoute(app: FastifyInstance, { reading, device, not
       // the keys the device deleted: matched and deleted by the reading service, which owns annotations
       const gone = await reading(req, 'annotations-delete-keys', { item_id: found.item, input: { highlights: b.deleted_highlights ?? [], bookmarks: b.deleted_bookmarks ?? [] } });
       if (!gone.ok) return sendFailure(reply, gone.error);
-      const { deleted, ignored } = gone.value as { deleted: { highlights: number; bookmarks: number }; ignored: { key: string; reason: string }[] };
-      const v = saved.value as { status: string; healed: string[]; progress: Record<string, unknown>; conflict?: unknown };
+      const { deleted, ignored } = gone.value;
+      const v = saved.value;
       return {
         status: v.status,
         media_item_id: found.item,

@@ -28,10 +28,9 @@ export const SIDECAR_VERSION = 1;
  * library hidden from them since the entry was queued): like every other read, filtered by access.
  * Removals stay (the device holds those books already).
  */
-export async function visibleQueue(reads: Reads, caller: Identity.Caller, r: Result<unknown>): Promise<Result<unknown>> {
+export async function visibleQueue<T extends { entries: DeviceSync.QueueEntry[] }>(reads: Reads, caller: Identity.Caller, r: Result<T>): Promise<Result<T>> {
   if (!r.ok) return r;
-  const body = r.value as { entries?: DeviceSync.QueueEntry[] };
-  if (!Array.isArray(body.entries)) return r;
+  const body = r.value;
   const { access } = await reads.context(caller);
   if (access.all) return r;
   // a removal stays: the device holds that book already, and taking it off is what a lost library means

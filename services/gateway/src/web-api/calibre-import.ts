@@ -7,7 +7,7 @@
 // has is theirs and stays: the import adds only what is missing, so running it again changes
 // nothing more. What calibre holds comes from the catalog read model (the items' `calibre`).
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import { type Catalog, fail, isUuid, Messages, type Reading } from '@bindery/contracts';
+import { type Catalog, fail, isUuid, Messages, type Reading, type Result } from '@bindery/contracts';
 import Type from 'typebox';
 import type { Auth } from '../http/authenticate';
 import { sendFailure, sendResult } from '../http/reply';
@@ -111,7 +111,10 @@ function calibreImportRoute(app: FastifyInstance, { auth, reads, reading }: Cali
     );
     // the person's own request to the reading service: their rules, their stream
     const as = { caller: { user_id: userId, role: who.role === 'admin' ? 'admin' : 'user' } } as unknown as FastifyRequest;
-    const call: Call = (op, item, body) => reading(as, op, { item_id: item, input: body });
+    const call: Call = {
+      rate: (item, input) => reading(as, 'rating-create', { item_id: item, input }),
+      markRead: (item, input) => reading(as, 'progress-put', { item_id: item, input }),
+    };
     const { r, p } = await importBooks(books, own, call, req.log);
     return reply.send({
       library_id: libraryId.toLowerCase(),
@@ -128,7 +131,11 @@ function calibreImportRoute(app: FastifyInstance, { auth, reads, reading }: Cali
 type Db = ReturnType<Reads['db']['withSchema']>;
 type Book = { id: string; rating: number | null; read: boolean };
 type Own = Awaited<ReturnType<typeof ownState>>;
-type Call = (op: Reading.ReadingOp, item: string, body: Record<string, unknown>) => ReturnType<Reader>;
+/** The person's own requests to the reading service: a rating, a read mark. */
+type Call = {
+  rate: (item: string, input: Record<string, unknown>) => Promise<Result<Reading.ReadingResult<'rating-create'>>>;
+  markRead: (item: string, input: Record<string, unknown>) => Promise<Result<Reading.ReadingResult<'progress-put'>>>;
+};
 
 /** The library's calibre books with a rating or a read mark, from the catalog read model. */
 async function calibreBooks(s: Db, libraryId: string): Promise<Book[]> {
@@ -172,7 +179,7 @@ async function importBooks(books: Book[], { hasRating, hasProgress, inConflict }
         if (mine === b.rating) r.already++;
         else r.kept++;
       } else {
-        const out = await call('rating-create', b.id, { rating: b.rating });
+        const out = await call.rate(b.id, { rating: b.rating });
         if (out.ok) r.imported++;
         else if (out.error.code === 'conflict') r.kept++;
         else {
@@ -188,12 +195,12 @@ async function importBooks(books: Book[], { hasRating, hasProgress, inConflict }
         else p.kept++;
       } else if (inConflict.has(b.id)) p.kept++;
       else {
-        const out = await call('progress-put', b.id, { percentage: 1, client: 'calibre', device: 'calibre' });
+        const out = await call.markRead(b.id, { percentage: 1, client: 'calibre', device: 'calibre' });
         if (!out.ok) {
           p.failed++;
           log.warn({ item: b.id, err: out.error.message }, 'calibre import: a read mark was refused');
         } else {
-          const status = (out.value as { status?: string }).status;
+          const status = out.value.status;
           if (status === 'conflict') p.conflicts++;
           else if (status === 'kept') p.kept++;
           else p.imported++;

@@ -87,7 +87,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   app.post('/api/devices/register', { schema: registerSchema, config: deps.rateLimited ? { rateLimit: {} } : {} }, async (req, reply) => {
     const r = await devices('register', { input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as DeviceSync.Registration;
+    const v = r.value;
     const path = `/devices/approve/${v.registration_id}`;
     return reply
       .code(201)
@@ -110,7 +110,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
   app.post('/api/devices/register/status', { schema: statusSchema }, async (req, reply) => {
     const r = await devices('register-status', { input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as DeviceSync.RegistrationStatus;
+    const v = r.value;
     reply.header('Cache-Control', 'no-store');
     if (v.status === 'expired') return reply.code(410).send({ error: v.error });
     if (v.status === 'pending') return reply.send({ status: 'pending', expires_in: v.expires_in });
@@ -130,7 +130,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
       if (b !== undefined && b !== null && (typeof b !== 'object' || Array.isArray(b))) return sendFailure(reply, fail('invalid_request', Messages.invalidRequest));
       const r = await devices('pending-approve', { ...caller(req), id: param(req), input: (b ?? {}) as Record<string, unknown> });
       if (!r.ok) return sendFailure(reply, r.error);
-      const { kobo_token, ...v } = r.value as { message: string; device: DeviceSync.Device; sync_key?: string; kobo_token?: string };
+      const { kobo_token, ...v } = r.value;
       reply.header('Cache-Control', 'no-store');
       // a Kobo's store address, shown once (only its token's SHA-256 is kept)
       const kobo = kobo_token ? koboSetup(koboUrl(req, kobo_token, deps.origins)) : {};
@@ -158,7 +158,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
     if (!isUuid(param(req))) return badId(reply);
     const r = await devices('sync-key-issue', { ...caller(req), id: param(req) });
     if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as { device_id: string; sync_key: string; issued_at: string };
+    const v = r.value;
     reply.header('Cache-Control', 'no-store');
     return { ...v, kosync: await kosyncSetup(req, v.sync_key) };
   });
@@ -180,7 +180,7 @@ export function deviceRoutes(app: FastifyInstance, deps: DeviceDeps): void {
       const c = await view.collection(req.caller!.user_id, cid.toLowerCase());
       if (!c) return sendFailure(reply, fail('not_found', M.collectionNotFound));
       const r = await devices('shelf-add', { ...caller(req), id: param(req), input: { collection_id: cid, collection_name: c.name } });
-      return sendResult(reply, r, r.ok && (r.value as { message: string }).message === 'shelf added' ? 201 : 200);
+      return sendResult(reply, r, r.ok && r.value.message === 'shelf added' ? 201 : 200);
     },
   );
   const shelfParams = params({ id: 'the device', collection_id: 'the collection' });

@@ -32,7 +32,7 @@ export function koboDeviceRoutes(app: FastifyInstance, deps: KoboDeviceDeps): vo
   app.post('/api/devices/kobo', { ...user, schema: { tags, summary: 'add a Kobo', body: CreateBody, response: { 201: KoboCreated, ...refused } } }, async (req, reply) => {
     const r = await deps.devices('kobo-create', { ...caller(req), input: req.body as Record<string, unknown> });
     if (!r.ok) return sendFailure(reply, r.error);
-    const { kobo_token, ...v } = r.value as { kobo_token: string; device: DeviceSync.Device; books: string; message: string };
+    const { kobo_token, ...v } = r.value;
     return reply
       .code(201)
       .header('Cache-Control', 'no-store')
@@ -46,7 +46,7 @@ export function koboDeviceRoutes(app: FastifyInstance, deps: KoboDeviceDeps): vo
       if (!isUuid(param(req))) return sendFailure(reply, fail('validation', M.invalidDeviceId));
       const r = await deps.devices('kobo-token-issue', { ...caller(req), id: param(req) });
       if (!r.ok) return sendFailure(reply, r.error);
-      const { kobo_token, ...v } = r.value as { kobo_token: string; device_id: string; issued_at: string };
+      const { kobo_token, ...v } = r.value;
       reply.header('Cache-Control', 'no-store');
       return { ...v, ...koboSetup(koboUrl(req, kobo_token, deps.origins)) };
     },

@@ -35,7 +35,7 @@ const NO_USAGE: Usage = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, co
 export function mediaItemRoutes(
   app: FastifyInstance,
   { catalog, auth, reads }: CatalogDeps,
-  optional: CallOptional,
+  optional: CallOptional<Reading.ReadingOperations>,
   indexOf: LocatorIndexOf = locatorIndexes(catalog),
   covers: CoverSource = coverSource(reads.catalog, catalog, undefined),
 ): void {
@@ -50,7 +50,12 @@ export function mediaItemRoutes(
 type MediaItemContext = ReturnType<typeof mediaItemContext>;
 
 /** What the media item and hash conflict routes share, made once for them all. */
-function mediaItemContext({ catalog, auth, reads }: Pick<CatalogDeps, 'catalog' | 'auth' | 'reads'>, optional: CallOptional, indexOf: LocatorIndexOf, covers: CoverSource) {
+function mediaItemContext(
+  { catalog, auth, reads }: Pick<CatalogDeps, 'catalog' | 'auth' | 'reads'>,
+  optional: CallOptional<Reading.ReadingOperations>,
+  indexOf: LocatorIndexOf,
+  covers: CoverSource,
+) {
   return {
     catalog,
     reads,
@@ -196,8 +201,8 @@ function hashConflictRoutes(app: FastifyInstance, { catalog, optional, admin, in
       const groups = r.value.data;
       const ids = groups.flatMap((g) => g.items.map((i) => i.id));
       // usage counts come from the reading service; until it is deployed, nothing uses these items
-      const usage = ids.length ? await optional('reading', 'usage-counts', { item_ids: ids }) : null;
-      const counts = usage?.ok ? ((usage.value as { counts: Record<string, Usage> }).counts ?? {}) : {};
+      const usage = ids.length ? await optional('usage-counts', { item_ids: ids }) : null;
+      const counts = usage?.ok ? usage.value.counts : {};
       return reply.send({
         data: groups.map((g) => ({ ...g, items: g.items.map((i) => ({ ...i, usage: { ...NO_USAGE, ...(counts[i.id] ?? {}) } })) })),
       });

@@ -29,7 +29,7 @@ function annotationContext({ auth, reads, reading }: ReadingDeps) {
       return false;
     }
     const c = await reads.context(req.caller!);
-    if (!(await reads.catalog.itemLibrary(c.access, (a.value as { media_item_id: string }).media_item_id))) {
+    if (!(await reads.catalog.itemLibrary(c.access, a.value.media_item_id))) {
       sendFailure(reply, fail('not_found', Reading.ReadingMessages.annotationNotFound));
       return false;
     }
@@ -83,7 +83,7 @@ function annotationKindRoutes(app: FastifyInstance, { reads, reading, user, inva
     const r = await reading(req, 'annotation-create', { item_id: item, kind, input });
     if (!r.ok) return sendFailure(reply, r.error);
     // a replay with a known dedup_key answers the annotation already there
-    const { existing, ...a } = r.value as { existing: boolean };
+    const { existing, ...a } = r.value;
     return reply.code(existing ? 200 : 201).send(a);
   });
   app.get(`/api/${segment}/:aid`, { ...user, schema: { tags, summary: `one ${kind}`, ...AidParams, response: { 200: Annotation, ...refused } } }, async (req, reply) => {
@@ -169,7 +169,7 @@ function ratingRoutes(app: FastifyInstance, { reads, reading, user, invalid, ref
       if (!input) return invalid(reply);
       const r = await reading(req, op, { item_id: item, input });
       if (!r.ok) return sendFailure(reply, r.error);
-      const { created, ...rating } = r.value as { created: boolean };
+      const { created, ...rating } = r.value;
       return reply.code(created ? 201 : 200).send(rating);
     });
   }

@@ -5,7 +5,7 @@ import Type from 'typebox';
 import { fail, isUuid, Messages, Reading, type Result } from '@bindery/contracts';
 import { sendFailure, sendResult } from '../http/reply';
 import { visibleItem } from '../http/reading-client';
-import { withItems, type Book } from '../read-model/reading-items';
+import { withItems } from '../read-model/reading-items';
 import { DashboardView } from '../read-model/dashboard-view';
 import { sendJson } from '../read-model/reads';
 import { bodyOf } from './auth';
@@ -36,9 +36,9 @@ function collectionContext({ auth, reads, reading }: ReadingDeps) {
       return sendResult(reply, await reading(req, op, { input, access: await access(req), query: queryOf(req), ...extra(req) }), status);
     };
   /** A page of member ids from reading, with each visible item's JSON. */
-  const books = async (req: FastifyRequest, reply: FastifyReply, r: Result<unknown>) => {
+  const books = async (req: FastifyRequest, reply: FastifyReply, r: Result<Reading.ReadingResult<'collection-preview'>>) => {
     if (!r.ok) return sendFailure(reply, r.error);
-    const v = r.value as { data: Book[] };
+    const v = r.value;
     return reply.send({ ...v, data: await withItems(reads.db, await access(req), v.data) });
   };
   return {
@@ -102,7 +102,7 @@ function collectionRoutes(app: FastifyInstance, { reads, reading, dashboard, acc
       if (!input) return invalid(reply);
       const r = await reading(req, 'collection-restore-system', { input });
       if (!r.ok) return sendFailure(reply, r.error);
-      const { restored, ...c } = r.value as { restored: boolean };
+      const { restored, ...c } = r.value;
       return reply.code(restored ? 201 : 200).send(c);
     },
   );
@@ -158,7 +158,7 @@ function collectionMemberRoutes(app: FastifyInstance, { reads, reading, dashboar
     }
     const r = await reading(req, 'collection-add', { id: param(req), input: { media_item_ids: ok } });
     if (!r.ok) return sendFailure(reply, r.error);
-    return reply.send({ ...(r.value as object), failed });
+    return reply.send({ ...r.value, failed });
   });
   const memberParams = params({ id: 'the collection', item: 'the media item' });
   app.delete(
@@ -222,7 +222,7 @@ function dashboardRoutes(app: FastifyInstance, { reads, reading, dashboard, s, w
     },
   );
   app.get('/api/dashboard/preferences', s('your dashboard preferences', { ...dt, response: { 200: Preferences, ...errors(...SIGNED_IN) } }), async (req, reply) =>
-    sendResult(reply, await reading(req, 'dashboard-prefs-get')),
+    sendResult(reply, await reading(req, 'dashboard-prefs-get', {})),
   );
   const prefsBody = serviceBody({ hidden_collections: 'collection ids to hide', collection_order: 'collection ids in order' });
   const prefsUpdated = Type.Object({ message: Type.String(), ...Preferences.properties });

@@ -28,7 +28,7 @@ export function readingConflictRoutes(app: FastifyInstance, { auth, reads, readi
       return false;
     }
     const a = await access(req);
-    if (!(await reads.catalog.itemLibrary(a, (c.value as { media_item_id: string }).media_item_id))) {
+    if (!(await reads.catalog.itemLibrary(a, c.value.media_item_id))) {
       sendFailure(reply, fail('not_found', Reading.ReadingMessages.conflictNotFound));
       return false;
     }

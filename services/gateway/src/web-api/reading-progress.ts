@@ -62,7 +62,7 @@ export function readingProgressRoutes(app: FastifyInstance, { auth, reads, readi
     async (req, reply) => {
       const which = await reading(req, 'progress-item', { id: param(req) });
       if (!which.ok) return sendFailure(reply, which.error);
-      const item = await visibleItem(reads, req, reply, (which.value as { media_item_id: string }).media_item_id);
+      const item = await visibleItem(reads, req, reply, which.value.media_item_id);
       if (!item) return reply;
       return sendResult(reply, await reading(req, 'progress-history', { item_id: item }));
     },

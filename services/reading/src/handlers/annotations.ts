@@ -19,7 +19,7 @@ import {
 import type { Insertable, Selectable } from 'kysely';
 import type { AnnotationsTable, Trx } from '../store/db';
 import { t, type Ctx } from './context';
-import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
+import { bad, conflict, iso, isUuid, M, newId, no, notFound, text, type Answer, type Req } from './util';
 import * as L from '@bindery/locator';
 
 type Row = Selectable<AnnotationsTable>;
@@ -74,7 +74,7 @@ async function save(ctx: Ctx, trx: Trx, row: Row): Promise<Row> {
   return t(trx).selectFrom('annotations').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
 }
 
-const kindOf = (req: Req): Kind | null => (KINDS.includes(req.kind as Kind) ? (req.kind as Kind) : null);
+const kindOf = (req: { kind?: string }): Kind | null => (KINDS.includes(req.kind as Kind) ? (req.kind as Kind) : null);
 
 /** The columns a create or an update sets from what the client sent (the position apart). */
 type Values = Partial<Pick<Insertable<AnnotationsTable>, 'text' | 'note' | 'color' | 'dedup_key'>>;
@@ -182,14 +182,14 @@ async function placed(ctx: Ctx, rows: Row[]): Promise<Row[]> {
   return out;
 }
 
-export async function listAnnotations(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function listAnnotations(ctx: Ctx, req: Req<'annotations-list'>): Answer<'annotations-list'> {
   const kind = kindOf(req);
   if (!kind) return no(bad('unknown annotation type'));
   const rows = await t(ctx.db)
     .selectFrom('annotations')
     .selectAll()
     .where('user_id', '=', req.caller.user_id)
-    .where('item_id', '=', req.item_id!)
+    .where('item_id', '=', req.item_id)
     .where('kind', '=', kind)
     .where('deleted_at', 'is', null)
     .orderBy(sql`(position->>'percentage')::float nulls last`)
@@ -199,13 +199,13 @@ export async function listAnnotations(ctx: Ctx, req: Req): Promise<Result<unknow
   return ok({ data: (await placed(ctx, rows)).map(annotationOut) });
 }
 
-export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function createAnnotation(ctx: Ctx, req: Req<'annotation-create'>): Answer<'annotation-create'> {
   const kind = kindOf(req);
   if (!kind) return no(bad('unknown annotation type'));
   const f = fields(kind, req.input ?? {}, true);
   if (!f.ok) return f;
   const user = req.caller.user_id;
-  const item = req.item_id!;
+  const item = req.item_id;
   const pos = f.value.position!;
   const { columns, healed } = await anchor(ctx, item, kind, pos, f.value.values.text);
   const values = { ...f.value.values, position: JSON.stringify(pos), ...columns };
@@ -251,7 +251,10 @@ export async function createAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
   return ok({ ...annotationOut(r.value.row), existing: false, healed });
 }
 
-async function find(q: Parameters<typeof t>[0], req: Req, opts: { deleted?: boolean } = {}): Promise<Result<Row>> {
+/** What finding one of the caller's annotations reads of a request. */
+type Named = Pick<Req<'annotation-get'>, 'caller' | 'id' | 'kind'>;
+
+async function find(q: Parameters<typeof t>[0], req: Named, opts: { deleted?: boolean } = {}): Promise<Result<Row>> {
   if (!isUuid(req.id)) return no(bad(M.invalidAnnotationId));
   let s = t(q).selectFrom('annotations').selectAll().where('id', '=', req.id.toLowerCase()).where('user_id', '=', req.caller.user_id);
   const kind = kindOf(req);
@@ -263,12 +266,12 @@ async function find(q: Parameters<typeof t>[0], req: Req, opts: { deleted?: bool
 }
 
 /** One annotation (live; with kind unset, also a deleted one: the gateway's access check uses it). */
-export async function getAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function getAnnotation(ctx: Ctx, req: Req<'annotation-get'>): Answer<'annotation-get'> {
   const r = await find(ctx.db, req, req.kind ? { deleted: false } : {});
   return r.ok ? ok(annotationOut((await placed(ctx, [r.value]))[0]!)) : r;
 }
 
-export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function updateAnnotation(ctx: Ctx, req: Req<'annotation-update'>): Answer<'annotation-update'> {
   // a new position is placed in the book before the transaction (it may ask the catalog)
   const before = await find(ctx.db, req, { deleted: false });
   if (!before.ok) return before;
@@ -292,7 +295,7 @@ export async function updateAnnotation(ctx: Ctx, req: Req): Promise<Result<unkno
   return r.ok ? ok({ ...annotationOut((await placed(ctx, [r.value]))[0]!), healed }) : r;
 }
 
-async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<unknown>> {
+async function setDeleted(ctx: Ctx, req: Named, deleted: boolean): Promise<Result<Row>> {
   const r = await ctx.tx(async (trx): Promise<Result<Row>> => {
     // the user's stream lock (the append takes it anyway) before the read this write is decided on
     await ctx.lockUser(trx, req.caller.user_id);
@@ -301,19 +304,25 @@ async function setDeleted(ctx: Ctx, req: Req, deleted: boolean): Promise<Result<
     const now = ctx.now();
     return ok(await save(ctx, trx, { ...cur.value, deleted_at: deleted ? now : null, updated_at: now }));
   });
-  if (!r.ok) return r;
-  return ok(deleted ? { message: `${r.value.kind} deleted` } : annotationOut((await placed(ctx, [r.value]))[0]!));
+  return r;
 }
 
-export const deleteAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, true);
-export const restoreAnnotation = (ctx: Ctx, req: Req) => setDeleted(ctx, req, false);
+export async function deleteAnnotation(ctx: Ctx, req: Req<'annotation-delete'>): Answer<'annotation-delete'> {
+  const r = await setDeleted(ctx, req, true);
+  return r.ok ? ok({ message: `${r.value.kind} deleted` }) : r;
+}
 
-export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function restoreAnnotation(ctx: Ctx, req: Req<'annotation-restore'>): Answer<'annotation-restore'> {
+  const r = await setDeleted(ctx, req, false);
+  return r.ok ? ok(annotationOut((await placed(ctx, [r.value]))[0]!)) : r;
+}
+
+export async function listDeleted(ctx: Ctx, req: Req<'annotations-deleted'>): Answer<'annotations-deleted'> {
   const rows = await t(ctx.db)
     .selectFrom('annotations')
     .selectAll()
     .where('user_id', '=', req.caller.user_id)
-    .where('item_id', '=', req.item_id!)
+    .where('item_id', '=', req.item_id)
     .where('deleted_at', 'is not', null)
     .orderBy('deleted_at', 'desc')
     .orderBy('id')
@@ -322,7 +331,7 @@ export async function listDeleted(ctx: Ctx, req: Req): Promise<Result<unknown>> 
 }
 
 /** Removes a deleted annotation for good. */
-export async function purgeAnnotation(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function purgeAnnotation(ctx: Ctx, req: Req<'annotation-purge'>): Answer<'annotation-purge'> {
   return ctx.tx(async (trx) => {
     // the user's stream lock (the append takes it anyway) before the read this write is decided on
     await ctx.lockUser(trx, req.caller.user_id);
@@ -335,13 +344,13 @@ export async function purgeAnnotation(ctx: Ctx, req: Req): Promise<Result<unknow
   });
 }
 
-export async function purgeAll(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function purgeAll(ctx: Ctx, req: Req<'annotations-purge-all'>): Answer<'annotations-purge-all'> {
   return ctx.tx(async (trx) => {
     const gone = await t(trx)
       .selectFrom('annotations')
       .select(['id', 'item_id'])
       .where('user_id', '=', req.caller.user_id)
-      .where('item_id', '=', req.item_id!)
+      .where('item_id', '=', req.item_id)
       .where('deleted_at', 'is not', null)
       .forUpdate()
       .execute();

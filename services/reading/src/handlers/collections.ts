@@ -10,7 +10,7 @@ import { parseColor } from '../domain/annotation';
 import { collectionOut, collectionRow, systemCollectionToMake } from '../store/collections';
 import { customMembers, itemMatches, ruleMembers, systemMembers } from '../store/membership';
 import { t, type Ctx } from './context';
-import { bad, conflict, isUuid, M, newId, no, notFound, q1, text, type Access, type Req } from './util';
+import { bad, conflict, isUuid, M, newId, no, notFound, q1, text, type Access, type Answer, type Query, type Req } from './util';
 import { isUniqueViolation } from '@bindery/platform';
 
 type Row = Selectable<CollectionsTable>;
@@ -21,7 +21,7 @@ export async function find(q: Parameters<typeof t>[0], user: string, id: string 
   return r ? ok(r) : no(notFound(M.collectionNotFound));
 }
 
-export function page(query: Req['query'], dflt = 50): Result<{ limit: number; offset: number }> {
+export function page(query: Query, dflt = 50): Result<{ limit: number; offset: number }> {
   const l = q1(query, 'limit');
   const o = q1(query, 'offset');
   const limit = l === undefined || l === '' ? dflt : Number(l);
@@ -37,7 +37,7 @@ export function members(ctx: Ctx, user: string, access: Access | undefined, c: R
   return customMembers(ctx.db, user, access, c.id, p);
 }
 
-export async function getCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function getCollection(ctx: Ctx, req: Req<'collection-get'>): Answer<'collection-get'> {
   const c = await find(ctx.db, req.caller.user_id, req.id);
   if (!c.ok) return c;
   return ok({ ...collectionOut(c.value), item_count: (await members(ctx, req.caller.user_id, req.access, c.value, { limit: 1, offset: 0 })).total });
@@ -104,7 +104,7 @@ async function save(ctx: Ctx, trx: Trx, user: string, row: Row): Promise<Result<
 }
 
 /** `saved_filter_id`: a dashboard section from a saved filter whose `filter` holds rules. */
-async function fromSavedFilter(ctx: Ctx, req: Req): Promise<Result<Record<string, unknown>>> {
+async function fromSavedFilter(ctx: Ctx, req: Pick<Req<'collection-create'>, 'caller' | 'input'>): Promise<Result<Record<string, unknown>>> {
   const input = { ...(req.input ?? {}) };
   const fid = input.saved_filter_id;
   if (fid === undefined) return ok(input);
@@ -116,7 +116,7 @@ async function fromSavedFilter(ctx: Ctx, req: Req): Promise<Result<Record<string
   return ok({ ...input, rules: f.filter });
 }
 
-export async function createCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function createCollection(ctx: Ctx, req: Req<'collection-create'>): Answer<'collection-create'> {
   const input = await fromSavedFilter(ctx, req);
   if (!input.ok) return input;
   const f = fields(input.value, true, false);
@@ -152,7 +152,7 @@ export async function createCollection(ctx: Ctx, req: Req): Promise<Result<unkno
 
 class NameTaken extends Error {}
 
-export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function updateCollection(ctx: Ctx, req: Req<'collection-update'>): Answer<'collection-update'> {
   const user = req.caller.user_id;
   try {
     return await ctx.tx(async (trx) => {
@@ -172,7 +172,7 @@ export async function updateCollection(ctx: Ctx, req: Req): Promise<Result<unkno
   }
 }
 
-export async function deleteCollection(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteCollection(ctx: Ctx, req: Req<'collection-delete'>): Answer<'collection-delete'> {
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
     await ctx.lockUser(trx, user);
@@ -184,7 +184,7 @@ export async function deleteCollection(ctx: Ctx, req: Req): Promise<Result<unkno
 }
 
 /** Adds items to a custom collection; the gateway passes only items the caller may see. */
-export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function addItems(ctx: Ctx, req: Req<'collection-add'>): Answer<'collection-add'> {
   const ids = req.input?.media_item_ids;
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every(isUuid)) return no(bad('media_item_ids must be a non-empty list of media item ids'));
   const user = req.caller.user_id;
@@ -212,7 +212,7 @@ export async function addItems(ctx: Ctx, req: Req): Promise<Result<unknown>> {
   });
 }
 
-export async function removeItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function removeItem(ctx: Ctx, req: Req<'collection-remove'>): Answer<'collection-remove'> {
   const user = req.caller.user_id;
   return ctx.tx(async (trx) => {
     await ctx.lockUser(trx, user);
@@ -220,15 +220,15 @@ export async function removeItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
     if (!c.ok) return c;
     if (c.value.is_system) return no(bad(M.systemCollectionItems));
     if (c.value.rules) return no(bad(M.smartCollectionItems));
-    const gone = await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', c.value.id).where('item_id', '=', req.item_id!).executeTakeFirst();
+    const gone = await t(trx).selectFrom('collection_items').select('item_id').where('collection_id', '=', c.value.id).where('item_id', '=', req.item_id).executeTakeFirst();
     if (!gone) return no(notFound('media item not in this collection'));
-    await ctx.emit(trx, user, [{ type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: [], removed: [req.item_id!] } }]);
+    await ctx.emit(trx, user, [{ type: 'reading.collection-items-changed.v1', data: { user_id: user, collection_id: c.value.id, added: [], removed: [req.item_id] } }]);
     return ok({ message: 'item removed' });
   });
 }
 
 /** Brings a system collection back as it was made (after a delete or edits). */
-export async function restoreSystem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function restoreSystem(ctx: Ctx, req: Req<'collection-restore-system'>): Answer<'collection-restore-system'> {
   const def = systemCollection(req.input?.query_type);
   if (!def) return no(bad(`${M.unknownSystemCollection}: ${SYSTEM_COLLECTIONS.map((c) => c.query_type).join(', ')}`));
   const user = req.caller.user_id;
@@ -254,7 +254,7 @@ export async function restoreSystem(ctx: Ctx, req: Req): Promise<Result<unknown>
   });
 }
 
-export async function preview(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function preview(ctx: Ctx, req: Req<'collection-preview'>): Answer<'collection-preview'> {
   const r = parseRules(req.input?.rules);
   if (!r.ok) return no(bad(r.message));
   const p = page(req.query);

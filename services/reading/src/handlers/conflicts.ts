@@ -6,14 +6,14 @@ import type { ConflictsTable, Trx } from '../store/db';
 import { historyRecorded } from '../store/history';
 import { t, type Ctx } from './context';
 import { conflictOut, conflictRow, savePosition } from './progress';
-import { bad, conflict, isUuid, M, no, notFound, q1, type Req } from './util';
+import { bad, conflict, isUuid, M, no, notFound, q1, type Answer, type Req } from './util';
 import { itemVisible } from './visible';
 
 type Row = Selectable<ConflictsTable>;
 const STATUSES = ['open', 'resolved', 'dismissed', 'all'] as const;
 const isStatus = (s: string): s is (typeof STATUSES)[number] => (STATUSES as readonly string[]).includes(s);
 
-export async function listConflicts(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function listConflicts(ctx: Ctx, req: Req<'conflicts-list'>): Answer<'conflicts-list'> {
   const status = q1(req.query, 'status') ?? 'open';
   if (!isStatus(status)) return no(bad("status must be 'open', 'resolved', 'dismissed' or 'all'"));
   let q = t(ctx.db).selectFrom('conflicts').selectAll().where('user_id', '=', req.caller.user_id).where(itemVisible(req.access));
@@ -27,7 +27,7 @@ export async function listConflicts(ctx: Ctx, req: Req): Promise<Result<unknown>
   return ok({ data: rows.map(conflictOut) });
 }
 
-async function find(q: Trx | Ctx['db'], req: Req, lock = false): Promise<Result<Row>> {
+async function find(q: Trx | Ctx['db'], req: Pick<Req<'conflict-get'>, 'caller' | 'id'>, lock = false): Promise<Result<Row>> {
   if (!isUuid(req.id)) return no(bad(M.invalidConflictId));
   let s = t(q).selectFrom('conflicts').selectAll().where('id', '=', req.id.toLowerCase()).where('user_id', '=', req.caller.user_id);
   if (lock) s = s.forUpdate();
@@ -35,7 +35,7 @@ async function find(q: Trx | Ctx['db'], req: Req, lock = false): Promise<Result<
   return r ? ok(r) : no(notFound(M.conflictNotFound));
 }
 
-export async function getConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function getConflict(ctx: Ctx, req: Req<'conflict-get'>): Answer<'conflict-get'> {
   const r = await find(ctx.db, req);
   return r.ok ? ok(conflictOut(r.value)) : r;
 }
@@ -74,7 +74,7 @@ const keepOf = (input: Record<string, unknown> | undefined): 'current' | 'incomi
   return k === 'current' || k === 'incoming' ? k : null;
 };
 
-export async function resolveConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function resolveConflict(ctx: Ctx, req: Req<'conflict-resolve'>): Answer<'conflict-resolve'> {
   const keep = keepOf(req.input);
   if (!keep) return no(bad(M.keepChoice));
   return ctx.tx(async (trx) => {
@@ -85,7 +85,7 @@ export async function resolveConflict(ctx: Ctx, req: Req): Promise<Result<unknow
   });
 }
 
-export async function deleteConflict(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteConflict(ctx: Ctx, req: Req<'conflict-delete'>): Answer<'conflict-delete'> {
   return ctx.tx(async (trx) => {
     const c = await find(trx, req, true);
     if (!c.ok) return c;
@@ -102,7 +102,12 @@ function idsOf(input: Record<string, unknown> | undefined): string[] | null {
 }
 
 /** Closes many: each open one of the caller's (and visible) is closed; others are reported as failed. */
-async function bulk(ctx: Ctx, req: Req, how: 'current' | 'incoming' | 'dismissed', ids: string[] | 'all'): Promise<Result<unknown>> {
+async function bulk(
+  ctx: Ctx,
+  req: Pick<Req<'conflicts-dismiss-all'>, 'caller' | 'access'>,
+  how: 'current' | 'incoming' | 'dismissed',
+  ids: string[] | 'all',
+): Answer<'conflicts-dismiss-all'> {
   return ctx.tx(async (trx) => {
     let q = t(trx).selectFrom('conflicts').selectAll().where('user_id', '=', req.caller.user_id).where('status', '=', 'open').where(itemVisible(req.access));
     if (ids !== 'all') q = q.where('id', 'in', ids);
@@ -114,7 +119,7 @@ async function bulk(ctx: Ctx, req: Req, how: 'current' | 'incoming' | 'dismissed
   });
 }
 
-export async function bulkResolve(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function bulkResolve(ctx: Ctx, req: Req<'conflicts-bulk-resolve'>): Answer<'conflicts-bulk-resolve'> {
   const ids = idsOf(req.input);
   if (!ids) return no(bad(M.idsRequired));
   const keep = keepOf(req.input);
@@ -122,10 +127,10 @@ export async function bulkResolve(ctx: Ctx, req: Req): Promise<Result<unknown>> 
   return bulk(ctx, req, keep, ids);
 }
 
-export async function bulkDismiss(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function bulkDismiss(ctx: Ctx, req: Req<'conflicts-bulk-dismiss'>): Answer<'conflicts-bulk-dismiss'> {
   const ids = idsOf(req.input);
   if (!ids) return no(bad(M.idsRequired));
   return bulk(ctx, req, 'dismissed', ids);
 }
 
-export const dismissAll = (ctx: Ctx, req: Req) => bulk(ctx, req, 'dismissed', 'all');
+export const dismissAll = (ctx: Ctx, req: Req<'conflicts-dismiss-all'>): Answer<'conflicts-dismiss-all'> => bulk(ctx, req, 'dismissed', 'all');

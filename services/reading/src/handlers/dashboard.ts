@@ -1,19 +1,19 @@
 // Dashboard preferences: which of the caller's collections the dashboard hides, and their order.
 // The sections themselves are served by the gateway from its projections.
-import { ok, type Result } from '@bindery/contracts';
+import { ok } from '@bindery/contracts';
 import { t, type Ctx } from './context';
-import { bad, isUuid, no, type Req } from './util';
+import { bad, isUuid, no, type Answer, type Req } from './util';
 
 async function prefs(ctx: Ctx, user: string): Promise<{ hidden_collections: string[]; collection_order: string[] }> {
   const r = await t(ctx.db).selectFrom('dashboard_prefs').selectAll().where('user_id', '=', user).executeTakeFirst();
   return { hidden_collections: r?.hidden_collections ?? [], collection_order: r?.collection_order ?? [] };
 }
 
-export async function getPrefs(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function getPrefs(ctx: Ctx, req: Req<'dashboard-prefs-get'>): Answer<'dashboard-prefs-get'> {
   return ok(await prefs(ctx, req.caller.user_id));
 }
 
-export async function putPrefs(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function putPrefs(ctx: Ctx, req: Req<'dashboard-prefs-put'>): Answer<'dashboard-prefs-put'> {
   const user = req.caller.user_id;
   const input = req.input ?? {};
   const cur = await prefs(ctx, user);

@@ -3,7 +3,7 @@ import { ok, type Reading, type Result } from '@bindery/contracts';
 import type { Selectable } from 'kysely';
 import type { SavedFiltersTable, Trx } from '../store/db';
 import { t, type Ctx } from './context';
-import { bad, isUuid, M, newId, no, notFound, q1, text, type Req } from './util';
+import { bad, isUuid, M, newId, no, notFound, q1, text, type Answer, type Req } from './util';
 
 type Row = Selectable<SavedFiltersTable>;
 const out = (r: Row): Reading.SavedFilterRecord => ({
@@ -51,13 +51,13 @@ async function save(ctx: Ctx, trx: Trx, row: Row): Promise<Row> {
   return t(trx).selectFrom('saved_filters').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
 }
 
-async function find(q: Parameters<typeof t>[0], req: Req): Promise<Result<Row>> {
+async function find(q: Parameters<typeof t>[0], req: Pick<Req<'filter-get'>, 'caller' | 'id'>): Promise<Result<Row>> {
   if (!isUuid(req.id)) return no(bad(M.invalidSavedFilterId));
   const r = await t(q).selectFrom('saved_filters').selectAll().where('id', '=', req.id.toLowerCase()).where('user_id', '=', req.caller.user_id).executeTakeFirst();
   return r ? ok(r) : no(notFound(M.savedFilterNotFound));
 }
 
-export async function listFilters(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function listFilters(ctx: Ctx, req: Req<'filters-list'>): Answer<'filters-list'> {
   let q = t(ctx.db).selectFrom('saved_filters').selectAll().where('user_id', '=', req.caller.user_id);
   const rt = q1(req.query, 'resource_type');
   if (rt !== undefined && rt !== '') {
@@ -67,12 +67,12 @@ export async function listFilters(ctx: Ctx, req: Req): Promise<Result<unknown>> 
   return ok({ data: (await q.orderBy('name').orderBy('id').execute()).map(out) });
 }
 
-export async function getFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function getFilter(ctx: Ctx, req: Req<'filter-get'>): Answer<'filter-get'> {
   const r = await find(ctx.db, req);
   return r.ok ? ok(out(r.value)) : r;
 }
 
-export async function createFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function createFilter(ctx: Ctx, req: Req<'filter-create'>): Answer<'filter-create'> {
   const f = fields(req.input ?? {}, true);
   if (!f.ok) return f;
   const user = req.caller.user_id;
@@ -82,7 +82,7 @@ export async function createFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
   });
 }
 
-export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function updateFilter(ctx: Ctx, req: Req<'filter-update'>): Answer<'filter-update'> {
   return ctx.tx(async (trx) => {
     await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req);
@@ -93,7 +93,7 @@ export async function updateFilter(ctx: Ctx, req: Req): Promise<Result<unknown>>
   });
 }
 
-export async function deleteFilter(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteFilter(ctx: Ctx, req: Req<'filter-delete'>): Answer<'filter-delete'> {
   return ctx.tx(async (trx) => {
     await ctx.lockUser(trx, req.caller.user_id);
     const cur = await find(trx, req);

@@ -5,7 +5,7 @@
 import { ok, Reading, type Result } from '@bindery/contracts';
 import type { Ctx } from './context';
 import { createAnnotation, deleteAnnotation, listAnnotations, listDeleted, updateAnnotation } from './annotations';
-import type { Req } from './util';
+import type { Answer, Req } from './util';
 
 type Kind = Reading.AnnotationRecord['type'];
 type Stored = Reading.AnnotationRecord;
@@ -15,16 +15,16 @@ const KINDS: readonly Kind[] = ['highlight', 'note', 'bookmark'];
 const keyOf = (a: Stored) => a.dedup_key ?? a.id;
 
 /** The caller's annotations of the item, live and deleted. */
-async function stored(ctx: Ctx, req: Req): Promise<Result<{ live: Stored[]; deleted: Stored[] }>> {
+async function stored(ctx: Ctx, req: Req<'annotations-merge'>): Promise<Result<{ live: Stored[]; deleted: Stored[] }>> {
   const live: Stored[] = [];
   for (const kind of KINDS) {
     const r = await listAnnotations(ctx, { ...req, kind });
     if (!r.ok) return r;
-    live.push(...(r.value as { data: Stored[] }).data);
+    live.push(...r.value.data);
   }
   const d = await listDeleted(ctx, req);
   if (!d.ok) return d;
-  return ok({ live, deleted: (d.value as { data: Stored[] }).data });
+  return ok({ live, deleted: d.value.data });
 }
 
 const textOf = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -35,7 +35,7 @@ const listOf = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.
  * `input`: `{bookmarks, notes, highlights}` as the device sends them. Answers how many were created,
  * unchanged and updated, those ignored (and why), and what placing new ones in the book healed.
  */
-export async function mergeAnnotations(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function mergeAnnotations(ctx: Ctx, req: Req<'annotations-merge'>): Answer<'annotations-merge'> {
   const existing = await stored(ctx, req);
   if (!existing.ok) return existing;
   const input = req.input ?? {};
@@ -81,10 +81,10 @@ export async function mergeAnnotations(ctx: Ctx, req: Req): Promise<Result<unkno
         out.ignored.push({ dedup_key: key, reason: r.error.code === 'conflict' ? 'deleted on the server' : r.error.message });
         continue;
       }
-      const made = r.value as { existing?: boolean; healed?: string[] };
+      const made = r.value;
       if (made.existing) out.unchanged += 1;
       else out.created += 1;
-      if (made.healed?.length) out.healed.push({ dedup_key: key, healed: made.healed });
+      if (made.healed.length) out.healed.push({ dedup_key: key, healed: made.healed });
     }
   }
   return ok(out);
@@ -94,14 +94,14 @@ export async function mergeAnnotations(ctx: Ctx, req: Req): Promise<Result<unkno
  * Deletes live annotations by the keys the device names: `input.highlights` (highlights and notes)
  * and `input.bookmarks`. Unknown keys and keys already deleted are ignored, and said so.
  */
-export async function deleteByKeys(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteByKeys(ctx: Ctx, req: Req<'annotations-delete-keys'>): Answer<'annotations-delete-keys'> {
   const input = req.input ?? {};
   const groups: [string[], Kind[]][] = [
     [keysOf(input.highlights), ['highlight', 'note']],
     [keysOf(input.bookmarks), ['bookmark']],
   ];
   const ignored: { key: string; reason: string }[] = [];
-  const deleted = [0, 0];
+  const deleted: [number, number] = [0, 0];
   if (groups.every(([keys]) => keys.length === 0)) return ok({ deleted: { highlights: 0, bookmarks: 0 }, ignored });
   // listed once for both: the two deletions touch disjoint kinds
   const all = await stored(ctx, req);

@@ -13,7 +13,7 @@ import type { Position } from '../domain/position';
 import { t, type Ctx } from './context';
 import { deliverQuietly, prepareProgress, writeProgress } from './progress';
 import { itemVisible } from './visible';
-import { bad, isUuid, no, notFound, q1, type Req } from './util';
+import { bad, isUuid, no, notFound, q1, type Answer, type Req } from './util';
 import * as Locator from '@bindery/locator';
 
 type Row = Selectable<KosyncDocumentsTable>;
@@ -62,14 +62,17 @@ function positionInput(progress: string, percentage: number, device: string): Re
   return input;
 }
 
-async function itemUsable(trx: Trx | Ctx['db'], req: Req, item: string | null | undefined): Promise<boolean> {
+/** What finding a document's item reads of a request: the caller's libraries and the gateway's lookup. */
+type Seen = Pick<Req<'kosync-pull'>, 'access' | 'item_id'>;
+
+async function itemUsable(trx: Trx | Ctx['db'], req: Seen, item: string | null | undefined): Promise<boolean> {
   if (!item) return false;
   const r = await t(trx).selectFrom('items').select('id').where('id', '=', item).where(itemVisible(req.access, 'id')).executeTakeFirst();
   return r !== undefined;
 }
 
 /** Which item a document means now: the user's own choice, else the catalog's (the gateway's lookup), else a link made before. */
-async function itemFor(trx: Trx | Ctx['db'], req: Req, row: Row | undefined): Promise<{ item: string | null; by: string | null }> {
+async function itemFor(trx: Trx | Ctx['db'], req: Seen, row: Row | undefined): Promise<{ item: string | null; by: string | null }> {
   if (row?.linked_by === 'user' && (await itemUsable(trx, req, row.item_id))) return { item: row.item_id, by: 'user' };
   if (req.item_id && (await itemUsable(trx, req, req.item_id))) return { item: req.item_id, by: 'catalog' };
   if (row?.item_id && (await itemUsable(trx, req, row.item_id))) return { item: row.item_id, by: row.linked_by ?? 'catalog' };
@@ -171,7 +174,7 @@ async function writeDocument(
 }
 
 /** `PUT /syncs/progress`: keeps the push, and moves the linked item's position (guard and conflicts apply). */
-export async function kosyncPush(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function kosyncPush(ctx: Ctx, req: Req<'kosync-push'>): Answer<'kosync-push'> {
   const p = readPush(req.input ?? {});
   if (typeof p === 'string') return no(bad(p));
   const user = req.caller.user_id;
@@ -221,7 +224,7 @@ async function progressNotation(ctx: Ctx, item: string, pos: Position, percentag
 }
 
 /** `GET /syncs/progress/<document>`: the item's current position, or the last push; `{}` when there is none. */
-export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function kosyncPull(ctx: Ctx, req: Req<'kosync-pull'>): Answer<'kosync-pull'> {
   const document = q1(req.query, 'document') ?? '';
   if (!DOC.test(document)) return no(bad('document must be a document id'));
   const via = readVia(req.input?.bindery_device);
@@ -260,7 +263,7 @@ export async function kosyncPull(ctx: Ctx, req: Req): Promise<Result<unknown>> {
 }
 
 /** The caller's documents: `status` all (default), linked or unlinked. */
-export async function kosyncDocuments(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function kosyncDocuments(ctx: Ctx, req: Req<'kosync-documents'>): Answer<'kosync-documents'> {
   const status = q1(req.query, 'status') ?? 'all';
   if (!['all', 'linked', 'unlinked'].includes(status)) return no(bad("status must be 'all', 'linked' or 'unlinked'"));
   let q = t(ctx.db).selectFrom('kosync_documents').selectAll().where('user_id', '=', req.caller.user_id);
@@ -271,7 +274,7 @@ export async function kosyncDocuments(ctx: Ctx, req: Req): Promise<Result<unknow
 }
 
 /** Links a document to a media item (`item_id`; the gateway checked the caller sees it), or unlinks it (no item). */
-export async function kosyncLink(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function kosyncLink(ctx: Ctx, req: Req<'kosync-link'>): Answer<'kosync-link'> {
   const document = q1(req.query, 'document') ?? '';
   if (!DOC.test(document)) return no(bad('document must be a document id'));
   const item = req.item_id ?? null;

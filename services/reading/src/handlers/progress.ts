@@ -9,7 +9,7 @@ import { historyEntry, historyRecorded } from '../store/history';
 import { SCHEMA } from '../store/migrations';
 import { foldSavedRun } from '../store/projection';
 import { readingEvents, t, type Ctx } from './context';
-import { bad, iso, isUuid, M, newId, no, notFound, text, type Req } from './util';
+import { bad, iso, isUuid, M, newId, no, notFound, text, type Answer, type Req } from './util';
 import * as L from '@bindery/locator';
 
 type Row = Selectable<ProgressTable>;
@@ -43,8 +43,8 @@ export const positionOf = (r: Row) => ({
   updated_at: iso(r.updated_at),
 });
 
-export async function getProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
+export async function getProgress(ctx: Ctx, req: Req<'progress-get'>): Answer<'progress-get'> {
+  const r = await t(ctx.db).selectFrom('progress').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id).executeTakeFirst();
   if (!r) return no(notFound(M.progressNotFound));
   // the caller was given this position: a device credential's device (the KOReader plugin's pull),
   // else the web (its pages and the reader read it here), whose next write follows it
@@ -110,7 +110,7 @@ export async function deliverQuietly(ctx: Ctx, user: string, device: string, via
 }
 
 /** `progress-delivered` (the Kobo routes): the reading states a device credential's Kobo was sent. */
-export async function progressDelivered(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function progressDelivered(ctx: Ctx, req: Req<'progress-delivered'>): Answer<'progress-delivered'> {
   if (!req.device) return no(bad('a device is required'));
   const raw = req.input?.delivered;
   if (!Array.isArray(raw) || raw.length > 500) return no(bad('delivered must be a list of at most 500 positions'));
@@ -131,9 +131,9 @@ export async function progressDelivered(ctx: Ctx, req: Req): Promise<Result<unkn
   return ok({ recorded: await deliver(ctx, req.caller.user_id, req.device.name, via, list) });
 }
 
-export async function deleteProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteProgress(ctx: Ctx, req: Req<'progress-delete'>): Answer<'progress-delete'> {
   const user = req.caller.user_id;
-  const item = req.item_id!;
+  const item = req.item_id;
   return ctx.tx(async (trx) => {
     await ctx.lockUser(trx, user);
     const gone = await t(trx).selectFrom('progress').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
@@ -275,10 +275,10 @@ export async function savePositions(ctx: Ctx, trx: Trx, list: ToSave[]): Promise
   });
 }
 
-export async function putProgress(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const prepared = await prepareProgress(ctx, req.item_id!, req.input ?? {}, req.device?.device_id);
+export async function putProgress(ctx: Ctx, req: Req<'progress-put'>): Answer<'progress-put'> {
+  const prepared = await prepareProgress(ctx, req.item_id, req.input ?? {}, req.device?.device_id);
   if (!prepared.ok) return prepared;
-  const job = { user: req.caller.user_id, item: req.item_id!, prepared: prepared.value };
+  const job = { user: req.caller.user_id, item: req.item_id, prepared: prepared.value };
   // null: a conflict to open, or a position that moved since it was read: the locked way, in a transaction
   return ok((await positionWrites(ctx).submit(job)) ?? (await ctx.tx((trx) => writeProgress(ctx, trx, job.user, job.item, job.prepared))));
 }
@@ -369,12 +369,8 @@ export async function prepareProgress(
   });
 }
 
-export interface Written {
-  status: 'saved' | 'kept' | 'conflict';
-  healed: string[];
-  progress: ReturnType<typeof progressOut>;
-  conflict?: unknown;
-}
+/** A write's outcome, as `progress-put` answers it. */
+export type Written = Reading.ProgressWritten;
 
 /**
  * What a write is decided on: the book's current position, its open conflict, whether the device
@@ -657,16 +653,16 @@ export function conflictOut(r: Selectable<ConflictsTable>): Reading.ConflictReco
 }
 
 /** The item a history or conflict id belongs to: `<id>` is a media item id or a progress record id. */
-export async function progressItem(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const id = req.id!;
+export async function progressItem(ctx: Ctx, req: Req<'progress-item'>): Answer<'progress-item'> {
+  const id = req.id;
   if (!isUuid(id)) return no(bad('invalid progress id'));
   const byProgress = await t(ctx.db).selectFrom('progress').select('item_id').where('id', '=', id).where('user_id', '=', req.caller.user_id).executeTakeFirst();
   return ok({ media_item_id: byProgress ? byProgress.item_id : id.toLowerCase() });
 }
 
-export async function history(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function history(ctx: Ctx, req: Req<'progress-history'>): Answer<'progress-history'> {
   const user = req.caller.user_id;
-  const item = req.item_id!;
+  const item = req.item_id;
   const rows = await t(ctx.db).selectFrom('progress_history').selectAll().where('user_id', '=', user).where('item_id', '=', item).orderBy('seq', 'desc').limit(1000).execute();
   if (rows.length === 0) return no(notFound(M.progressNotFound));
   return ok({

@@ -3,7 +3,7 @@ import { ok, type Reading, type Result } from '@bindery/contracts';
 import type { Selectable } from 'kysely';
 import type { RatingsTable } from '../store/db';
 import { t, type Ctx } from './context';
-import { bad, conflict, M, no, notFound, text, type Req } from './util';
+import { bad, conflict, M, no, notFound, text, type Answer, type Req } from './util';
 
 type Row = Selectable<RatingsTable>;
 const out = (r: Row): Reading.RatingRecord => ({
@@ -22,16 +22,16 @@ function parse(input: Record<string, unknown>): Result<{ rating: number; review?
   return ok({ rating: n, ...(review !== undefined ? { review } : {}) });
 }
 
-export async function getRating(ctx: Ctx, req: Req): Promise<Result<unknown>> {
-  const r = await t(ctx.db).selectFrom('ratings').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).executeTakeFirst();
+export async function getRating(ctx: Ctx, req: Req<'rating-get'>): Answer<'rating-get'> {
+  const r = await t(ctx.db).selectFrom('ratings').selectAll().where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id).executeTakeFirst();
   return r ? ok(out(r)) : no(notFound(M.ratingNotFound));
 }
 
-async function write(ctx: Ctx, req: Req, mode: 'create' | 'put'): Promise<Result<unknown>> {
+async function write(ctx: Ctx, req: Req<'rating-put'>, mode: 'create' | 'put'): Answer<'rating-put'> {
   const p = parse(req.input ?? {});
   if (!p.ok) return p;
   const user = req.caller.user_id;
-  const item = req.item_id!;
+  const item = req.item_id;
   return ctx.tx(async (trx) => {
     await ctx.lock(trx, `rating.${user}.${item}`);
     const cur = await t(trx).selectFrom('ratings').selectAll().where('user_id', '=', user).where('item_id', '=', item).executeTakeFirst();
@@ -47,14 +47,14 @@ async function write(ctx: Ctx, req: Req, mode: 'create' | 'put'): Promise<Result
   });
 }
 
-export const createRating = (ctx: Ctx, req: Req) => write(ctx, req, 'create');
-export const putRating = (ctx: Ctx, req: Req) => write(ctx, req, 'put');
+export const createRating = (ctx: Ctx, req: Req<'rating-create'>): Answer<'rating-create'> => write(ctx, req, 'create');
+export const putRating = (ctx: Ctx, req: Req<'rating-put'>): Answer<'rating-put'> => write(ctx, req, 'put');
 
-export async function deleteRating(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteRating(ctx: Ctx, req: Req<'rating-delete'>): Answer<'rating-delete'> {
   return ctx.tx(async (trx) => {
-    const gone = await t(trx).selectFrom('ratings').select('item_id').where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id!).forUpdate().executeTakeFirst();
+    const gone = await t(trx).selectFrom('ratings').select('item_id').where('user_id', '=', req.caller.user_id).where('item_id', '=', req.item_id).forUpdate().executeTakeFirst();
     if (!gone) return no(notFound(M.ratingNotFound));
-    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.rating-deleted.v1', data: { user_id: req.caller.user_id, media_item_id: req.item_id! } }]);
+    await ctx.emit(trx, req.caller.user_id, [{ type: 'reading.rating-deleted.v1', data: { user_id: req.caller.user_id, media_item_id: req.item_id } }]);
     return ok({ message: 'rating deleted' });
   });
 }

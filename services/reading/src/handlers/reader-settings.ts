@@ -3,7 +3,7 @@
 // own (nothing it decides depends on them): the gateway's read model folds the events and serves them.
 import { ok, Reading, type Result } from '@bindery/contracts';
 import type { Ctx } from './context';
-import { bad, no, type Req } from './util';
+import { bad, no, type Answer, type Req } from './util';
 
 const { ReaderSettingsValues: VALUES, READER_FONT_SIZE: SIZE } = Reading;
 const KEYS = ['font_size', ...Object.keys(VALUES)] as readonly string[];
@@ -31,7 +31,7 @@ export function parseSettings(input: Record<string, unknown>): Result<Reading.Re
 }
 
 /** Replaces the caller's settings for all books (no item) or for the item (its own settings). */
-export async function putReaderSettings(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function putReaderSettings(ctx: Ctx, req: Req<'reader-settings-put'>): Answer<'reader-settings-put'> {
   const p = parseSettings(req.input ?? {});
   if (!p.ok) return p;
   const user = req.caller.user_id;
@@ -44,7 +44,7 @@ export async function putReaderSettings(ctx: Ctx, req: Req): Promise<Result<unkn
 }
 
 /** The item's own settings are dropped: it follows the settings for all books again (no error when it had none). */
-export async function deleteReaderSettings(ctx: Ctx, req: Req): Promise<Result<unknown>> {
+export async function deleteReaderSettings(ctx: Ctx, req: Req<'reader-settings-delete'>): Answer<'reader-settings-delete'> {
   const user = req.caller.user_id;
   const item = req.item_id;
   if (!item) return no(bad('a book is required'));

@@ -1,7 +1,7 @@
-// The request/reply endpoints: each request is checked against its contract schema, then handled.
-import { Compile } from 'typebox/compile';
-import { err, fail, Messages, Reading, type Result } from '@bindery/contracts';
-import type { RpcHandler } from '@bindery/platform';
+// The request/reply endpoints: reading's operations (contracts' ReadingOperations), each request
+// checked once against its schema, then handled by the operation's handler, typed to its result.
+import { Reading, type RpcHandlers } from '@bindery/contracts';
+import { operationEndpoints, type RpcHandler } from '@bindery/platform';
 import type { Ctx } from './context';
 import * as progress from './progress';
 import * as kosync from './kosync';
@@ -14,11 +14,8 @@ import * as filters from './filters';
 import * as dashboard from './dashboard';
 import * as readerSettings from './reader-settings';
 import { usageCounts } from './usage';
-import type { Req } from './util';
 
-type Handler = (ctx: Ctx, req: Req) => Promise<Result<unknown>>;
-
-export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handler>> = {
+export const handlers: RpcHandlers<Reading.ReadingOperations, Ctx> = {
   'progress-get': progress.getProgress,
   'progress-put': progress.putProgress,
   'progress-delete': progress.deleteProgress,
@@ -65,21 +62,14 @@ export const handlers: Partial<Record<(typeof Reading.ReadingOps)[number], Handl
   'dashboard-prefs-put': dashboard.putPrefs,
   'reader-settings-put': readerSettings.putReaderSettings,
   'reader-settings-delete': readerSettings.deleteReaderSettings,
+  'usage-counts': usageCounts,
 };
 
-export function endpoints(ctx: Ctx, extra: Partial<Record<string, Handler>> = {}): Record<string, RpcHandler> {
-  const out: Record<string, RpcHandler> = {};
-  const check = Compile(Reading.ReadingRequest);
-  for (const [op, h] of Object.entries({ ...handlers, ...extra })) {
-    out[op] = async (body) => {
-      if (!check.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
-      return h!(ctx, body as Req);
-    };
-  }
-  const usage = Compile(Reading.UsageCountsRequest);
-  out['usage-counts'] = async (body) => {
-    if (!usage.Check(body)) return err(fail('invalid_request', Messages.invalidRequest));
-    return usageCounts(ctx, body);
-  };
-  return out;
+/**
+ * The service's endpoints: each request checked once against its operation's schema (contracts'
+ * ReadingOperations), then handled. Position writes (`progress-put`) go on to the group commit in
+ * their handler, as before.
+ */
+export function endpoints(ctx: Ctx): Record<string, RpcHandler> {
+  return operationEndpoints(Reading.ReadingOperations, handlers, ctx);
 }

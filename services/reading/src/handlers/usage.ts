@@ -4,7 +4,7 @@ import { ok, type Reading, type Result } from '@bindery/contracts';
 import { t, type Ctx } from './context';
 import { isUuid } from './util';
 
-export async function usageCounts(ctx: Ctx, req: { item_ids: string[] }): Promise<Result<unknown>> {
+export async function usageCounts(ctx: Ctx, req: Reading.ReadingRequest<'usage-counts'>): Promise<Result<Reading.ReadingResult<'usage-counts'>>> {
   const ids = [...new Set(req.item_ids.filter(isUuid).map((i) => i.toLowerCase()))];
   const counts: Record<string, Reading.Usage> = {};
   for (const id of ids) counts[id] = { progress: 0, highlights: 0, bookmarks: 0, notes: 0, collections: 0 };

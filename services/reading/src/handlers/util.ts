@@ -3,8 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { err, fail, Reading, type Failure, type Result } from '@bindery/contracts';
 
 export const M = Reading.ReadingMessages;
-export type Req = Reading.ReadingRequest;
-export type Access = NonNullable<Req['access']>;
+/** An operation's request, as its schema (contracts' ReadingOperations) states it and the service checked it. */
+export type Req<K extends Reading.ReadingOp> = Reading.ReadingRequest<K>;
+/** What an operation's handler answers: its result, or a failure. */
+export type Answer<K extends Reading.ReadingOp> = Promise<Result<Reading.ReadingResult<K>>>;
+export type Access = Reading.Access;
+/** A query string as the gateway passes it on. */
+export type Query = Req<'conflicts-list'>['query'];
 
 export { isUuid } from '@bindery/contracts';
 export const newId = () => randomUUID();
@@ -24,7 +29,7 @@ export function text(input: Record<string, unknown>, key: string, max: number): 
   return v;
 }
 
-export const q1 = (q: Req['query'], k: string): string | undefined => {
+export const q1 = (q: Query, k: string): string | undefined => {
   const v = q?.[k];
   return Array.isArray(v) ? v[0] : v;
 };
