@@ -9,7 +9,8 @@ export function statisticsRoutes({ page, render }: Web): void {
   page('/statistics', {}, async ({ req, reply, api, viewer }) => {
     const year = (req.query as { year?: unknown }).year;
     const r = await api.get('/api/me/statistics', { query: { year: typeof year === 'string' ? year : undefined } });
-    if (r.status !== 200) return render(reply, 'Reading statistics', viewer, '/statistics', <Failed status={r.status} />, r.status === 400 ? 400 : 502);
-    return render(reply, 'Reading statistics', viewer, '/statistics', <StatisticsPage s={r.body} locale={i18nFor(req).locale} />);
+    const title = i18nFor(req).t('stats.title');
+    if (r.status !== 200) return render(reply, title, viewer, '/statistics', <Failed status={r.status} />, r.status === 400 ? 400 : 502);
+    return render(reply, title, viewer, '/statistics', <StatisticsPage s={r.body} />);
   });
 }

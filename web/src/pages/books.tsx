@@ -1,6 +1,7 @@
 // A book as a card (cover or a lettered placeholder, title, authors, optional progress): the
 // dashboard's rows and the library's grid share it.
 import type { Catalog } from '@bindery/contracts';
+import { useI18n } from '../i18n';
 
 export type Item = Catalog.MediaItem;
 
@@ -18,6 +19,7 @@ export function Cover({ item, big = false }: { item: Item; big?: boolean }) {
 export const percent = (p: number) => `${Math.round(p * 100)}%`;
 
 export function BookCard({ item, progress }: { item: Item; progress?: number | null }) {
+  const { t } = useI18n();
   return (
     <li class="book">
       <a href={`/books/${item.id}`} class="book-link">
@@ -26,7 +28,7 @@ export function BookCard({ item, progress }: { item: Item; progress?: number | n
       </a>
       {item.authors.length > 0 && <span class="book-authors">{item.authors.join(', ')}</span>}
       {typeof progress === 'number' && (
-        <progress max={100} value={Math.round(progress * 100)} aria-label={`${item.title}: ${percent(progress)} read`}>
+        <progress max={100} value={Math.round(progress * 100)} aria-label={t('book.readShare', { title: item.title, share: percent(progress) })}>
           {percent(progress)}
         </progress>
       )}

@@ -2,6 +2,7 @@
 // left out, their order applied), each a row of books; "Continue Reading" shows progress bars.
 // "Arrange sections" moves and hides them: each button sends the whole new preference (PUT
 // /api/dashboard/preferences), computed here, and the page reloads in the new order.
+import { type I18n, type MessageKey, useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { BookCard, type Item } from './books';
 
@@ -21,28 +22,52 @@ const swap = (ids: string[], i: number, j: number) => {
   return out;
 };
 
+const SYSTEM_NAMES: Record<string, MessageKey> = {
+  'continue-reading': 'system.continue-reading',
+  'recently-added': 'system.recently-added',
+  'recently-read': 'system.recently-read',
+  'not-started': 'system.not-started',
+  'continue-series': 'system.continue-series',
+};
+
+/** A section's name: a system collection's in the reader's language, a person's own as they wrote it. */
+export function sectionName(s: { name: string; is_system?: boolean; query_type?: string | null }, t: I18n['t']): string {
+  const key = s.is_system && s.query_type ? SYSTEM_NAMES[s.query_type] : undefined;
+  return key ? t(key) : s.name;
+}
+
 function Arrange({ sections, hidden }: { sections: Section[]; hidden: { id: string; name: string }[] }) {
+  const { t } = useI18n();
   const order = sections.map((s) => s.id);
   const hiddenIds = hidden.map((h) => h.id);
   const put = (vals: Record<string, string[]>, action: string, name: string, id: string) => (
-    <button type="button" hx-put="/api/dashboard/preferences" hx-vals={JSON.stringify(vals)} hx-target="#arrange-outcome" data-reload aria-label={`${action}: ${name}`} id={id}>
+    <button
+      type="button"
+      hx-put="/api/dashboard/preferences"
+      hx-vals={JSON.stringify(vals)}
+      hx-target="#arrange-outcome"
+      data-reload
+      aria-label={t('dash.actionOn', { action, name })}
+      id={id}
+    >
       {action}
     </button>
   );
   return (
     <details class="card" id="arrange">
-      <summary>Arrange sections</summary>
-      <ul class="plain" hx-ext="bindery-json" aria-label="Dashboard sections">
+      <summary>{t('dash.arrange')}</summary>
+      <ul class="plain" hx-ext="bindery-json" aria-label={t('dash.sections')}>
         {sections.map((s, i) => (
           <li key={s.id} data-arrange={s.id}>
-            <span class="arrange-name">{s.name}</span> {i > 0 && put({ 'collection_order[]': swap(order, i, i - 1) }, 'Move up', s.name, `up-${s.id}`)}{' '}
-            {i < sections.length - 1 && put({ 'collection_order[]': swap(order, i, i + 1) }, 'Move down', s.name, `down-${s.id}`)}{' '}
-            {put({ 'hidden_collections[]': [...hiddenIds, s.id] }, 'Hide', s.name, `hide-${s.id}`)}
+            <span class="arrange-name">{sectionName(s, t)}</span> {i > 0 && put({ 'collection_order[]': swap(order, i, i - 1) }, t('dash.moveUp'), sectionName(s, t), `up-${s.id}`)}{' '}
+            {i < sections.length - 1 && put({ 'collection_order[]': swap(order, i, i + 1) }, t('dash.moveDown'), sectionName(s, t), `down-${s.id}`)}{' '}
+            {put({ 'hidden_collections[]': [...hiddenIds, s.id] }, t('dash.hide'), sectionName(s, t), `hide-${s.id}`)}
           </li>
         ))}
         {hidden.map((h) => (
           <li key={h.id} data-arrange={h.id} class="muted">
-            <span class="arrange-name">{h.name}</span> (hidden) {put({ 'hidden_collections[]': list(hiddenIds.filter((x) => x !== h.id)) }, 'Show', h.name, `show-${h.id}`)}
+            <span class="arrange-name">{h.name}</span> {t('dash.hidden')}{' '}
+            {put({ 'hidden_collections[]': list(hiddenIds.filter((x) => x !== h.id)) }, t('dash.show'), h.name, `show-${h.id}`)}
           </li>
         ))}
       </ul>
@@ -53,20 +78,21 @@ function Arrange({ sections, hidden }: { sections: Section[]; hidden: { id: stri
 
 export function Dashboard({ sections, hidden, username }: { sections: Section[]; hidden: { id: string; name: string }[]; username: string }) {
   const shown = sections.filter((s) => s.books.length > 0);
+  const { t } = useI18n();
   return (
     <>
-      <h1>Welcome, {username}</h1>
+      <h1>{t('dash.welcome', { name: username })}</h1>
       <Arrange sections={sections} hidden={hidden} />
       <div id="sections">
         {shown.length === 0 && (
           <p id="empty-dashboard">
-            Nothing here yet. Books appear here once a library holds some: <a href="/library">open the library</a>.
+            {t('dash.empty')} <a href="/library">{t('dash.openLibrary')}</a>.
           </p>
         )}
         {shown.map((s) => (
           <section class="shelf" aria-labelledby={`s-${s.id}`} data-section={s.query_type ?? 'custom'} key={s.id}>
             <h2 id={`s-${s.id}`}>
-              {s.name} <span class="count">({s.total})</span>
+              {sectionName(s, t)} <span class="count">({s.total})</span>
             </h2>
             <ul class="grid shelf-books">
               {s.books.map((b) => (

@@ -2,18 +2,19 @@
 // SVG (role="img" with its title and description, no script) and the table it is drawn from beside
 // it for screen readers and for anyone who wants the numbers; numbers and dates through Intl.
 import type { Figure, PersonStatistics } from '@bindery/contracts/api/statistics';
+import { type I18n, useI18n } from '../i18n';
 
 export type Statistics = PersonStatistics;
 
 /** How the page writes numbers and dates: in the reader's locale (decision 121). */
-export function formats(locale: string) {
+export function formats(locale: string, t: I18n['t']) {
   const int = new Intl.NumberFormat(locale, { maximumFractionDigits: 0 });
   const pct = new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 0 });
   // the days are already the person's (counted in their time zone): shown as they are, in UTC
   const day = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
   const month = new Intl.DateTimeFormat(locale, { month: 'short', timeZone: 'UTC' });
   return {
-    minutes: (seconds: number) => `${int.format(Math.round(seconds / 60))} min`,
+    minutes: (seconds: number) => t('stats.minutes', { minutes: int.format(Math.round(seconds / 60)) }),
     int: (n: number) => int.format(n),
     pct: (share: number) => pct.format(share),
     day: (date: string) => day.format(new Date(`${date}T00:00:00Z`)),
@@ -29,14 +30,16 @@ const PAD = 24;
 
 /** Minutes read each month: a bar chart, with its table. */
 export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
+  const { t } = useI18n();
+  const year = String(s.year);
   const max = Math.max(1, ...s.months.map((m) => m.seconds));
   const slot = (W - PAD) / s.months.length;
   const total = s.months.reduce((n, m) => n + m.seconds, 0);
   return (
     <figure class="stats-chart">
       <svg role="img" aria-labelledby="chart-title chart-desc" viewBox={`0 0 ${W} ${H + PAD}`} width="100%" focusable="false">
-        <title id="chart-title">{`Minutes read each month of ${s.year}`}</title>
-        <desc id="chart-desc">{`${f.minutes(total)} in ${s.year}; the table below gives each month's figure.`}</desc>
+        <title id="chart-title">{t('stats.chartTitle', { year })}</title>
+        <desc id="chart-desc">{t('stats.chartDesc', { time: f.minutes(total), year })}</desc>
         {s.months.map((m, i) => {
           const h = Math.round((m.seconds / max) * (H - PAD));
           return (
@@ -52,22 +55,22 @@ export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
       </svg>
       <figcaption>
         <table class="stack stats-table">
-          <caption>Each month of {s.year}</caption>
+          <caption>{t('stats.eachMonth', { year })}</caption>
           <thead>
             <tr>
-              <th scope="col">Month</th>
-              <th scope="col">Time read</th>
-              <th scope="col">Books started</th>
-              <th scope="col">Books finished</th>
+              <th scope="col">{t('stats.month')}</th>
+              <th scope="col">{t('stats.timeRead')}</th>
+              <th scope="col">{t('stats.booksStarted')}</th>
+              <th scope="col">{t('stats.booksFinished')}</th>
             </tr>
           </thead>
           <tbody>
             {s.months.map((m) => (
               <tr key={m.month}>
                 <th scope="row">{f.month(m.month)}</th>
-                <td data-label="Time read">{f.minutes(m.seconds)}</td>
-                <td data-label="Books started">{f.int(m.started)}</td>
-                <td data-label="Books finished">{f.int(m.finished)}</td>
+                <td data-label={t('stats.timeRead')}>{f.minutes(m.seconds)}</td>
+                <td data-label={t('stats.booksStarted')}>{f.int(m.started)}</td>
+                <td data-label={t('stats.booksFinished')}>{f.int(m.finished)}</td>
               </tr>
             ))}
           </tbody>
@@ -78,6 +81,7 @@ export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
 }
 
 function FigureTable({ caption, rows, f, what }: { caption: string; rows: Figure[]; f: Formats; what: string }) {
+  const { t } = useI18n();
   if (rows.length === 0) return null;
   return (
     <table class="stack stats-table">
@@ -85,16 +89,16 @@ function FigureTable({ caption, rows, f, what }: { caption: string; rows: Figure
       <thead>
         <tr>
           <th scope="col">{what}</th>
-          <th scope="col">Time read</th>
-          <th scope="col">Books</th>
+          <th scope="col">{t('stats.timeRead')}</th>
+          <th scope="col">{t('stats.books')}</th>
         </tr>
       </thead>
       <tbody>
         {rows.map((r) => (
           <tr key={r.name}>
             <th scope="row">{r.name}</th>
-            <td data-label="Time read">{f.minutes(r.seconds)}</td>
-            <td data-label="Books">{f.int(r.books)}</td>
+            <td data-label={t('stats.timeRead')}>{f.minutes(r.seconds)}</td>
+            <td data-label={t('stats.books')}>{f.int(r.books)}</td>
           </tr>
         ))}
       </tbody>
@@ -102,13 +106,15 @@ function FigureTable({ caption, rows, f, what }: { caption: string; rows: Figure
   );
 }
 
-export function StatisticsPage({ s, locale }: { s: Statistics; locale: string }) {
-  const f = formats(locale);
-  const t = s.totals;
+export function StatisticsPage({ s }: { s: Statistics }) {
+  const { t, locale } = useI18n();
+  const f = formats(locale, t);
+  const n = s.totals;
+  const year = String(s.year);
   return (
     <section aria-labelledby="stats-heading">
-      <h1 id="stats-heading">Reading statistics, {s.year}</h1>
-      <nav aria-label="Years" class="subnav">
+      <h1 id="stats-heading">{t('stats.heading', { year })}</h1>
+      <nav aria-label={t('stats.years')} class="subnav">
         <ul class="subnav-list">
           <li>
             <a href={`/statistics?year=${s.year - 1}`}>{s.year - 1}</a>
@@ -118,40 +124,40 @@ export function StatisticsPage({ s, locale }: { s: Statistics; locale: string })
           </li>
         </ul>
       </nav>
-      <p>Days are counted in your time zone, {s.timezone}.</p>
-      <h2>Your year in review</h2>
+      <p>{t('stats.zone', { zone: s.timezone })}</p>
+      <h2>{t('stats.review')}</h2>
       <dl class="stats-totals">
-        <dt>Time read</dt>
-        <dd>{f.minutes(t.seconds)}</dd>
-        <dt>Days read</dt>
-        <dd>{f.int(t.days_read)}</dd>
-        <dt>Books read</dt>
-        <dd>{f.int(t.books_read)}</dd>
-        <dt>Books started</dt>
-        <dd>{f.int(t.books_started)}</dd>
-        <dt>Books finished</dt>
-        <dd>{f.int(t.books_finished)}</dd>
-        <dt>Read in all</dt>
-        <dd>{f.pct(t.progress)} of a book</dd>
-        <dt>Current streak</dt>
-        <dd>{f.int(t.current_streak)} days</dd>
-        <dt>Longest streak</dt>
-        <dd>{f.int(t.longest_streak)} days</dd>
+        <dt>{t('stats.timeRead')}</dt>
+        <dd>{f.minutes(n.seconds)}</dd>
+        <dt>{t('stats.daysRead')}</dt>
+        <dd>{f.int(n.days_read)}</dd>
+        <dt>{t('stats.booksRead')}</dt>
+        <dd>{f.int(n.books_read)}</dd>
+        <dt>{t('stats.booksStarted')}</dt>
+        <dd>{f.int(n.books_started)}</dd>
+        <dt>{t('stats.booksFinished')}</dt>
+        <dd>{f.int(n.books_finished)}</dd>
+        <dt>{t('stats.readInAll')}</dt>
+        <dd>{t('stats.ofABook', { share: f.pct(n.progress) })}</dd>
+        <dt>{t('stats.currentStreak')}</dt>
+        <dd>{t('stats.streak', { days: n.current_streak })}</dd>
+        <dt>{t('stats.longestStreak')}</dt>
+        <dd>{t('stats.streak', { days: n.longest_streak })}</dd>
       </dl>
-      <h2>Month by month</h2>
+      <h2>{t('stats.monthByMonth')}</h2>
       <MonthChart s={s} f={f} />
-      <h2>Day by day</h2>
+      <h2>{t('stats.dayByDay')}</h2>
       {s.days.length === 0 ? (
-        <p>No reading recorded in {s.year}.</p>
+        <p>{t('stats.noReading', { year })}</p>
       ) : (
         <table class="stack stats-table">
-          <caption>Each day you read in {s.year}</caption>
+          <caption>{t('stats.eachDay', { year })}</caption>
           <thead>
             <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Time read</th>
-              <th scope="col">Books</th>
-              <th scope="col">Read</th>
+              <th scope="col">{t('stats.day')}</th>
+              <th scope="col">{t('stats.timeRead')}</th>
+              <th scope="col">{t('stats.books')}</th>
+              <th scope="col">{t('stats.read')}</th>
             </tr>
           </thead>
           <tbody>
@@ -160,46 +166,46 @@ export function StatisticsPage({ s, locale }: { s: Statistics; locale: string })
                 <th scope="row">
                   <time dateTime={d.date}>{f.day(d.date)}</time>
                 </th>
-                <td data-label="Time read">{f.minutes(d.seconds)}</td>
-                <td data-label="Books">{f.int(d.books)}</td>
-                <td data-label="Read">{f.pct(d.progress)}</td>
+                <td data-label={t('stats.timeRead')}>{f.minutes(d.seconds)}</td>
+                <td data-label={t('stats.books')}>{f.int(d.books)}</td>
+                <td data-label={t('stats.read')}>{f.pct(d.progress)}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <h2>Books</h2>
+      <h2>{t('stats.books')}</h2>
       {s.books.length === 0 ? (
-        <p>No books read in {s.year}.</p>
+        <p>{t('stats.noBooks', { year })}</p>
       ) : (
         <table class="stack stats-table">
-          <caption>The books you read in {s.year}, most time first</caption>
+          <caption>{t('stats.booksCaption', { year })}</caption>
           <thead>
             <tr>
-              <th scope="col">Book</th>
-              <th scope="col">Time read</th>
-              <th scope="col">Read</th>
-              <th scope="col">Finished</th>
+              <th scope="col">{t('stats.book')}</th>
+              <th scope="col">{t('stats.timeRead')}</th>
+              <th scope="col">{t('stats.read')}</th>
+              <th scope="col">{t('stats.finished')}</th>
             </tr>
           </thead>
           <tbody>
             {s.books.map((b) => (
               <tr key={b.id}>
-                <th scope="row">{b.title === null ? 'A book no longer in your libraries' : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>}</th>
-                <td data-label="Time read">{f.minutes(b.seconds)}</td>
-                <td data-label="Read">{f.pct(b.progress)}</td>
-                <td data-label="Finished">{b.finished ? <time dateTime={b.finished}>{f.day(b.finished)}</time> : 'not yet'}</td>
+                <th scope="row">{b.title === null ? t('stats.gone') : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>}</th>
+                <td data-label={t('stats.timeRead')}>{f.minutes(b.seconds)}</td>
+                <td data-label={t('stats.read')}>{f.pct(b.progress)}</td>
+                <td data-label={t('stats.finished')}>{b.finished ? <time dateTime={b.finished}>{f.day(b.finished)}</time> : t('stats.notYet')}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      <h2>By device, format, author, series and tag</h2>
-      <FigureTable caption="By device" what="Device" rows={s.by_device} f={f} />
-      <FigureTable caption="By format" what="Format" rows={s.by_format} f={f} />
-      <FigureTable caption="By author" what="Author" rows={s.by_author} f={f} />
-      <FigureTable caption="By series" what="Series" rows={s.by_series} f={f} />
-      <FigureTable caption="By tag" what="Tag" rows={s.by_tag} f={f} />
+      <h2>{t('stats.byAll')}</h2>
+      <FigureTable caption={t('stats.byDevice')} what={t('stats.device')} rows={s.by_device} f={f} />
+      <FigureTable caption={t('stats.byFormat')} what={t('stats.format')} rows={s.by_format} f={f} />
+      <FigureTable caption={t('stats.byAuthor')} what={t('stats.author')} rows={s.by_author} f={f} />
+      <FigureTable caption={t('stats.bySeries')} what={t('stats.series')} rows={s.by_series} f={f} />
+      <FigureTable caption={t('stats.byTag')} what={t('stats.tag')} rows={s.by_tag} f={f} />
     </section>
   );
 }
