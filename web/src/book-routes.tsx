@@ -3,6 +3,7 @@
 import { action, field } from './actions';
 import type { Web } from './context';
 import { sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { Failed, mayEdit, NotFound } from './layout';
 import { type Annotation, Annotations } from './pages/annotations';
 import { Book, CollectionPicker, type Progress } from './pages/book';
@@ -42,8 +43,9 @@ export function bookPageRoutes({ page, render }: Web): void {
   page('/books/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = (req.params as { id: string }).id;
     const r = await api.get('/api/media-items/:id', { params: { id } });
-    if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
-    if (r.status !== 200) return render(reply, 'Book', viewer, undefined, <Failed status={r.status} />, 502);
+    const { t } = i18nFor(req);
+    if (r.status === 404 || r.status === 400) return render(reply, t('notFound.title'), viewer, undefined, <NotFound />, 404);
+    if (r.status !== 200) return render(reply, t('book.title'), viewer, undefined, <Failed status={r.status} />, 502);
     const [progress, rating, conflicts, ereader] = await Promise.all([
       api.get('/api/media-items/:id/progress', { params: { id } }),
       api.get('/api/media-items/:id/rating', { params: { id } }),

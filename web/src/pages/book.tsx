@@ -1,5 +1,6 @@
 // One book: cover, metadata, formats with download links, the caller's progress and rating, and
 // their collections (add with htmx; the reading service decides).
+import { useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { Cover, type Item, percent } from './books';
 import { CalibreColumns } from './calibre';
@@ -40,6 +41,7 @@ export function Book({
   /** just back from the edit page's save */
   saved?: boolean;
 }) {
+  const { t } = useI18n();
   return (
     <article class="book-page" aria-labelledby="book-title">
       <div>
@@ -48,21 +50,21 @@ export function Book({
       <div>
         {saved && (
           <div class="alert alert-success" role="status" id="edit-saved">
-            Your changes are saved.
+            {t('book.saved')}
           </div>
         )}
         <h1 id="book-title">{item.title}</h1>
         {canEdit && (
           <p>
             <a class="button" id="edit-book" href={`/books/${item.id}/edit`}>
-              Edit
+              {t('book.edit')}
             </a>
           </p>
         )}
         <div id="conflict-notice" hx-get={`/books/${item.id}/conflict`} hx-trigger="load" hx-swap="outerHTML" />
         {item.authors.length > 0 && (
           <p id="book-authors">
-            by{' '}
+            {t('book.by')}{' '}
             {item.authors.map((a, i) => (
               <>
                 {i > 0 && ', '}
@@ -74,7 +76,7 @@ export function Book({
         <dl class="meta">
           {item.series && (
             <>
-              <dt>Series</dt>
+              <dt>{t('book.series')}</dt>
               <dd>
                 <a href={`/series/${encodeURIComponent(item.series)}`}>{item.series}</a>
                 {item.series_index !== null && ` #${item.series_index}`}
@@ -83,19 +85,19 @@ export function Book({
           )}
           {item.year !== null && (
             <>
-              <dt>Year</dt>
+              <dt>{t('book.year')}</dt>
               <dd>{item.year}</dd>
             </>
           )}
           {item.publisher && (
             <>
-              <dt>Publisher</dt>
+              <dt>{t('book.publisher')}</dt>
               <dd>{item.publisher}</dd>
             </>
           )}
           {item.language && (
             <>
-              <dt>Language</dt>
+              <dt>{t('book.language')}</dt>
               <dd>{item.language}</dd>
             </>
           )}
@@ -107,68 +109,68 @@ export function Book({
           )}
           {item.tags.length > 0 && (
             <>
-              <dt>Tags</dt>
+              <dt>{t('book.tags')}</dt>
               <dd>
-                {item.tags.map((t, i) => (
+                {item.tags.map((tag, i) => (
                   <>
                     {i > 0 && ', '}
-                    <a href={filterLink('tag', t)}>{t}</a>
+                    <a href={filterLink('tag', tag)}>{tag}</a>
                   </>
                 ))}
               </dd>
             </>
           )}
-          <dt>Progress</dt>
+          <dt>{t('book.progress')}</dt>
           <dd id="book-progress">
             {progress && progress.percentage !== null ? (
               <>
-                <progress max={100} value={Math.round(progress.percentage * 100)} aria-label="Read so far">
+                <progress max={100} value={Math.round(progress.percentage * 100)} aria-label={t('book.readSoFar')}>
                   {percent(progress.percentage)}
                 </progress>{' '}
-                {percent(progress.percentage)} read
+                {t('book.percentRead', { share: percent(progress.percentage) })}
               </>
             ) : (
-              'Not started'
+              t('book.notStarted')
             )}
           </dd>
-          <dt>Your rating</dt>
-          <dd id="book-rating">{rating === null ? 'Not rated' : `${rating} of 5`}</dd>
+          <dt>{t('book.yourRating')}</dt>
+          <dd id="book-rating">{rating === null ? t('book.notRated') : t('book.stars', { n: rating })}</dd>
         </dl>
         <ProgressConflicts item={item.id} conflicts={conflicts} />
         <form id="rate" class="inline-form" hx-put={`/api/media-items/${item.id}/rating`} hx-ext="bindery-json" hx-target="#rating-outcome" data-reload>
-          <label for="rating">Rate this book</label>
+          <label for="rating">{t('book.rate')}</label>
           <select id="rating" name="rating:number">
             {[5, 4, 3, 2, 1].map((n) => (
               <option key={n} value={n} selected={n === (rating ?? 5)}>
-                {`${n} of 5`}
+                {t('book.stars', { n })}
               </option>
             ))}
           </select>
           <button type="submit" id="save-rating">
-            Save rating
+            {t('book.saveRating')}
           </button>
           <Outcome id="rating-outcome" />
         </form>
         {item.description && <p class="description">{item.description}</p>}
         <CalibreColumns item={item} />
         <section aria-labelledby="formats-title">
-          <h2 id="formats-title">Formats</h2>
+          <h2 id="formats-title">{t('book.formats')}</h2>
           {readableFormat(item) && (
             <p>
               <a class="button primary" id="read" href={`/read/${encodeURIComponent(item.id)}`}>
-                Read
+                {t('book.read')}
               </a>
             </p>
           )}
           <KeepOffline item={item} />
           {item.formats.length === 0 ? (
-            <p class="muted">No file: this record has no book file yet.</p>
+            <p class="muted">{t('book.noFile')}</p>
           ) : (
             <ul class="formats" id="formats">
               {item.formats.map((f) => (
                 <li key={f.file_path}>
                   <a href={f.file_url} download>
-                    Download {f.format.toUpperCase()}
+                    {t('book.download', { format: f.format.toUpperCase() })}
                   </a>{' '}
                   <span class="muted">({size(f.size)})</span>
                 </li>
@@ -179,11 +181,11 @@ export function Book({
             <div id="send">
               {sendTo === '' ? (
                 <p class="muted" id="send-hint">
-                  To mail books to your e-reader, set its address on your <a href="/profile">profile</a>.
+                  {t('book.mailHint')} <a href="/profile">{t('book.mailHintLink')}</a>.
                 </p>
               ) : (
                 <button type="button" id="send-ereader" hx-post={`/api/media-items/${item.id}/send`} hx-target="#send-outcome">
-                  Send to {sendTo}
+                  {t('book.sendTo', { address: sendTo })}
                 </button>
               )}
               <Outcome id="send-outcome" />
@@ -191,16 +193,16 @@ export function Book({
           )}
         </section>
         <section aria-labelledby="annotations-title">
-          <h2 id="annotations-title">Highlights and notes</h2>
+          <h2 id="annotations-title">{t('book.annotations')}</h2>
           <div id="annotations" hx-get={`/books/${item.id}/annotations`} hx-trigger="load" hx-swap="outerHTML">
-            <p class="muted">Loading your highlights…</p>
+            <p class="muted">{t('book.loadingHighlights')}</p>
           </div>
         </section>
         <section aria-labelledby="collections-title">
-          <h2 id="collections-title">Collections</h2>
+          <h2 id="collections-title">{t('book.collections')}</h2>
           {/* the collection list counts each collection's books: fetched after the page, not before it */}
           <div id="collection-picker" hx-get={`/books/${item.id}/collections`} hx-trigger="load" hx-swap="outerHTML">
-            <p class="muted">Loading your collections…</p>
+            <p class="muted">{t('book.loadingCollections')}</p>
           </div>
         </section>
       </div>
@@ -211,13 +213,14 @@ export function Book({
 /** The "add to a collection" form for a book (an htmx fragment of the book page). */
 export function CollectionPicker({ item, collections }: { item: { id: string }; collections: Collection[] }) {
   const custom = collections.filter((c) => !c.is_system);
+  const { t } = useI18n();
   return (
     <div id="collection-picker">
       {custom.length === 0 ? (
-        <p class="muted">You have no collections of your own yet.</p>
+        <p class="muted">{t('book.noCollections')}</p>
       ) : (
         <form id="add-to-collection" hx-ext="bindery-json" hx-target="#collection-outcome" hx-swap="innerHTML" data-item={item.id}>
-          <label for="collection">Add to a collection</label>
+          <label for="collection">{t('book.addToCollection')}</label>
           <select id="collection" name="collection">
             {custom.map((c) => (
               <option key={c.id} value={c.id}>
@@ -227,7 +230,7 @@ export function CollectionPicker({ item, collections }: { item: { id: string }; 
           </select>
           <input type="hidden" name="media_item_ids[]" value={item.id} />
           <button type="submit" class="primary" id="add-collection" hx-post="/api/collections/{collection}/items">
-            Add
+            {t('book.add')}
           </button>
           <Outcome id="collection-outcome" />
         </form>
