@@ -6,6 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { Bindery } from '../support/bindery';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { api, expectError, instances, register, type Call } from './helpers';
 import { axeProblems, CHROMIUM, HAS_CHROMIUM, launch, open, openAs, PAGE_MODES } from './web-browser';
 
@@ -84,6 +87,46 @@ for (const mode of PAGE_MODES) {
         await t.page.waitForFunction(() => document.documentElement.lang === 'en');
         expect(await t.page.textContent('h1')).toBe('Your profile');
         expect((await call('GET', '/api/auth/profile', { token: reader.token })).json.language).toBeUndefined();
+        expect(t.errors).toEqual([]);
+      } finally {
+        await t.ctx.close();
+      }
+    });
+
+    it("shows a German reader's dashboard, book page and statistics in German, a hostile title as text", async () => {
+      const admin = await register(call);
+      const dir = emptyDir();
+      copyFileSync(join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub'), join(dir, 'crown.epub'));
+      const lib = await createLibrary(call, admin.token, { name: 'Deutsch', folders: [dir], watch: false });
+      await scan(call, admin.token, lib.id);
+      const [book] = await items(call, admin.token, lib.id);
+      // a title that would be markup and an ICU pattern if either were interpreted
+      const hostile = "<img src=x onerror=alert(1)> {n, plural, other {#}} 'quoted'";
+      expect((await call('PATCH', `/api/media-items/${book!.id}`, { token: admin.token, body: { title: hostile } })).status).toBe(200);
+      const reader = await register(call, { role: 'user' });
+      expect((await call('PUT', `/api/media-items/${book!.id}/progress`, { token: reader.token, body: { percentage: 0.25 } })).status).toBe(200);
+      const t = await openAs(browser, b.url, reader.token);
+      await t.ctx.setExtraHTTPHeaders({ 'accept-language': 'de-DE,de;q=0.9' });
+      try {
+        await t.page.goto(`${b.url}/dashboard`);
+        expect(await t.page.getAttribute('html', 'lang')).toBe('de');
+        expect(await t.page.textContent('h1')).toBe(`Willkommen, ${reader.username}`);
+        expect(await t.page.textContent('section[data-section="continue-reading"] h2')).toContain('Weiterlesen');
+        expect(await t.page.getAttribute('section[data-section="continue-reading"] progress', 'aria-label')).toBe(`${hostile}: 25% gelesen`);
+        expect(await axeProblems(t.page)).toEqual([]);
+
+        await t.page.goto(`${b.url}/books/${book!.id}`);
+        expect(await t.page.textContent('#book-title')).toBe(hostile);
+        expect(await t.page.textContent('#book-progress')).toContain('25% gelesen');
+        expect(await t.page.textContent('#book-rating')).toBe('Nicht bewertet');
+        expect(await t.page.textContent('#formats-title')).toBe('Formate');
+        expect(await axeProblems(t.page)).toEqual([]);
+
+        await t.page.goto(`${b.url}/statistics`);
+        expect(await t.page.textContent('h1')).toBe(`Lesestatistik ${new Date().getUTCFullYear()}`);
+        expect(await t.page.textContent('.stats-totals dt')).toBe('Lesezeit');
+        expect(await axeProblems(t.page)).toEqual([]);
+        expect(t.dialogs).toEqual([]);
         expect(t.errors).toEqual([]);
       } finally {
         await t.ctx.close();

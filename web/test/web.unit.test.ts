@@ -1,6 +1,7 @@
 // The web app's pure pieces: redirect targets, the theme mapping, the library's query and API URL,
 // and that rendering escapes what a hostile title holds.
 import { describe, expect, it } from 'vitest';
+import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { localTarget } from '../src/http';
 import { schemeOf } from '../src/theme';
@@ -82,7 +83,7 @@ describe('the library query', () => {
 describe('rendering', () => {
   it('escapes a hostile title and author', () => {
     const item = { id: 'i1', title: '<script>alert(1)</script>', authors: ['<img src=x onerror=alert(2)>'], cover_url: null } as unknown as Item;
-    const html = renderToString(BookCard({ item, progress: 0.5 }));
+    const html = renderToString(h(BookCard, { item, progress: 0.5 }));
     expect(html).toContain('&lt;script>alert(1)&lt;/script>');
     expect(html).not.toContain('<script>');
     expect(html).not.toContain('<img');
