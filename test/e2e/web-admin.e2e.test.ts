@@ -64,6 +64,7 @@ for (const mode of modes) {
         'Upload',
         'Collections',
         'Devices',
+        'Statistics',
         'Profile',
         'Libraries',
         'People',
@@ -257,7 +258,7 @@ for (const mode of modes) {
       const r = await t.page.goto(`${b.url}/admin/users`);
       expect(r?.status()).toBe(404);
       expect(await t.page.textContent('h1')).toBe('Not found');
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Statistics', 'Profile']);
       await t.ctx.close();
       // a form without the session's CSRF token is refused before anything happens, even with the
       // admin's cookie: a cross-site form, and htmx in another document of this origin (its HX-Request proves nothing)

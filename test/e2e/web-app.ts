@@ -74,6 +74,7 @@ export function webAppFlows(mode: Mode): void {
         'Upload',
         'Collections',
         'Devices',
+        'Statistics',
         'Profile',
         'Libraries',
         'People',
@@ -108,7 +109,7 @@ export function webAppFlows(mode: Mode): void {
       await Promise.all([t.page.waitForURL(`${b.url}/dashboard?from=mail`), t.page.click('#submit')]);
       expect(await t.page.textContent('#who')).toBe(alice.username);
       // a plain user's navigation has no admin entry
-      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Profile']);
+      expect(await t.page.locator('nav[aria-label="Main"] a').allTextContents()).toEqual(['Home', 'Library', 'Collections', 'Devices', 'Statistics', 'Profile']);
       // signed in: /login goes straight on
       await t.page.goto(`${b.url}/login?redirect=${encodeURIComponent('/dashboard?again=1')}`);
       expect(t.page.url()).toBe(`${b.url}/dashboard?again=1`);
