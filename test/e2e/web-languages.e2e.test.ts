@@ -9,7 +9,7 @@ import type { Bindery } from '../support/bindery';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
-import { api, expectError, instances, register, type Call } from './helpers';
+import { type Account, api, expectError, instances, register, type Call } from './helpers';
 import { axeProblems, CHROMIUM, HAS_CHROMIUM, launch, open, openAs, PAGE_MODES } from './web-browser';
 
 declare const document: { documentElement: { lang: string } };
@@ -29,11 +29,12 @@ for (const mode of PAGE_MODES) {
   describe.skipIf(!HAS_CHROMIUM)(`pages in the reader's language (${mode})`, () => {
     let b: Bindery;
     let call: Call;
+    let admin: Account;
     beforeAll(async () => {
       b = await get(mode);
       call = api(b);
       // an administrator exists: /login is the sign-in page, not the first run
-      await register(call);
+      admin = await register(call);
     }, 240_000);
 
     it("shows the sign-in page in the browser's language, and the picker switches it (a cookie)", async () => {
@@ -94,7 +95,6 @@ for (const mode of PAGE_MODES) {
     });
 
     it("shows a German reader's dashboard, book page and statistics in German, a hostile title as text", async () => {
-      const admin = await register(call);
       const dir = emptyDir();
       copyFileSync(join(FIXTURE, 'J. R. Hartley/The Hidden Crown (1864).epub'), join(dir, 'crown.epub'));
       const lib = await createLibrary(call, admin.token, { name: 'Deutsch', folders: [dir], watch: false });
