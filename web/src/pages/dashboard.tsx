@@ -57,13 +57,16 @@ function Arrange({ sections, hidden }: { sections: Section[]; hidden: { id: stri
     <details class="card" id="arrange">
       <summary>{t('dash.arrange')}</summary>
       <ul class="plain" hx-ext="bindery-json" aria-label={t('dash.sections')}>
-        {sections.map((s, i) => (
-          <li key={s.id} data-arrange={s.id}>
-            <span class="arrange-name">{sectionName(s, t)}</span> {i > 0 && put({ 'collection_order[]': swap(order, i, i - 1) }, t('dash.moveUp'), sectionName(s, t), `up-${s.id}`)}{' '}
-            {i < sections.length - 1 && put({ 'collection_order[]': swap(order, i, i + 1) }, t('dash.moveDown'), sectionName(s, t), `down-${s.id}`)}{' '}
-            {put({ 'hidden_collections[]': [...hiddenIds, s.id] }, t('dash.hide'), sectionName(s, t), `hide-${s.id}`)}
-          </li>
-        ))}
+        {sections.map((s, i) => {
+          const name = sectionName(s, t);
+          return (
+            <li key={s.id} data-arrange={s.id}>
+              <span class="arrange-name">{name}</span> {i > 0 && put({ 'collection_order[]': swap(order, i, i - 1) }, t('dash.moveUp'), name, `up-${s.id}`)}{' '}
+              {i < sections.length - 1 && put({ 'collection_order[]': swap(order, i, i + 1) }, t('dash.moveDown'), name, `down-${s.id}`)}{' '}
+              {put({ 'hidden_collections[]': [...hiddenIds, s.id] }, t('dash.hide'), name, `hide-${s.id}`)}
+            </li>
+          );
+        })}
         {hidden.map((h) => (
           <li key={h.id} data-arrange={h.id} class="muted">
             <span class="arrange-name">{h.name}</span> {t('dash.hidden')}{' '}
