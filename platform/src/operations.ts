@@ -13,8 +13,12 @@ export type RequestCheck = (body: unknown) => Failure | null;
 export function requestChecks<M extends Operations>(ops: M): { [K in keyof M]: RequestCheck } {
   const out: Record<string, RequestCheck> = {};
   for (const [name, o] of Object.entries(ops)) {
-    const check = Compile(o.request);
-    out[name] = (body) => (check.Check(body) ? null : fail('invalid_request', Messages.invalidRequest));
+    // compiled on the operation's first request, not at start-up (a service has up to 50)
+    let check: ReturnType<typeof Compile> | null = null;
+    out[name] = (body) => {
+      check ??= Compile(o.request);
+      return check.Check(body) ? null : fail('invalid_request', Messages.invalidRequest);
+    };
   }
   return out as { [K in keyof M]: RequestCheck };
 }
