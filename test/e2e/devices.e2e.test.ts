@@ -371,6 +371,41 @@ for (const mode of modes) {
         });
       });
 
+      it('queues the book whether its collection changed before, after or while the shelf was added', async () => {
+        // each shelf is added at the same moment as its collection's book: device-sync hears of the
+        // book (a reaction) and of the shelf (a request) in two transactions, whichever first
+        const racer = await enroll(call, alice, 'Racing reader');
+        for (let round = 0; round < 5; round++) {
+          const colls: string[] = [];
+          for (let i = 0; i < items.length; i++) {
+            const c = await call('POST', '/api/collections', { token: alice.token, body: { name: `Race ${round}.${i}` } });
+            expect(c.status, c.text).toBe(201);
+            colls.push(c.json.id);
+          }
+          await Promise.all(
+            colls.map(async (c, i) => {
+              const [add, sh] = await Promise.all([
+                call('POST', `/api/collections/${c}/items`, { token: alice.token, body: { media_item_ids: [items[i]!.id] } }),
+                call('POST', `/api/devices/${racer.device_id}/shelves`, { token: alice.token, body: { collection_id: c } }),
+              ]);
+              expect(add.status, add.text).toBe(200);
+              expect(sh.status, sh.text).toBe(201);
+            }),
+          );
+          // every collection holds another book: each race queues its own
+          const queued = await eventually(async () => {
+            const r = await call('GET', `/api/devices/${racer.device_id}/queue`, { token: alice.token });
+            expect(r.status, r.text).toBe(200);
+            expect(r.json.entries.map((e: any) => e.media_item_id).sort()).toEqual(items.map((x) => x.id).sort());
+            return r.json.entries;
+          });
+          expect(queued.every((e: any) => e.action === 'download' && e.status === 'pending')).toBe(true);
+          expect((await call('DELETE', `/api/devices/${racer.device_id}/queue`, { token: alice.token })).status).toBe(200);
+          expect((await call('DELETE', `/api/devices/${racer.device_id}/shelves`, { token: alice.token })).status).toBe(200);
+        }
+        expect((await call('DELETE', `/api/devices/${racer.device_id}`, { token: alice.token })).status).toBe(200);
+      });
+
       it('serves the sidecar to the device and its owner: books by SHA-256 or UUID, collections, formats', async () => {
         const s = await call('GET', `/api/devices/${dev.device_id}/sidecar`, asDevice(dev.token));
         expect(s.status, s.text).toBe(200);

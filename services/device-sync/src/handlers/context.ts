@@ -1,6 +1,7 @@
 // What every device-sync handler shares: the runtime, the event store, the transaction helper.
 import { asTables, commandTransaction, EventStore, type ExpectedVersion, type NoTables, type ReactionSite, type Runtime } from '@bindery/platform';
 import type { DeviceSync } from '@bindery/contracts';
+import { sql } from 'kysely';
 import type { Db, DeviceSyncDb, Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
 import { appendProjected } from '../store/projection';
@@ -60,6 +61,15 @@ export const t = (q: Trx | Db) => q.withSchema(SCHEMA);
  * append, holding the log's append lock, and a command that locked one of them first and then waits
  * for that lock would deadlock with it.
  */
+/**
+ * Holds the collection until the transaction ends. A shelf added and the collection's items changed
+ * each read what the other writes (the items, the shelves); without this, two that run at once each
+ * miss the other's uncommitted rows and no book is queued.
+ */
+export async function lockCollection(trx: Trx, collection: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${'bindery.device-sync.collection.' + collection}))`.execute(trx);
+}
+
 export async function lockRows(trx: Trx, table: 'shelves' | 'queue', devices: string[]): Promise<void> {
   if (devices.length) await t(trx).selectFrom(table).select('device_id').where('device_id', 'in', devices).forUpdate().execute();
 }

@@ -6,7 +6,7 @@ import { eventSchemas, react, type Bus, type Subscription } from '@bindery/platf
 import { sql } from 'kysely';
 import type { Trx } from '../store/db';
 import { SCHEMA } from '../store/migrations';
-import { t, type Ctx } from './context';
+import { lockCollection, t, type Ctx } from './context';
 import { enqueue } from './queue';
 import { onShelf } from './shelves';
 
@@ -69,6 +69,7 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent, at: Date): Pro
   switch (e.type) {
     case 'reading.collection-items-changed.v1': {
       const c = e.data.collection_id;
+      await lockCollection(trx, c);
       for (const item of e.data.added)
         await t(trx)
           .insertInto('collection_items')
@@ -86,6 +87,7 @@ async function apply(ctx: Ctx, trx: Trx, e: Reading.ReadingEvent, at: Date): Pro
     }
     case 'reading.collection-deleted.v1': {
       const c = e.data.collection_id;
+      await lockCollection(trx, c);
       await t(trx).deleteFrom('collection_items').where('collection_id', '=', c).execute();
       for (const s of await shelvedOn(trx, c)) {
         await ctx.emit(trx, s.user_id, [{ type: 'device-sync.shelf-removed.v1', data: { user_id: s.user_id, device_id: s.device_id, collection_id: c } }]);

@@ -2,7 +2,7 @@
 // checked the collection is the caller's; device-sync keeps the mapping and queues the books.
 import { ok } from '@bindery/contracts';
 import type { Trx } from '../store/db';
-import { lockRows, t, type Ctx } from './context';
+import { lockCollection, lockRows, t, type Ctx } from './context';
 import { ownDevice } from './devices';
 import { enqueue } from './queue';
 import { bad, isUuid, M, no, notFound, type Answer, type ByUser } from './util';
@@ -16,6 +16,7 @@ export async function addShelf(ctx: Ctx, req: ByUser<'shelf-add'>): Answer<'shel
     const d = await ownDevice(trx, req, true);
     if (!d.ok) return d;
     // only a request for this device adds its shelves, and the device is locked: none comes in between
+    await lockCollection(trx, cid.toLowerCase());
     if (await shelf(trx, d.value.id, cid.toLowerCase())) return ok({ message: 'shelf already on device', collection_id: cid.toLowerCase() });
     const now = ctx.now();
     await ctx.emit(trx, d.value.user_id, [
