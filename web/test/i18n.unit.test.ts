@@ -37,6 +37,23 @@ describe('message catalogs', () => {
     for (const l of LOCALES) expect(LOCALE_NAMES[l].length).toBeGreaterThan(0);
   });
 
+  it('keeps each key in one area file of each language, the same area in every language', () => {
+    const root = join(import.meta.dirname, '../src/i18n/messages');
+    const areaOf = (locale: string) => {
+      const where = new Map<string, string>();
+      for (const f of readdirSync(join(root, locale)).sort()) {
+        for (const k of Object.keys(JSON.parse(readFileSync(join(root, locale, f), 'utf8')))) {
+          expect(where.get(k), `${locale}: ${k} is in ${where.get(k)} and ${f}`).toBeUndefined();
+          where.set(k, f);
+        }
+      }
+      return where;
+    };
+    expect(readdirSync(root).sort()).toEqual([...LOCALES].sort());
+    const english = areaOf('en');
+    for (const l of LOCALES) expect(Object.fromEntries(areaOf(l)), l).toEqual(Object.fromEntries(english));
+  });
+
   for (const locale of LOCALES) {
     it(`${locale}: every key of English and no other, each with English's placeholders`, () => {
       const catalog: Record<string, string> = CATALOGS[locale];

@@ -6,19 +6,48 @@ import { createIntl, createIntlCache, type IntlShape } from '@formatjs/intl';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { Identity } from '@bindery/contracts';
-import de from './messages/de.json';
-import en from './messages/en.json';
-import es from './messages/es.json';
-import fr from './messages/fr.json';
-import ja from './messages/ja.json';
-import zhHans from './messages/zh-Hans.json';
+import enCore from './messages/en/core.json';
+import enLibrary from './messages/en/library.json';
+import enAdmin from './messages/en/admin.json';
+import enReader from './messages/en/reader.json';
+import deCore from './messages/de/core.json';
+import deLibrary from './messages/de/library.json';
+import deAdmin from './messages/de/admin.json';
+import deReader from './messages/de/reader.json';
+import frCore from './messages/fr/core.json';
+import frLibrary from './messages/fr/library.json';
+import frAdmin from './messages/fr/admin.json';
+import frReader from './messages/fr/reader.json';
+import esCore from './messages/es/core.json';
+import esLibrary from './messages/es/library.json';
+import esAdmin from './messages/es/admin.json';
+import esReader from './messages/es/reader.json';
+import jaCore from './messages/ja/core.json';
+import jaLibrary from './messages/ja/library.json';
+import jaAdmin from './messages/ja/admin.json';
+import jaReader from './messages/ja/reader.json';
+import zhHansCore from './messages/zh-Hans/core.json';
+import zhHansLibrary from './messages/zh-Hans/library.json';
+import zhHansAdmin from './messages/zh-Hans/admin.json';
+import zhHansReader from './messages/zh-Hans/reader.json';
 
 export type Locale = Identity.Language;
 export const LOCALES: readonly Locale[] = Identity.LANGUAGES;
+// Each language's catalog is kept in areas (the core pages, the library's, the admin's, the
+// reader's), one file each, so that work on one area never touches another's file.
+const en = { ...enCore, ...enLibrary, ...enAdmin, ...enReader };
 export type MessageKey = keyof typeof en;
 export type Catalog = Record<MessageKey, string>;
+const partial = (...parts: Record<string, string>[]): Catalog => Object.assign({}, ...parts) as Catalog;
 
-export const CATALOGS: Record<Locale, Catalog> = { en, de, fr, es, ja, 'zh-Hans': zhHans };
+export const CATALOGS: Record<Locale, Catalog> = {
+  en,
+  de: partial(deCore, deLibrary, deAdmin, deReader),
+  fr: partial(frCore, frLibrary, frAdmin, frReader),
+  es: partial(esCore, esLibrary, esAdmin, esReader),
+  ja: partial(jaCore, jaLibrary, jaAdmin, jaReader),
+  'zh-Hans': partial(zhHansCore, zhHansLibrary, zhHansAdmin, zhHansReader),
+};
 
 /** Each language's name in itself, for the pickers. */
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español', ja: '日本語', 'zh-Hans': '简体中文' };
