@@ -171,7 +171,7 @@ async function main(): Promise<void> {
     let calibreLibrary: Scans | undefined;
     if (want('calibre-library') && calibre) {
       console.log(`\nBindery distributed: the calibre library of ${calibre.books} books as a library + 1 rescan …`);
-      calibreLibrary = await binderyRuns('distributed', { ...large, dir: join(calibreDir, 'calibre-lib') }, 1, null, `calibre-${large.n}`);
+      calibreLibrary = await binderyRuns('distributed', { ...large, dir: join(calibreDir, 'calibre-lib') }, 1, process.env.BENCH_CALIBRE_PROFILE_DIR ?? null, `calibre-${large.n}`);
       console.log(
         `  full ${s2(calibreLibrary.full.serverSeconds)} s (wall ${s2(calibreLibrary.full.wallSeconds)}), counts ${JSON.stringify(calibreLibrary.full.counts)}, rescan ${s2(calibreLibrary.rescans[0]!.serverSeconds)} s`,
       );

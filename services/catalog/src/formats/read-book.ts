@@ -1,6 +1,7 @@
 // What a scan reads from one book file: its hashes, then (unless its bytes are already catalogued)
 // its metadata and page list. Runs on the book thread (book-thread.ts) or, where none runs, on the
 // caller's; the answer is plain data either way, an unreadable file included.
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { BookError } from './book-error';
 import { extract } from './extract';
@@ -16,6 +17,11 @@ export interface BookToRead {
   size: number;
   /** the SHA-256 the caller already has this file's metadata for: matching bytes are only hashed */
   knownSha: string | null;
+  /**
+   * another file whose SHA-256 the read also gives (`sideSha`) when it reads the book's metadata:
+   * a calibre book's cover.jpg, the cover's key (scanner/calibre-overlay.ts)
+   */
+  sideFile?: string;
 }
 
 export type BookRead =
@@ -23,9 +29,10 @@ export type BookRead =
   | { ok: false; error: string }
   /**
    * hashed; `extracted` (its cover bytes left out: covers are made after the scan) or
-   * `extractError` unless the bytes had `knownSha`
+   * `extractError` unless the bytes had `knownSha`; `sideSha` with `extracted` when a side file was
+   * asked for (null: it could not be read)
    */
-  | { ok: true; hashes: FileHashes; extracted?: Extracted; hasCover?: boolean; extractError?: string };
+  | { ok: true; hashes: FileHashes; extracted?: Extracted; hasCover?: boolean; extractError?: string; sideSha?: string | null };
 
 export async function readBook(b: BookToRead): Promise<BookRead> {
   let bytes: Buffer | undefined;
@@ -42,8 +49,20 @@ export async function readBook(b: BookToRead): Promise<BookRead> {
   try {
     // locator indexes are built after the scan, with the covers (scanner/indexes.ts)
     const x = await extract(b.abs, b.format, { renderPdfCover: false, bytes, locator: false });
-    return { ok: true, hashes, extracted: { ...x, cover: null }, hasCover: Boolean(x.cover || x.coverLater) };
+    const sideSha = b.sideFile ? await sha256Of(b.sideFile) : undefined;
+    return { ok: true, hashes, extracted: { ...x, cover: null }, hasCover: Boolean(x.cover || x.coverLater), ...(sideSha !== undefined ? { sideSha } : {}) };
   } catch (e) {
     return { ok: true, hashes, extractError: e instanceof BookError ? e.message : `file could not be read: ${(e as Error).message}` };
+  }
+}
+
+/** The SHA-256 of a whole (small) file, or null when it cannot be read. */
+async function sha256Of(path: string): Promise<string | null> {
+  try {
+    return createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex');
+  } catch {
+    return null;
   }
 }

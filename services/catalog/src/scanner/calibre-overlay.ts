@@ -18,6 +18,7 @@ import {
   readOpf,
   toBookMetadata,
 } from '../calibre/index';
+import { isInside } from '@bindery/platform';
 import { instantKey } from '../calibre/fields';
 import type { Catalog } from '@bindery/contracts';
 import type { Ctx } from '../handlers/context';
@@ -117,12 +118,20 @@ export function withCalibre(file: BookMetadata, book: CalibreBook): BookMetadata
   return { ...c, page_count: file.page_count, reading_direction: file.reading_direction };
 }
 
+/** The book's cover.jpg when calibre says it has one, inside its library folder; else null. */
+export function calibreCoverFile(root: string, book: CalibreBook): string | null {
+  if (!book.has_cover || !book.cover_path) return null;
+  const file = join(root, book.cover_path);
+  return isInside(root, file) ? file : null;
+}
+
 /** The SHA-256 of the book's cover.jpg when calibre says it has one (the cover's key), else null. */
 export async function calibreCoverKey(root: string, book: CalibreBook): Promise<string | null> {
-  if (!book.has_cover || !book.cover_path) return null;
+  const file = calibreCoverFile(root, book);
+  if (!file) return null;
   try {
     return createHash('sha256')
-      .update(await readFile(join(root, book.cover_path)))
+      .update(await readFile(file))
       .digest('hex');
   } catch {
     return null;

@@ -20,7 +20,7 @@ import { detectConflicts } from '../handlers/conflicts';
 import { forbiddenFolder } from '../handlers/libraries';
 import { seriesFromPath } from '../domain/series-from-name';
 import { crawl, type FoundFile } from './crawl';
-import { calibreCoverKey, calibreFiles, type CalibreFiles, opfFiles, recordCalibreReport, sortedJson, withCalibre } from './calibre-overlay';
+import { calibreCoverFile, calibreCoverKey, calibreFiles, type CalibreFiles, opfFiles, recordCalibreReport, sortedJson, withCalibre } from './calibre-overlay';
 import { type CalibreBook, type CalibreRead, calibreData } from '../calibre/index';
 import { type BookMetadata, emptyMetadata } from '../formats/types';
 import { clearIssues, recordIssue } from './issues';
@@ -182,6 +182,9 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   const BATCH = ctx.opts.scanBatch;
   const batches: Job[][] = [];
   for (let i = 0; i < pending.length; i += BATCH) batches.push(pending.slice(i, i + BATCH));
+  // new files catalogued by this scan took calibre's record as it is now: followCalibre (below)
+  // passes over them (a moved file, relinked, took nothing and is compared)
+  const readWithCalibre = new Set<string>();
   // a job holds its book's metadata once read: only its batch may keep it, and only until written
   pending.length = 0;
   const reading = pLimit(Math.max(1, ctx.opts.scanConcurrency));
@@ -209,6 +212,7 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
         for (const job of batch) if (!isNew(job)) await apply(ctx, trx, lib.id, job, counts, now);
         await addNew(ctx, trx, lib.id, batch.filter(isNew), counts, now);
       });
+      for (const j of batch) if (j.calibre && !j.error && j.kind === 'new') readWithCalibre.add(j.file.rel);
     } catch (e) {
       await next?.catch(() => undefined);
       throw e;
@@ -257,7 +261,7 @@ async function scanSteps(ctx: Ctx, scan: ScanTarget, onProgress: (c: ScanCounts)
   }
 
   // the files this scan read took calibre's record as it is now: only the others are compared
-  if (calibre.size > 0) await followCalibre(ctx, lib.id, calibre, new Set(pending.filter((j) => j.calibre).map((j) => j.file.rel)), check, signal);
+  if (calibre.size > 0) await followCalibre(ctx, lib.id, calibre, readWithCalibre, check, signal);
   await recordCalibreReport(ctx, lib.id, calibreReads, check);
   await ctx.tx(async (trx) => {
     await check(trx);
@@ -275,7 +279,9 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
   const f = job.file;
   // bytes already catalogued need no metadata (a page list never recorded aside: files catalogued before page lists)
   const knownSha = job.known ? (needsPages(job.known) ? null : job.known.sha256) : (excluded.get(f.rel)?.sha256 ?? null);
-  const book: BookToRead = { abs: f.abs, format: f.format, size: f.size, knownSha };
+  // calibre's cover.jpg is the cover's key: hashed where the book is read, off this thread
+  const cover = job.calibre ? calibreCoverFile(job.calibre.root, job.calibre.book) : null;
+  const book: BookToRead = { abs: f.abs, format: f.format, size: f.size, knownSha, ...(cover ? { sideFile: cover } : {}) };
   const read = await (f.format === 'pdf' ? readBook(book) : readOffThread(book));
   if (!read.ok) {
     job.error = read.error;
@@ -313,7 +319,7 @@ async function prepare(_ctx: Ctx, job: Job, excluded: Map<string, { sha256: stri
   }
   job.extracted = read.extracted;
   // the cover files themselves are made after the scan (scanner/covers.ts); calibre's cover.jpg first
-  job.coverKey = (job.calibre ? await calibreCoverKey(job.calibre.root, job.calibre.book) : null) ?? (read.hasCover ? sha : null);
+  job.coverKey = (cover ? (read.sideSha ?? null) : null) ?? (read.hasCover ? sha : null);
 }
 
 /** What a scan reads from a file into its item. */
