@@ -228,7 +228,9 @@ for (const mode of modes) {
       await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
       const body = await (await answer).json();
       const moved = (await data(t, 'cfi'))!;
-      expect(t.writes).toEqual([{ percentage: Math.round(Number(await data(t, 'fraction')) * 10000) / 10000, epubcfi: moved, client: 'web', device: 'web' }]);
+      expect(t.writes).toEqual([
+        { percentage: Math.round(Number(await data(t, 'fraction')) * 10000) / 10000, epubcfi: moved, client: 'web', device: 'web', active_seconds: expect.any(Number) },
+      ]);
       expect(body.status).toBe('saved');
       expect(body.progress).toMatchObject({ client: 'web', device: 'web', version: 2 });
       expect(docFragmentOf(body.progress.epubcfi)).toBe(docFragmentOf(moved));
