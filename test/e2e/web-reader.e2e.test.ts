@@ -253,7 +253,9 @@ for (const mode of modes) {
       expect(await img.getAttribute('alt')).toBe(`Page 3 of ${count}`);
       expect(await t.page.textContent('#reader-position')).toBe(`Page 3 of ${count}`);
       await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
-      expect(t.writes).toEqual([{ page: 3, page_count: count, percentage: Math.round((2 / (count - 1)) * 10000) / 10000, client: 'web', device: 'web' }]);
+      expect(t.writes).toEqual([
+        { page: 3, page_count: count, percentage: Math.round((2 / (count - 1)) * 10000) / 10000, client: 'web', device: 'web', active_seconds: expect.any(Number) },
+      ]);
       const p = await call('GET', `/api/media-items/${cbz.id}/progress`, { token: reader.token });
       expect(p.json).toMatchObject({ page: 3, page_count: count });
       // right to left: the left arrow goes on; with the keyboard only
@@ -272,7 +274,14 @@ for (const mode of modes) {
       expect(await t.page.textContent('#reader-position')).toBe(`Pages 2–3 of ${count}`);
       expect(await t.page.getAttribute('#pages', 'class')).toBe('pages rtl');
       await t.page.waitForSelector('#reader[data-saved="2"]', { timeout: 10_000 });
-      expect(t.writes.at(-1)).toEqual({ page: 2, page_count: count, percentage: Math.round((1 / (count - 1)) * 10000) / 10000, client: 'web', device: 'web' });
+      expect(t.writes.at(-1)).toEqual({
+        page: 2,
+        page_count: count,
+        percentage: Math.round((1 / (count - 1)) * 10000) / 10000,
+        client: 'web',
+        device: 'web',
+        active_seconds: expect.any(Number),
+      });
       await tabTo(t.page, '#next');
       await checkPage(t, `${mode}-reader-cbz`);
       // reopened: at the saved page, still as a spread
