@@ -383,6 +383,12 @@ describe.each(modes)('reading statistics (%s)', (mode) => {
     expect(r.json).toEqual(libraryWant(false));
     expect(r.text).not.toContain(reader.username);
     expect((await call('GET', '/api/auth/profile', { token: reader.token })).json).not.toHaveProperty('share_statistics');
+    // the consent is the person's own: an admin's update by id does not give it (the rest applies)
+    const byId = await call('PUT', `/api/auth/profile/${quiet.id}`, { token: admin.token, body: { share_statistics: true, theme: 'paper' } });
+    expect(byId.status, byId.text).toBe(200);
+    await eventually(async () => expect((await call('GET', '/api/auth/profile', { token: quiet.token })).json.theme).toBe('paper'));
+    expect((await call('GET', '/api/auth/profile', { token: quiet.token })).json).not.toHaveProperty('share_statistics');
+    expect((await call('GET', `/api/admin/statistics?year=${year}`, { token: admin.token })).json).toEqual(libraryWant(false));
     const denied = await call('GET', '/api/admin/statistics', { token: reader.token });
     expect(denied.status).toBe(403);
     expect(denied.json).toEqual({ error: 'admin access required' });

@@ -111,6 +111,12 @@ describe('decideProfileUpdate', () => {
     expect(off.events[0]!.data).toEqual({ user_id: ID, changes: { share_statistics: false }, changed_by: ID, profile: profile() });
     // absent and null leave it as it is
     expect(decideProfileUpdate(sharing, parse({ share_statistics: null }), false, ID, facts())).toEqual({ events: [], error: null });
+    // the person's own consent: an admin's update by id neither gives it nor takes it back
+    expect(decideProfileUpdate(user(), parse({ share_statistics: true }), true, ADMIN, facts())).toEqual({ events: [], error: null });
+    expect(decideProfileUpdate(sharing, parse({ share_statistics: false, theme: 'paper' }), true, ADMIN, facts()).events[0]!.data).toMatchObject({
+      changes: { theme: 'paper' },
+      profile: { share_statistics: true },
+    });
   });
   it('own username (any case) is not a conflict', () => {
     expect(decideProfileUpdate(user(), parse({ username: 'USER1' }), false, ID, facts({ usernameOwner: ID })).error).toBeNull();

@@ -61,8 +61,8 @@ export interface Decision {
 
 /**
  * Rule 7: field groups in the order role, username, timezone, email, names, theme (then language and
- * the sharing of reading statistics, which cannot fail here). A failure
- * part-way keeps the groups decided before it (they are committed), as the spec says.
+ * the sharing of reading statistics, which cannot fail here). A failure part-way keeps the groups
+ * decided before it (they are committed), as the spec says.
  */
 export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: boolean, callerId: string, facts: ProfileFacts): Decision {
   const events: Ev[] = [];
@@ -108,7 +108,8 @@ export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: 
     const language = input.language === AUTO_LANGUAGE ? '' : input.language;
     if (language !== user.language) changes.language = language;
   }
-  if (input.share_statistics !== null && input.share_statistics !== user.share_statistics) changes.share_statistics = input.share_statistics;
+  // the person's own consent (decision 120): an admin's update by id cannot give it for them, nor take it back
+  if (!byId && input.share_statistics !== null && input.share_statistics !== user.share_statistics) changes.share_statistics = input.share_statistics;
   flush();
   return { events: stateProfiles(user, events), error: null };
 }
