@@ -162,7 +162,7 @@ for (const mode of modes) {
       await t.page.waitForTimeout(2500);
       expect(t.writes).toHaveLength(1);
       const w = t.writes[0] as { percentage: number; epubcfi: string };
-      expect(Object.keys(w).sort()).toEqual(['client', 'device', 'epubcfi', 'percentage']);
+      expect(Object.keys(w).sort()).toEqual(['active_seconds', 'client', 'device', 'epubcfi', 'percentage']);
       expect(w).toMatchObject({ client: 'web', device: 'web' });
       expect(w.epubcfi).toBe(await data(t, 'cfi'));
       expect(w.epubcfi).toMatch(/^epubcfi\(\/6\/\d+(\[[^\]]*\])?!\/4/);
