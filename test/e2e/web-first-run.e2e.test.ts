@@ -220,7 +220,7 @@ for (const mode of modes) {
       expect(picture.status()).toBe(200);
       expect(picture.headers()['content-type']).toMatch(/^image\//);
       await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
-      expect(t.writes).toEqual([{ page: 3, page_count: PDF_PAGES, percentage: 0.5, client: 'web', device: 'web' }]);
+      expect(t.writes).toEqual([{ page: 3, page_count: PDF_PAGES, percentage: 0.5, client: 'web', device: 'web', active_seconds: expect.any(Number) }]);
       const p = await call('GET', `/api/media-items/${pdf.id}/progress`, { token });
       expect(p.json).toMatchObject({ page: 3, page_count: PDF_PAGES });
       await t.page.reload();

@@ -477,7 +477,7 @@ for (const mode of modes) {
       expect(await data(t, 'page')).toBe('3');
       expect(await t.page.textContent('#reader-position')).toBe(`Page 3 of ${count}`);
       await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
-      expect(t.writes.at(-1)).toEqual({ page: 3, page_count: count, percentage: pct, client: 'web', device: 'web' });
+      expect(t.writes.at(-1)).toEqual({ page: 3, page_count: count, percentage: pct, client: 'web', device: 'web', active_seconds: expect.any(Number) });
       expect((await call('GET', `/api/media-items/${cbz.id}/progress`, { token: reader.token })).json).toMatchObject({ page: 3, client: 'web' });
       expect(t.errors).toEqual([]);
       await t.ctx.close();

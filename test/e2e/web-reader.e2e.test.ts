@@ -162,7 +162,7 @@ for (const mode of modes) {
       await t.page.waitForTimeout(2500);
       expect(t.writes).toHaveLength(1);
       const w = t.writes[0] as { percentage: number; epubcfi: string };
-      expect(Object.keys(w).sort()).toEqual(['client', 'device', 'epubcfi', 'percentage']);
+      expect(Object.keys(w).sort()).toEqual(['active_seconds', 'client', 'device', 'epubcfi', 'percentage']);
       expect(w).toMatchObject({ client: 'web', device: 'web' });
       expect(w.epubcfi).toBe(await data(t, 'cfi'));
       expect(w.epubcfi).toMatch(/^epubcfi\(\/6\/\d+(\[[^\]]*\])?!\/4/);
@@ -228,7 +228,9 @@ for (const mode of modes) {
       await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
       const body = await (await answer).json();
       const moved = (await data(t, 'cfi'))!;
-      expect(t.writes).toEqual([{ percentage: Math.round(Number(await data(t, 'fraction')) * 10000) / 10000, epubcfi: moved, client: 'web', device: 'web' }]);
+      expect(t.writes).toEqual([
+        { percentage: Math.round(Number(await data(t, 'fraction')) * 10000) / 10000, epubcfi: moved, client: 'web', device: 'web', active_seconds: expect.any(Number) },
+      ]);
       expect(body.status).toBe('saved');
       expect(body.progress).toMatchObject({ client: 'web', device: 'web', version: 2 });
       expect(docFragmentOf(body.progress.epubcfi)).toBe(docFragmentOf(moved));
@@ -251,7 +253,9 @@ for (const mode of modes) {
       expect(await img.getAttribute('alt')).toBe(`Page 3 of ${count}`);
       expect(await t.page.textContent('#reader-position')).toBe(`Page 3 of ${count}`);
       await t.page.waitForSelector('#reader[data-saved="1"]', { timeout: 10_000 });
-      expect(t.writes).toEqual([{ page: 3, page_count: count, percentage: Math.round((2 / (count - 1)) * 10000) / 10000, client: 'web', device: 'web' }]);
+      expect(t.writes).toEqual([
+        { page: 3, page_count: count, percentage: Math.round((2 / (count - 1)) * 10000) / 10000, client: 'web', device: 'web', active_seconds: expect.any(Number) },
+      ]);
       const p = await call('GET', `/api/media-items/${cbz.id}/progress`, { token: reader.token });
       expect(p.json).toMatchObject({ page: 3, page_count: count });
       // right to left: the left arrow goes on; with the keyboard only
@@ -270,7 +274,14 @@ for (const mode of modes) {
       expect(await t.page.textContent('#reader-position')).toBe(`Pages 2–3 of ${count}`);
       expect(await t.page.getAttribute('#pages', 'class')).toBe('pages rtl');
       await t.page.waitForSelector('#reader[data-saved="2"]', { timeout: 10_000 });
-      expect(t.writes.at(-1)).toEqual({ page: 2, page_count: count, percentage: Math.round((1 / (count - 1)) * 10000) / 10000, client: 'web', device: 'web' });
+      expect(t.writes.at(-1)).toEqual({
+        page: 2,
+        page_count: count,
+        percentage: Math.round((1 / (count - 1)) * 10000) / 10000,
+        client: 'web',
+        device: 'web',
+        active_seconds: expect.any(Number),
+      });
       await tabTo(t.page, '#next');
       await checkPage(t, `${mode}-reader-cbz`);
       // reopened: at the saved page, still as a spread

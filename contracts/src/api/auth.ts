@@ -13,7 +13,14 @@ const textFields = <K extends string>(...names: K[]) => Type.Object(Object.fromE
 export const RegisterBody = textFields('email', 'username', 'password', 'first_name', 'last_name', 'role');
 export const LoginBody = textFields('login', 'password');
 export const RefreshBody = Type.Object({ refresh_token: Type.Optional(Type.String()) });
-export const ProfileBody = textFields('username', 'email', 'first_name', 'last_name', 'theme', 'timezone', 'language', 'role');
+/**
+ * The profile's text fields, and `share_statistics` (decision 120): any JSON value here, identity
+ * answers a non-boolean with its own message (as it words every other field's rule).
+ */
+export const ProfileBody = Type.Object({
+  ...textFields('username', 'email', 'first_name', 'last_name', 'theme', 'timezone', 'language', 'role').properties,
+  share_statistics: Type.Optional(Type.Unknown({ description: 'true to let admins see your reading statistics, false to stop' })),
+});
 export const FieldBody = { theme: textFields('theme'), username: textFields('username'), email: textFields('email') } as const;
 export const PasswordBody = textFields('current_password', 'new_password', 'confirm_password');
 /** a JSON number (identity checks it is an integer in range); a string is not one, `"5"` included */

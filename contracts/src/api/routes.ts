@@ -29,6 +29,7 @@ export const WebRoutes = {
   'GET /api/auth/profile': { response: Identity.UserProfile },
   // reading statistics (decision 120)
   'GET /api/me/statistics': { query: query({ year: 'the year, four digits (this year when absent)' }), response: Statistics.PersonStatistics },
+  'GET /api/admin/statistics': { query: query({ year: 'the year, four digits (this year when absent)' }), response: Statistics.LibraryStatistics },
   'PUT /api/auth/profile/:user_id': { body: Auth.ProfileBody, response: MessageBody },
   'DELETE /api/auth/profile/:user_id': { response: MessageBody },
   'POST /api/auth/register': { body: Auth.RegisterBody, response: Auth.AuthResponse },

@@ -1,6 +1,6 @@
-// The reading statistics' answers (decision 120): a person's year, and the library's year of the
-// people who share theirs. The gateway's view computes them, its routes declare them, and the
-// statistics page reads them typed from here (decision 119).
+// The reading statistics' answers (decision 120): a person's year, and the library's year (everyone
+// in its totals, by name only the people who share theirs). The gateway's view computes them, its
+// routes declare them, and the statistics pages read them typed from here (decision 119).
 import Type from 'typebox';
 
 const Seconds = Type.Integer({ minimum: 0, description: 'seconds of reading' });
@@ -65,9 +65,22 @@ export const LibraryStatistics = Type.Object(
   {
     year: Type.Integer(),
     sharing: Type.Integer({ minimum: 0, description: 'people who let admins see their reading statistics' }),
-    active_readers: Type.Integer({ minimum: 0, description: 'of those, how many saved a position this year' }),
-    books: Type.Array(Type.Object({ id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), readers: Type.Integer({ minimum: 0 }), seconds: Seconds })),
-    readers: Type.Array(Type.Object({ username: Type.String(), seconds: Seconds, days_read: Type.Integer({ minimum: 0 }), books: Type.Integer({ minimum: 0 }) })),
+    active_readers: Type.Integer({ minimum: 0, description: 'people who saved a position this year, sharing or not' }),
+    seconds: Type.Integer({ minimum: 0, description: "everyone's seconds of reading this year" }),
+    months: Type.Array(
+      Type.Object({
+        month: Type.String({ description: 'YYYY-MM' }),
+        seconds: Seconds,
+        readers: Type.Integer({ minimum: 0, description: 'people who saved a position that month' }),
+      }),
+      { description: 'each month of the year (days in UTC), everyone counted, no one named' },
+    ),
+    books: Type.Array(Type.Object({ id: Type.String(), title: Type.Union([Type.String(), Type.Null()]), readers: Type.Integer({ minimum: 0 }), seconds: Seconds }), {
+      description: 'the most read books (most readers, then most time), at most 20, everyone counted',
+    }),
+    readers: Type.Array(Type.Object({ username: Type.String(), seconds: Seconds, days_read: Type.Integer({ minimum: 0 }), books: Type.Integer({ minimum: 0 }) }), {
+      description: 'the people who let admins see their figures, most time first; no one else',
+    }),
   },
   { description: "the library's figures for the year" },
 );

@@ -47,6 +47,8 @@ export const UserProfile = Type.Object({
   can_edit_metadata: Type.Optional(Type.Boolean()),
   /** the language the pages are shown in (one of LANGUAGES); absent while the person has not chosen one (issue 48) */
   language: Type.Optional(Type.String()),
+  /** present (true) only while the person lets admins see their reading statistics (decision 120) */
+  share_statistics: Type.Optional(Type.Boolean()),
 });
 export type UserProfile = Type.Static<typeof UserProfile>;
 

@@ -96,6 +96,28 @@ describe('decideProfileUpdate', () => {
   it('empty strings count as absent', () => {
     expect(decideProfileUpdate(user(), parse({ username: '', email: '', theme: '', first_name: '', last_name: '' }), false, ID, facts())).toEqual({ events: [], error: null });
   });
+  it('share_statistics is changed when it differs, and the profile says it only while it is on (decision 120)', () => {
+    const on = decideProfileUpdate(user(), parse({ share_statistics: true }), false, ID, facts());
+    expect(on).toEqual({
+      events: [
+        { type: 'identity.profile-changed.v1', data: { user_id: ID, changes: { share_statistics: true }, changed_by: ID, profile: { ...profile(), share_statistics: true } } },
+      ],
+      error: null,
+    });
+    const sharing = fold(ID, [...registered(), ...on.events]);
+    expect(sharing.share_statistics).toBe(true);
+    expect(decideProfileUpdate(sharing, parse({ share_statistics: true }), false, ID, facts())).toEqual({ events: [], error: null });
+    const off = decideProfileUpdate(sharing, parse({ share_statistics: false }), false, ID, facts());
+    expect(off.events[0]!.data).toEqual({ user_id: ID, changes: { share_statistics: false }, changed_by: ID, profile: profile() });
+    // absent and null leave it as it is
+    expect(decideProfileUpdate(sharing, parse({ share_statistics: null }), false, ID, facts())).toEqual({ events: [], error: null });
+    // the person's own consent: an admin's update by id neither gives it nor takes it back
+    expect(decideProfileUpdate(user(), parse({ share_statistics: true }), true, ADMIN, facts())).toEqual({ events: [], error: null });
+    expect(decideProfileUpdate(sharing, parse({ share_statistics: false, theme: 'paper' }), true, ADMIN, facts()).events[0]!.data).toMatchObject({
+      changes: { theme: 'paper' },
+      profile: { share_statistics: true },
+    });
+  });
   it('own username (any case) is not a conflict', () => {
     expect(decideProfileUpdate(user(), parse({ username: 'USER1' }), false, ID, facts({ usernameOwner: ID })).error).toBeNull();
   });
@@ -104,6 +126,10 @@ describe('decideProfileUpdate', () => {
 describe('parseProfile / parseField', () => {
   it('role must be user or admin (update wording)', () => {
     expect(parseProfile({ role: 'root' })).toEqual({ ok: false, error: { code: 'invalid_role', message: "invalid role. must be 'admin' or 'user'" } });
+  });
+  it('share_statistics is a JSON boolean', () => {
+    for (const v of ['true', 1, 0, [], {}])
+      expect(parseProfile({ share_statistics: v })).toEqual({ ok: false, error: { code: 'validation', message: 'share_statistics must be true or false' } });
   });
   it('names are at most 100 characters', () => {
     expect(parseProfile({ last_name: 'x'.repeat(101) })).toEqual({ ok: false, error: { code: 'validation', message: 'last_name must be at most 100 characters' } });

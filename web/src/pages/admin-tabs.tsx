@@ -5,6 +5,7 @@ const TABS = [
   { href: '/admin/libraries', label: 'Libraries' },
   { href: '/admin/scanner', label: 'Scanner' },
   { href: '/admin/conflicts', label: 'Duplicates' },
+  { href: '/admin/statistics', label: 'Statistics' },
 ];
 
 export function AdminTabs({ current }: { current: string }) {

@@ -9,6 +9,8 @@ export interface ProfileData extends Viewer {
   email: string;
   first_name: string;
   last_name: string;
+  /** present (true) while the person lets admins see their reading statistics (decision 120) */
+  share_statistics?: boolean;
 }
 
 /** The IANA time zones this server knows (the list identity checks against), UTC first. */
@@ -97,6 +99,31 @@ export function Profile({ me }: { me: ProfileData }) {
             {t('language.save')}
           </button>
           <Outcome id="language-outcome" />
+        </form>
+      </section>
+      <section class="card" aria-labelledby="sharing-title">
+        <h2 id="sharing-title">{t('profile.statistics')}</h2>
+        {/* decision 120: unchecked, the hidden `false` is what is sent (a checkbox sends nothing); checked, its `true` comes after it and wins */}
+        <form id="sharing-form" hx-put="/api/auth/profile" hx-ext="bindery-json" hx-target="#sharing-outcome">
+          <input type="hidden" name="share_statistics:bool" value="false" />
+          <label class="inline" for="share-statistics">
+            <input
+              type="checkbox"
+              id="share-statistics"
+              name="share_statistics:bool"
+              value="true"
+              checked={me.share_statistics === true}
+              aria-describedby="share-statistics-hint"
+            />{' '}
+            {t('profile.shareStatistics')}
+          </label>
+          <p id="share-statistics-hint" class="muted">
+            {t('profile.shareStatistics.hint')}
+          </p>
+          <button type="submit" class="primary" id="save-sharing">
+            {t('profile.saveSharing')}
+          </button>
+          <Outcome id="sharing-outcome" />
         </form>
       </section>
       <section class="card" aria-labelledby="sessions-title">

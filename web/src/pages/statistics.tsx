@@ -22,37 +22,47 @@ export function formats(locale: string, t: I18n['t']) {
   };
 }
 
-type Formats = ReturnType<typeof formats>;
+export type Formats = ReturnType<typeof formats>;
 
 const W = 600;
 const H = 200;
 const PAD = 24;
 
+/**
+ * Minutes read each month as a bar chart drawn here: an image with its title and description (the
+ * table beside it gives the figures), no script. `id` names its title and description.
+ */
+export function MonthBars({ id, months, title, desc, f }: { id: string; months: { month: string; seconds: number }[]; title: string; desc: string; f: Formats }) {
+  const max = Math.max(1, ...months.map((m) => m.seconds));
+  const slot = (W - PAD) / months.length;
+  return (
+    <svg role="img" aria-labelledby={`${id}-title ${id}-desc`} viewBox={`0 0 ${W} ${H + PAD}`} width="100%" focusable="false">
+      <title id={`${id}-title`}>{title}</title>
+      <desc id={`${id}-desc`}>{desc}</desc>
+      {months.map((m, i) => {
+        const h = Math.round((m.seconds / max) * (H - PAD));
+        return (
+          <g key={m.month}>
+            <rect x={PAD + i * slot + 4} y={H - h} width={slot - 8} height={h} fill="currentColor" />
+            <text x={PAD + i * slot + slot / 2} y={H + 16} text-anchor="middle" font-size="12" fill="currentColor">
+              {f.month(m.month)}
+            </text>
+          </g>
+        );
+      })}
+      <line x1={PAD} y1={H} x2={W} y2={H} stroke="currentColor" />
+    </svg>
+  );
+}
+
 /** Minutes read each month: a bar chart, with its table. */
 export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
   const { t } = useI18n();
   const year = String(s.year);
-  const max = Math.max(1, ...s.months.map((m) => m.seconds));
-  const slot = (W - PAD) / s.months.length;
   const total = s.months.reduce((n, m) => n + m.seconds, 0);
   return (
     <figure class="stats-chart">
-      <svg role="img" aria-labelledby="chart-title chart-desc" viewBox={`0 0 ${W} ${H + PAD}`} width="100%" focusable="false">
-        <title id="chart-title">{t('stats.chartTitle', { year })}</title>
-        <desc id="chart-desc">{t('stats.chartDesc', { time: f.minutes(total), year })}</desc>
-        {s.months.map((m, i) => {
-          const h = Math.round((m.seconds / max) * (H - PAD));
-          return (
-            <g key={m.month}>
-              <rect x={PAD + i * slot + 4} y={H - h} width={slot - 8} height={h} fill="currentColor" />
-              <text x={PAD + i * slot + slot / 2} y={H + 16} text-anchor="middle" font-size="12" fill="currentColor">
-                {f.month(m.month)}
-              </text>
-            </g>
-          );
-        })}
-        <line x1={PAD} y1={H} x2={W} y2={H} stroke="currentColor" />
-      </svg>
+      <MonthBars id="chart" months={s.months} title={t('stats.chartTitle', { year })} desc={t('stats.chartDesc', { time: f.minutes(total), year })} f={f} />
       <figcaption>
         <table class="stack stats-table">
           <caption>{t('stats.eachMonth', { year })}</caption>

@@ -12,6 +12,7 @@
 // browser: its file, locator data and annotations; positions and highlights made without a network
 // wait in the outbox and go through the same API writes when it is back.
 import { type Book, makeBook, type TocItem } from 'foliate-js/view.js';
+import { MAX_ACTIVE_SECONDS, watchActivity } from './active-time';
 import { annotations } from './annotations';
 import { byId, within } from './dom';
 import { call } from './http';
@@ -23,7 +24,7 @@ import { cleanSections } from './sanitize';
 import { search } from './search';
 import { fetchSections, sectionAt, sectionBounds, textShare } from './sections';
 import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, type ProfileSettings, SIZES, setOwn, type TextKey, text } from './settings';
-import { drop, flush, type KeptBook, keptBook, queue, updateKept } from './store';
+import { drop, flush, type KeptBook, keptBook, queue, updateKept, waiting } from './store';
 import { adoptStyles } from './style';
 
 /** A position to save: an EPUB's share and CFI, or a page of pictures. */
@@ -51,22 +52,31 @@ const shell = chrome();
 const sent: { at: number; percentage: number }[] = [];
 const versions = new Set<number>();
 
+/** The seconds the reader was active (active-time.ts), sent with each position as `active_seconds`. */
+const activity = watchActivity();
+/** the seconds in this book's position waiting in the outbox: a later position replaces it, so carries them */
+let carried = 0;
+const outboxKey = `progress:${item}`;
+
 /** One position write: JSON (the same-site proof a cookie-authenticated write needs). */
 function put(body: Position, leaving: boolean) {
   sent.push({ at: Date.now(), percentage: body.percentage });
   if (sent.length > 20) sent.shift();
-  const full = { ...body, client: 'web', device: 'web' };
+  const active_seconds = Math.min(MAX_ACTIVE_SECONDS, activity.take(Date.now()) + carried);
+  const full = { ...body, client: 'web', device: 'web', active_seconds };
   void updateKept(item, (k) => ({ ...k, local: { ...body, at: Date.now() } }));
   return call<{ progress?: { version?: number } }>('PUT', progressUrl, full, leaving).then(async (r) => {
     if (r.status === 0) {
       // no network: kept here, sent when it is back (the latest position of the book replaces an earlier one)
-      await queue({ key: `progress:${item}`, method: 'PUT', url: progressUrl, body: full, item });
+      carried = active_seconds;
+      await queue({ key: outboxKey, method: 'PUT', url: progressUrl, body: full, item });
       root.dataset.pending = String(Number(root.dataset.pending || '0') + 1);
       root.dataset.pendingPosition = String(body.percentage);
       return;
     }
-    // this position reached the server: one waiting from before must not follow it
-    await drop(`progress:${item}`);
+    // this position reached the server (with the seconds of one waiting from before): that one must not follow it
+    carried = 0;
+    await drop(outboxKey);
     if (!r.ok) return;
     const v = r.body?.progress?.version;
     if (typeof v === 'number') versions.add(v);
@@ -135,6 +145,8 @@ function saver(): (body: Position) => void {
     if (document.visibilityState === 'hidden') flush(true);
   });
   return (body) => {
+    // a page turn is the reader at work, wherever its input went (foliate's frame keeps its own events)
+    activity.touch(Date.now());
     pending = body;
     clearTimeout(timer);
     timer = setTimeout(() => flush(false), SAVE_AFTER_MS);
@@ -353,8 +365,10 @@ function comics() {
 /** Sends what waited for the network, now and whenever it comes back. */
 function sendWaiting() {
   const go = () =>
-    flush(call).then((n) => {
+    flush(call).then(async (n) => {
       if (n) root.dataset.outboxSent = String(Number(root.dataset.outboxSent || '0') + n);
+      // the waiting position went with its seconds: the next one does not carry them again
+      if (n && !(await waiting()).some((w) => w.key === outboxKey)) carried = 0;
     });
   addEventListener('online', () => void go());
   setInterval(() => {

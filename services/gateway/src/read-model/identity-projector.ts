@@ -28,8 +28,9 @@ function profileOf(d: { user_id: string; email: string; username: string; first_
 function mergeChanges(profile: Identity.UserProfile, changes: ProfileChanges): Identity.UserProfile {
   const p = { ...profile } as Record<string, unknown>;
   for (const [k, v] of Object.entries(changes)) {
-    if (v === undefined || k === 'timezone' || k === 'share_statistics') continue;
-    if ((k === 'theme' || k === 'language') && v === '') delete p[k];
+    if (v === undefined || k === 'timezone') continue;
+    // the profile says `share_statistics` only while it is on, as `language` only while one is chosen
+    if (((k === 'theme' || k === 'language') && v === '') || (k === 'share_statistics' && v === false)) delete p[k];
     else p[k] = v;
   }
   return p as Identity.UserProfile;

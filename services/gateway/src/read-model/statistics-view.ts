@@ -206,61 +206,65 @@ export class StatisticsView {
   }
 
   /**
-   * The library's figures for `year`, of the people who let admins see them (`share_statistics`)
-   * and no one else: a person who did not is in no count. Days in UTC (they are many people's).
+   * The library's figures for `year`: the totals (time, active readers, time per month, the most
+   * read books) count everyone's reading, unnamed; a person is named, with their own figures, only
+   * while they let admins see theirs (`share_statistics`). Days in UTC (they are many people's).
    */
   async library(year: number): Promise<LibraryStatistics> {
-    const shared = sql<boolean>`r.user_id in (select u.id from ${U()} u where u.share_statistics)`;
     const from = `${year}-01-01`;
     const to = `${year}-12-31`;
     const utc = sql.lit('UTC') as RawBuilder<string>;
     const { rows } = await sql<{ user_id: string; item_id: string; day: unknown; seconds: number }>`
-      with t as (${readsWithTime(shared, utc)})
+      with t as (${readsWithTime(sql<boolean>`true`, utc)})
       select t.user_id, t.item_id, t.day, sum(t.seconds)::double precision as seconds
       from t where t.day between ${from}::date and ${to}::date
       group by t.user_id, t.item_id, t.day`.execute(this.db);
     const { rows: people } = await sql<{ id: string; username: string }>`
       select u.id, u.profile->>'username' as username from ${U()} u where u.share_statistics`.execute(this.db);
+    const name = new Map(people.map((p) => [p.id, p.username]));
+    const months = new Map<string, { seconds: number; readers: Set<string> }>();
+    for (let m = 1; m <= 12; m++) months.set(`${year}-${String(m).padStart(2, '0')}`, { seconds: 0, readers: new Set<string>() });
     const perBook = new Map<string, { readers: Set<string>; seconds: number }>();
     const perUser = new Map<string, { seconds: number; days: Set<string>; books: Set<string> }>();
     for (const r of rows) {
+      const seconds = Number(r.seconds);
+      const date = dateText(r.day);
+      const month = months.get(date.slice(0, 7))!;
+      month.seconds += seconds;
+      month.readers.add(r.user_id);
       const b = perBook.get(r.item_id) ?? { readers: new Set<string>(), seconds: 0 };
       b.readers.add(r.user_id);
-      b.seconds += Number(r.seconds);
+      b.seconds += seconds;
       perBook.set(r.item_id, b);
       const u = perUser.get(r.user_id) ?? { seconds: 0, days: new Set<string>(), books: new Set<string>() };
-      u.seconds += Number(r.seconds);
-      u.days.add(dateText(r.day));
+      u.seconds += seconds;
+      u.days.add(date);
       u.books.add(r.item_id);
       perUser.set(r.user_id, u);
     }
     const top = [...perBook.entries()].sort(([ia, a], [ib, b]) => b.readers.size - a.readers.size || b.seconds - a.seconds || ia.localeCompare(ib)).slice(0, 20);
-    const titles = top.length
-      ? new Map(
-          (
-            await this.db
-              .withSchema(SCHEMA)
-              .selectFrom(CATALOG_ITEMS)
-              .select(['id', 'title'])
-              .where(
-                'id',
-                'in',
-                top.map(([id]) => id),
-              )
-              .execute()
-          ).map((i) => [i.id, i.title]),
-        )
-      : new Map<string, string>();
-    const name = new Map(people.map((p) => [p.id, p.username]));
+    const titles = await this.titles(top.map(([id]) => id));
     return {
       year,
       sharing: people.length,
       active_readers: perUser.size,
+      seconds: Math.round([...perUser.values()].reduce((n, u) => n + u.seconds, 0)),
+      months: [...months.entries()].map(([month, m]) => ({ month, seconds: Math.round(m.seconds), readers: m.readers.size })),
       books: top.map(([id, b]) => ({ id, title: titles.get(id) ?? null, readers: b.readers.size, seconds: Math.round(b.seconds) })),
       readers: [...perUser.entries()]
-        .map(([id, u]) => ({ username: name.get(id) ?? '', seconds: Math.round(u.seconds), days_read: u.days.size, books: u.books.size }))
+        .flatMap(([id, u]) => {
+          const username = name.get(id);
+          return username === undefined ? [] : [{ username, seconds: Math.round(u.seconds), days_read: u.days.size, books: u.books.size }];
+        })
         .sort((a, b) => b.seconds - a.seconds || a.username.localeCompare(b.username)),
     };
+  }
+
+  /** The titles of the books of `ids` still in the catalog (an admin sees every library). */
+  private async titles(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.withSchema(SCHEMA).selectFrom(CATALOG_ITEMS).select(['id', 'title']).where('id', 'in', ids).execute();
+    return new Map(rows.map((i) => [i.id, i.title]));
   }
 }
 

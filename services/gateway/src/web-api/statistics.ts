@@ -1,6 +1,7 @@
-// Reading statistics (decision 120): the caller's own (`GET /api/me/statistics`) and the library's,
-// of the people who let admins see theirs (`GET /api/admin/statistics`, admins only). Both from the
-// gateway's read models (statistics-view.ts), never another person's figures for a user.
+// Reading statistics (decision 120): the caller's own (`GET /api/me/statistics`) and the library's
+// (`GET /api/admin/statistics`, admins only: everyone in the totals, by name only the people who let
+// admins see theirs). Both from the gateway's read models (statistics-view.ts), never another
+// person's figures for a user.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Auth } from '../http/authenticate';
 import { sendFailure } from '../http/reply';
@@ -49,7 +50,7 @@ export function statisticsRoutes(app: FastifyInstance, { auth, reads }: { auth: 
       onRequest: auth.requireAdmin,
       schema: {
         tags: ['statistics'],
-        summary: "the library's reading statistics for a year, of the people who share theirs",
+        summary: "the library's reading statistics for a year (by name only the people who share theirs)",
         querystring,
         response: { 200: LibraryStatistics, ...errors(400, ...SIGNED_IN) },
       },

@@ -13,6 +13,8 @@ export interface ProfileInput {
   /** a language of LANGUAGES, `auto` to go back to the browser's, '' when not given */
   language: string;
   role: string;
+  /** let admins see the person's reading statistics (decision 120); null when not given */
+  share_statistics: boolean | null;
 }
 
 /** the language a person sends to go back to their browser's (issue 48) */
@@ -38,9 +40,11 @@ export function parseProfile(raw: Record<string, unknown>): Result<ProfileInput>
   if (language !== '' && language !== AUTO_LANGUAGE && !(Identity.LANGUAGES as readonly string[]).includes(language)) {
     return err(validation(`language must be one of ${[...Identity.LANGUAGES, AUTO_LANGUAGE].join(', ')}`));
   }
+  const share = raw.share_statistics ?? null;
+  if (share !== null && typeof share !== 'boolean') return err(validation('share_statistics must be true or false'));
   const role = f.role.trim().toLowerCase();
   if (role !== '' && role !== 'user' && role !== 'admin') return err(fail('invalid_role', Messages.invalidRoleUpdate));
-  return ok({ ...f, username: f.username.trim(), email: f.email.trim(), timezone: f.timezone.trim(), language, role });
+  return ok({ ...f, username: f.username.trim(), email: f.email.trim(), timezone: f.timezone.trim(), language, role, share_statistics: share });
 }
 
 export interface ProfileFacts {
@@ -56,13 +60,14 @@ export interface Decision {
 }
 
 /**
- * Rule 7: field groups in the order role, username, timezone, email, names, theme. A failure
- * part-way keeps the groups decided before it (they are committed), as the spec says.
+ * Rule 7: field groups in the order role, username, timezone, email, names, theme (then language and
+ * the sharing of reading statistics, which cannot fail here). A failure part-way keeps the groups
+ * decided before it (they are committed), as the spec says.
  */
 export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: boolean, callerId: string, facts: ProfileFacts): Decision {
   const events: Ev[] = [];
   const stop = (error: Failure): Decision => ({ events: stateProfiles(user, events), error });
-  const changes: Record<string, string> = {};
+  const changes: Record<string, string | boolean> = {};
   const flush = () => {
     if (Object.keys(changes).length === 0) return;
     events.push({ type: 'identity.profile-changed.v1', data: { user_id: user.id, changes: { ...changes }, changed_by: callerId } });
@@ -103,6 +108,8 @@ export function decideProfileUpdate(user: UserState, input: ProfileInput, byId: 
     const language = input.language === AUTO_LANGUAGE ? '' : input.language;
     if (language !== user.language) changes.language = language;
   }
+  // the person's own consent (decision 120): an admin's update by id cannot give it for them, nor take it back
+  if (!byId && input.share_statistics !== null && input.share_statistics !== user.share_statistics) changes.share_statistics = input.share_statistics;
   flush();
   return { events: stateProfiles(user, events), error: null };
 }

@@ -19,6 +19,8 @@ export interface UserState {
   max_devices: number;
   /** the admin allowed this user to edit metadata and covers (issue 43) */
   can_edit_metadata: boolean;
+  /** the person lets admins see their reading statistics (decision 120) */
+  share_statistics: boolean;
   version: number;
 }
 
@@ -42,11 +44,15 @@ export const initialUser = (id: string): UserState => ({
   language: '',
   max_devices: DEFAULT_MAX_DEVICES,
   can_edit_metadata: false,
+  share_statistics: false,
   version: -1,
 });
 
 /** The fields of a user that events set: what the users table keeps of the state. */
-export type UserFields = Pick<UserState, 'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'language' | 'max_devices' | 'can_edit_metadata'>;
+export type UserFields = Pick<
+  UserState,
+  'email' | 'username' | 'first_name' | 'last_name' | 'role' | 'theme' | 'timezone' | 'language' | 'max_devices' | 'can_edit_metadata' | 'share_statistics'
+>;
 
 /** What an event does to its user: the one reading of user events, for the state here and the users table. */
 export type UserChange = { kind: 'registered'; fields: UserFields } | { kind: 'changed'; fields: Partial<UserFields> } | { kind: 'deleted' } | null;
@@ -55,7 +61,10 @@ export function userChange(e: Identity.IdentityEvent): UserChange {
   switch (e.type) {
     case 'identity.user-registered.v1': {
       const { email, username, first_name, last_name, role, theme, timezone, max_devices } = e.data;
-      return { kind: 'registered', fields: { email, username, first_name, last_name, role, theme, timezone, language: '', max_devices, can_edit_metadata: false } };
+      return {
+        kind: 'registered',
+        fields: { email, username, first_name, last_name, role, theme, timezone, language: '', max_devices, can_edit_metadata: false, share_statistics: false },
+      };
     }
     case 'identity.profile-changed.v1':
       return { kind: 'changed', fields: e.data.changes };
@@ -100,6 +109,7 @@ export const profileOf = (s: UserState): Identity.UserProfile => ({
   ...(s.theme !== '' ? { theme: s.theme } : {}),
   ...(s.can_edit_metadata ? { can_edit_metadata: true } : {}),
   ...(s.language !== '' ? { language: s.language } : {}),
+  ...(s.share_statistics ? { share_statistics: true } : {}),
 });
 
 /**

@@ -24,6 +24,8 @@ export interface UsersTable {
   /** identity-004 (issue 43) */
   can_edit_metadata: Generated<boolean>;
   language: Generated<string>;
+  /** identity-006 (decision 120): the person lets admins see their reading statistics */
+  share_statistics: Generated<boolean>;
   /** identity-mail-001 (issue 47): where this person's books are mailed, '' for none */
   ereader_address: Generated<string>;
   created_at: DefaultNow;

@@ -98,4 +98,11 @@ export const migrations: Migration[] = [
       await execScript(trx, `alter table ${s}.users add column if not exists language text not null default ''`);
     },
   },
+  {
+    name: 'identity-006-share-statistics',
+    async up(trx, s) {
+      // the person lets admins see their reading statistics (decision 120); written by the projection alone
+      await execScript(trx, `alter table ${s}.users add column if not exists share_statistics boolean not null default false`);
+    },
+  },
 ];

@@ -71,6 +71,7 @@ export const toProfile = (u: UserRow, withTheme: boolean): Identity.UserProfile 
   // the profile (not the sign-in answer's user) says what the admin allowed beyond the role
   ...(withTheme && u.can_edit_metadata ? { can_edit_metadata: true } : {}),
   ...(withTheme && u.language !== '' ? { language: u.language } : {}),
+  ...(withTheme && u.share_statistics ? { share_statistics: true } : {}),
 });
 
 export const toRecord = (u: UserRow): Identity.UserRecord => ({
