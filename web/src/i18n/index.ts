@@ -49,6 +49,9 @@ export const CATALOGS: Record<Locale, Catalog> = {
   'zh-Hans': partial(zhHansCore, zhHansLibrary, zhHansAdmin, zhHansReader),
 };
 
+/** The reader area's keys: the reader page hands these messages to its script (decision: the reader's messages in the browser). */
+export const READER_KEYS = Object.keys(enReader) as MessageKey[];
+
 /** Each language's name in itself, for the pickers. */
 export const LOCALE_NAMES: Record<Locale, string> = { en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español', ja: '日本語', 'zh-Hans': '简体中文' };
 

@@ -1,0 +1,122 @@
+// The web reader in the reader's language (issue 48): the page and its script speak the language the
+// request negotiated (Accept-Language here, the profile's when chosen), the script's words coming
+// from the page's JSON data block under the reader's own CSP (no inline script runs); English stays
+// word for word as before (the other reader files hold it).
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { Bindery } from '../support/bindery';
+import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
+import { api, instances, register, type Account, type Call } from './helpers';
+import { CHROMIUM, HAS_CHROMIUM, launch, openAs, PAGE_MODES } from './web-browser';
+
+declare const document: any;
+
+const modes = PAGE_MODES;
+const get = instances(modes);
+if (!HAS_CHROMIUM) describe.skip(`the reader's languages (${CHROMIUM} is absent)`, () => it('needs Chromium', () => undefined));
+
+let browser: Browser;
+beforeAll(async () => {
+  if (HAS_CHROMIUM) browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const EPUB = 'J. R. Hartley/The Hidden Crown (1864).epub';
+const CBZ = 'comics/Himmelsverlag/Die Wolkenpiraten/Die Wolkenpiraten 001 (2009).cbz';
+
+for (const mode of modes) {
+  describe.skipIf(!HAS_CHROMIUM)(`the reader's languages (${mode})`, () => {
+    let b: Bindery;
+    let call: Call;
+    let reader: Account;
+    let epub: Record<string, any>;
+    let cbz: Record<string, any>;
+    beforeAll(async () => {
+      b = await get(mode);
+      call = api(b);
+      const admin = await register(call);
+      reader = await register(call);
+      const dir = emptyDir();
+      for (const [src, dst] of [
+        [EPUB, 'crown/The Hidden Crown.epub'],
+        [CBZ, 'comics/wolken.cbz'],
+      ] as const) {
+        mkdirSync(join(dir, dst, '..'), { recursive: true });
+        copyFileSync(join(FIXTURE, src), join(dir, dst));
+      }
+      const lib = await createLibrary(call, admin.token, { name: `Languages ${mode}`, folders: [dir], watch: false });
+      await scan(call, admin.token, lib.id);
+      const list = await items(call, admin.token, lib.id);
+      epub = list.find((i) => i.formats[0]?.format === 'epub')!;
+      cbz = list.find((i) => i.formats[0]?.format === 'cbz')!;
+    }, 240_000);
+
+    const inLanguage = async (who: Account, language: string, width = 1280) => {
+      const t = await openAs(browser, b.url, who.token, width);
+      await t.ctx.setExtraHTTPHeaders({ 'Accept-Language': language });
+      return t;
+    };
+
+    it('German: the page, its panels and the script’s own words (position, search, notes)', async () => {
+      const t = await inLanguage(reader, 'de-DE,de;q=0.9,en;q=0.5');
+      const res = await t.page.goto(`${b.url}/read/${epub.id}`);
+      expect(res!.headers()['content-language']).toBe('de');
+      await t.page.waitForSelector('#reader[data-ready="true"][data-cfi]', { timeout: 30_000 });
+      expect(await t.page.getAttribute('html', 'lang')).toBe('de');
+      expect(await t.page.title()).toBe('The Hidden Crown · Lesen · Bindery');
+      expect(await t.page.textContent('#toc summary')).toBe('Inhalt');
+      expect(await t.page.textContent('#settings summary')).toBe('Text');
+      expect(await t.page.getAttribute('#next', 'aria-label')).toBe('Nächste Seite');
+      expect(await t.page.locator('#font-family option[value="publisher"]').textContent()).toBe('Wie im Buch');
+      // the messages are data, not script: only the reader's area, parsed by the script
+      const block = JSON.parse((await t.page.textContent('#reader-messages'))!);
+      expect(block['reader.search.searching']).toBe('Suche läuft…');
+      expect(Object.keys(block).every((k) => k.startsWith('reader.') || k.startsWith('error.'))).toBe(true);
+      // the script's words: the position (a German per cent), the size, search and the notes' count
+      expect(await t.page.textContent('#reader-position')).toMatch(/^(.+ · )?\d+(,\d)? %$/);
+      await t.page.click('#settings summary');
+      await t.page.click('#font-larger');
+      expect(await t.page.textContent('#font-size')).toBe('110 %');
+      await t.page.click('#search-menu summary');
+      await t.page.fill('#search-q', 'qqqzzz');
+      await t.page.keyboard.press('Enter');
+      await t.page.waitForFunction(() => document.querySelector('#search-status').textContent.startsWith('Nichts'));
+      expect(await t.page.textContent('#search-status')).toBe('Nichts gefunden für „qqqzzz“.');
+      await t.page.fill('#search-q', 'torrenren');
+      await t.page.keyboard.press('Enter');
+      await t.page.waitForFunction(() => /Treffer/.test(document.querySelector('#search-status').textContent));
+      expect(await t.page.textContent('#search-status')).toBe('1 Treffer für „torrenren“.');
+      await t.page.waitForSelector('#reader[data-annotations-loaded="true"]');
+      expect(await t.page.textContent('#notes-status')).toBe('Noch keine Markierungen oder Notizen: Wählen Sie Text im Buch aus, um eine anzulegen.');
+      expect(t.errors).toEqual([]);
+      await t.ctx.close();
+    }, 120_000);
+
+    it('Japanese: the picture viewer’s pages; the profile’s language wins over the browser’s', async () => {
+      const t = await inLanguage(reader, 'ja');
+      await t.page.goto(`${b.url}/read/${cbz.id}`);
+      await t.page.waitForSelector('#reader[data-ready="true"]', { timeout: 30_000 });
+      expect(await t.page.getAttribute('html', 'lang')).toBe('ja');
+      expect(await t.page.textContent('#reader-position')).toBe(`1 / ${cbz.page_count} ページ`);
+      expect(await t.page.getAttribute('#pages img', 'alt')).toBe(`1 / ${cbz.page_count} ページ`);
+      expect(await t.page.textContent('label[for="page-slider"]')).toBe('ページ');
+      expect(t.errors).toEqual([]);
+      await t.ctx.close();
+      // the profile says French: French, whatever the browser asks
+      const fr = await register(call);
+      const p = await call('PUT', '/api/auth/profile', { token: fr.token, body: { language: 'fr' } });
+      expect(p.status, p.text).toBe(200);
+      const f = await inLanguage(fr, 'ja');
+      await f.page.goto(`${b.url}/read/${cbz.id}`);
+      await f.page.waitForSelector('#reader[data-ready="true"]', { timeout: 30_000 });
+      expect(await f.page.getAttribute('html', 'lang')).toBe('fr');
+      expect(await f.page.textContent('#reader-position')).toBe(`Page 1 sur ${cbz.page_count}`);
+      expect(f.errors).toEqual([]);
+      await f.ctx.close();
+    }, 120_000);
+  });
+}
