@@ -1,7 +1,8 @@
 // The web reader in the reader's language (issue 48): the page and its script speak the language the
 // request negotiated (Accept-Language here, the profile's when chosen), the script's words coming
 // from the page's JSON data block under the reader's own CSP (no inline script runs); English stays
-// word for word as before (the other reader files hold it).
+// word for word as before (the other reader files hold it). The API's errors keep their English
+// `error` and carry `message_localized` in the negotiated language; the pages show that.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,8 @@ import type { Browser } from 'playwright-core';
 import type { Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, FIXTURE, items, scan } from './catalog-helpers';
 import { api, instances, register, type Account, type Call } from './helpers';
-import { CHROMIUM, HAS_CHROMIUM, launch, openAs, PAGE_MODES } from './web-browser';
+import englishErrors from '../../web/src/i18n/messages/en/errors.json';
+import { CHROMIUM, HAS_CHROMIUM, launch, open, openAs, PAGE_MODES } from './web-browser';
 
 declare const document: any;
 
@@ -117,6 +119,52 @@ for (const mode of modes) {
       expect(await f.page.textContent('#reader-position')).toBe(`Page 1 sur ${cbz.page_count}`);
       expect(f.errors).toEqual([]);
       await f.ctx.close();
+    }, 120_000);
+
+    it('the API’s errors: `error` as the interface words it, `message_localized` beside it in the negotiated language; the sign-in page shows the translation', async () => {
+      const wrong = { login: reader.username, password: 'not-the-password' };
+      // English (no language, or one Bindery lacks): exactly the interface's body, no extra field
+      for (const headers of [{}, { 'accept-language': 'pt-BR' }] as Record<string, string>[]) {
+        const en = await call('POST', '/api/auth/login', { body: wrong, headers });
+        expect(en.status).toBe(401);
+        expect(en.json).toEqual({ error: 'invalid credentials' });
+      }
+      const de = await call('POST', '/api/auth/login', { body: wrong, headers: { 'accept-language': 'de-DE,de;q=0.9' } });
+      expect(de.status).toBe(401);
+      expect(de.json).toEqual({ error: 'invalid credentials', message_localized: 'Anmeldedaten ungültig' });
+      // a message the map does not know: the API's words alone
+      const odd = await call('GET', '/api/collections/not-a-uuid', { token: reader.token, headers: { 'accept-language': 'de' } });
+      expect(odd.status).toBeGreaterThanOrEqual(400);
+      expect(typeof odd.json.error).toBe('string');
+      expect(Object.values(englishErrors)).not.toContain(odd.json.error);
+      expect(Object.keys(odd.json)).toEqual(['error']);
+      // the profile's language for a signed-in caller: Japanese, whatever the browser asks
+      const ja = await register(call);
+      expect((await call('PUT', '/api/auth/profile', { token: ja.token, body: { language: 'ja' } })).status).toBe(200);
+      let pw: Awaited<ReturnType<Call>> | undefined;
+      for (let i = 0; i < 30; i++) {
+        await call('GET', '/api/auth/profile', { token: ja.token });
+        pw = await call('PUT', '/api/auth/password', {
+          token: ja.token,
+          body: { current_password: 'wrong-password-1', new_password: 'N3w-password!', confirm_password: 'N3w-password!' },
+          headers: { 'accept-language': 'en' },
+        });
+        if (pw.json.message_localized) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(pw!.status).toBe(401);
+      expect(pw!.json).toEqual({ error: 'current password is incorrect', message_localized: '現在のパスワードが正しくありません' });
+      // the sign-in page in German: the failure in German (app.js shows message_localized)
+      const t = await open(browser);
+      await t.ctx.setExtraHTTPHeaders({ 'Accept-Language': 'de' });
+      await t.page.goto(`${b.url}/login`);
+      expect(await t.page.getAttribute('html', 'lang')).toBe('de');
+      await t.page.fill('#login-name', reader.username);
+      await t.page.fill('#password', 'not-the-password');
+      await t.page.click('#submit');
+      await t.page.waitForFunction(() => (document.querySelector('#error')?.textContent ?? '').trim() !== '');
+      expect((await t.page.textContent('#error'))!.trim()).toBe('Anmeldedaten ungültig');
+      await t.ctx.close();
     }, 120_000);
   });
 }

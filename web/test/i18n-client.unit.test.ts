@@ -3,7 +3,7 @@
 // plurals tried at several counts and selects at each of their options.
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { describe, expect, it } from 'vitest';
-import { CATALOGS, i18nOf, LOCALES, READER_KEYS } from '../src/i18n';
+import { CATALOGS, i18nOf, LOCALES, negotiate, PSEUDO_RTL, READER_KEYS } from '../src/i18n';
 import { formatter } from '../src/i18n/format';
 
 type Sample = Record<string, string | number>;
@@ -47,5 +47,30 @@ describe('the browser formatter', () => {
     expect(formatter('de')('{n, number} Bücher', { n: 1234.5 })).toBe('1.234,5 Bücher');
     expect(en('{broken', {})).toBe('{broken');
     expect(en('Hello {name}', {})).toBe('Hello {name}');
+  });
+});
+
+describe('the pseudo right-to-left language (tests only)', () => {
+  it('is offered only while BINDERY_PSEUDO_LOCALE=1, and only to Accept-Language', () => {
+    const before = process.env.BINDERY_PSEUDO_LOCALE;
+    try {
+      delete process.env.BINDERY_PSEUDO_LOCALE;
+      expect(negotiate(null, null, 'ar-XB, fr;q=0.5')).toBe('fr');
+      expect(negotiate('ar-XB', 'ar-XB', null)).toBe('en');
+      process.env.BINDERY_PSEUDO_LOCALE = '1';
+      expect(negotiate(null, null, 'ar-XB, fr;q=0.5')).toBe(PSEUDO_RTL);
+      expect(negotiate('ar-XB', 'ar-XB', null)).toBe('en');
+      expect(negotiate(null, null, 'ar')).toBe('en');
+    } finally {
+      if (before === undefined) delete process.env.BINDERY_PSEUDO_LOCALE;
+      else process.env.BINDERY_PSEUDO_LOCALE = before;
+    }
+  });
+
+  it('is English between right-to-left marks, laid out right to left', () => {
+    const pseudo = i18nOf(PSEUDO_RTL);
+    expect(pseudo.dir).toBe('rtl');
+    expect(pseudo.t('reader.pageOf', { page: 2, count: 9 })).toBe('\u200FPage 2 of 9\u200F');
+    expect(Object.keys(pseudo.catalog).sort()).toEqual(Object.keys(CATALOGS.en).sort());
   });
 });

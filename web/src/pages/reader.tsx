@@ -4,7 +4,7 @@
 // blob: URLs, which inherit it). Every word it shows is the reader's language's (the `reader` area of
 // the catalogs); the script's own words come to it as a JSON data block (ReaderMessages).
 import type { Assets } from '../assets';
-import { CATALOGS, type MessageKey, READER_KEYS, useI18n } from '../i18n';
+import { type MessageKey, READER_KEYS, useI18n } from '../i18n';
 import type { Viewer } from '../layout';
 import { schemeOf } from '../theme';
 import type { Item } from './books';
@@ -140,8 +140,7 @@ export const COLOURS = [
  * can close the element.
  */
 function ReaderMessages() {
-  const { locale } = useI18n();
-  const catalog = CATALOGS[locale];
+  const { catalog } = useI18n();
   const json = JSON.stringify(Object.fromEntries(READER_KEYS.map((k) => [k, catalog[k]]))).replace(/</g, '\\u003c');
   return <script type="application/json" id="reader-messages" dangerouslySetInnerHTML={{ __html: json }} />;
 }
