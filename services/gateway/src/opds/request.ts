@@ -51,7 +51,8 @@ export function send(reply: FastifyReply, r: Result<string | Buffer>, type: stri
 export function feedCache(reads: Reads) {
   return async (req: FastifyRequest, render: (c: ReadContext) => Promise<Result<string>>, extra = ''): Promise<Result<Buffer>> => {
     const c = await reads.context(req.caller!);
-    // the app's language, else the profile's (read at the identity position `c.key` holds), else English
+    // the app's language, else the profile's (at the current identity position), else English; the
+    // language is part of the key, so a profile that changes language is a new answer
     const accept = req.headers['accept-language'];
     const asked = fromAcceptLanguage(typeof accept === 'string' ? accept : undefined);
     const locale = asked ?? fromProfile(await reads.identity.profile(req.caller!.user_id, c.positions.identity ?? 0)) ?? 'en';
