@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { apiFor, type Answer, type Api } from './api';
 import { fromOurPage, sendHtml } from './http';
+import { apiError, useI18n } from './i18n';
 
 export type Form = Record<string, string | string[] | undefined>;
 
@@ -23,9 +24,17 @@ export const fields = (f: Form, k: string): string[] => {
 
 /** The API's message as an alert: its `error` for a failure, its `message` (or `fallback`) for a success. */
 export function Said({ a, fallback }: { a: Answer<unknown>; fallback: string }) {
+  const i18n = useI18n();
   const body = (a.body ?? {}) as { error?: unknown; message?: unknown };
   const failed = a.status >= 400;
-  const text = failed ? (typeof body.error === 'string' ? body.error : `The request failed (${a.status}).`) : typeof body.message === 'string' ? body.message : fallback;
+  // the API's error in the page's language (its own words when the map does not know it)
+  const text = failed
+    ? typeof body.error === 'string'
+      ? apiError(i18n, body.error)
+      : `The request failed (${a.status}).`
+    : typeof body.message === 'string'
+      ? body.message
+      : fallback;
   return (
     <div class={failed ? 'alert alert-error' : 'alert alert-success'} role={failed ? 'alert' : 'status'}>
       {text}

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Web } from './context';
 import { readerCsp, sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { Failed, NotFound } from './layout';
 import { type ReadPosition, Reader } from './pages/reader';
 
@@ -10,8 +11,9 @@ export function readerRoutes({ page, render }: Web): void {
   page('/read/:id', {}, async ({ req, reply, api, viewer, assets }) => {
     const id = (req.params as { id: string }).id;
     const r = await api.get('/api/media-items/:id', { params: { id } });
-    if (r.status === 404 || r.status === 400) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
-    if (r.status !== 200) return render(reply, 'Reader', viewer, undefined, <Failed status={r.status} />, 502);
+    const { t } = i18nFor(req, viewer);
+    if (r.status === 404 || r.status === 400) return render(reply, t('notFound.title'), viewer, undefined, <NotFound />, 404);
+    if (r.status !== 200) return render(reply, t('reader.heading'), viewer, undefined, <Failed status={r.status} />, 502);
     const p = await api.get('/api/media-items/:id/progress', { params: { id } });
     const progress = p.status === 200 ? ((p.body as { progress?: ReadPosition } & ReadPosition).progress ?? p.body) : null;
     const st = await api.get('/api/media-items/:id/reader-settings', { params: { id } });

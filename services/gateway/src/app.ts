@@ -49,6 +49,7 @@ import { privateAnswers } from './http/private-answers';
 import { positionTokens } from './http/position-token';
 import type { AuthView } from './read-model/auth-view';
 import type { Reads } from './read-model/reads';
+import { localizedErrors } from './http/localized-errors';
 import { readAdminRoutes } from './web-api/read-admin';
 import { statisticsRoutes } from './web-api/statistics';
 import { profileRoutes } from './web-api/profile';
@@ -221,6 +222,8 @@ async function plumbing(app: FastifyInstance, o: AppOptions, timeouts: Timeouts)
       reply.raw.once('close', foreground.begin());
     });
   }
+  // an /api error in the request's language as an extra field (before the answer is packed)
+  localizedErrors(app, o.reads);
   app.addHook('onSend', async (req, reply, payload) => {
     if (reply.getHeader('accept-ranges') !== undefined) {
       req.headers['x-no-compression'] = 'file';

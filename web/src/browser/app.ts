@@ -28,7 +28,9 @@ document.addEventListener('htmx:beforeSwap', (e) => {
   let message = failed ? `The request failed (${xhr.status}).` : 'Saved.';
   try {
     const body: unknown = JSON.parse(xhr.responseText);
-    if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string') message = body.error;
+    // an error in the page's language when the gateway has it (message_localized), else the API's words
+    if (body && typeof body === 'object' && 'message_localized' in body && typeof body.message_localized === 'string') message = body.message_localized;
+    else if (body && typeof body === 'object' && 'error' in body && typeof body.error === 'string') message = body.error;
     else if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') message = body.message;
   } catch {
     // not JSON after all: keep the generic message

@@ -1,8 +1,10 @@
 // The reader page: its own full-height shell (a toolbar and the book), the book's data in data
 // attributes for the reader script (reader.<hash>.js, loaded on this page only, by the response's
 // nonce), and its own CSP (readerCsp in http.ts: foliate-js shows a book's sections in frames from
-// blob: URLs, which inherit it).
+// blob: URLs, which inherit it). Every word it shows is the reader's language's (the `reader` area of
+// the catalogs); the script's own words come to it as a JSON data block (ReaderMessages).
 import type { Assets } from '../assets';
+import { type MessageKey, READER_KEYS, useI18n } from '../i18n';
 import type { Viewer } from '../layout';
 import { schemeOf } from '../theme';
 import type { Item } from './books';
@@ -30,56 +32,58 @@ export function readableFormat(item: Item): { kind: 'text' | 'pages'; format: It
   return null;
 }
 
-type Options = readonly (readonly [string, string])[];
+/** A setting's choices: its value and the message key of its label. */
+type Options = readonly (readonly [string, MessageKey])[];
 const FONTS: Options = [
-  ['publisher', "The book's own"],
-  ['serif', 'Serif'],
-  ['sans', 'Sans-serif'],
-  ['mono', 'Monospace'],
+  ['publisher', 'reader.option.publisher'],
+  ['serif', 'reader.font.serif'],
+  ['sans', 'reader.font.sans'],
+  ['mono', 'reader.font.mono'],
 ];
 const SPACINGS: Options = [
-  ['publisher', "The book's own"],
-  ['1.2', 'Tight'],
-  ['1.5', 'Normal'],
-  ['1.9', 'Loose'],
+  ['publisher', 'reader.option.publisher'],
+  ['1.2', 'reader.spacing.tight'],
+  ['1.5', 'reader.spacing.normal'],
+  ['1.9', 'reader.spacing.loose'],
 ];
 const MARGINS: Options = [
-  ['narrow', 'Narrow'],
-  ['normal', 'Normal'],
-  ['wide', 'Wide'],
+  ['narrow', 'reader.margins.narrow'],
+  ['normal', 'reader.margins.normal'],
+  ['wide', 'reader.margins.wide'],
 ];
 const ALIGNS: Options = [
-  ['publisher', "The book's own"],
-  ['justify', 'Justified'],
-  ['start', 'Ragged'],
+  ['publisher', 'reader.option.publisher'],
+  ['justify', 'reader.align.justify'],
+  ['start', 'reader.align.start'],
 ];
 const HYPHENS: Options = [
-  ['publisher', "The book's own"],
-  ['auto', 'On'],
-  ['none', 'Off'],
+  ['publisher', 'reader.option.publisher'],
+  ['auto', 'reader.hyphens.on'],
+  ['none', 'reader.hyphens.off'],
 ];
 const THEMES: Options = [
-  ['profile', 'As my profile'],
-  ['light', 'Light'],
-  ['sepia', 'Sepia'],
-  ['dark', 'Dark'],
-  ['black', 'Black'],
+  ['profile', 'reader.theme.profile'],
+  ['light', 'reader.theme.light'],
+  ['sepia', 'reader.theme.sepia'],
+  ['dark', 'reader.theme.dark'],
+  ['black', 'reader.theme.black'],
 ];
 const FITS: Options = [
-  ['screen', 'Fit screen'],
-  ['width', 'Fit width'],
-  ['height', 'Fit height'],
-  ['original', 'Original size'],
+  ['screen', 'reader.fit.screen'],
+  ['width', 'reader.fit.width'],
+  ['height', 'reader.fit.height'],
+  ['original', 'reader.fit.original'],
 ];
 
 /** A labelled <select> of the reader's settings (the script shows the kept value). */
 function Choice(p: { id: string; label: string; options: Options }) {
+  const { t } = useI18n();
   return (
     <>
       <label for={p.id}>{p.label}</label>
       <select id={p.id}>
         {p.options.map(([value, label]) => (
-          <option value={value}>{label}</option>
+          <option value={value}>{t(label)}</option>
         ))}
       </select>
     </>
@@ -87,29 +91,33 @@ function Choice(p: { id: string; label: string; options: Options }) {
 }
 
 /** The reader's theme: the profile's by default, or light, sepia, dark or black for the reader alone (kept in the browser). */
-const ThemeChoice = () => <Choice id="reader-theme" label="Theme" options={THEMES} />;
+function ThemeChoice() {
+  const { t } = useI18n();
+  return <Choice id="reader-theme" label={t('reader.theme')} options={THEMES} />;
+}
 
 /** What can be done with text selected in the book: highlight it (in a colour) or write a note on it. */
 function Selection() {
+  const { t } = useI18n();
   return (
     <div id="selection" class="reader-selection" hidden>
-      <div role="toolbar" aria-label="Selected text" class="reader-selection-tools">
-        {COLOURS.map(([name, label]) => (
-          <button type="button" class={`swatch swatch-${name}`} data-colour={name} aria-label={`Highlight in ${label}`}>
-            {label}
+      <div role="toolbar" aria-label={t('reader.selectedText')} class="reader-selection-tools">
+        {COLOURS.map(([name, key]) => (
+          <button type="button" class={`swatch swatch-${name}`} data-colour={name} aria-label={t('reader.highlightIn', { colour: t(key) })}>
+            {t(key)}
           </button>
         ))}
         <button type="button" id="selection-note">
-          Note…
+          {t('reader.noteButton')}
         </button>
       </div>
       <form id="note-form" class="reader-note-form" hidden>
-        <label for="note-text">Note on the selected text</label>
+        <label for="note-text">{t('reader.noteLabel')}</label>
         <textarea id="note-text" rows={3} maxlength={100000} required />
         <div class="reader-note-actions">
-          <button type="submit">Save note</button>
+          <button type="submit">{t('reader.saveNote')}</button>
           <button type="button" id="note-cancel">
-            Cancel
+            {t('reader.cancel')}
           </button>
         </div>
       </form>
@@ -119,87 +127,100 @@ function Selection() {
 
 /** Highlight colours offered (KOReader's palette names; the reading service stores their hex). */
 export const COLOURS = [
-  ['yellow', 'Yellow'],
-  ['green', 'Green'],
-  ['blue', 'Blue'],
-  ['red', 'Red'],
-  ['purple', 'Purple'],
-] as const;
+  ['yellow', 'reader.colour.yellow'],
+  ['green', 'reader.colour.green'],
+  ['blue', 'reader.colour.blue'],
+  ['red', 'reader.colour.red'],
+  ['purple', 'reader.colour.purple'],
+] as const satisfies readonly (readonly [string, MessageKey])[];
+
+/**
+ * The reader's messages in the page's language, for its script (reader/messages.ts formats them):
+ * a JSON data block, which the page's CSP lets be (it runs nothing); `<` is escaped so no message
+ * can close the element.
+ */
+function ReaderMessages() {
+  const { catalog } = useI18n();
+  const json = JSON.stringify(Object.fromEntries(READER_KEYS.map((k) => [k, catalog[k]]))).replace(/</g, '\\u003c');
+  return <script type="application/json" id="reader-messages" dangerouslySetInnerHTML={{ __html: json }} />;
+}
 
 /** The caller's reader settings from the profile (GET /api/media-items/<id>/reader-settings), or null when unread. */
 export type ReaderSettings = { all_books: unknown; this_book: unknown } | null;
 
 export function Reader(p: { assets: Assets; reader: string; nonce: string; viewer: Viewer; item: Item; progress: ReadPosition | null; settings?: ReaderSettings }) {
   const chosen = readableFormat(p.item);
+  const { t, locale, dir } = useI18n();
   const position = p.progress ? { percentage: p.progress.percentage, epubcfi: p.progress.epubcfi ?? null, page: p.progress.page ?? null } : null;
   return (
-    <html lang="en" class={`theme-${schemeOf(p.viewer.theme)} reader-page`}>
+    <html lang={locale} dir={dir} class={`theme-${schemeOf(p.viewer.theme)} reader-page`}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width,initial-scale=1,viewport-fit=cover" />
-        <title>{`${p.item.title} · Reading · Bindery`}</title>
+        <title>{t('reader.title', { title: p.item.title })}</title>
         <link rel="icon" href="data:," />
         {p.viewer.csrf && <meta name="csrf-token" content={p.viewer.csrf} />}
         <link rel="stylesheet" href={p.assets.css} />
+        {chosen && <ReaderMessages />}
         {chosen && <script type="module" src={p.reader} nonce={p.nonce} />}
       </head>
       <body>
         <a class="skip" href="#main">
-          Skip to the book
+          {t('reader.skip')}
         </a>
         <header class="reader-bar">
           <a id="back" href={`/books/${encodeURIComponent(p.item.id)}`}>
-            ← Book
+            {t('reader.back')}
           </a>
           <h1 id="reader-title">{p.item.title}</h1>
           <p id="reader-position" class="muted" aria-live="polite" />
           {chosen?.kind === 'text' && (
             <>
               <details id="toc" class="reader-menu">
-                <summary>Contents</summary>
-                <nav aria-label="Table of contents" id="toc-list" />
+                <summary>{t('reader.contents')}</summary>
+                <nav aria-label={t('reader.toc')} id="toc-list" />
               </details>
               <details id="search-menu" class="reader-menu">
-                <summary>Search</summary>
+                <summary>{t('reader.search')}</summary>
                 <div class="reader-search">
                   <form id="search-form">
-                    <label for="search-q">Search in the book</label>
+                    <label for="search-q">{t('reader.searchLabel')}</label>
                     <input type="search" id="search-q" name="q" maxlength={200} autocomplete="off" />
-                    <button type="submit">Search</button>
+                    <button type="submit">{t('reader.search')}</button>
                   </form>
                   <p id="search-status" class="muted" role="status" />
-                  <ol id="search-results" aria-label="Search results" />
+                  <ol id="search-results" aria-label={t('reader.searchResults')} />
                 </div>
               </details>
               <details id="notes-menu" class="reader-menu">
-                <summary>Notes</summary>
+                <summary>{t('reader.notes')}</summary>
                 <div class="reader-notes">
                   <p id="notes-status" class="muted" role="status" />
-                  <ul id="notes-list" aria-label="Highlights and notes" />
+                  <ul id="notes-list" aria-label={t('reader.notesList')} />
                 </div>
               </details>
               <details id="settings" class="reader-menu">
-                <summary>Text</summary>
+                <summary>{t('reader.text')}</summary>
                 <div class="reader-settings reader-grid">
-                  <span id="size-label">Size</span>
+                  <span id="size-label">{t('reader.size')}</span>
                   <div class="reader-size">
-                    <button type="button" id="font-smaller" aria-label="A− smaller text">
+                    <button type="button" id="font-smaller" aria-label={t('reader.smaller')}>
                       A−
                     </button>
                     <output id="font-size" aria-live="polite">
-                      100 %
+                      {t('reader.fontSize', { size: 100 })}
                     </output>
-                    <button type="button" id="font-larger" aria-label="A+ larger text">
+                    <button type="button" id="font-larger" aria-label={t('reader.larger')}>
                       A+
                     </button>
                   </div>
-                  <Choice id="font-family" label="Font" options={FONTS} />
-                  <Choice id="line-spacing" label="Line spacing" options={SPACINGS} />
-                  <Choice id="margins" label="Margins" options={MARGINS} />
-                  <Choice id="text-align" label="Alignment" options={ALIGNS} />
-                  <Choice id="hyphens" label="Hyphenation" options={HYPHENS} />
+                  <Choice id="font-family" label={t('reader.font')} options={FONTS} />
+                  <Choice id="line-spacing" label={t('reader.lineSpacing')} options={SPACINGS} />
+                  <Choice id="margins" label={t('reader.margins')} options={MARGINS} />
+                  <Choice id="text-align" label={t('reader.alignment')} options={ALIGNS} />
+                  <Choice id="hyphens" label={t('reader.hyphenation')} options={HYPHENS} />
                   <label class="inline reader-check">
-                    <input type="checkbox" id="only-this-book" /> Only this book
+                    <input type="checkbox" id="only-this-book" /> {t('reader.onlyThisBook')}
                   </label>
                   <ThemeChoice />
                 </div>
@@ -208,15 +229,15 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
           )}
           {chosen?.kind === 'pages' && (
             <div class="reader-settings">
-              <Choice id="fit" label="Size" options={FITS} />
+              <Choice id="fit" label={t('reader.size')} options={FITS} />
               <label class="inline">
-                <input type="checkbox" id="vertical" /> Scroll down (webtoon)
+                <input type="checkbox" id="vertical" /> {t('reader.vertical')}
               </label>
               <label class="inline">
-                <input type="checkbox" id="rtl" /> Right to left
+                <input type="checkbox" id="rtl" /> {t('reader.rtl')}
               </label>
               <label class="inline">
-                <input type="checkbox" id="spread" /> Two pages
+                <input type="checkbox" id="spread" /> {t('reader.spread')}
               </label>
               <ThemeChoice />
             </div>
@@ -224,7 +245,7 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
         </header>
         <main id="main" tabindex={-1} class="reader-main">
           <div id="reader-error" class="alert alert-error" role="alert" hidden={!!chosen}>
-            {chosen ? '' : 'This book has no file the web reader can open (EPUB, MOBI, AZW3, FB2, CBZ, CBR or PDF).'}
+            {chosen ? '' : t('reader.noFormat')}
           </div>
           {chosen && (
             <div
@@ -241,11 +262,11 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
               data-rendered-at={new Date().toISOString()}
               data-sha256={chosen.format.sha256 ?? undefined}
             >
-              <button type="button" id="prev" class="turn" aria-label="Previous page">
+              <button type="button" id="prev" class="turn" aria-label={t('reader.previous')}>
                 ‹
               </button>
-              {chosen.kind === 'text' ? <div id="book-view" class="book-view" /> : <section id="pages" class="pages" tabindex={0} aria-label="Pages" />}
-              <button type="button" id="next" class="turn" aria-label="Next page">
+              {chosen.kind === 'text' ? <div id="book-view" class="book-view" /> : <section id="pages" class="pages" tabindex={0} aria-label={t('reader.pages')} />}
+              <button type="button" id="next" class="turn" aria-label={t('reader.next')}>
                 ›
               </button>
             </div>
@@ -254,16 +275,16 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
             <div id="offer" class="reader-offer" hidden>
               <p id="offer-text" />
               <button type="button" id="offer-go">
-                Go there
+                {t('reader.goThere')}
               </button>
               <button type="button" id="offer-dismiss">
-                Stay here
+                {t('reader.stayHere')}
               </button>
             </div>
           )}
           {chosen?.kind === 'pages' && (
             <div id="page-bar" class="reader-foot">
-              <label for="page-slider">Page</label>
+              <label for="page-slider">{t('reader.page')}</label>
               <input type="range" id="page-slider" min={1} max={Math.max(1, p.item.page_count ?? 1)} value={1} step={1} />
               <figure id="thumb" class="reader-thumb" hidden>
                 <img id="thumb-image" alt="" />

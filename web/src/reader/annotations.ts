@@ -11,6 +11,7 @@ import type { View } from 'foliate-js/view.js';
 import type { AnnotationRecord } from '../browser/offline-db';
 import { byId } from './dom';
 import { call, failure } from './http';
+import { t } from './messages';
 import { type KeptBook, queue, updateKept, waiting } from './store';
 
 type Kind = 'highlight' | 'note';
@@ -107,7 +108,7 @@ export function annotations({ view, item, root, say, go, kept = null }: Options)
   const entryOf = (id: string) => list.querySelector<HTMLElement>(`li[data-id="${CSS.escape(id)}"]`);
   const count = () => {
     const n = all.size;
-    status.textContent = n ? `Highlights and notes in this book: ${n}.` : 'No highlights or notes yet: select text in the book to make one.';
+    status.textContent = n ? t('reader.notes.count', { n }) : t('reader.notes.none');
     root.dataset.annotations = String(n);
   };
 
@@ -165,8 +166,8 @@ export function annotations({ view, item, root, say, go, kept = null }: Options)
     if (a.value && a.index !== undefined) {
       const to = document.createElement('a');
       to.href = '#';
-      to.textContent = 'Go to';
-      to.setAttribute('aria-label', `Go to the ${kind}: ${short(a.text)}`);
+      to.textContent = t('reader.notes.goTo');
+      to.setAttribute('aria-label', t('reader.notes.goToLabel', { kind, text: short(a.text) }));
       to.addEventListener('click', (e) => {
         e.preventDefault();
         menu.open = false;
@@ -176,8 +177,8 @@ export function annotations({ view, item, root, say, go, kept = null }: Options)
     }
     const del = document.createElement('button');
     del.type = 'button';
-    del.textContent = 'Delete';
-    del.setAttribute('aria-label', `Delete the ${kind}: ${short(a.text)}`);
+    del.textContent = t('reader.notes.delete');
+    del.setAttribute('aria-label', t('reader.notes.deleteLabel', { kind, text: short(a.text) }));
     del.addEventListener('click', () => void remove(a));
     actions.append(del);
     li.append(actions);
@@ -189,14 +190,14 @@ export function annotations({ view, item, root, say, go, kept = null }: Options)
 
   async function remove(a: Mark) {
     const r = await call('DELETE', `/api/${a.kind}s/${encodeURIComponent(a.id)}`);
-    if (!r.ok) return say(`The ${a.kind} could not be deleted: ${failure(r)}.`);
+    if (!r.ok) return say(t('reader.notes.deleteFailed', { kind: a.kind, reason: failure(r) }));
     all.delete(a.id);
     if (a.value && a.index !== undefined) void view.deleteAnnotation(a);
     const li = entryOf(a.id);
     const next = li?.nextElementSibling ?? li?.previousElementSibling;
     li?.remove();
     count();
-    say(`The ${a.kind} was deleted.`);
+    say(t('reader.notes.deleted', { kind: a.kind }));
     (next?.querySelector<HTMLElement>('a, button') ?? menu.querySelector('summary'))?.focus();
   }
 
@@ -213,7 +214,7 @@ export function annotations({ view, item, root, say, go, kept = null }: Options)
         return;
       }
       if (!r.ok) {
-        status.textContent = `Highlights and notes could not be read: ${failure(r)}.`;
+        status.textContent = t('reader.notes.readFailed', { reason: failure(r) });
         return;
       }
       got[segment] = r.body?.data ?? [];
@@ -276,13 +277,13 @@ export function annotations({ view, item, root, say, go, kept = null }: Options)
       hideBar();
       add(record, kind);
       root.dataset.pending = String(Number(root.dataset.pending || '0') + 1);
-      return say(`The ${kind} is saved in this browser and will be sent when the network is back.`);
+      return say(t('reader.notes.keptHere', { kind }));
     }
-    if (!r.ok) return say(`The ${kind} could not be saved: ${failure(r)}.`);
+    if (!r.ok) return say(t('reader.notes.saveFailed', { kind, reason: failure(r) }));
     s.doc.getSelection()?.removeAllRanges();
     hideBar();
     if (r.body && !all.has(r.body.id)) add(r.body, kind);
-    say(kind === 'note' ? 'The note was saved.' : 'The highlight was saved.');
+    say(t('reader.notes.saved', { kind }));
   }
 
   for (const b of bar.querySelectorAll<HTMLElement>('button[data-colour]')) b.addEventListener('click', () => void create('highlight', { color: b.dataset.colour }));

@@ -1,5 +1,6 @@
 // The reader's requests to the API: JSON with the session's CSRF token from the page's <meta>, the
 // proof a cookie-authenticated write needs.
+import { apiError, t } from './messages';
 
 const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
 
@@ -35,9 +36,9 @@ export async function call<T = unknown>(method: string, url: string, body?: unkn
   }
 }
 
-/** The API's words for a failure, or a generic sentence. */
+/** The API's words for a failure, or a generic sentence (in the page's language). */
 export const failure = (r: Answer): string => {
   const b = r.body;
-  if (b && typeof b === 'object' && 'error' in b && typeof b.error === 'string') return b.error;
-  return r.status ? `the request failed (${r.status})` : 'the server could not be reached';
+  if (b && typeof b === 'object' && 'error' in b && typeof b.error === 'string') return apiError(b.error);
+  return r.status ? t('reader.requestFailed', { status: String(r.status) }) : t('reader.unreachable');
 };

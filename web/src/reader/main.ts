@@ -18,6 +18,7 @@ import { byId, within } from './dom';
 import { call } from './http';
 import { chrome, pageKeys, zone } from './input';
 import { follow, type LivePosition } from './live';
+import { num, t } from './messages';
 import { type PagePosition, pictures } from './pages';
 import { remoteEpub } from './remote-epub';
 import { cleanSections } from './sanitize';
@@ -122,10 +123,13 @@ function offering(jump: (p: LivePosition) => unknown): (p: LivePosition) => void
   return (p) => {
     if (typeof p.percentage !== 'number') return;
     pending = p;
-    const percentage = p.percentage;
-    const where = Number.isInteger(p.page) && p.page_count ? `page ${p.page} of ${p.page_count}` : `${Math.round(percentage * 100)}%`;
+    const percent = Math.round(p.percentage * 100);
+    const device = p.device;
     box.hidden = false;
-    text.textContent = `${p.device ? `Another device (${p.device})` : 'Another device'} is at ${where}.`;
+    if (Number.isInteger(p.page) && p.page_count) {
+      const at = { page: Number(p.page), count: p.page_count };
+      text.textContent = device ? t('reader.offer.devicePage', { ...at, device }) : t('reader.offer.page', at);
+    } else text.textContent = device ? t('reader.offer.devicePercent', { percent, device }) : t('reader.offer.percent', { percent });
   };
 }
 
@@ -154,7 +158,11 @@ function saver(): (body: Position) => void {
 }
 const save = saver();
 
-const pct = (f: number) => `${Math.round(f * 1000) / 10} %`;
+/** The reader's place as the toolbar shows it: the chapter (when known) and the per cent read, to a tenth. */
+const placeOf = (label: string | undefined, f: number) => {
+  const percent = num(Math.round(f * 1000) / 10);
+  return label ? t('reader.position', { label, percent }) : t('reader.positionBare', { percent });
+};
 const isCfi = (s: unknown): s is string => typeof s === 'string' && /^epubcfi\(\/\d/.test(s);
 
 /** The book: an EPUB read by parts with range requests (remote-epub.ts), else the whole file. */
@@ -170,7 +178,7 @@ async function openBook(): Promise<Book> {
     if (parts) return parts;
   }
   const res = await fetch(root.dataset.file ?? '', { credentials: 'same-origin' });
-  if (!res.ok) throw new Error(`the book file could not be read (${res.status})`);
+  if (!res.ok) throw new Error(t('reader.fileFailed', { status: String(res.status) }));
   return makeBook(new File([await res.blob()], root.dataset.name || 'book'));
 }
 
@@ -191,7 +199,7 @@ async function reflowable() {
     view.renderer.setAttribute('margin', margin);
     view.renderer.setStyles?.(bookCss());
     const size = document.getElementById('font-size');
-    if (size) size.textContent = `${text('font')} %`;
+    if (size) size.textContent = t('reader.fontSize', { size: Number(text('font')) });
   };
   applyStyles();
   // only a move the reader asked for is saved (opening at the saved place is not a move)
@@ -266,7 +274,7 @@ async function reflowable() {
     if (moved && cfi !== root.dataset.cfi) shell.turned();
     root.dataset.fraction = String(fraction);
     root.dataset.cfi = cfi;
-    status.textContent = `${label ? `${label} · ` : ''}${pct(fraction)}`;
+    status.textContent = placeOf(label, fraction);
     if (moved) save(adopted ?? { percentage: Math.round(fraction * 10000) / 10000, epubcfi: cfi });
   });
   if (saved && isCfi(saved.epubcfi)) await view.init({ lastLocation: saved.epubcfi });
@@ -345,7 +353,7 @@ function tableOfContents(toc: TocItem[], go: (target: string) => unknown) {
     }
     return ul;
   };
-  box.replaceChildren(toc.length ? list(toc) : document.createTextNode('This book has no table of contents.'));
+  box.replaceChildren(toc.length ? list(toc) : document.createTextNode(t('reader.noToc')));
 }
 
 /** Comics and PDFs: the picture viewer (pages.ts), with the theme and the offer of another device's page. */
@@ -390,5 +398,5 @@ async function start() {
 start().catch((e) => {
   const alert = byId('reader-error');
   alert.hidden = false;
-  alert.textContent = `The book could not be opened: ${e instanceof Error ? e.message : String(e)}`;
+  alert.textContent = t('reader.openFailed', { reason: e instanceof Error ? e.message : String(e) });
 });

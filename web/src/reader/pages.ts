@@ -5,6 +5,7 @@
 // thumbnail moves anywhere; the next pages are asked for before they are needed.
 import { byId } from './dom';
 import { type Chrome, pageKeys, zone } from './input';
+import { t } from './messages';
 import { bind, keep, setting } from './settings';
 
 const MAX_ZOOM = 5;
@@ -29,7 +30,7 @@ interface Options {
 
 export function pictures({ root, item, saved, save, status, chrome }: Options): { jump: (page: number) => void } {
   const count = Number(root.dataset.pageCount || '0');
-  if (!count) throw new Error('this book has no pages to show');
+  if (!count) throw new Error(t('reader.noPages'));
   const pages = byId('pages');
   const rtl = byId('rtl', HTMLInputElement);
   const spread = byId('spread', HTMLInputElement);
@@ -60,7 +61,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   };
   const image = (i: number) => {
     const img = document.createElement('img');
-    img.alt = `Page ${i + 1} of ${count}`;
+    img.alt = t('reader.pageOf', { page: i + 1, count });
     img.className = 'page-image';
     img.dataset.index = String(i);
     img.draggable = false;
@@ -77,8 +78,8 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     root.dataset.page = String(at + 1);
     root.dataset.percentage = String(count === 1 ? 1 : at / (count - 1));
     slider.value = String(at + 1);
-    slider.setAttribute('aria-valuetext', `Page ${at + 1} of ${count}`);
-    status.textContent = shown.length > 1 ? `Pages ${at + 1}–${last + 1} of ${count}` : `Page ${at + 1} of ${count}`;
+    slider.setAttribute('aria-valuetext', t('reader.pageOf', { page: at + 1, count }));
+    status.textContent = shown.length > 1 ? t('reader.pagesOf', { from: at + 1, to: last + 1, count }) : t('reader.pageOf', { page: at + 1, count });
     if (opened) save({ page: at + 1, page_count: count, percentage: count === 1 ? 1 : Math.round((at / (count - 1)) * 10000) / 10000 });
   };
   const classes = () => {
@@ -338,7 +339,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     const n = Number(slider.value);
     thumb.hidden = false;
     thumbImage.src = url(n - 1, Math.ceil(128 * dpr()));
-    caption.textContent = `Page ${n} of ${count}`;
+    caption.textContent = t('reader.pageOf', { page: n, count });
   });
   slider.addEventListener('change', () => {
     thumb.hidden = true;

@@ -3,6 +3,7 @@
 // Enter searches; the arrow keys move between the field and the results.
 import type { SearchExcerpt, View } from 'foliate-js/view.js';
 import { byId } from './dom';
+import { t } from './messages';
 
 const MAX = 200;
 
@@ -42,10 +43,10 @@ export function search({ view, go }: { view: View; go: (target: string) => Promi
     results.replaceChildren();
     if (query.trim().length < 2) {
       view.clearSearch();
-      status.textContent = 'Type at least two characters.';
+      status.textContent = t('reader.search.tooShort');
       return;
     }
-    status.textContent = 'Searching…';
+    status.textContent = t('reader.search.searching');
     let n = 0;
     const it = view.search({ query });
     for await (const r of it) {
@@ -64,7 +65,7 @@ export function search({ view, go }: { view: View; go: (target: string) => Promi
         break;
       }
     }
-    status.textContent = n === 0 ? `Nothing found for “${query}”.` : `${n >= MAX ? `The first ${MAX}` : n} result${n === 1 ? '' : 's'} for “${query}”.`;
+    status.textContent = n === 0 ? t('reader.search.none', { query }) : n >= MAX ? t('reader.search.first', { max: MAX, query }) : t('reader.search.found', { n, query });
     menu.dataset.searched = String(mine);
   }
 

@@ -1,7 +1,9 @@
 // One error mapper for the whole API: failures become `{error: <message>}` with the status
-// contracts assigns, or an HTML fragment for browser-fragment (HX-Request) calls where the spec says so.
+// contracts assigns, or an HTML fragment for browser-fragment (HX-Request) calls where the spec says so
+// (a fragment in the request's language; the JSON's `error` always in the interface's words).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf, type Failure, type Result } from '@bindery/contracts';
+import { localizedApiError } from '@bindery/web';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -17,10 +19,13 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({
 export function sendFailure(reply: FastifyReply, f: Failure, asFragment = false): FastifyReply {
   const status = httpStatusOf(f.code);
   if (asFragment) {
+    // a fragment is shown to a person as is: in the language the request negotiated (the cookie or
+    // Accept-Language), the API's own words when that is English or the message is not in the map
+    const shown = localizedApiError(reply.request, f.message) ?? f.message;
     return reply
       .code(status)
       .type('text/html; charset=utf-8')
-      .send(`<div class="alert alert-error" role="alert">${escapeHtml(f.message)}</div>`);
+      .send(`<div class="alert alert-error" role="alert">${escapeHtml(shown)}</div>`);
   }
   return reply.code(status).send({ error: f.message });
 }

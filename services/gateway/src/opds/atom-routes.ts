@@ -8,6 +8,7 @@ import type { Origins } from '../http/origin';
 import type { ReadContext } from '../read-model/reads';
 import { acquisitionFeed, nameUuid, navigationFeed, openSearchDescription, segment, TYPE, type FeedHead, type NavEntry } from './atom';
 import type { FeedKit } from './deps';
+import { type OpdsWords, wordsOf } from './words';
 import type { Paging } from './paging';
 import { GROUP_KINDS, NAME_GROUPS, type ItemFilter } from './queries';
 import { baseOf, collectionPage, otherParams, pathOf, queryOf, send } from './request';
@@ -21,12 +22,12 @@ export function atomFeeds(app: FastifyInstance, k: FeedKit, origins: Origins): v
 }
 
 /** An entry leading to an acquisition feed of `count` books. */
-const booksEntry = (id: string, title: string, href: string, count: number, updated: string): NavEntry => ({
+const booksEntry = (words: OpdsWords, id: string, title: string, href: string, count: number, updated: string): NavEntry => ({
   id,
   title,
   href,
   kind: 'acquisition',
-  content: `${count} ${count === 1 ? 'book' : 'books'}`,
+  content: words.books(count),
   updated,
 });
 
@@ -55,6 +56,7 @@ async function itemsFeed(
     self: req.url,
     up,
     updated,
+    words: wordsOf(req),
     paging: { ...p, total: page.total, path: pathOf(req), query: otherParams(queryOf(req)) },
   };
   return ok(acquisitionFeed(head, page.items, await streams.infoFor(req.caller!.user_id, page.items)));
@@ -67,6 +69,7 @@ async function bookFeed({ streams, now }: FeedKit, req: FastifyRequest, p: Pagin
     key,
     title,
     kind: 'acquisition',
+    words: wordsOf(req),
     base: baseOf(req),
     self: req.url,
     up,
@@ -91,18 +94,20 @@ function rootFeeds(app: FastifyInstance, k: FeedKit): void {
 
   app.get('/', atomFeed('navigation', 'the OPDS 1.2 catalog root'), async (req, reply) => {
     const base = baseOf(req);
-    const r = await cachedFeed(req, async () =>
-      ok(
-        navigationFeed({ key: 'root', title: 'Bindery', kind: 'navigation', base, self: req.url, updated: now() }, [
-          nav(base, 'root/libraries', 'Libraries', '/libraries', 'navigation', 'Every library you can read'),
-          nav(base, 'root/recent', 'Recently added', '/recent', 'acquisition', 'The newest books first', 'http://opds-spec.org/sort/new'),
-          nav(base, 'root/authors', 'Authors', '/authors', 'navigation', 'Books by author'),
-          nav(base, 'root/series', 'Series', '/series', 'navigation', 'Books by series'),
-          nav(base, 'root/collections', 'Collections', '/collections', 'navigation', 'Your collections'),
-          nav(base, 'root/continue-reading', 'Continue reading', '/continue-reading', 'acquisition', 'The books you are reading, last read first'),
+    const r = await cachedFeed(req, async () => {
+      const words = wordsOf(req);
+      const { t } = words;
+      return ok(
+        navigationFeed({ key: 'root', title: 'Bindery', kind: 'navigation', base, self: req.url, updated: now(), words }, [
+          nav(base, 'root/libraries', t('root.libraries'), '/libraries', 'navigation', t('root.libraries.about')),
+          nav(base, 'root/recent', t('root.recent'), '/recent', 'acquisition', t('root.recent.about'), 'http://opds-spec.org/sort/new'),
+          nav(base, 'root/authors', t('root.authors'), '/authors', 'navigation', t('root.authors.about')),
+          nav(base, 'root/series', t('root.series'), '/series', 'navigation', t('root.series.about')),
+          nav(base, 'root/collections', t('root.collections'), '/collections', 'navigation', t('root.collections.about')),
+          nav(base, 'root/continue-reading', t('root.continue'), '/continue-reading', 'acquisition', t('root.continue.about')),
         ]),
-      ),
-    );
+      );
+    });
     return send(reply, r, TYPE.navigation);
   });
 
@@ -110,10 +115,11 @@ function rootFeeds(app: FastifyInstance, k: FeedKit): void {
     const base = baseOf(req);
     const r = await cachedFeed(req, async (c) => {
       const libs = await reads.catalog.libraries(c.access, false);
+      const words = wordsOf(req);
       return ok(
         navigationFeed(
-          { key: 'libraries', title: 'Libraries', kind: 'navigation', base, self: req.url, up: base, updated: now() },
-          libs.map((l) => booksEntry(`urn:uuid:${l.id}`, l.name, `${base}/libraries/${l.id}`, l.item_count, l.updated_at)),
+          { key: 'libraries', title: words.t('root.libraries'), kind: 'navigation', base, self: req.url, up: base, updated: now(), words },
+          libs.map((l) => booksEntry(words, `urn:uuid:${l.id}`, l.name, `${base}/libraries/${l.id}`, l.item_count, l.updated_at)),
         ),
       );
     });
@@ -134,7 +140,7 @@ function rootFeeds(app: FastifyInstance, k: FeedKit): void {
   app.get('/recent', atomFeed('acquisition', 'recently added'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
-    const r = await cachedFeed(req, (c) => itemsFeed(k, req, c, p.value, { by: 'recent' }, 'Recently added', baseOf(req)));
+    const r = await cachedFeed(req, (c) => itemsFeed(k, req, c, p.value, { by: 'recent' }, wordsOf(req).t('root.recent'), baseOf(req)));
     return send(reply, r, TYPE.acquisition);
   });
 }
@@ -150,9 +156,11 @@ function nameFeeds(app: FastifyInstance, k: FeedKit): void {
       const base = baseOf(req);
       const r = await cachedFeed(req, async (c) => {
         const { groups, total } = await queries.groups(kind, c.access, p.value.perPage, p.value.offset);
+        const words = wordsOf(req);
         const head: FeedHead = {
           key: kind,
-          title: group.title,
+          title: words.t(group.titleKey),
+          words,
           kind: 'navigation',
           base,
           self: req.url,
@@ -163,7 +171,7 @@ function nameFeeds(app: FastifyInstance, k: FeedKit): void {
         return ok(
           navigationFeed(
             head,
-            groups.map((g) => booksEntry(`urn:uuid:${nameUuid(`${kind}/${g.name}`)}`, g.name, `${base}/${kind}/${segment(g.name)}`, g.count, head.updated)),
+            groups.map((g) => booksEntry(words, `urn:uuid:${nameUuid(`${kind}/${g.name}`)}`, g.name, `${base}/${kind}/${segment(g.name)}`, g.count, head.updated)),
           ),
         );
       });
@@ -188,9 +196,11 @@ function readingFeeds(app: FastifyInstance, k: FeedKit): void {
     const base = baseOf(req);
     const r = await cachedFeed(req, async (c) => {
       const all = (await dashboard.collections(req.caller!.user_id, c.access)) as { id: string; name: string; item_count: number }[];
+      const words = wordsOf(req);
       const head: FeedHead = {
         key: `collections/${req.caller!.user_id}`,
-        title: 'Collections',
+        title: words.t('root.collections'),
+        words,
         kind: 'navigation',
         base,
         self: req.url,
@@ -203,7 +213,7 @@ function readingFeeds(app: FastifyInstance, k: FeedKit): void {
           head,
           all
             .slice(p.value.offset, p.value.offset + p.value.perPage)
-            .map((col) => booksEntry(`urn:uuid:${col.id}`, col.name, `${base}/collections/${col.id}`, col.item_count, head.updated)),
+            .map((col) => booksEntry(words, `urn:uuid:${col.id}`, col.name, `${base}/collections/${col.id}`, col.item_count, head.updated)),
         ),
       );
     });
@@ -226,7 +236,7 @@ function readingFeeds(app: FastifyInstance, k: FeedKit): void {
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
       const page = await dashboard.books(req.caller!.user_id, c.access, { is_system: true, query_type: 'continue-reading' }, p.value.perPage, p.value.offset);
-      return ok(await bookFeed(k, req, p.value, `continue-reading/${req.caller!.user_id}`, 'Continue reading', baseOf(req), page));
+      return ok(await bookFeed(k, req, p.value, `continue-reading/${req.caller!.user_id}`, wordsOf(req).t('root.continue'), baseOf(req), page));
     });
     return send(reply, r, TYPE.acquisition);
   });
@@ -241,7 +251,7 @@ function searchFeeds(app: FastifyInstance, { reads, streams, cachedFeed, now, pa
     if (text === undefined || text.trim() === '') {
       // a Host this server may not believe gives a relative template (most apps resolve it)
       const origin = origins.publicBase(req) ?? '';
-      const r = await cachedFeed(req, async () => ok(openSearchDescription(origin, base)), origin);
+      const r = await cachedFeed(req, async () => ok(openSearchDescription(origin, base, wordsOf(req))), origin);
       return send(reply, r, TYPE.openSearch);
     }
     const p = paged(req);
@@ -250,9 +260,11 @@ function searchFeeds(app: FastifyInstance, { reads, streams, cachedFeed, now, pa
       const found = await reads.catalog.search(c.access, { q: text, limit: String(p.value.perPage), offset: String(p.value.offset) });
       if (!found.ok) return found;
       const body = JSON.parse(found.value) as { data: Catalog.MediaItem[]; total: number };
+      const words = wordsOf(req);
       const head: FeedHead = {
         key: `search/${text}`,
-        title: `Search: ${text}`,
+        title: words.t('search.title', { query: text }),
+        words,
         kind: 'acquisition',
         base,
         self: req.url,

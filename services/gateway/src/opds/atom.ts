@@ -1,6 +1,7 @@
 // OPDS 1.2 documents: navigation and acquisition feeds (Atom) and the OpenSearch description,
 // built with xmlbuilder2. Every href is a path below the feed's base (`/opds` or a reader-key
 // base), percent-encoded so it is a valid URI; no template braces ever appear in a feed.
+import { ENGLISH, type OpdsWords } from './words';
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { create } from 'xmlbuilder2';
@@ -68,6 +69,8 @@ export interface FeedHead {
   up?: string;
   updated: string;
   paging?: FeedPaging;
+  /** the language of the feed's own words (English when absent) */
+  words?: OpdsWords;
 }
 
 export interface NavEntry {
@@ -108,7 +111,7 @@ function head(h: FeedHead): XMLBuilder {
   link(feed, 'self', h.self, type);
   link(feed, 'start', h.base, TYPE.navigation);
   if (h.up) link(feed, 'up', h.up, TYPE.navigation);
-  link(feed, 'search', `${h.base}/search`, TYPE.openSearch, { title: 'Search' });
+  link(feed, 'search', `${h.base}/search`, TYPE.openSearch, { title: (h.words ?? ENGLISH).t('search') });
   const p = h.paging;
   if (p) {
     const last = lastPage(p.total, p.perPage);
@@ -175,8 +178,8 @@ const linkXml = (rel: string, href: string, type: string, extra: Record<string, 
 const fragments = new LRUCache<string, string>({ max: 50_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (s) => s.length * 2 || 1 });
 
 /** One acquisition entry, from the per-item cache when the item, base and stream state are the same. */
-export function entryXml(item: Catalog.MediaItem, base: string, stream?: StreamInfo): string {
-  const key = `${item.id}|${item.updated_at}|${base}|${stream ? `${stream.kind}|${stream.count}|${stream.lastRead ?? ''}|${stream.lastReadDate ?? ''}` : ''}`;
+export function entryXml(item: Catalog.MediaItem, base: string, stream?: StreamInfo, words: OpdsWords = ENGLISH): string {
+  const key = `${item.id}|${item.updated_at}|${base}|${words.locale}|${stream ? `${stream.kind}|${stream.count}|${stream.lastRead ?? ''}|${stream.lastReadDate ?? ''}` : ''}`;
   const hit = fragments.get(key);
   if (hit !== undefined) return hit;
   const out: string[] = ['<entry>', el('title', item.title), el('id', `urn:uuid:${item.id}`), el('updated', item.updated_at)];
@@ -188,13 +191,13 @@ export function entryXml(item: Catalog.MediaItem, base: string, stream?: StreamI
   for (const t of item.tags) out.push(`<category term="${xmlAttr(t)}" label="${xmlAttr(t)}"/>`);
   const summary = item.description ? plainText(item.description) : '';
   const series = item.series ? `${item.series}${item.series_index !== null ? ` #${item.series_index}` : ''}` : '';
-  const text = [series && `Series: ${series}.`, summary].filter(Boolean).join(' ');
+  const text = [series && words.t('entry.seriesSummary', { series }), summary].filter(Boolean).join(' ');
   if (text) out.push(el('summary', text, ' type="text"'));
   if (item.cover_url) {
     out.push(linkXml(REL.image, `${base}/covers/${item.id}`, 'image/jpeg'));
     out.push(linkXml(REL.thumbnail, `${base}/thumbnails/${item.id}`, 'image/jpeg'));
   }
-  if (item.series) out.push(linkXml('related', `${base}/series/${segment(item.series)}`, TYPE.acquisition, { title: `Series: ${item.series}` }));
+  if (item.series) out.push(linkXml('related', `${base}/series/${segment(item.series)}`, TYPE.acquisition, { title: words.t('entry.series', { series: item.series }) }));
   // PSE: a URI template (0-based {pageNumber}, optional {maxWidth}); lastRead is 1-based
   if (stream) {
     const last: Record<string, string> = stream.lastRead !== undefined ? { 'pse:lastRead': String(stream.lastRead), 'pse:lastReadDate': stream.lastReadDate! } : {};
@@ -214,15 +217,15 @@ export function entryXml(item: Catalog.MediaItem, base: string, stream?: StreamI
 export function acquisitionFeed(h: FeedHead, items: Catalog.MediaItem[], streams?: Map<string, StreamInfo>): string {
   const feed = end(head(h));
   const close = feed.lastIndexOf('</feed>');
-  return `${feed.slice(0, close)}${items.map((i) => entryXml(i, h.base, streams?.get(i.id))).join('')}</feed>`;
+  return `${feed.slice(0, close)}${items.map((i) => entryXml(i, h.base, streams?.get(i.id), h.words)).join('')}</feed>`;
 }
 
 /** The OpenSearch 1.1 description a reader app fetches from the search link. */
-export function openSearchDescription(origin: string, base: string): string {
+export function openSearchDescription(origin: string, base: string, words: OpdsWords = ENGLISH): string {
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
   const d = doc.ele(NS.os, 'OpenSearchDescription');
   d.ele(NS.os, 'ShortName').txt('Bindery').up();
-  d.ele(NS.os, 'Description').txt('Search the Bindery library by title, author, series, tag or ISBN.').up();
+  d.ele(NS.os, 'Description').txt(words.t('search.description')).up();
   d.ele(NS.os, 'InputEncoding').txt('UTF-8').up();
   d.ele(NS.os, 'OutputEncoding').txt('UTF-8').up();
   // absolute, and only {searchTerms}: some apps neither resolve a relative template nor fill optional parameters

@@ -8,6 +8,7 @@ import { sendFailure } from '../http/reply';
 import type { ReadContext } from '../read-model/reads';
 import { segment } from './atom';
 import type { FeedKit } from './deps';
+import { wordsOf } from './words';
 import { feed2, nav2, pageManifest, publication, TYPE2, V2, type Feed2Head, type Group2 } from './json';
 import type { Paging } from './paging';
 import { GROUP_KINDS, NAME_GROUPS, type ItemFilter } from './queries';
@@ -51,7 +52,7 @@ const newest = ({ now }: FeedKit, items: Catalog.MediaItem[]) => items.reduce((m
 
 async function publications({ streams }: FeedKit, req: FastifyRequest, items: Catalog.MediaItem[]): Promise<object[]> {
   const s = await streams.infoFor(req.caller!.user_id, items);
-  return items.map((i) => publication(i, baseOf(req), s.get(i.id)));
+  return items.map((i) => publication(i, baseOf(req), s.get(i.id), wordsOf(req)));
 }
 
 async function itemsFeed(
@@ -68,13 +69,14 @@ async function itemsFeed(
   if (opts.sortable && sort !== undefined && sort !== 'title' && sort !== 'new') return { ok: false, error: fail('validation', SORT_MESSAGE) };
   const page = await k.queries.items(c.access, f, p.perPage, p.offset, sort === 'new');
   if (opts.emptyIs !== undefined && page.total === 0) return { ok: false, error: fail('not_found', opts.emptyIs) };
+  const { t } = wordsOf(req);
   const facets = opts.sortable
     ? [
         {
-          title: 'Sort',
+          title: t('sort'),
           links: [
-            { href: `${pathOf(req)}?sort=title`, title: 'Title', type: TYPE2.feed, ...(sort === 'new' ? {} : { rel: 'self' }) },
-            { href: `${pathOf(req)}?sort=new`, title: 'Recently added', type: TYPE2.feed, ...(sort === 'new' ? { rel: 'self' } : {}) },
+            { href: `${pathOf(req)}?sort=title`, title: t('sort.title'), type: TYPE2.feed, ...(sort === 'new' ? {} : { rel: 'self' }) },
+            { href: `${pathOf(req)}?sort=new`, title: t('root.recent'), type: TYPE2.feed, ...(sort === 'new' ? { rel: 'self' } : {}) },
           ],
         },
       ]
@@ -99,17 +101,18 @@ function rootFeeds(app: FastifyInstance, k: FeedKit): void {
         dashboard.books(user, c.access, { is_system: true, query_type: 'continue-reading' }, GROUP_SIZE, 0),
         queries.items(c.access, { by: 'recent' }, GROUP_SIZE, 0),
       ]);
+      const { t } = wordsOf(req);
       const groups: Group2[] = [];
       const readingItems = reading.books.map((b) => b.item as Catalog.MediaItem);
-      if (readingItems.length) groups.push({ title: 'Continue reading', href: `${base}/continue-reading`, publications: await publications(k, req, readingItems) });
-      if (recent.items.length) groups.push({ title: 'Recently added', href: `${base}/recent`, publications: await publications(k, req, recent.items) });
+      if (readingItems.length) groups.push({ title: t('root.continue'), href: `${base}/continue-reading`, publications: await publications(k, req, readingItems) });
+      if (recent.items.length) groups.push({ title: t('root.recent'), href: `${base}/recent`, publications: await publications(k, req, recent.items) });
       const navigation = [
-        nav2('Libraries', `${base}/libraries`),
-        nav2('Recently added', `${base}/recent`, recent.total, 'http://opds-spec.org/sort/new'),
-        nav2('Authors', `${base}/authors`),
-        nav2('Series', `${base}/series`),
-        nav2('Collections', `${base}/collections`),
-        nav2('Continue reading', `${base}/continue-reading`, reading.total),
+        nav2(t('root.libraries'), `${base}/libraries`),
+        nav2(t('root.recent'), `${base}/recent`, recent.total, 'http://opds-spec.org/sort/new'),
+        nav2(t('root.authors'), `${base}/authors`),
+        nav2(t('root.series'), `${base}/series`),
+        nav2(t('root.collections'), `${base}/collections`),
+        nav2(t('root.continue'), `${base}/continue-reading`, reading.total),
       ];
       return ok(feed2(head(req, 'Bindery', undefined), { navigation, groups }));
     });
@@ -120,7 +123,7 @@ function rootFeeds(app: FastifyInstance, k: FeedKit): void {
     const base = v2(req);
     const r = await cachedFeed(req, async (c) => {
       const libs = await reads.catalog.libraries(c.access, false);
-      return ok(feed2(head(req, 'Libraries', base), { navigation: libs.map((l) => nav2(l.name, `${base}/libraries/${l.id}`, l.item_count)) }));
+      return ok(feed2(head(req, wordsOf(req).t('root.libraries'), base), { navigation: libs.map((l) => nav2(l.name, `${base}/libraries/${l.id}`, l.item_count)) }));
     });
     return send(reply, r, TYPE2.feed);
   });
@@ -139,7 +142,7 @@ function rootFeeds(app: FastifyInstance, k: FeedKit): void {
   app.get(`${V2}/recent`, jsonFeed('recently added'), async (req, reply) => {
     const p = paged(req);
     if (!p.ok) return sendFailure(reply, p.error);
-    const r = await cachedFeed(req, (c) => itemsFeed(k, req, c, p.value, { by: 'recent' }, 'Recently added', v2(req)));
+    const r = await cachedFeed(req, (c) => itemsFeed(k, req, c, p.value, { by: 'recent' }, wordsOf(req).t('root.recent'), v2(req)));
     return send(reply, r, TYPE2.feed);
   });
 }
@@ -157,7 +160,7 @@ function nameFeeds(app: FastifyInstance, k: FeedKit): void {
         const { groups, total } = await queries.groups(kind, c.access, p.value.perPage, p.value.offset);
         const navigation = groups.map((g) => nav2(g.name, `${base}/${kind}/${segment(g.name)}`, g.count));
         // an empty page still needs a collection: an empty navigation list
-        return ok(feed2(head(req, group.title, base, p.value, total), { navigation }));
+        return ok(feed2(head(req, wordsOf(req).t(group.titleKey), base, p.value, total), { navigation }));
       });
       return send(reply, r, TYPE2.feed);
     });
@@ -185,7 +188,7 @@ function readingFeeds(app: FastifyInstance, k: FeedKit): void {
     const r = await cachedFeed(req, async (c) => {
       const all = (await dashboard.collections(req.caller!.user_id, c.access)) as { id: string; name: string; item_count: number }[];
       const navigation = all.slice(p.value.offset, p.value.offset + p.value.perPage).map((col) => nav2(col.name, `${base}/collections/${col.id}`, col.item_count));
-      return ok(feed2(head(req, 'Collections', base, p.value, all.length), { navigation }));
+      return ok(feed2(head(req, wordsOf(req).t('root.collections'), base, p.value, all.length), { navigation }));
     });
     return send(reply, r, TYPE2.feed);
   });
@@ -206,7 +209,7 @@ function readingFeeds(app: FastifyInstance, k: FeedKit): void {
     if (!p.ok) return sendFailure(reply, p.error);
     const r = await cachedFeed(req, async (c) => {
       const page = await dashboard.books(req.caller!.user_id, c.access, { is_system: true, query_type: 'continue-reading' }, p.value.perPage, p.value.offset);
-      return ok(await booksFeed(k, req, p.value, 'Continue reading', v2(req), page));
+      return ok(await booksFeed(k, req, p.value, wordsOf(req).t('root.continue'), v2(req), page));
     });
     return send(reply, r, TYPE2.feed);
   });
@@ -224,7 +227,11 @@ function searchFeeds(app: FastifyInstance, k: FeedKit): void {
       const found = await reads.catalog.search(c.access, { q: text, limit: String(p.value.perPage), offset: String(p.value.offset) });
       if (!found.ok) return found;
       const body = JSON.parse(found.value) as { data: Catalog.MediaItem[]; total: number };
-      return ok(feed2(head(req, `Search: ${text}`, v2(req), p.value, body.total, newest(k, body.data)), { publications: await publications(k, req, body.data) }));
+      return ok(
+        feed2(head(req, wordsOf(req).t('search.title', { query: text }), v2(req), p.value, body.total, newest(k, body.data)), {
+          publications: await publications(k, req, body.data),
+        }),
+      );
     });
     return send(reply, r, TYPE2.feed);
   });
@@ -239,7 +246,7 @@ function publicationRoutes(app: FastifyInstance, { reads, streams, cachedFeed }:
         if (!doc.ok) return { ok: false, error: fail('not_found', Messages.mediaItemNotFound) };
         const item = JSON.parse(doc.value) as Catalog.MediaItem;
         const stream = (await streams.infoFor(req.caller!.user_id, [item])).get(item.id);
-        if (!manifest) return ok(JSON.stringify(publication(item, baseOf(req), stream)));
+        if (!manifest) return ok(JSON.stringify(publication(item, baseOf(req), stream, wordsOf(req))));
         if (!stream) return { ok: false, error: fail('not_found', 'no pages to stream') };
         return ok(pageManifest(item, baseOf(req), stream));
       });

@@ -1,6 +1,7 @@
 // OPDS 2.0 documents (application/opds+json): feeds with navigation, publications, groups and
 // facets, publications, and the Divina page-list manifest of a streamed book. Paths are those of
 // OPDS 1.2 under `<base>/v2` (docs/decisions.md, "OPDS 2.0 and page streaming").
+import { ENGLISH, type OpdsWords } from './words';
 import type { Catalog } from '@bindery/contracts';
 import { mimeOf } from '../files/mime';
 import { encodePath, plainText, pseTemplate, REL, segment } from './atom';
@@ -146,7 +147,7 @@ function imagesOf(item: Catalog.MediaItem, base: string): Link2[] {
   ];
 }
 
-export function publication(item: Catalog.MediaItem, base: string, stream?: StreamInfo): Record<string, unknown> {
+export function publication(item: Catalog.MediaItem, base: string, stream?: StreamInfo, words: OpdsWords = ENGLISH): Record<string, unknown> {
   const links: Link2[] = [{ rel: 'self', href: `${base}${V2}/publications/${item.id}`, type: TYPE2.publication }];
   for (const f of item.formats) {
     links.push({
@@ -158,7 +159,7 @@ export function publication(item: Catalog.MediaItem, base: string, stream?: Stre
   }
   if (stream) {
     // the page list (a Divina manifest) and the OPDS-PSE template, for apps that know either
-    links.push({ rel: ACQUISITION, href: `${base}${V2}/publications/${item.id}/manifest`, type: TYPE2.divina, title: 'Pages' });
+    links.push({ rel: ACQUISITION, href: `${base}${V2}/publications/${item.id}/manifest`, type: TYPE2.divina, title: words.t('pages') });
     const properties: Record<string, unknown> = { numberOfItems: stream.count };
     if (stream.lastRead !== undefined) Object.assign(properties, { lastRead: stream.lastRead, lastReadDate: stream.lastReadDate });
     links.push({ rel: REL.pseStream, href: pseTemplate(base, item.id), type: 'image/jpeg', templated: true, properties });

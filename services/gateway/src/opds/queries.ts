@@ -27,11 +27,11 @@ export interface Group {
 
 /**
  * The two name groupings both OPDS trees browse (<base>/authors, <base>/series and their v2 twins):
- * the feed's title, the item filter of one name, and the message for a name with nothing visible.
+ * the feed's title (its key in the OPDS catalogs, words.ts), the item filter of one name, and the message for a name with nothing visible.
  */
 export const NAME_GROUPS = {
-  authors: { title: 'Authors', filter: (name: string): ItemFilter => ({ by: 'author', name }), notFound: 'author not found' },
-  series: { title: 'Series', filter: (name: string): ItemFilter => ({ by: 'series', name }), notFound: 'series not found' },
+  authors: { titleKey: 'root.authors', filter: (name: string): ItemFilter => ({ by: 'author', name }), notFound: 'author not found' },
+  series: { titleKey: 'root.series', filter: (name: string): ItemFilter => ({ by: 'series', name }), notFound: 'series not found' },
 } as const;
 export type GroupKind = keyof typeof NAME_GROUPS;
 export const GROUP_KINDS = Object.keys(NAME_GROUPS) as GroupKind[];

@@ -7,6 +7,7 @@ import type { Paging } from './paging';
 import { sendFailure } from '../http/reply';
 import type { ReadContext, Reads } from '../read-model/reads';
 import { segment } from './atom';
+import { chooseWords, fromAcceptLanguage, fromProfile, wordsOf } from './words';
 
 export const OPDS_ROOT = '/opds';
 const FEED_CACHE_CONTROL = 'private, max-age=0, must-revalidate';
@@ -32,18 +33,31 @@ export const pathOf = (req: FastifyRequest) => req.url.split('?', 1)[0]!;
 
 export function send(reply: FastifyReply, r: Result<string | Buffer>, type: string): FastifyReply {
   if (!r.ok) return sendFailure(reply, r.error);
-  return reply.code(200).header('Cache-Control', FEED_CACHE_CONTROL).type(`${type};charset=utf-8`).send(r.value);
+  // the words of a feed follow Accept-Language (words.ts): a cache between must keep them apart
+  return reply
+    .code(200)
+    .header('Cache-Control', FEED_CACHE_CONTROL)
+    .header('Content-Language', wordsOf(reply.request).locale)
+    .header('Vary', 'Accept-Language')
+    .type(`${type};charset=utf-8`)
+    .send(r.value);
 }
 
 /**
  * A rendered feed from the answer cache, keyed by what it depends on: the catalog and identity
  * positions and access (`c.key`), the reading position and the user (pse:lastRead, collections,
- * continue reading), and the URL.
+ * continue reading), the language of its words, and the URL.
  */
 export function feedCache(reads: Reads) {
   return async (req: FastifyRequest, render: (c: ReadContext) => Promise<Result<string>>, extra = ''): Promise<Result<Buffer>> => {
     const c = await reads.context(req.caller!);
-    return reads.cached(`opds|${c.key}|${c.positions.reading ?? 0}|${req.caller!.user_id}|${extra}|${req.url}`, () => render(c));
+    // the app's language, else the profile's (at the current identity position), else English; the
+    // language is part of the key, so a profile that changes language is a new answer
+    const accept = req.headers['accept-language'];
+    const asked = fromAcceptLanguage(typeof accept === 'string' ? accept : undefined);
+    const locale = asked ?? fromProfile(await reads.identity.profile(req.caller!.user_id, c.positions.identity ?? 0)) ?? 'en';
+    chooseWords(req, locale);
+    return reads.cached(`opds|${c.key}|${c.positions.reading ?? 0}|${req.caller!.user_id}|${extra}|${locale}|${req.url}`, () => render(c));
   };
 }
 
