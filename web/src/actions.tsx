@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { apiFor, type Answer, type Api } from './api';
 import { fromOurPage, sendHtml } from './http';
+import { useI18n } from './i18n';
 
 export type Form = Record<string, string | string[] | undefined>;
 
@@ -23,9 +24,16 @@ export const fields = (f: Form, k: string): string[] => {
 
 /** The API's message as an alert: its `error` for a failure, its `message` (or `fallback`) for a success. */
 export function Said({ a, fallback }: { a: Answer<unknown>; fallback: string }) {
+  const { t } = useI18n();
   const body = (a.body ?? {}) as { error?: unknown; message?: unknown };
   const failed = a.status >= 400;
-  const text = failed ? (typeof body.error === 'string' ? body.error : `The request failed (${a.status}).`) : typeof body.message === 'string' ? body.message : fallback;
+  const text = failed
+    ? typeof body.error === 'string'
+      ? body.error
+      : t('action.failed', { status: String(a.status) })
+    : typeof body.message === 'string'
+      ? body.message
+      : fallback;
   return (
     <div class={failed ? 'alert alert-error' : 'alert alert-success'} role={failed ? 'alert' : 'status'}>
       {text}
@@ -34,8 +42,8 @@ export function Said({ a, fallback }: { a: Answer<unknown>; fallback: string }) 
 }
 
 export interface ActionOptions {
-  /** what a success says when the API's answer has no message */
-  done: string;
+  /** what a success says when the API's answer has no message (in the request's language, given a function) */
+  done: string | ((req: FastifyRequest) => string);
   /** a successful action reloads the page (the change shows everywhere on it) */
   refresh?: boolean;
   /** a successful action goes to this page instead (a full load) */
@@ -56,6 +64,7 @@ export function action(app: FastifyInstance, path: string, opts: ActionOptions, 
     reply.header('X-Api-Status', String(a.status));
     if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form, req));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
-    return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={opts.done} />, 200, true);
+    const done = typeof opts.done === 'string' ? opts.done : opts.done(req);
+    return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={done} />, 200, true);
   });
 }
