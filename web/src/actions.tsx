@@ -31,7 +31,7 @@ export function Said({ a, fallback }: { a: Answer<unknown>; fallback: string }) 
   const text = failed
     ? typeof body.error === 'string'
       ? apiError(i18n, body.error)
-      : `The request failed (${a.status}).`
+      : i18n.t('action.failed', { status: String(a.status) })
     : typeof body.message === 'string'
       ? body.message
       : fallback;
@@ -43,8 +43,8 @@ export function Said({ a, fallback }: { a: Answer<unknown>; fallback: string }) 
 }
 
 export interface ActionOptions {
-  /** what a success says when the API's answer has no message */
-  done: string;
+  /** what a success says when the API's answer has no message (in the request's language, given a function) */
+  done: string | ((req: FastifyRequest) => string);
   /** a successful action reloads the page (the change shows everywhere on it) */
   refresh?: boolean;
   /** a successful action goes to this page instead (a full load) */
@@ -65,6 +65,7 @@ export function action(app: FastifyInstance, path: string, opts: ActionOptions, 
     reply.header('X-Api-Status', String(a.status));
     if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form, req));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
-    return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={opts.done} />, 200, true);
+    const done = typeof opts.done === 'string' ? opts.done : opts.done(req);
+    return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={done} />, 200, true);
   });
 }

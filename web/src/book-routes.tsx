@@ -34,7 +34,7 @@ export function bookFragmentRoutes({ page }: Web): void {
 
 export function progressConflictRoutes({ app }: Web): void {
   // a progress conflict settled from the book page: the place to go on from, as the reading service keeps it
-  action(app, '/books/:id/conflicts/:conflict', { done: 'conflict resolved', refresh: true }, (a, f, req) =>
+  action(app, '/books/:id/conflicts/:conflict', { done: (req) => i18nFor(req).t('conflict.resolved'), refresh: true }, (a, f, req) =>
     a.post('/api/progress-conflicts/:id/resolve', { params: { id: (req.params as { conflict: string }).conflict }, body: { keep: field(f, 'keep') ?? '' } }),
   );
 }

@@ -7,6 +7,8 @@ import { isUuid } from '@bindery/contracts';
 import { action, type Form, field, fields } from './actions';
 import { type Answer, type Api, apiFor, refusal } from './api';
 import { fromOurPage, sendHtml } from './http';
+import type { I18n } from './i18n';
+import { i18nFor } from './i18n/request';
 import { mayEdit, NotFound } from './layout';
 import { EditBook, type EditableItem, editNotice, FIELD_LABELS } from './pages/edit';
 import { libraryQuery, searchQuery } from './pages/library';
@@ -86,17 +88,16 @@ export function changesOf(item: EditableItem, f: Form): Record<string, unknown> 
   return out;
 }
 
-const NOTHING_CHANGED = refusal(400, 'Nothing to save: every field is as it was.');
-
 export function editRoutes({ app, page, render }: Web): void {
   page('/books/:id/edit', {}, async ({ req, reply, api, viewer }) => {
-    const notFound = () => render(reply, 'Not found', viewer, undefined, <NotFound href="/library" back="Back to the library" />, 404);
+    const { t } = i18nFor(req, viewer);
+    const notFound = () => render(reply, t('notFound.title'), viewer, undefined, <NotFound href="/library" back={t('lib.back')} />, 404);
     // people who may not edit get what any unknown page gives them (the API refuses them too)
     if (!mayEdit(viewer)) return notFound();
     const r = await api.get('/api/media-items/:id', { params: { id: idOf(req) } });
     if (r.status === 404 || r.status === 400) return notFound();
-    if (r.status !== 200) return render(reply, 'Edit', viewer, undefined, <p id="failure">{`The book could not be read (${r.status}).`}</p>, 502);
-    return render(reply, `Edit ${r.body.title}`, viewer, undefined, <EditBook item={r.body} notice={editNotice(req.query as Record<string, unknown>)} />);
+    if (r.status !== 200) return render(reply, t('edit.title'), viewer, undefined, <p id="failure">{t('edit.readFailed', { status: String(r.status) })}</p>, 502);
+    return render(reply, t('edit.heading', { title: r.body.title }), viewer, undefined, <EditBook item={r.body} notice={editNotice(req.query as Record<string, unknown>)} />);
   });
 
   // save: only what differs from the book as it is now; the book's page afterwards says it is saved
@@ -104,7 +105,7 @@ export function editRoutes({ app, page, render }: Web): void {
     const now = await api.get('/api/media-items/:id', { params: { id: idOf(req) } });
     if (now.status !== 200) return now;
     const changes = changesOf(now.body, f);
-    if (Object.keys(changes).length === 0) return NOTHING_CHANGED;
+    if (Object.keys(changes).length === 0) return refusal(400, i18nFor(req).t('edit.nothingChanged'));
     return api.put('/api/media-items/:id', { params: { id: idOf(req) }, body: changes });
   });
 
@@ -115,7 +116,7 @@ export function editRoutes({ app, page, render }: Web): void {
   };
   action(app, '/books/:id/edit/reset', { done: 'reset', goTo: (f, req) => `/books/${encodeURIComponent(idOf(req))}/edit?reset=${resetField(f)}` }, async (api, f, req) => {
     const k = resetField(f);
-    if (!k) return refusal(400, 'unknown field');
+    if (!k) return refusal(400, i18nFor(req).t('edit.unknownField'));
     return api.put('/api/media-items/:id', { params: { id: idOf(req) }, body: { reset_fields: [k] } });
   });
 
@@ -123,7 +124,7 @@ export function editRoutes({ app, page, render }: Web): void {
   action(app, '/books/:id/cover/page', { done: 'cover set', goTo: (_f, req) => `/books/${encodeURIComponent(idOf(req))}/edit?cover=page` }, async (api, f, req) => {
     const typed = (field(f, 'page') ?? '').trim();
     const v = typed !== '' ? typed : (field(f, 'page_choice') ?? '').trim();
-    if (v === '') return refusal(400, 'Choose a page or type its number.');
+    if (v === '') return refusal(400, i18nFor(req).t('edit.choosePage'));
     return api.put('/api/media-items/:id/cover', { params: { id: idOf(req) }, body: { page: /^\d{1,9}$/.test(v) ? Number(v) : v } });
   });
   action(app, '/books/:id/cover/reset', { done: 'cover reset', goTo: (_f, req) => `/books/${encodeURIComponent(idOf(req))}/edit?cover=reset` }, (api, _f, req) =>
@@ -137,15 +138,15 @@ export function editRoutes({ app, page, render }: Web): void {
 export const BULK_MOST = 1000;
 
 /** The ids a bulk action is for: the ticked ones, or every book the page's filters match. */
-async function selection(api: Api, f: Form): Promise<{ ids: string[]; capped: boolean } | { error: string }> {
+async function selection(api: Api, f: Form, { t }: I18n): Promise<{ ids: string[]; capped: boolean } | { error: string }> {
   if (field(f, 'all_matching') !== '1') {
     const ids = [...new Set(fields(f, 'ids').filter((x) => isUuid(x)))];
-    return ids.length > BULK_MOST ? { error: `Select at most ${BULK_MOST} books at once.` } : { ids, capped: false };
+    return ids.length > BULK_MOST ? { error: t('bulk.atMost', { most: BULK_MOST }) } : { ids, capped: false };
   }
   const series = field(f, 'series_scope');
   if (series !== undefined) {
     const r = await api.get('/api/series/:name', { params: { name: series.trim().slice(0, 200) }, query: { limit: String(BULK_MOST) } });
-    if (r.status !== 200) return { error: `The series could not be read (${r.status}).` };
+    if (r.status !== 200) return { error: t('bulk.seriesFailed', { status: String(r.status) }) };
     return { ids: r.body.data.map((b) => b.media_item_id), capped: r.body.data.length >= BULK_MOST };
   }
   // the library's filters as its page reads them, every page of the search's matches
@@ -153,7 +154,7 @@ async function selection(api: Api, f: Form): Promise<{ ids: string[]; capped: bo
   const ids: string[] = [];
   for (let offset = 0; ids.length < BULK_MOST; ) {
     const r = await api.get('/api/media-items/search', { query: searchQuery({ ...q, offset }, 100) });
-    if (r.status !== 200) return { error: `The matching books could not be read (${r.status}).` };
+    if (r.status !== 200) return { error: t('bulk.matchingFailed', { status: String(r.status) }) };
     ids.push(...r.body.data.map((b) => b.id));
     offset += r.body.data.length;
     if (r.body.data.length === 0 || offset >= r.body.total) return { ids: ids.slice(0, BULK_MOST), capped: false };
@@ -161,16 +162,16 @@ async function selection(api: Api, f: Form): Promise<{ ids: string[]; capped: bo
   return { ids: ids.slice(0, BULK_MOST), capped: true };
 }
 
-const READING: Record<string, { done: (books: string) => string; run: (api: Api, id: string) => Promise<Answer<unknown>> }> = {
+const READING: Record<string, { done: 'bulk.done.read' | 'bulk.done.unread' | 'bulk.done.reset'; run: (api: Api, id: string) => Promise<Answer<unknown>> }> = {
   read: {
-    done: (n) => `${n} marked read`,
+    done: 'bulk.done.read',
     run: (api, id) => api.put('/api/media-items/:id/progress', { params: { id }, body: { percentage: 1, force: true, client: 'Bindery web', device: 'web' } }),
   },
   unread: {
-    done: (n) => `${n} marked unread`,
+    done: 'bulk.done.unread',
     run: (api, id) => api.put('/api/media-items/:id/progress', { params: { id }, body: { percentage: 0, force: true, client: 'Bindery web', device: 'web' } }),
   },
-  reset: { done: (n) => `Progress reset for ${n}`, run: (api, id) => api.delete('/api/media-items/:id/progress', { params: { id } }) },
+  reset: { done: 'bulk.done.reset', run: (api, id) => api.delete('/api/media-items/:id/progress', { params: { id } }) },
 };
 
 /** A bulk-update body for the metadata actions (null: not one of them). */
@@ -195,8 +196,6 @@ export function bulkChanges(action: string, value: string): Record<string, unkno
   }
 }
 
-const books = (n: number) => (n === 1 ? '1 book' : `${n} books`);
-
 function Told({ failed, text }: { failed: boolean; text: string }) {
   return (
     <div class={failed ? 'alert alert-error' : 'alert alert-success'} role={failed ? 'alert' : 'status'} data-bulk-done={failed ? undefined : 'true'}>
@@ -210,14 +209,17 @@ function bulkRoutes(app: FastifyInstance): void {
     if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
     const f = (req.body && typeof req.body === 'object' ? req.body : {}) as Form;
     const api = apiFor(app, req);
+    const i18n = i18nFor(req);
+    const { t } = i18n;
+    const books = (n: number) => t('count.books', { count: n });
     const say = (status: number, text: string) => sendHtml(reply.header('X-Api-Status', String(status)), <Told failed={status >= 400} text={text} />, 200, true);
     const act = field(f, 'action') ?? '';
     const changes = bulkChanges(act, field(f, 'value') ?? '');
-    if (!changes && !READING[act] && act !== 'send') return say(400, 'Choose what to do with the selected books.');
-    const chosen = await selection(api, f);
+    if (!changes && !READING[act] && act !== 'send') return say(400, t('bulk.chooseAction'));
+    const chosen = await selection(api, f, i18n);
     if ('error' in chosen) return say(400, chosen.error);
-    if (chosen.ids.length === 0) return say(400, 'Select at least one book first.');
-    const more = chosen.capped ? ` (the first ${BULK_MOST}; run it again for the rest)` : '';
+    if (chosen.ids.length === 0) return say(400, t('bulk.selectOne'));
+    const more = chosen.capped ? t('bulk.more', { most: BULK_MOST }) : '';
     if (changes) {
       const r = await api.post('/api/media-items/bulk-update', {
         body: {
@@ -225,17 +227,18 @@ function bulkRoutes(app: FastifyInstance): void {
           changes,
         },
       });
-      if (r.status >= 400) return say(r.status, r.error ?? `The change failed (${r.status}).`);
+      if (r.status >= 400) return say(r.status, r.error ?? t('bulk.changeFailed', { status: String(r.status) }));
       const failed = r.body.failed ?? [];
       const done = r.body.succeeded?.length ?? chosen.ids.length - failed.length;
-      if (failed.length > 0) return say(207, `${books(done)} changed; ${books(failed.length)} not: ${failed[0]!.error}${more}`);
-      return say(200, `${books(done)} changed${more}.`);
+      if (failed.length > 0) return say(207, t('bulk.changedSome', { done: books(done), failed: books(failed.length), error: failed[0]?.error ?? '', more }));
+      return say(200, t('bulk.changed', { done: books(done), more }));
     }
     // to the caller's e-reader: one request for the selection, each book on its own
     if (act === 'send') {
       const r = await api.post('/api/media-items/send', { body: { media_item_ids: chosen.ids.slice(0, 100) } });
-      if (r.status >= 400) return say(r.status, r.error ?? `The send failed (${r.status}).`);
-      return say(200, `${r.body.message ?? 'Sent'}${chosen.ids.length > 100 ? ' (the first 100; send the rest again)' : ''}.`);
+      if (r.status >= 400) return say(r.status, r.error ?? t('bulk.sendFailed', { status: String(r.status) }));
+      const sent = r.body.message ?? t('bulk.sent');
+      return say(200, chosen.ids.length > 100 ? t('bulk.sentFirst', { sent }) : t('bulk.sentAll', { sent }));
     }
     // progress is the caller's own, one book at a time through the reading API (a few at once)
     const run = READING[act]!;
@@ -247,11 +250,12 @@ function bulkRoutes(app: FastifyInstance): void {
         for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
           const r = await run.run(api, id);
           if (r.status < 400) done++;
-          else errors.push((r.body as { error?: string } | undefined)?.error ?? `failed (${r.status})`);
+          else errors.push((r.body as { error?: string } | undefined)?.error ?? t('bulk.oneFailed', { status: String(r.status) }));
         }
       }),
     );
-    if (errors.length > 0) return say(done === 0 ? 400 : 207, `${run.done(books(done))}; ${books(errors.length)} not: ${errors[0]}${more}`);
-    return say(200, `${run.done(books(done))}${more}.`);
+    if (errors.length > 0)
+      return say(done === 0 ? 400 : 207, t('bulk.partly', { done: t(run.done, { books: books(done) }), failed: books(errors.length), error: errors[0] ?? '', more }));
+    return say(200, t('bulk.whole', { done: t(run.done, { books: books(done) }), more }));
   });
 }

@@ -6,7 +6,9 @@ import { LRUCache } from 'lru-cache';
 import { action, field } from './actions';
 import { type Answer, type Api, refusal, success } from './api';
 import type { Web } from './context';
-import { isHtmx, redirectTo, renderHtml, sendHtml, sendRendered } from './http';
+import { inLanguage, isHtmx, redirectTo, renderHtml, sendHtml, sendRendered } from './http';
+import { type MessageKey, useI18n } from './i18n';
+import { i18nFor } from './i18n/request';
 import { Failed, Layout, mayEdit } from './layout';
 import { AuthorPage } from './pages/authors';
 import { Books, searchQuery, LIBRARY_FILTERS, Library, LibraryPages, LoadMore, libraryQuery, PAGE, type SavedFilter, SavedFilters, SUGGEST, Suggestions } from './pages/library';
@@ -32,26 +34,21 @@ async function seriesBooks(a: Api, name: string): Promise<{ ok: true; list: Seri
   return r.status === 200 ? { ok: true, list: r.body.data } : { ok: false, answer: r.body ? r : refusal(404, 'series not found') };
 }
 
-function Missing({ what }: { what: string }) {
+/** What a library page says when what it shows is not there or could not be read, with the way back. */
+function Missing({ what }: { what: MessageKey }) {
+  const { t } = useI18n();
   return (
     <>
-      <h1>Not found</h1>
+      <h1>{t('notFound.title')}</h1>
       <p id="failure">
-        {what} <a href="/library">Back to the library</a>
+        {t(what)} <a href="/library">{t('lib.back')}</a>
       </p>
     </>
   );
 }
 
 function NoSuchLibrary() {
-  return (
-    <>
-      <h1>Not found</h1>
-      <p id="failure">
-        There is no such library. <a href="/library">Back to the library</a>
-      </p>
-    </>
-  );
+  return <Missing what="lib.noLibrary" />;
 }
 
 export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
@@ -61,12 +58,14 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
   const libraryPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
+    const i18n = i18nFor(req, viewer);
+    const { t } = i18n;
     const [r, libs] = await Promise.all([api.get('/api/media-items/search', { query: searchQuery(q) }), api.get('/api/libraries')]);
     const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
     // a library the caller may not see is not there for them
-    if (q.library && libs.status === 200 && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <NoSuchLibrary />, 404);
-    if (r.status === 400) return render(reply, 'Library', viewer, '/library', <Library q={q} items={[]} total={0} libraries={libraries} />);
-    if (r.status !== 200) return render(reply, 'Library', viewer, '/library', <Failed status={r.status} />, 502);
+    if (q.library && libs.status === 200 && !libraries.some((l) => l.id === q.library)) return render(reply, t('notFound.title'), viewer, '/library', <NoSuchLibrary />, 404);
+    if (r.status === 400) return render(reply, t('browse.library'), viewer, '/library', <Library q={q} items={[]} total={0} libraries={libraries} />);
+    if (r.status !== 200) return render(reply, t('browse.library'), viewer, '/library', <Failed status={r.status} />, 502);
     const htmx = isHtmx(req);
     const key = JSON.stringify([
       viewer.id,
@@ -75,6 +74,8 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
       viewer.can_edit_metadata === true,
       viewer.theme ?? '',
       viewer.csrf ?? '',
+      i18n.locale,
+      i18n.timeZone,
       htmx,
       q,
       createHash('sha256')
@@ -83,28 +84,34 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
         .digest('base64'),
     ]);
     const hit = libraryPages.get(key);
-    if (hit !== undefined) return sendRendered(reply, hit);
+    if (hit !== undefined) return sendRendered(reply.header('Content-Language', i18n.locale), hit);
     const items = r.body.data.slice(0, PAGE);
     const total = r.body.total;
-    const title = libraries.find((l) => l.id === q.library)?.name ?? 'Library';
+    const title = libraries.find((l) => l.id === q.library)?.name ?? t('browse.library');
     // "Load more" with htmx: the next books for the grid, and the link and pager after them
     const html = htmx
       ? renderHtml(
-          <>
-            <Books items={items} />
-            <LoadMore q={q} total={total} oob />
-            <LibraryPages q={q} total={total} oob />
-          </>,
+          inLanguage(
+            i18n,
+            <>
+              <Books items={items} />
+              <LoadMore q={q} total={total} oob />
+              <LibraryPages q={q} total={total} oob />
+            </>,
+          ),
           true,
         )
       : renderHtml(
-          <Layout assets={assets} title={title} viewer={viewer} current="/library">
-            <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} mail={deps.mail === true} />
-            {mayEdit(viewer) && <UploadDrop library={q.library} />}
-          </Layout>,
+          inLanguage(
+            i18n,
+            <Layout assets={assets} title={title} viewer={viewer} current="/library">
+              <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} mail={deps.mail === true} />
+              {mayEdit(viewer) && <UploadDrop library={q.library} />}
+            </Layout>,
+          ),
         );
     libraryPages.set(key, html);
-    return sendRendered(reply, html);
+    return sendRendered(reply.header('Content-Language', i18n.locale), html);
   });
   // a library's own page is the library narrowed to it
   page('/libraries/:id', {}, async ({ req, reply }) => redirectTo(req, reply, `/library?${new URLSearchParams({ library: (req.params as { id: string }).id.slice(0, 100) })}`));
@@ -113,7 +120,7 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
   page('/library/suggest', {}, async ({ req, reply, api }) => {
     const q = req.query as Record<string, unknown>;
     const field = typeof q.field === 'string' && q.field in SUGGEST ? q.field : null;
-    if (!field) return sendHtml(reply, <p>unknown field</p>, 400, true);
+    if (!field) return sendHtml(reply, <p>{i18nFor(req).t('edit.unknownField')}</p>, 400, true);
     const typed = typeof q[field] === 'string' ? (q[field] as string).replace(/^"|"$/g, '').slice(0, 100) : '';
     const key = SUGGEST[field]!;
     const r = await api.get('/api/media-items/search', { query: { [key]: typed, limit: '1' } });
@@ -134,20 +141,22 @@ function listRoutes({ page, render, kept }: Web): void {
   // part of the same page), by letter, library, read state and sort
   page('/series', {}, async ({ req, reply, api, viewer }) => {
     const q = seriesListQuery(req.query as Record<string, unknown>);
+    const { t } = i18nFor(req, viewer);
     const [r, libraries] = await Promise.all([api.get('/api/series', { query: seriesApiQuery(q) }), librariesOf(api)]);
-    if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
-    if (r.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, 502);
+    if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noLibrary" />, 404);
+    if (r.status !== 200) return render(reply, t('browse.series'), viewer, '/library', <Missing what="lib.seriesFailed" />, 502);
     return kept(reply, [JSON.stringify(q), r.text, JSON.stringify(libraries)], viewer, '/library', () => ({
-      title: 'Series',
+      title: t('browse.series'),
       body: <SeriesList q={q} series={r.body.data} total={r.body.total} libraries={libraries} />,
     }));
   });
   page('/authors', {}, async ({ req, reply, api, viewer }) => {
     const q = authorListQuery(req.query as Record<string, unknown>);
+    const { t } = i18nFor(req, viewer);
     const [r, libraries] = await Promise.all([api.get('/api/authors', { query: authorsApiQuery(q) }), librariesOf(api)]);
-    if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such library." />, 404);
-    if (r.status !== 200) return render(reply, 'Authors', viewer, '/library', <Missing what="The authors could not be read." />, 502);
-    return render(reply, 'Authors', viewer, '/library', <AuthorList q={q} authors={r.body.data} total={r.body.total} libraries={libraries} />);
+    if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noLibrary" />, 404);
+    if (r.status !== 200) return render(reply, t('browse.authors'), viewer, '/library', <Missing what="lib.authorsFailed" />, 502);
+    return render(reply, t('browse.authors'), viewer, '/library', <AuthorList q={q} authors={r.body.data} total={r.body.total} libraries={libraries} />);
   });
 }
 
@@ -157,15 +166,16 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
   // the numbers missing (the read model's series answer), and the caller's collections for "add all"
   page('/series/:name', {}, async ({ req, reply, api, viewer }) => {
     const name = nameOf(req.params);
-    if (name === '') return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
+    const { t } = i18nFor(req, viewer);
+    if (name === '') return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noSeries" />, 404);
     // a page of books at a time (a 500-book series is 9 pages, as Komga pages a series' books)
     const offset = offsetParam((req.query as Record<string, unknown>).offset);
     const [found, colls] = await Promise.all([
       api.get('/api/series/:name', { params: { name }, query: { limit: String(SERIES_BOOKS_PAGE), offset: String(offset) } }),
       api.get('/api/collections'),
     ]);
-    if (found.status === 404) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such series." />, 404);
-    if (found.status !== 200) return render(reply, 'Series', viewer, '/library', <Missing what="The series could not be read." />, found.status === 400 ? 400 : 502);
+    if (found.status === 404) return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noSeries" />, 404);
+    if (found.status !== 200) return render(reply, t('browse.series'), viewer, '/library', <Missing what="lib.seriesFailed" />, found.status === 400 ? 400 : 502);
     // kept as rendered: a repeat with the same answers neither parses nor renders them
     return kept(
       reply,
@@ -183,13 +193,15 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
 
   // every book of a series read (each unfinished one at its end) or unread (each position removed);
   // the page is live: its books' bars follow the positions as they are saved
-  action(app, '/series/mark', { done: 'marked' }, async (a, f) => {
+  action(app, '/series/mark', { done: 'marked' }, async (a, f, req) => {
+    const i18n = i18nFor(req);
+    const { t } = i18n;
     const state = field(f, 'state');
     if (state !== 'read' && state !== 'unread') return refusal(400, 'state must be read or unread');
     const books = await seriesBooks(a, field(f, 'series') ?? '');
     if (!books.ok) return books.answer;
     const todo = books.list.filter((b) => (state === 'read' ? (b.percentage ?? 0) < 1 : b.percentage !== null));
-    if (todo.length === 0) return success(state === 'read' ? 'Every book was read already.' : 'No book was begun.');
+    if (todo.length === 0) return success(t(state === 'read' ? 'lib.allReadAlready' : 'lib.noneBegun'));
     const failed: string[] = [];
     // a few at a time: the reading service takes the position writes of one moment together
     for (let i = 0; i < todo.length; i += 16) {
@@ -204,12 +216,13 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
       );
       for (const r of answers) if (r.status >= 400) failed.push((r.body as { error?: string } | undefined)?.error ?? `status ${r.status}`);
     }
-    if (failed.length > 0) return refusal(502, `${failed.length} of ${todo.length} books could not be marked: ${failed[0]}`);
-    return success(`${countOf(todo.length, ['book', 'books'])} marked as ${state}.`);
+    if (failed.length > 0) return refusal(502, t('lib.markFailed', { failed: failed.length, total: todo.length, error: failed[0] ?? '' }));
+    return success(t(state === 'read' ? 'lib.markedRead' : 'lib.markedUnread', { books: countOf(i18n, todo.length, 'count.books') }));
   });
 
   // every book of a series into one of the caller's collections
-  action(app, '/series/collect', { done: 'added' }, async (a, f) => {
+  action(app, '/series/collect', { done: 'added' }, async (a, f, req) => {
+    const i18n = i18nFor(req);
     const books = await seriesBooks(a, field(f, 'series') ?? '');
     if (!books.ok) return books.answer;
     const id = field(f, 'collection') ?? '';
@@ -217,7 +230,8 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
     if (r.status >= 400) return r;
     const added = r.body.added?.length ?? 0;
     const already = books.list.length - added;
-    return success(`${countOf(added, ['book', 'books'])} added to the collection${already > 0 ? `; ${already} ${already === 1 ? 'was' : 'were'} there already` : ''}.`);
+    const count = countOf(i18n, added, 'count.books');
+    return success(already > 0 ? i18n.t('lib.addedAlready', { books: count, already }) : i18n.t('lib.added', { books: count }));
   });
 }
 
@@ -225,10 +239,11 @@ function authorRoutes({ page, render }: Web): void {
   // an author: their books the caller may see (the read model's exact author filter), by title
   page('/authors/:name', {}, async ({ req, reply, api, viewer }) => {
     const name = nameOf(req.params);
-    if (name === '') return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such author." />, 404);
+    const { t } = i18nFor(req, viewer);
+    if (name === '') return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noAuthor" />, 404);
     const found = await api.get('/api/media-items/search', { query: { author_filter: `"${name}"`, limit: String(MOST) } });
-    if (found.status !== 200) return render(reply, 'Author', viewer, '/library', <Missing what="The author could not be read." />, found.status === 400 ? 400 : 502);
-    if (found.body.data.length === 0) return render(reply, 'Not found', viewer, '/library', <Missing what="There is no such author." />, 404);
+    if (found.status !== 200) return render(reply, t('library.author'), viewer, '/library', <Missing what="lib.authorFailed" />, found.status === 400 ? 400 : 502);
+    if (found.body.data.length === 0) return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noAuthor" />, 404);
     // the name as the books spell it
     const spelled = found.body.data[0]!.authors.find((a) => a.toLowerCase() === name.toLowerCase()) ?? name;
     return render(reply, spelled, viewer, '/library', <AuthorPage name={spelled} items={found.body.data} total={found.body.total} />);
@@ -243,7 +258,7 @@ function savedFilterRoutes({ app, page }: Web): void {
   });
 
   // "Save this filter": the library's current query (the grid's own fields) under a name
-  action(app, '/library/filters', { done: 'filter saved', refresh: true }, async (a, f) => {
+  action(app, '/library/filters', { done: (req) => i18nFor(req).t('lib.filterSaved'), refresh: true }, async (a, f) => {
     const { offset: _o, ...filter } = libraryQuery(f as Record<string, unknown>);
     return a.post('/api/saved-filters', { body: { name: field(f, 'name') ?? '', resource_type: LIBRARY_FILTERS, filter } });
   });

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import type { Api } from './api';
 import type { Web } from './context';
 import { sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { mayEdit, NotFound, type Viewer } from './layout';
 import { type UploadFolder, UploadForm, type UploadLibrary, UploadPage, UploadTargets } from './pages/upload';
 
@@ -31,18 +32,21 @@ async function choiceOf(api: Api, asked: unknown): Promise<Choice> {
 }
 
 export function uploadRoutes({ page, render }: Web): void {
-  const notFound = (reply: FastifyReply, viewer: Viewer) => render(reply, 'Not found', viewer, undefined, <NotFound href="/library" back="Back to the library" />, 404);
+  const notFound = (reply: FastifyReply, viewer: Viewer) => {
+    const { t } = i18nFor(reply.request, viewer);
+    return render(reply, t('notFound.title'), viewer, undefined, <NotFound href="/library" back={t('lib.back')} />, 404);
+  };
   const q = (req: { query: unknown }) => (req.query ?? {}) as Record<string, unknown>;
 
   page('/upload', {}, async ({ req, reply, api, viewer }) => {
     if (!mayEdit(viewer)) return notFound(reply, viewer);
     const c = await choiceOf(api, q(req).library);
-    return render(reply, 'Upload books', viewer, '/upload', <UploadPage {...c} />);
+    return render(reply, i18nFor(req, viewer).t('upload.title'), viewer, '/upload', <UploadPage {...c} />);
   });
 
   // the library and folder choice for the library chosen (htmx swaps it into the form)
   page('/upload/targets', {}, async ({ req, reply, api, viewer }) => {
-    if (!mayEdit(viewer)) return sendHtml(reply, <p class="muted">Uploading is not allowed for you.</p>, 404, true);
+    if (!mayEdit(viewer)) return sendHtml(reply, <p class="muted">{i18nFor(req).t('upload.notAllowed')}</p>, 404, true);
     const id = String(q(req).id ?? '');
     const c = await choiceOf(api, q(req).library);
     return sendHtml(reply, <UploadTargets id={FORM_IDS.has(id) ? id : 'upload'} libraries={c.libraries} library={c.library} folders={c.folders} />, 200, true);
@@ -50,7 +54,7 @@ export function uploadRoutes({ page, render }: Web): void {
 
   // the library page's drop zone, loaded once that page shows
   page('/upload/form', {}, async ({ req, reply, api, viewer }) => {
-    if (!mayEdit(viewer)) return sendHtml(reply, <p class="muted">Uploading is not allowed for you.</p>, 404, true);
+    if (!mayEdit(viewer)) return sendHtml(reply, <p class="muted">{i18nFor(req).t('upload.notAllowed')}</p>, 404, true);
     const c = await choiceOf(api, q(req).library);
     return sendHtml(reply, <UploadForm id="drop" compact {...c} />, 200, true);
   });

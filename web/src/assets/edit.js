@@ -17,11 +17,19 @@ document.addEventListener('submit', async (e) => {
     note.textContent = text;
     out?.replaceChildren(note);
   };
+  // the words come from the page, in its language (data-words; {status} is the answer's status)
+  let words = {};
+  try {
+    words = JSON.parse(form.dataset.words ?? '{}');
+  } catch {
+    words = {};
+  }
+  const word = (key, status) => (words[key] ?? '').replace('{status}', String(status ?? ''));
   const file = input?.files?.[0];
-  if (!file) return say('Choose an image first.', true);
+  if (!file) return say(word('choose'), true);
   const button = form.querySelector('button[type="submit"]');
   if (button) button.disabled = true;
-  say('Uploading…', false);
+  say(word('uploading'), false);
   try {
     const token = document.querySelector('meta[name="csrf-token"]')?.content ?? '';
     const r = await fetch(form.dataset.coverUpload, {
@@ -36,12 +44,12 @@ document.addEventListener('submit', async (e) => {
     } catch {
       body = null;
     }
-    if (!r.ok) return say(body && typeof body.error === 'string' ? body.error : `The upload failed (${r.status}).`, true);
+    if (!r.ok) return say(body && typeof body.error === 'string' ? body.error : word('failed', r.status), true);
     const done = form.dataset.done;
     if (done?.startsWith('/') && !done.startsWith('//')) location.assign(done);
-    else say('The new cover is saved.', false);
+    else say(word('saved'), false);
   } catch {
-    say('The upload failed: the server could not be reached.', true);
+    say(word('unreachable'), true);
   } finally {
     if (button) button.disabled = false;
   }
@@ -58,11 +66,22 @@ document.addEventListener('submit', async (e) => {
   const count = document.getElementById('selection-count');
   const clear = document.getElementById('selection-clear');
   let last = null;
+  // the words come from the page, in its language (data-words; {n} is the count of ticked books)
+  const words = (() => {
+    try {
+      return JSON.parse(form.dataset.words ?? '{}');
+    } catch {
+      return {};
+    }
+  })();
+  const locale = form.dataset.locale || undefined;
+  const plural = new Intl.PluralRules(locale);
+  const say = (key, n) => (words[key] ?? '').replace('{n}', new Intl.NumberFormat(locale).format(n));
   const update = () => {
     const n = boxes().filter((b) => b.checked).length;
     const total = Number(all?.dataset.total ?? '0');
-    if (all?.checked) count.textContent = total === 1 ? 'The 1 matching book is selected.' : `All ${total} matching books are selected.`;
-    else count.textContent = n === 0 ? 'No book selected: tick the books to act on, or take every match.' : n === 1 ? '1 book selected.' : `${n} books selected.`;
+    if (all?.checked) count.textContent = say(plural.select(total) === 'one' && total === 1 ? 'allOne' : 'allMany', total);
+    else count.textContent = n === 0 ? say('none', n) : say(n === 1 && plural.select(n) === 'one' ? 'one' : 'many', n);
     if (clear) clear.hidden = n === 0 && !all?.checked;
     for (const b of boxes()) b.disabled = !!all?.checked;
   };

@@ -8,7 +8,26 @@
   const csrf = () => document.querySelector('meta[name="csrf-token"]')?.content;
   const queues = new WeakMap();
 
-  const sizeText = (n) => (n >= 2 ** 30 ? `${Math.round((n / 2 ** 30) * 10) / 10} GiB` : n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${Math.round(n / 1024)} KiB`);
+  // the words come from the page, in its language: the form's data-words (JSON), each with its
+  // {placeholders} filled in here
+  const wordsOf = new WeakMap();
+  const word = (form, key, values = {}) => {
+    if (!wordsOf.has(form)) {
+      let words = {};
+      try {
+        words = JSON.parse(form.dataset.words ?? '{}');
+      } catch {
+        words = {};
+      }
+      wordsOf.set(form, words);
+    }
+    return (wordsOf.get(form)[key] ?? key).replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  };
+  const localeOf = (form) => form.dataset.locale || undefined;
+  const sizeText = (form, n) => {
+    const f = (v) => new Intl.NumberFormat(localeOf(form), { maximumFractionDigits: 1 }).format(v);
+    return n >= 2 ** 30 ? `${f(Math.round((n / 2 ** 30) * 10) / 10)} GiB` : n >= 2 ** 20 ? `${f(Math.round(n / 2 ** 20))} MiB` : `${f(Math.round(n / 1024))} KiB`;
+  };
 
   /** One file's line in the results: its name, a progress bar, and the outcome once known. */
   const entry = (form, file) => {
@@ -16,14 +35,14 @@
     li.className = 'upload-entry';
     const name = document.createElement('span');
     name.className = 'upload-name';
-    name.textContent = `${file.name} (${sizeText(file.size)})`;
+    name.textContent = `${file.name} (${sizeText(form, file.size)})`;
     const bar = document.createElement('progress');
     bar.max = 100;
     bar.value = 0;
-    bar.setAttribute('aria-label', `Upload of ${file.name}`);
+    bar.setAttribute('aria-label', word(form, 'uploadOf', { name: file.name }));
     const status = document.createElement('span');
     status.className = 'upload-status muted';
-    status.textContent = 'Waiting…';
+    status.textContent = word(form, 'waiting');
     li.append(name, bar, status);
     form.querySelector('[data-results]').append(li);
     return { li, bar, status };
@@ -52,12 +71,12 @@
       const subfolder = form.querySelector('[name="subfolder"]')?.value.trim() ?? '';
       const max = Number(form.dataset.maxBytes);
       if (!library) {
-        say(e, 'error', 'Choose a library first.');
+        say(e, 'error', word(form, 'chooseLibrary'));
         return resolve();
       }
       if (max && file.size > max) {
         e.bar.value = 0;
-        say(e, 'error', `The file is larger than the upload limit of ${sizeText(max)}.`);
+        say(e, 'error', word(form, 'tooLarge', { limit: sizeText(form, max) }));
         return resolve();
       }
       const q = new URLSearchParams({ name: file.name, folder });
@@ -67,13 +86,13 @@
       xhr.setRequestHeader('Content-Type', 'application/octet-stream');
       const token = csrf();
       if (token) xhr.setRequestHeader('X-CSRF-Token', token);
-      say(e, 'busy', 'Uploading…');
+      say(e, 'busy', word(form, 'uploading'));
       xhr.upload.addEventListener('progress', (p) => {
         if (p.lengthComputable) e.bar.value = Math.round((p.loaded / p.total) * 100);
       });
       xhr.upload.addEventListener('load', () => {
         e.bar.value = 100;
-        say(e, 'busy', 'Checking and cataloguing…');
+        say(e, 'busy', word(form, 'checking'));
       });
       xhr.addEventListener('load', () => {
         let body = null;
@@ -83,17 +102,18 @@
           // not JSON: the status says enough
         }
         if (xhr.status === 201 && body) {
-          const where = body.renamed ? ` as “${body.name}”` : '';
-          if (body.status === 'catalogued') say(e, 'ok', `Catalogued${where}.`, { href: body.url, text: 'Open the book' });
-          else if (body.status === 'issue') say(e, 'error', `Stored${where}, but the scanner could not read it: ${body.error}`);
-          else say(e, 'ok', `Stored${where}; it will be catalogued shortly.`);
-        } else if (xhr.status === 409 && body?.url) say(e, 'error', sentence(body.error), { href: body.url, text: 'Open the book already there' });
-        else if (xhr.status === 401) say(e, 'error', 'Your session has ended: sign in again.');
-        else say(e, 'error', body?.error ? sentence(body.error) : `The upload failed (${xhr.status}).`);
+          const as = body.renamed ? 'As' : '';
+          const values = { name: body.name, error: body.error };
+          if (body.status === 'catalogued') say(e, 'ok', word(form, `catalogued${as}`, values), { href: body.url, text: word(form, 'open') });
+          else if (body.status === 'issue') say(e, 'error', word(form, `issue${as}`, values));
+          else say(e, 'ok', word(form, `stored${as}`, values));
+        } else if (xhr.status === 409 && body?.url) say(e, 'error', sentence(body.error), { href: body.url, text: word(form, 'openThere') });
+        else if (xhr.status === 401) say(e, 'error', word(form, 'signedOut'));
+        else say(e, 'error', body?.error ? sentence(body.error) : word(form, 'failed', { status: xhr.status }));
         resolve();
       });
       xhr.addEventListener('error', () => {
-        say(e, 'error', 'The upload failed: the connection was lost.');
+        say(e, 'error', word(form, 'lost'));
         resolve();
       });
       xhr.send(file);

@@ -18,15 +18,16 @@ import {
   Pager,
   textOf,
 } from './browse';
-import { authorUrl } from './library';
+import { useI18n } from '../i18n';
+import { authorUrl, type Choice, named } from './library';
 
 /** Authors a page shows. */
 export const AUTHORS_PAGE = 100;
 
-export const AUTHOR_SORTS: { value: string; label: string }[] = [
-  { value: 'name', label: 'Name' },
-  { value: '-name', label: 'Name, Z to A' },
-  { value: '-book_count', label: 'Most books' },
+export const AUTHOR_SORTS: Choice[] = [
+  { value: 'name', label: 'browse.name' },
+  { value: '-name', label: 'browse.nameZA' },
+  { value: '-book_count', label: 'browse.mostBooks' },
 ];
 
 export interface AuthorSummary {
@@ -65,14 +66,16 @@ export const authorListUrl = (q: AuthorListQuery, change: Partial<AuthorListQuer
 };
 
 export function AuthorList({ q, authors, total, libraries }: { q: AuthorListQuery; authors: AuthorSummary[]; total: number; libraries: LibraryName[] }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   return (
     <>
-      <ListHeading kind="Authors" libraries={libraries} library={q.library} />
+      <ListHeading kind="browse.authors" libraries={libraries} library={q.library} />
       <BrowseTabs current="authors" library={q.library} />
-      <search aria-label="Find an author">
+      <search aria-label={t('authors.find')}>
         <form id="authors-search" class="name-search" method="get" action="/authors">
           <div class="search-field">
-            <label for="authors-q">Find an author</label>
+            <label for="authors-q">{t('authors.find')}</label>
             <input
               id="authors-q"
               name="q"
@@ -90,13 +93,13 @@ export function AuthorList({ q, authors, total, libraries }: { q: AuthorListQuer
             />
           </div>
           {q.letter && <input type="hidden" name="letter" value={q.letter} />}
-          <FilterBox active={q.library ? 1 : 0} label="Filters and sort">
+          <FilterBox active={q.library ? 1 : 0} label={t('browse.filtersAndSort')}>
             <div class="filters card">
               <LibrarySelect libraries={libraries} value={q.library} />
-              <SelectField name="sort" label="Sort" options={AUTHOR_SORTS} value={q.sort} />
+              <SelectField name="sort" label={t('browse.sort')} options={named(t, AUTHOR_SORTS)} value={q.sort} />
               <div class="actions">
                 <button type="submit" class="primary" id="apply">
-                  Apply
+                  {t('browse.apply')}
                 </button>
               </div>
             </div>
@@ -104,20 +107,21 @@ export function AuthorList({ q, authors, total, libraries }: { q: AuthorListQuer
         </form>
       </search>
       <div id="authors-results">
-        <LetterJump current={q.letter} href={(letter) => authorListUrl(q, { letter })} label="Authors by first letter" />
-        <ListTotal id="authors-total" total={total} noun={['author', 'authors']} letter={q.letter} q={q.q} />
+        <LetterJump current={q.letter} href={(letter) => authorListUrl(q, { letter })} label={t('authors.byLetter')} />
+        <ListTotal id="authors-total" total={total} noun="count.authors" letter={q.letter} q={q.q} />
         {authors.length === 0 ? (
-          <p id="no-results">No authors match.</p>
+          <p id="no-results">{t('authors.noResults')}</p>
         ) : (
-          <ul id="authors-grid" class="name-list" aria-label="Authors">
+          <ul id="authors-grid" class="name-list" aria-label={t('browse.authors')}>
             {authors.map((a) => (
               <li key={a.name} class="name-item" data-author={a.name}>
                 <a href={authorUrl(a.name)} class="author-link">
                   {a.name}
                 </a>{' '}
                 <span class="muted author-counts">
-                  {countOf(a.book_count, ['book', 'books'])}
-                  {a.series_count > 0 && `, ${countOf(a.series_count, ['series', 'series'])}`}
+                  {a.series_count > 0
+                    ? t('authors.counts', { books: countOf(i18n, a.book_count, 'count.books'), series: countOf(i18n, a.series_count, 'count.series') })
+                    : countOf(i18n, a.book_count, 'count.books')}
                 </span>
               </li>
             ))}

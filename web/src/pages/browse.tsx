@@ -2,6 +2,7 @@
 // library they are narrowed to, the A-Z jump, the pager with the total, and the filter box that folds
 // away on a phone (a <details>; app.js opens it on a wider screen) so the first books show at once.
 import type { ComponentChildren } from 'preact';
+import { type I18n, type MessageKey, useI18n } from '../i18n';
 
 /** A library the caller may see, as /api/libraries lists it. */
 export interface LibraryName {
@@ -42,20 +43,21 @@ export function hrefOf(path: string, values: Record<string, string | number>): s
 }
 
 const TABS = [
-  { key: 'books', label: 'Books', path: '/library' },
-  { key: 'series', label: 'Series', path: '/series' },
-  { key: 'authors', label: 'Authors', path: '/authors' },
-] as const;
+  { key: 'books', label: 'browse.books', path: '/library' },
+  { key: 'series', label: 'browse.series', path: '/series' },
+  { key: 'authors', label: 'browse.authors', path: '/authors' },
+] as const satisfies readonly { key: string; label: MessageKey; path: string }[];
 
 /** Books, series and authors of the same library: the library's three ways in. */
 export function BrowseTabs({ current, library }: { current: (typeof TABS)[number]['key']; library: string }) {
+  const { t } = useI18n();
   return (
-    <nav aria-label="Browse the library" class="browse-tabs">
+    <nav aria-label={t('browse.tabs')} class="browse-tabs">
       <ul class="browse-tabs-list">
-        {TABS.map((t) => (
-          <li key={t.key}>
-            <a href={hrefOf(t.path, { library })} class="browse-tab" id={`tab-${t.key}`} aria-current={t.key === current ? 'page' : undefined}>
-              {t.label}
+        {TABS.map((tab) => (
+          <li key={tab.key}>
+            <a href={hrefOf(tab.path, { library })} class="browse-tab" id={`tab-${tab.key}`} aria-current={tab.key === current ? 'page' : undefined}>
+              {t(tab.label)}
             </a>
           </li>
         ))}
@@ -66,12 +68,13 @@ export function BrowseTabs({ current, library }: { current: (typeof TABS)[number
 
 /** The library chooser of a filter form (none when the caller sees one library or none). */
 export function LibrarySelect({ libraries, value }: { libraries: LibraryName[]; value: string }) {
+  const { t } = useI18n();
   if (libraries.length < 2 && value === '') return null;
   return (
     <div>
-      <label for="f-library">Library</label>
+      <label for="f-library">{t('browse.library')}</label>
       <select id="f-library" name="library">
-        <option value="">All libraries</option>
+        <option value="">{t('browse.allLibraries')}</option>
         {libraries.map((l) => (
           <option key={l.id} value={l.id} selected={l.id === value}>
             {l.name}
@@ -112,23 +115,29 @@ export function SelectField({
 }
 
 /** A list's total, and what narrowed it (an initial letter, a search), read out when it changes. */
-export function ListTotal({ id, total, noun, letter, q }: { id: string; total: number; noun: [string, string]; letter: string; q: string }) {
+export function ListTotal({ id, total, noun, letter, q }: { id: string; total: number; noun: CountKey; letter: string; q: string }) {
+  const { t } = useI18n();
   return (
     <p id={id} class="muted" aria-live="polite">
-      {countOf(total, noun)}
-      {letter && ` beginning with ${letter === '#' ? 'another character' : letter}`}
-      {q && ` matching “${q}”`}.
+      {t('browse.total', {
+        total: t(noun, { count: total }),
+        hasLetter: letter ? 'yes' : 'no',
+        letter: letter === '#' ? t('browse.anotherCharacter') : letter,
+        hasQuery: q ? 'yes' : 'no',
+        q,
+      })}
     </p>
   );
 }
 
 /** The heading of a list: its kind, and the library's name when narrowed to one. */
-export function ListHeading({ kind, libraries, library }: { kind: string; libraries: LibraryName[]; library: string }) {
+export function ListHeading({ kind, libraries, library }: { kind: MessageKey; libraries: LibraryName[]; library: string }) {
+  const { t } = useI18n();
   const lib = libraries.find((l) => l.id === library);
   return (
     <>
-      {lib && <p class="muted eyebrow">{kind}</p>}
-      <h1 id="list-title">{lib ? lib.name : kind}</h1>
+      {lib && <p class="muted eyebrow">{t(kind)}</p>}
+      <h1 id="list-title">{lib ? lib.name : t(kind)}</h1>
     </>
   );
 }
@@ -137,12 +146,13 @@ const LETTERS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '#'];
 
 /** Jump to the names beginning with a letter (`#`: any other beginning); `href(letter)` keeps the other choices. */
 export function LetterJump({ current, href, label }: { current: string; href: (letter: string) => string; label: string }) {
+  const { t } = useI18n();
   return (
     <nav aria-label={label} class="letters">
       <ul class="letters-list">
         <li>
           <a href={href('')} class="letter" aria-current={current === '' ? 'true' : undefined} id="letter-all">
-            All
+            {t('browse.all')}
           </a>
         </li>
         {LETTERS.map((l) => (
@@ -151,7 +161,7 @@ export function LetterJump({ current, href, label }: { current: string; href: (l
               href={href(l)}
               class="letter"
               aria-current={current === l ? 'true' : undefined}
-              aria-label={l === '#' ? 'Other' : undefined}
+              aria-label={l === '#' ? t('browse.other') : undefined}
               id={`letter-${l === '#' ? 'other' : l}`}
             >
               {l}
@@ -165,26 +175,25 @@ export function LetterJump({ current, href, label }: { current: string; href: (l
 
 /** Which page of the list this is, and links to the first, previous, next and last (the total is the page's own line). */
 export function Pager({ total, offset, size, href }: { total: number; offset: number; size: number; href: (offset: number) => string }) {
+  const { t } = useI18n();
   const pages = Math.max(1, Math.ceil(total / size));
   if (pages === 1) return null;
   const page = Math.min(pages, Math.floor(offset / size) + 1);
   const at = (n: number) => href((n - 1) * size);
   return (
-    <nav aria-label="Pages" class="pager" id="pager">
-      <span id="pager-status">
-        Page {page} of {pages}
-      </span>
+    <nav aria-label={t('browse.pages')} class="pager" id="pager">
+      <span id="pager-status">{t('browse.pageOf', { page, pages })}</span>
       <ul class="pager-list">
         {page > 1 && (
           <>
             <li>
               <a href={at(1)} id="page-first">
-                First page
+                {t('browse.firstPage')}
               </a>
             </li>
             <li>
               <a href={at(page - 1)} id="page-previous" rel="prev">
-                Previous page
+                {t('browse.previousPage')}
               </a>
             </li>
           </>
@@ -193,12 +202,12 @@ export function Pager({ total, offset, size, href }: { total: number; offset: nu
           <>
             <li>
               <a href={at(page + 1)} id="page-next" rel="next">
-                Next page
+                {t('browse.nextPage')}
               </a>
             </li>
             <li>
               <a href={at(pages)} id="page-last">
-                Last page
+                {t('browse.lastPage')}
               </a>
             </li>
           </>
@@ -208,20 +217,21 @@ export function Pager({ total, offset, size, href }: { total: number; offset: nu
   );
 }
 
-/** "418 books": a list's total, said once at its top. */
-export const countOf = (n: number, noun: [string, string]) => `${n} ${n === 1 ? noun[0] : noun[1]}`;
+/** The plural messages of a count: "418 books", "1 series", "2 authors". */
+export type CountKey = 'count.books' | 'count.series' | 'count.authors';
+/** "418 books": a list's total, said once at its top, in the page's language. */
+export const countOf = (i18n: Pick<I18n, 't'>, n: number, noun: CountKey) => i18n.t(noun, { count: n });
 
 /**
  * Filters that fold away on a phone: a <details> whose summary says how many are set; closed as
  * sent, opened by app.js on a screen wider than a phone's (and by a click or Enter on the summary).
  */
-export function FilterBox({ active, children, label = 'Search and filters' }: { active: number; children: ComponentChildren; label?: string }) {
+export function FilterBox({ active, children, label }: { active: number; children: ComponentChildren; label?: string }) {
+  const { t } = useI18n();
+  const shown = label ?? t('browse.searchAndFilters');
   return (
     <details class="filter-box" id="filter-box" data-open-wide>
-      <summary id="filter-toggle">
-        {label}
-        {active > 0 && ` (${active} set)`}
-      </summary>
+      <summary id="filter-toggle">{active > 0 ? t('browse.filtersSet', { label: shown, active }) : shown}</summary>
       {children}
     </details>
   );

@@ -1,14 +1,19 @@
 // Your collections: the system ones and your own, with how many books each holds; create, rename,
 // reorder (move up, move down) and delete your own (the reading service decides); smart ones made
 // with the rule builder; one collection's books, and removing a book from a collection of your own.
+import { useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { Cover, type Item } from './books';
+import { countOf } from './browse';
+import { sectionName } from './dashboard';
 import { type LibraryChoice, RuleBuilder, type SavedRules } from './smart-collection';
 
 export interface CollectionRow {
   id: string;
   name: string;
   is_system: boolean;
+  /** a system collection's kind (its name in the reader's language) */
+  query_type?: string | null;
   item_count: number;
   description?: string;
   is_smart?: boolean;
@@ -19,13 +24,14 @@ export interface CollectionRow {
 export function Collections({ collections }: { collections: CollectionRow[] }) {
   const own = collections.filter((c) => !c.is_system);
   const system = collections.filter((c) => c.is_system);
+  const { t, number } = useI18n();
   return (
     <>
-      <h1>Collections</h1>
+      <h1>{t('nav.collections')}</h1>
       <section class="card" aria-labelledby="own-title">
-        <h2 id="own-title">Your collections</h2>
+        <h2 id="own-title">{t('coll.yours')}</h2>
         {own.length === 0 ? (
-          <p id="no-collections">None yet.</p>
+          <p id="no-collections">{t('library.noneYet')}</p>
         ) : (
           <ul class="plain" id="own-collections">
             {own.map((c, i) => (
@@ -33,35 +39,35 @@ export function Collections({ collections }: { collections: CollectionRow[] }) {
                 <a href={`/collections/${c.id}`} class="collection-link">
                   {c.name}
                 </a>{' '}
-                <span class="count">({c.item_count})</span>
-                {c.is_smart && <span class="badge">smart</span>}
+                <span class="count">({number(c.item_count)})</span>
+                {c.is_smart && <span class="badge">{t('coll.smart')}</span>}
                 <span class="move-buttons">
                   <button
                     type="button"
                     hx-post={`/collections/${c.id}/move?dir=up`}
                     hx-target={`#collection-outcome-${c.id}`}
                     id={`up-${c.id}`}
-                    aria-label={`Move ${c.name} up`}
+                    aria-label={t('coll.moveUp', { name: c.name })}
                     disabled={i === 0}
                   >
-                    Up
+                    {t('coll.up')}
                   </button>
                   <button
                     type="button"
                     hx-post={`/collections/${c.id}/move?dir=down`}
                     hx-target={`#collection-outcome-${c.id}`}
                     id={`down-${c.id}`}
-                    aria-label={`Move ${c.name} down`}
+                    aria-label={t('coll.moveDown', { name: c.name })}
                     disabled={i === own.length - 1}
                   >
-                    Down
+                    {t('coll.down')}
                   </button>
                 </span>
                 <form class="inline-form" hx-put={`/api/collections/${c.id}`} hx-ext="bindery-json" hx-target={`#collection-outcome-${c.id}`} data-reload>
-                  <label for={`rename-${c.id}`}>New name</label>
+                  <label for={`rename-${c.id}`}>{t('coll.newName')}</label>
                   <input id={`rename-${c.id}`} name="name" value={c.name} maxlength={100} required class="grow" />
-                  <button type="submit" id={`rename-save-${c.id}`} aria-label={`Rename ${c.name}`}>
-                    Rename
+                  <button type="submit" id={`rename-save-${c.id}`} aria-label={t('coll.rename', { name: c.name })}>
+                    {t('coll.renameButton')}
                   </button>
                   <button
                     type="button"
@@ -69,9 +75,9 @@ export function Collections({ collections }: { collections: CollectionRow[] }) {
                     hx-target={`#collection-outcome-${c.id}`}
                     data-reload
                     id={`delete-${c.id}`}
-                    aria-label={`Delete ${c.name}`}
+                    aria-label={t('coll.delete', { name: c.name })}
                   >
-                    Delete
+                    {t('library.delete')}
                   </button>
                   <Outcome id={`collection-outcome-${c.id}`} />
                 </form>
@@ -80,21 +86,21 @@ export function Collections({ collections }: { collections: CollectionRow[] }) {
           </ul>
         )}
         <form id="new-collection" class="inline-form" hx-post="/api/collections" hx-ext="bindery-json" hx-target="#new-outcome" data-reload>
-          <label for="new-name">A new collection</label>
+          <label for="new-name">{t('coll.new')}</label>
           <input id="new-name" name="name" maxlength={100} required class="grow" />
           <button type="submit" id="create-collection" class="primary">
-            Create
+            {t('coll.create')}
           </button>
           <Outcome id="new-outcome" />
         </form>
       </section>
       <RuleBuilder />
       <section class="card" aria-labelledby="system-title">
-        <h2 id="system-title">Made for you</h2>
+        <h2 id="system-title">{t('coll.madeForYou')}</h2>
         <ul class="plain" id="system-collections">
           {system.map((c) => (
             <li key={c.id}>
-              <a href={`/collections/${c.id}`}>{c.name}</a> <span class="count">({c.item_count})</span>
+              <a href={`/collections/${c.id}`}>{sectionName(c, t)}</a> <span class="count">({number(c.item_count)})</span>
             </li>
           ))}
         </ul>
@@ -120,12 +126,14 @@ export function CollectionPage({
   notice?: string | undefined;
 }) {
   const smart = Boolean(c.is_smart || c.rules);
+  const i18n = useI18n();
+  const { t } = i18n;
   return (
     <>
-      <h1>{c.name}</h1>
+      <h1>{sectionName(c, t)}</h1>
       <p id="collection-kind">
-        {c.is_system ? 'Made for you: its books follow your reading.' : smart ? 'A smart collection: its books are the ones its rules match.' : 'Your collection.'}{' '}
-        <span id="collection-count">{c.item_count === 1 ? '1 book.' : `${c.item_count} books.`}</span> <a href="/collections">All collections</a>
+        {t(c.is_system ? 'coll.kind.system' : smart ? 'coll.kind.smart' : 'coll.kind.own')}{' '}
+        <span id="collection-count">{t('library.total', { total: countOf(i18n, c.item_count, 'count.books') })}</span> <a href="/collections">{t('coll.all')}</a>
       </p>
       {notice && (
         <div class="alert alert-success" role="status" id="collection-notice">
@@ -134,9 +142,9 @@ export function CollectionPage({
       )}
       <Outcome id="collection-page-outcome" />
       {books.length === 0 ? (
-        <p id="empty-collection">No books in this collection.</p>
+        <p id="empty-collection">{t('coll.empty')}</p>
       ) : (
-        <ul id="grid" class="grid" aria-label="Books">
+        <ul id="grid" class="grid" aria-label={t('browse.books')}>
           {books.map((b) => (
             <li class="book" key={b.media_item_id} data-book={b.media_item_id}>
               <a href={`/books/${b.item.id}`} class="book-link">
@@ -151,9 +159,9 @@ export function CollectionPage({
                   hx-target="#collection-page-outcome"
                   data-reload
                   id={`remove-${b.media_item_id}`}
-                  aria-label={`Remove ${b.item.title} from ${c.name}`}
+                  aria-label={t('coll.removeFrom', { title: b.item.title, name: c.name })}
                 >
-                  Remove
+                  {t('coll.remove')}
                 </button>
               )}
             </li>

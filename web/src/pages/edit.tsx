@@ -3,6 +3,7 @@
 // file's value", and the cover: upload an image, take a page of a comic or PDF, or go back to the
 // file's own. The form is saved through PUT /api/media-items/<id> with only the fields changed (a
 // field sent is a field locked); the API's own messages are shown as they are worded.
+import { type MessageKey, useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { Cover, type Item } from './books';
 
@@ -11,7 +12,25 @@ export type EditableItem = Item & { locked_fields?: string[] };
 
 /** The roles a contributor may have, as the catalog names them (formats/roles.ts). */
 export const ROLES = ['author', 'writer', 'editor', 'translator', 'illustrator', 'penciller', 'inker', 'colorist', 'letterer', 'cover_artist', 'narrator', 'contributor'];
-const ROLE_LABEL = (r: string) => (r === 'cover_artist' ? 'Cover artist' : r[0]!.toUpperCase() + r.slice(1));
+const ROLE_LABELS: Record<string, MessageKey> = {
+  author: 'edit.role.author',
+  writer: 'edit.role.writer',
+  editor: 'edit.role.editor',
+  translator: 'edit.role.translator',
+  illustrator: 'edit.role.illustrator',
+  penciller: 'edit.role.penciller',
+  inker: 'edit.role.inker',
+  colorist: 'edit.role.colorist',
+  letterer: 'edit.role.letterer',
+  cover_artist: 'edit.role.cover_artist',
+  narrator: 'edit.role.narrator',
+  contributor: 'edit.role.contributor',
+};
+/** A role's name: one the catalog knows in the page's language, another as the file has it (capitalised). */
+const roleLabel = (t: (k: MessageKey) => string, r: string) => {
+  const key = ROLE_LABELS[r];
+  return key ? t(key) : (r[0] ?? '').toUpperCase() + r.slice(1);
+};
 
 /** The formats whose pages the reader shows as pictures: a page of these can be the cover. */
 const PAGED = ['cbz', 'cbr', 'cb7', 'cbt', 'pdf'];
@@ -20,22 +39,24 @@ export const hasPages = (item: Item) => item.formats.some((f) => PAGED.includes(
 const PICTURED = 12;
 
 /** The fields of the form, the item's key each edits, and what the page calls it. */
-export const FIELD_LABELS: Record<string, string> = {
-  title: 'Title',
-  sort_title: 'Sort title',
-  contributors: 'Authors and other contributors',
-  series: 'Series',
-  series_index: 'Number in the series',
-  publisher: 'Publisher',
-  language: 'Language',
-  description: 'Description',
-  isbn: 'ISBN',
-  identifiers: 'Identifiers',
-  tags: 'Tags',
-  year: 'Year',
-  reading_direction: 'Reading direction',
-  cover: 'Cover',
+export const FIELD_LABELS: Record<string, MessageKey> = {
+  title: 'library.sort.title',
+  sort_title: 'edit.field.sortTitle',
+  contributors: 'edit.field.contributors',
+  series: 'browse.series',
+  series_index: 'edit.field.seriesIndex',
+  publisher: 'book.publisher',
+  language: 'book.language',
+  description: 'edit.field.description',
+  isbn: 'edit.field.isbn',
+  identifiers: 'edit.field.identifiers',
+  tags: 'book.tags',
+  year: 'book.year',
+  reading_direction: 'edit.field.direction',
+  cover: 'edit.field.cover',
 };
+/** A field's name in the page's language. */
+const labelOf = (t: (k: MessageKey) => string, field: string) => t(FIELD_LABELS[field] ?? 'library.sort.title');
 
 /** What the page says after a redirect back to it (the query names what was done). */
 export type EditNotice = { kind: 'reset'; field: string } | { kind: 'cover'; how: 'uploaded' | 'page' | 'reset' } | null;
@@ -47,17 +68,18 @@ export function editNotice(q: Record<string, unknown>): EditNotice {
 }
 
 function Locked({ item, field }: { item: EditableItem; field: string }) {
+  const { t } = useI18n();
   if (!item.locked_fields?.includes(field)) return null;
   // the cover has its own "Use the file's own cover" form below it
   if (field === 'cover')
     return (
       <span class="locked" id="locked-cover">
-        <span class="locked-badge">Locked</span> a rescan keeps this cover.
+        <span class="locked-badge">{t('edit.locked')}</span> {t('edit.lockedCover')}
       </span>
     );
   return (
     <span class="locked" id={`locked-${field}`}>
-      <span class="locked-badge">Locked</span> a rescan keeps this value.{' '}
+      <span class="locked-badge">{t('edit.locked')}</span> {t('edit.lockedValue')}{' '}
       <button
         type="button"
         class="link-button"
@@ -65,18 +87,19 @@ function Locked({ item, field }: { item: EditableItem; field: string }) {
         hx-post={`/books/${item.id}/edit/reset`}
         hx-vals={JSON.stringify({ field })}
         hx-target="#edit-outcome"
-        aria-label={`${FIELD_LABELS[field]}: reset to the file's value`}
+        aria-label={t('edit.resetLabel', { field: labelOf(t, field) })}
       >
-        Reset to the file's value
+        {t('edit.reset')}
       </button>
     </span>
   );
 }
 
 function Text({ item, field, value, hint, ...rest }: { item: EditableItem; field: string; value: string; hint?: string; [k: string]: unknown }) {
+  const { t } = useI18n();
   return (
     <div class="edit-field">
-      <label for={`e-${field}`}>{FIELD_LABELS[field]}</label>
+      <label for={`e-${field}`}>{labelOf(t, field)}</label>
       <input id={`e-${field}`} name={field} value={value} aria-describedby={hint ? `e-${field}-hint` : undefined} {...rest} />
       {hint && (
         <small id={`e-${field}-hint`} class="muted">
@@ -92,43 +115,48 @@ export function EditBook({ item, notice }: { item: EditableItem; notice: EditNot
   const rows = [...item.contributors, { name: '', role: 'author' }, { name: '', role: 'author' }];
   const ids = [...Object.entries(item.identifiers), ['', ''], ['', '']] as [string, string][];
   const pages = item.page_count ?? 0;
+  const { t, number } = useI18n();
+  // what edit.js says of the cover upload, in the page's language ({status}: the answer's)
+  const coverWords = {
+    choose: t('edit.js.choose'),
+    uploading: t('upload.js.uploading'),
+    failed: t('upload.js.failed', { status: '{status}' }),
+    saved: t('edit.cover.uploaded'),
+    unreachable: t('edit.js.unreachable'),
+  };
   return (
     <article class="edit-page" aria-labelledby="edit-title">
       <p>
         <a href={`/books/${item.id}`} id="back-to-book">
-          {`← Back to ${item.title}`}
+          {t('edit.back', { title: item.title })}
         </a>
       </p>
-      <h1 id="edit-title">{`Edit ${item.title}`}</h1>
+      <h1 id="edit-title">{t('edit.heading', { title: item.title })}</h1>
       {notice && (
         <div class="alert alert-success" role="status" id="edit-notice">
           {notice.kind === 'reset'
-            ? `${FIELD_LABELS[notice.field]} now has the file's value again.`
-            : notice.how === 'uploaded'
-              ? 'The new cover is saved.'
-              : notice.how === 'page'
-                ? 'The cover is now the page you chose.'
-                : "The cover is the file's own again."}
+            ? t('edit.resetDone', { field: labelOf(t, notice.field) })
+            : t(notice.how === 'uploaded' ? 'edit.cover.uploaded' : notice.how === 'page' ? 'edit.cover.page' : 'edit.cover.reset')}
         </div>
       )}
-      <p class="muted">Fields you change here are locked: a rescan of the file keeps your value until you reset it. The book's files are never changed.</p>
+      <p class="muted">{t('edit.intro')}</p>
       <form id="edit-form" class="edit-form card" hx-post={`/books/${item.id}/edit`} hx-target="#edit-outcome">
         <Text item={item} field="title" value={item.title} required maxlength={1000} />
-        <Text item={item} field="sort_title" value={item.sort_title} maxlength={1000} hint="How the title sorts (“Hobbit, The”); empty: from the title." />
+        <Text item={item} field="sort_title" value={item.sort_title} maxlength={1000} hint={t('edit.hint.sortTitle')} />
         <fieldset class="edit-field" aria-describedby="e-contributors-hint">
-          <legend>{FIELD_LABELS.contributors}</legend>
+          <legend>{labelOf(t, 'contributors')}</legend>
           <small id="e-contributors-hint" class="muted">
-            One person a row; empty rows are left out. Add more after saving.
+            {t('edit.hint.contributors')}
           </small>
           {rows.map((c, i) => (
             <div class="contributor-row" key={i}>
-              <label for={`e-name-${i}`}>{`Name ${i + 1}`}</label>
+              <label for={`e-name-${i}`}>{t('edit.nameN', { n: i + 1 })}</label>
               <input id={`e-name-${i}`} name="contributor_name" value={c.name} maxlength={200} />
-              <label for={`e-role-${i}`}>{`Role ${i + 1}`}</label>
+              <label for={`e-role-${i}`}>{t('edit.roleN', { n: i + 1 })}</label>
               <select id={`e-role-${i}`} name="contributor_role">
                 {(ROLES.includes(c.role) ? ROLES : [...ROLES, c.role]).map((r) => (
                   <option key={r} value={r} selected={r === c.role}>
-                    {ROLE_LABEL(r)}
+                    {roleLabel(t, r)}
                   </option>
                 ))}
               </select>
@@ -137,41 +165,47 @@ export function EditBook({ item, notice }: { item: EditableItem; notice: EditNot
           <Locked item={item} field="contributors" />
         </fieldset>
         <Text item={item} field="series" value={item.series ?? ''} maxlength={500} />
-        <Text item={item} field="series_index" value={item.series_index === null ? '' : String(item.series_index)} inputmode="decimal" hint="A number, such as 3 or 2.5." />
+        <Text
+          item={item}
+          field="series_index"
+          value={item.series_index === null ? '' : String(item.series_index)}
+          inputmode="decimal"
+          hint={t('edit.hint.seriesIndex', { a: number(3), b: number(2.5) })}
+        />
         <Text item={item} field="publisher" value={item.publisher ?? ''} maxlength={500} />
-        <Text item={item} field="language" value={item.language ?? ''} maxlength={35} hint="A language tag, such as en, fr or ja." />
+        <Text item={item} field="language" value={item.language ?? ''} maxlength={35} hint={t('edit.hint.language')} />
         <Text item={item} field="year" value={item.year === null ? '' : String(item.year)} inputmode="numeric" />
         <Text item={item} field="isbn" value={item.isbn ?? ''} maxlength={20} />
         <fieldset class="edit-field">
-          <legend>{FIELD_LABELS.identifiers}</legend>
+          <legend>{labelOf(t, 'identifiers')}</legend>
           {ids.map(([k, v], i) => (
             <div class="identifier-row" key={i}>
-              <label for={`e-scheme-${i}`}>{`Kind ${i + 1}`}</label>
+              <label for={`e-scheme-${i}`}>{t('edit.kindN', { n: i + 1 })}</label>
               <input id={`e-scheme-${i}`} name="identifier_scheme" value={k} maxlength={50} placeholder="asin, goodreads…" />
-              <label for={`e-ident-${i}`}>{`Value ${i + 1}`}</label>
+              <label for={`e-ident-${i}`}>{t('edit.valueN', { n: i + 1 })}</label>
               <input id={`e-ident-${i}`} name="identifier_value" value={v} maxlength={200} />
             </div>
           ))}
           <Locked item={item} field="identifiers" />
         </fieldset>
-        <Text item={item} field="tags" value={item.tags.join(', ')} hint="Separated by commas." />
+        <Text item={item} field="tags" value={item.tags.join(', ')} hint={t('edit.hint.tags')} />
         <div class="edit-field">
-          <label for="e-reading_direction">{FIELD_LABELS.reading_direction}</label>
+          <label for="e-reading_direction">{labelOf(t, 'reading_direction')}</label>
           <select id="e-reading_direction" name="reading_direction">
             <option value="" selected={item.reading_direction === null}>
-              Not set
+              {t('edit.direction.none')}
             </option>
             <option value="ltr" selected={item.reading_direction === 'ltr'}>
-              Left to right
+              {t('edit.direction.ltr')}
             </option>
             <option value="rtl" selected={item.reading_direction === 'rtl'}>
-              Right to left (manga)
+              {t('edit.direction.rtl')}
             </option>
           </select>
           <Locked item={item} field="reading_direction" />
         </div>
         <div class="edit-field">
-          <label for="e-description">{FIELD_LABELS.description}</label>
+          <label for="e-description">{labelOf(t, 'description')}</label>
           <textarea id="e-description" name="description" rows={8}>
             {item.description ?? ''}
           </textarea>
@@ -179,23 +213,23 @@ export function EditBook({ item, notice }: { item: EditableItem; notice: EditNot
         </div>
         <div class="actions">
           <button type="submit" class="primary" id="save-edit">
-            Save changes
+            {t('edit.save')}
           </button>
-          <a href={`/books/${item.id}`}>Cancel</a>
+          <a href={`/books/${item.id}`}>{t('edit.cancel')}</a>
         </div>
         <Outcome id="edit-outcome" />
       </form>
       <section class="card" aria-labelledby="cover-title" id="cover-section">
-        <h2 id="cover-title">Cover</h2>
+        <h2 id="cover-title">{labelOf(t, 'cover')}</h2>
         <div class="cover-now">
           <Cover item={item} big />
           <Locked item={item} field="cover" />
         </div>
-        <form id="cover-upload" data-cover-upload={`/api/media-items/${item.id}/cover`} data-done={`/books/${item.id}/edit?cover=uploaded`}>
-          <label for="cover-file">Upload an image (JPEG, PNG, WebP or GIF, at most 20 MB)</label>
+        <form id="cover-upload" data-cover-upload={`/api/media-items/${item.id}/cover`} data-done={`/books/${item.id}/edit?cover=uploaded`} data-words={JSON.stringify(coverWords)}>
+          <label for="cover-file">{t('edit.cover.file', { size: `${number(20)} MB` })}</label>
           <input id="cover-file" name="cover" type="file" accept="image/jpeg,image/png,image/webp,image/gif" required />
           <button type="submit" id="upload-cover">
-            Upload cover
+            {t('edit.cover.upload')}
           </button>
           <Outcome id="cover-outcome" />
         </form>
@@ -203,31 +237,31 @@ export function EditBook({ item, notice }: { item: EditableItem; notice: EditNot
           <form id="cover-page" hx-post={`/books/${item.id}/cover/page`} hx-target="#cover-page-outcome">
             {pages > 0 && (
               <fieldset class="page-picker">
-                <legend>Take a page as the cover</legend>
+                <legend>{t('edit.cover.takePage')}</legend>
                 <ul class="plain page-choices">
                   {Array.from({ length: Math.min(pages, PICTURED) }, (_, i) => (
                     <li key={i}>
                       <label class="page-choice" for={`page-${i + 1}`}>
                         <input type="radio" class="page-radio" id={`page-${i + 1}`} name="page_choice" value={String(i + 1)} />
                         <img src={`/opds/pages/${item.id}/${i}?width=160`} alt="" loading="lazy" decoding="async" width={80} />
-                        <span>{`Page ${i + 1}`}</span>
+                        <span>{t('edit.pageN', { n: i + 1 })}</span>
                       </label>
                     </li>
                   ))}
                 </ul>
               </fieldset>
             )}
-            <label for="page-number">{pages > 0 ? `Or type a page number (1 to ${pages})` : 'Page number'}</label>
+            <label for="page-number">{pages > 0 ? t('edit.cover.typePage', { pages }) : t('edit.cover.pageNumber')}</label>
             <input id="page-number" name="page" inputmode="numeric" />
             <button type="submit" id="use-page">
-              Use this page
+              {t('edit.cover.usePage')}
             </button>
             <Outcome id="cover-page-outcome" />
           </form>
         )}
         <form id="cover-reset" hx-post={`/books/${item.id}/cover/reset`} hx-target="#cover-reset-outcome">
           <button type="submit" id="reset-cover">
-            Use the file's own cover
+            {t('edit.cover.useOwn')}
           </button>
           <Outcome id="cover-reset-outcome" />
         </form>

@@ -4,30 +4,41 @@
 // with htmx it appends the next page in place) and by page. Every grid comes from
 // /api/media-items/search, which counts its matches. The caller's saved filters of the library are
 // links that apply them. On a phone the filters fold away behind their summary.
+import { type MessageKey, useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { BrowseTabs, countOf, FilterBox, LibrarySelect, type LibraryName, ListHeading, libraryParam, Pager, SelectField } from './browse';
 import { Cover, type Item } from './books';
 import { Pick, SelectionBar } from './bulk';
 
 export const PAGE = 24;
+/** A share (0 to 1) as a whole percentage in the page's language. */
+export const PERCENT = { style: 'percent', maximumFractionDigits: 0 } as const;
 export const FORMATS = ['epub', 'kepub', 'pdf', 'cbz', 'cbr', 'mobi', 'azw3', 'fb2'];
-export const SORTS: { value: string; label: string }[] = [
-  { value: 'title', label: 'Title' },
-  { value: '-created_at', label: 'Recently added' },
-  { value: 'author', label: 'Author' },
-  { value: 'series', label: 'Series' },
-  { value: '-year', label: 'Newest first' },
-  { value: 'year', label: 'Oldest first' },
+/** A choice of a list (a sort, a read state): its value and the message that names it. */
+export interface Choice {
+  value: string;
+  label: MessageKey;
+}
+export const SORTS: Choice[] = [
+  { value: 'title', label: 'library.sort.title' },
+  { value: '-created_at', label: 'browse.recentlyAdded' },
+  { value: 'author', label: 'library.author' },
+  { value: 'series', label: 'browse.series' },
+  { value: '-year', label: 'library.sort.newest' },
+  { value: 'year', label: 'library.sort.oldest' },
 ];
 /** The order of a free-text search unless another is chosen: the best matches first. */
-export const RELEVANCE = { value: 'relevance', label: 'Best match' };
+export const RELEVANCE: Choice = { value: 'relevance', label: 'library.sort.relevance' };
 
 /** The read states the list API's `read_status` takes, as the page names them. */
-export const STATES: { value: string; label: string }[] = [
-  { value: 'unread', label: 'Unread' },
-  { value: 'reading', label: 'In progress' },
-  { value: 'finished', label: 'Finished' },
+export const STATES: Choice[] = [
+  { value: 'unread', label: 'state.unread' },
+  { value: 'reading', label: 'state.reading' },
+  { value: 'finished', label: 'state.finished' },
 ];
+
+/** The choices with their names in the page's language (for a SelectField). */
+export const named = (t: (k: MessageKey) => string, choices: readonly Choice[]) => choices.map((c) => ({ value: c.value, label: t(c.label) }));
 
 /** The saved filters' `resource_type` for the library's queries. */
 export const LIBRARY_FILTERS = 'media_items';
@@ -148,12 +159,13 @@ function Field({ id, label, value, type = 'text' }: { id: keyof LibraryQuery; la
 
 /** "Load more": the next page appended in place (a plain link without htmx). */
 export function LoadMore({ q, total, oob = false }: { q: LibraryQuery; total: number; oob?: boolean }) {
+  const { t } = useI18n();
   const next = pageUrl(q, q.offset + PAGE);
   return (
     <div id="load-more" class="load-more" hx-swap-oob={oob ? 'outerHTML' : undefined}>
       {q.offset + PAGE < total && (
         <a class="button" href={next} hx-get={next} hx-target="#grid" hx-swap="beforeend" hx-push-url="false">
-          Load more
+          {t('library.loadMore')}
         </a>
       )}
     </div>
@@ -175,6 +187,7 @@ export const seriesUrl = (name: string) => `/series/${encodeURIComponent(name)}`
 
 /** A book of the grid: its cover and title to its page, its authors and series to theirs. */
 export function LibraryCard({ item, progress, pick = false }: { item: Item; progress?: number | null; pick?: boolean }) {
+  const { t, number } = useI18n();
   return (
     <li class="book" data-book={item.id}>
       {pick && <Pick item={item} />}
@@ -203,8 +216,8 @@ export function LibraryCard({ item, progress, pick = false }: { item: Item; prog
         </span>
       )}
       {typeof progress === 'number' && (
-        <progress max={100} value={Math.round(progress * 100)} aria-label={`${item.title}: ${Math.round(progress * 100)}% read`}>
-          {`${Math.round(progress * 100)}%`}
+        <progress max={100} value={Math.round(progress * 100)} aria-label={t('browse.readShare', { name: item.title, share: number(progress, PERCENT) })}>
+          {number(progress, PERCENT)}
         </progress>
       )}
     </li>
@@ -226,22 +239,24 @@ export const savedQuery = (f: SavedFilter) => libraryQuery(f.filter && typeof f.
 
 /** The saved filters' place: they arrive just after the page (the grid's answer waits for nothing but the grid). */
 function SavedFiltersSlot({ q }: { q: LibraryQuery }) {
+  const { t } = useI18n();
   const query = pageUrl({ ...q, offset: 0 }, 0).replace(/^\/library\??/, '');
   return (
     <section class="card" id="saved-filters" aria-labelledby="saved-title" hx-get={`/library/saved${query ? `?${query}` : ''}`} hx-trigger="load" hx-swap="outerHTML">
-      <h2 id="saved-title">Saved filters</h2>
+      <h2 id="saved-title">{t('library.savedFilters')}</h2>
     </section>
   );
 }
 
 /** The caller's saved filters (links that apply them, delete) and "Save this filter" for the current query. */
 export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter[] }) {
+  const { t } = useI18n();
   const { offset: _o, ...query } = q;
   return (
     <section class="card" aria-labelledby="saved-title" id="saved-filters">
-      <h2 id="saved-title">Saved filters</h2>
+      <h2 id="saved-title">{t('library.savedFilters')}</h2>
       {saved.length === 0 ? (
-        <p id="no-saved">None yet.</p>
+        <p id="no-saved">{t('library.noneYet')}</p>
       ) : (
         <ul class="plain" id="saved-list">
           {saved.map((f) => (
@@ -255,9 +270,9 @@ export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter
                 hx-target="#saved-outcome"
                 data-reload
                 id={`delete-filter-${f.id}`}
-                aria-label={`Delete saved filter ${f.name}`}
+                aria-label={t('library.deleteFilter', { name: f.name })}
               >
-                Delete
+                {t('library.delete')}
               </button>
             </li>
           ))}
@@ -267,10 +282,10 @@ export function SavedFilters({ q, saved }: { q: LibraryQuery; saved: SavedFilter
         {Object.entries(query).map(([k, v]) => (
           <input key={k} type="hidden" name={k} value={v} />
         ))}
-        <label for="filter-name">Save this filter as</label>
+        <label for="filter-name">{t('library.saveFilterAs')}</label>
         <input id="filter-name" name="name" maxlength={100} required class="grow" />
         <button type="submit" id="save-filter-submit">
-          Save this filter
+          {t('library.saveFilter')}
         </button>
       </form>
       <Outcome id="saved-outcome" />
@@ -293,41 +308,42 @@ export function Library({
   editor?: boolean;
   mail?: boolean;
 }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   const sorts = q.q ? [RELEVANCE, ...SORTS] : SORTS;
   return (
     <>
-      <ListHeading kind="Library" libraries={libraries} library={q.library} />
+      <ListHeading kind="browse.library" libraries={libraries} library={q.library} />
       <BrowseTabs current="books" library={q.library} />
-      <search aria-label="Search and filter the library">
+      <search aria-label={t('library.searchLabel')}>
         <FilterBox active={activeFilters(q)}>
           <form class="filters card" method="get" action="/library">
-            <Field id="q" label="Search" value={q.q} type="search" />
+            <Field id="q" label={t('library.search')} value={q.q} type="search" />
             <LibrarySelect libraries={libraries} value={q.library} />
-            <Field id="author" label="Author" value={q.author} />
-            <Field id="series" label="Series" value={q.series} />
-            <Field id="tag" label="Tag" value={q.tag} />
-            <SelectField name="format" label="Format" options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))} value={q.format} any="Any" />
-            <SelectField name="state" label="Read state" options={STATES} value={q.state} any="Any" />
-            <SelectField name="sort" label="Sort" options={sorts} value={q.sort} />
+            <Field id="author" label={t('library.author')} value={q.author} />
+            <Field id="series" label={t('browse.series')} value={q.series} />
+            <Field id="tag" label={t('library.tag')} value={q.tag} />
+            <SelectField name="format" label={t('library.format')} options={FORMATS.map((f) => ({ value: f, label: f.toUpperCase() }))} value={q.format} any={t('browse.any')} />
+            <SelectField name="state" label={t('browse.readState')} options={named(t, STATES)} value={q.state} any={t('browse.any')} />
+            <SelectField name="sort" label={t('browse.sort')} options={named(t, sorts)} value={q.sort} />
             <div class="actions">
               <button type="submit" class="primary" id="apply">
-                Apply
+                {t('browse.apply')}
               </button>
               <a href={q.library ? `/library?library=${q.library}` : '/library'} id="clear">
-                Clear
+                {t('library.clear')}
               </a>
             </div>
           </form>
         </FilterBox>
       </search>
       <p id="library-total" class="muted">
-        {countOf(total, ['book', 'books'])}
-        {q.sort === RELEVANCE.value && total > 0 && ', the best matches first'}.
+        {t(q.sort === RELEVANCE.value && total > 0 ? 'library.totalBest' : 'library.total', { total: countOf(i18n, total, 'count.books') })}
       </p>
       {items.length === 0 ? (
-        <p id="no-results">No books match.</p>
+        <p id="no-results">{t('library.noResults')}</p>
       ) : (
-        <ul id="grid" class="grid" aria-label="Books">
+        <ul id="grid" class="grid" aria-label={t('browse.books')}>
           <Books items={items} />
         </ul>
       )}

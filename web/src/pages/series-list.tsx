@@ -19,16 +19,17 @@ import {
   Pager,
   textOf,
 } from './browse';
-import { seriesUrl, STATES } from './library';
+import { useI18n } from '../i18n';
+import { type Choice, named, PERCENT, seriesUrl, STATES } from './library';
 
 /** Series a page shows. */
 export const SERIES_PAGE = 48;
 
-export const SERIES_SORTS: { value: string; label: string }[] = [
-  { value: 'name', label: 'Name' },
-  { value: '-name', label: 'Name, Z to A' },
-  { value: '-created_at', label: 'Recently added' },
-  { value: '-book_count', label: 'Most books' },
+export const SERIES_SORTS: Choice[] = [
+  { value: 'name', label: 'browse.name' },
+  { value: '-name', label: 'browse.nameZA' },
+  { value: '-created_at', label: 'browse.recentlyAdded' },
+  { value: '-book_count', label: 'browse.mostBooks' },
 ];
 
 export interface SeriesSummary {
@@ -85,6 +86,8 @@ export const seriesListUrl = (q: SeriesListQuery, change: Partial<SeriesListQuer
 const pct = (p: number) => Math.round(p * 100);
 
 export function SeriesCard({ s }: { s: SeriesSummary }) {
+  const i18n = useI18n();
+  const { t, number } = i18n;
   return (
     <li class="book series-card" data-series={s.name}>
       <a href={seriesUrl(s.name)} class="book-link series-link">
@@ -96,31 +99,31 @@ export function SeriesCard({ s }: { s: SeriesSummary }) {
               {(s.name.trim()[0] ?? '?').toUpperCase()}
             </span>
           )}
-          {s.unread_count > 0 && <span class="unread-badge">{s.unread_count} unread</span>}
+          {s.unread_count > 0 && <span class="unread-badge">{t('series.unread', { count: s.unread_count })}</span>}
         </span>
         <span class="book-title">{s.name}</span>
       </a>
       <span class="series-count muted">
-        {countOf(s.book_count, ['book', 'books'])}
-        {s.read_count > 0 && `, ${s.read_count} read`}
+        {s.read_count > 0 ? t('series.countRead', { books: countOf(i18n, s.book_count, 'count.books'), read: s.read_count }) : countOf(i18n, s.book_count, 'count.books')}
       </span>
-      <progress max={100} value={pct(s.progress)} aria-label={`${s.name}: ${pct(s.progress)}% read`}>
-        {`${pct(s.progress)}%`}
+      <progress max={100} value={pct(s.progress)} aria-label={t('browse.readShare', { name: s.name, share: number(s.progress, PERCENT) })}>
+        {number(s.progress, PERCENT)}
       </progress>
     </li>
   );
 }
 
 export function SeriesList({ q, series, total, libraries }: { q: SeriesListQuery; series: SeriesSummary[]; total: number; libraries: LibraryName[] }) {
+  const { t } = useI18n();
   const active = [q.library, q.state].filter((v) => v !== '').length;
   return (
     <>
-      <ListHeading kind="Series" libraries={libraries} library={q.library} />
+      <ListHeading kind="browse.series" libraries={libraries} library={q.library} />
       <BrowseTabs current="series" library={q.library} />
-      <search aria-label="Find a series">
+      <search aria-label={t('series.find')}>
         <form id="series-search" class="name-search" method="get" action="/series">
           <div class="search-field">
-            <label for="series-q">Find a series</label>
+            <label for="series-q">{t('series.find')}</label>
             <input
               id="series-q"
               name="q"
@@ -138,14 +141,14 @@ export function SeriesList({ q, series, total, libraries }: { q: SeriesListQuery
             />
           </div>
           {q.letter && <input type="hidden" name="letter" value={q.letter} />}
-          <FilterBox active={active} label="Filters and sort">
+          <FilterBox active={active} label={t('browse.filtersAndSort')}>
             <div class="filters card">
               <LibrarySelect libraries={libraries} value={q.library} />
-              <SelectField name="state" label="Read state" options={STATES} value={q.state} any="Any" />
-              <SelectField name="sort" label="Sort" options={SERIES_SORTS} value={q.sort} />
+              <SelectField name="state" label={t('browse.readState')} options={named(t, STATES)} value={q.state} any={t('browse.any')} />
+              <SelectField name="sort" label={t('browse.sort')} options={named(t, SERIES_SORTS)} value={q.sort} />
               <div class="actions">
                 <button type="submit" class="primary" id="apply">
-                  Apply
+                  {t('browse.apply')}
                 </button>
               </div>
             </div>
@@ -153,12 +156,12 @@ export function SeriesList({ q, series, total, libraries }: { q: SeriesListQuery
         </form>
       </search>
       <div id="series-results">
-        <LetterJump current={q.letter} href={(letter) => seriesListUrl(q, { letter })} label="Series by first letter" />
-        <ListTotal id="series-total" total={total} noun={['series', 'series']} letter={q.letter} q={q.q} />
+        <LetterJump current={q.letter} href={(letter) => seriesListUrl(q, { letter })} label={t('series.byLetter')} />
+        <ListTotal id="series-total" total={total} noun="count.series" letter={q.letter} q={q.q} />
         {series.length === 0 ? (
-          <p id="no-results">No series match.</p>
+          <p id="no-results">{t('series.noResults')}</p>
         ) : (
-          <ul id="series-grid" class="grid" aria-label="Series">
+          <ul id="series-grid" class="grid" aria-label={t('browse.series')}>
             {series.map((s) => (
               <SeriesCard key={s.name} s={s} />
             ))}

@@ -3,41 +3,43 @@
 // The choices are the ones the reading service's rules accept (its domain/rules.ts checks every rule
 // again; a rule it refuses shows its own message in the preview).
 import type { Form } from '../actions';
+import { type MessageKey, useI18n } from '../i18n';
 import { Cover, type Item } from './books';
+import { named, STATES } from './library';
 
-export const FIELDS: { value: string; label: string; kind: Kind }[] = [
-  { value: 'title', label: 'Title', kind: 'text' },
-  { value: 'author', label: 'Author', kind: 'text' },
-  { value: 'series', label: 'Series', kind: 'text' },
-  { value: 'tags', label: 'Tags', kind: 'text' },
-  { value: 'language', label: 'Language', kind: 'text' },
-  { value: 'publisher', label: 'Publisher', kind: 'text' },
-  { value: 'year', label: 'Year', kind: 'number' },
-  { value: 'rating', label: 'Rating', kind: 'number' },
-  { value: 'progress', label: 'Progress (%)', kind: 'number' },
-  { value: 'added_date', label: 'Date added', kind: 'date' },
-  { value: 'last_read_date', label: 'Last read', kind: 'date' },
-  { value: 'format', label: 'Format', kind: 'choice' },
-  { value: 'read_status', label: 'Read state', kind: 'choice' },
-  { value: 'library', label: 'Library', kind: 'choice' },
+export const FIELDS: { value: string; label: MessageKey; kind: Kind }[] = [
+  { value: 'title', label: 'library.sort.title', kind: 'text' },
+  { value: 'author', label: 'library.author', kind: 'text' },
+  { value: 'series', label: 'browse.series', kind: 'text' },
+  { value: 'tags', label: 'book.tags', kind: 'text' },
+  { value: 'language', label: 'book.language', kind: 'text' },
+  { value: 'publisher', label: 'book.publisher', kind: 'text' },
+  { value: 'year', label: 'book.year', kind: 'number' },
+  { value: 'rating', label: 'smart.field.rating', kind: 'number' },
+  { value: 'progress', label: 'smart.field.progress', kind: 'number' },
+  { value: 'added_date', label: 'smart.field.added', kind: 'date' },
+  { value: 'last_read_date', label: 'smart.field.lastRead', kind: 'date' },
+  { value: 'format', label: 'library.format', kind: 'choice' },
+  { value: 'read_status', label: 'browse.readState', kind: 'choice' },
+  { value: 'library', label: 'browse.library', kind: 'choice' },
 ];
 type Kind = 'text' | 'number' | 'date' | 'choice';
 
-const OP_LABELS: Record<string, string> = {
-  contains: 'contains',
-  not_contains: 'does not contain',
-  equals: 'is',
-  not_equals: 'is not',
-  starts_with: 'starts with',
-  is_empty: 'is empty',
-  is_not_empty: 'is not empty',
-  gt: 'is more than',
-  gte: 'is at least',
-  lt: 'is less than',
-  lte: 'is at most',
-  before: 'is before',
-  after: 'is after',
-  within_days: 'is within the last days',
+const OP_LABELS: Record<string, MessageKey> = {
+  contains: 'smart.op.contains',
+  not_contains: 'smart.op.notContains',
+  equals: 'smart.op.equals',
+  not_equals: 'smart.op.notEquals',
+  starts_with: 'smart.op.startsWith',
+  is_empty: 'smart.op.isEmpty',
+  is_not_empty: 'smart.op.isNotEmpty',
+  gt: 'smart.op.gt',
+  gte: 'smart.op.gte',
+  lt: 'smart.op.lt',
+  lte: 'smart.op.lte',
+  before: 'smart.op.before',
+  after: 'smart.op.after',
+  within_days: 'smart.op.withinDays',
 };
 export const OPS: Record<Kind, string[]> = {
   text: ['contains', 'not_contains', 'equals', 'not_equals', 'starts_with', 'is_empty', 'is_not_empty'],
@@ -45,14 +47,7 @@ export const OPS: Record<Kind, string[]> = {
   date: ['before', 'after', 'within_days', 'is_empty', 'is_not_empty'],
   choice: ['equals', 'not_equals'],
 };
-const CHOICES: Record<string, { value: string; label: string }[]> = {
-  format: ['epub', 'kepub', 'pdf', 'cbz', 'cbr', 'mobi', 'azw3', 'fb2'].map((f) => ({ value: f, label: f.toUpperCase() })),
-  read_status: [
-    { value: 'unread', label: 'Unread' },
-    { value: 'reading', label: 'In progress' },
-    { value: 'finished', label: 'Finished' },
-  ],
-};
+const FORMAT_CHOICES = ['epub', 'kepub', 'pdf', 'cbz', 'cbr', 'mobi', 'azw3', 'fb2'].map((f) => ({ value: f, label: f.toUpperCase() }));
 
 export interface RuleRowData {
   key: string;
@@ -106,20 +101,23 @@ export interface LibraryChoice {
 }
 
 function ValueInput({ r, libraries }: { r: RuleRowData; libraries: LibraryChoice[] }) {
+  const { t } = useI18n();
   const id = `value-${r.key}`;
   if (r.op === 'is_empty' || r.op === 'is_not_empty') return null;
   const kind = kindOf(r.field);
   const label = (
     <label for={id} class="lib-hidden-label">
-      Value
+      {t('smart.value')}
     </label>
   );
+  const choices =
+    r.field === 'library' ? libraries.map((l) => ({ value: l.id, label: l.name })) : r.field === 'format' ? FORMAT_CHOICES : r.field === 'read_status' ? named(t, STATES) : [];
   if (kind === 'choice')
     return (
       <>
         {label}
         <select id={id} name={id}>
-          {(r.field === 'library' ? libraries.map((l) => ({ value: l.id, label: l.name })) : (CHOICES[r.field] ?? [])).map((c) => (
+          {choices.map((c) => (
             <option key={c.value} value={c.value} selected={r.value === c.value}>
               {c.label}
             </option>
@@ -138,33 +136,34 @@ function ValueInput({ r, libraries }: { r: RuleRowData; libraries: LibraryChoice
 
 /** One condition: changing its field or operator redraws the row with that field's operators and value input. */
 export function RuleRow({ r, libraries = [] }: { r: RuleRowData; libraries?: LibraryChoice[] }) {
+  const { t } = useI18n();
   const redraw = { 'hx-get': `/collections/rule-row?key=${r.key}`, 'hx-include': `#rule-${r.key}`, 'hx-target': `#rule-${r.key}`, 'hx-swap': 'outerHTML', 'hx-trigger': 'change' };
   return (
     <fieldset id={`rule-${r.key}`} class="rule-row" data-rule={r.key} data-field={r.field} data-op={r.op}>
-      <legend class="lib-hidden-label">Condition</legend>
+      <legend class="lib-hidden-label">{t('smart.condition')}</legend>
       <label for={`field-${r.key}`} class="lib-hidden-label">
-        Field
+        {t('smart.field')}
       </label>
       <select id={`field-${r.key}`} name={`field-${r.key}`} {...redraw}>
         {FIELDS.map((f) => (
           <option key={f.value} value={f.value} selected={r.field === f.value}>
-            {f.label}
+            {t(f.label)}
           </option>
         ))}
       </select>
       <label for={`op-${r.key}`} class="lib-hidden-label">
-        Operator
+        {t('smart.operator')}
       </label>
       <select id={`op-${r.key}`} name={`op-${r.key}`} {...redraw}>
         {OPS[kindOf(r.field)].map((o) => (
           <option key={o} value={o} selected={r.op === o}>
-            {OP_LABELS[o]}
+            {t(OP_LABELS[o] ?? 'smart.op.equals')}
           </option>
         ))}
       </select>
       <ValueInput r={r} libraries={libraries} />
-      <button type="button" hx-get="/collections/rule-removed" hx-target={`#rule-${r.key}`} hx-swap="outerHTML" id={`remove-rule-${r.key}`} aria-label="Remove this condition">
-        Remove
+      <button type="button" hx-get="/collections/rule-removed" hx-target={`#rule-${r.key}`} hx-swap="outerHTML" id={`remove-rule-${r.key}`} aria-label={t('smart.removeCondition')}>
+        {t('coll.remove')}
       </button>
     </fieldset>
   );
@@ -188,10 +187,11 @@ export function RuleBuilder({ editing, libraries = [] }: { editing?: { id: strin
   const saved = editing ? rowsOfRules(editing.rules) : [];
   const rows = saved.length > 0 ? saved : [rowOf(newKey(), 'title', 'contains', '')];
   const match = editing?.rules?.match === 'any' ? 'any' : 'all';
+  const { t } = useI18n();
   return (
     <section class="card" aria-labelledby="smart-title" id="rule-builder">
-      <h2 id="smart-title">{editing ? 'Its rules' : 'A new smart collection'}</h2>
-      <p class="muted">{editing ? 'Change the conditions and save: the books follow the new rules at once.' : 'Its books are the ones matching the conditions, now and later.'}</p>
+      <h2 id="smart-title">{t(editing ? 'smart.itsRules' : 'smart.new')}</h2>
+      <p class="muted">{t(editing ? 'smart.editHelp' : 'smart.newHelp')}</p>
       <form
         id="smart-form"
         hx-post={editing ? `/collections/${editing.id}/rules` : '/collections/smart'}
@@ -200,20 +200,20 @@ export function RuleBuilder({ editing, libraries = [] }: { editing?: { id: strin
         aria-describedby="smart-help"
       >
         <p id="smart-help" class="muted">
-          Each change shows how many books match below.
+          {t('smart.help')}
         </p>
         <div class="inline-form">
-          <label for="smart-name">Name</label>
+          <label for="smart-name">{t('browse.name')}</label>
           <input id="smart-name" name="name" maxlength={100} required class="grow" value={editing?.name} />
         </div>
         <div class="inline-form">
-          <label for="smart-match">Books that match</label>
+          <label for="smart-match">{t('smart.match')}</label>
           <select id="smart-match" name="match">
             <option value="all" selected={match === 'all'}>
-              all of the conditions
+              {t('smart.matchAll')}
             </option>
             <option value="any" selected={match === 'any'}>
-              any of the conditions
+              {t('smart.matchAny')}
             </option>
           </select>
         </div>
@@ -230,16 +230,16 @@ export function RuleBuilder({ editing, libraries = [] }: { editing?: { id: strin
         </div>
         <div class="actions">
           <button type="button" id="add-rule" hx-get="/collections/rule-row" hx-target="#rule-rows" hx-swap="beforeend">
-            Add a condition
+            {t('smart.addCondition')}
           </button>
           <button type="submit" class="primary" id={editing ? 'save-rules' : 'create-smart'}>
-            {editing ? 'Save rules' : 'Create smart collection'}
+            {t(editing ? 'smart.saveRules' : 'smart.create')}
           </button>
         </div>
         <div id="smart-outcome" class="outcome" aria-live="polite" />
       </form>
       <div id="smart-preview" aria-live="polite">
-        <p class="muted">Type a value to see the matching books.</p>
+        <p class="muted">{t('smart.typeValue')}</p>
       </div>
     </section>
   );
@@ -252,6 +252,7 @@ export interface PreviewBook {
 
 /** What the rules match: how many books, and the first few. */
 export function Preview({ total, books, error }: { total: number; books: PreviewBook[]; error?: string }) {
+  const { t } = useI18n();
   if (error)
     return (
       <p id="preview-error" class="alert alert-error">
@@ -260,9 +261,9 @@ export function Preview({ total, books, error }: { total: number; books: Preview
     );
   return (
     <>
-      <p id="preview-count">{total === 1 ? '1 book matches.' : `${total} books match.`}</p>
+      <p id="preview-count">{t('smart.matches', { count: total })}</p>
       {books.length > 0 && (
-        <ul class="grid preview-grid" aria-label="Matching books">
+        <ul class="grid preview-grid" aria-label={t('smart.matchingBooks')}>
           {books.map((b) => (
             <li class="book" key={b.media_item_id}>
               <Cover item={b.item} />

@@ -42,12 +42,32 @@ export function normalizeContributors(values: readonly Catalog.Contributor[]): C
 
 export const authorsOf = (cs: readonly Catalog.Contributor[]): string[] => normalizeList(cs.filter((c) => c.role === 'author' || c.role === 'writer').map((c) => c.name));
 
-const ARTICLES = /^(the|a|an|der|die|das|le|la|les|l'|el|los|las|il|lo)\s+/i;
+/** A leading article and the space after it, or an elided one (L’, l'), of any language sorted by article. */
+const ANY_ARTICLE = /^(?:(?:the|a|an|der|die|das|le|la|les|el|los|las|il|lo)\s+|l['’]\s*)/i;
+/**
+ * Each language's leading articles: a book whose language is known drops only its own ("Die Hard"
+ * in English keeps its "Die"; "A Coruña" in Spanish its "A"). Keyed by the primary subtag, ISO
+ * 639-1 or -2 (calibre writes `eng`, `fra`, `deu`).
+ */
+const ARTICLES: Record<string, RegExp> = {
+  en: /^(?:the|a|an)\s+/i,
+  de: /^(?:der|die|das)\s+/i,
+  fr: /^(?:(?:le|la|les)\s+|l['’]\s*)/i,
+  es: /^(?:el|la|los|las)\s+/i,
+  it: /^(?:(?:il|lo|la|i|gli|le)\s+|l['’]\s*)/i,
+};
+const ISO639_2: Record<string, string> = { eng: 'en', deu: 'de', ger: 'de', fra: 'fr', fre: 'fr', spa: 'es', ita: 'it' };
 
-/** The title as it sorts: leading articles dropped, case folded, accents kept. */
-export function sortTitle(title: string): string {
+/** The articles of a language tag (`en-GB`, `fra`), or every language's when it is unknown or absent. */
+function articlesOf(language: string | null | undefined): RegExp {
+  const primary = (language ?? '').trim().toLowerCase().split(/[-_]/)[0] ?? '';
+  return ARTICLES[ISO639_2[primary] ?? primary] ?? ANY_ARTICLE;
+}
+
+/** The title as it sorts: its language's leading article dropped (any language's when unknown), case folded, accents kept. */
+export function sortTitle(title: string, language?: string | null): string {
   const t = cleanText(title);
-  return t.replace(ARTICLES, '').toLocaleLowerCase('und') || t.toLocaleLowerCase('und');
+  return t.replace(articlesOf(language), '').toLocaleLowerCase('und') || t.toLocaleLowerCase('und');
 }
 
 /** A key two files of one book share: letters and digits only, case and accents folded. */

@@ -31,11 +31,11 @@ export async function getItem(ctx: Ctx, req: { caller: Caller; id: string }): Pr
   return ok((await publicOf(ctx.db, [row]))[0]!);
 }
 
-/** Columns an edit sets, search columns included. */
-function editColumns(f: ItemFields): ItemChanges {
+/** Columns an edit sets, search columns included; a new title sorts by the book's language (the edit's, else `language`). */
+function editColumns(f: ItemFields, language?: string | null): ItemChanges {
   const { title, contributors, tags, ...plain } = f;
   const out: ItemChanges = {};
-  if (title !== undefined) Object.assign(out, { title, sort_title: sortTitle(title) });
+  if (title !== undefined) Object.assign(out, { title, sort_title: sortTitle(title, f.language !== undefined ? f.language : language) });
   if (contributors !== undefined) Object.assign(out, { contributors, authors: authorsOf(contributors) });
   if (tags !== undefined) out.tags = tags;
   for (const [k, v] of Object.entries(plain)) if (v !== undefined) Object.assign(out, { [k]: v });
@@ -144,7 +144,7 @@ export async function updateItemCmd(ctx: Ctx, req: { caller: Caller; id: string;
   return ctx.tx(async (trx): Promise<Result<Catalog.CatalogResult<'item-update'>>> => {
     const s = await loadItem(trx, id);
     if (!s) return notFound();
-    const cols = keepOtherRoles(req.input, editColumns(fields.value), s.row);
+    const cols = keepOtherRoles(req.input, editColumns(fields.value, s.row.language), s.row);
     const now = await ctx.now(trx);
     if (Object.keys(cols).length > 0) {
       if (cols.title) cols.group_title = groupTitle(cols.title);

@@ -355,7 +355,7 @@ function metadataFields(file: Pick<FoundFile, 'rel'>, x: Pick<Extracted, 'metada
   const title = (m.title && cleanText(m.title)) || (named?.title && cleanText(named.title)) || titleFromFileName(baseName(file.rel));
   return {
     title,
-    sort_title: sortTitle(title),
+    sort_title: sortTitle(title, m.language),
     group_dir: posixDirname(file.rel),
     group_title: groupTitle(title),
     contributors,
