@@ -18,10 +18,18 @@ export function adminLibrariesRoutes({ page, render }: Web): void {
     const [libs, roots] = await Promise.all([api.get('/api/libraries'), api.get('/api/libraries/browse')]);
     if (libs.status !== 200 || roots.status !== 200) return render(reply, t('libs.title'), viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
     const calibre = await calibreSections(api, libs.body, viewer.id);
-    return render(reply, t('libs.title'), viewer, '/admin/libraries', <AdminLibraries libraries={libs.body as LibraryRow[]} roots={roots.body as Browse} calibre={calibre} />, 200, {
-      topic: 'scanner',
-      refresh: '#libraries',
-    });
+    return render(
+      reply,
+      t('libs.title'),
+      viewer,
+      '/admin/libraries',
+      <AdminLibraries libraries={libs.body as LibraryRow[]} roots={roots.body as Browse} calibre={calibre} />,
+      200,
+      {
+        topic: 'scanner',
+        refresh: '#libraries',
+      },
+    );
   });
 }
 

@@ -56,7 +56,14 @@ export function mailRoutes({ app, page, render }: Web): void {
     reply.header('Referrer-Policy', 'no-referrer');
     const token = tokenOf(req);
     const r = token ? await api.get('/api/invitations/:token', { params: { token } }) : null;
-    return render(reply, i18nFor(req).t('mail.invitation.title'), null, undefined, <AcceptInvitation token={token} invitation={r?.status === 200 ? r.body : null} />, r?.status === 200 ? 200 : 404);
+    return render(
+      reply,
+      i18nFor(req).t('mail.invitation.title'),
+      null,
+      undefined,
+      <AcceptInvitation token={token} invitation={r?.status === 200 ? r.body : null} />,
+      r?.status === 200 ? 200 : 404,
+    );
   });
 
   page('/admin/mail', { admin: true }, async ({ req, reply, api, viewer }) => {

@@ -159,15 +159,18 @@ function ChangeLibraries({ libraries }: { libraries: LibraryRow[] }) {
                     {t('libs.change.watchNo')}
                   </option>
                 </select>
-                <button type="submit" class="primary">{t('libs.change.save', { name: l.name })}</button>
+                <button type="submit" class="primary">
+                  {t('libs.change.save', { name: l.name })}
+                </button>
                 <Outcome id={`edit-outcome-${l.id}`} />
               </form>
               <form hx-post={`/admin/libraries/${l.id}/delete`} hx-target={`#change-${l.id}`} hx-swap="innerHTML">
                 <label class="inline">
-                  <input type="checkbox" name="confirm" value="yes" required />{' '}
-                  {t('libs.change.deleteConfirm', { name: l.name, count: l.item_count })}
+                  <input type="checkbox" name="confirm" value="yes" required /> {t('libs.change.deleteConfirm', { name: l.name, count: l.item_count })}
                 </label>
-                <button type="submit" class="danger">{t('libs.change.delete', { name: l.name })}</button>
+                <button type="submit" class="danger">
+                  {t('libs.change.delete', { name: l.name })}
+                </button>
               </form>
             </details>
           </li>

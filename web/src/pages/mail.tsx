@@ -63,11 +63,7 @@ export function AcceptInvitation({ token, invitation }: { token: string; invitat
     <section class="card narrow" aria-labelledby="invite-title">
       <h1 id="invite-title">{t('mail.accept.heading')}</h1>
       <p>
-        <Sentence
-          t={t}
-          k={invitation.role === 'admin' ? 'mail.accept.invitedAdmin' : 'mail.accept.invited'}
-          slots={{ email: <strong>{invitation.email}</strong> }}
-        />
+        <Sentence t={t} k={invitation.role === 'admin' ? 'mail.accept.invitedAdmin' : 'mail.accept.invited'} slots={{ email: <strong>{invitation.email}</strong> }} />
       </p>
       <form id="accept" hx-post="/api/auth/invitations/accept" hx-ext="bindery-json" hx-target="#accept-outcome" hx-disabled-elt="find button">
         <input type="hidden" name="token" value={token} />

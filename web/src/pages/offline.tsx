@@ -7,8 +7,7 @@ import type { Item } from './books';
 import { readableFormat } from './reader';
 
 /** A message with `{name}` left in place of each of `names`, for the script to fill in. */
-const template = (t: I18n['t'], key: MessageKey, names: string[], values: Values = {}) =>
-  t(key, { ...values, ...Object.fromEntries(names.map((n) => [n, `{${n}}`])) });
+const template = (t: I18n['t'], key: MessageKey, names: string[], values: Values = {}) => t(key, { ...values, ...Object.fromEntries(names.map((n) => [n, `{${n}}`])) });
 
 /**
  * A message with a count, once per plural category of the language (the script picks one with
