@@ -14,7 +14,7 @@ import { api, register, uniq, type Account, type Call } from './helpers';
 import { startMailServer, type MailServer } from './mail-helpers';
 import { axeProblems, CHROMIUM, HAS_CHROMIUM, launch, openAs, PAGE_MODES } from './web-browser';
 
-declare const document: { body: { innerText: string } };
+declare const document: { body: { textContent: string | null } };
 
 type Lang = 'de' | 'ja' | 'fr';
 
@@ -242,4 +242,4 @@ for (const mode of PAGE_MODES) {
 }
 
 /** What the page shows as text (not its attributes). */
-const pageText = (page: Page) => page.evaluate(() => document.body.innerText);
+const pageText = (page: Page) => page.evaluate(() => document.body.textContent ?? '');
