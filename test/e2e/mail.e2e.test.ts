@@ -92,6 +92,31 @@ for (const mode of modes) {
       expect((await login(call, u.username, NEW)).status).toBe(200);
     });
 
+    it('each mail is in its recipient’s language: a German person’s reset link and a German admin’s test mail (issue 48)', async () => {
+      const u = await register(call);
+      expect((await call('PUT', '/api/auth/profile', { token: u.token, body: { language: 'de' } })).status).toBe(200);
+      expect((await call('POST', '/api/auth/password-reset/request', { body: { email: u.email } })).status).toBe(202);
+      const m = await smtp.next(u.email);
+      expect(m.mail.subject).toBe('Ihr Bindery-Passwort zurücksetzen');
+      expect(m.mail.text).toContain(`Hallo ${u.username},`);
+      expect(m.mail.text).toContain('Um ein neues Passwort zu wählen, öffnen Sie:');
+      expect(m.mail.text).toContain('Der Link funktioniert einmal, in den nächsten 30 Minuten.');
+      expect(m.mail.text).not.toContain('Hello');
+      // the link in the German mail works as the English one does
+      const { token } = linkIn(m, '/reset-password');
+      expectMessage(
+        await call('POST', '/api/auth/password-reset', { body: { token, new_password: NEW, confirm_password: NEW } }),
+        'password updated: sign in with the new password',
+      );
+
+      const boss = await register(call, { name: uniq('chef'), role: 'admin', caller: admin.token });
+      expect((await call('PUT', '/api/auth/profile', { token: boss.token, body: { language: 'de' } })).status).toBe(200);
+      expectMessage(await call('POST', '/api/admin/mail/test', { token: boss.token }), `test mail sent to ${boss.email}`);
+      const t = await smtp.next(boss.email);
+      expect(t.mail.subject).toBe('Bindery-Test-E-Mail');
+      expect(t.mail.text?.trim()).toBe('Dies ist eine Test-E-Mail Ihres Bindery-Servers: Der E-Mail-Versand funktioniert.');
+    });
+
     it('an unknown address gets the same answer and no mail; a malformed one is a 400', async () => {
       const nobody = `${uniq('nobody')}@example.com`;
       const r = await call('POST', '/api/auth/password-reset/request', { body: { email: nobody } });

@@ -123,7 +123,7 @@ for (const mode of modes) {
         // the profile's card and the app passwords page
         await t.page.goto(`${b.url}/profile`);
         await t.page.waitForSelector('#sso-state');
-        expect(await t.page.locator('#sso-state').textContent()).toMatch(/^Your account is linked to the sign-in provider \(since \d{4}-\d{2}-\d{2}\)/);
+        expect(await t.page.locator('#sso-state').textContent()).toMatch(/^Your account is linked to the sign-in provider \(since [A-Z][a-z]{2} \d{1,2}, \d{4}\)/);
         expect(await t.page.locator('#app-passwords-link').textContent()).toBe('App passwords: reader apps and devices need one, as you have no password here');
         await checkPage(t, `oidc-profile-${mode}`);
         await t.page.click('#app-passwords-link');

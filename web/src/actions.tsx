@@ -6,8 +6,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { VNode } from 'preact';
 import { apiFor, type Answer, type Api } from './api';
+import { viewerOf } from './context';
 import { fromOurPage, sendHtml } from './http';
 import { apiError, useI18n } from './i18n';
+import { i18nFor } from './i18n/request';
 
 export type Form = Record<string, string | string[] | undefined>;
 
@@ -66,6 +68,9 @@ export function action(app: FastifyInstance, path: string, opts: ActionOptions, 
     if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form, req));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
     const done = typeof opts.done === 'string' ? opts.done : opts.done(req);
-    return sendHtml(reply, a.status < 400 && opts.show ? opts.show(a) : <Said a={a} fallback={done} />, 200, true);
+    if (a.status >= 400 || !opts.show) return sendHtml(reply, <Said a={a} fallback={done} />, 200, true);
+    // what is shown instead (a key shown once) is in the person's own language, as their page is
+    i18nFor(req, await viewerOf(apiFor(app, req)));
+    return sendHtml(reply, opts.show(a), 200, true);
   });
 }

@@ -6,20 +6,30 @@ import { type Answer, refusal } from './api';
 import { calibreSections } from './calibre-sections';
 import type { Web } from './context';
 import { sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { Failed } from './layout';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
 
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function adminLibrariesRoutes({ page, render }: Web): void {
-  page('/admin/libraries', { admin: true }, async ({ reply, api, viewer }) => {
+  page('/admin/libraries', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const { t } = i18nFor(req);
     const [libs, roots] = await Promise.all([api.get('/api/libraries'), api.get('/api/libraries/browse')]);
-    if (libs.status !== 200 || roots.status !== 200) return render(reply, 'Libraries', viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
+    if (libs.status !== 200 || roots.status !== 200) return render(reply, t('libs.title'), viewer, '/admin/libraries', <Failed status={libs.status} />, 502);
     const calibre = await calibreSections(api, libs.body, viewer.id);
-    return render(reply, 'Libraries', viewer, '/admin/libraries', <AdminLibraries libraries={libs.body as LibraryRow[]} roots={roots.body as Browse} calibre={calibre} />, 200, {
-      topic: 'scanner',
-      refresh: '#libraries',
-    });
+    return render(
+      reply,
+      t('libs.title'),
+      viewer,
+      '/admin/libraries',
+      <AdminLibraries libraries={libs.body as LibraryRow[]} roots={roots.body as Browse} calibre={calibre} />,
+      200,
+      {
+        topic: 'scanner',
+        refresh: '#libraries',
+      },
+    );
   });
 }
 
@@ -32,7 +42,7 @@ export function folderBrowserRoutes({ page }: Web): void {
       return sendHtml(
         reply,
         <div id="folder-browser" class="alert alert-error" role="alert">
-          {r.error ?? `The folder could not be listed (${r.status}).`}
+          {r.error ?? i18nFor(req).t('libs.browseFailed', { status: String(r.status) })}
         </div>,
         200,
         true,

@@ -4,33 +4,21 @@
 import { action, field, Said } from './actions';
 import type { Web } from './context';
 import { isHtmx, sendHtml } from './http';
+import { i18nFor } from './i18n/request';
+import { Failed } from './layout';
 import type { LibraryRow } from './pages/admin-libraries';
 import { AdminConflicts, ConflictNotice } from './pages/admin-conflicts';
 import { AdminScanner, type FileIssue, type ScanStatus } from './pages/admin-scanner';
 
 const idOf = (req: { params: unknown }) => (req.params as { id: string }).id;
 
-function Failed({ status }: { status: number }) {
-  return <p id="failure">{`The server could not answer this page (${status}). Try again in a moment.`}</p>;
-}
-
 export function duplicateRoutes({ app, page, render }: Web): void {
-  page('/admin/conflicts', { admin: true }, async ({ reply, api, viewer }) => {
+  page('/admin/conflicts', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const { t } = i18nFor(req);
     const [c, libs] = await Promise.all([api.get('/api/admin/hash-conflicts'), api.get('/api/libraries')]);
-    if (c.status !== 200)
-      return render(
-        reply,
-        'Duplicate books',
-        viewer,
-        '/admin/libraries',
-        <>
-          <h1>Duplicate books</h1>
-          <Failed status={c.status} />
-        </>,
-        502,
-      );
+    if (c.status !== 200) return render(reply, t('conflicts.title'), viewer, '/admin/libraries', <Failed status={c.status} />, 502);
     const names = new Map((libs.status === 200 ? libs.body : []).map((l) => [l.id, l.name]));
-    return render(reply, 'Duplicate books', viewer, '/admin/libraries', <AdminConflicts groups={c.body.data} libraries={names} />);
+    return render(reply, t('conflicts.title'), viewer, '/admin/libraries', <AdminConflicts groups={c.body.data} libraries={names} />);
   });
 
   // keep one (the others merge into it) or keep all; on success the group's choices go away
@@ -68,23 +56,13 @@ export function duplicateRoutes({ app, page, render }: Web): void {
 }
 
 export function scannerRoutes({ page, render }: Web): void {
-  page('/admin/scanner', { admin: true }, async ({ reply, api, viewer }) => {
+  page('/admin/scanner', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const { t } = i18nFor(req);
     const [libs, status, issues] = await Promise.all([api.get('/api/libraries'), api.get('/api/scanner/status'), api.get('/api/scanner/issues', { query: { limit: '200' } })]);
-    if (libs.status !== 200 || status.status !== 200)
-      return render(
-        reply,
-        'Scanner',
-        viewer,
-        '/admin/libraries',
-        <>
-          <h1>Scanner</h1>
-          <Failed status={status.status} />
-        </>,
-        502,
-      );
+    if (libs.status !== 200 || status.status !== 200) return render(reply, t('scanner.title'), viewer, '/admin/libraries', <Failed status={status.status} />, 502);
     return render(
       reply,
-      'Scanner',
+      t('scanner.title'),
       viewer,
       '/admin/libraries',
       <AdminScanner libraries={libs.body as LibraryRow[]} status={status.body as ScanStatus} issues={issues.status === 200 ? (issues.body.data as FileIssue[]) : []} />,

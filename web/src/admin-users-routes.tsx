@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { action, field, fields } from './actions';
 import type { Web } from './context';
+import { i18nFor } from './i18n/request';
 import { Failed } from './layout';
 import { type Access, AdminUsers } from './pages/admin-users';
 
@@ -10,8 +11,9 @@ const user = (req: { params: unknown }) => (req.params as { id: string }).id;
 
 export function adminUserRoutes({ app, page, render }: Web): void {
   page('/admin/users', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const { t } = i18nFor(req);
     const [users, libs] = await Promise.all([api.get('/api/auth/users'), api.get('/api/libraries')]);
-    if (users.status !== 200 || libs.status !== 200) return render(reply, 'People', viewer, '/admin/users', <Failed status={users.status} />, 502);
+    if (users.status !== 200 || libs.status !== 200) return render(reply, t('users.title'), viewer, '/admin/users', <Failed status={users.status} />, 502);
     const access = new Map<string, Access>();
     await Promise.all(
       users.body.map(async (u) => {
@@ -22,7 +24,7 @@ export function adminUserRoutes({ app, page, render }: Web): void {
     const added = (req.query as Record<string, unknown>).added;
     return render(
       reply,
-      'People',
+      t('users.title'),
       viewer,
       '/admin/users',
       <AdminUsers users={users.body} access={access} libraries={libs.body} me={viewer.id} {...(typeof added === 'string' && added !== '' ? { added } : {})} />,

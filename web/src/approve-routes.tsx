@@ -4,29 +4,32 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { apiFor } from './api';
 import type { Web } from './context';
 import { fromOurPage, sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { Failed } from './layout';
-import { Approve, Decide, Decided, MISSING, type Pending } from './pages/approve';
+import { Approve, Decide, Decided, type Pending } from './pages/approve';
+import { viewerOf } from './context';
 
 export function approveRoutes({ app, page, render }: Web): void {
   page('/devices/approve/:id', {}, async ({ req, reply, api, viewer }) => {
     const id = (req.params as { id: string }).id;
+    const { t } = i18nFor(req);
     const r = await api.get('/api/devices/pending/:id', { params: { id } });
     if (r.status === 404 || r.status === 400)
       return render(
         reply,
-        'Device registration',
+        t('approve.registration'),
         viewer,
         '/devices',
         <>
-          <h1>Device registration</h1>
+          <h1>{t('approve.registration')}</h1>
           <p id="result" data-outcome="missing">
-            {r.status === 404 ? MISSING : (r.error ?? MISSING)}
+            {r.status === 404 ? t('approve.missing') : (r.error ?? t('approve.missing'))}
           </p>
         </>,
         r.status,
       );
-    if (r.status !== 200) return render(reply, 'Device registration', viewer, '/devices', <Failed status={r.status} />, 503);
-    return render(reply, r.body.status === 'pending' ? 'Approve device' : 'Device registration', viewer, '/devices', <Approve p={r.body as Pending} />);
+    if (r.status !== 200) return render(reply, t('approve.registration'), viewer, '/devices', <Failed status={r.status} />, 503);
+    return render(reply, r.body.status === 'pending' ? t('approve.title') : t('approve.registration'), viewer, '/devices', <Approve p={r.body as Pending} />);
   });
   approveActions(app);
 }
@@ -36,9 +39,12 @@ function approveActions(app: FastifyInstance): void {
     app.post(`/devices/approve/:id/${decision}`, async (req: FastifyRequest, reply: FastifyReply) => {
       if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
       const id = (req.params as { id: string }).id;
-      const a = await apiFor(app, req).post(`/api/devices/:id/${decision}`, { params: { id } });
+      const api = apiFor(app, req);
+      const a = await api.post(`/api/devices/:id/${decision}`, { params: { id } });
       reply.header('X-Api-Status', String(a.status));
-      if (a.status >= 400) return sendHtml(reply, <Decide id={id} error={a.error ?? `Failed (${a.status})`} />, 200, true);
+      // the answer in the person's own language (their profile's), as the page was
+      const { t } = i18nFor(req, await viewerOf(api));
+      if (a.status >= 400) return sendHtml(reply, <Decide id={id} error={a.error ?? t('approve.failed', { status: String(a.status) })} />, 200, true);
       const b = a.body && 'device' in a.body ? a.body : null;
       const shown = { ...(b?.kosync ? { kosync: b.kosync } : {}), ...(b?.kobo_config ? { kobo: b.kobo_config } : {}) };
       return sendHtml(reply, <Decided approved={decision === 'approve'} {...shown} />, 200, true);

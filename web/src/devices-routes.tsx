@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { action, field } from './actions';
 import type { Web } from './context';
+import { i18nFor } from './i18n/request';
 import { Failed } from './layout';
 import { type DeviceDetail, Devices, KoboAddress, type QueueRow, ReaderKey, type Shelf, SyncKey } from './pages/devices';
 
@@ -10,8 +11,9 @@ const idOf = (req: { params: unknown }, k = 'id') => (req.params as Record<strin
 
 export function deviceRoutes({ app, page, render, deps }: Web): void {
   page('/devices', {}, async ({ req, reply, api, viewer }) => {
+    const { t } = i18nFor(req);
     const [list, colls, key] = await Promise.all([api.get('/api/devices'), api.get('/api/collections'), api.get('/api/auth/opds-key')]);
-    if (list.status !== 200) return render(reply, 'Devices', viewer, '/devices', <Failed status={list.status} />, 502);
+    if (list.status !== 200) return render(reply, t('devices.title'), viewer, '/devices', <Failed status={list.status} />, 502);
     const titles = new Map<string, string>();
     const devices: DeviceDetail[] = await Promise.all(
       list.body.devices.map(async (device) => {
@@ -37,7 +39,7 @@ export function deviceRoutes({ app, page, render, deps }: Web): void {
     for (const d of devices) for (const q of d.queue) if (q.media_item_id && titles.has(q.media_item_id)) q.title = titles.get(q.media_item_id)!;
     return render(
       reply,
-      'Devices',
+      t('devices.title'),
       viewer,
       '/devices',
       <Devices

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import { NotFound } from './layout';
 import type { Web } from './context';
 import { AcceptInvitation, AdminMail, EreaderCard, ForgotPassword, InvitationList, MailCard, ResetPassword } from './pages/mail';
@@ -19,7 +20,10 @@ const tokenOf = (req: FastifyRequest): string => {
 const nothing = (reply: FastifyReply) => reply.code(200).type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send('');
 
 export function mailRoutes({ app, page, render }: Web): void {
-  const off = (reply: FastifyReply) => render(reply, 'Not found', null, undefined, <NotFound href="/login" back="Back to sign in" />, 404);
+  const off = (reply: FastifyReply) => {
+    const { t } = i18nFor(reply.request);
+    return render(reply, t('notFound.title'), null, undefined, <NotFound href="/login" back={t('mail.backToSignIn')} />, 404);
+  };
 
   // the sign-in page's link, loaded with it
   app.get('/login/forgot-link', async (req, reply) => {
@@ -27,7 +31,7 @@ export function mailRoutes({ app, page, render }: Web): void {
     return sendHtml(
       reply,
       <p id="forgot-link">
-        <a href="/forgot-password">Forgot password?</a>
+        <a href="/forgot-password">{i18nFor(req).t('mail.forgotLink')}</a>
       </p>,
       200,
       true,
@@ -36,14 +40,14 @@ export function mailRoutes({ app, page, render }: Web): void {
 
   app.get('/forgot-password', async (req, reply) => {
     if (!(await mailStatus(apiFor(app, req))).configured) return off(reply);
-    return render(reply, 'Forgot password', null, undefined, <ForgotPassword />);
+    return render(reply, i18nFor(req).t('mail.forgot.title'), null, undefined, <ForgotPassword />);
   });
 
   app.get('/reset-password', async (req, reply) => {
     if (!(await mailStatus(apiFor(app, req))).configured) return off(reply);
     // the token stays out of other sites' logs: nothing on this page sends a Referer
     reply.header('Referrer-Policy', 'no-referrer');
-    return render(reply, 'New password', null, undefined, <ResetPassword token={tokenOf(req)} />);
+    return render(reply, i18nFor(req).t('mail.reset.title'), null, undefined, <ResetPassword token={tokenOf(req)} />);
   });
 
   app.get('/invitation', async (req, reply) => {
@@ -52,17 +56,25 @@ export function mailRoutes({ app, page, render }: Web): void {
     reply.header('Referrer-Policy', 'no-referrer');
     const token = tokenOf(req);
     const r = token ? await api.get('/api/invitations/:token', { params: { token } }) : null;
-    return render(reply, 'Invitation', null, undefined, <AcceptInvitation token={token} invitation={r?.status === 200 ? r.body : null} />, r?.status === 200 ? 200 : 404);
+    return render(
+      reply,
+      i18nFor(req).t('mail.invitation.title'),
+      null,
+      undefined,
+      <AcceptInvitation token={token} invitation={r?.status === 200 ? r.body : null} />,
+      r?.status === 200 ? 200 : 404,
+    );
   });
 
-  page('/admin/mail', { admin: true }, async ({ reply, api, viewer }) => {
+  page('/admin/mail', { admin: true }, async ({ req, reply, api, viewer }) => {
+    const { t } = i18nFor(req);
     const status = await mailStatus(api);
-    if (!status.configured) return render(reply, 'Not found', viewer, undefined, <NotFound />, 404);
+    if (!status.configured) return render(reply, t('notFound.title'), viewer, undefined, <NotFound />, 404);
     const [inv, libs] = await Promise.all([api.get('/api/admin/invitations'), api.get('/api/libraries')]);
     const libraries = libs.status === 200 ? libs.body.map((l) => ({ id: l.id, name: l.name })) : [];
     return render(
       reply,
-      'Mail',
+      t('mail.title'),
       viewer,
       '/admin/system',
       <AdminMail invitations={inv.status === 200 ? inv.body.invitations : []} libraries={libraries} maxBytes={status.max_attachment_bytes} />,

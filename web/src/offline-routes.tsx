@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { ownDir } from './assets';
 import type { Web } from './context';
 import { securityHeaders } from './http';
+import { i18nFor } from './i18n/request';
 import { OfflineBooks } from './pages/offline';
 
 /** The worker's own policy: it may fetch this site only, and runs no other script. */
@@ -22,5 +23,5 @@ export function offlineRoutes({ app, page, render }: Web): void {
   app.get('/sw.js', (_req, reply) => securityHeaders(reply, WORKER_CSP).headers(fresh).type('text/javascript; charset=utf-8').send(files.sw));
   app.get('/manifest.webmanifest', (_req, reply) => securityHeaders(reply).headers(fresh).type('application/manifest+json; charset=utf-8').send(files.manifest));
   app.get('/icon.svg', (_req, reply) => securityHeaders(reply).headers({ 'Cache-Control': 'public, max-age=86400' }).type('image/svg+xml').send(files.icon));
-  page('/offline', {}, async ({ reply, viewer }) => render(reply, 'Offline books', viewer, undefined, <OfflineBooks />));
+  page('/offline', {}, async ({ req, reply, viewer }) => render(reply, i18nFor(req).t('offline.title'), viewer, undefined, <OfflineBooks />));
 }

@@ -3,6 +3,7 @@
 import { Identity } from '@bindery/contracts';
 import { apiFor, type Api } from './api';
 import { sendHtml } from './http';
+import { i18nFor } from './i18n/request';
 import type { Web } from './context';
 import { AppPasswords, type SsoConfig, SsoLinkCard, SsoProblem } from './pages/sso';
 
@@ -18,10 +19,11 @@ export function ssoRoutes({ app, page, render, deps }: Web): void {
     const q = req.query as Record<string, unknown>;
     const problem: Identity.OidcProblem = Identity.isOidcProblem(q.problem) ? q.problem : 'failed';
     const sso = await ssoConfig(apiFor(app, req));
-    let message: string = Identity.OIDC_PROBLEMS[problem];
+    const { t } = i18nFor(req);
+    let message = t(`sso.problem.${problem}`);
     // local sign-in still works while the provider is away, unless the server takes only the provider
-    if (problem === 'unavailable' && !sso?.only) message = `${message} You can still sign in with your password.`;
-    return render(reply, 'Sign-in problem', null, undefined, <SsoProblem message={message} sso={sso} />, problem === 'unavailable' ? 503 : 403);
+    if (problem === 'unavailable' && !sso?.only) message = `${message} ${t('sso.problem.passwordStillWorks')}`;
+    return render(reply, t('sso.problem.title'), null, undefined, <SsoProblem message={message} sso={sso} />, problem === 'unavailable' ? 503 : 403);
   });
 
   // the profile's card, fetched after the page like its sessions (nothing when single sign-on is off)
@@ -35,6 +37,6 @@ export function ssoRoutes({ app, page, render, deps }: Web): void {
     const [links, key] = await Promise.all([api.get('/api/auth/oidc/links'), api.get('/api/auth/opds-key')]);
     const hasPassword = links.status === 200 ? links.body.has_password : true;
     const opdsKey = key.status === 200 ? key.body : { exists: false, created_at: null };
-    return render(reply, 'App passwords', viewer, '/profile', <AppPasswords origin={origin?.(req) ?? ''} hasPassword={hasPassword} opdsKey={opdsKey} />);
+    return render(reply, i18nFor(req).t('sso.apps.title'), viewer, '/profile', <AppPasswords origin={origin?.(req) ?? ''} hasPassword={hasPassword} opdsKey={opdsKey} />);
   });
 }

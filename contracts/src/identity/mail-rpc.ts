@@ -60,11 +60,20 @@ export const BookSend = Type.Object({
   next_attempt_at: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
   updated_at: Type.String(),
+  /** the owner's language for the mail's words (issue 48), given to the sender that claims it */
+  language: Type.Optional(Type.String()),
 });
 export type BookSend = Type.Static<typeof BookSend>;
 
 /** A mail identity asks the gateway to send: the link's secret goes only here, never into the log. */
-export const LinkMail = Type.Object({ to: Type.String(), username: Type.String(), token: Type.String(), expires_at: Type.String() });
+export const LinkMail = Type.Object({
+  to: Type.String(),
+  username: Type.String(),
+  token: Type.String(),
+  expires_at: Type.String(),
+  /** the recipient's language for the mail's words (issue 48): their profile's; absent for none */
+  language: Type.Optional(Type.String()),
+});
 export type LinkMail = Type.Static<typeof LinkMail>;
 
 export const Invitation = Type.Object({

@@ -12,7 +12,44 @@ if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((e) => console.warn('the offline worker could not start:', e));
 }
 
-const mb = (n: number) => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).toFixed(1)} MB` : `${Math.max(1, Math.round(n / 1024))} KB`);
+// What this script says comes from the page, in the reader's language (the server renders each
+// message; a `{name}` in one is filled in here), English when a page gives none.
+type Words = Record<string, string | Record<string, string> | undefined>;
+const ENGLISH: Words = {
+  keep: 'Keep offline',
+  removeCopy: 'Remove offline copy',
+  keeping: 'Keeping the book offline…',
+  removed: 'The offline copy was removed.',
+  kept: 'Kept offline ({size}).',
+  keptReady: 'Kept offline ({size}): it opens in the reader without a network.',
+  failed: 'The book could not be kept offline: {error}.',
+  quota: 'This browser has no room left to keep the book offline. Remove books from Offline books, or free space on this device, and try again.',
+  quotaNeed: 'This browser has no room left to keep the book offline (it needs about {size}). Remove books from Offline books, or free space on this device, and try again.',
+  kb: '{n} KB',
+  mb: '{n} MB',
+};
+function wordsOf(el: HTMLElement | null): Words {
+  try {
+    return { ...ENGLISH, ...(JSON.parse(el?.dataset.words ?? '{}') as Words) };
+  } catch {
+    return ENGLISH;
+  }
+}
+const lang = document.documentElement.lang || 'en';
+let words: Words = ENGLISH;
+/** A message of the page with its `{name}`s filled in; a plural one by `values.count`. */
+function say(key: string, values: Record<string, string | number> = {}): string {
+  const w = words[key];
+  const text = typeof w === 'string' ? w : w ? (w[new Intl.PluralRules(lang).select(Number(values.count))] ?? w.other ?? '') : key;
+  return text.replace(/\{(\w+)\}/g, (m, name: string) => {
+    const v = values[name];
+    return v === undefined ? m : typeof v === 'number' ? new Intl.NumberFormat(lang).format(v) : v;
+  });
+}
+const mb = (n: number) =>
+  n >= 1024 * 1024
+    ? say('mb', { n: new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(n / 1024 / 1024) })
+    : say('kb', { n: new Intl.NumberFormat(lang).format(Math.max(1, Math.round(n / 1024))) });
 
 /** No room left to keep the book: `need` is its size when it was known before writing. */
 class QuotaError extends Error {
@@ -22,8 +59,7 @@ class QuotaError extends Error {
   }
 }
 const isQuota = (e: unknown) => e instanceof Error && (e.name === 'QuotaExceededError' || e.name === 'NS_ERROR_DOM_QUOTA_REACHED' || /quota/i.test(String(e.message)));
-const quotaMessage = (need: number) =>
-  `This browser has no room left to keep the book offline${need ? ` (it needs about ${mb(need)})` : ''}. Remove books from Offline books, or free space on this device, and try again.`;
+const quotaMessage = (need: number) => (need ? say('quotaNeed', { size: mb(need) }) : say('quota'));
 
 async function getJson(url: string): Promise<Record<string, unknown>> {
   const r = await fetch(url, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
@@ -35,7 +71,7 @@ const list = (v: unknown) => (Array.isArray(v) ? v : []);
 /** the size of the book being kept (for the message when there is no room) */
 let need = 0;
 /** Keeps a book: its file, locator data, annotations and position in IndexedDB; its reader page, assets and cover in the cache. */
-async function keep(b: HTMLElement, say: (t: string) => void): Promise<KeptBook> {
+async function keep(b: HTMLElement, tell: (t: string) => void): Promise<KeptBook> {
   const id = b.dataset.item ?? '';
   const fileRes = await fetch(b.dataset.file ?? '', { credentials: 'same-origin' });
   if (!fileRes.ok) throw new Error(`the book file could not be read (${fileRes.status})`);
@@ -43,7 +79,7 @@ async function keep(b: HTMLElement, say: (t: string) => void): Promise<KeptBook>
   need = file.size;
   const est = navigator.storage?.estimate ? await navigator.storage.estimate() : null;
   if (est && typeof est.quota === 'number' && est.quota - (est.usage ?? 0) < file.size * 1.2) throw new QuotaError(file.size);
-  say('Keeping the book offline…');
+  tell(say('keeping'));
   const base = `/api/media-items/${encodeURIComponent(id)}`;
   const [sections, highlights, notes, progress] = await Promise.all([
     b.dataset.format === 'epub'
@@ -100,18 +136,19 @@ async function remove(id: string): Promise<void> {
 
 /** The book page's button. */
 function keepButton(button: HTMLButtonElement, status: HTMLElement): void {
-  const say = (t: string) => {
+  words = wordsOf(button);
+  const tell = (t: string) => {
     status.textContent = t;
   };
   const id = button.dataset.item ?? '';
   const show = (rec: KeptBook | null | undefined) => {
-    button.textContent = rec ? 'Remove offline copy' : 'Keep offline';
+    button.textContent = rec ? say('removeCopy') : say('keep');
     button.dataset.kept = rec ? 'true' : 'false';
   };
   getBook(id)
     .then((rec) => {
       show(rec);
-      if (rec) say(`Kept offline (${mb(rec.size)}).`);
+      if (rec) tell(say('kept', { size: mb(rec.size) }));
       button.hidden = false;
     })
     .catch(() => undefined);
@@ -121,18 +158,18 @@ function keepButton(button: HTMLButtonElement, status: HTMLElement): void {
       if (button.dataset.kept === 'true') {
         await remove(id);
         show(null);
-        say('The offline copy was removed.');
+        tell(say('removed'));
       } else {
         await navigator.serviceWorker.ready;
-        const rec = await keep(button, say);
+        const rec = await keep(button, tell);
         show(rec);
-        say(`Kept offline (${mb(rec.size)}): it opens in the reader without a network.`);
+        tell(say('keptReady', { size: mb(rec.size) }));
       }
     } catch (e) {
       // nothing half kept
       await remove(id).catch(() => undefined);
       show(null);
-      say(isQuota(e) ? quotaMessage(e instanceof QuotaError ? e.need : need) : `The book could not be kept offline: ${e instanceof Error ? e.message : String(e)}.`);
+      tell(isQuota(e) ? quotaMessage(e instanceof QuotaError ? e.need : need) : say('failed', { error: e instanceof Error ? e.message : String(e) }));
     } finally {
       button.disabled = false;
     }
@@ -152,17 +189,18 @@ async function fillList(listEl: HTMLElement): Promise<void> {
     li.dataset.id = rec.id;
     const a = document.createElement('a');
     a.href = `/read/${encodeURIComponent(rec.id)}`;
-    a.textContent = rec.title || 'Untitled';
+    a.textContent = rec.title || say('untitled');
     const meta = document.createElement('span');
     meta.className = 'muted';
-    meta.textContent = ` ${rec.authors ? `by ${rec.authors} · ` : ''}${String(rec.format).toUpperCase()} · ${mb(rec.size)}`;
+    const format = String(rec.format).toUpperCase();
+    meta.textContent = ` ${rec.authors ? say('metaBy', { authors: rec.authors, format, size: mb(rec.size) }) : say('meta', { format, size: mb(rec.size) })}`;
     const del = document.createElement('button');
     del.type = 'button';
-    del.textContent = 'Remove';
-    del.setAttribute('aria-label', `Remove ${rec.title || 'the book'} from this browser`);
+    del.textContent = say('remove');
+    del.setAttribute('aria-label', rec.title ? say('removeLabel', { title: rec.title }) : say('removeLabelUntitled'));
     del.addEventListener('click', async () => {
       await remove(rec.id);
-      text('offline-state', `${rec.title} was removed from this browser.`);
+      text('offline-state', say('removedState', { title: rec.title ?? '' }));
       await fillList(listEl);
       listEl.querySelector('button')?.focus();
     });
@@ -175,7 +213,11 @@ async function fillList(listEl: HTMLElement): Promise<void> {
   const est = navigator.storage?.estimate ? await navigator.storage.estimate().catch(() => null) : null;
   text(
     'offline-usage',
-    books.length > 0 ? `${books.length} book${books.length === 1 ? '' : 's'}, ${mb(total)}${est?.quota ? ` of about ${mb(est.quota)} this browser allows` : ''}.` : '',
+    books.length > 0
+      ? est?.quota
+        ? say('usageQuota', { count: books.length, size: mb(total), quota: mb(est.quota) })
+        : say('usage', { count: books.length, size: mb(total) })
+      : '',
   );
   listEl.dataset.count = String(books.length);
 }
@@ -185,7 +227,8 @@ function text(id: string, t: string): void {
 }
 const listEl = document.getElementById('offline-books');
 if (listEl) {
-  if (!navigator.onLine) text('offline-state', 'You are offline: the books below can be read.');
+  words = wordsOf(listEl);
+  if (!navigator.onLine) text('offline-state', say('offlineNow'));
   void fillList(listEl);
 }
 

@@ -3,6 +3,7 @@
 // service's counts); "Keep this one" keeps that book and merges the others into it, "Keep all"
 // dismisses the group. The catalog decides and words the outcome.
 import type { Reading } from '@bindery/contracts';
+import { type I18n, type MessageKey, useI18n } from '../i18n';
 import type { Item } from './books';
 import { Outcome } from '../layout';
 import { AdminTabs } from './admin-tabs';
@@ -16,36 +17,35 @@ export interface ConflictGroup {
   items: (Item & { usage: Usage })[];
 }
 
-const USAGE: [keyof Usage, string, string][] = [
-  ['progress', 'reading position', 'reading positions'],
-  ['highlights', 'highlight', 'highlights'],
-  ['bookmarks', 'bookmark', 'bookmarks'],
-  ['notes', 'note', 'notes'],
-  ['collections', 'collection', 'collections'],
+const USAGE: [keyof Usage, MessageKey][] = [
+  ['progress', 'conflicts.usage.progress'],
+  ['highlights', 'conflicts.usage.highlights'],
+  ['bookmarks', 'conflicts.usage.bookmarks'],
+  ['notes', 'conflicts.usage.notes'],
+  ['collections', 'conflicts.usage.collections'],
 ];
 
-/** "2 reading positions, 1 highlight", or "No reading data". */
-export function usageText(u: Usage): string {
-  const parts = USAGE.filter(([k]) => u[k] > 0).map(([k, one, many]) => `${u[k]} ${u[k] === 1 ? one : many}`);
-  return parts.length === 0 ? 'No reading data' : parts.join(', ');
+/** "2 reading positions, 1 highlight", or "No reading data" (in the reader's language). */
+export function usageText(u: Usage, { t, locale }: Pick<I18n, 't' | 'locale'>): string {
+  const parts = USAGE.filter(([k]) => u[k] > 0).map(([k, key]) => t(key, { n: u[k] }));
+  return parts.length === 0 ? t('conflicts.usage.none') : new Intl.ListFormat(locale, { type: 'unit', style: 'short' }).format(parts);
 }
 
 export function AdminConflicts({ groups, libraries }: { groups: ConflictGroup[]; libraries: Map<string, string> }) {
+  const i18n = useI18n();
+  const { t } = i18n;
   return (
     <>
-      <h1>Duplicate books</h1>
+      <h1>{t('conflicts.heading')}</h1>
       <AdminTabs current="/admin/conflicts" />
-      <p class="muted">
-        These books have files with exactly the same content. Keep one and the others are removed from the catalog, their reading positions, highlights, notes and collections moved
-        to the one kept; or keep them all. Files on disk are never deleted.
-      </p>
+      <p class="muted">{t('conflicts.intro')}</p>
       {groups.length === 0 ? (
-        <p id="no-conflicts">No duplicate waits for a decision.</p>
+        <p id="no-conflicts">{t('conflicts.none')}</p>
       ) : (
         <ul class="plain conflicts" id="conflicts">
           {groups.map((g, n) => (
             <li key={g.id} id={`conflict-${g.id}`} class="card conflict" data-conflict={g.id}>
-              <h2 id={`conflict-title-${g.id}`}>{`Duplicate ${n + 1}: ${g.items.length} books with the same content`}</h2>
+              <h2 id={`conflict-title-${g.id}`}>{t('conflicts.group', { n: n + 1, count: g.items.length })}</h2>
               <p class="muted">
                 SHA-256 <code>{g.sha256}</code>
               </p>
@@ -55,21 +55,21 @@ export function AdminConflicts({ groups, libraries }: { groups: ConflictGroup[];
                     <li key={i.id} class="conflict-member" data-item={i.id}>
                       <p class="member-title">
                         <a href={`/books/${i.id}`}>{i.title}</a>
-                        {i.authors.length > 0 && <span class="muted">{` by ${i.authors.join(', ')}`}</span>}
+                        {i.authors.length > 0 && <span class="muted">{` ${t('conflicts.by', { authors: i.authors.join(', ') })}`}</span>}
                       </p>
                       <dl class="meta">
-                        <dt>Library</dt>
+                        <dt>{t('conflicts.library')}</dt>
                         <dd class="member-library">{libraries.get(i.library_id) ?? i.library_id}</dd>
-                        <dt>Files</dt>
+                        <dt>{t('conflicts.files')}</dt>
                         <dd class="member-paths">{(i.formats.length > 0 ? i.formats.map((f) => f.file_path) : [i.file_path ?? '']).join(', ')}</dd>
-                        <dt>Reading data</dt>
-                        <dd class="member-usage">{usageText(i.usage)}</dd>
+                        <dt>{t('conflicts.readingData')}</dt>
+                        <dd class="member-usage">{usageText(i.usage, i18n)}</dd>
                       </dl>
                       <form hx-post={`/admin/conflicts/${g.id}/resolve`} hx-target={`#conflict-outcome-${g.id}`}>
                         <input type="hidden" name="action" value="keep" />
                         <input type="hidden" name="keep_uuid" value={i.id} />
-                        <button type="submit" class="primary" aria-label={`Keep this one: ${i.title} (${(i.formats[0]?.file_path ?? i.file_path) || i.id})`}>
-                          Keep this one
+                        <button type="submit" class="primary" aria-label={t('conflicts.keepOneLabel', { title: i.title, file: (i.formats[0]?.file_path ?? i.file_path) || i.id })}>
+                          {t('conflicts.keepOne')}
                         </button>
                       </form>
                     </li>
@@ -78,7 +78,7 @@ export function AdminConflicts({ groups, libraries }: { groups: ConflictGroup[];
                 <form hx-post={`/admin/conflicts/${g.id}/resolve`} hx-target={`#conflict-outcome-${g.id}`}>
                   <input type="hidden" name="action" value="keep_all" />
                   <button type="submit" id={`keep-all-${g.id}`} aria-describedby={`conflict-title-${g.id}`}>
-                    Keep all
+                    {t('conflicts.keepAll')}
                   </button>
                 </form>
               </div>
@@ -93,13 +93,13 @@ export function AdminConflicts({ groups, libraries }: { groups: ConflictGroup[];
 
 /** The book page's notice: this book is one of a pending duplicate group (admins get the way to decide). */
 export function ConflictNotice({ group }: { group: ConflictGroup | null }) {
+  const { t } = useI18n();
   if (!group) return <div id="conflict-notice" />;
-  const others = group.items.length - 1;
   return (
     <div id="conflict-notice" class="alert alert-warning" role="note">
-      {`This book has the same file content as ${others === 1 ? 'another book' : `${others} other books`}. `}
+      {`${t('conflicts.notice', { others: group.items.length - 1 })} `}
       <a href={`/admin/conflicts#conflict-${group.id}`} id="conflict-link">
-        Decide which to keep
+        {t('conflicts.decide')}
       </a>
     </div>
   );

@@ -1,6 +1,7 @@
 // Admin: the libraries (folders, item counts, last scan) with a rescan button each, and a form to
 // create one whose folder is picked with the server's folder browser (GET /api/libraries/browse,
 // rendered here as an htmx fragment: opening a folder also selects it).
+import { useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { AdminTabs } from './admin-tabs';
 import { CalibreReports } from './calibre';
@@ -24,15 +25,16 @@ const browseUrl = (path: string | null) => (path ? `/admin/libraries/browse?${ne
 
 /** The folder browser at `path` (null: the allowed roots), and the chosen folder swapped in beside the form. */
 export function FolderBrowser({ b, oob = false }: { b: Browse; oob?: boolean }) {
+  const { t } = useI18n();
   return (
     <>
       <div id="folder-browser" class="card">
-        <p id="browse-path">{b.path ? `In ${b.path}` : 'Library roots'}</p>
-        <ul class="plain folders" aria-label="Folders">
+        <p id="browse-path">{b.path ? t('libs.in', { path: b.path }) : t('libs.roots')}</p>
+        <ul class="plain folders" aria-label={t('libs.folders')}>
           {b.path && (
             <li>
               <button type="button" hx-get={browseUrl(b.parent)} hx-target="#folder-browser" hx-swap="outerHTML" id="browse-up">
-                Up
+                {t('libs.up')}
               </button>
             </li>
           )}
@@ -44,7 +46,7 @@ export function FolderBrowser({ b, oob = false }: { b: Browse; oob?: boolean }) 
             </li>
           ))}
         </ul>
-        {b.truncated && <p class="muted">Only the first folders are listed.</p>}
+        {b.truncated && <p class="muted">{t('libs.truncated')}</p>}
       </div>
       {oob && <ChosenFolder path={b.path} oob />}
     </>
@@ -52,49 +54,51 @@ export function FolderBrowser({ b, oob = false }: { b: Browse; oob?: boolean }) 
 }
 
 export function ChosenFolder({ path, oob = false }: { path: string | null; oob?: boolean }) {
+  const { t } = useI18n();
   return (
     <div id="chosen-folder" hx-swap-oob={oob ? 'outerHTML' : undefined}>
-      <label for="lib-folder">Folder</label>
+      <label for="lib-folder">{t('libs.folder')}</label>
       <input id="lib-folder" name="folders[]" value={path ?? ''} required readonly aria-describedby="folder-help" />
       <p id="folder-help" class="muted">
-        Open a folder below to choose it.
+        {t('libs.folderHelp')}
       </p>
     </div>
   );
 }
 
 export function AdminLibraries({ libraries, roots, calibre }: { libraries: LibraryRow[]; roots: Browse; calibre?: Parameters<typeof CalibreReports>[0] }) {
+  const { t, number, date } = useI18n();
   return (
     <>
-      <h1>Libraries</h1>
+      <h1>{t('libs.heading')}</h1>
       <AdminTabs current="/admin/libraries" />
       <div id="library-list">
         {libraries.length === 0 ? (
-          <p id="no-libraries">No library yet: create the first one below.</p>
+          <p id="no-libraries">{t('libs.none')}</p>
         ) : (
           <table id="libraries" class="stack">
-            <caption class="muted">Every library of this server</caption>
+            <caption class="muted">{t('libs.caption')}</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Folders</th>
-                <th scope="col">Books</th>
-                <th scope="col">Last scan</th>
-                <th scope="col">Scan</th>
+                <th scope="col">{t('libs.name')}</th>
+                <th scope="col">{t('libs.folders')}</th>
+                <th scope="col">{t('libs.books')}</th>
+                <th scope="col">{t('libs.lastScan')}</th>
+                <th scope="col">{t('libs.scan')}</th>
               </tr>
             </thead>
             <tbody>
               {libraries.map((l) => (
                 <tr key={l.id} data-library={l.id}>
-                  <td data-label="Name">{l.name}</td>
-                  <td data-label="Folders">{l.folders.join(', ')}</td>
-                  <td data-label="Books">{l.item_count}</td>
-                  <td data-label="Last scan">{l.last_scan_at ? new Date(l.last_scan_at).toISOString().slice(0, 16).replace('T', ' ') + ' UTC' : 'never'}</td>
-                  <td data-label="Scan">
+                  <td data-label={t('libs.name')}>{l.name}</td>
+                  <td data-label={t('libs.folders')}>{l.folders.join(', ')}</td>
+                  <td data-label={t('libs.books')}>{number(l.item_count)}</td>
+                  <td data-label={t('libs.lastScan')}>{l.last_scan_at ? date(l.last_scan_at, { dateStyle: 'medium', timeStyle: 'short' }) : t('libs.never')}</td>
+                  <td data-label={t('libs.scan')}>
                     <form hx-post="/api/scanner/scan" hx-ext="bindery-json" hx-target={`#scan-${l.id}`}>
                       <input type="hidden" name="library_id" value={l.id} />
-                      <button type="submit" aria-label={`Rescan ${l.name}`}>
-                        Rescan
+                      <button type="submit" aria-label={t('libs.rescanLabel', { name: l.name })}>
+                        {t('libs.rescan')}
                       </button>
                       <Outcome id={`scan-${l.id}`} />
                     </form>
@@ -106,17 +110,17 @@ export function AdminLibraries({ libraries, roots, calibre }: { libraries: Libra
         )}
       </div>
       <section class="card" aria-labelledby="create-title">
-        <h2 id="create-title">Create a library</h2>
+        <h2 id="create-title">{t('libs.create.heading')}</h2>
         <form id="create-library" hx-post="/api/libraries" hx-ext="bindery-json" hx-target="#create-outcome" data-reload>
-          <label for="lib-name">Name</label>
+          <label for="lib-name">{t('libs.name')}</label>
           <input id="lib-name" name="name" required maxlength={100} />
           <ChosenFolder path={null} />
           <button type="submit" class="primary" id="create">
-            Create
+            {t('libs.create.submit')}
           </button>
           <Outcome id="create-outcome" />
         </form>
-        <h3>Server folders</h3>
+        <h3>{t('libs.serverFolders')}</h3>
         <FolderBrowser b={roots} />
       </section>
       {calibre && <CalibreReports {...calibre} />}
@@ -130,39 +134,43 @@ export function AdminLibraries({ libraries, roots, calibre }: { libraries: Libra
  * again when they change) or delete it after a confirmation (its books leave the catalog; files stay).
  */
 function ChangeLibraries({ libraries }: { libraries: LibraryRow[] }) {
+  const { t } = useI18n();
   return (
     <section class="card" aria-labelledby="change-title">
-      <h2 id="change-title">Change a library</h2>
+      <h2 id="change-title">{t('libs.change.heading')}</h2>
       <ul class="plain" id="change-libraries">
         {libraries.map((l) => (
           <li key={l.id} id={`change-${l.id}`} data-library={l.id}>
             <details>
               <summary>{l.name}</summary>
               <form hx-post={`/admin/libraries/${l.id}/edit`} hx-target={`#edit-outcome-${l.id}`}>
-                <label for={`edit-name-${l.id}`}>Name</label>
+                <label for={`edit-name-${l.id}`}>{t('libs.name')}</label>
                 <input id={`edit-name-${l.id}`} name="name" value={l.name} required maxlength={100} />
-                <label for={`edit-folders-${l.id}`}>Folders (one server path a line)</label>
+                <label for={`edit-folders-${l.id}`}>{t('libs.change.folders')}</label>
                 <textarea id={`edit-folders-${l.id}`} name="folders" rows={Math.max(2, l.folders.length)}>
                   {l.folders.join('\n')}
                 </textarea>
-                <label for={`edit-watch-${l.id}`}>Watch the folders for changes</label>
+                <label for={`edit-watch-${l.id}`}>{t('libs.change.watch')}</label>
                 <select id={`edit-watch-${l.id}`} name="watch">
                   <option value="true" selected={l.watch !== false}>
-                    yes: new and changed files are scanned as they appear
+                    {t('libs.change.watchYes')}
                   </option>
                   <option value="false" selected={l.watch === false}>
-                    no: only when scanned
+                    {t('libs.change.watchNo')}
                   </option>
                 </select>
-                <button type="submit" class="primary">{`Save ${l.name}`}</button>
+                <button type="submit" class="primary">
+                  {t('libs.change.save', { name: l.name })}
+                </button>
                 <Outcome id={`edit-outcome-${l.id}`} />
               </form>
               <form hx-post={`/admin/libraries/${l.id}/delete`} hx-target={`#change-${l.id}`} hx-swap="innerHTML">
                 <label class="inline">
-                  <input type="checkbox" name="confirm" value="yes" required />{' '}
-                  {`Delete ${l.name}: its ${l.item_count === 1 ? 'book leaves' : `${l.item_count} books leave`} the catalog; the files stay on disk`}
+                  <input type="checkbox" name="confirm" value="yes" required /> {t('libs.change.deleteConfirm', { name: l.name, count: l.item_count })}
                 </label>
-                <button type="submit" class="danger">{`Delete ${l.name}`}</button>
+                <button type="submit" class="danger">
+                  {t('libs.change.delete', { name: l.name })}
+                </button>
               </form>
             </details>
           </li>

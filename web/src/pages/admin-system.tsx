@@ -1,7 +1,9 @@
 // Admin: the gateway's read models (each projection's source, position and last rebuild, with a
 // rebuild button: the old one keeps serving until the new one has caught up) and the system
 // settings as identity stores them, and a backup to download now.
+import { useI18n } from '../i18n';
 import { Outcome } from '../layout';
+import { Sentence } from './slot';
 
 export interface ProjectionRow {
   name: string;
@@ -20,37 +22,40 @@ export interface Setting {
 }
 
 export function AdminSystem({ projections, settings }: { projections: ProjectionRow[]; settings: Setting[] }) {
+  const { t, number, date } = useI18n();
   return (
     <>
-      <h1>System</h1>
+      <h1>{t('sys.heading')}</h1>
       <section class="card" aria-labelledby="projections-title">
-        <h2 id="projections-title">Read models</h2>
+        <h2 id="projections-title">{t('sys.readModels')}</h2>
         <table id="projections" class="stack">
           <thead>
             <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Source</th>
-              <th scope="col">Position</th>
-              <th scope="col">Last rebuilt</th>
-              <th scope="col">Rebuild</th>
+              <th scope="col">{t('sys.name')}</th>
+              <th scope="col">{t('sys.source')}</th>
+              <th scope="col">{t('sys.position')}</th>
+              <th scope="col">{t('sys.lastRebuilt')}</th>
+              <th scope="col">{t('sys.rebuild')}</th>
             </tr>
           </thead>
           <tbody>
             {projections.map((p) => (
               <tr key={p.name} data-projection={p.name}>
-                <td data-label="Name">{p.name}</td>
-                <td data-label="Source">{p.source}</td>
-                <td data-label="Position">{p.position}</td>
-                <td data-label="Last rebuilt">{p.rebuilding ? 'rebuilding now' : p.rebuilt_at ? `${p.rebuilt_at.slice(0, 16).replace('T', ' ')} UTC` : 'never'}</td>
-                <td data-label="Rebuild">
+                <td data-label={t('sys.name')}>{p.name}</td>
+                <td data-label={t('sys.source')}>{p.source}</td>
+                <td data-label={t('sys.position')}>{number(p.position)}</td>
+                <td data-label={t('sys.lastRebuilt')}>
+                  {p.rebuilding ? t('sys.rebuildingNow') : p.rebuilt_at ? date(p.rebuilt_at, { dateStyle: 'medium', timeStyle: 'short' }) : t('sys.never')}
+                </td>
+                <td data-label={t('sys.rebuild')}>
                   <button
                     type="button"
                     hx-post={`/api/admin/projections/${p.name}/rebuild`}
                     hx-target={`#rebuild-${p.name}`}
                     id={`rebuild-button-${p.name}`}
-                    aria-label={`Rebuild ${p.name}`}
+                    aria-label={t('sys.rebuildLabel', { name: p.name })}
                   >
-                    Rebuild
+                    {t('sys.rebuild')}
                   </button>
                   <Outcome id={`rebuild-${p.name}`} />
                 </td>
@@ -60,22 +65,21 @@ export function AdminSystem({ projections, settings }: { projections: Projection
         </table>
       </section>
       <section class="card" aria-labelledby="backup-title">
-        <h2 id="backup-title">Backup</h2>
+        <h2 id="backup-title">{t('sys.backup.heading')}</h2>
         <p>
-          A backup holds every account, library, reading position, annotation, collection and device with its Kobo and KOReader sign-in, and the settings, from one consistent
-          moment; Bindery keeps running while it is made. Put it back with <code>pnpm restore &lt;file&gt;</code> into an empty data directory or database.
+          {t('sys.backup.intro')} <Sentence t={t} k="sys.backup.restore" slots={{ command: <code>pnpm restore &lt;file&gt;</code> }} />
         </p>
         <p>
           <a class="button primary" id="backup-download" href="/api/admin/backup" download>
-            Download a backup now
+            {t('sys.backup.download')}
           </a>
         </p>
-        <p class="muted">Scheduled backups: set backup_folder, backup_interval_hours and backup_keep below.</p>
+        <p class="muted">{t('sys.backup.scheduled')}</p>
       </section>
       {/* mail (issue 47): the test mail and the way to invitations (nothing while mail is off) */}
       <div id="mail-admin" hx-get="/admin/mail/card" hx-trigger="load" hx-swap="outerHTML" />
       <section class="card" aria-labelledby="settings-title">
-        <h2 id="settings-title">Settings</h2>
+        <h2 id="settings-title">{t('sys.settings')}</h2>
         <form id="settings-form" hx-post="/admin/system/settings" hx-target="#settings-outcome">
           <dl class="meta" id="settings">
             {settings.map((s) => (
@@ -91,7 +95,7 @@ export function AdminSystem({ projections, settings }: { projections: Projection
             ))}
           </dl>
           <button type="submit" class="primary" id="save-settings">
-            Save settings
+            {t('sys.saveSettings')}
           </button>
           <Outcome id="settings-outcome" />
         </form>
@@ -102,15 +106,16 @@ export function AdminSystem({ projections, settings }: { projections: Projection
 
 /** One setting's control: a yes/no choice, a number within its bounds, or text. */
 function SettingInput({ s }: { s: Setting }) {
+  const { t } = useI18n();
   const id = `setting-${s.key}`;
   if (s.type === 'boolean')
     return (
       <select id={id} name={s.key}>
         <option value="true" selected={s.value === true}>
-          on
+          {t('sys.on')}
         </option>
         <option value="false" selected={s.value === false}>
-          off
+          {t('sys.off')}
         </option>
       </select>
     );

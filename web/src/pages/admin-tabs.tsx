@@ -1,21 +1,23 @@
 // The library administration pages' own links (libraries, scanner, duplicates): the main navigation
 // names only the first.
+import { type MessageKey, useI18n } from '../i18n';
 
-const TABS = [
-  { href: '/admin/libraries', label: 'Libraries' },
-  { href: '/admin/scanner', label: 'Scanner' },
-  { href: '/admin/conflicts', label: 'Duplicates' },
-  { href: '/admin/statistics', label: 'Statistics' },
+const TABS: { href: string; label: MessageKey }[] = [
+  { href: '/admin/libraries', label: 'adminTabs.libraries' },
+  { href: '/admin/scanner', label: 'adminTabs.scanner' },
+  { href: '/admin/conflicts', label: 'adminTabs.duplicates' },
+  { href: '/admin/statistics', label: 'adminTabs.statistics' },
 ];
 
 export function AdminTabs({ current }: { current: string }) {
+  const { t } = useI18n();
   return (
-    <nav aria-label="Library administration" class="subnav">
+    <nav aria-label={t('adminTabs.label')} class="subnav">
       <ul class="subnav-list">
-        {TABS.map((t) => (
-          <li key={t.href}>
-            <a href={t.href} aria-current={current === t.href ? 'page' : undefined} class={current === t.href ? 'subnav-here' : undefined}>
-              {t.label}
+        {TABS.map((tab) => (
+          <li key={tab.href}>
+            <a href={tab.href} aria-current={current === tab.href ? 'page' : undefined} class={current === tab.href ? 'subnav-here' : undefined}>
+              {t(tab.label)}
             </a>
           </li>
         ))}

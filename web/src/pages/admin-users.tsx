@@ -3,6 +3,7 @@
 // devices, whether they may edit books' details and covers, which libraries they see, a new password, delete. Every change is the API's own route,
 // posted through the web app's proxy (routes in admin-users-routes.tsx) so the answer is a fragment
 // worded as the API words it.
+import { useI18n } from '../i18n';
 import { Outcome } from '../layout';
 
 export interface UserRow {
@@ -26,37 +27,38 @@ export interface LibraryName {
 }
 
 export function AdminUsers(p: { users: UserRow[]; access: Map<string, Access>; libraries: LibraryName[]; me: string; added?: string }) {
+  const { t } = useI18n();
   return (
     <>
-      <h1>People</h1>
+      <h1>{t('users.heading')}</h1>
       {p.added && (
         <div class="alert alert-success" role="status" id="added">
-          {`Account created for ${p.added}.`}
+          {t('users.added', { name: p.added })}
         </div>
       )}
       <section class="card" aria-labelledby="add-title">
-        <h2 id="add-title">Add a person</h2>
-        <p class="muted">Anyone you add can sign in at once with the password you choose here, and change it on their profile.</p>
+        <h2 id="add-title">{t('users.add.heading')}</h2>
+        <p class="muted">{t('users.add.intro')}</p>
         <form id="add-user" hx-post="/admin/users" hx-target="#add-outcome">
-          <label for="new-email">E-mail</label>
+          <label for="new-email">{t('users.email')}</label>
           <input id="new-email" name="email" type="email" autocomplete="off" required />
-          <label for="new-username">Username</label>
+          <label for="new-username">{t('users.username')}</label>
           <input id="new-username" name="username" autocomplete="off" required minlength={3} maxlength={50} />
-          <label for="new-password">Password</label>
+          <label for="new-password">{t('users.password')}</label>
           <input id="new-password" name="password" type="password" autocomplete="new-password" required />
-          <label for="new-role">Role</label>
+          <label for="new-role">{t('users.role')}</label>
           <select id="new-role" name="role">
-            <option value="user">Reader</option>
-            <option value="admin">Administrator</option>
+            <option value="user">{t('users.role.user')}</option>
+            <option value="admin">{t('users.role.admin')}</option>
           </select>
           <button type="submit" class="primary" id="add-user-submit">
-            Add
+            {t('users.add.submit')}
           </button>
           <Outcome id="add-outcome" />
         </form>
       </section>
       <section aria-labelledby="people-title">
-        <h2 id="people-title">Everyone</h2>
+        <h2 id="people-title">{t('users.everyone')}</h2>
         <ul class="plain people" id="people">
           {p.users.map((u) => (
             <UserCard key={u.id} u={u} access={p.access.get(u.id) ?? { all_libraries: true, library_ids: [] }} libraries={p.libraries} me={p.me} />
@@ -68,66 +70,67 @@ export function AdminUsers(p: { users: UserRow[]; access: Map<string, Access>; l
 }
 
 function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; libraries: LibraryName[]; me: string }) {
+  const { t, number } = useI18n();
   const base = `/admin/users/${u.id}`;
   const id = (s: string) => `${s}-${u.id}`;
   return (
     <li class="card person" data-user={u.id} data-name={u.username}>
       <h3 class="person-name">{u.username}</h3>
       <dl class="meta">
-        <dt>E-mail</dt>
+        <dt>{t('users.email')}</dt>
         <dd>{u.email}</dd>
-        <dt>Role</dt>
-        <dd class="person-role">{u.role === 'admin' ? 'Administrator' : 'Reader'}</dd>
-        <dt>Devices</dt>
-        <dd>{`${u.device_count} of ${u.max_devices}`}</dd>
-        <dt>Editing</dt>
-        <dd class="person-editing">{u.role === 'admin' ? 'Yes (administrator)' : u.can_edit_metadata ? "May edit books' details and covers" : 'No'}</dd>
-        <dt>Libraries</dt>
+        <dt>{t('users.role')}</dt>
+        <dd class="person-role">{u.role === 'admin' ? t('users.role.admin') : t('users.role.user')}</dd>
+        <dt>{t('users.devices')}</dt>
+        <dd>{t('users.devicesOf', { count: number(u.device_count), max: number(u.max_devices) })}</dd>
+        <dt>{t('users.editing')}</dt>
+        <dd class="person-editing">{u.role === 'admin' ? t('users.editing.admin') : u.can_edit_metadata ? t('users.editing.yes') : t('users.editing.no')}</dd>
+        <dt>{t('users.libraries')}</dt>
         <dd class="person-access">
           {u.role === 'admin'
-            ? 'All (administrator)'
+            ? t('users.libraries.admin')
             : access.all_libraries
-              ? 'All'
+              ? t('users.libraries.all')
               : libraries
                   .filter((l) => access.library_ids.includes(l.id))
                   .map((l) => l.name)
-                  .join(', ') || 'None'}
+                  .join(', ') || t('users.libraries.none')}
         </dd>
       </dl>
       <details>
-        <summary>{`Change ${u.username}`}</summary>
+        <summary>{t('users.change', { name: u.username })}</summary>
         <form hx-post={`${base}/role`} hx-target={`#${id('role-outcome')}`}>
-          <label for={id('role')}>Role</label>
+          <label for={id('role')}>{t('users.role')}</label>
           <select id={id('role')} name="role">
             <option value="user" selected={u.role === 'user'}>
-              Reader
+              {t('users.role.user')}
             </option>
             <option value="admin" selected={u.role === 'admin'}>
-              Administrator
+              {t('users.role.admin')}
             </option>
           </select>
-          <button type="submit">Save role</button>
+          <button type="submit">{t('users.saveRole')}</button>
           <Outcome id={id('role-outcome')} />
         </form>
         <form hx-post={`${base}/max-devices`} hx-target={`#${id('devices-outcome')}`}>
-          <label for={id('max')}>Maximum devices</label>
+          <label for={id('max')}>{t('users.maxDevices')}</label>
           <input id={id('max')} name="max_devices" type="number" min={1} max={100} value={String(u.max_devices)} required />
-          <button type="submit">Save maximum</button>
+          <button type="submit">{t('users.saveMax')}</button>
           <Outcome id={id('devices-outcome')} />
         </form>
         {u.role !== 'admin' && (
           <form id={id('editing')} hx-post={`${base}/permissions`} hx-target={`#${id('editing-outcome')}`}>
-            <label for={id('can-edit')}>Editing books' details and covers</label>
+            <label for={id('can-edit')}>{t('users.canEdit')}</label>
             <select id={id('can-edit')} name="can_edit_metadata">
               <option value="false" selected={!u.can_edit_metadata}>
-                Not allowed
+                {t('users.canEdit.no')}
               </option>
               <option value="true" selected={u.can_edit_metadata === true}>
-                Allowed
+                {t('users.canEdit.yes')}
               </option>
             </select>
             <button type="submit" id={id('save-editing')}>
-              Save editing
+              {t('users.saveEditing')}
             </button>
             <Outcome id={id('editing-outcome')} />
           </form>
@@ -135,14 +138,14 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
         {u.role !== 'admin' && (
           <form id={`access-${u.id}`} hx-post={`${base}/libraries`} hx-target={`#access-outcome-${u.id}`}>
             <fieldset>
-              <legend>{`Libraries ${u.username} sees`}</legend>
-              <label for={`all-${u.id}`}>Access</label>
+              <legend>{t('users.access.legend', { name: u.username })}</legend>
+              <label for={`all-${u.id}`}>{t('users.access')}</label>
               <select id={`all-${u.id}`} name="all_libraries">
                 <option value="true" selected={access.all_libraries}>
-                  Every library
+                  {t('users.access.all')}
                 </option>
                 <option value="false" selected={!access.all_libraries}>
-                  Only the ones ticked
+                  {t('users.access.ticked')}
                 </option>
               </select>
               {libraries.map((l) => (
@@ -152,27 +155,27 @@ function UserCard({ u, access, libraries, me }: { u: UserRow; access: Access; li
               ))}
             </fieldset>
             <button type="submit" id={`save-access-${u.id}`}>
-              Save access
+              {t('users.saveAccess')}
             </button>
             <Outcome id={`access-outcome-${u.id}`} />
           </form>
         )}
         <form hx-post={`${base}/password`} hx-target={`#${id('password-outcome')}`} data-reset-on-success>
           <input type="text" name="username" value={u.username} autocomplete="username" hidden />
-          <label for={id('pw')}>New password</label>
+          <label for={id('pw')}>{t('users.newPassword')}</label>
           <input id={id('pw')} name="new_password" type="password" autocomplete="new-password" required />
-          <label for={id('pw2')}>New password again</label>
+          <label for={id('pw2')}>{t('users.newPasswordAgain')}</label>
           <input id={id('pw2')} name="confirm_password" type="password" autocomplete="new-password" required />
-          <button type="submit">Set password</button>
+          <button type="submit">{t('users.setPassword')}</button>
           <Outcome id={id('password-outcome')} />
         </form>
         {u.id !== me && (
           <form hx-post={`${base}/delete`} hx-target={`#${id('delete-outcome')}`}>
             <label class="inline">
-              <input type="checkbox" name="confirm" value="yes" required /> {`Delete ${u.username} and what they keep here (progress, notes, collections); the books' files stay`}
+              <input type="checkbox" name="confirm" value="yes" required /> {t('users.deleteConfirm', { name: u.username })}
             </label>
             <button type="submit" class="danger">
-              {`Delete ${u.username}`}
+              {t('users.delete', { name: u.username })}
             </button>
             <Outcome id={id('delete-outcome')} />
           </form>

@@ -1,7 +1,9 @@
 // Devices: the caller's reading devices (rename, remove, a sync key for KOReader's own Progress
 // sync, shelves, what waits in each one's queue) and how to add one: the KOReader plugin and its
 // setup steps, and reader apps' OPDS address and key. Every write is the API's own route.
+import { type MessageKey, useI18n } from '../i18n';
 import { Outcome } from '../layout';
+import { Sentence } from './slot';
 
 export interface DeviceRow {
   id: string;
@@ -38,15 +40,22 @@ export interface DeviceDetail {
   queue: QueueRow[];
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toISOString().slice(0, 10) : 'never');
-const ACTIONS: Record<QueueRow['action'], string> = { download: 'Put on the device', remove: 'Take off the device', progress: 'Newer position' };
+const ACTIONS: Record<QueueRow['action'], MessageKey> = { download: 'devices.queue.download', remove: 'devices.queue.remove', progress: 'devices.queue.progress' };
+
+/** A day in the reader's language ("never" when there is none). */
+function useDay(): (iso: string | null) => string {
+  const { t, date } = useI18n();
+  return (iso) => (iso ? date(iso, { dateStyle: 'medium' }) : t('devices.never'));
+}
 
 export function Devices(p: { devices: DeviceDetail[]; collections: CollectionName[]; origin: string; opdsKey: { exists: boolean; created_at: string | null } }) {
+  const { t } = useI18n();
+  const when = useDay();
   return (
     <>
-      <h1>Devices</h1>
+      <h1>{t('devices.heading')}</h1>
       {p.devices.length === 0 ? (
-        <p id="no-devices">No device yet. Add one with the steps below.</p>
+        <p id="no-devices">{t('devices.none')}</p>
       ) : (
         <ul class="plain devices" id="devices">
           {p.devices.map((d) => (
@@ -55,62 +64,78 @@ export function Devices(p: { devices: DeviceDetail[]; collections: CollectionNam
         </ul>
       )}
       <section class="card" aria-labelledby="koreader-title">
-        <h2 id="koreader-title">Add a KOReader device</h2>
+        <h2 id="koreader-title">{t('devices.koreader.heading')}</h2>
         <ol class="steps">
           <li>
-            Download the <a href="/api/koreader/plugin">Bindery plugin for KOReader</a> (a zip with one folder, <code>bindery.koplugin</code>).
+            <Sentence
+              t={t}
+              k="devices.koreader.step1"
+              slots={{ plugin: <a href="/api/koreader/plugin">{t('devices.koreader.plugin')}</a>, folder: <code>bindery.koplugin</code> }}
+            />
           </li>
           <li>
-            Copy that folder into KOReader's plugins folder (on a Kobo <code>.adds/koreader/plugins/</code>, on a Kindle <code>koreader/plugins/</code>) and restart KOReader.
+            <Sentence t={t} k="devices.koreader.step2" slots={{ kobo: <code>.adds/koreader/plugins/</code>, kindle: <code>koreader/plugins/</code> }} />
           </li>
           <li>
-            In KOReader open Tools, Bindery, and enter this server:{' '}
-            <code id="server-address" data-origin="">
-              {p.origin || '/'}
-            </code>
-            . It shows an address to approve.
+            <Sentence
+              t={t}
+              k="devices.koreader.step3"
+              slots={{
+                server: (
+                  <code id="server-address" data-origin="">
+                    {p.origin || '/'}
+                  </code>
+                ),
+              }}
+            />
           </li>
-          <li>Open that address here, signed in, and choose Approve. The device finishes setting itself up.</li>
+          <li>{t('devices.koreader.step4')}</li>
         </ol>
-        <p class="muted">KOReader without the plugin: approve any device, then make it a sync key below and use it as the password of KOReader's Progress sync.</p>
+        <p class="muted">{t('devices.koreader.noPlugin')}</p>
       </section>
       <section class="card" aria-labelledby="kobo-title">
-        <h2 id="kobo-title">Add a Kobo</h2>
-        <p>A Kobo e-reader syncs with Bindery as it would with the Kobo store: your books (as KEPUB), covers, reading positions, shelves and highlights.</p>
+        <h2 id="kobo-title">{t('devices.kobo.heading')}</h2>
+        <p>{t('devices.kobo.intro')}</p>
         <form hx-post="/devices/kobo" hx-target="#kobo-outcome">
-          <label for="kobo-name">Name</label>
+          <label for="kobo-name">{t('devices.name')}</label>
           <input id="kobo-name" name="name" required maxlength={100} placeholder="Kobo Libra" />
-          <label for="kobo-books">Books it gets</label>
+          <label for="kobo-books">{t('devices.kobo.books')}</label>
           <select id="kobo-books" name="books">
-            <option value="all">Every book you can see</option>
-            <option value="shelves">Only the collections put on it as shelves</option>
+            <option value="all">{t('devices.kobo.all')}</option>
+            <option value="shelves">{t('devices.kobo.shelvesNew')}</option>
           </select>
           <button type="submit" class="primary" id="add-kobo">
-            Make its address
+            {t('devices.kobo.make')}
           </button>
         </form>
         <Outcome id="kobo-outcome" />
       </section>
       <section class="card" aria-labelledby="opds-title">
-        <h2 id="opds-title">Reader apps (OPDS)</h2>
+        <h2 id="opds-title">{t('devices.opds.heading')}</h2>
         <p>
-          Catalog address:{' '}
-          <code id="opds-address" data-origin="/opds">
-            {`${p.origin}/opds`}
-          </code>{' '}
-          (sign in with your username and password).
+          <Sentence
+            t={t}
+            k="devices.opds.address"
+            slots={{
+              address: (
+                <code id="opds-address" data-origin="/opds">
+                  {`${p.origin}/opds`}
+                </code>
+              ),
+            }}
+          />
         </p>
-        <p id="opds-key-state">{p.opdsKey.exists ? `You have a reader key, made ${when(p.opdsKey.created_at)}.` : 'You have no reader key.'}</p>
-        <p class="muted">For apps that cannot keep a password: a reader key puts a secret in the catalog's address. Making a new one ends the old one.</p>
+        <p id="opds-key-state">{p.opdsKey.exists ? t('devices.opds.have', { day: when(p.opdsKey.created_at) }) : t('devices.opds.haveNone')}</p>
+        <p class="muted">{t('devices.opds.why')}</p>
         <form hx-post="/devices/opds-key" hx-target="#opds-key-outcome">
           <button type="submit" class="primary" id="make-opds-key">
-            {p.opdsKey.exists ? 'Replace the reader key' : 'Make a reader key'}
+            {p.opdsKey.exists ? t('devices.opds.replace') : t('devices.opds.make')}
           </button>
         </form>
         {p.opdsKey.exists && (
           <form hx-post="/devices/opds-key/revoke" hx-target="#opds-key-outcome">
             <button type="submit" class="danger" id="revoke-opds-key">
-              Revoke the reader key
+              {t('devices.opds.revoke')}
             </button>
           </form>
         )}
@@ -121,6 +146,8 @@ export function Devices(p: { devices: DeviceDetail[]; collections: CollectionNam
 }
 
 function DeviceCard({ d, collections }: { d: DeviceDetail; collections: CollectionName[] }) {
+  const { t } = useI18n();
+  const when = useDay();
   const dev = d.device;
   const base = `/devices/${dev.id}`;
   const id = (s: string) => `${s}-${dev.id}`;
@@ -129,40 +156,40 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
     <li class="card device" data-device={dev.name} data-device-id={dev.id}>
       <h2 class="device-name">{dev.name}</h2>
       <dl class="meta">
-        <dt>Kind</dt>
-        <dd>{[dev.client, dev.model].filter((x) => x).join(', ') || 'unknown'}</dd>
-        <dt>State</dt>
-        <dd class="device-state">{dev.status === 'active' ? 'Connected' : 'Approved, waiting for the device to collect its credential'}</dd>
-        {!dev.kobo && <dt>Sync key</dt>}
-        {!dev.kobo && <dd>{dev.sync_key_issued_at ? `made ${when(dev.sync_key_issued_at)}` : 'none'}</dd>}
+        <dt>{t('devices.kind')}</dt>
+        <dd>{[dev.client, dev.model].filter((x) => x).join(', ') || t('devices.kind.unknown')}</dd>
+        <dt>{t('devices.state')}</dt>
+        <dd class="device-state">{dev.status === 'active' ? t('devices.state.active') : t('devices.state.awaiting')}</dd>
+        {!dev.kobo && <dt>{t('devices.syncKey')}</dt>}
+        {!dev.kobo && <dd>{dev.sync_key_issued_at ? t('devices.syncKey.made', { day: when(dev.sync_key_issued_at) }) : t('devices.syncKey.none')}</dd>}
       </dl>
       {dev.kobo && (
         <form hx-post={`${base}/kobo`} hx-target={`#${id('kobo-outcome')}`}>
-          <label for={id('kobo-books')}>Books this Kobo gets</label>
+          <label for={id('kobo-books')}>{t('devices.kobo.booksThis')}</label>
           <select id={id('kobo-books')} name="books">
             <option value="all" selected={dev.kobo.books === 'all'}>
-              Every book you can see
+              {t('devices.kobo.all')}
             </option>
             <option value="shelves" selected={dev.kobo.books === 'shelves'}>
-              Only the collections on its shelves
+              {t('devices.kobo.shelves')}
             </option>
           </select>
           <button type="submit" id={id('save-kobo')}>
-            Save
+            {t('devices.save')}
           </button>
           <Outcome id={id('kobo-outcome')} />
         </form>
       )}
-      <h3>Shelves</h3>
+      <h3>{t('devices.shelves')}</h3>
       {d.shelves.length === 0 ? (
-        <p class="muted">No collection is on this device.</p>
+        <p class="muted">{t('devices.shelves.none')}</p>
       ) : (
         <ul class="plain shelves">
           {d.shelves.map((s) => (
             <li key={s.collection_id}>
               <form hx-post={`${base}/shelves/${s.collection_id}/delete`} hx-target={`#${id('shelf-outcome')}`} class="row">
-                <span class="shelf-name">{s.name ?? 'A collection that is gone'}</span>
-                <button type="submit">{`Take ${s.name ?? 'it'} off`}</button>
+                <span class="shelf-name">{s.name ?? t('devices.shelves.gone')}</span>
+                <button type="submit">{s.name === null ? t('devices.shelves.takeGone') : t('devices.shelves.take', { name: s.name })}</button>
               </form>
             </li>
           ))}
@@ -170,7 +197,7 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
       )}
       {collections.some((c) => !onShelf.has(c.id)) && (
         <form hx-post={`${base}/shelves`} hx-target={`#${id('shelf-outcome')}`}>
-          <label for={id('shelf')}>Put a collection on this device</label>
+          <label for={id('shelf')}>{t('devices.shelves.put')}</label>
           <select id={id('shelf')} name="collection_id">
             {collections
               .filter((c) => !onShelf.has(c.id))
@@ -180,28 +207,28 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
                 </option>
               ))}
           </select>
-          <button type="submit">Add shelf</button>
+          <button type="submit">{t('devices.shelves.add')}</button>
         </form>
       )}
       <Outcome id={id('shelf-outcome')} />
-      <h3>Waiting for the device</h3>
+      <h3>{t('devices.queue.heading')}</h3>
       {d.queue.length === 0 ? (
-        <p class="muted">Nothing is waiting.</p>
+        <p class="muted">{t('devices.queue.none')}</p>
       ) : (
         <ul class="plain queue">
           {d.queue.map((q) => (
             <li key={q.id} class={`queue-entry queue-${q.status}`}>
-              <span>{`${ACTIONS[q.action]}: ${q.title ?? (q.media_item_id ? 'a book' : 'all books')}`}</span>
+              <span>{t(ACTIONS[q.action], { what: q.title ?? (q.media_item_id ? t('devices.queue.aBook') : t('devices.queue.allBooks')) })}</span>
               <span class="muted">{` (${q.reason})`}</span>
-              {q.status === 'failed' && <span class="queue-error">{` Failed: ${q.last_error ?? 'on the device'}`}</span>}
+              {q.status === 'failed' && <span class="queue-error">{` ${t('devices.queue.failed', { error: q.last_error ?? t('devices.queue.onDevice') })}`}</span>}
               <span class="row">
                 {q.status === 'failed' && (
                   <button type="button" hx-post={`/devices/queue/${q.id}/retry`} hx-target={`#${id('queue-outcome')}`}>
-                    Retry
+                    {t('devices.queue.retry')}
                   </button>
                 )}
                 <button type="button" hx-post={`/devices/queue/${q.id}/delete`} hx-target={`#${id('queue-outcome')}`}>
-                  Drop
+                  {t('devices.queue.drop')}
                 </button>
               </span>
             </li>
@@ -210,39 +237,41 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
       )}
       {d.queue.length > 0 && (
         <form hx-post={`${base}/queue/clear`} hx-target={`#${id('queue-outcome')}`}>
-          <button type="submit">Clear the queue</button>
+          <button type="submit">{t('devices.queue.clear')}</button>
         </form>
       )}
       <Outcome id={id('queue-outcome')} />
       <details>
-        <summary>{`Change ${dev.name}`}</summary>
+        <summary>{t('devices.change', { name: dev.name })}</summary>
         <form hx-post={`${base}/rename`} hx-target={`#${id('rename-outcome')}`}>
-          <label for={id('rename')}>Name</label>
+          <label for={id('rename')}>{t('devices.name')}</label>
           <input id={id('rename')} name="name" value={dev.name} required maxlength={100} />
           <button type="submit" id={id('save')}>
-            Rename
+            {t('devices.rename')}
           </button>
           <Outcome id={id('rename-outcome')} />
         </form>
         <form hx-post={`${base}/sync-key`} hx-target={`#${id('key-outcome')}`}>
-          <p class="muted">A sync key is the password KOReader's own Progress sync uses for this device. A new one ends the old one.</p>
-          <button type="submit">{dev.sync_key_issued_at ? 'Make a new sync key' : 'Make a sync key'}</button>
+          <p class="muted">{t('devices.syncKey.why')}</p>
+          <button type="submit">{dev.sync_key_issued_at ? t('devices.syncKey.makeNew') : t('devices.syncKey.make')}</button>
           <Outcome id={id('key-outcome')} />
         </form>
         {dev.kobo && (
           <form hx-post={`${base}/kobo-address`} hx-target={`#${id('kobo-address-outcome')}`}>
-            <p class="muted">The store address is this Kobo's only credential. A new one ends the old one: write the new line into the Kobo's configuration.</p>
+            <p class="muted">{t('devices.kobo.addressWhy')}</p>
             <button type="submit" id={id('kobo-address')}>
-              Make a new Kobo address
+              {t('devices.kobo.newAddress')}
             </button>
             <Outcome id={id('kobo-address-outcome')} />
           </form>
         )}
         <form hx-post={`${base}/delete`} hx-target={`#${id('delete-outcome')}`}>
           <label class="inline">
-            <input type="checkbox" name="confirm" value="yes" required id={id('confirm')} /> {`Remove ${dev.name}: it stops syncing at once`}
+            <input type="checkbox" name="confirm" value="yes" required id={id('confirm')} /> {t('devices.removeConfirm', { name: dev.name })}
           </label>
-          <button type="submit" class="danger" id={id('remove')}>{`Remove ${dev.name}`}</button>
+          <button type="submit" class="danger" id={id('remove')}>
+            {t('devices.remove', { name: dev.name })}
+          </button>
           <Outcome id={id('delete-outcome')} />
         </form>
       </details>
@@ -252,17 +281,18 @@ function DeviceCard({ d, collections }: { d: DeviceDetail; collections: Collecti
 
 /** A sync key, shown once: what to type in KOReader's Progress sync. */
 export function SyncKey({ k }: { k: { sync_key: string; kosync?: { server: string; username: string | null; password: string } } }) {
+  const { t } = useI18n();
   return (
     <div class="alert alert-success" role="status">
-      <p>Shown only now. In KOReader's Progress sync, choose Custom sync server:</p>
+      <p>{t('devices.syncKey.shown')}</p>
       <dl class="meta">
-        <dt>Server</dt>
+        <dt>{t('devices.syncKey.server')}</dt>
         <dd class="kosync-server" data-origin={k.kosync?.server.startsWith('/') ? k.kosync.server : undefined}>
           {k.kosync?.server ?? ''}
         </dd>
-        <dt>Username</dt>
+        <dt>{t('devices.syncKey.username')}</dt>
         <dd class="kosync-user">{k.kosync?.username ?? ''}</dd>
-        <dt>Password</dt>
+        <dt>{t('devices.syncKey.password')}</dt>
         <dd>
           <code class="sync-key">{k.sync_key}</code>
         </dd>
@@ -273,9 +303,10 @@ export function SyncKey({ k }: { k: { sync_key: string; kosync?: { server: strin
 
 /** A reader key's catalog address, shown once. */
 export function ReaderKey({ k, origin }: { k: { opds_path: string; opds_url?: string }; origin: string }) {
+  const { t } = useI18n();
   return (
     <div class="alert alert-success" role="status">
-      <p>Shown only now. Give this address to your reader app, as its catalog:</p>
+      <p>{t('devices.opds.shown')}</p>
       <code class="opds-key-url" data-origin={k.opds_url ? undefined : k.opds_path}>
         {k.opds_url ?? `${origin}${k.opds_path}`}
       </code>
@@ -285,16 +316,20 @@ export function ReaderKey({ k, origin }: { k: { opds_path: string; opds_url?: st
 
 /** A Kobo's store address, shown once: the line for the device's configuration file. */
 export function KoboAddress({ k }: { k: { kobo_url: string; kobo_config: { file: string; section: string; line: string } } }) {
+  const { t } = useI18n();
   return (
     <div class="alert alert-success" role="status">
       <p>
-        Shown only now. Connect the Kobo by USB, open <code>{k.kobo_config.file}</code>, and under <code>{k.kobo_config.section}</code> replace the <code>api_endpoint=</code> line
-        with:
+        <Sentence
+          t={t}
+          k="devices.kobo.shown"
+          slots={{ file: <code>{k.kobo_config.file}</code>, section: <code>{k.kobo_config.section}</code>, key: <code>api_endpoint=</code> }}
+        />
       </p>
       <p>
         <code class="kobo-line">{k.kobo_config.line}</code>
       </p>
-      <p>Eject the Kobo and sync it. The device shows in your list when you reload this page.</p>
+      <p>{t('devices.kobo.eject')}</p>
     </div>
   );
 }

@@ -1,41 +1,45 @@
 // Mail's pages (issue 47): forgot password, a reset link's new password, an invitation's account,
 // the admin's test mail and invitations, and the e-reader address on the profile. Every form posts
 // with htmx to the API's mail routes, which word each outcome.
+import { type MessageKey, useI18n } from '../i18n';
 import { Outcome } from '../layout';
+import { Sentence } from './slot';
 
 export function ForgotPassword() {
+  const { t } = useI18n();
   return (
     <section class="card narrow" aria-labelledby="forgot-title">
-      <h1 id="forgot-title">Forgot your password?</h1>
-      <p>Type the e-mail address of your account: a link to choose a new password is mailed to it. The link works once, for 30 minutes.</p>
+      <h1 id="forgot-title">{t('mail.forgot.heading')}</h1>
+      <p>{t('mail.forgot.intro')}</p>
       <form id="forgot" hx-post="/api/auth/password-reset/request" hx-ext="bindery-json" hx-target="#forgot-outcome" hx-disabled-elt="find button">
-        <label for="forgot-email">E-mail</label>
+        <label for="forgot-email">{t('mail.email')}</label>
         <input id="forgot-email" name="email" type="email" autocomplete="email" required maxlength={254} />
         <button type="submit" class="primary" id="forgot-send">
-          Send the link
+          {t('mail.forgot.send')}
         </button>
         <Outcome id="forgot-outcome" />
       </form>
       <p>
-        <a href="/login">Back to sign in</a>
+        <a href="/login">{t('mail.backToSignIn')}</a>
       </p>
     </section>
   );
 }
 
 export function ResetPassword({ token }: { token: string }) {
+  const { t } = useI18n();
   return (
     <section class="card narrow" aria-labelledby="reset-title">
-      <h1 id="reset-title">Choose a new password</h1>
-      <p>Setting it signs your account out everywhere: sign in again with the new password.</p>
+      <h1 id="reset-title">{t('mail.reset.heading')}</h1>
+      <p>{t('mail.reset.intro')}</p>
       <form id="reset" hx-post="/api/auth/password-reset" hx-ext="bindery-json" hx-target="#reset-outcome" hx-disabled-elt="find button">
         <input type="hidden" name="token" value={token} />
-        <label for="reset-password">New password</label>
+        <label for="reset-password">{t('mail.newPassword')}</label>
         <input id="reset-password" name="new_password" type="password" autocomplete="new-password" required minlength={8} maxlength={128} />
-        <label for="reset-confirm">The same again</label>
+        <label for="reset-confirm">{t('mail.sameAgain')}</label>
         <input id="reset-confirm" name="confirm_password" type="password" autocomplete="new-password" required minlength={8} maxlength={128} />
         <button type="submit" class="primary" id="reset-save">
-          Set the password
+          {t('mail.reset.save')}
         </button>
         <Outcome id="reset-outcome" />
       </form>
@@ -44,33 +48,33 @@ export function ResetPassword({ token }: { token: string }) {
 }
 
 export function AcceptInvitation({ token, invitation }: { token: string; invitation: { email: string; role: string } | null }) {
+  const { t } = useI18n();
   if (!invitation)
     return (
       <section class="card narrow" aria-labelledby="invite-title">
-        <h1 id="invite-title">Invitation</h1>
-        <p role="alert">This invitation is invalid, used or expired. Ask the person who invited you for a new one.</p>
+        <h1 id="invite-title">{t('mail.invitation.heading')}</h1>
+        <p role="alert">{t('mail.invitation.invalid')}</p>
         <p>
-          <a href="/login">Sign in</a>
+          <a href="/login">{t('mail.signIn')}</a>
         </p>
       </section>
     );
   return (
     <section class="card narrow" aria-labelledby="invite-title">
-      <h1 id="invite-title">Make your account</h1>
+      <h1 id="invite-title">{t('mail.accept.heading')}</h1>
       <p>
-        You are invited as <strong>{invitation.email}</strong>
-        {invitation.role === 'admin' ? ', an administrator' : ''}. Choose how you sign in.
+        <Sentence t={t} k={invitation.role === 'admin' ? 'mail.accept.invitedAdmin' : 'mail.accept.invited'} slots={{ email: <strong>{invitation.email}</strong> }} />
       </p>
       <form id="accept" hx-post="/api/auth/invitations/accept" hx-ext="bindery-json" hx-target="#accept-outcome" hx-disabled-elt="find button">
         <input type="hidden" name="token" value={token} />
-        <label for="accept-username">Username</label>
+        <label for="accept-username">{t('mail.username')}</label>
         <input id="accept-username" name="username" autocomplete="username" required minlength={3} maxlength={50} />
-        <label for="accept-password">Password</label>
+        <label for="accept-password">{t('mail.password')}</label>
         <input id="accept-password" name="password" type="password" autocomplete="new-password" required minlength={8} maxlength={128} />
-        <label for="accept-confirm">The same again</label>
+        <label for="accept-confirm">{t('mail.sameAgain')}</label>
         <input id="accept-confirm" name="confirm_password" type="password" autocomplete="new-password" required minlength={8} maxlength={128} />
         <button type="submit" class="primary" id="accept-create">
-          Make my account
+          {t('mail.accept.submit')}
         </button>
         <Outcome id="accept-outcome" />
       </form>
@@ -88,31 +92,37 @@ export interface InvitationRow {
 }
 
 export function InvitationList({ invitations }: { invitations: InvitationRow[] }) {
+  const { t, date } = useI18n();
   return (
     <div id="invitations" hx-get="/admin/mail/invitations" hx-trigger="invitations-changed from:body" hx-swap="outerHTML">
       {invitations.length === 0 ? (
-        <p class="muted">No open invitations.</p>
+        <p class="muted">{t('mail.invitations.none')}</p>
       ) : (
         <table class="stack">
           <thead>
             <tr>
-              <th scope="col">E-mail</th>
-              <th scope="col">Role</th>
-              <th scope="col">Libraries</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Withdraw</th>
+              <th scope="col">{t('mail.email')}</th>
+              <th scope="col">{t('mail.role')}</th>
+              <th scope="col">{t('mail.libraries')}</th>
+              <th scope="col">{t('mail.invitations.expires')}</th>
+              <th scope="col">{t('mail.invitations.withdraw')}</th>
             </tr>
           </thead>
           <tbody>
             {invitations.map((i) => (
               <tr key={i.id} data-invitation={i.email}>
-                <td data-label="E-mail">{i.email}</td>
-                <td data-label="Role">{i.role === 'admin' ? 'Administrator' : 'Reader'}</td>
-                <td data-label="Libraries">{i.all_libraries ? 'every library' : `${i.library_ids.length} chosen`}</td>
-                <td data-label="Expires">{`${i.expires_at.slice(0, 16).replace('T', ' ')} UTC`}</td>
-                <td data-label="Withdraw">
-                  <button type="button" hx-delete={`/api/admin/invitations/${i.id}`} hx-target="#invite-outcome" aria-label={`Withdraw the invitation of ${i.email}`}>
-                    Withdraw
+                <td data-label={t('mail.email')}>{i.email}</td>
+                <td data-label={t('mail.role')}>{i.role === 'admin' ? t('mail.role.admin') : t('mail.role.user')}</td>
+                <td data-label={t('mail.libraries')}>{i.all_libraries ? t('mail.invitations.everyLibrary') : t('mail.invitations.chosen', { count: i.library_ids.length })}</td>
+                <td data-label={t('mail.invitations.expires')}>{date(i.expires_at, { dateStyle: 'medium', timeStyle: 'short' })}</td>
+                <td data-label={t('mail.invitations.withdraw')}>
+                  <button
+                    type="button"
+                    hx-delete={`/api/admin/invitations/${i.id}`}
+                    hx-target="#invite-outcome"
+                    aria-label={t('mail.invitations.withdrawLabel', { email: i.email })}
+                  >
+                    {t('mail.invitations.withdraw')}
                   </button>
                 </td>
               </tr>
@@ -125,36 +135,37 @@ export function InvitationList({ invitations }: { invitations: InvitationRow[] }
 }
 
 export function AdminMail({ invitations, libraries, maxBytes }: { invitations: InvitationRow[]; libraries: { id: string; name: string }[]; maxBytes: number }) {
+  const { t } = useI18n();
   return (
     <>
-      <h1>Mail</h1>
+      <h1>{t('mail.heading')}</h1>
       <section class="card" aria-labelledby="test-title">
-        <h2 id="test-title">Test mail</h2>
-        <p>Sends a message to your own address through the server set by SMTP_URL. Books mailed to e-readers may be at most {Math.round(maxBytes / 1_000_000)} MB.</p>
+        <h2 id="test-title">{t('mail.test.heading')}</h2>
+        <p>{t('mail.test.intro', { mb: Math.round(maxBytes / 1_000_000) })}</p>
         <button type="button" id="send-test-mail" hx-post="/api/admin/mail/test" hx-target="#test-mail-outcome">
-          Send a test mail
+          {t('mail.test.send')}
         </button>
         <Outcome id="test-mail-outcome" />
       </section>
       <section class="card" aria-labelledby="invite-title">
-        <h2 id="invite-title">Invite someone</h2>
+        <h2 id="invite-title">{t('mail.invite.heading')}</h2>
         <form id="invite" hx-post="/api/admin/invitations" hx-ext="bindery-json" hx-target="#invite-outcome" data-reset-on-success>
-          <label for="invite-email">E-mail</label>
+          <label for="invite-email">{t('mail.email')}</label>
           <input id="invite-email" name="email" type="email" required maxlength={254} />
-          <label for="invite-role">Role</label>
+          <label for="invite-role">{t('mail.role')}</label>
           <select id="invite-role" name="role">
-            <option value="user">Reader</option>
-            <option value="admin">Administrator</option>
+            <option value="user">{t('mail.role.user')}</option>
+            <option value="admin">{t('mail.role.admin')}</option>
           </select>
-          <label for="invite-all">Libraries</label>
+          <label for="invite-all">{t('mail.libraries')}</label>
           <select id="invite-all" name="all_libraries:bool">
-            <option value="false">Only the libraries chosen below</option>
-            <option value="true">Every library</option>
+            <option value="false">{t('mail.invite.chosenBelow')}</option>
+            <option value="true">{t('mail.invite.every')}</option>
           </select>
           <fieldset>
-            <legend>Libraries chosen</legend>
+            <legend>{t('mail.invite.chosen')}</legend>
             <input type="hidden" name="library_ids[]" value="" />
-            {libraries.length === 0 && <p class="muted">No libraries yet.</p>}
+            {libraries.length === 0 && <p class="muted">{t('mail.invite.noLibraries')}</p>}
             {libraries.map((l) => (
               <label key={l.id} class="check">
                 <input type="checkbox" name="library_ids[]" value={l.id} /> {l.name}
@@ -162,11 +173,11 @@ export function AdminMail({ invitations, libraries, maxBytes }: { invitations: I
             ))}
           </fieldset>
           <button type="submit" class="primary" id="invite-send">
-            Send the invitation
+            {t('mail.invite.send')}
           </button>
           <Outcome id="invite-outcome" />
         </form>
-        <h3>Open invitations</h3>
+        <h3>{t('mail.invitations.open')}</h3>
         <InvitationList invitations={invitations} />
       </section>
     </>
@@ -175,15 +186,16 @@ export function AdminMail({ invitations, libraries, maxBytes }: { invitations: I
 
 /** The admin settings page's mail card: the test mail and the way to the invitations. */
 export function MailCard() {
+  const { t } = useI18n();
   return (
     <section class="card" id="mail-admin" aria-labelledby="mail-card-title">
-      <h2 id="mail-card-title">Mail</h2>
+      <h2 id="mail-card-title">{t('mail.heading')}</h2>
       <button type="button" id="settings-test-mail" hx-post="/api/admin/mail/test" hx-target="#settings-test-mail-outcome">
-        Send a test mail
+        {t('mail.test.send')}
       </button>
       <Outcome id="settings-test-mail-outcome" />
       <p>
-        <a href="/admin/mail">Invitations and mail</a>
+        <a href="/admin/mail">{t('mail.card.link')}</a>
       </p>
     </section>
   );
@@ -203,24 +215,25 @@ export interface SentBook {
   created_at: string;
 }
 
-const STATUS: Record<SentBook['status'], string> = { pending: 'On its way', sent: 'Sent', failed: 'Failed' };
+const STATUS: Record<SentBook['status'], MessageKey> = { pending: 'mail.sends.pending', sent: 'mail.sends.sent', failed: 'mail.sends.failed' };
 
 /** The person's latest sends with their status: what the mail server said of a failed one, when a put-off one is tried again. */
 function Sends({ sends }: { sends: SentBook[] }) {
+  const { t, date } = useI18n();
   if (sends.length === 0)
     return (
       <p class="muted" id="sends-none">
-        No book sent yet: use Send on a book's page.
+        {t('mail.sends.none')}
       </p>
     );
   return (
     <table id="sends">
-      <caption>Books sent</caption>
+      <caption>{t('mail.sends.caption')}</caption>
       <thead>
         <tr>
-          <th scope="col">Book</th>
-          <th scope="col">To</th>
-          <th scope="col">Status</th>
+          <th scope="col">{t('mail.sends.book')}</th>
+          <th scope="col">{t('mail.sends.to')}</th>
+          <th scope="col">{t('mail.sends.status')}</th>
         </tr>
       </thead>
       <tbody>
@@ -231,8 +244,11 @@ function Sends({ sends }: { sends: SentBook[] }) {
             </td>
             <td>{x.address}</td>
             <td class="send-status">
-              {STATUS[x.status]}
-              {x.status === 'pending' && x.attempts > 0 && x.next_attempt_at && ` (tried ${x.attempts}×, again at ${x.next_attempt_at.slice(11, 16)} UTC)`}
+              {t(STATUS[x.status])}
+              {x.status === 'pending' &&
+                x.attempts > 0 &&
+                x.next_attempt_at &&
+                ` ${t('mail.sends.retrying', { attempts: x.attempts, at: date(x.next_attempt_at, { timeStyle: 'short' }) })}`}
               {x.status === 'failed' && x.detail && `: ${x.detail}`}
             </td>
           </tr>
@@ -243,15 +259,16 @@ function Sends({ sends }: { sends: SentBook[] }) {
 }
 
 export function EreaderCard({ address, sends = [] }: { address: string; sends?: SentBook[] }) {
+  const { t } = useI18n();
   return (
     <section class="card" id="ereader" aria-labelledby="ereader-title">
-      <h2 id="ereader-title">E-reader</h2>
-      <p>Books you send are mailed to this address (a Kindle's is name@kindle.com; allow this server's sender in your Amazon settings).</p>
+      <h2 id="ereader-title">{t('mail.ereader.heading')}</h2>
+      <p>{t('mail.ereader.intro')}</p>
       <form id="ereader-form" hx-put="/api/auth/ereader" hx-ext="bindery-json" hx-target="#ereader-outcome">
-        <label for="ereader-address">E-reader's e-mail address</label>
+        <label for="ereader-address">{t('mail.ereader.address')}</label>
         <input id="ereader-address" name="address" type="email" value={address} maxlength={254} autocomplete="off" />
         <button type="submit" class="primary" id="ereader-save">
-          Save the address
+          {t('mail.ereader.save')}
         </button>
         <Outcome id="ereader-outcome" />
       </form>

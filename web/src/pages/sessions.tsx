@@ -1,5 +1,7 @@
 // The profile's sessions: where the user is signed in (GET /api/auth/sessions: their own sessions
 // only), this browser's marked, each other one with its "Sign out", and "Sign out everywhere else".
+import { type I18n, useI18n } from '../i18n';
+
 export interface SessionRow {
   id: string;
   client: string;
@@ -28,36 +30,38 @@ const SYSTEMS: [RegExp, string][] = [
   [/Linux/, 'Linux'],
 ];
 
-/** "Firefox on Linux" from a User-Agent; "Unknown client" when it says nothing we know. */
-export function clientLabel(ua: string): string {
+/** "Firefox on Linux" from a User-Agent (in the reader's language); "Unknown client" when it says nothing we know. */
+export function clientLabel(ua: string, t: I18n['t']): string {
   const browser = BROWSERS.find(([re]) => re.test(ua))?.[1];
   const system = SYSTEMS.find(([re]) => re.test(ua))?.[1];
-  if (browser && system) return `${browser} on ${system}`;
-  return browser ?? system ?? (ua === '' ? 'Unknown client' : ua.slice(0, 40));
+  if (browser && system) return t('sessions.browserOn', { browser, system });
+  return browser ?? system ?? (ua === '' ? t('sessions.unknownClient') : ua.slice(0, 40));
 }
 
-const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-
 export function SessionList({ sessions, failed }: { sessions: SessionRow[]; failed?: number }) {
+  const { t, date } = useI18n();
+  const when = (iso: string) => date(iso, { dateStyle: 'medium', timeStyle: 'short' });
   const others = sessions.filter((s) => !s.current).length;
   return (
     <div id="sessions">
       {failed !== undefined ? (
-        <p class="alert alert-error" role="alert">{`Your sessions could not be listed (${failed}).`}</p>
+        <p class="alert alert-error" role="alert">
+          {t('sessions.failed', { status: String(failed) })}
+        </p>
       ) : (
-        <ul class="plain sessions" aria-label="Sessions">
+        <ul class="plain sessions" aria-label={t('sessions.label')}>
           {sessions.map((s) => (
             <li key={s.id} class="session" data-session={s.id} data-current={s.current ? 'true' : undefined}>
               <p class="session-client">
-                {clientLabel(s.client)}
-                {s.current && <strong class="session-current"> (this browser)</strong>}
+                {clientLabel(s.client, t)}
+                {s.current && <strong class="session-current">{` ${t('sessions.thisBrowser')}`}</strong>}
               </p>
-              <p class="muted session-times">{`Signed in ${when(s.started_at)}; last used ${when(s.last_used_at)}`}</p>
-              {s.client !== '' && clientLabel(s.client) !== s.client && <p class="muted session-agent">{s.client}</p>}
+              <p class="muted session-times">{t('sessions.times', { started: when(s.started_at), used: when(s.last_used_at) })}</p>
+              {s.client !== '' && clientLabel(s.client, t) !== s.client && <p class="muted session-agent">{s.client}</p>}
               {!s.current && (
                 <form hx-post={`/profile/sessions/${s.id}/sign-out`} hx-target="#sessions-outcome">
-                  <button type="submit" aria-label={`Sign out ${clientLabel(s.client)}, signed in ${when(s.started_at)}`}>
-                    Sign out
+                  <button type="submit" aria-label={t('sessions.signOutLabel', { client: clientLabel(s.client, t), started: when(s.started_at) })}>
+                    {t('sessions.signOut')}
                   </button>
                 </form>
               )}
@@ -68,7 +72,7 @@ export function SessionList({ sessions, failed }: { sessions: SessionRow[]; fail
       {others > 0 && (
         <form hx-post="/profile/sessions/sign-out-others" hx-target="#sessions-outcome">
           <button type="submit" class="danger" id="sign-out-others">
-            Sign out everywhere else
+            {t('sessions.signOutOthers')}
           </button>
         </form>
       )}

@@ -2,6 +2,7 @@
 // retried with backoff, or failed); this process mails them: the worker takes the sends that are
 // due (a lease, so two gateways never mail one send at once), reads the book's file from its
 // library folder, mails it and says what came of it.
+import { sendText } from '@bindery/identity/mail-texts';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -153,8 +154,7 @@ export class SendWorker {
   private async mailed(s: Identity.BookSend): Promise<MailOutcome> {
     const file = await this.fileOf(s, s.convert_from ?? s.format);
     if (file === null) return { ok: false, permanent: true, error: 'the book’s file is no longer in the library' };
-    const mail = (a: MailAttachment) =>
-      this.mailer.send({ to: s.address, subject: s.title || s.file_name, text: `${s.title || s.file_name}, sent from Bindery.`, attachments: [a] });
+    const mail = (a: MailAttachment) => this.mailer.send({ to: s.address, ...sendText(s.language, s.title || s.file_name), attachments: [a] });
     const contentType = MIME[s.format] ?? 'application/octet-stream';
     if (!s.convert_from) return mail({ filename: s.file_name, contentType, path: file });
     if (!this.converter) return { ok: false, permanent: true, error: 'this server can no longer convert books (calibre’s ebook-convert is gone)' };

@@ -6,6 +6,7 @@ import { fail, Messages } from '@bindery/contracts';
 import { isFragment, sendFailure } from '../http/reply';
 import { errors, fragmentErrors, MessageBody, serviceBody, SIGNED_IN } from '../http/schemas';
 import { bodyOf } from './auth';
+import { testText } from '@bindery/identity/mail-texts';
 import { resetMail } from '../mail/links';
 import { type MailContext, type MailDeps, mailContext, NO_LINK_BASE } from './mail-context';
 import { invitationAdminRoutes, invitationLinkRoutes } from './mail-invitations';
@@ -47,7 +48,7 @@ function mailStatusRoutes(app: FastifyInstance, c: MailContext): void {
       const me = await call('profile-get', { caller: req.caller! });
       if (!me.ok) return sendFailure(reply, me.error, isFragment(req));
       const to = me.value.email;
-      const sent = await mailer!.send({ to, subject: 'Bindery test mail', text: 'This is a test mail from your Bindery server: mail works.' });
+      const sent = await mailer!.send({ to, ...testText(me.value.language) });
       if (!sent.ok) return refusedBy(reply, req, sent.error);
       return ok(req, reply, 200, { message: `test mail sent to ${to}` });
     },
@@ -80,7 +81,7 @@ function passwordResetRoutes(app: FastifyInstance, c: MailContext): void {
       if (m) {
         if (!base) c.log.warn(NO_LINK_BASE);
         else
-          void mailer!.send(resetMail(base, m.to, m.username, m.token, m.expires_at)).then((s) => {
+          void mailer!.send(resetMail(base, m.to, m.username, m.token, m.expires_at, m.language)).then((s) => {
             if (!s.ok) c.log.warn({ error: s.error }, 'a password reset mail was refused');
           });
       }

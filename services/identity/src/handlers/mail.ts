@@ -49,7 +49,7 @@ export async function requestReset(ctx: Ctx, req: Identity.IdentityRequest<'pass
     if ((await mail.resetsSince(trx, u.id, new Date(now.getTime() - RESET_WINDOW_MS))) >= RESET_PER_ACCOUNT) return ok({ mail: null });
     const expires_at = new Date(now.getTime() + RESET_TTL_MS).toISOString();
     await ctx.emit(trx, `password-resets-${u.id}`, 'any', [{ type: 'identity.password-reset-requested.v1', data: { user_id: u.id, token_hash: hash, expires_at } }]);
-    return ok({ mail: { to: u.email, username: u.username, token, expires_at } });
+    return ok({ mail: { to: u.email, username: u.username, token, expires_at, ...(u.language ? { language: u.language } : {}) } });
   });
 }
 
@@ -266,7 +266,10 @@ export async function claimSends(ctx: Ctx, req: Identity.IdentityRequest<'sends-
     const due = await mail.dueSends(trx, now, req.limit);
     const until = new Date(now.getTime() + req.lease_ms).toISOString();
     for (const r of due) await ctx.emit(trx, `send-${r.id}`, 'any', [{ type: 'identity.book-send-claimed.v1', data: { send_id: r.id, until } }]);
-    return ok({ data: due.map(sendOut) });
+    // each owner's language, for the words of the mail that carries the book
+    const languages = new Map<string, string>();
+    for (const id of new Set(due.map((r) => r.user_id))) languages.set(id, (await users.findById(trx, id))?.language ?? '');
+    return ok({ data: due.map((r) => ({ ...sendOut(r), ...(languages.get(r.user_id) ? { language: languages.get(r.user_id) } : {}) })) });
   });
 }
 
