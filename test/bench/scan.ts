@@ -7,7 +7,7 @@
 //   stages       hashFile, extract (per format) and the cover files alone over the large corpus, in
 //                this process, no database: their CPU cost, to set against the catalog's
 //   calibre      calibre.sh import: calibredb add -r of the large corpus into an empty library
-//   calibre-library  Bindery (distributed) given that calibre library as a library folder (issue 44:
+//   calibre-library  Bindery (distributed, then embedded unless BENCH_CALIBRE_EMBEDDED=0) given that calibre library as a library folder (issue 44:
 //                metadata.db read, one item per calibre book): its full scan against the calibredb add
 //                that made the library (≥ 10× faster), and the catalog's peak RSS against the plain
 //                scan of the same corpus (within 1.2×); runs the calibre import itself when that step is off
@@ -177,6 +177,16 @@ async function main(): Promise<void> {
       );
       result.calibreLibrary = calibreLibrary;
     }
+    // the same calibre library in the embedded mode (one process: the self-hoster's default)
+    let calibreLibraryEmbedded: Scans | undefined;
+    if (want('calibre-library') && calibre && process.env.BENCH_CALIBRE_EMBEDDED !== '0') {
+      console.log(`\nBindery embedded: the calibre library of ${calibre.books} books as a library + 1 rescan …`);
+      calibreLibraryEmbedded = await binderyRuns('embedded', { ...large, dir: join(calibreDir, 'calibre-lib') }, 1, null, `calibre-embedded-${large.n}`);
+      console.log(
+        `  full ${s2(calibreLibraryEmbedded.full.serverSeconds)} s (wall ${s2(calibreLibraryEmbedded.full.wallSeconds)}), rescan ${s2(calibreLibraryEmbedded.rescans[0]!.serverSeconds)} s`,
+      );
+      result.calibreLibraryEmbedded = calibreLibraryEmbedded;
+    }
 
     const runs: Record<string, Scans> = {};
     const plan: [string, 'distributed' | 'embedded', Corpus | null, number][] = [
@@ -327,6 +337,19 @@ async function main(): Promise<void> {
         ]);
       } else lines.push([`  catalog peak RSS`, `${fmt(peak(calibreLibrary), 0)} MiB`, '', '', '', '']);
       lines.push([`  rescan, unchanged calibre library`, `${s2(calibreLibrary.rescans[0]!.serverSeconds)} s`, '', '', '', '']);
+    }
+    if (calibreLibraryEmbedded && calibre) {
+      const ratio = calibre.seconds / calibreLibraryEmbedded.full.wallSeconds;
+      verdicts.calibreLibraryEmbeddedVsCalibre = { value: ratio, target: `≥ ${T.vsCalibre}×`, met: ratio >= T.vsCalibre };
+      lines.push([
+        `calibre library of ${calibre.books} books (embedded, wall)`,
+        `${s2(calibreLibraryEmbedded.full.wallSeconds)} s`,
+        `calibredb add ${s2(calibre.seconds)} s`,
+        `${fmt(ratio, 1)}× faster`,
+        `≥ ${T.vsCalibre}×`,
+        verdict(ratio >= T.vsCalibre),
+      ]);
+      lines.push([`  rescan, unchanged calibre library`, `${s2(calibreLibraryEmbedded.rescans[0]!.serverSeconds)} s`, '', '', '', '']);
     }
     if (distSmall) lines.push([`full scan, ${small!.n} books (distributed, wall)`, `${s2(distSmall.full.wallSeconds)} s`, '', '', '', '']);
     if (emb) {
