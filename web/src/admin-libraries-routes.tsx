@@ -6,6 +6,7 @@ import { type Answer, refusal } from './api';
 import { calibreSections } from './calibre-sections';
 import type { Web } from './context';
 import { sendHtml } from './http';
+import { apiError } from './i18n';
 import { i18nFor } from './i18n/request';
 import { Failed } from './layout';
 import { AdminLibraries, type Browse, FolderBrowser, type LibraryRow } from './pages/admin-libraries';
@@ -42,7 +43,7 @@ export function folderBrowserRoutes({ page }: Web): void {
       return sendHtml(
         reply,
         <div id="folder-browser" class="alert alert-error" role="alert">
-          {r.error ?? i18nFor(req).t('libs.browseFailed', { status: String(r.status) })}
+          {r.error ? apiError(i18nFor(req), r.error) : i18nFor(req).t('libs.browseFailed', { status: String(r.status) })}
         </div>,
         200,
         true,

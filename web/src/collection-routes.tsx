@@ -6,6 +6,7 @@ import { action, type Form, field } from './actions';
 import { apiFor, refusal, success } from './api';
 import type { Web } from './context';
 import { fromOurPage, securityHeaders, sendHtml } from './http';
+import { apiError } from './i18n';
 import { i18nFor } from './i18n/request';
 import { Failed, NotFound } from './layout';
 import { CollectionPage, type CollectionRow, Collections } from './pages/collections';
@@ -73,7 +74,12 @@ export function smartCollectionRoutes({ app, page }: Web): void {
     const r = await apiFor(app, req).post('/api/collections/preview', { query: { limit: '8' }, body: { rules } });
     if (r.status === 401) return reply.code(401).header('HX-Redirect', '/login').send('');
     if (r.status !== 200)
-      return sendHtml(reply, <Preview total={0} books={[]} error={r.error ?? i18nFor(req).t('smart.previewFailed', { status: String(r.status) })} />, 200, true);
+      return sendHtml(
+        reply,
+        <Preview total={0} books={[]} error={r.error ? apiError(i18nFor(req), r.error) : i18nFor(req).t('smart.previewFailed', { status: String(r.status) })} />,
+        200,
+        true,
+      );
     return sendHtml(reply, <Preview total={r.body.total} books={r.body.data} />, 200, true);
   });
 

@@ -7,7 +7,7 @@ import { isUuid } from '@bindery/contracts';
 import { action, type Form, field, fields } from './actions';
 import { type Answer, type Api, apiFor, refusal } from './api';
 import { fromOurPage, sendHtml } from './http';
-import type { I18n } from './i18n';
+import { apiError, type I18n } from './i18n';
 import { i18nFor } from './i18n/request';
 import { mayEdit, NotFound } from './layout';
 import { EditBook, type EditableItem, editNotice, FIELD_LABELS } from './pages/edit';
@@ -227,16 +227,16 @@ function bulkRoutes(app: FastifyInstance): void {
           changes,
         },
       });
-      if (r.status >= 400) return say(r.status, r.error ?? t('bulk.changeFailed', { status: String(r.status) }));
+      if (r.status >= 400) return say(r.status, r.error ? apiError(i18n, r.error) : t('bulk.changeFailed', { status: String(r.status) }));
       const failed = r.body.failed ?? [];
       const done = r.body.succeeded?.length ?? chosen.ids.length - failed.length;
-      if (failed.length > 0) return say(207, t('bulk.changedSome', { done: books(done), failed: books(failed.length), error: failed[0]?.error ?? '', more }));
+      if (failed.length > 0) return say(207, t('bulk.changedSome', { done: books(done), failed: books(failed.length), error: apiError(i18n, failed[0]?.error ?? ''), more }));
       return say(200, t('bulk.changed', { done: books(done), more }));
     }
     // to the caller's e-reader: one request for the selection, each book on its own
     if (act === 'send') {
       const r = await api.post('/api/media-items/send', { body: { media_item_ids: chosen.ids.slice(0, 100) } });
-      if (r.status >= 400) return say(r.status, r.error ?? t('bulk.sendFailed', { status: String(r.status) }));
+      if (r.status >= 400) return say(r.status, r.error ? apiError(i18n, r.error) : t('bulk.sendFailed', { status: String(r.status) }));
       const sent = r.body.message ?? t('bulk.sent');
       return say(200, chosen.ids.length > 100 ? t('bulk.sentFirst', { sent }) : t('bulk.sentAll', { sent }));
     }
@@ -250,7 +250,10 @@ function bulkRoutes(app: FastifyInstance): void {
         for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
           const r = await run.run(api, id);
           if (r.status < 400) done++;
-          else errors.push((r.body as { error?: string } | undefined)?.error ?? t('bulk.oneFailed', { status: String(r.status) }));
+          else {
+            const why = (r.body as { error?: string } | undefined)?.error;
+            errors.push(why ? apiError(i18n, why) : t('bulk.oneFailed', { status: String(r.status) }));
+          }
         }
       }),
     );

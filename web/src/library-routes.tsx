@@ -7,7 +7,7 @@ import { action, field } from './actions';
 import { type Answer, type Api, refusal, success } from './api';
 import type { Web } from './context';
 import { inLanguage, isHtmx, redirectTo, renderHtml, sendHtml, sendRendered } from './http';
-import { type MessageKey, useI18n } from './i18n';
+import { apiError, type MessageKey, useI18n } from './i18n';
 import { i18nFor } from './i18n/request';
 import { Failed, Layout, mayEdit } from './layout';
 import { AuthorPage } from './pages/authors';
@@ -214,7 +214,11 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
               : a.delete('/api/media-items/:id/progress', { params: { id: b.media_item_id } }),
           ),
       );
-      for (const r of answers) if (r.status >= 400) failed.push((r.body as { error?: string } | undefined)?.error ?? `status ${r.status}`);
+      for (const r of answers) {
+        if (r.status < 400) continue;
+        const why = (r.body as { error?: string } | undefined)?.error;
+        failed.push(why ? apiError(i18n, why) : `status ${r.status}`);
+      }
     }
     if (failed.length > 0) return refusal(502, t('lib.markFailed', { failed: failed.length, total: todo.length, error: failed[0] ?? '' }));
     return success(t(state === 'read' ? 'lib.markedRead' : 'lib.markedUnread', { books: countOf(i18n, todo.length, 'count.books') }));
