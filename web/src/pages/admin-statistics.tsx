@@ -4,7 +4,7 @@
 import type { LibraryStatistics } from '@bindery/contracts/api/statistics';
 import { useI18n } from '../i18n';
 import { AdminTabs } from './admin-tabs';
-import { formats, MonthBars } from './statistics';
+import { formats, MonthBars, StatsTable } from './statistics';
 
 export function AdminStatisticsPage({ s }: { s: LibraryStatistics }) {
   const { t, locale } = useI18n();
@@ -43,76 +43,37 @@ export function AdminStatisticsPage({ s }: { s: LibraryStatistics }) {
           f={f}
         />
         <figcaption>
-          <table class="stack stats-table">
-            <caption>{t('adminStatistics.eachMonth', { year })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('stats.month')}</th>
-                <th scope="col">{t('stats.timeRead')}</th>
-                <th scope="col">{t('adminStatistics.readers')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.months.map((m) => (
-                <tr key={m.month}>
-                  <th scope="row">{f.month(m.month)}</th>
-                  <td data-label={t('stats.timeRead')}>{f.minutes(m.seconds)}</td>
-                  <td data-label={t('adminStatistics.readers')}>{f.int(m.readers)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StatsTable
+            caption={t('adminStatistics.eachMonth', { year })}
+            columns={[t('stats.month'), t('stats.timeRead'), t('adminStatistics.readers')]}
+            rows={s.months.map((m) => ({ key: m.month, cells: [f.month(m.month), f.minutes(m.seconds), f.int(m.readers)] }))}
+          />
         </figcaption>
       </figure>
       <h2>{t('adminStatistics.mostRead')}</h2>
       {s.books.length === 0 ? (
         <p>{t('stats.noReading', { year })}</p>
       ) : (
-        <table class="stack stats-table" id="admin-stats-books">
-          <caption>{t('adminStatistics.booksCaption', { year })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('stats.book')}</th>
-              <th scope="col">{t('adminStatistics.readers')}</th>
-              <th scope="col">{t('stats.timeRead')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.books.map((b) => (
-              <tr key={b.id}>
-                <th scope="row">{b.title === null ? t('adminStatistics.gone') : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>}</th>
-                <td data-label={t('adminStatistics.readers')}>{f.int(b.readers)}</td>
-                <td data-label={t('stats.timeRead')}>{f.minutes(b.seconds)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StatsTable
+          id="admin-stats-books"
+          caption={t('adminStatistics.booksCaption', { year })}
+          columns={[t('stats.book'), t('adminStatistics.readers'), t('stats.timeRead')]}
+          rows={s.books.map((b) => ({
+            key: b.id,
+            cells: [b.title === null ? t('adminStatistics.gone') : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>, f.int(b.readers), f.minutes(b.seconds)],
+          }))}
+        />
       )}
       <h2>{t('adminStatistics.people')}</h2>
       {s.readers.length === 0 ? (
         <p>{t('adminStatistics.nobody', { year })}</p>
       ) : (
-        <table class="stack stats-table" id="admin-stats-people">
-          <caption>{t('adminStatistics.peopleCaption', { year })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('adminStatistics.person')}</th>
-              <th scope="col">{t('stats.timeRead')}</th>
-              <th scope="col">{t('stats.daysRead')}</th>
-              <th scope="col">{t('stats.books')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.readers.map((r) => (
-              <tr key={r.username}>
-                <th scope="row">{r.username}</th>
-                <td data-label={t('stats.timeRead')}>{f.minutes(r.seconds)}</td>
-                <td data-label={t('stats.daysRead')}>{f.int(r.days_read)}</td>
-                <td data-label={t('stats.books')}>{f.int(r.books)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StatsTable
+          id="admin-stats-people"
+          caption={t('adminStatistics.peopleCaption', { year })}
+          columns={[t('adminStatistics.person'), t('stats.timeRead'), t('stats.daysRead'), t('stats.books')]}
+          rows={s.readers.map((r) => ({ key: r.username, cells: [r.username, f.minutes(r.seconds), f.int(r.days_read), f.int(r.books)] }))}
+        />
       )}
     </section>
   );

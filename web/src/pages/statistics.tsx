@@ -2,6 +2,7 @@
 // SVG (role="img" with its title and description, no script) and the table it is drawn from beside
 // it for screen readers and for anyone who wants the numbers; numbers and dates through Intl.
 import type { Figure, PersonStatistics } from '@bindery/contracts/api/statistics';
+import type { ComponentChildren } from 'preact';
 import { type I18n, useI18n } from '../i18n';
 
 export type Statistics = PersonStatistics;
@@ -23,6 +24,46 @@ export function formats(locale: string, t: I18n['t']) {
 }
 
 export type Formats = ReturnType<typeof formats>;
+
+/** A row of a figures table: its key, its heading cell, then one cell for each further column. */
+export interface StatsRow {
+  key: string;
+  cells: ComponentChildren[];
+}
+
+/**
+ * A table of figures as every statistics page draws it: its caption, the columns' headings (the
+ * first heads the rows), each row's first cell its heading, each further cell labelled by its
+ * column for the stacked phone layout.
+ */
+export function StatsTable({ id, caption, columns, rows }: { id?: string; caption: string; columns: string[]; rows: StatsRow[] }) {
+  return (
+    <table class="stack stats-table" id={id}>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th scope="col" key={c}>
+              {c}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.key}>
+            <th scope="row">{r.cells[0]}</th>
+            {r.cells.slice(1).map((cell, i) => (
+              <td data-label={columns[i + 1]} key={columns[i + 1]}>
+                {cell}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
 
 const W = 600;
 const H = 200;
@@ -64,27 +105,11 @@ export function MonthChart({ s, f }: { s: Statistics; f: Formats }) {
     <figure class="stats-chart">
       <MonthBars id="chart" months={s.months} title={t('stats.chartTitle', { year })} desc={t('stats.chartDesc', { time: f.minutes(total), year })} f={f} />
       <figcaption>
-        <table class="stack stats-table">
-          <caption>{t('stats.eachMonth', { year })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('stats.month')}</th>
-              <th scope="col">{t('stats.timeRead')}</th>
-              <th scope="col">{t('stats.booksStarted')}</th>
-              <th scope="col">{t('stats.booksFinished')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.months.map((m) => (
-              <tr key={m.month}>
-                <th scope="row">{f.month(m.month)}</th>
-                <td data-label={t('stats.timeRead')}>{f.minutes(m.seconds)}</td>
-                <td data-label={t('stats.booksStarted')}>{f.int(m.started)}</td>
-                <td data-label={t('stats.booksFinished')}>{f.int(m.finished)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StatsTable
+          caption={t('stats.eachMonth', { year })}
+          columns={[t('stats.month'), t('stats.timeRead'), t('stats.booksStarted'), t('stats.booksFinished')]}
+          rows={s.months.map((m) => ({ key: m.month, cells: [f.month(m.month), f.minutes(m.seconds), f.int(m.started), f.int(m.finished)] }))}
+        />
       </figcaption>
     </figure>
   );
@@ -94,25 +119,11 @@ function FigureTable({ caption, rows, f, what }: { caption: string; rows: Figure
   const { t } = useI18n();
   if (rows.length === 0) return null;
   return (
-    <table class="stack stats-table">
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{what}</th>
-          <th scope="col">{t('stats.timeRead')}</th>
-          <th scope="col">{t('stats.books')}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.name}>
-            <th scope="row">{r.name}</th>
-            <td data-label={t('stats.timeRead')}>{f.minutes(r.seconds)}</td>
-            <td data-label={t('stats.books')}>{f.int(r.books)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <StatsTable
+      caption={caption}
+      columns={[what, t('stats.timeRead'), t('stats.books')]}
+      rows={rows.map((r) => ({ key: r.name, cells: [r.name, f.minutes(r.seconds), f.int(r.books)] }))}
+    />
   );
 }
 
@@ -160,55 +171,32 @@ export function StatisticsPage({ s }: { s: Statistics }) {
       {s.days.length === 0 ? (
         <p>{t('stats.noReading', { year })}</p>
       ) : (
-        <table class="stack stats-table">
-          <caption>{t('stats.eachDay', { year })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('stats.day')}</th>
-              <th scope="col">{t('stats.timeRead')}</th>
-              <th scope="col">{t('stats.books')}</th>
-              <th scope="col">{t('stats.read')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.days.map((d) => (
-              <tr key={d.date}>
-                <th scope="row">
-                  <time dateTime={d.date}>{f.day(d.date)}</time>
-                </th>
-                <td data-label={t('stats.timeRead')}>{f.minutes(d.seconds)}</td>
-                <td data-label={t('stats.books')}>{f.int(d.books)}</td>
-                <td data-label={t('stats.read')}>{f.pct(d.progress)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StatsTable
+          caption={t('stats.eachDay', { year })}
+          columns={[t('stats.day'), t('stats.timeRead'), t('stats.books'), t('stats.read')]}
+          rows={s.days.map((d) => ({
+            key: d.date,
+            cells: [<time dateTime={d.date}>{f.day(d.date)}</time>, f.minutes(d.seconds), f.int(d.books), f.pct(d.progress)],
+          }))}
+        />
       )}
       <h2>{t('stats.books')}</h2>
       {s.books.length === 0 ? (
         <p>{t('stats.noBooks', { year })}</p>
       ) : (
-        <table class="stack stats-table">
-          <caption>{t('stats.booksCaption', { year })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('stats.book')}</th>
-              <th scope="col">{t('stats.timeRead')}</th>
-              <th scope="col">{t('stats.read')}</th>
-              <th scope="col">{t('stats.finished')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {s.books.map((b) => (
-              <tr key={b.id}>
-                <th scope="row">{b.title === null ? t('stats.gone') : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>}</th>
-                <td data-label={t('stats.timeRead')}>{f.minutes(b.seconds)}</td>
-                <td data-label={t('stats.read')}>{f.pct(b.progress)}</td>
-                <td data-label={t('stats.finished')}>{b.finished ? <time dateTime={b.finished}>{f.day(b.finished)}</time> : t('stats.notYet')}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StatsTable
+          caption={t('stats.booksCaption', { year })}
+          columns={[t('stats.book'), t('stats.timeRead'), t('stats.read'), t('stats.finished')]}
+          rows={s.books.map((b) => ({
+            key: b.id,
+            cells: [
+              b.title === null ? t('stats.gone') : <a href={`/books/${encodeURIComponent(b.id)}`}>{b.title}</a>,
+              f.minutes(b.seconds),
+              f.pct(b.progress),
+              b.finished ? <time dateTime={b.finished}>{f.day(b.finished)}</time> : t('stats.notYet'),
+            ],
+          }))}
+        />
       )}
       <h2>{t('stats.byAll')}</h2>
       <FigureTable caption={t('stats.byDevice')} what={t('stats.device')} rows={s.by_device} f={f} />
