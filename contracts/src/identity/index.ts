@@ -3,3 +3,4 @@ export * from './rpc';
 export * from './mail-events';
 export * from './mail-rpc';
 export * from './oidc';
+export * from './languages';

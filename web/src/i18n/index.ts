@@ -155,44 +155,17 @@ export function i18nOf(locale: PageLocale, timeZone?: string): I18n {
 export function negotiate(profile: string | undefined | null, cookie: string | undefined | null, acceptLanguage: string | undefined | null): PageLocale {
   if (isLocale(profile)) return profile;
   if (isLocale(cookie)) return cookie;
-  for (const tag of preferred(acceptLanguage ?? '')) {
+  for (const tag of Identity.acceptedTags(acceptLanguage ?? '')) {
     const found = match(tag);
     if (found) return found;
   }
   return 'en';
 }
 
-/** The tags of an Accept-Language header, most wanted first (q=0 left out). */
-function preferred(header: string): string[] {
-  const out: { tag: string; q: number; i: number }[] = [];
-  header
-    .slice(0, 1024)
-    .split(',')
-    .forEach((part, i) => {
-      const [rawTag, ...params] = part.trim().split(';');
-      const tag = (rawTag ?? '').trim();
-      if (!/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$|^\*$/.test(tag)) return;
-      let q = 1;
-      for (const p of params) {
-        const m = /^\s*q\s*=\s*([01](\.\d{0,3})?)\s*$/.exec(p);
-        if (m) q = Number(m[1]);
-      }
-      if (q > 0) out.push({ tag, q, i });
-    });
-  return out.sort((a, b) => b.q - a.q || a.i - b.i).map((x) => x.tag);
-}
-
+/** A tag of Accept-Language as a page's language: a shipped one (contracts), or the pseudo language when it is on. */
 function match(tag: string): PageLocale | null {
-  const lower = tag.toLowerCase();
-  if (lower === PSEUDO_RTL.toLowerCase()) return pseudoOn() ? PSEUDO_RTL : null;
-  for (const l of LOCALES) if (l.toLowerCase() === lower) return l;
-  const [lang, ...rest] = lower.split('-');
-  if (lang === 'zh') {
-    // traditional script or its regions: none shipped
-    if (rest.includes('hant') || rest.includes('tw') || rest.includes('hk') || rest.includes('mo')) return null;
-    return 'zh-Hans';
-  }
-  return LOCALES.find((l) => l === lang) ?? null;
+  if (tag.toLowerCase() === PSEUDO_RTL.toLowerCase()) return pseudoOn() ? PSEUDO_RTL : null;
+  return Identity.shippedLanguage(tag);
 }
 
 /** An API error message as a page shows it: in English the API's own words, untouched; else the catalog's when the map knows it (api-errors.ts). */

@@ -43,30 +43,8 @@ export const ENGLISH = opdsWords('en');
 
 const isLocale = (v: unknown): v is OpdsLocale => typeof v === 'string' && (Identity.LANGUAGES as readonly string[]).includes(v);
 
-/** The first tag of an Accept-Language header, by weight, that Bindery ships (a region falls back to its language; Chinese but traditional is zh-Hans). */
-export function fromAcceptLanguage(header: string | undefined): OpdsLocale | null {
-  const tags = (header ?? '')
-    .slice(0, 1024)
-    .split(',')
-    .map((part, i) => {
-      const [tag = '', ...params] = part.trim().split(';');
-      const q = params.map((p) => /^\s*q\s*=\s*([01](\.\d{0,3})?)\s*$/.exec(p)).find(Boolean);
-      return { tag: tag.trim(), q: q ? Number(q[1]) : 1, i };
-    })
-    .filter((x) => x.q > 0 && /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(x.tag))
-    .sort((a, b) => b.q - a.q || a.i - b.i);
-  for (const { tag } of tags) {
-    const lower = tag.toLowerCase();
-    const [lang, ...rest] = lower.split('-');
-    if (lang === 'zh') {
-      if (['hant', 'tw', 'hk', 'mo'].some((s) => rest.includes(s))) continue;
-      return 'zh-Hans';
-    }
-    const found = Identity.LANGUAGES.find((l) => l.toLowerCase() === lower || l === lang);
-    if (found) return found;
-  }
-  return null;
-}
+/** The first language of an Accept-Language header, by weight, that Bindery ships (the pages read it the same way). */
+export const fromAcceptLanguage = (header: string | undefined): OpdsLocale | null => Identity.languageFromHeader(header);
 
 /** The profile's chosen language, from the profile JSON the read model keeps (null when none). */
 export function fromProfile(profileJson: string | null | undefined): OpdsLocale | null {
