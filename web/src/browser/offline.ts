@@ -4,6 +4,7 @@
 // same module the reader reads them with); our own pages for them (the reader page, this list) and
 // their covers and assets in the service worker's Cache Storage. Bundled as /assets/offline.<hash>.js.
 import { allBooks, allWaiting, deleteBook, deleteWaiting, getBook, type KeptBook, putBook } from './offline-db';
+import { type FormatValues, formatter } from '../i18n/format';
 
 const CACHE = 'bindery-offline-v1';
 const csrf = () => document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
@@ -12,9 +13,9 @@ if ('serviceWorker' in navigator) {
   navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch((e) => console.warn('the offline worker could not start:', e));
 }
 
-// What this script says comes from the page, in the reader's language (the server renders each
-// message; a `{name}` in one is filled in here), English when a page gives none.
-type Words = Record<string, string | Record<string, string> | undefined>;
+// What this script says comes from the page, in the reader's language: the catalog's messages
+// (ICU), formatted here by the catalogs' own small formatter; English when a page gives none.
+type Words = Record<string, string | undefined>;
 const ENGLISH: Words = {
   keep: 'Keep offline',
   removeCopy: 'Remove offline copy',
@@ -37,14 +38,11 @@ function wordsOf(el: HTMLElement | null): Words {
 }
 const lang = document.documentElement.lang || 'en';
 let words: Words = ENGLISH;
-/** A message of the page with its `{name}`s filled in; a plural one by `values.count`. */
-function say(key: string, values: Record<string, string | number> = {}): string {
+const format = formatter(lang);
+/** A message of the page with its placeholders filled in (numbers and plurals by the page's language). */
+function say(key: string, values: FormatValues = {}): string {
   const w = words[key];
-  const text = typeof w === 'string' ? w : w ? (w[new Intl.PluralRules(lang).select(Number(values.count))] ?? w.other ?? '') : key;
-  return text.replace(/\{(\w+)\}/g, (m, name: string) => {
-    const v = values[name];
-    return v === undefined ? m : typeof v === 'number' ? new Intl.NumberFormat(lang).format(v) : v;
-  });
+  return w === undefined ? key : format(w, values);
 }
 const mb = (n: number) =>
   n >= 1024 * 1024

@@ -1,49 +1,36 @@
 // Reading offline (issue 45): the book page's "Keep offline" control and the offline books page.
 // Both are filled in by offline.js from this browser's own store (IndexedDB): the server knows
 // nothing of what a browser keeps. What the script says is rendered here, in the reader's language,
-// and handed to it in a data-words attribute (the script formats no message of its own).
-import { type I18n, type MessageKey, useI18n, type Values } from '../i18n';
+// handed to it as the catalog's own messages in a data-words attribute, which it formats with the
+// catalogs' small formatter (i18n/format.ts), as the reader's script does.
+import { type Catalog, type MessageKey, useI18n } from '../i18n';
 import type { Item } from './books';
 import { readableFormat } from './reader';
 
-/** A message with `{name}` left in place of each of `names`, for the script to fill in. */
-const template = (t: I18n['t'], key: MessageKey, names: string[], values: Values = {}) => t(key, { ...values, ...Object.fromEntries(names.map((n) => [n, `{${n}}`])) });
-
-/**
- * A message with a count, once per plural category of the language (the script picks one with
- * `Intl.PluralRules`): each rendered with a number of that category, put back as `{count}`.
- */
-export function pluralTemplates(i18n: I18n, key: MessageKey, names: string[]): Record<string, string> {
-  const rules = new Intl.PluralRules(i18n.locale);
-  const out: Record<string, string> = {};
-  for (let n = 0; n <= 200; n++) {
-    const category = rules.select(n);
-    if (out[category] !== undefined) continue;
-    out[category] = template(i18n.t, key, names, { count: n }).replace(i18n.number(n), '{count}');
-  }
-  return out;
-}
-
 /** What the "Keep offline" button says as it works. */
-function keepWords(t: I18n['t']): Record<string, string> {
-  return {
-    keep: t('offline.keep'),
-    removeCopy: t('offline.removeCopy'),
-    keeping: t('offline.keeping'),
-    removed: t('offline.removed'),
-    kept: template(t, 'offline.kept', ['size']),
-    keptReady: template(t, 'offline.keptReady', ['size']),
-    failed: template(t, 'offline.failed', ['error']),
-    quota: t('offline.quota'),
-    quotaNeed: template(t, 'offline.quotaNeed', ['size']),
-    kb: template(t, 'offline.kb', ['n']),
-    mb: template(t, 'offline.mb', ['n']),
-  };
+function keepWords(catalog: Catalog): Record<string, string> {
+  return wordsFrom(catalog, {
+    keep: 'offline.keep',
+    removeCopy: 'offline.removeCopy',
+    keeping: 'offline.keeping',
+    removed: 'offline.removed',
+    kept: 'offline.kept',
+    keptReady: 'offline.keptReady',
+    failed: 'offline.failed',
+    quota: 'offline.quota',
+    quotaNeed: 'offline.quotaNeed',
+    kb: 'offline.kb',
+    mb: 'offline.mb',
+  });
 }
+
+/** The catalog's own messages (ICU, placeholders left in) under the names the script asks for. */
+const wordsFrom = (catalog: Catalog, keys: Record<string, MessageKey>): Record<string, string> =>
+  Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, catalog[key]]));
 
 /** "Keep offline" for a book the reader lays out as text (its file is read from this browser). */
 export function KeepOffline({ item }: { item: Item }) {
-  const { t } = useI18n();
+  const { t, catalog } = useI18n();
   const chosen = readableFormat(item);
   if (chosen?.kind !== 'text') return null;
   return (
@@ -59,7 +46,7 @@ export function KeepOffline({ item }: { item: Item }) {
         data-name={chosen.format.file_path.split('/').pop()}
         data-sha256={chosen.format.sha256 ?? undefined}
         data-cover={item.cover_url === null ? undefined : `/api/media-items/${item.id}/cover`}
-        data-words={JSON.stringify(keepWords(t))}
+        data-words={JSON.stringify(keepWords(catalog))}
         hidden
       >
         {t('offline.keep')}
@@ -74,20 +61,21 @@ export function KeepOffline({ item }: { item: Item }) {
 
 /** The books this browser keeps for reading offline, with their size and a Remove button each. */
 export function OfflineBooks() {
-  const i18n = useI18n();
-  const { t } = i18n;
+  const { t, catalog } = useI18n();
   const words = {
-    ...keepWords(t),
-    untitled: t('offline.untitled'),
-    meta: template(t, 'offline.meta', ['format', 'size']),
-    metaBy: template(t, 'offline.metaBy', ['authors', 'format', 'size']),
-    remove: t('offline.remove'),
-    removeLabel: template(t, 'offline.removeLabel', ['title']),
-    removeLabelUntitled: t('offline.removeLabelUntitled'),
-    removedState: template(t, 'offline.removedState', ['title']),
-    offlineNow: t('offline.offlineNow'),
-    usage: pluralTemplates(i18n, 'offline.usage', ['size']),
-    usageQuota: pluralTemplates(i18n, 'offline.usageQuota', ['size', 'quota']),
+    ...keepWords(catalog),
+    ...wordsFrom(catalog, {
+      untitled: 'offline.untitled',
+      meta: 'offline.meta',
+      metaBy: 'offline.metaBy',
+      remove: 'offline.remove',
+      removeLabel: 'offline.removeLabel',
+      removeLabelUntitled: 'offline.removeLabelUntitled',
+      removedState: 'offline.removedState',
+      offlineNow: 'offline.offlineNow',
+      usage: 'offline.usage',
+      usageQuota: 'offline.usageQuota',
+    }),
   };
   return (
     <section aria-labelledby="offline-title">
