@@ -63,14 +63,15 @@ export function action(app: FastifyInstance, path: string, opts: ActionOptions, 
   app.post(path, async (req: FastifyRequest, reply: FastifyReply) => {
     if (!(await fromOurPage(app, req))) return reply.code(403).type('text/plain; charset=utf-8').send('forms of this page are sent by the page itself');
     const form = (req.body && typeof req.body === 'object' ? req.body : {}) as Form;
-    const a = await run(apiFor(app, req), form, req);
+    const api = apiFor(app, req);
+    const a = await run(api, form, req);
     reply.header('X-Api-Status', String(a.status));
     if (a.status < 400 && opts.goTo) reply.header('HX-Redirect', opts.goTo(form, req));
     else if (a.status < 400 && opts.refresh) reply.header('HX-Refresh', 'true');
     const done = typeof opts.done === 'string' ? opts.done : opts.done(req);
     if (a.status >= 400 || !opts.show) return sendHtml(reply, <Said a={a} fallback={done} />, 200, true);
     // what is shown instead (a key shown once) is in the person's own language, as their page is
-    i18nFor(req, await viewerOf(apiFor(app, req)));
+    i18nFor(req, await viewerOf(api));
     return sendHtml(reply, opts.show(a), 200, true);
   });
 }
