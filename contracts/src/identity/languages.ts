@@ -43,3 +43,14 @@ export function languageFromHeader(header: string | undefined | null): Language 
   }
   return null;
 }
+
+/** The language a profile (the JSON GET /api/auth/profile answers) names, when it is a shipped one; else null. */
+export function profileLanguage(profileJson: string | null | undefined): Language | null {
+  if (!profileJson) return null;
+  try {
+    const language: unknown = (JSON.parse(profileJson) as { language?: unknown }).language;
+    return (LANGUAGES as readonly unknown[]).includes(language) ? (language as Language) : null;
+  } catch {
+    return null;
+  }
+}

@@ -4,6 +4,7 @@
 // (web/src/i18n/api-errors.ts) knows the message; the language is the caller's profile's when the
 // projection has it at hand, else the sign-in picker's cookie, else Accept-Language.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Identity } from '@bindery/contracts';
 import { localizedApiError } from '@bindery/web';
 import type { Reads } from '../read-model/reads';
 
@@ -15,13 +16,7 @@ function profileLanguage(req: FastifyRequest, reads: Reads): string | null {
   const user = req.caller?.user_id;
   if (!user) return null;
   const profile = reads.identity.profileCached(user, reads.models.position('identity'));
-  if (typeof profile !== 'string') return null;
-  try {
-    const language: unknown = (JSON.parse(profile) as { language?: unknown }).language;
-    return typeof language === 'string' ? language : null;
-  } catch {
-    return null;
-  }
+  return typeof profile === 'string' ? Identity.profileLanguage(profile) : null;
 }
 
 /** The body with `message_localized` added, or the payload as it was. */

@@ -41,21 +41,11 @@ export function opdsWords(locale: OpdsLocale): OpdsWords {
 }
 export const ENGLISH = opdsWords('en');
 
-const isLocale = (v: unknown): v is OpdsLocale => typeof v === 'string' && (Identity.LANGUAGES as readonly string[]).includes(v);
-
 /** The first language of an Accept-Language header, by weight, that Bindery ships (the pages read it the same way). */
 export const fromAcceptLanguage = (header: string | undefined): OpdsLocale | null => Identity.languageFromHeader(header);
 
 /** The profile's chosen language, from the profile JSON the read model keeps (null when none). */
-export function fromProfile(profileJson: string | null | undefined): OpdsLocale | null {
-  if (!profileJson) return null;
-  try {
-    const language: unknown = (JSON.parse(profileJson) as { language?: unknown }).language;
-    return isLocale(language) ? language : null;
-  } catch {
-    return null;
-  }
-}
+export const fromProfile = (profileJson: string | null | undefined): OpdsLocale | null => Identity.profileLanguage(profileJson);
 
 /** The language of each OPDS request, once worked out (feedCache does, before a feed renders). */
 const chosen = new WeakMap<FastifyRequest, OpdsWords>();
