@@ -16,7 +16,8 @@
 // Figures go to docs/benchmarks.md.
 //
 // Knobs: BENCH_WEB_BOOKS (10000), BENCH_WEB_MODES (embedded,distributed), BENCH_CONNECTIONS (16),
-// BENCH_DURATION (10 s), BENCH_WEB_RUNS (5 browser runs each), BENCH_DEADLINE_MINUTES (40).
+// BENCH_DURATION (10 s), BENCH_WEB_RUNS (5 browser runs each), BENCH_DEADLINE_MINUTES (40),
+// BENCH_WEB_PROFILE_DIR (a folder: each Bindery process CPU-profiled over the series page's load).
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,8 +62,19 @@ interface Row {
   saves: number;
 }
 
+/** BENCH_WEB_PROFILE_DIR: every Bindery process is CPU-profiled over the measured series-page load (cpu-profiler.mjs) */
+const PROFILE_DIR = process.env.BENCH_WEB_PROFILE_DIR ?? '';
+
 async function runMode(mode: Mode, browser: Browser): Promise<Row> {
-  const b = await startBindery(mode);
+  if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
+  const profiled: Record<string, string> = PROFILE_DIR
+    ? { NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', `--import ${join(ROOT, 'test/bench/cpu-profiler.mjs')}`].join(' ').trim(), BENCH_CPU_PROF_DIR: PROFILE_DIR }
+    : {};
+  const b = await startBindery(mode, profiled);
+  /** starts, then stops and writes, every process's profile (a no-op without BENCH_WEB_PROFILE_DIR) */
+  const profile = () => {
+    if (PROFILE_DIR) for (const p of b.procs) p.child.kill('SIGUSR2');
+  };
   try {
     const call = api(b);
     const admin = await register(call);
@@ -95,15 +107,17 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
     const refServer = await startRef();
     try {
       const job = (url: string, headers: Record<string, string> = {}): Job => ({ url, method: 'GET', headers, connections: CONNECTIONS, duration: 2 });
-      const measure = async (url: string, headers: Record<string, string> = { cookie }) => {
+      const measure = async (url: string, headers: Record<string, string> = { cookie }, profiling = false) => {
         await gen.run(job(url, headers));
+        if (profiling) profile();
         const m = await gen.run({ ...job(url, headers), duration: DURATION });
+        if (profiling) profile();
         if (m.non2xx > 0 || m.errors > 0) throw new Error(`${url} under load: ${JSON.stringify(m.statusCodes)}, ${m.errors} errors`);
         return m;
       };
       page = await measure(`${b.url}/library`);
       seriesList = await measure(`${b.url}/series`);
-      seriesPage = await measure(sagaUrl);
+      seriesPage = await measure(sagaUrl, { cookie }, true);
       ref = await measure(`${refServer.url}/ref`, {});
     } finally {
       await gen.stop();
@@ -164,7 +178,8 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
     if (bulk.status !== 200 || bulk.json.failed.length > 0) throw new Error(`bulk edit: ${bulk.status} ${bulk.text.slice(0, 300)}`);
     for (;;) {
       const html = await (await fetch(`${b.url}/library?tag=${tag}`, { headers: { cookie } })).text();
-      const total = /id="library-total"[^>]*>\s*(\d+)/.exec(html)?.[1];
+      // the count as the page writes it, grouped by the locale ("1,000")
+      const total = /id="library-total"[^>]*>\s*(\d[\d,.\u00a0\u202f ]*)/.exec(html)?.[1]?.replace(/\D/g, '');
       if (Number(total) === bulkIds.length) break;
       if (Date.now() - t0 > 120_000) throw new Error(`the grid counts ${total} of ${bulkIds.length} bulk-edited books after 120 s`);
       await new Promise((r) => setTimeout(r, 50));

@@ -172,6 +172,34 @@ for (const mode of modes) {
       expect((await ok(admin, '/api/series/Zebra')).book_count).toBe(1);
     });
 
+    it('a kept answer names its entity tag: If-None-Match with it is a 304 without a body until the answer changes', async () => {
+      const first = await call('GET', KAIJU_PATH, { token: alice.token });
+      expect(first.status, first.text).toBe(200);
+      const tag = first.headers.get('etag');
+      expect(tag).toMatch(/^"[\w-]{27}"$/);
+      // the same answer again: the same tag; named, nothing is sent back
+      expect((await call('GET', KAIJU_PATH, { token: alice.token })).headers.get('etag')).toBe(tag);
+      const same = await call('GET', KAIJU_PATH, { token: alice.token, headers: { 'if-none-match': tag! } });
+      expect([same.status, same.text]).toEqual([304, '']);
+      // the admin sees another answer (volume 4): alice's tag is not theirs
+      const theirs = await call('GET', KAIJU_PATH, { token: admin.token, headers: { 'if-none-match': tag! } });
+      expect(theirs.status, theirs.text).toBe(200);
+      expect(theirs.headers.get('etag')).not.toBe(tag);
+      // alice's progress changes the answer: a new tag, the whole answer
+      expect((await put(call, alice.token, ids['Kaiju Café 3']!, { percentage: 0.25 })).status).toBe(200);
+      await eventually(async () => {
+        const r = await call('GET', KAIJU_PATH, { token: alice.token, headers: { 'if-none-match': tag! } });
+        expect(r.status, r.text).toBe(200);
+        expect(r.headers.get('etag')).not.toBe(tag);
+        expect(r.json.data.map((b: { percentage: number | null }) => b.percentage)).toEqual([1, 0.5, 0.25, null, null]);
+      });
+      expect((await call('DELETE', `/api/media-items/${ids['Kaiju Café 3']}/progress`, { token: alice.token })).status).toBe(200);
+      // a list answer carries one too; an unknown tag is a 200
+      const list = await call('GET', '/api/series', { token: alice.token, headers: { 'if-none-match': '"nothing"' } });
+      expect(list.status, list.text).toBe(200);
+      expect(list.headers.get('etag')).toMatch(/^"[\w-]{27}"$/);
+    });
+
     it('lists the authors with book and series counts, filtered, sorted and paged like the series', async () => {
       const page = await ok(alice, '/api/authors');
       expect(page.total).toBe(5);

@@ -4,6 +4,7 @@
 // Each call names a route of the contracts' WebRoutes (decision 119): its path parameters, query and
 // body are typed by the route's schemas, and so is its answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { type AnswerOf, type CallOf, type Method, type OptionalCall, type PathOf, pathOf } from '@bindery/contracts/api/routes';
 
 export interface Answer<T> {
@@ -14,7 +15,12 @@ export interface Answer<T> {
   error: string | undefined;
   /** the answer as sent (a page that renders it may key a cache by it) */
   text?: string;
+  /** the answer's entity tag, when the API sent one (a kept answer: the same tag, the same text) */
+  etag?: string;
 }
+
+/** What a page kept as rendered is keyed by for one answer: its entity tag, else its whole text. */
+export const answerKey = (a: Answer<unknown>): string | undefined => a.etag ?? a.text;
 
 type Call<M extends Method> = <P extends PathOf<M>>(path: P, ...o: OptionalCall<M, P> extends true ? [CallOf<M, P>?] : [CallOf<M, P>]) => Promise<Answer<AnswerOf<M, P>>>;
 
@@ -35,6 +41,22 @@ function searchOf(q: Record<string, string | string[] | undefined> | undefined):
   return text === '' ? '' : `?${text}`;
 }
 
+/**
+ * The last answers with an entity tag, per app, by the caller's credentials and the URL: a GET
+ * names the tag it has (If-None-Match) and a 304 reuses the kept text, so an unchanged answer is
+ * neither copied out of the API nor decoded again. The API decides for each request, as the caller,
+ * whether the answer is still that one; the texts are kept only for the same cookie.
+ */
+const answers = new WeakMap<FastifyInstance, LRUCache<string, { etag: string; text: string }>>();
+const answersOf = (app: FastifyInstance) => {
+  let kept = answers.get(app);
+  if (!kept) {
+    kept = new LRUCache({ maxSize: 16 * 1024 * 1024, sizeCalculation: (a) => a.text.length * 2 + a.etag.length + 200 });
+    answers.set(app, kept);
+  }
+  return kept;
+};
+
 export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
   // the API sees the request as the browser sent it: its cookie, the host it asked for and, behind a
   // trusted proxy, the forwarded address (rate limits, absolute links and origins stay right)
@@ -51,9 +73,24 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
     // a POST always carries a JSON body (`{}` when the route reads none), as the pages always sent it
     const body = o.body === undefined && method === 'POST' ? {} : o.body;
     const proof = method === 'GET' || typeof token !== 'string' ? base : { ...base, 'x-csrf-token': token };
-    const headers = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
-    const r = await app.inject({ method, url, headers, remoteAddress: req.socket.remoteAddress ?? '127.0.0.1', ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
-    const text = r.body;
+    const headers: Record<string, string> = body === undefined ? proof : { ...proof, 'content-type': 'application/json' };
+    const keyed = method === 'GET' ? `${base.cookie ?? ''}\u0000${base.host ?? ''}\u0000${url}` : null;
+    const had = keyed === null ? undefined : answersOf(app).get(keyed);
+    const r = await app.inject({
+      method,
+      url,
+      headers: had ? { ...headers, 'if-none-match': had.etag } : headers,
+      remoteAddress: req.socket.remoteAddress ?? '127.0.0.1',
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    const same = had !== undefined && r.statusCode === 304;
+    const text = same ? had.text : r.body;
+    const tag = same ? had.etag : r.headers.etag;
+    const etag = typeof tag === 'string' ? tag : undefined;
+    if (keyed !== null && !same) {
+      if (r.statusCode === 200 && etag !== undefined) answersOf(app).set(keyed, { etag, text });
+      else if (had) answersOf(app).delete(keyed);
+    }
     // parsed when first read: a page kept as rendered (RenderKept) may need only the text
     let parsed: { value: unknown } | null = null;
     const value = () => {
@@ -67,8 +104,9 @@ export function apiFor(app: FastifyInstance, req: FastifyRequest): Api {
       return parsed.value;
     };
     return {
-      status: r.statusCode,
+      status: same ? 200 : r.statusCode,
       text,
+      ...(etag === undefined ? {} : { etag }),
       get body() {
         return value();
       },

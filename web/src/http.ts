@@ -44,7 +44,7 @@ export const inLanguage = (i18n: I18n, node: VNode) => h(I18nContext.Provider, {
 export const renderHtml = <P>(node: VNode<P>, fragment = false): string => (fragment ? renderToString(node) : `<!doctype html>${renderToString(node)}`);
 
 /** HTML already rendered (a cached page), with the page's headers. */
-export const sendRendered = (reply: FastifyReply, html: string, status = 200, csp = CSP): FastifyReply =>
+export const sendRendered = (reply: FastifyReply, html: string | Buffer, status = 200, csp = CSP): FastifyReply =>
   securityHeaders(reply, csp).code(status).type('text/html; charset=utf-8').send(html);
 
 export const isHtmx = (req: FastifyRequest): boolean => req.headers['hx-request'] === 'true';

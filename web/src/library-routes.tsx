@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { action, field } from './actions';
-import { type Answer, type Api, refusal, success } from './api';
+import { type Answer, type Api, answerKey, refusal, success } from './api';
 import type { Web } from './context';
 import { inLanguage, isHtmx, redirectTo, renderHtml, sendHtml, sendRendered } from './http';
 import { apiError, type MessageKey, useI18n } from './i18n';
@@ -145,7 +145,7 @@ function listRoutes({ page, render, kept }: Web): void {
     const [r, libraries] = await Promise.all([api.get('/api/series', { query: seriesApiQuery(q) }), librariesOf(api)]);
     if (q.library && !libraries.some((l) => l.id === q.library)) return render(reply, t('notFound.title'), viewer, '/library', <Missing what="lib.noLibrary" />, 404);
     if (r.status !== 200) return render(reply, t('browse.series'), viewer, '/library', <Missing what="lib.seriesFailed" />, 502);
-    return kept(reply, [JSON.stringify(q), r.text, JSON.stringify(libraries)], viewer, '/library', () => ({
+    return kept(reply, [JSON.stringify(q), answerKey(r), JSON.stringify(libraries)], viewer, '/library', () => ({
       title: t('browse.series'),
       body: <SeriesList q={q} series={r.body.data} total={r.body.total} libraries={libraries} />,
     }));
@@ -179,7 +179,7 @@ function seriesRoutes({ app, page, kept, render, deps }: Web): void {
     // kept as rendered: a repeat with the same answers neither parses nor renders them
     return kept(
       reply,
-      [found.text, colls.text],
+      [answerKey(found), answerKey(colls)],
       viewer,
       '/library',
       () => {

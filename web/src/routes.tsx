@@ -91,21 +91,25 @@ function webOf(app: FastifyInstance, deps: WebDeps, assets: Assets): Web {
       status,
     );
 
-  const keptPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
+  // kept encoded: a page sent many times is encoded once (and its compressed copy made once: packed-answers)
+  const keptPages = new LRUCache<string, Buffer>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length + 200 });
   const kept: RenderKept = (reply, answers, viewer, current, make, live) => {
     const i18n = i18nFor(reply.request, viewer);
     const h = createHash('sha256').update(JSON.stringify([viewer, current ?? '', live ?? null, i18n.locale, i18n.timeZone]));
     for (const a of answers) h.update('\u0000').update(a ?? '');
     const key = h.digest('base64');
     const hit = keptPages.get(key);
-    if (hit !== undefined) return sendRendered(reply, hit);
+    // the language is sent with the kept copy as with the first (the page was rendered in it)
+    if (hit !== undefined) return sendRendered(reply.header('Content-Language', i18n.locale), hit);
     const { title, body } = make();
-    const html = renderHtml(
-      inLanguage(
-        i18n,
-        <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
-          {body}
-        </Layout>,
+    const html = Buffer.from(
+      renderHtml(
+        inLanguage(
+          i18n,
+          <Layout assets={assets} title={title} viewer={viewer} current={current} live={live}>
+            {body}
+          </Layout>,
+        ),
       ),
     );
     keptPages.set(key, html);

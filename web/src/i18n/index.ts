@@ -104,14 +104,25 @@ const made = new Map<string, I18n>();
 
 const isLocale = (v: unknown): v is Locale => typeof v === 'string' && (LOCALES as readonly string[]).includes(v);
 
+/** Time zones already checked (a profile's zone is asked for on every page): at most ZONES_KEPT names. */
+const zones = new Map<string, string>();
+const ZONES_KEPT = 1000;
+
+/** The zone itself when Intl knows it, else UTC. Checking makes a formatter (costly): each name is checked once. */
 function validTimeZone(tz: string | undefined): string {
   if (!tz) return 'UTC';
+  const known = zones.get(tz);
+  if (known !== undefined) return known;
+  let valid: string;
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
-    return tz;
+    valid = tz;
   } catch {
-    return 'UTC';
+    valid = 'UTC';
   }
+  if (zones.size >= ZONES_KEPT) zones.clear();
+  zones.set(tz, valid);
+  return valid;
 }
 
 /** The translator of a language, in a time zone (made once for each pair). */

@@ -1,5 +1,6 @@
 // What a read route needs: the caller's library access and the positions its answer depends on,
 // the views, and a cache of rendered answers keyed by those positions (a change is a new key).
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { FastifyReply } from 'fastify';
 import type { Identity, Result } from '@bindery/contracts';
@@ -58,4 +59,27 @@ export class Reads {
   }
 }
 
-export const sendJson = (reply: FastifyReply, body: string | Buffer, status = 200) => reply.code(status).type('application/json; charset=utf-8').send(body);
+// a kept answer's entity tag, made once per kept Buffer (it goes when the answer leaves the cache)
+const tags = new WeakMap<Buffer, string>();
+const tagOf = (body: Buffer): string => {
+  let tag = tags.get(body);
+  if (tag === undefined) {
+    tag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    tags.set(body, tag);
+  }
+  return tag;
+};
+
+/**
+ * A JSON answer. A kept one (a Buffer of `Reads.cached`) carries its entity tag, and a GET whose
+ * If-None-Match names it is answered 304 without a body; the pages key what they keep by the tag
+ * instead of hashing the answer's text on every request.
+ */
+export const sendJson = (reply: FastifyReply, body: string | Buffer, status = 200) => {
+  if (status === 200 && Buffer.isBuffer(body)) {
+    const tag = tagOf(body);
+    reply.header('etag', tag);
+    if (reply.request.method === 'GET' && reply.request.headers['if-none-match'] === tag) return reply.code(304).send();
+  }
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+};
