@@ -1,8 +1,9 @@
 // A PDF's text over its page pictures in the web reader (issue 45), in headless Chromium, embedded,
 // on PDFs written for the test: the page's words are in a transparent layer laid over the picture's
-// drawn area (fit screen and fit width), they select with the mouse without turning the page, the
-// arrows still turn; a search finds a word on page 2, goes there and marks it; markup in a PDF's text
-// stays text; a PDF without text (a scan) gets no layer. The routes: the page text as JSON, the
+// drawn area (fit screen and fit width, zoomed by a double click, each page of the vertical column),
+// they select with the mouse without turning the page, the arrows still turn; a search finds a word
+// on page 2, goes there and marks it; markup in a PDF's text stays text; a PDF without text (a scan)
+// gets no layer. The routes: the page text as JSON, the
 // search, 404 for an item the caller may not see and for a comic, 400 for a bad page or query, 422
 // for a PDF that cannot be read.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -132,6 +133,24 @@ for (const mode of PAGE_MODES) {
       await t.page.selectOption('#fit', 'screen');
       await expect.poll(async () => Math.abs((await layers(t))[0]!.layer.h - (await layers(t))[0]!.image.h)).toBeLessThanOrEqual(1);
 
+      // a double click zooms (2.5×): the layer grows with the picture; another goes back
+      const shown = (await layers(t))[0]!;
+      const area = (await t.page.locator('#pages').boundingBox())!;
+      const below = { x: area.x + area.width / 2, y: area.y + area.height * 0.8 };
+      await t.page.mouse.dblclick(below.x, below.y);
+      await expect.poll(() => data(t, 'zoom')).toBe('2.5');
+      await expect.poll(async () => (await layers(t))[0]!.layer.w).toBeGreaterThan(shown.layer.w * 2);
+      const zoomed = (await layers(t))[0]!;
+      expect(Math.abs(zoomed.layer.w - zoomed.image.w)).toBeLessThanOrEqual(1);
+      expect(Math.abs(zoomed.layer.h - zoomed.image.h)).toBeLessThanOrEqual(1);
+      expect(Math.abs(zoomed.layer.x - zoomed.image.x)).toBeLessThanOrEqual(1);
+      expect(Math.abs(zoomed.spans[0]!.x - (zoomed.layer.x + (50 * zoomed.layer.w) / 420))).toBeLessThanOrEqual(3);
+      await t.page.mouse.dblclick(below.x, below.y);
+      await expect.poll(() => data(t, 'zoom')).toBe('1');
+      await expect.poll(async () => Math.abs((await layers(t))[0]!.layer.w - shown.layer.w)).toBeLessThanOrEqual(1);
+      expect(await data(t, 'page')).toBe('1');
+      await t.page.evaluate(() => window.getSelection().removeAllRanges());
+
       // a drag over the first line selects its words and turns no page
       [layer] = await layers(t);
       const line = layer!.spans[0]!;
@@ -171,6 +190,19 @@ for (const mode of PAGE_MODES) {
       expect(await t.page.locator('#pages .text-layer mark.text-hit').allTextContents()).toEqual(['lighthouse']);
       expect((await layers(t))[0]!.words).toEqual(PAGES[1]);
       await checkPage(t, `${mode}-reader-pdf-text`);
+
+      // the vertical column: each page shown gets its own layer over it
+      await t.page.check('#vertical');
+      await expect.poll(async () => (await layers(t)).map((l) => l.index).sort()).toEqual(['0', '1', '2']);
+      for (const l of await layers(t)) {
+        expect(l.words).toEqual(PAGES[Number(l.index)]);
+        expect(Math.abs(l.layer.y - l.image.y)).toBeLessThanOrEqual(1);
+        expect(Math.abs(l.layer.h - l.image.h)).toBeLessThanOrEqual(1);
+        expect(Math.abs(l.layer.w - l.image.w)).toBeLessThanOrEqual(1);
+      }
+      await t.page.uncheck('#vertical');
+      // back to one page: its layer only
+      await expect.poll(async () => (await layers(t)).map((l) => Number(l.index) + 1)).toEqual([Number(await data(t, 'page'))]);
       await t.ctx.close();
     });
 

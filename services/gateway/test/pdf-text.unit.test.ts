@@ -2,10 +2,10 @@
 // the page (upright, rotated pages and a scale), blanks and runs without size are left out; a search
 // finds a word with its context, case-insensitively; a real PDF written here gives its words with
 // boxes where they were drawn, a page without text no runs, and a truncated file a clear error.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { findIn, MAX_TEXT_BYTES, PdfTexts, PdfTextError, pageString, runBoxes, TEXT_TOO_LARGE } from '../src/opds/pdf-text';
 
 /** pdf.js's viewport at scale 1 for an upright page `w` × `h` points: y flipped, origin at the top. */
@@ -103,6 +103,7 @@ function pdf(pages: (string[] | null)[]): Buffer {
 describe('PdfTexts on real files', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bindery-pdf-text-'));
   const file = join(dir, 'book.pdf');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(file, pdf([['Harbour lights', 'second line'], null, ['The lighthouse keeper']]));
 
   it('a page: its words with boxes where they were drawn; a page without text: no runs; past the end: null', async () => {
