@@ -2,7 +2,7 @@
 // the page (upright, rotated pages and a scale), blanks and runs without size are left out; a search
 // finds a word with its context, case-insensitively; a real PDF written here gives its words with
 // boxes where they were drawn, a page without text no runs, and a truncated file a clear error.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,22 @@ describe('PdfTexts on real files', () => {
         { page: 2, pre: 'The ', match: 'light', post: 'house keeper' },
       ],
     });
+  });
+
+  it('a search over pages all read already does not open the file again', async () => {
+    const copy = join(dir, 'copy.pdf');
+    const bytes = pdf([['Harbour lights'], ['lighthouse']]);
+    writeFileSync(copy, bytes);
+    utimesSync(copy, 1_700_000_000, 1_700_000_000);
+    const texts = new PdfTexts();
+    const first = await texts.search(copy, 'light', 2);
+    expect(first.hits.map((h) => h.page)).toEqual([0, 1]);
+    // the file made unreadable but its version kept (same size, same mtime): the pages come from the cache
+    writeFileSync(copy, Buffer.alloc(bytes.length, 0x20));
+    utimesSync(copy, 1_700_000_000, 1_700_000_000);
+    expect(await texts.search(copy, 'light', 2)).toEqual(first);
+    // without the count it reads the file, which now fails
+    await expect(texts.search(copy, 'light')).rejects.toThrow(/^cannot read the PDF text: /);
   });
 
   it('a truncated PDF: a PdfTextError saying it cannot be read', async () => {

@@ -151,6 +151,8 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     if (!vertical.checked) return;
     clearTimeout(scrolling);
     scrolling = setTimeout(() => {
+      // the column may have been left meanwhile: a paged view's single picture is no place
+      if (!vertical.checked) return;
       const top = pages.getBoundingClientRect().top + 1;
       const imgs = [...pages.querySelectorAll<HTMLImageElement>('.page-image')];
       let i = imgs.findIndex((img) => img.getBoundingClientRect().bottom > top);

@@ -153,7 +153,7 @@ function pageTextRoutes(app: FastifyInstance, { reads, streams }: OpdsDeps): voi
     const found = await pdfOf(req, req.params.id);
     if ('code' in found) return sendFailure(reply, found);
     try {
-      const answer = await streams.texts.search(found.stream.abs, q.trim());
+      const answer = await streams.texts.search(found.stream.abs, q.trim(), found.stream.count);
       return reply
         .header('Cache-Control', 'private, no-store')
         .type('application/json')

@@ -1,9 +1,10 @@
 // The text of a PDF's pages for the web reader's text layer and its search (issue 45): pdf.js (through
 // unpdf, as the catalog reads PDFs) gives each page's text runs, which become boxes as shares of the
 // page (0..1) so a client lays them over the page picture at any size. No canvas is drawn. The work
-// is bounded: files over MAX_TEXT_BYTES are not read, one document is parsed at a time with a small
-// queue, each read has a deadline, a search reads at most MAX_SEARCH_PAGES pages and answers at most
-// MAX_HITS hits; pages read are kept in an LRU per file version (docs/decisions.md, "PDF text layer").
+// is bounded: files over MAX_TEXT_BYTES are not read, one document is parsed at a time for page
+// reads and one for searches, each with a small queue, each read has a deadline, a search reads at
+// most MAX_SEARCH_PAGES pages and answers at most MAX_HITS hits; pages read are kept in an LRU per
+// file version (docs/decisions.md, "PDF text layer").
 import { readFile, stat } from 'node:fs/promises';
 import { LRUCache } from 'lru-cache';
 import pLimit from 'p-limit';
@@ -182,7 +183,7 @@ async function readPage(doc: Doc, index: number): Promise<PageText> {
 }
 
 export interface PdfTextOptions {
-  /** documents parsed at once */
+  /** documents parsed at once for page reads, and as many for searches */
   concurrency: number;
   /** requests that may wait for one; past it PdfTextBusyError */
   queue: number;
@@ -190,11 +191,12 @@ export interface PdfTextOptions {
 
 /** Pages' text, shared by every request of this process. */
 export class PdfTexts {
-  private limit: ReturnType<typeof pLimit>;
+  /** page reads and searches each have their slots: a long search never holds up a page's layer */
+  private limits: { page: ReturnType<typeof pLimit>; search: ReturnType<typeof pLimit> };
   private pages = new LRUCache<string, PageText>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (p) => 64 + p.items.reduce((n, i) => n + 48 + i.str.length * 2, 0) });
 
   constructor(private opts: PdfTextOptions = { concurrency: 1, queue: 8 }) {
-    this.limit = pLimit(opts.concurrency);
+    this.limits = { page: pLimit(opts.concurrency), search: pLimit(opts.concurrency) };
   }
 
   private async version(abs: string): Promise<{ key: string; size: number }> {
@@ -203,10 +205,11 @@ export class PdfTexts {
   }
 
   /** Runs `work` on the open document, in a slot, within `ms`; the document is always destroyed. */
-  private async withDoc<T>(abs: string, size: number, ms: number, work: (doc: Doc) => Promise<T>): Promise<T> {
+  private async withDoc<T>(kind: 'page' | 'search', abs: string, size: number, ms: number, work: (doc: Doc) => Promise<T>): Promise<T> {
     if (size > MAX_TEXT_BYTES) throw new PdfTextError(TEXT_TOO_LARGE);
-    if (this.limit.activeCount >= this.opts.concurrency && this.limit.pendingCount >= this.opts.queue) throw new PdfTextBusyError(TEXT_BUSY);
-    return this.limit(async () => {
+    const limit = this.limits[kind];
+    if (limit.activeCount >= this.opts.concurrency && limit.pendingCount >= this.opts.queue) throw new PdfTextBusyError(TEXT_BUSY);
+    return limit(async () => {
       const { getResolvedPDFJS } = await import('unpdf');
       const pdfjs = await getResolvedPDFJS();
       const data = new Uint8Array(await readFile(abs));
@@ -231,7 +234,7 @@ export class PdfTexts {
     const key = `${v.key}|${index}`;
     const hit = this.pages.get(key);
     if (hit) return hit;
-    return this.withDoc(abs, v.size, TEXT_TIMEOUT_MS, async (doc) => {
+    return this.withDoc('page', abs, v.size, TEXT_TIMEOUT_MS, async (doc) => {
       if (index >= doc.numPages) return null;
       const text = await readPage(doc, index);
       this.pages.set(key, text);
@@ -239,8 +242,11 @@ export class PdfTexts {
     });
   }
 
-  /** The pages of the PDF at `abs` where `query` is, in page order, within the limits. */
-  async search(abs: string, query: string): Promise<SearchAnswer> {
+  /**
+   * The pages of the PDF at `abs` where `query` is, in page order, within the limits. `count`, the
+   * catalog's page count: when every page is already read, the file is not opened again.
+   */
+  async search(abs: string, query: string, count?: number): Promise<SearchAnswer> {
     const v = await this.version(abs);
     const hits: SearchHit[] = [];
     let searched = 0;
@@ -254,7 +260,15 @@ export class PdfTexts {
         truncated = true;
       }
     };
-    await this.withDoc(abs, v.size, SEARCH_TIMEOUT_MS, async (doc) => {
+    const known = count !== undefined && count > 0 && count <= MAX_SEARCH_PAGES ? Array.from({ length: count }, (_, i) => this.pages.get(`${v.key}|${i}`)) : [];
+    if (known.length > 0 && known.every((p) => p !== undefined)) {
+      for (const text of known) {
+        if (hits.length >= MAX_HITS && truncated) break;
+        await scan(text!);
+      }
+      return { hits, searched, truncated };
+    }
+    await this.withDoc('search', abs, v.size, SEARCH_TIMEOUT_MS, async (doc) => {
       const count = Math.min(doc.numPages, MAX_SEARCH_PAGES);
       if (doc.numPages > MAX_SEARCH_PAGES) truncated = true;
       for (let i = 0; i < count && !(truncated && hits.length >= MAX_HITS); i++) {
