@@ -36,6 +36,25 @@ export function multiPagePdf(title: string, pages: number): Buffer {
   return pdfFile(objects, objects.length);
 }
 
+/**
+ * A PDF 1.4 whose pages carry the given lines of text (Helvetica, 24 pt, from the top left of an
+ * A5-sized page), or, for a page given as null, only a drawn grey block and no text at all (as a
+ * scan without OCR). Lines must not hold parentheses or backslashes.
+ */
+export function textPdf(title: string, pages: (string[] | null)[]): Buffer {
+  const objects: string[] = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
+  const kids: number[] = [];
+  for (const lines of pages) {
+    const content = lines ? `BT /F1 24 Tf 50 540 Td 30 TL ${lines.map((l) => `(${l}) Tj T*`).join(' ')} ET` : '0.5 g 40 40 340 515 re f';
+    objects.push(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`);
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 420 595] /Contents ${objects.length} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`);
+    kids.push(objects.length);
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(' ')}] /Count ${pages.length} >>`;
+  objects.push(`<< /Title (${title}) /Author (Page Tester) >>`);
+  return pdfFile(objects, objects.length);
+}
+
 const opf = (title: string, items: string, spine: string) =>
   `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">` +
   `<dc:identifier id="id">urn:uuid:${title.length}-page-test</dc:identifier><dc:title>${title}</dc:title><dc:creator>Page Tester</dc:creator><dc:language>en</dc:language></metadata>` +

@@ -145,6 +145,25 @@ function ReaderMessages() {
   return <script type="application/json" id="reader-messages" dangerouslySetInnerHTML={{ __html: json }} />;
 }
 
+/** Search in the book: an EPUB's through foliate, a PDF's text through the gateway (reader/search.ts). */
+function SearchMenu() {
+  const { t } = useI18n();
+  return (
+    <details id="search-menu" class="reader-menu">
+      <summary>{t('reader.search')}</summary>
+      <div class="reader-search">
+        <form id="search-form">
+          <label for="search-q">{t('reader.searchLabel')}</label>
+          <input type="search" id="search-q" name="q" maxlength={200} autocomplete="off" />
+          <button type="submit">{t('reader.search')}</button>
+        </form>
+        <p id="search-status" class="muted" role="status" />
+        <ol id="search-results" aria-label={t('reader.searchResults')} />
+      </div>
+    </details>
+  );
+}
+
 /** The caller's reader settings from the profile (GET /api/media-items/<id>/reader-settings), or null when unread. */
 export type ReaderSettings = { all_books: unknown; this_book: unknown } | null;
 
@@ -180,18 +199,7 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
                 <summary>{t('reader.contents')}</summary>
                 <nav aria-label={t('reader.toc')} id="toc-list" />
               </details>
-              <details id="search-menu" class="reader-menu">
-                <summary>{t('reader.search')}</summary>
-                <div class="reader-search">
-                  <form id="search-form">
-                    <label for="search-q">{t('reader.searchLabel')}</label>
-                    <input type="search" id="search-q" name="q" maxlength={200} autocomplete="off" />
-                    <button type="submit">{t('reader.search')}</button>
-                  </form>
-                  <p id="search-status" class="muted" role="status" />
-                  <ol id="search-results" aria-label={t('reader.searchResults')} />
-                </div>
-              </details>
+              <SearchMenu />
               <details id="notes-menu" class="reader-menu">
                 <summary>{t('reader.notes')}</summary>
                 <div class="reader-notes">
@@ -227,6 +235,7 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
               </details>
             </>
           )}
+          {chosen?.kind === 'pages' && chosen.format.format.toLowerCase() === 'pdf' && <SearchMenu />}
           {chosen?.kind === 'pages' && (
             <div class="reader-settings">
               <Choice id="fit" label={t('reader.size')} options={FITS} />

@@ -22,7 +22,7 @@ import { num, t } from './messages';
 import { type PagePosition, pictures } from './pages';
 import { remoteEpub } from './remote-epub';
 import { cleanSections } from './sanitize';
-import { search } from './search';
+import { pageSearch, search } from './search';
 import { fetchSections, sectionAt, sectionBounds, textShare } from './sections';
 import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, type ProfileSettings, SIZES, setOwn, type TextKey, text } from './settings';
 import { drop, flush, type KeptBook, keptBook, queue, updateKept, waiting } from './store';
@@ -359,6 +359,17 @@ function tableOfContents(toc: TocItem[], go: (target: string) => unknown) {
 /** Comics and PDFs: the picture viewer (pages.ts), with the theme and the offer of another device's page. */
 function comics() {
   const viewer = pictures({ root, item, saved, save, status, chrome: shell });
+  const layers = viewer.layers;
+  if (layers && document.getElementById('search-menu')) {
+    pageSearch({
+      item,
+      count: Number(root.dataset.pageCount || '0'),
+      go: (index, query) => {
+        layers.mark(index, query);
+        viewer.jump(index + 1);
+      },
+    });
+  }
   bind('reader-theme', 'theme', 'profile', applyShell);
   follow({
     item,

@@ -6,6 +6,7 @@
 import { byId } from './dom';
 import { type Chrome, pageKeys, zone } from './input';
 import { t } from './messages';
+import { type TextLayers, textLayers } from './pdf-text';
 import { bind, keep, setting } from './settings';
 
 const MAX_ZOOM = 5;
@@ -28,10 +29,12 @@ interface Options {
   chrome: Chrome;
 }
 
-export function pictures({ root, item, saved, save, status, chrome }: Options): { jump: (page: number) => void } {
+export function pictures({ root, item, saved, save, status, chrome }: Options): { jump: (page: number) => void; layers: TextLayers | null } {
   const count = Number(root.dataset.pageCount || '0');
   if (!count) throw new Error(t('reader.noPages'));
   const pages = byId('pages');
+  // a PDF's pages carry their text over the picture (pdf-text.ts); comics have none
+  const layers = root.dataset.format === 'pdf' ? textLayers(pages, item) : null;
   const rtl = byId('rtl', HTMLInputElement);
   const spread = byId('spread', HTMLInputElement);
   const vertical = byId('vertical', HTMLInputElement);
@@ -54,6 +57,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
       const u = url(i);
       if (preloaded.has(u)) continue;
       preloaded.add(u);
+      layers?.prefetch(i);
       const img = new Image();
       img.decoding = 'async';
       img.src = u;
@@ -65,6 +69,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     img.className = 'page-image';
     img.dataset.index = String(i);
     img.draggable = false;
+    if (layers) img.addEventListener('load', () => layers.attach(img));
     return img;
   };
   const shownOf = () => {
@@ -95,6 +100,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   const showPaged = () => {
     unzoom();
     const shown = shownOf();
+    layers?.clear();
     pages.replaceChildren(
       ...shown.map((i) => {
         const img = image(i);
@@ -130,6 +136,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
       img.loading = 'eager';
       imgs.push(img);
     }
+    layers?.clear();
     pages.replaceChildren(...imgs);
     for (const img of imgs) watcher.observe(img);
     const first = imgs[at];
@@ -144,6 +151,8 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     if (!vertical.checked) return;
     clearTimeout(scrolling);
     scrolling = setTimeout(() => {
+      // the column may have been left meanwhile: a paged view's single picture is no place
+      if (!vertical.checked) return;
       const top = pages.getBoundingClientRect().top + 1;
       const imgs = [...pages.querySelectorAll<HTMLImageElement>('.page-image')];
       let i = imgs.findIndex((img) => img.getBoundingClientRect().bottom > top);
@@ -233,8 +242,11 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   // a drag pans a zoomed page
   let clickTimer = 0;
   let dragged = false;
+  let down: { x: number; y: number } | null = null;
   pages.addEventListener('click', (e) => {
-    if (dragged) return;
+    // a drag that selected text in a PDF's text layer is no tap
+    const moved = down !== null && Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4;
+    if (dragged || (moved && e.detail < 2)) return;
     clearTimeout(clickTimer);
     if (e.detail >= 2) return toggleZoom(e.clientX, e.clientY);
     const box = pages.getBoundingClientRect();
@@ -247,6 +259,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   pages.addEventListener('dblclick', (e) => e.preventDefault());
   pages.addEventListener('mousedown', (e) => {
     dragged = false;
+    down = { x: e.clientX, y: e.clientY };
     if (zoom === 1 || e.button !== 0) return;
     e.preventDefault();
     const start = { x: e.clientX, y: e.clientY, l: pages.scrollLeft, t: pages.scrollTop };
@@ -367,5 +380,5 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   });
   show();
   opened = true;
-  return { jump: (page: number) => goTo(page - 1) };
+  return { jump: (page: number) => goTo(page - 1), layers };
 }

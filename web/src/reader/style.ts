@@ -41,6 +41,12 @@ const CSS = `
 .pages.vertical[data-fit=original] .page-image { width: auto; }
 .pages[data-spread][data-fit=screen] .page-image { max-width: 50%; }
 .pages[data-spread][data-fit=width] .page-image { width: 50%; }
+/* a PDF page's text over its picture: transparent, selectable, each run stretched to its box */
+.text-layer { position: absolute; overflow: hidden; line-height: 1; font-family: sans-serif; color: transparent; user-select: text; -webkit-user-select: text; z-index: 1; }
+.text-layer[hidden] { display: none; }
+.text-layer span { position: absolute; white-space: pre; transform-origin: 0 0; cursor: text; }
+.text-layer ::selection { background: rgb(0 90 255 / 0.3); color: transparent; }
+.text-layer .text-hit { background: rgb(255 200 0 / 0.45); color: transparent; border-radius: 0.1em; }
 
 .reader-foot { position: relative; display: flex; align-items: center; gap: 0.8rem; padding: 0.3rem 0.8rem calc(0.3rem + env(safe-area-inset-bottom)); background: var(--surface); border-top: 1px solid var(--border); }
 .reader-foot label { margin: 0; }

@@ -1,7 +1,7 @@
 // The files both catalogs link to: catalogued files named for download, OPDS-PSE pages, and covers
 // and thumbnails.
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Catalog, fail, isUuid, Messages } from '@bindery/contracts';
 import { resolveInside } from '@bindery/platform';
 import { sendFile } from '../files/send';
@@ -9,7 +9,8 @@ import { sendFailure } from '../http/reply';
 import { UPLOADS_CACHE_CONTROL } from '../web-api/uploads';
 import type { OpdsDeps } from './deps';
 import { BUSY_RETRY_SECONDS, findPdftoppm, PageBusyError, PageSourceError, PDFTOPPM_MISSING, RenderLimitError } from './page-sources';
-import { coverSchema, fileSchema, pageSchema } from './schemas';
+import { MAX_SEARCH_PAGES, PdfTextBusyError, PdfTextError } from './pdf-text';
+import { coverSchema, fileSchema, pageSchema, pageSearchSchema, pageTextSchema } from './schemas';
 import { PSE_CLIENT, PSE_DEVICE, type Streams } from './streams';
 
 const PAGE_NOT_FOUND = 'page not found';
@@ -29,6 +30,7 @@ export function parseWidth(w: string | undefined): number | null {
 export function mediaRoutes(app: FastifyInstance, deps: OpdsDeps): void {
   fileRoute(app, deps);
   pageRoute(app, deps);
+  pageTextRoutes(app, deps);
   coverRoutes(app, deps);
 }
 
@@ -97,6 +99,68 @@ function pageRoute(app: FastifyInstance, { reads, reading, streams }: OpdsDeps):
       );
     }
     return reply.header('Cache-Control', 'private, max-age=86400').type(out.type).send(out.data);
+  });
+}
+
+export const NOT_A_PDF = "this item's pages are not a PDF: they have no text";
+export const QUERY_MESSAGE = 'q must be 2 to 200 characters';
+
+// The web reader's text layer and search over a PDF's pages: the item as the caller may see it and
+// the file the page stream serves for it (a catalogued file inside its library's folders), read
+// with pdf.js within the limits of pdf-text.ts. An item whose pages are not a PDF has no text here.
+function pageTextRoutes(app: FastifyInstance, { reads, streams }: OpdsDeps): void {
+  /** the PDF streamed for the item, or the failure to send */
+  const pdfOf = async (req: FastifyRequest, id: string) => {
+    const c = await reads.context(req.caller!);
+    const doc = await reads.catalog.item(c.access, id);
+    if (!doc.ok) return fail('not_found', Messages.mediaItemNotFound);
+    const item = JSON.parse(doc.value) as Catalog.MediaItem;
+    const hasPdf = item.formats.some((f) => f.format.toLowerCase() === 'pdf');
+    if (hasPdf && !item.formats.some((f) => ['cbz', 'cbr'].includes(f.format.toLowerCase())) && !(await findPdftoppm())) return fail('service_unavailable', PDFTOPPM_MISSING);
+    const stream = await streams.streamOf(item);
+    if (!stream) return fail('not_found', hasPdf ? PAGE_NOT_FOUND : NOT_A_PDF);
+    if (stream.kind !== 'pdf') return fail('not_found', NOT_A_PDF);
+    return { item, stream };
+  };
+  const failed = (req: FastifyRequest, reply: FastifyReply, e: unknown, item: string) => {
+    if (e instanceof PdfTextBusyError) return sendFailure(reply.header('Retry-After', String(BUSY_RETRY_SECONDS)), fail('service_unavailable', e.message));
+    if (e instanceof PdfTextError) {
+      req.log.warn({ err: e, item }, 'PDF text unreadable');
+      return sendFailure(reply, fail('unprocessable', e.message));
+    }
+    throw e;
+  };
+
+  app.get<{ Params: { id: string; n: string } }>('/pages/:id/:n/text', pageTextSchema, async (req, reply) => {
+    const { id, n } = req.params;
+    if (!/^\d{1,6}$/.test(n)) return sendFailure(reply, fail('validation', PAGE_NUMBER_MESSAGE));
+    const found = await pdfOf(req, id);
+    if ('code' in found) return sendFailure(reply, found);
+    const index = Number(n);
+    if (index >= found.stream.count) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+    try {
+      const text = await streams.texts.page(found.stream.abs, index);
+      if (!text) return sendFailure(reply, fail('not_found', PAGE_NOT_FOUND));
+      return reply.header('Cache-Control', 'private, max-age=86400').type('application/json').send(text);
+    } catch (e) {
+      return failed(req, reply, e, found.item.id);
+    }
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { q?: string | string[] } }>('/pages/:id/search', pageSearchSchema, async (req, reply) => {
+    const q = req.query.q;
+    if (typeof q !== 'string' || q.trim().length < 2 || q.length > 200) return sendFailure(reply, fail('validation', QUERY_MESSAGE));
+    const found = await pdfOf(req, req.params.id);
+    if ('code' in found) return sendFailure(reply, found);
+    try {
+      const answer = await streams.texts.search(found.stream.abs, q.trim(), found.stream.count);
+      return reply
+        .header('Cache-Control', 'private, no-store')
+        .type('application/json')
+        .send({ ...answer, truncated: answer.truncated || found.stream.count > MAX_SEARCH_PAGES });
+    } catch (e) {
+      return failed(req, reply, e, found.item.id);
+    }
   });
 }
 

@@ -80,6 +80,47 @@ export const pageSchema = {
     response: { 200: content(['image/jpeg', 'image/png', 'image/webp', 'image/gif'], 'the page', Binary), ...errors(400, 401, 403, 404, 422, 429, 503) },
   },
 };
+const TextRun = Type.Object({
+  str: Type.String({ description: 'the text, as the PDF gives it' }),
+  x: Type.Number({ description: 'left, a share of the page width (0..1)' }),
+  y: Type.Number({ description: 'top, a share of the page height (0..1)' }),
+  w: Type.Number({ description: 'width, a share of the page width' }),
+  h: Type.Number({ description: 'height, a share of the page height' }),
+});
+const PageText = Type.Object(
+  {
+    page: Type.Integer({ description: 'the page, from 0' }),
+    width: Type.Number({ description: 'the page width in points, as shown' }),
+    height: Type.Number({ description: 'the page height in points, as shown' }),
+    items: Type.Array(TextRun, { description: 'the text runs, in the order the PDF gives them; none for a page without text' }),
+  },
+  { description: 'the text of a PDF page, its boxes as shares of the page' },
+);
+const TextHits = Type.Object(
+  {
+    hits: Type.Array(Type.Object({ page: Type.Integer({ description: 'the page, from 0' }), pre: Type.String(), match: Type.String(), post: Type.String() })),
+    searched: Type.Integer({ description: 'pages read' }),
+    truncated: Type.Boolean({ description: 'whether pages or hits were left out past the limits' }),
+  },
+  { description: 'where the text is, page by page' },
+);
+export const pageTextSchema = {
+  schema: {
+    tags,
+    summary: 'the text of one PDF page with its boxes, for a text layer over the page picture',
+    params: params({ id: 'the media item', n: 'the page, from 0' }),
+    response: { 200: content('application/json', 'the page text', PageText), ...errors(400, 401, 403, 404, 422, 503) },
+  },
+};
+export const pageSearchSchema = {
+  schema: {
+    tags,
+    summary: "search the text of an item's PDF pages",
+    params: params({ id: 'the media item' }),
+    querystring: query({ q: 'what to look for, 2 to 200 characters' }),
+    response: { 200: content('application/json', 'the hits', TextHits), ...errors(400, 401, 403, 404, 422, 503) },
+  },
+};
 export const coverSchema = (kind: string) => ({
   schema: {
     tags,

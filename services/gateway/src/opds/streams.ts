@@ -12,6 +12,7 @@ import { readingTables } from '../read-model/reading-tables';
 import { catalogTables } from '../read-model/tables';
 import type { Reads } from '../read-model/reads';
 import { findPdftoppm, type PageRenderOptions, PageSources, STREAM_ORDER, type StreamFile, type StreamKind } from './page-sources';
+import { PdfTexts } from './pdf-text';
 
 const R = readingTables();
 const F = catalogTables();
@@ -32,6 +33,8 @@ export const PSE_DEVICE = 'OPDS page streaming';
 
 export class Streams {
   readonly sources: PageSources;
+  /** the text of PDF pages, for the web reader's text layer and search */
+  readonly texts = new PdfTexts();
   /** the furthest page this process submitted per user and item, so prefetches never step back */
   private submitted = new LRUCache<string, number>({ max: 10_000, ttl: 10 * 60_000 });
   /** the catalog's page lists of the files last streamed, keyed by file version */
