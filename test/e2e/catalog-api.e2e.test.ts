@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableModes } from '../support/bindery';
 import { api, eventually, expectError, expectMessage, instances, NO_SUCH_ID, register, UUID, type Account, type Call } from './helpers';
 import { byPath, createLibrary, FIXTURE, items, manifest, scan, settled } from './catalog-helpers';
+import { makeItem } from './reading-helpers';
 
 // Library folders must lie inside LIBRARY_ROOTS, and the folder browser shows nothing else. The
 // instances this file starts inherit this root, so "outside the allowed folders" can be tested.
@@ -468,6 +469,32 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       expect(byPath(after, plain[1]!.path)).toMatchObject({ id: edited.id, title: 'Edited Title' });
       expect((await call('GET', lib(corpus.id), { token: user.token })).json.item_count).toBe(readable.length - 1);
       list = after;
+    });
+
+    it('a bulk edit of 250 books goes through in transactions of 100: every one edited, reported in the order asked', async () => {
+      const folder = mkdtempSync(join(ROOTS, 'bulk-'));
+      const lr = { json: await createLibrary(call, admin.token, { name: `Bulk shelf ${mode}`, folders: [folder], watch: false }) };
+      const made: string[] = [];
+      for (let i = 0; i < 250; i++) made.push((await makeItem(call, admin, lr.json.id, { title: `Bulk ${i}`, authors: ['B. Ulk'] })).id as string);
+      // an unknown id in the second transaction, an invalid one before everything
+      const ids = ['bad', ...made.slice(0, 150), NO_SUCH_ID, ...made.slice(150)];
+      const r = await call('POST', '/api/media-items/bulk-update', { token: admin.token, body: { ids, changes: { add_tags: ['Bulk Tag'], publisher: 'Bulk Press' } } });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json).toEqual({
+        message: '250 media items updated, 2 failed',
+        succeeded: made,
+        failed: [
+          { id: 'bad', error: 'invalid media item id' },
+          { id: NO_SUCH_ID, error: 'media item not found' },
+        ],
+      });
+      await eventually(async () => {
+        const all = await call('GET', `/api/media-items?library_id=${lr.json.id}&limit=1000`, { token: admin.token });
+        expect(all.status, all.text).toBe(200);
+        const edited = (all.json.data as { publisher: string | null; tags: string[] }[]).filter((x) => x.publisher === 'Bulk Press' && x.tags.includes('Bulk Tag'));
+        expect(edited.length).toBe(250);
+      });
+      expect((await call('DELETE', `/api/libraries/${lr.json.id}`, { token: admin.token })).status).toBe(200);
     });
 
     it('bulk-updates items with partial success, adding and removing tags', async () => {
