@@ -1,11 +1,11 @@
 // /api/libraries/*, /api/scanner/*: libraries and the scanner, by request/reply to the catalog.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { fail, Messages, type Catalog } from '@bindery/contracts';
+import { fail, Messages } from '@bindery/contracts';
 import type { Auth } from '../http/authenticate';
 import type { CallCatalog, CallIdentity } from '../http/rpc';
 import { sendFailure, sendResult } from '../http/reply';
-import type { Reads } from '../read-model/reads';
+import { sendJson, type Reads } from '../read-model/reads';
 import { bodyOf } from './auth';
 import { Browse, Issues, LibraryList, LibraryRecord, ScanQueued, ScanSettings, ScanSettingsUpdated, ScanStatus } from './catalog-schemas';
 import { errors, IdParams, MessageBody, query, serviceBody, SIGNED_IN } from '../http/schemas';
@@ -50,17 +50,18 @@ function libraryContext({ catalog, identity, auth, reads }: CatalogDeps) {
 function libraryListRoutes(app: FastifyInstance, { catalog, reads, user, admin, tags, refused }: LibraryContext): void {
   // asked by every library page (its library filter): kept per catalog position, access and role,
   // since counting each library's items is a scan of the items (issue 43 made the page ask it)
-  const librariesKept = new LRUCache<string, Catalog.Library[]>({ max: 256 });
+  // kept as sent (the route's serializer once, then the same Buffer: its entity tag, record 129)
+  const librariesKept = new LRUCache<string, Buffer>({ max: 256 });
   const visibleLibraries = async (req: FastifyRequest, reply: FastifyReply) => {
     const c = await reads.context(req.caller!);
     const admin = req.caller!.role === 'admin';
     const key = `${c.key}|${admin}`;
-    let list = librariesKept.get(key);
-    if (!list) {
-      list = await reads.catalog.libraries(c.access, admin);
-      librariesKept.set(key, list);
+    let body = librariesKept.get(key);
+    if (!body) {
+      body = Buffer.from(String(reply.serialize(await reads.catalog.libraries(c.access, admin))));
+      librariesKept.set(key, body);
     }
-    return reply.send(list);
+    return sendJson(reply, body);
   };
   const listed = { tags, summary: 'the libraries you may see', response: { 200: LibraryList, ...refused } };
   app.get('/api/libraries', { ...user, schema: listed }, visibleLibraries);
