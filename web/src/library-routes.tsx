@@ -55,7 +55,7 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
   // The library page, the app's most frequent, is kept as rendered for each caller, query and exact
   // API answer: the same answer to the same viewer renders the same HTML, so a repeat skips parsing
   // and rendering (a changed book, position or access changes the answer, and so the key).
-  const libraryPages = new LRUCache<string, string>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length * 2 + 200 });
+  const libraryPages = new LRUCache<string, Buffer>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (html) => html.length + 200 });
   page('/library', {}, async ({ req, reply, api, viewer }) => {
     const q = libraryQuery(req.query as Record<string, unknown>);
     const i18n = i18nFor(req, viewer);
@@ -78,10 +78,15 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
       i18n.timeZone,
       htmx,
       q,
-      createHash('sha256')
-        .update(r.text ?? '')
-        .update(libs.text ?? '')
-        .digest('base64'),
+      // the answers' entity tags (record 129), else their texts' digest
+      r.etag ??
+        createHash('sha256')
+          .update(r.text ?? '')
+          .digest('base64'),
+      libs.etag ??
+        createHash('sha256')
+          .update(libs.text ?? '')
+          .digest('base64'),
     ]);
     const hit = libraryPages.get(key);
     if (hit !== undefined) return sendRendered(reply.header('Content-Language', i18n.locale), hit);
@@ -89,27 +94,29 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
     const total = r.body.total;
     const title = libraries.find((l) => l.id === q.library)?.name ?? t('browse.library');
     // "Load more" with htmx: the next books for the grid, and the link and pager after them
-    const html = htmx
-      ? renderHtml(
-          inLanguage(
-            i18n,
-            <>
-              <Books items={items} />
-              <LoadMore q={q} total={total} oob />
-              <LibraryPages q={q} total={total} oob />
-            </>,
+    const html = Buffer.from(
+      htmx
+        ? renderHtml(
+            inLanguage(
+              i18n,
+              <>
+                <Books items={items} />
+                <LoadMore q={q} total={total} oob />
+                <LibraryPages q={q} total={total} oob />
+              </>,
+            ),
+            true,
+          )
+        : renderHtml(
+            inLanguage(
+              i18n,
+              <Layout assets={assets} title={title} viewer={viewer} current="/library">
+                <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} mail={deps.mail === true} />
+                {mayEdit(viewer) && <UploadDrop library={q.library} />}
+              </Layout>,
+            ),
           ),
-          true,
-        )
-      : renderHtml(
-          inLanguage(
-            i18n,
-            <Layout assets={assets} title={title} viewer={viewer} current="/library">
-              <Library q={q} items={items} total={total} libraries={libraries} editor={mayEdit(viewer)} mail={deps.mail === true} />
-              {mayEdit(viewer) && <UploadDrop library={q.library} />}
-            </Layout>,
-          ),
-        );
+    );
     libraryPages.set(key, html);
     return sendRendered(reply.header('Content-Language', i18n.locale), html);
   });
