@@ -471,6 +471,19 @@ describe.each(modes)('catalog API (%s)', (mode) => {
       list = after;
     });
 
+    it('books made all at once while their new library is first scanned: every one made (no deadlock)', async () => {
+      for (let round = 0; round < 3; round++) {
+        const lib = await createLibrary(call, admin.token, { name: `Busy shelf ${mode} ${round}`, folders: [mkdtempSync(join(ROOTS, 'busy-'))], watch: false });
+        const made = await Promise.all(
+          Array.from({ length: 30 }, (_, i) =>
+            call('POST', '/api/media-items', { token: admin.token, body: { library_id: lib.id, title: `Busy ${round}.${i}`, authors: ['B. Usy'] } }),
+          ),
+        );
+        expect(made.map((r) => (r.status === 201 ? 201 : `${r.status} ${r.text}`))).toEqual(made.map(() => 201));
+        expect((await call('DELETE', `/api/libraries/${lib.id}`, { token: admin.token })).status).toBe(200);
+      }
+    });
+
     it('a bulk edit of 250 books goes through in transactions of 100: every one edited, reported in the order asked', async () => {
       const folder = mkdtempSync(join(ROOTS, 'bulk-'));
       const lr = { json: await createLibrary(call, admin.token, { name: `Bulk shelf ${mode}`, folders: [folder], watch: false }) };

@@ -130,7 +130,7 @@ export async function resolveConflict(
  */
 export async function removeItem(ctx: Ctx, trx: CTrx, itemId: string, reason: 'deleted' | 'duplicate'): Promise<void> {
   const t = trx.withSchema(SCHEMA);
-  const item = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', '=', itemId).forUpdate().executeTakeFirst();
+  const item = await t.selectFrom('media_items').select(['id', 'library_id']).where('id', '=', itemId).forNoKeyUpdate().executeTakeFirst();
   if (!item) return;
   const version = await ctx.version(trx, `item-${itemId}`);
   // its files are remembered as excluded by the files-excluded event's fold

@@ -35,7 +35,7 @@ export async function statesOf(q: Q, rows: ItemRow[]): Promise<ItemState[]> {
 export async function loadItem(q: Q, id: string, opts: { includeMissing?: boolean } = {}): Promise<ItemState | undefined> {
   let s = t(q).selectFrom('media_items').selectAll().where('id', '=', id);
   if (!opts.includeMissing) s = s.where('state', '=', 'active');
-  const row = await s.forUpdate().executeTakeFirst();
+  const row = await s.forNoKeyUpdate().executeTakeFirst();
   return row ? (await statesOf(q, [row]))[0] : undefined;
 }
 

@@ -30,7 +30,7 @@ export type ItemChanges = Partial<Omit<ItemRow, 'id' | 'library_id' | 'version' 
 export async function findItem(q: Q, id: string, opts: { lock?: boolean; includeMissing?: boolean } = {}): Promise<ItemRow | undefined> {
   let s = t(q).selectFrom('media_items').selectAll().where('id', '=', id);
   if (!opts.includeMissing) s = s.where('state', '=', 'active');
-  if (opts.lock) s = s.forUpdate();
+  if (opts.lock) s = s.forNoKeyUpdate();
   return await s.executeTakeFirst();
 }
 

@@ -11,7 +11,8 @@ const t = (q: Q) => q.withSchema(SCHEMA);
 
 export async function findLibrary(q: Q, id: string, lock = false): Promise<LibraryRow | undefined> {
   let s = t(q).selectFrom('libraries').selectAll().where('id', '=', id);
-  if (lock) s = s.forUpdate();
+  // no key update: an item inserted meanwhile (its foreign key takes a key share) is not blocked
+  if (lock) s = s.forNoKeyUpdate();
   return await s.executeTakeFirst();
 }
 
