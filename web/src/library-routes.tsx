@@ -78,15 +78,12 @@ export function libraryGridRoutes({ page, render, assets, deps }: Web): void {
       i18n.timeZone,
       htmx,
       q,
-      // the answers' entity tags (record 129), else their texts' digest
-      r.etag ??
-        createHash('sha256')
-          .update(r.text ?? '')
-          .digest('base64'),
-      libs.etag ??
-        createHash('sha256')
-          .update(libs.text ?? '')
-          .digest('base64'),
+      // the answers' entity tags (record 129), else their texts, as answerKey gives them
+      createHash('sha256')
+        .update(answerKey(r) ?? '')
+        .update('\u0000')
+        .update(answerKey(libs) ?? '')
+        .digest('base64'),
     ]);
     const hit = libraryPages.get(key);
     if (hit !== undefined) return sendRendered(reply.header('Content-Language', i18n.locale), hit);
