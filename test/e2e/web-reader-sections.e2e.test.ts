@@ -72,9 +72,9 @@ for (const mode of modes) {
       await t.page.goto(`${b.url}/read/${epub.id}`);
       await t.page.waitForSelector('#reader[data-ready="true"][data-cfi]', { timeout: 30_000 });
       expect(asked.length).toBeGreaterThan(1);
-      // every read of the file is a range, answered as one
+      // every read of the file is a range (the opening asks for the first and the last 64 KiB at once), answered as one
       for (const a of asked) {
-        expect(a.range, JSON.stringify(asked)).toMatch(/^bytes=\d+-\d+$/);
+        expect(a.range, JSON.stringify(asked)).toMatch(/^bytes=(\d+-\d+|-\d+)$/);
         expect(a.status, JSON.stringify(asked)).toBe(206);
       }
       const read = asked.reduce((n, a) => n + a.bytes, 0);

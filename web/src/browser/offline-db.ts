@@ -109,8 +109,36 @@ async function modify<T>(store: Store, key: string, change: (current: T) => T | 
 
 export const getBook = (id: string): Promise<KeptBook | undefined> => run('books', 'readonly', (s) => s.get(id));
 export const allBooks = (): Promise<KeptBook[]> => run('books', 'readonly', (s) => s.getAll());
-export const putBook = (book: KeptBook): Promise<IDBValidKey> => run('books', 'readwrite', (s) => s.put(book));
-export const deleteBook = (id: string): Promise<undefined> => run('books', 'readwrite', (s) => s.delete(id));
+/**
+ * A book kept in this browser also leaves a mark in localStorage, read synchronously: the reader
+ * waits for IndexedDB (its first opening costs about 100 ms) only when the mark says the book may
+ * be kept, or when there is no network. A missing mark only means the network's copy is read first.
+ */
+const keptMark = (id: string) => `bindery.kept.${id}`;
+export function markedKept(id: string): boolean {
+  try {
+    return localStorage.getItem(keptMark(id)) === '1';
+  } catch {
+    return true;
+  }
+}
+function mark(id: string, kept: boolean): void {
+  try {
+    if (kept) localStorage.setItem(keptMark(id), '1');
+    else localStorage.removeItem(keptMark(id));
+  } catch {
+    // no localStorage: the reader always asks IndexedDB
+  }
+}
+export const putBook = (book: KeptBook): Promise<IDBValidKey> =>
+  run('books', 'readwrite', (s) => s.put(book)).then((key) => {
+    mark(book.id, true);
+    return key;
+  });
+export const deleteBook = (id: string): Promise<undefined> => {
+  mark(id, false);
+  return run('books', 'readwrite', (s) => s.delete(id));
+};
 /** Changes a kept book's record (nothing when it is not kept). */
 export const changeBook = (id: string, change: (book: KeptBook) => KeptBook): Promise<void> => modify('books', id, change);
 

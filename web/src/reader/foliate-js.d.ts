@@ -121,6 +121,9 @@ declare module 'foliate-js/vendor/zip.js' {
   export interface Entry {
     filename: string;
     uncompressedSize: number;
+    /** where the entry's local header starts in the file */
+    offset: number;
+    compressedSize: number;
     getData(writer: TextWriter): Promise<string>;
     getData(writer: BlobWriter): Promise<Blob>;
   }

@@ -51,16 +51,24 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   let at = saved && typeof saved.page === 'number' && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
   let opened = false;
   let zoom = 1;
-  const preloaded = new Set<string>();
+  // the pages ahead, loaded and decoded before they are shown: a turn moves the decoded picture
+  // itself onto the screen (a new element for the same address would decode it again)
+  const preloaded = new Map<string, HTMLImageElement>();
   const preload = (from: number) => {
     for (let i = from; i < Math.min(count, from + PRELOAD); i++) {
       const u = url(i);
       if (preloaded.has(u)) continue;
-      preloaded.add(u);
       layers?.prefetch(i);
-      const img = new Image();
+      const img = image(i);
       img.decoding = 'async';
       img.src = u;
+      img.decode().catch(() => undefined);
+      preloaded.set(u, img);
+    }
+    // only the pages near the reader stay decoded
+    for (const [u, img] of preloaded) {
+      const i = Number(img.dataset.index);
+      if (!img.isConnected && (u !== url(i) || i < from - PRELOAD - 2 || i >= from + PRELOAD)) preloaded.delete(u);
     }
   };
   const image = (i: number) => {
@@ -103,11 +111,15 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     layers?.clear();
     pages.replaceChildren(
       ...shown.map((i) => {
+        const ready = preloaded.get(url(i));
+        if (ready) return ready;
         const img = image(i);
         img.src = url(i);
         return img;
       }),
     );
+    // a picture loaded before it was placed: its text layer now that it is on the screen
+    if (layers) for (const img of pages.querySelectorAll<HTMLImageElement>('img.page-image')) if (img.complete && img.naturalWidth > 0) layers.attach(img);
     pages.scrollTo(0, 0);
     place(shown);
     preload((shown[shown.length - 1] ?? at) + 1);

@@ -10,48 +10,106 @@ import type { Reader } from 'foliate-js/vendor/zip.js';
 
 const PIECE = 64 * 1024;
 
-/** The file's size from a one-byte range request, or null when ranges are not answered. */
-async function sizeOf(url: string): Promise<number | null> {
-  const r = await fetch(url, { headers: { Range: 'bytes=0-0' }, credentials: 'same-origin', cache: 'no-store' });
+/** A range answer's bytes and the file's size, or null when the server answered no range. */
+async function ranged(url: string, range: string): Promise<{ bytes: Uint8Array; start: number; size: number } | null> {
+  const r = await fetch(url, { headers: { Range: range }, credentials: 'same-origin', cache: 'no-store' });
   if (r.status !== 206) return null;
-  const size = Number(/\/(\d+)$/.exec(r.headers.get('Content-Range') ?? '')?.[1]);
-  return Number.isSafeInteger(size) && size > 0 ? size : null;
+  const m = /^bytes (\d+)-\d+\/(\d+)$/.exec(r.headers.get('Content-Range') ?? '');
+  const size = Number(m?.[2]);
+  if (!m || !Number.isSafeInteger(size) || size <= 0) return null;
+  return { bytes: new Uint8Array(await r.arrayBuffer()), start: Number(m[1]), size };
 }
 
 /**
- * A zip.js reader over range requests: pieces asked for once, several adjacent in one request.
+ * The file's opening, in one round trip: its first piece (the zip's first entries: mimetype,
+ * container, most often the package document) and its last bytes (the zip's directory, which
+ * zip.js reads first), asked for at once; the first answer also gives the file's size.
+ */
+export type Opening = { size: number; first: Uint8Array; tail: { start: number; bytes: Uint8Array } | null };
+export async function opening(url: string): Promise<Opening | null> {
+  const [head, tail] = await Promise.all([ranged(url, `bytes=0-${PIECE - 1}`), ranged(url, `bytes=-${PIECE}`).catch(() => null)]);
+  if (!head) return null;
+  const fits = tail && tail.size === head.size && tail.start + tail.bytes.length === head.size;
+  return { size: head.size, first: head.bytes, tail: fits ? { start: tail.start, bytes: tail.bytes } : null };
+}
+
+/** The span of the file an entry lies in: its local header, name, extra field and data. */
+type Extent = { start: number; end: number };
+/** the local header's fixed part, and room for its name and extra field (read with it; pieces round it up) */
+const HEADER_ROOM = 30 + 1024;
+/** the most one read asks for ahead of what zip.js wants (an entry's data is read whole anyway) */
+const AHEAD_MAX = 16 * 1024 * 1024;
+
+/**
+ * A zip.js reader over range requests: pieces asked for once (a piece already on its way is waited
+ * for, not asked again), several adjacent in one request. Once the directory is read (`extents`),
+ * a read inside an entry asks for the whole entry at once: zip.js reads an entry's header, then its
+ * data in chunks, each of which would otherwise be a round trip of its own.
  * `Reader` is zip.js's own base class (it streams an entry's data from readUint8Array).
  */
-function rangeReader(Base: typeof Reader, url: string, size: number): Reader {
-  const pieces = new Map<number, Uint8Array>();
-  const fetchPieces = async (from: number, to: number) => {
+function rangeReader(Base: typeof Reader, url: string, open: Opening): Reader & { extents(e: Extent[]): void } {
+  const { size, tail } = open;
+  const pieces = new Map<number, Uint8Array>([[0, open.first]]);
+  const pending = new Map<number, Promise<void>>();
+  /** the entries' spans, by start */
+  let spans: Extent[] = [];
+  const fetchPieces = (from: number, to: number): Promise<void> => {
     const start = from * PIECE;
     const end = Math.min(size, (to + 1) * PIECE) - 1;
-    const r = await fetch(url, { headers: { Range: `bytes=${start}-${end}` }, credentials: 'same-origin', cache: 'no-store' });
-    if (r.status !== 206) throw new Error(`the book file could not be read (${r.status})`);
-    const bytes = new Uint8Array(await r.arrayBuffer());
-    for (let p = from; p <= to; p++) pieces.set(p, bytes.subarray((p - from) * PIECE, (p - from + 1) * PIECE));
+    const got = (async () => {
+      const r = await fetch(url, { headers: { Range: `bytes=${start}-${end}` }, credentials: 'same-origin', cache: 'no-store' });
+      if (r.status !== 206) throw new Error(`the book file could not be read (${r.status})`);
+      const bytes = new Uint8Array(await r.arrayBuffer());
+      for (let p = from; p <= to; p++) pieces.set(p, bytes.subarray((p - from) * PIECE, (p - from + 1) * PIECE));
+    })();
+    for (let p = from; p <= to; p++) pending.set(p, got);
+    return got.finally(() => {
+      for (let p = from; p <= to; p++) if (pending.get(p) === got) pending.delete(p);
+    });
+  };
+  /** the last byte a read at `offset` should bring: the end of the entry it falls in, when known */
+  const reach = (offset: number, length: number): number => {
+    let lo = 0;
+    let hi = spans.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = spans[mid] as Extent;
+      if (s.end <= offset) lo = mid + 1;
+      else if (s.start > offset) hi = mid - 1;
+      else return Math.max(offset + length, Math.min(s.end, size, offset + AHEAD_MAX));
+    }
+    return offset + length;
   };
   return new (class extends Base {
     constructor() {
       super();
       this.size = size;
     }
+    extents(e: Extent[]) {
+      spans = [...e].sort((a, b) => a.start - b.start);
+    }
     override async readUint8Array(offset: number, length: number) {
+      // the directory and what lies beside it, from the opening's last bytes
+      if (tail && offset >= tail.start && offset + length <= tail.start + tail.bytes.length) return tail.bytes.slice(offset - tail.start, offset - tail.start + length);
       const first = Math.floor(offset / PIECE);
       const last = Math.floor((offset + length - 1) / PIECE);
-      // the missing pieces, in runs of adjacent ones (one request each)
+      const wanted = Math.floor((reach(offset, length) - 1) / PIECE);
+      // the missing pieces, in runs of adjacent ones (one request each); those on their way, waited for
       let run: [number, number] | null = null;
       const runs: [number, number][] = [];
-      for (let p = first; p <= last; p++) {
-        if (pieces.has(p)) run = null;
-        else if (run) run[1] = p;
+      const waits = new Set<Promise<void>>();
+      for (let p = first; p <= wanted; p++) {
+        const coming = pending.get(p);
+        if (pieces.has(p) || coming) {
+          if (coming && p <= last) waits.add(coming);
+          run = null;
+        } else if (run) run[1] = p;
         else {
           run = [p, p];
           runs.push(run);
         }
       }
-      await Promise.all(runs.map(([a, b]) => fetchPieces(a, b)));
+      await Promise.all([...runs.map(([a, b]) => fetchPieces(a, b)), ...waits]);
       const out = new Uint8Array(length);
       for (let p = first; p <= last; p++) {
         const piece = pieces.get(p);
@@ -65,15 +123,20 @@ function rangeReader(Base: typeof Reader, url: string, size: number): Reader {
   })();
 }
 
-/** foliate's EPUB over range requests, or null when the server does not answer ranges. */
-export async function remoteEpub(url: string): Promise<Book | null> {
-  const size = await sizeOf(url);
-  if (!size) return null;
+/**
+ * foliate's EPUB over range requests, or null when the server does not answer ranges. `early` is
+ * the file's opening when the page asked for it already (main.ts asks before it looks for a kept copy).
+ */
+export async function remoteEpub(url: string, early?: Promise<Opening | null>): Promise<Book | null> {
+  const open = await (early ?? opening(url));
+  if (!open) return null;
   const { configure, ZipReader, BlobReader, TextWriter, BlobWriter } = await import('foliate-js/vendor/zip.js');
   configure({ useWebWorkers: false });
   // the vendored zip.js exports no Reader: it is BlobReader's parent class
-  const reader = new ZipReader(rangeReader(Object.getPrototypeOf(BlobReader), url, size));
+  const ranges = rangeReader(Object.getPrototypeOf(BlobReader), url, open);
+  const reader = new ZipReader(ranges);
   const entries = await reader.getEntries();
+  ranges.extents(entries.map((e) => ({ start: e.offset, end: e.offset + HEADER_ROOM + e.filename.length + e.compressedSize })));
   const map = new Map(entries.map((entry) => [entry.filename, entry]));
   const loader: Loader = {
     entries,

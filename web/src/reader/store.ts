@@ -3,7 +3,9 @@
 // holds a position per book (the latest replaces the earlier, so one write per book) and an
 // annotation by its dedup_key (a second delivery answers the one already there: nothing is made
 // twice), sent in order when the network is back.
-import { allWaiting, changeBook, deleteWaiting, deleteWaitingIf, getBook, type KeptBook, putWaiting, type Waiting } from '../browser/offline-db';
+import { allWaiting, changeBook, deleteWaiting, deleteWaitingIf, getBook, type KeptBook, markedKept, putWaiting, type Waiting } from '../browser/offline-db';
+
+export { markedKept };
 import type { Answer } from './http';
 
 export type { KeptBook, Waiting };
