@@ -151,8 +151,14 @@ const inputs = Object.keys(result.metafile.inputs)
 cpSync(join(root, 'web/src/assets'), join(out, 'web-assets'), { recursive: true });
 // the scripts written in TypeScript (web/src/assets.ts, BUNDLES, with the same options as there):
 // the page scripts app.js and offline.js (classic scripts, one function each) and the web reader
-// (web/src/reader/main.ts with foliate-js, one ES module served only on the reader page)
-const BUNDLES = { 'app.js': ['browser/app.ts', 'iife'], 'offline.js': ['browser/offline.ts', 'iife'], 'reader.js': ['reader/main.ts', 'esm'] };
+// (web/src/reader/main.ts with foliate-js, one ES module served only on the reader page, and its
+// boot script web/src/reader/boot.ts)
+const BUNDLES = {
+  'app.js': ['browser/app.ts', 'iife'],
+  'offline.js': ['browser/offline.ts', 'iife'],
+  'reader.js': ['reader/main.ts', 'esm'],
+  'reader-boot.js': ['reader/boot.ts', 'esm'],
+};
 for (const [name, [entry, format]] of Object.entries(BUNDLES)) {
   await build({
     entryPoints: [join(root, 'web/src', entry)],

@@ -206,6 +206,8 @@ async function runMode(mode: Mode, browser: Browser, dir: string): Promise<Row> 
       p.on('request', (r: Request) => {
         if (['script', 'stylesheet'].includes(r.resourceType()) && new URL(r.url()).origin === new URL(b.url).origin) loaded.push(new URL(r.url()).pathname);
       });
+      const ranges: string[] = [];
+      if (process.env.BENCH_READER_TRACE) p.on('request', (r: Request) => void r.headerValue('range').then((v) => v && ranges.push(v)));
       const profiler = process.env.BENCH_READER_PROFILE && i === RUNS - 1 ? await profile(p) : null;
       const t0 = performance.now();
       const res = await p.goto(`${b.url}/read/${epub}`, { waitUntil: 'commit' });
@@ -231,7 +233,7 @@ async function runMode(mode: Mode, browser: Browser, dir: string): Promise<Row> 
               ),
           };
         });
-        console.log(`  trace, run ${i + 1}: ready at ${trace.ready} ms (browser's clock)\n    ${trace.entries.join('\n    ')}`);
+        console.log(`  trace, run ${i + 1}: ready at ${trace.ready} ms (browser's clock); ranges asked: ${ranges.join(', ')}\n    ${trace.entries.join('\n    ')}`);
       }
       await p.waitForTimeout(300);
       epubFirstBytes = got.total();

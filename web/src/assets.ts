@@ -59,15 +59,19 @@ export interface Assets {
   /** reading offline (issue 45): registers the service worker, "Keep offline", the offline books page */
   offline: string;
   htmx: string;
-  /** the reader's bundle (src/reader/main.ts with foliate-js): its path, built on first use when no bundle is on disk */
-  reader: () => string;
+  /**
+   * the reader's bundle (src/reader/main.ts with foliate-js) and its boot script (src/reader/boot.ts,
+   * loaded first: it asks for what the first page needs while the bundle loads): their paths, built
+   * on first use when no bundle is on disk
+   */
+  reader: () => { script: string; boot: string };
   byPath: Map<string, Asset>;
 }
 
 /**
  * The scripts written in TypeScript, bundled by esbuild: the app's page script and the offline one
  * (classic deferred scripts: one function each, nothing global) and the reader (an ES module with
- * foliate-js, foliate's lazy imports inlined). The production build (embedded/build.mjs) writes them
+ * foliate-js, foliate's lazy imports inlined, and its boot script). The production build (embedded/build.mjs) writes them
  * to web-assets/ under these names with the same options; from the sources (development and tests)
  * they are bundled here, the page scripts at start and the reader on first use.
  */
@@ -75,6 +79,7 @@ export const BUNDLES = {
   'app.js': { entry: 'browser/app.ts', format: 'iife' },
   'offline.js': { entry: 'browser/offline.ts', format: 'iife' },
   'reader.js': { entry: 'reader/main.ts', format: 'esm' },
+  'reader-boot.js': { entry: 'reader/boot.ts', format: 'esm' },
 } as const;
 export type BundleName = keyof typeof BUNDLES;
 
@@ -113,7 +118,7 @@ export function loadAssets(): Assets {
     htmx: asset('htmx.js', htmxFile),
   };
   const byPath = new Map(Object.values(list).map((a) => [a.path, a]));
-  let reader: Asset | null = null;
+  let reader: { script: string; boot: string } | null = null;
   return {
     css: list.css.path,
     js: list.js.path,
@@ -124,10 +129,12 @@ export function loadAssets(): Assets {
     byPath,
     reader: () => {
       if (!reader) {
-        reader = bundle(dir, 'reader.js');
-        byPath.set(reader.path, reader);
+        const script = bundle(dir, 'reader.js');
+        const boot = bundle(dir, 'reader-boot.js');
+        for (const a of [script, boot]) byPath.set(a.path, a);
+        reader = { script: script.path, boot: boot.path };
       }
-      return reader.path;
+      return reader;
     },
   };
 }

@@ -73,7 +73,7 @@ function assetRoutes(app: FastifyInstance, assets: Assets): void {
   app.get('/assets/:file', (req, reply) => {
     const path = req.url.split('?')[0]!;
     // the reader's bundle is made on first use: another instance may have shown its name first
-    if (path.startsWith('/assets/reader.') && !assets.byPath.has(path)) assets.reader();
+    if (path.startsWith('/assets/reader') && !assets.byPath.has(path)) assets.reader();
     const a = assets.byPath.get(path);
     if (!a) return securityHeaders(reply).code(404).type('text/plain; charset=utf-8').send('not found');
     return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(a.type).send(a.body);

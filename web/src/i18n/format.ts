@@ -104,8 +104,21 @@ function parse(src: string): Part[] {
 
 /** Formats messages of one locale; a message it cannot read comes back as written. */
 export function formatter(locale: string): (message: string, values?: FormatValues) => string {
-  const numbers = new Intl.NumberFormat(locale);
-  const plurals = new Intl.PluralRules(locale);
+  // made on first use: a page whose first words have no number does not wait for Intl's data
+  let numberFormat: Intl.NumberFormat | null = null;
+  let pluralRules: Intl.PluralRules | null = null;
+  const numbers = {
+    format: (n: number) => {
+      numberFormat ??= new Intl.NumberFormat(locale);
+      return numberFormat.format(n);
+    },
+  };
+  const plurals = {
+    select: (n: number) => {
+      pluralRules ??= new Intl.PluralRules(locale);
+      return pluralRules.select(n);
+    },
+  };
   const parsed = new Map<string, Part[] | null>();
   const num = (v: unknown) => (typeof v === 'number' ? numbers.format(v) : String(v ?? ''));
   const render = (parts: Part[], values: FormatValues, pound: number | null): string =>

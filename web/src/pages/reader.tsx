@@ -167,7 +167,15 @@ function SearchMenu() {
 /** The caller's reader settings from the profile (GET /api/media-items/<id>/reader-settings), or null when unread. */
 export type ReaderSettings = { all_books: unknown; this_book: unknown } | null;
 
-export function Reader(p: { assets: Assets; reader: string; nonce: string; viewer: Viewer; item: Item; progress: ReadPosition | null; settings?: ReaderSettings }) {
+export function Reader(p: {
+  assets: Assets;
+  reader: { script: string; boot: string };
+  nonce: string;
+  viewer: Viewer;
+  item: Item;
+  progress: ReadPosition | null;
+  settings?: ReaderSettings;
+}) {
   const chosen = readableFormat(p.item);
   const { t, locale, dir } = useI18n();
   const position = p.progress ? { percentage: p.progress.percentage, epubcfi: p.progress.epubcfi ?? null, page: p.progress.page ?? null } : null;
@@ -181,7 +189,8 @@ export function Reader(p: { assets: Assets; reader: string; nonce: string; viewe
         {p.viewer.csrf && <meta name="csrf-token" content={p.viewer.csrf} />}
         <link rel="stylesheet" href={p.assets.css} />
         {chosen && <ReaderMessages />}
-        {chosen && <script type="module" src={p.reader} nonce={p.nonce} />}
+        {chosen && <script type="module" src={p.reader.boot} nonce={p.nonce} />}
+        {chosen && <script type="module" src={p.reader.script} nonce={p.nonce} />}
       </head>
       <body>
         <a class="skip" href="#main">

@@ -15,15 +15,16 @@ import { type Book, makeBook, type TocItem } from 'foliate-js/view.js';
 import { MAX_ACTIVE_SECONDS, watchActivity } from './active-time';
 import { annotations } from './annotations';
 import { byId, within } from './dom';
+import { takeEarly } from './early';
 import { call } from './http';
 import { chrome, pageKeys, zone } from './input';
 import { follow, type LivePosition } from './live';
 import { num, t } from './messages';
 import { type PagePosition, pictures } from './pages';
-import { type Opening, opening, remoteEpub } from './remote-epub';
+import { remoteEpub } from './remote-epub';
 import { cleanSections } from './sanitize';
 import { pageSearch, search } from './search';
-import { fetchSections, sectionAt, sectionBounds, textShare } from './sections';
+import { sectionAt, sectionBounds, textShare } from './sections';
 import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, type ProfileSettings, SIZES, setOwn, type TextKey, text } from './settings';
 import { drop, flush, type KeptBook, keptBook, markedKept, queue, updateKept, waiting } from './store';
 import { adoptStyles } from './style';
@@ -167,12 +168,11 @@ const isCfi = (s: unknown): s is string => typeof s === 'string' && /^epubcfi\(\
 
 const byParts = root.dataset.format === 'epub' || root.dataset.format === 'kepub';
 /**
- * An EPUB's opening (its first and last 64 KiB), asked for as the script starts, beside the look
- * for a kept copy: the first page waits for one round trip less. Unused when the book is kept.
+ * An EPUB's opening (its first and last 64 KiB) and its sections as the reading service weighs them,
+ * asked for by the boot script as the page was parsed (early.ts), beside the look for a kept copy:
+ * the first page waits for one round trip less. Unused when the book is kept.
  */
-const early: Promise<Opening | null> | null = byParts && navigator.onLine ? opening(root.dataset.file ?? '').catch(() => null) : null;
-/** an EPUB's sections as the reading service weighs them, asked for at the same time */
-const earlySections: Promise<unknown> | null = root.dataset.format === 'epub' ? fetchSections(item) : null;
+const { opening: early, sections: earlySections } = takeEarly();
 
 /** The book: an EPUB read by parts with range requests (remote-epub.ts), else the whole file. */
 async function openBook(): Promise<Book> {

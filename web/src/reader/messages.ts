@@ -31,5 +31,8 @@ export const t = (key: ReaderKey, values?: FormatValues): string => format(messa
 export const apiError = (message: string): string => (locale === 'en' ? message : localizeError(message, t));
 
 /** A number in the page's language (at most one decimal: positions in per cent). */
-const numbers = new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
-export const num = (n: number): string => numbers.format(n);
+let numbers: Intl.NumberFormat | null = null;
+export const num = (n: number): string => {
+  numbers ??= new Intl.NumberFormat(locale, { maximumFractionDigits: 1 });
+  return numbers.format(n);
+};

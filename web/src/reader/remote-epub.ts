@@ -7,31 +7,7 @@
 import type { Book } from 'foliate-js/view.js';
 import type { Loader } from 'foliate-js/epub.js';
 import type { Reader } from 'foliate-js/vendor/zip.js';
-
-const PIECE = 64 * 1024;
-
-/** A range answer's bytes and the file's size, or null when the server answered no range. */
-async function ranged(url: string, range: string): Promise<{ bytes: Uint8Array; start: number; size: number } | null> {
-  const r = await fetch(url, { headers: { Range: range }, credentials: 'same-origin', cache: 'no-store' });
-  if (r.status !== 206) return null;
-  const m = /^bytes (\d+)-\d+\/(\d+)$/.exec(r.headers.get('Content-Range') ?? '');
-  const size = Number(m?.[2]);
-  if (!m || !Number.isSafeInteger(size) || size <= 0) return null;
-  return { bytes: new Uint8Array(await r.arrayBuffer()), start: Number(m[1]), size };
-}
-
-/**
- * The file's opening, in one round trip: its first piece (the zip's first entries: mimetype,
- * container, most often the package document) and its last bytes (the zip's directory, which
- * zip.js reads first), asked for at once; the first answer also gives the file's size.
- */
-export type Opening = { size: number; first: Uint8Array; tail: { start: number; bytes: Uint8Array } | null };
-export async function opening(url: string): Promise<Opening | null> {
-  const [head, tail] = await Promise.all([ranged(url, `bytes=0-${PIECE - 1}`), ranged(url, `bytes=-${PIECE}`).catch(() => null)]);
-  if (!head) return null;
-  const fits = tail && tail.size === head.size && tail.start + tail.bytes.length === head.size;
-  return { size: head.size, first: head.bytes, tail: fits ? { start: tail.start, bytes: tail.bytes } : null };
-}
+import { type Opening, opening, PIECE } from './opening';
 
 /** The span of the file an entry lies in: its local header, name, extra field and data. */
 type Extent = { start: number; end: number };
@@ -85,8 +61,9 @@ function rangeReader(Base: typeof Reader, url: string, open: Opening): Reader & 
       super();
       this.size = size;
     }
+    /** the entries' spans, sorted by start and not overlapping */
     extents(e: Extent[]) {
-      spans = [...e].sort((a, b) => a.start - b.start);
+      spans = e;
     }
     override async readUint8Array(offset: number, length: number) {
       // the directory and what lies beside it, from the opening's last bytes
@@ -136,7 +113,9 @@ export async function remoteEpub(url: string, early?: Promise<Opening | null>): 
   const ranges = rangeReader(Object.getPrototypeOf(BlobReader), url, open);
   const reader = new ZipReader(ranges);
   const entries = await reader.getEntries();
-  ranges.extents(entries.map((e) => ({ start: e.offset, end: e.offset + HEADER_ROOM + e.filename.length + e.compressedSize })));
+  // an entry's span ends where the next one starts (its extra field's length is not known here)
+  const byStart = [...entries].sort((a, b) => a.offset - b.offset);
+  ranges.extents(byStart.map((e, i) => ({ start: e.offset, end: Math.min(byStart[i + 1]?.offset ?? open.size, e.offset + HEADER_ROOM + e.filename.length + e.compressedSize) })));
   const map = new Map(entries.map((entry) => [entry.filename, entry]));
   const loader: Loader = {
     entries,
