@@ -4,7 +4,8 @@
 // so the text can be selected, copied and found in the page (docs/decisions.md, "PDF text layer").
 // The text goes in as text only (textContent), never markup. A layer follows its picture's size
 // (fit, zoom, spread, column) by a ResizeObserver; a page's text is asked for once, when its picture
-// loads or is preloaded. A page without text gets no layer.
+// loads or is preloaded. A page without text gets no layer. A PDF kept in this browser reads its
+// pages' texts from there (`source`), as they were kept with its pictures.
 
 /** One run as the gateway answers it: its text and its box as shares of the page (0..1). */
 export interface Run {
@@ -14,7 +15,7 @@ export interface Run {
   w: number;
   h: number;
 }
-interface PageText {
+export interface PageText {
   page: number;
   width: number;
   height: number;
@@ -70,7 +71,7 @@ export interface TextLayers {
   clear(): void;
 }
 
-export function textLayers(pages: HTMLElement, item: string): TextLayers {
+export function textLayers(pages: HTMLElement, item: string, source?: (index: number) => Promise<PageText | null>): TextLayers {
   const texts = new Map<number, Promise<PageText | null>>();
   const layers = new Map<HTMLImageElement, HTMLElement>();
   let marked: { index: number; query: string } | null = null;
@@ -78,10 +79,10 @@ export function textLayers(pages: HTMLElement, item: string): TextLayers {
   const fetchText = (index: number) => {
     let p = texts.get(index);
     if (!p) {
-      p = fetch(`/opds/pages/${encodeURIComponent(item)}/${index}/text`, { credentials: 'same-origin' })
-        .then((r) => (r.ok ? (r.json() as Promise<PageText>) : null))
-        .then((t) => (t && Array.isArray(t.items) && t.width > 0 && t.height > 0 ? t : null))
-        .catch(() => null);
+      const asked = source
+        ? source(index)
+        : fetch(`/opds/pages/${encodeURIComponent(item)}/${index}/text`, { credentials: 'same-origin' }).then((r) => (r.ok ? (r.json() as Promise<PageText>) : null));
+      p = asked.then((t) => (t && Array.isArray(t.items) && t.width > 0 && t.height > 0 ? t : null)).catch(() => null);
       // a failure is asked again next time the page is shown
       p.then((t) => {
         if (!t) texts.delete(index);
