@@ -442,6 +442,15 @@ for (const mode of modes) {
         /^This browser has no room left to keep the book offline \(it needs about \d+(\.\d)? (KB|MB)\)\. Remove books from Offline books, or free space on this device, and try again\.$/,
       );
       expect(await t.page.textContent('#keep-offline')).toBe('Keep offline');
+      // a comic the same: measured from its first page, refused before any page is kept
+      await t.page.goto(`${b.url}/books/${comic.id}`);
+      await t.page.waitForSelector('#keep-offline:not([hidden])');
+      await t.page.click('#keep-offline');
+      await t.page.waitForFunction(() => /no room/.test(document.getElementById('keep-offline-status').textContent), null, { timeout: 30_000 });
+      expect(await t.page.textContent('#keep-offline-status')).toMatch(/^This browser has no room left to keep the book offline \(it needs about \d+(\.\d)? (KB|MB)\)\./);
+      expect(await t.page.textContent('#keep-offline')).toBe('Keep offline');
+      expect(await keptPages(t.page, comic.id)).toBe(0);
+      expect(await t.page.evaluate((id) => localStorage.getItem(`bindery.kept.${id}`), comic.id)).toBe(null);
       await t.page.goto(`${b.url}/offline`);
       await t.page.waitForSelector('#offline-books[data-count="0"]', { state: 'attached' });
       expect(await t.page.isVisible('#offline-empty')).toBe(true);

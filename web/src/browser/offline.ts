@@ -128,12 +128,21 @@ async function keepPages(b: HTMLElement, id: string, tell: (t: string) => void):
   };
   let next = 1;
   await store(0, first);
-  // a few pages at once: the gateway renders them in parallel, within its own limits
+  // a few pages at once: the gateway renders them in parallel, within its own limits. A failure
+  // stops them all, and is answered only once none is still writing (what was written is then removed)
+  let failure: { error: unknown } | null = null;
   await Promise.all(
     Array.from({ length: Math.min(PARALLEL_PAGES, count - 1) }, async () => {
-      while (next < count) await store(next++);
+      while (next < count && !failure) {
+        try {
+          await store(next++);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
     }),
   );
+  if (failure) throw (failure as { error: unknown }).error;
   return { size, count };
 }
 

@@ -75,8 +75,13 @@ export function pictures({ root, item, kept, saved, save, status, chrome }: Opti
       return Promise.resolve();
     }
     return kept.picture(i).then((blob) => {
-      // another page was asked for meanwhile (a slider's thumbnail), or the book has no such page
-      if (!blob || img.dataset.asked !== String(i)) return;
+      // another page was asked for meanwhile (a slider's thumbnail)
+      if (img.dataset.asked !== String(i)) return;
+      // a page missing from the store: the page stream's, when there is a network
+      if (!blob) {
+        if (navigator.onLine) img.src = url(i, w);
+        return;
+      }
       release(img);
       const u = URL.createObjectURL(blob);
       blobs.set(img, u);
