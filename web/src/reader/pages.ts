@@ -87,7 +87,8 @@ export function pictures({ root, item, kept, saved, save, status, chrome }: Opti
       blobs.set(img, u);
       img.src = u;
     });
-  }; // 0-based index of the first page shown
+  };
+  // 0-based index of the first page shown
   let at = saved && typeof saved.page === 'number' && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
   let opened = false;
   let zoom = 1;
