@@ -189,6 +189,14 @@ for (const mode of PAGE_MODES) {
       await t.page.waitForSelector('#pages .text-layer mark.text-hit');
       expect(await t.page.locator('#pages .text-layer mark.text-hit').allTextContents()).toEqual(['lighthouse']);
       expect((await layers(t))[0]!.words).toEqual(PAGES[1]);
+      // a match across the end of one line and the start of the next is marked in both lines
+      await t.page.click('#search-menu summary');
+      await t.page.fill('#search-q', 'keeper counts');
+      await t.page.keyboard.press('Enter');
+      await expect.poll(() => t.page.textContent('#search-status')).toBe('1 result for “keeper counts”.');
+      await t.page.click('#search-results a');
+      await expect.poll(() => t.page.locator('#pages .text-layer mark.text-hit').allTextContents()).toEqual(['keeper', 'counts']);
+      expect((await layers(t))[0]!.words).toEqual(PAGES[1]);
       await checkPage(t, `${mode}-reader-pdf-text`);
 
       // the vertical column: each page shown gets its own layer over it

@@ -1,8 +1,10 @@
 // Books kept offline and the writes waiting for the network, in this browser's IndexedDB
-// ('bindery-offline', version 1): the book page's "Keep offline" and the offline books page
+// ('bindery-offline', version 2): the book page's "Keep offline" and the offline books page
 // (offline.ts) and the reader (reader/store.ts) share this one module. `books` holds, per item, the
-// file (a Blob), its locator data (sections), annotations, the position the server gave and the one
-// read here; `outbox` the API writes made without a network, sent in order when it is back.
+// file (a Blob; none for a comic or PDF), its locator data (sections), annotations, the position the
+// server gave and the one read here; `pages` a comic's or PDF's page pictures (and a PDF page's
+// text), keyed [item, page]; `outbox` the API writes made without a network, sent in order when it
+// is back.
 
 /** An annotation as the API gives it (GET /api/media-items/<id>/highlights or /notes), or as made offline. */
 export interface AnnotationRecord {
@@ -30,7 +32,13 @@ export interface KeptBook {
   name: string;
   cover: string | null;
   sha256: string | null;
-  file: Blob;
+  /** the book's file (a text book); null for a comic or PDF, whose pages are in `pages` */
+  file: Blob | null;
+  /** 'pages' for a comic or PDF kept as pictures (absent on a text book) */
+  kind?: 'text' | 'pages';
+  /** a comic's or PDF's page count, and the width its pictures were kept at */
+  page_count?: number;
+  page_width?: number;
   /** the catalog's locator data (GET /api/media-items/<id>/sections), as it came */
   sections: unknown;
   annotations: { highlights: AnnotationRecord[]; notes: AnnotationRecord[] };
@@ -55,19 +63,52 @@ export interface Waiting {
   at: number;
 }
 
-type Store = 'books' | 'outbox';
+/**
+ * The width a comic's or PDF's pages are kept at, one for every screen: 1600 px is sharp on a
+ * laptop window (about 1300-1500 device pixels wide) and on a phone held upright (1080-1290), and a
+ * page at that width is some 200-400 KB, so a 200-page comic takes tens of MB, not hundreds. The
+ * reader scales it (a zoom past it is the kept picture enlarged, not a sharper one).
+ */
+export const KEPT_PAGE_WIDTH = 1600;
+
+/** A PDF page's text as the gateway answers it (/opds/pages/<id>/<n>/text). */
+export interface KeptPageText {
+  page: number;
+  width: number;
+  height: number;
+  items: { str: string; x: number; y: number; w: number; h: number }[];
+}
+
+/** One page of a comic or PDF kept offline: its picture, and a PDF page's text (null: none). */
+export interface KeptPage {
+  item: string;
+  /** 0-based, as the page stream counts */
+  n: number;
+  picture: Blob;
+  text: KeptPageText | null;
+}
+
+type Store = 'books' | 'outbox' | 'pages';
 
 let opened: Promise<IDBDatabase> | null = null;
 
 function db(): Promise<IDBDatabase> {
   opened ??= new Promise((resolve, reject) => {
-    const r = indexedDB.open('bindery-offline', 1);
+    const r = indexedDB.open('bindery-offline', 2);
     r.onupgradeneeded = () => {
       const d = r.result;
       if (!d.objectStoreNames.contains('books')) d.createObjectStore('books', { keyPath: 'id' });
       if (!d.objectStoreNames.contains('outbox')) d.createObjectStore('outbox', { keyPath: 'key' });
+      if (!d.objectStoreNames.contains('pages')) d.createObjectStore('pages', { keyPath: ['item', 'n'] });
     };
-    r.onsuccess = () => resolve(r.result);
+    r.onsuccess = () => {
+      // a tab with a newer version of the store: this connection gives way (the next call opens again)
+      r.result.onversionchange = () => {
+        r.result.close();
+        opened = null;
+      };
+      resolve(r.result);
+    };
     r.onerror = () => reject(r.error);
   });
   return opened;
@@ -135,10 +176,45 @@ export const putBook = (book: KeptBook): Promise<IDBValidKey> =>
     mark(book.id, true);
     return key;
   });
-export const deleteBook = (id: string): Promise<undefined> => {
+/** every page of one item, as a key range of `pages` */
+const pagesOf = (id: string) => IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER]);
+/** Forgets a kept book: its record and every page of it, in one transaction. */
+export const deleteBook = async (id: string): Promise<undefined> => {
   mark(id, false);
-  return run('books', 'readwrite', (s) => s.delete(id));
+  const d = await db();
+  return new Promise((resolve, reject) => {
+    const tx = d.transaction(['books', 'pages'], 'readwrite');
+    tx.objectStore('books').delete(id);
+    tx.objectStore('pages').delete(pagesOf(id));
+    tx.oncomplete = () => resolve(undefined);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
 };
+/** Stores one page of a comic or PDF (written before its book's record, which says it is kept). */
+export const putPage = (page: KeptPage): Promise<IDBValidKey> => run('pages', 'readwrite', (s) => s.put(page));
+export const getPage = (id: string, n: number): Promise<KeptPage | undefined> => run('pages', 'readonly', (s) => s.get([id, n]));
+/** The pages stored for an item. */
+export const countPages = (id: string): Promise<number> => run('pages', 'readonly', (s) => s.count(pagesOf(id)));
+/** Each stored page's text of an item, in page order (a search reads them all; the pictures stay on disk). */
+export async function pageTexts(id: string): Promise<(KeptPageText | null)[]> {
+  const d = await db();
+  return new Promise((resolve, reject) => {
+    const out: (KeptPageText | null)[] = [];
+    const tx = d.transaction('pages', 'readonly');
+    const req = tx.objectStore('pages').openCursor(pagesOf(id));
+    req.onsuccess = () => {
+      const c = req.result;
+      if (!c) return;
+      const page = c.value as KeptPage;
+      out[page.n] = page.text;
+      c.continue();
+    };
+    tx.oncomplete = () => resolve(out);
+    tx.onerror = () => reject(tx.error);
+    tx.onabort = () => reject(tx.error);
+  });
+}
 /** Changes a kept book's record (nothing when it is not kept). */
 export const changeBook = (id: string, change: (book: KeptBook) => KeptBook): Promise<void> => modify('books', id, change);
 

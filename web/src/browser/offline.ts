@@ -3,10 +3,12 @@
 // reader's outbox) when the network is back. The books are kept in IndexedDB (offline-db.ts, the
 // same module the reader reads them with); our own pages for them (the reader page, this list) and
 // their covers and assets in the service worker's Cache Storage. Bundled as /assets/offline.<hash>.js.
-import { allBooks, allWaiting, deleteBook, deleteWaiting, getBook, type KeptBook, putBook } from './offline-db';
+import { allBooks, allWaiting, deleteBook, deleteWaiting, getBook, KEPT_PAGE_WIDTH, type KeptBook, type KeptPageText, putBook, putPage } from './offline-db';
 import { type FormatValues, formatter } from '../i18n/format';
 
 const CACHE = 'bindery-offline-v1';
+/** pages of a comic or PDF asked for at once while it is kept */
+const PARALLEL_PAGES = 4;
 const csrf = () => document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
 
 if ('serviceWorker' in navigator) {
@@ -20,6 +22,7 @@ const ENGLISH: Words = {
   keep: 'Keep offline',
   removeCopy: 'Remove offline copy',
   keeping: 'Keeping the book offline…',
+  keepingPages: 'Keeping the book offline… ({done, number} of {count, plural, one {# page} other {# pages}})',
   removed: 'The offline copy was removed.',
   kept: 'Kept offline ({size}).',
   keptReady: 'Kept offline ({size}): it opens in the reader without a network.',
@@ -68,16 +71,93 @@ const list = (v: unknown) => (Array.isArray(v) ? v : []);
 
 /** the size of the book being kept (for the message when there is no room) */
 let need = 0;
-/** Keeps a book: its file, locator data, annotations and position in IndexedDB; its reader page, assets and cover in the cache. */
+/** Room for `size` more bytes, as far as the browser says (a book is refused before anything is written). */
+async function room(size: number): Promise<void> {
+  need = size;
+  const est = navigator.storage?.estimate ? await navigator.storage.estimate() : null;
+  if (est && typeof est.quota === 'number' && est.quota - (est.usage ?? 0) < size * 1.2) throw new QuotaError(size);
+}
+
+/** A page stream answer, asked again while the gateway says it is busy (503 with Retry-After). */
+async function pageFetch(url: string): Promise<Response> {
+  for (let tries = 0; ; tries++) {
+    const r = await fetch(url, { credentials: 'same-origin' });
+    if (r.status !== 503 || tries >= 4) return r;
+    const wait = Number(r.headers.get('retry-after')) || 1;
+    await new Promise((done) => setTimeout(done, Math.min(5, wait) * 1000));
+  }
+}
+
+/**
+ * A comic's or PDF's pages: each page's picture at KEPT_PAGE_WIDTH and a PDF page's text, stored
+ * page by page in IndexedDB, a few at a time. The size is estimated from the first picture before
+ * anything is written; the book's record, which says it is kept, is written after the last page.
+ */
+async function keepPages(b: HTMLElement, id: string, tell: (t: string) => void): Promise<{ size: number; count: number }> {
+  const count = Number(b.dataset.pageCount || '0');
+  if (!(count > 0)) throw new Error('the book has no pages');
+  const pdf = b.dataset.format === 'pdf';
+  const base = `/opds/pages/${encodeURIComponent(id)}`;
+  const picture = async (n: number) => {
+    const r = await pageFetch(`${base}/${n}?width=${KEPT_PAGE_WIDTH}`);
+    if (!r.ok) throw new Error(`page ${n + 1} could not be read (${r.status})`);
+    return r.blob();
+  };
+  // a page without text (a scan) or whose text cannot be read keeps its picture alone
+  const text = async (n: number): Promise<KeptPageText | null> => {
+    if (!pdf) return null;
+    const r = await pageFetch(`${base}/${n}/text`);
+    if (r.status === 404 || r.status === 422) return null;
+    if (!r.ok) throw new Error(`the text of page ${n + 1} could not be read (${r.status})`);
+    const t = (await r.json()) as KeptPageText;
+    return Array.isArray(t?.items) && t.width > 0 && t.height > 0 ? t : null;
+  };
+  tell(say('keeping'));
+  const first = await picture(0);
+  await room(first.size * count);
+  let done = 0;
+  let size = 0;
+  const progress = () => tell(say('keepingPages', { done, count }));
+  progress();
+  const store = async (n: number, pic?: Blob) => {
+    const [p, t] = await Promise.all([pic ?? picture(n), text(n)]);
+    await putPage({ item: id, n, picture: p, text: t });
+    size += p.size + (t ? JSON.stringify(t).length : 0);
+    done++;
+    progress();
+  };
+  let next = 1;
+  await store(0, first);
+  // a few pages at once: the gateway renders them in parallel, within its own limits. A failure
+  // stops them all, and is answered only once none is still writing (what was written is then removed)
+  let failure: { error: unknown } | null = null;
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL_PAGES, count - 1) }, async () => {
+      while (next < count && !failure) {
+        try {
+          await store(next++);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }),
+  );
+  if (failure) throw (failure as { error: unknown }).error;
+  return { size, count };
+}
+
+/** Keeps a book: its file (or its pages' pictures), locator data, annotations and position in IndexedDB; its reader page, assets and cover in the cache. */
 async function keep(b: HTMLElement, tell: (t: string) => void): Promise<KeptBook> {
   const id = b.dataset.item ?? '';
-  const fileRes = await fetch(b.dataset.file ?? '', { credentials: 'same-origin' });
-  if (!fileRes.ok) throw new Error(`the book file could not be read (${fileRes.status})`);
-  const file = await fileRes.blob();
-  need = file.size;
-  const est = navigator.storage?.estimate ? await navigator.storage.estimate() : null;
-  if (est && typeof est.quota === 'number' && est.quota - (est.usage ?? 0) < file.size * 1.2) throw new QuotaError(file.size);
-  tell(say('keeping'));
+  const pages = b.dataset.kind === 'pages';
+  let file: Blob | null = null;
+  if (!pages) {
+    const fileRes = await fetch(b.dataset.file ?? '', { credentials: 'same-origin' });
+    if (!fileRes.ok) throw new Error(`the book file could not be read (${fileRes.status})`);
+    file = await fileRes.blob();
+    await room(file.size);
+    tell(say('keeping'));
+  }
   const base = `/api/media-items/${encodeURIComponent(id)}`;
   const [sections, highlights, notes, progress] = await Promise.all([
     b.dataset.format === 'epub'
@@ -90,6 +170,7 @@ async function keep(b: HTMLElement, tell: (t: string) => void): Promise<KeptBook
     getJson(`${base}/notes`).then((j) => list(j.data)),
     getJson(`${base}/progress`).catch(() => null),
   ]);
+  const kept = pages ? await keepPages(b, id, tell) : null;
   // our pages and what they need, for the service worker to answer with offline
   const cache = await caches.open(CACHE);
   const page = await fetch(`/read/${encodeURIComponent(id)}`, { credentials: 'same-origin' });
@@ -112,6 +193,7 @@ async function keep(b: HTMLElement, tell: (t: string) => void): Promise<KeptBook
     cover: b.dataset.cover ?? null,
     sha256: b.dataset.sha256 ?? null,
     file,
+    ...(kept ? { kind: 'pages' as const, page_count: kept.count, page_width: KEPT_PAGE_WIDTH } : { kind: 'text' as const }),
     sections,
     annotations: { highlights, notes },
     progress: progress?.progress ?? progress,
@@ -119,7 +201,8 @@ async function keep(b: HTMLElement, tell: (t: string) => void): Promise<KeptBook
     kept_at: Date.now(),
     size: 0,
   };
-  record.size = file.size + JSON.stringify({ ...record, file: null }).length + html.length;
+  record.size = (file?.size ?? 0) + (kept?.size ?? 0) + JSON.stringify({ ...record, file: null }).length + html.length;
+  // last: only now is the book kept (a failure before leaves pages that remove() takes away)
   await putBook(record);
   navigator.storage?.persist?.().catch(() => undefined);
   return record;

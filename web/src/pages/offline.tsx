@@ -13,6 +13,7 @@ function keepWords(catalog: Catalog): Record<string, string> {
     keep: 'offline.keep',
     removeCopy: 'offline.removeCopy',
     keeping: 'offline.keeping',
+    keepingPages: 'offline.keepingPages',
     removed: 'offline.removed',
     kept: 'offline.kept',
     keptReady: 'offline.keptReady',
@@ -28,11 +29,14 @@ function keepWords(catalog: Catalog): Record<string, string> {
 const wordsFrom = (catalog: Catalog, keys: Record<string, MessageKey>): Record<string, string> =>
   Object.fromEntries(Object.entries(keys).map(([name, key]) => [name, catalog[key]]));
 
-/** "Keep offline" for a book the reader lays out as text (its file is read from this browser). */
+/**
+ * "Keep offline" for a book the reader can open: a text book's file is kept, a comic's or PDF's
+ * pages as pictures (and a PDF's page texts), so one with no page count has nothing to keep.
+ */
 export function KeepOffline({ item }: { item: Item }) {
   const { t, catalog } = useI18n();
   const chosen = readableFormat(item);
-  if (chosen?.kind !== 'text') return null;
+  if (!chosen || (chosen.kind === 'pages' && !(item.page_count && item.page_count > 0))) return null;
   return (
     <div class="keep-offline">
       <button
@@ -42,6 +46,8 @@ export function KeepOffline({ item }: { item: Item }) {
         data-title={item.title}
         data-authors={item.authors.join(', ')}
         data-format={chosen.format.format.toLowerCase()}
+        data-kind={chosen.kind}
+        data-page-count={chosen.kind === 'pages' ? (item.page_count ?? undefined) : undefined}
         data-file={chosen.format.file_url}
         data-name={chosen.format.file_path.split('/').pop()}
         data-sha256={chosen.format.sha256 ?? undefined}

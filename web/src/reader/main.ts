@@ -9,8 +9,9 @@
 // to go where another device is (live.ts) and the cleaning of each section before foliate shows it
 // (sanitize.ts: a book is hostile content) are their own modules, bundled into the same asset.
 // A book kept offline (store.ts, filled by the book page's "Keep offline") is read from this
-// browser: its file, locator data and annotations; positions and highlights made without a network
-// wait in the outbox and go through the same API writes when it is back.
+// browser: its file, locator data and annotations (a comic's or PDF's page pictures and texts);
+// positions and highlights made without a network wait in the outbox and go through the same API
+// writes when it is back.
 import { type Book, makeBook, type TocItem } from 'foliate-js/view.js';
 import { MAX_ACTIVE_SECONDS, watchActivity } from './active-time';
 import { annotations } from './annotations';
@@ -26,7 +27,7 @@ import { cleanSections } from './sanitize';
 import { pageSearch, search } from './search';
 import { sectionAt, sectionBounds, textShare } from './sections';
 import { applyShell, bind, bookCss, followProfile, forBook, hasOwn, keepText, margins, type ProfileSettings, SIZES, setOwn, type TextKey, text } from './settings';
-import { drop, flush, type KeptBook, keptBook, markedKept, queue, updateKept, waiting } from './store';
+import { drop, flush, type KeptBook, keptBook, keptPages, markedKept, queue, searchKept, updateKept, waiting } from './store';
 import { adoptStyles } from './style';
 
 /** A position to save: an EPUB's share and CFI, or a page of pictures. */
@@ -378,12 +379,17 @@ function tableOfContents(toc: TocItem[], go: (target: string) => unknown) {
 
 /** Comics and PDFs: the picture viewer (pages.ts), with the theme and the offer of another device's page. */
 function comics() {
-  const viewer = pictures({ root, item, saved, save, status, chrome: shell });
+  // the kept pages, unless the library's file has changed since they were kept and the network is there
+  const same = !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
+  const own = kept?.kind === 'pages' && kept.page_count && (same || !navigator.onLine) ? keptPages(item, kept) : null;
+  if (own) root.dataset.keptPages = String(own.count);
+  const viewer = pictures({ root, item, kept: own, saved, save, status, chrome: shell });
   const layers = viewer.layers;
   if (layers && document.getElementById('search-menu')) {
     pageSearch({
       item,
-      count: Number(root.dataset.pageCount || '0'),
+      local: own ? (query) => searchKept(item, query) : undefined,
+      count: own?.count ?? Number(root.dataset.pageCount || '0'),
       go: (index, query) => {
         layers.mark(index, query);
         viewer.jump(index + 1);

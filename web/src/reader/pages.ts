@@ -2,11 +2,13 @@
 // two-page spread, left-to-right or right-to-left, or every page in one column (webtoons). A page
 // fits the screen, its width or its height, or shows at its own size; it zooms by ctrl+wheel (a
 // trackpad's pinch), a two-finger pinch or a double click/tap, and pans when zoomed. A slider with a
-// thumbnail moves anywhere; the next pages are asked for before they are needed.
+// thumbnail moves anywhere; the next pages are asked for before they are needed. A book kept in this
+// browser (store.ts) shows its kept pictures instead, as blob: addresses made as a picture is shown
+// and revoked when it is dropped; they are all one width, so a zoom enlarges them.
 import { byId } from './dom';
 import { type Chrome, pageKeys, zone } from './input';
 import { t } from './messages';
-import { type TextLayers, textLayers } from './pdf-text';
+import { type PageText, type TextLayers, textLayers } from './pdf-text';
 import { bind, keep, setting } from './settings';
 
 const MAX_ZOOM = 5;
@@ -20,21 +22,30 @@ export interface PagePosition {
   percentage: number;
 }
 
+/** A comic's or PDF's pages kept in this browser: each page's picture and (a PDF's) text. */
+export interface KeptPages {
+  count: number;
+  picture(index: number): Promise<Blob | null>;
+  text(index: number): Promise<PageText | null>;
+}
+
 interface Options {
   root: HTMLElement;
   item: string;
+  /** the pages kept in this browser, read instead of the page stream */
+  kept?: KeptPages | null;
   saved: { page?: number | null } | null;
   save: (position: PagePosition) => void;
   status: HTMLElement;
   chrome: Chrome;
 }
 
-export function pictures({ root, item, saved, save, status, chrome }: Options): { jump: (page: number) => void; layers: TextLayers | null } {
-  const count = Number(root.dataset.pageCount || '0');
+export function pictures({ root, item, kept, saved, save, status, chrome }: Options): { jump: (page: number) => void; layers: TextLayers | null } {
+  const count = kept?.count ?? Number(root.dataset.pageCount || '0');
   if (!count) throw new Error(t('reader.noPages'));
   const pages = byId('pages');
   // a PDF's pages carry their text over the picture (pdf-text.ts); comics have none
-  const layers = root.dataset.format === 'pdf' ? textLayers(pages, item) : null;
+  const layers = root.dataset.format === 'pdf' ? textLayers(pages, item, kept ? (i) => kept.text(i) : undefined) : null;
   const rtl = byId('rtl', HTMLInputElement);
   const spread = byId('spread', HTMLInputElement);
   const vertical = byId('vertical', HTMLInputElement);
@@ -47,6 +58,36 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   const dpr = () => window.devicePixelRatio || 1;
   const width = () => Math.min(2400, Math.ceil((window.innerWidth * dpr()) / (spread.checked && !vertical.checked ? 2 : 1)));
   const url = (i: number, w = width()) => `/opds/pages/${encodeURIComponent(item)}/${i}?width=${w}`;
+  /** what a page's picture is known by: its address, or its page for a kept picture (one width) */
+  const key = (i: number) => (kept ? `kept:${i}` : url(i));
+  // the blob: address each picture of a kept book shows, revoked when the picture is dropped
+  const blobs = new Map<HTMLImageElement, string>();
+  const release = (img: HTMLImageElement) => {
+    const u = blobs.get(img);
+    if (u) URL.revokeObjectURL(u);
+    blobs.delete(img);
+  };
+  /** Shows page `i` in `img`: the page stream's picture at width `w`, or the kept one. */
+  const load = (img: HTMLImageElement, i: number, w = width()): Promise<void> => {
+    img.dataset.asked = String(i);
+    if (!kept) {
+      img.src = url(i, w);
+      return Promise.resolve();
+    }
+    return kept.picture(i).then((blob) => {
+      // another page was asked for meanwhile (a slider's thumbnail)
+      if (img.dataset.asked !== String(i)) return;
+      // a page missing from the store: the page stream's, when there is a network
+      if (!blob) {
+        if (navigator.onLine) img.src = url(i, w);
+        return;
+      }
+      release(img);
+      const u = URL.createObjectURL(blob);
+      blobs.set(img, u);
+      img.src = u;
+    });
+  };
   // 0-based index of the first page shown
   let at = saved && typeof saved.page === 'number' && Number.isInteger(saved.page) ? Math.min(count, Math.max(1, saved.page)) - 1 : 0;
   let opened = false;
@@ -56,20 +97,28 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   const preloaded = new Map<string, HTMLImageElement>();
   const preload = (from: number) => {
     for (let i = from; i < Math.min(count, from + PRELOAD); i++) {
-      const u = url(i);
+      const u = key(i);
       if (preloaded.has(u)) continue;
       layers?.prefetch(i);
       const img = image(i);
       img.decoding = 'async';
-      img.src = u;
-      img.decode().catch(() => undefined);
+      load(img, i)
+        .then(() => img.decode())
+        .catch(() => undefined);
       preloaded.set(u, img);
     }
     // only the pages near the reader stay decoded
     for (const [u, img] of preloaded) {
       const i = Number(img.dataset.index);
-      if (!img.isConnected && (u !== url(i) || i < from - PRELOAD - 2 || i >= from + PRELOAD)) preloaded.delete(u);
+      if (!img.isConnected && (u !== key(i) || i < from - PRELOAD - 2 || i >= from + PRELOAD)) preloaded.delete(u);
     }
+    sweep();
+  };
+  /** a kept picture neither shown nor preloaded: its blob: address goes */
+  const sweep = () => {
+    if (!kept) return;
+    const held = new Set(preloaded.values());
+    for (const img of [...blobs.keys()]) if (!img.isConnected && !held.has(img)) release(img);
   };
   const image = (i: number) => {
     const img = document.createElement('img');
@@ -111,10 +160,10 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     layers?.clear();
     pages.replaceChildren(
       ...shown.map((i) => {
-        const ready = preloaded.get(url(i));
+        const ready = preloaded.get(key(i));
         if (ready) return ready;
         const img = image(i);
-        img.src = url(i);
+        void load(img, i);
         return img;
       }),
     );
@@ -136,7 +185,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
         for (const e of entries) {
           const img = e.target;
           if (!e.isIntersecting || !(img instanceof HTMLImageElement)) continue;
-          if (!img.src) img.src = url(Number(img.dataset.index));
+          if (!img.dataset.asked) void load(img, Number(img.dataset.index));
           watcher?.unobserve(img);
         }
       },
@@ -150,10 +199,11 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     }
     layers?.clear();
     pages.replaceChildren(...imgs);
+    sweep();
     for (const img of imgs) watcher.observe(img);
     const first = imgs[at];
     if (first) {
-      first.src = url(at);
+      void load(first, at);
       first.scrollIntoView({ block: 'start' });
     }
     place([at]);
@@ -228,11 +278,11 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
     pages.classList.add('zoomed');
     imgs.forEach((img, i) => {
       img.style.width = `${Math.round((base[i] || box.width) * zoom)}px`;
-      // a sharper picture for a page shown larger than it was asked for
+      // a sharper picture for a page shown larger than it was asked for (a kept one is enlarged: it has one width)
       const need = Math.min(2400, Math.ceil((base[i] || box.width) * zoom * dpr()));
-      if (!vertical.checked && need > width() * 1.2 && !img.dataset.sharp) {
+      if (!kept && !vertical.checked && need > width() * 1.2 && !img.dataset.sharp) {
         img.dataset.sharp = '1';
-        img.src = url(Number(img.dataset.index), need);
+        void load(img, Number(img.dataset.index), need);
       }
     });
     pages.scrollLeft = px * pages.scrollWidth - (cx - box.left);
@@ -363,7 +413,7 @@ export function pictures({ root, item, saved, save, status, chrome }: Options): 
   slider.addEventListener('input', () => {
     const n = Number(slider.value);
     thumb.hidden = false;
-    thumbImage.src = url(n - 1, Math.ceil(128 * dpr()));
+    void load(thumbImage, n - 1, Math.ceil(128 * dpr()));
     caption.textContent = t('reader.pageOf', { page: n, count });
   });
   slider.addEventListener('change', () => {

@@ -4,7 +4,8 @@
 // so the text can be selected, copied and found in the page (docs/decisions.md, "PDF text layer").
 // The text goes in as text only (textContent), never markup. A layer follows its picture's size
 // (fit, zoom, spread, column) by a ResizeObserver; a page's text is asked for once, when its picture
-// loads or is preloaded. A page without text gets no layer.
+// loads or is preloaded. A page without text gets no layer. A PDF kept in this browser reads its
+// pages' texts from there (`source`), as they were kept with its pictures.
 
 /** One run as the gateway answers it: its text and its box as shares of the page (0..1). */
 export interface Run {
@@ -14,7 +15,7 @@ export interface Run {
   w: number;
   h: number;
 }
-interface PageText {
+export interface PageText {
   page: number;
   width: number;
   height: number;
@@ -59,6 +60,40 @@ export function drawnArea(boxW: number, boxH: number, naturalW: number, naturalH
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
 
+/**
+ * Where `query` lies in a page's runs, read as the gateway's search reads them (the runs joined by a
+ * space, the query's spaces matching any, case-insensitive): [run, from, to] for every part of a
+ * match, in order, so a match across two runs (a line's end and the next line's start) is marked
+ * in both.
+ */
+export function hitRanges(runs: string[], query: string): [number, number, number][] {
+  const q = query.trim();
+  if (!q) return [];
+  const re = new RegExp(literal(q).replace(/\s+/gu, '\\s+'), 'giu');
+  const starts: number[] = [];
+  let joined = '';
+  runs.forEach((r, i) => {
+    if (i > 0) joined += ' ';
+    starts.push(joined.length);
+    joined += r;
+  });
+  const out: [number, number, number][] = [];
+  let run = 0;
+  for (const m of joined.matchAll(re)) {
+    const a = m.index ?? 0;
+    const b = a + m[0].length;
+    // runs end before this match: never needed again (matches come in order)
+    while (run < runs.length && (starts[run] ?? 0) + (runs[run]?.length ?? 0) <= a) run++;
+    for (let i = run; i < runs.length && (starts[i] ?? 0) < b; i++) {
+      const s = starts[i] ?? 0;
+      const from = Math.max(a, s) - s;
+      const to = Math.min(b, s + (runs[i]?.length ?? 0)) - s;
+      if (to > from) out.push([i, from, to]);
+    }
+  }
+  return out;
+}
+
 export interface TextLayers {
   /** a page picture was shown (or loaded again, sharper): its layer, once */
   attach(img: HTMLImageElement): void;
@@ -70,7 +105,7 @@ export interface TextLayers {
   clear(): void;
 }
 
-export function textLayers(pages: HTMLElement, item: string): TextLayers {
+export function textLayers(pages: HTMLElement, item: string, source?: (index: number) => Promise<PageText | null>): TextLayers {
   const texts = new Map<number, Promise<PageText | null>>();
   const layers = new Map<HTMLImageElement, HTMLElement>();
   let marked: { index: number; query: string } | null = null;
@@ -78,10 +113,10 @@ export function textLayers(pages: HTMLElement, item: string): TextLayers {
   const fetchText = (index: number) => {
     let p = texts.get(index);
     if (!p) {
-      p = fetch(`/opds/pages/${encodeURIComponent(item)}/${index}/text`, { credentials: 'same-origin' })
-        .then((r) => (r.ok ? (r.json() as Promise<PageText>) : null))
-        .then((t) => (t && Array.isArray(t.items) && t.width > 0 && t.height > 0 ? t : null))
-        .catch(() => null);
+      const asked = source
+        ? source(index)
+        : fetch(`/opds/pages/${encodeURIComponent(item)}/${index}/text`, { credentials: 'same-origin' }).then((r) => (r.ok ? (r.json() as Promise<PageText>) : null));
+      p = asked.then((t) => (t && Array.isArray(t.items) && t.width > 0 && t.height > 0 ? t : null)).catch(() => null);
       // a failure is asked again next time the page is shown
       p.then((t) => {
         if (!t) texts.delete(index);
@@ -114,23 +149,25 @@ export function textLayers(pages: HTMLElement, item: string): TextLayers {
   const highlight = (layer: HTMLElement, query: string) => {
     for (const old of layer.querySelectorAll('mark')) old.replaceWith(...old.childNodes);
     layer.normalize();
-    const re = new RegExp(literal(query.trim()).replace(/\s+/gu, '\\s+'), 'giu');
-    for (const span of layer.querySelectorAll<HTMLElement>('span')) {
-      const text = span.textContent ?? '';
+    const spans = [...layer.querySelectorAll<HTMLElement>('span')];
+    const texts = spans.map((span) => span.textContent ?? '');
+    const bySpan = new Map<number, [number, number][]>();
+    for (const [i, from, to] of hitRanges(texts, query)) bySpan.set(i, [...(bySpan.get(i) ?? []), [from, to]]);
+    for (const [i, ranges] of bySpan) {
+      const text = texts[i] ?? '';
       const parts: (string | HTMLElement)[] = [];
       let last = 0;
-      for (const m of text.matchAll(re)) {
-        const at = m.index ?? 0;
-        parts.push(text.slice(last, at));
+      for (const [from, to] of ranges) {
+        parts.push(text.slice(last, from));
         const hit = document.createElement('mark');
         hit.className = 'text-hit';
-        hit.textContent = m[0];
+        // text, never markup
+        hit.textContent = text.slice(from, to);
         parts.push(hit);
-        last = at + m[0].length;
+        last = to;
       }
-      if (last === 0) continue;
       parts.push(text.slice(last));
-      span.replaceChildren(...parts);
+      spans[i]?.replaceChildren(...parts);
     }
   };
 

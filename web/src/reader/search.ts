@@ -1,7 +1,8 @@
 // Search in the book. An EPUB: foliate's view.search (a generator over the sections). A PDF: the
 // gateway searches its pages' text (/opds/pages/<id>/search?q=, pdf-text.ts there) and a result goes
 // to its page with the hit marked in the page's text layer. The results are a list of links with an
-// excerpt each (the match marked), built as text. Enter searches; the arrow keys move between the
+// excerpt each (the match marked), built as text. A PDF kept in this browser is searched in its kept
+// page texts (store.ts), the same way, with or without a network. Enter searches; the arrow keys move between the
 // field and the results.
 import type { SearchExcerpt, View } from 'foliate-js/view.js';
 import { byId } from './dom';
@@ -58,15 +59,18 @@ function resultLink(label: string | undefined, excerpt: SearchExcerpt, go: () =>
   return li;
 }
 
-interface PageHit {
+export interface PageHit {
   page: number;
   pre: string;
   match: string;
   post: string;
 }
 
-/** A PDF's search: the gateway's hits, page by page; a result goes to its page (`go`, 0-based) and marks the match there. */
-export function pageSearch({ item, count, go }: { item: string; count: number; go: (index: number, query: string) => void }): void {
+/** the hits of a search made in this browser (a kept PDF) */
+type LocalSearch = (query: string) => Promise<{ hits: PageHit[]; truncated: boolean }>;
+
+/** A PDF's search: the gateway's hits (or `local`'s), page by page; a result goes to its page (`go`, 0-based) and marks the match there. */
+export function pageSearch({ item, count, go, local }: { item: string; count: number; go: (index: number, query: string) => void; local?: LocalSearch }): void {
   const { menu, form, input, status, results } = menuParts();
   let run = 0;
   async function find(query: string) {
@@ -77,7 +81,9 @@ export function pageSearch({ item, count, go }: { item: string; count: number; g
       return;
     }
     status.textContent = t('reader.search.searching');
-    const r = await call<{ hits: PageHit[]; truncated: boolean }>('GET', `/opds/pages/${encodeURIComponent(item)}/search?q=${encodeURIComponent(query)}`);
+    const r = local
+      ? { ok: true, status: 200, body: await local(query) }
+      : await call<{ hits: PageHit[]; truncated: boolean }>('GET', `/opds/pages/${encodeURIComponent(item)}/search?q=${encodeURIComponent(query)}`);
     if (mine !== run) return;
     if (!r.ok || !r.body || !Array.isArray(r.body.hits)) {
       status.textContent = failure(r);

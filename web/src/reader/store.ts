@@ -3,7 +3,9 @@
 // holds a position per book (the latest replaces the earlier, so one write per book) and an
 // annotation by its dedup_key (a second delivery answers the one already there: nothing is made
 // twice), sent in order when the network is back.
-import { allWaiting, changeBook, deleteWaiting, deleteWaitingIf, getBook, type KeptBook, markedKept, putWaiting, type Waiting } from '../browser/offline-db';
+import { allWaiting, changeBook, deleteWaiting, deleteWaitingIf, getBook, getPage, type KeptBook, markedKept, pageTexts, putWaiting, type Waiting } from '../browser/offline-db';
+import type { KeptPages } from './pages';
+import type { PageHit } from './search';
 
 export { markedKept };
 import type { Answer } from './http';
@@ -17,6 +19,50 @@ export async function keptBook(id: string): Promise<KeptBook | null> {
   } catch {
     return null;
   }
+}
+
+/** A comic's or PDF's pages kept in this browser, read page by page as the reader shows them. */
+export function keptPages(item: string, book: KeptBook): KeptPages {
+  const page = (i: number) => getPage(item, i).catch(() => undefined);
+  return {
+    count: book.page_count ?? 0,
+    picture: async (i) => (await page(i))?.picture ?? null,
+    text: async (i) => (await page(i))?.text ?? null,
+  };
+}
+
+/** hits one search answers, and the context each side of one (as the gateway's search) */
+const MAX_HITS = 200;
+const CONTEXT = 40;
+/**
+ * Searches a kept PDF's page texts as the gateway searches the file (its pdf-text.ts): each page's
+ * runs joined by a space, the query's spaces matching any, case-insensitive, some context each side.
+ */
+export async function searchKept(item: string, query: string): Promise<{ hits: PageHit[]; truncated: boolean }> {
+  const texts = await pageTexts(item).catch(() => []);
+  const re = new RegExp(
+    query
+      .trim()
+      .replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
+      .replace(/\s+/gu, '\\s+'),
+    'giu',
+  );
+  const hits: PageHit[] = [];
+  for (const [page, text] of texts.entries()) {
+    if (!text) continue;
+    const s = text.items
+      .map((i) => i.str)
+      .join(' ')
+      .replace(/\s+/gu, ' ');
+    for (const m of s.matchAll(re)) {
+      if (hits.length >= MAX_HITS) return { hits, truncated: true };
+      const at = m.index ?? 0;
+      const start = Math.max(0, at - CONTEXT);
+      const end = Math.min(s.length, at + m[0].length + CONTEXT);
+      hits.push({ page, pre: (start > 0 ? '…' : '') + s.slice(start, at), match: m[0], post: s.slice(at + m[0].length, end) + (end < s.length ? '…' : '') });
+    }
+  }
+  return { hits, truncated: false };
 }
 
 /** Updates a kept book's record (a no-op when the book is not kept). */

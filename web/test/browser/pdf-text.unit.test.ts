@@ -2,7 +2,7 @@
 // `object-fit: contain` is drawn inside its box, and how a run's box becomes a span's place, font
 // size and stretch (the same at any size of the layer).
 import { describe, expect, it } from 'vitest';
-import { drawnArea, runStyle } from '../../src/reader/pdf-text';
+import { drawnArea, hitRanges, runStyle } from '../../src/reader/pdf-text';
 
 describe('drawnArea', () => {
   it('a box of the picture’s shape: the whole box', () => {
@@ -31,5 +31,37 @@ describe('runStyle', () => {
   });
   it('a run with no measurable text is not stretched', () => {
     expect(runStyle({ str: 'x', x: 0, y: 0, w: 0.1, h: 0.02 }, 1, 0).stretch).toBe(1);
+  });
+});
+
+describe('hitRanges: where a search marks a page', () => {
+  it('marks a match inside one run, every time it occurs, whatever its case', () => {
+    expect(hitRanges(['The lighthouse keeper', 'a LIGHTHOUSE'], 'lighthouse')).toEqual([
+      [0, 4, 14],
+      [1, 2, 12],
+    ]);
+  });
+  it('marks a match across two runs in both, the space between them in neither', () => {
+    expect(hitRanges(['The lighthouse keeper', 'counts the ships'], 'keeper counts')).toEqual([
+      [0, 15, 21],
+      [1, 0, 6],
+    ]);
+    // the query's spaces match any run of spaces, as the gateway's search
+    expect(hitRanges(['the  ships', 'sail'], 'ships   sail')).toEqual([
+      [0, 5, 10],
+      [1, 0, 4],
+    ]);
+  });
+  it('marks a match over three runs, and nothing for an empty or absent query', () => {
+    expect(hitRanges(['a b', 'c', 'd e'], 'b c d')).toEqual([
+      [0, 2, 3],
+      [1, 0, 1],
+      [2, 0, 1],
+    ]);
+    expect(hitRanges(['a b'], '   ')).toEqual([]);
+    expect(hitRanges(['a b'], 'z')).toEqual([]);
+    // a query is text, not a pattern
+    expect(hitRanges(['cost (2x)', 'a.b'], '(2x)')).toEqual([[0, 5, 9]]);
+    expect(hitRanges(['axb'], 'a.b')).toEqual([]);
   });
 });
