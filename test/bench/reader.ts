@@ -17,20 +17,19 @@
 // Targets (issue 45): first page < 500 ms, page turn < 50 ms, comic page turn < 100 ms, JS+CSS
 // < 150 KB compressed. A benchmark, not a test: it prints a table with the load average and the
 // targets met, and never fails on its figures. Figures go to docs/benchmarks.md.
-import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Browser, Page, Request } from 'playwright-core';
 import { items, settled } from '../e2e/catalog-helpers';
 import { api, register } from '../e2e/helpers';
-import { CHROMIUM, launch } from '../e2e/web-browser';
+import { launch } from '../e2e/web-browser';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
 import { zip } from './gen-files';
-import { envNumber, fmt, machine, runWithDeadline, table } from './lib';
+import { assetSizes, runBrowserBench } from './browser-bench';
+import { envNumber, fmt, machine, table } from './lib';
 
 const MODES = (process.env.BENCH_READER_MODES ?? 'embedded,distributed').split(',').map((m) => m.trim()) as Mode[];
 const RUNS = Math.max(1, envNumber('BENCH_READER_RUNS', 5));
@@ -331,29 +330,16 @@ async function runMode(mode: Mode, browser: Browser, dir: string): Promise<Row> 
     }
 
     // the reader page's own JavaScript and CSS, compressed here as a compressing server or proxy would send them
-    let raw = 0;
-    let gz = 0;
-    let br = 0;
-    for (const f of files) {
-      const body = Buffer.from(await (await fetch(`${b.url}${f}`)).arrayBuffer());
-      raw += body.length;
-      gz += gzipSync(body, { level: 9 }).length;
-      br += brotliCompressSync(body).length;
-    }
-    return { mode, epubFirst, epubFirstOutside, epubFirstBytes, epubMiddle, epubTurns, comicFirst, comicTurns, bytes: { raw, gzip: gz, brotli: br, files } };
+    const sizes = await assetSizes(b.url, files);
+    return { mode, epubFirst, epubFirstOutside, epubFirstBytes, epubMiddle, epubTurns, comicFirst, comicTurns, bytes: { ...sizes, files } };
   } finally {
     await b.stop();
   }
 }
 
 // what `pnpm start` runs: the compiled bundle
-execFileSync(process.execPath, [join(ROOT, 'embedded/build.mjs')], { stdio: 'inherit' });
-process.env.BINDERY_TEST_ENTRY = 'dist';
-
-await runWithDeadline('bench:reader', envNumber('BENCH_DEADLINE_MINUTES', 20) * 60_000, async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is absent: apt-get install -y chromium`);
+await runBrowserBench('bench:reader', envNumber('BENCH_DEADLINE_MINUTES', 20), async () => {
   console.log(`bench:reader — ${RUNS} runs, ${TURNS} turns; ${JSON.stringify(machine())}`);
-  const before = loadavg()[0]!;
   const dir = mkdtempSync(join(tmpdir(), 'bindery-bench-reader-'));
   const rows: Row[] = [];
   const browser = await launch();
@@ -392,5 +378,4 @@ await runWithDeadline('bench:reader', envNumber('BENCH_DEADLINE_MINUTES', 20) * 
     ] as const)
       console.log(`  ${ok ? 'met' : 'MISSED'}: ${what}`);
   }
-  console.log(`load average 1 min: ${fmt(before, 2)} before, ${fmt(loadavg()[0]!, 2)} after`);
 });

@@ -18,19 +18,18 @@
 // Knobs: BENCH_WEB_BOOKS (10000), BENCH_WEB_MODES (embedded,distributed), BENCH_CONNECTIONS (16),
 // BENCH_DURATION (10 s), BENCH_WEB_RUNS (5 browser runs each), BENCH_DEADLINE_MINUTES (40),
 // BENCH_WEB_PROFILE_DIR (a folder: each Bindery process CPU-profiled over the series page's load).
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { Browser, Request } from 'playwright-core';
 import { items, settled } from '../e2e/catalog-helpers';
 import { api, register } from '../e2e/helpers';
 import { bigEpub, smallEpub } from '../e2e/kobo-helpers';
-import { CHROMIUM, launch } from '../e2e/web-browser';
+import { launch } from '../e2e/web-browser';
 import { ROOT, startBindery, type Mode } from '../support/bindery';
-import { envNumber, fmt, machine, runWithDeadline, startLoadGen, startRef, table } from './lib';
+import { assetSizes, runBrowserBench } from './browser-bench';
+import { envNumber, fmt, machine, startLoadGen, startRef, table } from './lib';
 import type { Job, Measured } from './load-worker';
 
 const BOOKS = Math.max(1, envNumber('BENCH_WEB_BOOKS', 10_000));
@@ -187,15 +186,7 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
     const bulkMs = Date.now() - t0;
 
     // the page's own JavaScript and CSS, as sent (compressed by us here: the sizes a compressing proxy or the server would send)
-    let raw = 0;
-    let gz = 0;
-    let br = 0;
-    for (const f of files) {
-      const body = Buffer.from(await (await fetch(`${b.url}${f}`)).arrayBuffer());
-      raw += body.length;
-      gz += gzipSync(body, { level: 9 }).length;
-      br += brotliCompressSync(body).length;
-    }
+    const sizes = await assetSizes(b.url, files);
 
     // the reader: the 1 MB EPUB at a saved place in its middle
     const saved = await call('PUT', `/api/media-items/${big.id}/progress`, { token: admin.token, body: { percentage: 0.5 } });
@@ -235,7 +226,7 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
       ref,
       fcpCold: median(fcps.cold),
       fcpWarm: median(fcps.warm),
-      bytes: { raw, gzip: gz, brotli: br, files, readerOnPage: files.some((f) => f.startsWith('/assets/reader.')) },
+      bytes: { ...sizes, files, readerOnPage: files.some((f) => f.startsWith('/assets/reader.')) },
       readerCold: median(opens.cold),
       readerWarm: median(opens.warm),
       readerMax: Math.max(...opens.cold, ...opens.warm),
@@ -247,13 +238,8 @@ async function runMode(mode: Mode, browser: Browser): Promise<Row> {
 }
 
 // what `pnpm start` runs: the compiled bundle
-execFileSync(process.execPath, [join(ROOT, 'embedded/build.mjs')], { stdio: 'inherit' });
-process.env.BINDERY_TEST_ENTRY = 'dist';
-
-await runWithDeadline('bench:web', envNumber('BENCH_DEADLINE_MINUTES', 40) * 60_000, async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is absent: apt-get install -y chromium`);
+await runBrowserBench('bench:web', envNumber('BENCH_DEADLINE_MINUTES', 40), async () => {
   console.log(`bench:web — ${BOOKS} books, ${CONNECTIONS} connections, ${DURATION} s, ${RUNS} browser runs; ${JSON.stringify(machine())}`);
-  const before = loadavg()[0]!;
   const browser = await launch();
   const rows: Row[] = [];
   try {
@@ -263,7 +249,6 @@ await runWithDeadline('bench:web', envNumber('BENCH_DEADLINE_MINUTES', 40) * 60_
     for (const d of cleanup) rmSync(d, { recursive: true, force: true });
   }
   const kb = (n: number) => fmt(n / 1024, 1);
-  console.log(`\nload average before: ${fmt(before, 2)}, after: ${fmt(loadavg()[0]!, 2)}`);
   console.log(
     table([
       [

@@ -100,6 +100,18 @@ async function shownPictures(page: Page): Promise<{ src: string; width: number; 
   return page.evaluate(() => [...document.querySelectorAll('#pages .page-image')].map((i: any) => ({ src: i.src, width: i.naturalWidth, index: i.dataset.index })));
 }
 
+/** The shown page picture drawn at 16 × 16 (a data: URL): two pages' pictures differ, not only their addresses. */
+function thumbprint(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const img: any = document.querySelector('#pages .page-image');
+    const c = document.createElement('canvas');
+    c.width = 16;
+    c.height = 16;
+    c.getContext('2d')?.drawImage(img, 0, 0, 16, 16);
+    return c.toDataURL();
+  });
+}
+
 /** The frame showing the section that holds `text`. */
 async function frameWith(page: Page, text: string): Promise<Frame> {
   for (let i = 0; i < 100; i++) {
@@ -299,27 +311,11 @@ for (const mode of modes) {
       expect(two!.src).not.toBe(one!.src);
       expect(two!.width).toBeGreaterThan(0);
       // the picture differs from the first page's, not only its address
-      const pixels = await t.page.evaluate(() => {
-        const img: any = document.querySelector('#pages .page-image');
-        const c = document.createElement('canvas');
-        c.width = 16;
-        c.height = 16;
-        const g = c.getContext('2d');
-        g.drawImage(img, 0, 0, 16, 16);
-        return c.toDataURL();
-      });
+      const pixels = await thumbprint(t.page);
       await t.page.click('#prev');
       await expect.poll(() => t.page.getAttribute('#reader', 'data-page')).toBe('1');
       await shownPictures(t.page);
-      const firstPixels = await t.page.evaluate(() => {
-        const img: any = document.querySelector('#pages .page-image');
-        const c = document.createElement('canvas');
-        c.width = 16;
-        c.height = 16;
-        const g = c.getContext('2d');
-        g.drawImage(img, 0, 0, 16, 16);
-        return c.toDataURL();
-      });
+      const firstPixels = await thumbprint(t.page);
       expect(firstPixels).not.toBe(pixels);
       // the slider's thumbnail is a kept picture too
       await t.page.evaluate(() => {
