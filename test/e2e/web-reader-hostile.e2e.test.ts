@@ -48,6 +48,8 @@ interface Ctx {
   htmx: string;
   appJs: string;
   reader: string;
+  /** the reader's boot script, which asks for the book named by #reader's data-file as it runs */
+  boot: string;
   victim: string;
 }
 
@@ -63,8 +65,10 @@ const PAYLOADS: Payload[] = [
   },
   {
     kind: 'own-scripts',
-    head: (c) => `<script src="${c.url}${c.appJs}"></script><script type="module" src="${c.url}${c.reader}"></script>`,
-    body: () => `<div id="reader" data-kind="pages" data-page-count="3" data-item="00000000-0000-4000-8000-000000000000"><div id="pages"></div></div>`,
+    head: (c) => `<script src="${c.url}${c.appJs}"></script><script type="module" src="${c.url}${c.boot}"></script><script type="module" src="${c.url}${c.reader}"></script>`,
+    // run in the book, the boot script would ask for this "file" with the session: the canary
+    body: (c) =>
+      `<div id="reader" data-kind="pages" data-format="epub" data-file="${c.url}/canary/boot" data-page-count="3" data-item="00000000-0000-4000-8000-000000000000"><div id="pages"></div></div>`,
   },
   {
     kind: 'inline-script',
@@ -180,7 +184,14 @@ for (const mode of PAGE_MODES) {
       const [one] = await items(call, admin.token, first.id);
       const readerPage = await call('GET', `/read/${one!.id}`, { cookie: `token=${admin.token}` });
       expect(readerPage.status).toBe(200);
-      const ctx: Ctx = { url: b.url, htmx: asset('htmx')!, appJs: asset('app')!, reader: /\/assets\/reader\.[\w-]{12}\.js/.exec(readerPage.text)![0], victim: victim.id };
+      const ctx: Ctx = {
+        url: b.url,
+        htmx: asset('htmx')!,
+        appJs: asset('app')!,
+        reader: /\/assets\/reader\.[\w-]{12}\.js/.exec(readerPage.text)![0],
+        boot: /\/assets\/reader-boot\.[\w-]{12}\.js/.exec(readerPage.text)![0],
+        victim: victim.id,
+      };
       expect(ctx.htmx).toBeDefined();
       expect(ctx.appJs).toBeDefined();
       const dir = emptyDir();
@@ -230,9 +241,14 @@ for (const mode of PAGE_MODES) {
       // nothing ran in any frame of the reader: no mark, no htmx, no reader of its own
       for (const f of t.page.frames()) {
         const ran = await f
-          .evaluate(() => ({ mark: document.documentElement?.getAttribute('data-pwned') ?? null, htmx: typeof window.htmx !== 'undefined' }))
-          .catch(() => ({ mark: null, htmx: false }));
-        expect(ran, `${kind}: a script ran in ${f.url().slice(0, 60)}`).toEqual({ mark: null, htmx: false });
+          .evaluate(() => ({
+            mark: document.documentElement?.getAttribute('data-pwned') ?? null,
+            htmx: typeof window.htmx !== 'undefined',
+            // the boot script's requests, left on the page it ran in (the reader's own takes them over)
+            boot: typeof window.binderyReaderEarly !== 'undefined',
+          }))
+          .catch(() => ({ mark: null, htmx: false, boot: false }));
+        expect(ran, `${kind}: a script ran in ${f.url().slice(0, 60)}`).toEqual({ mark: null, htmx: false, boot: false });
       }
       // the chapter as shown holds no active content (sanitized before display), only its text
       const shown = await frameWith(t.page, SENTENCE(kind));
