@@ -6,6 +6,8 @@
 // text), keyed [item, page]; `outbox` the API writes made without a network, sent in order when it
 // is back.
 
+import type { PageText } from '../reader/pdf-text';
+
 /** An annotation as the API gives it (GET /api/media-items/<id>/highlights or /notes), or as made offline. */
 export interface AnnotationRecord {
   id: string;
@@ -71,13 +73,8 @@ export interface Waiting {
  */
 export const KEPT_PAGE_WIDTH = 1600;
 
-/** A PDF page's text as the gateway answers it (/opds/pages/<id>/<n>/text). */
-export interface KeptPageText {
-  page: number;
-  width: number;
-  height: number;
-  items: { str: string; x: number; y: number; w: number; h: number }[];
-}
+/** A PDF page's text as the gateway answers it (/opds/pages/<id>/<n>/text), kept as it came. */
+export type KeptPageText = PageText;
 
 /** One page of a comic or PDF kept offline: its picture, and a PDF page's text (null: none). */
 export interface KeptPage {

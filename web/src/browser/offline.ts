@@ -5,6 +5,7 @@
 // their covers and assets in the service worker's Cache Storage. Bundled as /assets/offline.<hash>.js.
 import { allBooks, allWaiting, deleteBook, deleteWaiting, getBook, KEPT_PAGE_WIDTH, type KeptBook, type KeptPageText, putBook, putPage } from './offline-db';
 import { type FormatValues, formatter } from '../i18n/format';
+import { usablePageText } from '../reader/pdf-text';
 
 const CACHE = 'bindery-offline-v1';
 /** pages of a comic or PDF asked for at once while it is kept */
@@ -109,8 +110,7 @@ async function keepPages(b: HTMLElement, id: string, tell: (t: string) => void):
     const r = await pageFetch(`${base}/${n}/text`);
     if (r.status === 404 || r.status === 422) return null;
     if (!r.ok) throw new Error(`the text of page ${n + 1} could not be read (${r.status})`);
-    const t = (await r.json()) as KeptPageText;
-    return Array.isArray(t?.items) && t.width > 0 && t.height > 0 ? t : null;
+    return usablePageText((await r.json()) as KeptPageText);
   };
   tell(say('keeping'));
   const first = await picture(0);

@@ -3,6 +3,7 @@
 // them the moment the page is parsed, while the bundle (foliate-js and the reader) is still on its
 // way and being evaluated; main.ts takes them over. Without the boot script (a page cached before
 // it existed) main.ts starts them itself.
+import { markedKept } from '../browser/offline-db';
 import { type Opening, opening } from './opening';
 import { fetchSections } from './sections';
 
@@ -22,7 +23,8 @@ function ask(): Early {
   const format = root?.dataset.format;
   const file = root?.dataset.file;
   const item = root?.dataset.item;
-  const byParts = (format === 'epub' || format === 'kepub') && !!file && navigator.onLine;
+  // a book kept in this browser opens from its kept copy: its opening would be asked for nothing
+  const byParts = (format === 'epub' || format === 'kepub') && !!file && navigator.onLine && !(item && markedKept(item));
   return {
     opening: byParts ? opening(file).catch(() => null) : null,
     sections: format === 'epub' && item ? fetchSections(item) : null,

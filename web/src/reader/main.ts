@@ -175,11 +175,13 @@ const byParts = root.dataset.format === 'epub' || root.dataset.format === 'kepub
  */
 const { opening: early, sections: earlySections } = takeEarly();
 
+/** Whether the kept copy is of the library's file as it is now (unknown counts as the same). */
+const keptIsCurrent = () => !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
+
 /** The book: an EPUB read by parts with range requests (remote-epub.ts), else the whole file. */
 async function openBook(): Promise<Book> {
   // the kept file, unless the library's file has changed since it was kept (then the network's)
-  const same = !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
-  if (kept?.file && same) return makeBook(new File([kept.file], kept.name || root.dataset.name || 'book'));
+  if (kept?.file && keptIsCurrent()) return makeBook(new File([kept.file], kept.name || root.dataset.name || 'book'));
   try {
     if (byParts) {
       const parts = await remoteEpub(root.dataset.file ?? '', early ?? undefined).catch((e: unknown) => {
@@ -380,8 +382,7 @@ function tableOfContents(toc: TocItem[], go: (target: string) => unknown) {
 /** Comics and PDFs: the picture viewer (pages.ts), with the theme and the offer of another device's page. */
 function comics() {
   // the kept pages, unless the library's file has changed since they were kept and the network is there
-  const same = !kept?.sha256 || !root.dataset.sha256 || kept.sha256 === root.dataset.sha256;
-  const own = kept?.kind === 'pages' && kept.page_count && (same || !navigator.onLine) ? keptPages(item, kept) : null;
+  const own = kept?.kind === 'pages' && kept.page_count && (keptIsCurrent() || !navigator.onLine) ? keptPages(item, kept) : null;
   if (own) root.dataset.keptPages = String(own.count);
   const viewer = pictures({ root, item, kept: own, saved, save, status, chrome: shell });
   const layers = viewer.layers;

@@ -58,7 +58,21 @@ export function drawnArea(boxW: number, boxH: number, naturalW: number, naturalH
   return { x: (boxW - w) / 2, y: (boxH - h) / 2, w, h };
 }
 
-const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
+/**
+ * A search's query as the gateway's search reads it: its text taken literally, its spaces matching
+ * any run of spaces, case-insensitive (here, in a kept PDF's search and in the marks of a hit).
+ */
+export const queryPattern = (query: string): RegExp =>
+  new RegExp(
+    query
+      .trim()
+      .replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
+      .replace(/\s+/gu, '\\s+'),
+    'giu',
+  );
+
+/** A page text answer (the gateway's, or as kept) that can be laid out, else null. */
+export const usablePageText = (t: PageText | null | undefined): PageText | null => (t && Array.isArray(t.items) && t.width > 0 && t.height > 0 ? t : null);
 
 /**
  * Where `query` lies in a page's runs, read as the gateway's search reads them (the runs joined by a
@@ -67,9 +81,8 @@ const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * in both.
  */
 export function hitRanges(runs: string[], query: string): [number, number, number][] {
-  const q = query.trim();
-  if (!q) return [];
-  const re = new RegExp(literal(q).replace(/\s+/gu, '\\s+'), 'giu');
+  if (!query.trim()) return [];
+  const re = queryPattern(query);
   const starts: number[] = [];
   let joined = '';
   runs.forEach((r, i) => {
@@ -116,7 +129,7 @@ export function textLayers(pages: HTMLElement, item: string, source?: (index: nu
       const asked = source
         ? source(index)
         : fetch(`/opds/pages/${encodeURIComponent(item)}/${index}/text`, { credentials: 'same-origin' }).then((r) => (r.ok ? (r.json() as Promise<PageText>) : null));
-      p = asked.then((t) => (t && Array.isArray(t.items) && t.width > 0 && t.height > 0 ? t : null)).catch(() => null);
+      p = asked.then(usablePageText).catch(() => null);
       // a failure is asked again next time the page is shown
       p.then((t) => {
         if (!t) texts.delete(index);
@@ -152,7 +165,11 @@ export function textLayers(pages: HTMLElement, item: string, source?: (index: nu
     const spans = [...layer.querySelectorAll<HTMLElement>('span')];
     const texts = spans.map((span) => span.textContent ?? '');
     const bySpan = new Map<number, [number, number][]>();
-    for (const [i, from, to] of hitRanges(texts, query)) bySpan.set(i, [...(bySpan.get(i) ?? []), [from, to]]);
+    for (const [i, from, to] of hitRanges(texts, query)) {
+      const ranges = bySpan.get(i);
+      if (ranges) ranges.push([from, to]);
+      else bySpan.set(i, [[from, to]]);
+    }
     for (const [i, ranges] of bySpan) {
       const text = texts[i] ?? '';
       const parts: (string | HTMLElement)[] = [];

@@ -7,7 +7,7 @@
 import type { Book } from 'foliate-js/view.js';
 import type { Loader } from 'foliate-js/epub.js';
 import type { Reader } from 'foliate-js/vendor/zip.js';
-import { type Opening, opening, PIECE } from './opening';
+import { type Opening, opening, PIECE, ranged } from './opening';
 
 /** The span of the file an entry lies in: its local header, name, extra field and data. */
 type Extent = { start: number; end: number };
@@ -33,9 +33,9 @@ function rangeReader(Base: typeof Reader, url: string, open: Opening): Reader & 
     const start = from * PIECE;
     const end = Math.min(size, (to + 1) * PIECE) - 1;
     const got = (async () => {
-      const r = await fetch(url, { headers: { Range: `bytes=${start}-${end}` }, credentials: 'same-origin', cache: 'no-store' });
-      if (r.status !== 206) throw new Error(`the book file could not be read (${r.status})`);
-      const bytes = new Uint8Array(await r.arrayBuffer());
+      const answer = await ranged(url, `bytes=${start}-${end}`);
+      if (!answer || answer.start !== start) throw new Error('the book file could not be read (no range answered)');
+      const { bytes } = answer;
       for (let p = from; p <= to; p++) pieces.set(p, bytes.subarray((p - from) * PIECE, (p - from + 1) * PIECE));
     })();
     for (let p = from; p <= to; p++) pending.set(p, got);

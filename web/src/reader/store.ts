@@ -5,6 +5,7 @@
 // twice), sent in order when the network is back.
 import { allWaiting, changeBook, deleteWaiting, deleteWaitingIf, getBook, getPage, type KeptBook, markedKept, pageTexts, putWaiting, type Waiting } from '../browser/offline-db';
 import type { KeptPages } from './pages';
+import { queryPattern } from './pdf-text';
 import type { PageHit } from './search';
 
 export { markedKept };
@@ -40,13 +41,7 @@ const CONTEXT = 40;
  */
 export async function searchKept(item: string, query: string): Promise<{ hits: PageHit[]; truncated: boolean }> {
   const texts = await pageTexts(item).catch(() => []);
-  const re = new RegExp(
-    query
-      .trim()
-      .replace(/[.*+?^${}()|[\]\\]/gu, '\\$&')
-      .replace(/\s+/gu, '\\s+'),
-    'giu',
-  );
+  const re = queryPattern(query);
   const hits: PageHit[] = [];
   for (const [page, text] of texts.entries()) {
     if (!text) continue;
