@@ -1,5 +1,6 @@
 // Every failure a service can report, its HTTP status and its exact user-facing text.
 // The spec's Errors table is the source of these strings; contracts/test keeps them equal.
+import { LOCKABLE_FIELDS } from './catalog/events';
 
 export const Messages = {
   invalidRequest: 'invalid request',
@@ -35,8 +36,8 @@ export const Messages = {
   invalidToken: 'invalid or expired token',
   /** issue 43: editing metadata and covers needs an admin or the can_edit_metadata permission */
   editorRequired: 'metadata editing access required',
-  resetFieldsInvalid:
-    'reset_fields must be a list of: title, sort_title, authors, contributors, series, series_index, language, publisher, description, isbn, identifiers, tags, year, reading_direction, cover',
+  // the lockable fields (authors standing for the contributors of the author role), as they are declared
+  resetFieldsInvalid: `reset_fields must be a list of: ${LOCKABLE_FIELDS.flatMap((f) => (f === 'contributors' ? ['authors', f] : [f])).join(', ')}`,
   coverImageInvalid: 'the cover must be a JPEG, PNG, WebP or GIF image of at most 20 MB and 100 million pixels',
   coverPageInvalid: 'page must be a page number of the book (1 is the first)',
   invalidRefreshToken: 'invalid or expired refresh token',

@@ -21,7 +21,7 @@ const modes = await availableModes();
 const get = instances(modes);
 const EDITOR_REQUIRED = 'metadata editing access required';
 const RESET_INVALID =
-  'reset_fields must be a list of: title, sort_title, authors, contributors, series, series_index, language, publisher, description, isbn, identifiers, tags, year, reading_direction, cover';
+  'reset_fields must be a list of: title, sort_title, authors, contributors, series, series_index, language, publisher, isbn, description, identifiers, tags, year, reading_direction, cover';
 const COVER_INVALID = 'the cover must be a JPEG, PNG, WebP or GIF image of at most 20 MB and 100 million pixels';
 const PAGE_INVALID = 'page must be a page number of the book (1 is the first)';
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -4,10 +4,11 @@
 // books ticked (a shift-click range) get a series and are marked read, "all matching" and the series
 // page's selection; hostile values are refused (control characters) or shown as text. Desktop and
 // 390 px phone widths, axe clean, by keyboard. Embedded mode only (PAGE_MODES, decision 97).
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
+import { Catalog } from '@bindery/contracts';
 import { availableModes, type Bindery } from '../support/bindery';
 import { createLibrary, emptyDir, items, scan } from './catalog-helpers';
 import { storedZip } from './kobo-helpers';
@@ -35,6 +36,13 @@ const WRONG = 'The Wrnog Title';
 const RIGHT = 'The Right Title';
 const HOSTILE = '<script>alert(1)</script><img src=x onerror=alert(2)>';
 const EDITOR_REQUIRED = 'metadata editing access required';
+/** The pages' English words, every area of them. */
+const WORDS: Record<string, string> = Object.assign(
+  {},
+  ...readdirSync(join(import.meta.dirname, '../../web/src/i18n/messages/en')).map((f) =>
+    JSON.parse(readFileSync(join(import.meta.dirname, '../../web/src/i18n/messages/en', f), 'utf8')),
+  ),
+);
 const x = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A small EPUB with a title and an author. */
@@ -126,6 +134,36 @@ for (const mode of modes) {
       const xml = await feed.text();
       expect(xml).toContain(`<title>${RIGHT}</title>`);
       expect(xml).not.toContain(WRONG);
+      clean(t);
+      await t.ctx.close();
+    });
+
+    it('every declared text detail has its input, is saved and locked, shows on the book page under its word, and is refused over its length', async () => {
+      // Catalog.TEXT_FIELDS is the whole of adding such a detail (issue 42): this test follows the list
+      const made = await makeItem(call, admin, libId, { title: 'Details', authors: ['Dee Tail'] });
+      const values = Object.fromEntries(Catalog.TEXT_FIELD_NAMES.map((name, i) => [name, `${name}-${i} <b>${'x'.repeat(3)}</b>`.slice(0, Catalog.TEXT_FIELDS[name].max)]));
+      const t = await as(editor);
+      await t.page.goto(`${b.url}/books/${made.id}/edit`);
+      for (const name of Catalog.TEXT_FIELD_NAMES) {
+        expect(await t.page.getAttribute(`#e-${name}`, 'maxlength')).toBe(String(Catalog.TEXT_FIELDS[name].max));
+        expect(await t.page.textContent(`label[for="e-${name}"]`)).toBe(WORDS[`book.${name}`]);
+        await t.page.fill(`#e-${name}`, values[name]!);
+      }
+      await Promise.all([t.page.waitForURL(`${b.url}/books/${made.id}?saved=1`), t.page.click('#save-edit')]);
+      const now = await item(made.id);
+      for (const name of Catalog.TEXT_FIELD_NAMES) expect(now[name], name).toBe(values[name]);
+      expect(now.locked_fields).toEqual([...Catalog.TEXT_FIELD_NAMES].sort());
+      const shown = await t.page.$$eval('dl.meta dt', (dts: any[]) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]));
+      for (const name of Catalog.TEXT_FIELD_NAMES) expect(shown, name).toContainEqual([WORDS[`book.${name}`], values[name]]);
+      for (const name of Catalog.TEXT_FIELD_NAMES) {
+        const max = Catalog.TEXT_FIELDS[name].max;
+        expectError(
+          await call('PATCH', `/api/media-items/${made.id}`, { token: editor.token, body: { [name]: 'y'.repeat(max + 1) } }),
+          400,
+          `${name} must be at most ${max} characters`,
+        );
+      }
+      expect((await item(made.id))[Catalog.TEXT_FIELD_NAMES[0]!]).toBe(values[Catalog.TEXT_FIELD_NAMES[0]!]);
       clean(t);
       await t.ctx.close();
     });

@@ -3,7 +3,7 @@
 // API's own route called as the signed-in person (the API decides who may: auth.requireEditor),
 // from our own pages only (the session's CSRF token), answered with the API's own words.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isUuid } from '@bindery/contracts';
+import { Catalog, isUuid } from '@bindery/contracts';
 import { action, type Form, field, fields } from './actions';
 import { type Answer, type Api, apiFor, refusal } from './api';
 import { fromOurPage, sendHtml } from './http';
@@ -44,7 +44,7 @@ export function changesOf(item: EditableItem, f: Form): Record<string, unknown> 
   const text = (k: string) => field(f, k) ?? '';
   if (field(f, 'title') !== undefined && text('title') !== item.title) out.title = text('title');
   if (field(f, 'sort_title') !== undefined && text('sort_title') !== item.sort_title) out.sort_title = orNull(text('sort_title'));
-  for (const k of ['series', 'publisher', 'language', 'isbn'] as const) {
+  for (const k of ['series', 'language', ...Catalog.TEXT_FIELD_NAMES] as const) {
     if (field(f, k) === undefined) continue;
     const v = orNull(text(k));
     if (v !== item[k]) out[k] = v;

@@ -51,22 +51,30 @@ export const MediaFormat = Type.Object({
 });
 export type MediaFormat = Type.Static<typeof MediaFormat>;
 
+/**
+ * The item's plain text details: one line of text a scan reads from the file (the format readers'
+ * `BookMetadata` field of the same name), a person may set and reset, kept in a column of its own
+ * name and shown as it is. One entry here is the whole of adding such a detail (issue 42): the
+ * item's schema below, the catalog's column (its migration `catalog-text-<name>`), the edit's
+ * check (at most `max` characters), the lock and reset, the edit form's input and the book page's
+ * line (labelled by the web's `book.<name>` message) all follow from it. The order is the pages'.
+ */
+export const TEXT_FIELDS = {
+  publisher: { max: 500 },
+  isbn: { max: 20 },
+} as const satisfies Record<string, { max: number }>;
+export type TextField = keyof typeof TEXT_FIELDS;
+export const TEXT_FIELD_NAMES = Object.keys(TEXT_FIELDS) as TextField[];
+/** The text details of anything that has them (a row, a record, a file's metadata), absent ones as null. */
+export const textDetailsOf = (x: Partial<Record<TextField, string | null | undefined>>): Record<TextField, string | null> =>
+  Object.fromEntries(TEXT_FIELD_NAMES.map((k) => [k, x[k] ?? null])) as Record<TextField, string | null>;
+const NullableText = Nullable(Type.String());
+const TextDetails = Object.fromEntries(TEXT_FIELD_NAMES.map((k) => [k, NullableText])) as Record<TextField, typeof NullableText>;
+
 /** The item's own values a person may set (and the cover, below), which then win over what a rescan reads from its file until reset (issue 43). */
-const VALUE_FIELDS = [
-  'title',
-  'sort_title',
-  'contributors',
-  'series',
-  'series_index',
-  'language',
-  'publisher',
-  'description',
-  'isbn',
-  'identifiers',
-  'tags',
-  'year',
-  'reading_direction',
-] as const;
+const OWN_VALUE_FIELDS = ['title', 'sort_title', 'contributors', 'series', 'series_index', 'language', 'description', 'identifiers', 'tags', 'year', 'reading_direction'] as const;
+/** In the pages' order: the text details after the language. */
+const VALUE_FIELDS = [...OWN_VALUE_FIELDS.slice(0, 6), ...TEXT_FIELD_NAMES, ...OWN_VALUE_FIELDS.slice(6)] as readonly ((typeof OWN_VALUE_FIELDS)[number] | TextField)[];
 export const LOCKABLE_FIELDS = [...VALUE_FIELDS, 'cover'] as const;
 export type LockableField = (typeof LOCKABLE_FIELDS)[number];
 
@@ -108,9 +116,8 @@ export const MediaItem = Type.Object({
   series: Nullable(Type.String()),
   series_index: Nullable(Type.Number()),
   language: Nullable(Type.String()),
-  publisher: Nullable(Type.String()),
+  ...TextDetails,
   description: Nullable(Type.String()),
-  isbn: Nullable(Type.String()),
   identifiers: Type.Record(Type.String(), Type.String()),
   tags: Type.Array(Type.String()),
   year: Nullable(Type.Integer()),
@@ -140,7 +147,8 @@ export type MediaItem = Type.Static<typeof MediaItem>;
 
 /** What the item's file gives for the lockable fields, as last read (a reset takes a field's value back from it). */
 export const FileFields = Type.Intersect([
-  Type.Pick(MediaItem, VALUE_FIELDS),
+  Type.Pick(MediaItem, OWN_VALUE_FIELDS),
+  Type.Object(TextDetails),
   /** the file's own cover (its SHA-256), null: none */
   Type.Object({ cover_key: Nullable(Type.String()) }),
 ]);

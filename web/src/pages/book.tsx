@@ -1,9 +1,11 @@
 // One book: cover, metadata, formats with download links, the caller's progress and rating, and
 // their collections (add with htmx; the reading service decides).
+import { Catalog } from '@bindery/contracts';
 import { useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { Cover, type Item, percent } from './books';
 import { CalibreColumns } from './calibre';
+import { detailLabel } from './edit';
 import { type ProgressConflict, ProgressConflicts } from './progress-conflicts';
 import { KeepOffline } from './offline';
 import { readableFormat } from './reader';
@@ -89,23 +91,20 @@ export function Book({
               <dd>{item.year}</dd>
             </>
           )}
-          {item.publisher && (
-            <>
-              <dt>{t('book.publisher')}</dt>
-              <dd>{item.publisher}</dd>
-            </>
-          )}
           {item.language && (
             <>
               <dt>{t('book.language')}</dt>
               <dd>{item.language}</dd>
             </>
           )}
-          {item.isbn && (
-            <>
-              <dt>ISBN</dt>
-              <dd>{item.isbn}</dd>
-            </>
+          {Catalog.TEXT_FIELD_NAMES.map(
+            (name) =>
+              item[name] && (
+                <>
+                  <dt>{t(detailLabel(name))}</dt>
+                  <dd>{item[name]}</dd>
+                </>
+              ),
           )}
           {item.tags.length > 0 && (
             <>

@@ -3,6 +3,7 @@
 // file's value", and the cover: upload an image, take a page of a comic or PDF, or go back to the
 // file's own. The form is saved through PUT /api/media-items/<id> with only the fields changed (a
 // field sent is a field locked); the API's own messages are shown as they are worded.
+import { Catalog } from '@bindery/contracts';
 import { type MessageKey, useI18n } from '../i18n';
 import { Outcome } from '../layout';
 import { Cover, type Item } from './books';
@@ -38,6 +39,9 @@ export const hasPages = (item: Item) => item.formats.some((f) => PAGED.includes(
 /** How many pages the picker shows as pictures (any page can be typed). */
 const PICTURED = 12;
 
+/** A text detail's name on the pages (Catalog.TEXT_FIELDS): its message `book.<name>`, which every catalog must have. */
+export const detailLabel = (name: Catalog.TextField): MessageKey => `book.${name}`;
+
 /** The fields of the form, the item's key each edits, and what the page calls it. */
 export const FIELD_LABELS: Record<string, MessageKey> = {
   title: 'library.sort.title',
@@ -45,10 +49,9 @@ export const FIELD_LABELS: Record<string, MessageKey> = {
   contributors: 'edit.field.contributors',
   series: 'browse.series',
   series_index: 'edit.field.seriesIndex',
-  publisher: 'book.publisher',
   language: 'book.language',
+  ...Object.fromEntries(Catalog.TEXT_FIELD_NAMES.map((name) => [name, detailLabel(name)])),
   description: 'edit.field.description',
-  isbn: 'edit.field.isbn',
   identifiers: 'edit.field.identifiers',
   tags: 'book.tags',
   year: 'book.year',
@@ -172,10 +175,11 @@ export function EditBook({ item, notice }: { item: EditableItem; notice: EditNot
           inputmode="decimal"
           hint={t('edit.hint.seriesIndex', { a: number(3), b: number(2.5) })}
         />
-        <Text item={item} field="publisher" value={item.publisher ?? ''} maxlength={500} />
         <Text item={item} field="language" value={item.language ?? ''} maxlength={35} hint={t('edit.hint.language')} />
+        {Catalog.TEXT_FIELD_NAMES.map((name) => (
+          <Text key={name} item={item} field={name} value={item[name] ?? ''} maxlength={Catalog.TEXT_FIELDS[name].max} />
+        ))}
         <Text item={item} field="year" value={item.year === null ? '' : String(item.year)} inputmode="numeric" />
-        <Text item={item} field="isbn" value={item.isbn ?? ''} maxlength={20} />
         <fieldset class="edit-field">
           <legend>{labelOf(t, 'identifiers')}</legend>
           {ids.map(([k, v], i) => (

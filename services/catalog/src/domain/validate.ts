@@ -1,6 +1,6 @@
 // Validation of request bodies and query strings, with the messages clients see.
 import { err, fail, type Failure, type Result } from '@bindery/contracts';
-import type { Catalog } from '@bindery/contracts';
+import { Catalog } from '@bindery/contracts';
 import { cleanText, normalizeContributors, normalizeList } from './normalize';
 
 export { isUuid } from '@bindery/contracts';
@@ -27,7 +27,7 @@ export function isSafeRelPath(p: string): boolean {
   return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
-export interface ItemFields {
+export interface ItemFields extends Partial<Record<Catalog.TextField, string | null>> {
   title?: string;
   sort_title?: string;
   identifiers?: Record<string, string>;
@@ -36,9 +36,7 @@ export interface ItemFields {
   series?: string | null;
   series_index?: number | null;
   language?: string | null;
-  publisher?: string | null;
   description?: string | null;
-  isbn?: string | null;
   year?: number | null;
   page_count?: number | null;
   reading_direction?: 'ltr' | 'rtl' | null;
@@ -144,13 +142,8 @@ export function parseItemFields(input: Record<string, unknown>, requireTitle: bo
       out.tags = normalizeList([...(out.tags ?? []), ...r.value]);
     }
   }
-  for (const [key, max] of [
-    ['series', LIMITS.text],
-    ['language', 35],
-    ['publisher', LIMITS.text],
-    ['description', LIMITS.description],
-    ['isbn', 20],
-  ] as const) {
+  const details = Catalog.TEXT_FIELD_NAMES.map((key) => [key, Catalog.TEXT_FIELDS[key].max] as const);
+  for (const [key, max] of [['series', LIMITS.text] as const, ['language', 35] as const, ...details, ['description', LIMITS.description] as const]) {
     const r = optText(input, key, max);
     if (!r.ok) return r;
     if (r.value !== undefined) out[key] = r.value;

@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { writeCovers } from '../formats/index';
 import { readFile, stat } from 'node:fs/promises';
-import { err, fail, Identity, Messages, ok, type Catalog, type Result } from '@bindery/contracts';
+import { err, fail, Identity, Messages, ok, Catalog, type Result } from '@bindery/contracts';
 
 import { authorsOf, groupTitle, normalizeContributors, normalizeList, sortTitle } from '../domain/normalize';
 import { invalid, isSafeRelPath, isUuid, LIMITS, parseItemFields, type ItemFields } from '../domain/validate';
@@ -102,9 +102,8 @@ export async function createItem(ctx: Ctx, req: { caller: Caller; input: Record<
         series: cols.series ?? null,
         series_index: cols.series_index ?? null,
         language: cols.language ?? null,
-        publisher: cols.publisher ?? null,
+        ...Catalog.textDetailsOf(cols),
         description: cols.description ?? null,
-        isbn: cols.isbn ?? null,
         identifiers: cols.identifiers ?? {},
         tags: cols.tags ?? [],
         year: cols.year ?? null,

@@ -10,7 +10,7 @@ import { readBook, type BookToRead } from '../formats/read-book';
 import type { Extracted, FileHashes } from '../formats/index';
 import { authorsOf, baseName, groupTitle, normalizeContributors, normalizeList, posixDirname, sortTitle, titleFromFileName, cleanText } from '../domain/normalize';
 import { findLibrary } from '../store/libraries';
-import type { Catalog } from '@bindery/contracts';
+import { Catalog } from '@bindery/contracts';
 import { PAGED_FORMATS, pageList } from '../store/items';
 import { addFile, applyScan, changeFile, eventData, fileFieldsOf, type ItemState, loadItem, newFileIds, noteHash, setFields, statesOf } from '../store/item-state';
 import type { FormatRow, ItemRow } from '../store/schema';
@@ -332,9 +332,8 @@ type ScannedFields = Pick<
   | 'series'
   | 'series_index'
   | 'language'
-  | 'publisher'
+  | Catalog.TextField
   | 'description'
-  | 'isbn'
   | 'identifiers'
   | 'tags'
   | 'year'
@@ -363,9 +362,8 @@ function metadataFields(file: Pick<FoundFile, 'rel'>, x: Pick<Extracted, 'metada
     series: embeddedSeries || (named ? cleanText(named.series) : null),
     series_index: embeddedSeries ? m.series_index : (named?.index ?? null),
     language: m.language,
-    publisher: m.publisher,
+    ...Catalog.textDetailsOf(m),
     description: m.description,
-    isbn: m.isbn,
     identifiers: m.identifiers,
     tags: normalizeList(m.subjects),
     year: m.year ?? named?.year ?? null,

@@ -89,6 +89,7 @@ export function addFile(s: ItemState, f: FormatRow): void {
 // until the person resets it; the file's values, as last read, are kept beside (file_fields).
 
 const LOCKABLE: ReadonlySet<string> = new Set(Catalog.LOCKABLE_FIELDS);
+const TEXT: ReadonlySet<string> = new Set(Catalog.TEXT_FIELD_NAMES);
 
 /** The lockable fields' values of an item's row: what its file gave, when nobody has set any. */
 function fieldsOf(r: ItemRow): Catalog.FileFields {
@@ -120,9 +121,7 @@ export function applyScan(s: ItemState, read: ItemChanges & Catalog.FileFields, 
     series: _se,
     series_index: _i,
     language: _l,
-    publisher: _p,
     description: _d,
-    isbn: _is,
     identifiers: _id,
     tags: _tg,
     year: _y,
@@ -130,8 +129,10 @@ export function applyScan(s: ItemState, read: ItemChanges & Catalog.FileFields, 
     cover_key: _k,
     group_title: _g,
     cover_ready: _cr,
-    ...always
+    ...rest
   } = read;
+  // what is read always, whoever set the fields: the text details are lockable, as the rest above
+  const always: ItemChanges = Object.fromEntries(Object.entries(rest).filter(([k]) => !TEXT.has(k)));
   const changes: ItemChanges = { ...always };
   for (const field of Catalog.LOCKABLE_FIELDS) if (!locked.has(field)) Object.assign(changes, columnsOf(field, read));
   setFields(s, changes, now);
@@ -140,8 +141,8 @@ export function applyScan(s: ItemState, read: ItemChanges & Catalog.FileFields, 
 
 /** The file's values of the lockable fields from what a scan read. */
 export function fileFieldsOf(read: Catalog.FileFields): Catalog.FileFields {
-  const { title, sort_title, contributors, series, series_index, language, publisher, description, isbn, identifiers, tags, year, reading_direction, cover_key } = read;
-  return { title, sort_title, contributors, series, series_index, language, publisher, description, isbn, identifiers, tags, year, reading_direction, cover_key };
+  const { title, sort_title, contributors, series, series_index, language, description, identifiers, tags, year, reading_direction, cover_key } = read;
+  return { title, sort_title, contributors, series, series_index, language, ...Catalog.textDetailsOf(read), description, identifiers, tags, year, reading_direction, cover_key };
 }
 
 /** The lockable fields a change sets. */

@@ -1,6 +1,6 @@
 // The media item tables read: rows in, public records and event records out (the rows are written only by the catalog's projection, store/projection.ts).
 import { sql, type Selectable } from 'kysely';
-import type { Catalog } from '@bindery/contracts';
+import { Catalog } from '@bindery/contracts';
 import { toIso } from '@bindery/platform';
 import { fileUrl } from '../domain/normalize';
 import { SCHEMA } from './migrations';
@@ -68,9 +68,8 @@ export function toPublic(r: ItemRow, formats: FormatFacts[], history: string[], 
     series: r.series,
     series_index: r.series_index === null ? null : Number(r.series_index),
     language: r.language,
-    publisher: r.publisher,
+    ...Catalog.textDetailsOf(r),
     description: r.description,
-    isbn: r.isbn,
     identifiers: r.identifiers,
     tags: r.tags,
     year: r.year,

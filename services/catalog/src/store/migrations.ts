@@ -1,4 +1,5 @@
-import { execScript, type Migration } from '@bindery/platform';
+import { Catalog } from '@bindery/contracts';
+import { assertIdent, execScript, type Migration } from '@bindery/platform';
 
 export const SCHEMA = 'catalog';
 
@@ -210,4 +211,14 @@ export const migrations: Migration[] = [
       );
     },
   },
+  // a column for each of the item's text details, as they are declared (publisher and isbn were
+  // made by catalog-001: theirs add nothing); a detail taken out of the list keeps its migration here
+  ...Catalog.TEXT_FIELD_NAMES.map(
+    (name): Migration => ({
+      name: `catalog-text-${name}`,
+      async up(trx, s) {
+        await execScript(trx, `alter table ${s}.media_items add column if not exists ${assertIdent(name)} text`);
+      },
+    }),
+  ),
 ];

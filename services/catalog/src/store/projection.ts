@@ -135,9 +135,9 @@ const itemCols = ({ item, rec }: ItemRows) => ({
   series: item.series,
   series_index: item.series_index,
   language: item.language,
-  publisher: item.publisher,
+  // a detail declared after the event was logged is null
+  ...Catalog.textDetailsOf(item),
   description: item.description,
-  isbn: item.isbn,
   identifiers: JSON.stringify(item.identifiers),
   tags: JSON.stringify(item.tags),
   year: item.year,

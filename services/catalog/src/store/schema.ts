@@ -30,7 +30,10 @@ export interface LibrariesTable {
   version: Defaulted<number>;
 }
 
-export interface MediaItemsTable {
+/** The item's text details, a column each (Catalog.TEXT_FIELDS; their migrations `catalog-text-<name>`). */
+type TextColumns = { [K in Catalog.TextField]: Maybe<string> };
+
+export interface MediaItemsTable extends TextColumns {
   id: string;
   library_id: string;
   state: Defaulted<'active' | 'missing'>;
@@ -46,9 +49,7 @@ export interface MediaItemsTable {
   series: Maybe<string>;
   series_index: Maybe<number>;
   language: Maybe<string>;
-  publisher: Maybe<string>;
   description: Maybe<string>;
-  isbn: Maybe<string>;
   identifiers: Json<Record<string, string>>;
   tags: Json<string[]>;
   year: Maybe<number>;
