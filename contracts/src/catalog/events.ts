@@ -68,8 +68,9 @@ export const TEXT_FIELD_NAMES = Object.keys(TEXT_FIELDS) as TextField[];
 /** The text details of anything that has them (a row, a record, a file's metadata), absent ones as null. */
 export const textDetailsOf = (x: Partial<Record<TextField, string | null | undefined>>): Record<TextField, string | null> =>
   Object.fromEntries(TEXT_FIELD_NAMES.map((k) => [k, x[k] ?? null])) as Record<TextField, string | null>;
-const NullableText = Nullable(Type.String());
-const TextDetails = Object.fromEntries(TEXT_FIELD_NAMES.map((k) => [k, NullableText])) as Record<TextField, typeof NullableText>;
+// absent from an event logged before its detail was declared (the fold takes it as null); a public record always has each
+const DetailText = Type.Optional(Nullable(Type.String()));
+const TextDetails = Object.fromEntries(TEXT_FIELD_NAMES.map((k) => [k, DetailText])) as Record<TextField, typeof DetailText>;
 
 /** The item's own values a person may set (and the cover, below), which then win over what a rescan reads from its file until reset (issue 43). */
 const OWN_VALUE_FIELDS = ['title', 'sort_title', 'contributors', 'series', 'series_index', 'language', 'description', 'identifiers', 'tags', 'year', 'reading_direction'] as const;
