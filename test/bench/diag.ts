@@ -42,7 +42,7 @@ import { ensureGenerated } from './gen-library';
 import { pullRequests, registerReaders, writeRequests } from './read-load';
 import type { ReadJob, ReadMeasured } from './read-load-worker';
 import { fullScan, startInstance, statusKiB } from './scan-bindery';
-import { BENCH, children, coresUsed, fmt, packageOf, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, waitForOwnIdle, type CpuProfile } from './lib';
+import { analyse, BENCH, children, coresUsed, fmt, PASSWORD, prepare, snapshot, spawnTs, startLoadGen, startRef, table, waitForOwnIdle } from './lib';
 
 const DEADLINE_MS = Number(process.env.DIAG_DEADLINE_MINUTES ?? 5) * 60_000;
 
@@ -138,31 +138,6 @@ async function nats(): Promise<void> {
 }
 
 // ---- cpu ------------------------------------------------------------------------------------
-
-/** Self time per package and per function, idle excluded. */
-function analyse(file: string) {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
-  const pkg = new Map<string, number>();
-  const fn = new Map<string, number>();
-  let total = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    const dt = p.timeDeltas[i + 1] ?? 0;
-    const cf = byId.get(p.samples[i]!)!;
-    if (cf.functionName === '(idle)') continue;
-    total += dt;
-    const k = packageOf(cf.url, cf.functionName);
-    pkg.set(k, (pkg.get(k) ?? 0) + dt);
-    const f = `${cf.functionName || '(anonymous)'} ${cf.url ? cf.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '') + ':' + (cf.lineNumber + 1) : ''}`;
-    fn.set(f, (fn.get(f) ?? 0) + dt);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(([k, v]) => [k, `${fmt((v / total) * 100, 1)}%`, fmt(v / 1000, 0)]);
-  return { busyMs: total / 1000, seconds: (p.endTime - p.startTime) / 1e6, samples: p.samples.length, packages: top(pkg, 14), functions: top(fn, 22) };
-}
 
 async function cpu(mode: Mode): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bindery-cpuprof-'));

@@ -6,9 +6,10 @@
 // is shared); a benchmark, not a test: it never fails on its figures. Figures go to docs/benchmarks.md.
 //
 // Knobs: BENCH_KOBO_BOOKS (10000), BENCH_KOBO_MODES (embedded,distributed), BENCH_KOBO_SETTLE_MS (10000: the
-// wait after the sync before the KEPUBs are timed), BENCH_DEADLINE_MINUTES (30).
+// wait after the sync before the KEPUBs are timed), BENCH_DEADLINE_MINUTES (30), BENCH_KOBO_PROFILE=1 (the
+// server processes' V8 sampler over the sync alone: self time by package and function, printed per process).
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,7 +17,7 @@ import { settled } from '../e2e/catalog-helpers';
 import { api, register } from '../e2e/helpers';
 import { bigEpub, smallEpub } from '../e2e/kobo-helpers';
 import { startBindery, type Mode } from '../support/bindery';
-import { envNumber, fmt, machine, runWithDeadline, table } from './lib';
+import { analyse, BENCH, envNumber, fmt, machine, runWithDeadline, table } from './lib';
 import { statusKiB } from './scan-bindery';
 
 const BOOKS = Math.max(1, envNumber('BENCH_KOBO_BOOKS', 10_000));
@@ -27,8 +28,29 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 
 const cleanup: string[] = [];
 
+/** Each process's profile of the sync, once all are written: where its main thread spent the time. */
+async function profiles(dir: string, n: number): Promise<void> {
+  const files = () => readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  for (const until = Date.now() + 15_000; files().length < n && Date.now() < until; ) await new Promise((r) => setTimeout(r, 100));
+  for (const f of files()) {
+    const r = analyse(join(dir, f));
+    console.log(`\n== pid ${f.split('.')[0]}: ${fmt(r.busyMs / 1000 / r.seconds, 2)} cores of main-thread time over the ${fmt(r.seconds, 1)} s profile`);
+    console.log(table([['self time by package', 'share', 'ms'], ...r.packages]));
+    console.log(table([['self time by function', 'share', 'ms'], ...r.functions]));
+  }
+}
+
+const PROFILE = process.env.BENCH_KOBO_PROFILE === '1';
+
 async function runMode(mode: Mode): Promise<string[][]> {
-  const b = await startBindery(mode);
+  const profDir = mkdtempSync(join(tmpdir(), 'bindery-kobo-prof-'));
+  cleanup.push(profDir);
+  // --cpu-prof is refused in NODE_OPTIONS: a preloaded module profiles between two SIGUSR2s instead
+  const profEnv: Record<string, string> = PROFILE
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${process.env.BENCH_KOBO_PRELOAD ?? join(BENCH, 'cpu-profiler.mjs')}`.trim(), BENCH_CPU_PROF_DIR: profDir }
+    : {};
+  const b = await startBindery(mode, profEnv);
+  const signal = () => PROFILE && b.procs.forEach((p) => p.child.kill('SIGUSR2'));
   try {
     const call = api(b);
     const admin = await register(call);
@@ -51,6 +73,7 @@ async function runMode(mode: Mode): Promise<string[][]> {
     const pages: number[] = [];
     let token: string | null = null;
     let entries = 0;
+    signal();
     const t0 = performance.now();
     for (;;) {
       const p0 = performance.now();
@@ -61,6 +84,8 @@ async function runMode(mode: Mode): Promise<string[][]> {
       if (r.headers.get('x-kobo-sync') !== 'continue') break;
     }
     const total = performance.now() - t0;
+    signal();
+    if (PROFILE) await profiles(profDir, b.procs.length);
     const rss = b.procs.reduce((s, p) => s + (p.child.pid ? statusKiB(p.child.pid, 'VmRSS') : 0), 0);
     // by search: 10,000 "Bench Book …" titles sort before it
     const items = await call('GET', `/api/media-items/search?q=${encodeURIComponent('Big Book')}&library_id=${lib.json.id}`, { token: admin.token });

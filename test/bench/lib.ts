@@ -373,3 +373,28 @@ export function lastStep(script: string, steps: string[]): { args: string[]; scr
   if (words[0] === 'node' && words.length > 1) return { args: words.slice(1), script, env };
   throw new Error(`cannot run the start script without pnpm: ${script}`);
 }
+
+/** Self time per package and per function, idle excluded. */
+export function analyse(file: string) {
+  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(p.nodes.map((n) => [n.id, n.callFrame]));
+  const pkg = new Map<string, number>();
+  const fn = new Map<string, number>();
+  let total = 0;
+  for (let i = 0; i < p.samples.length; i++) {
+    const dt = p.timeDeltas[i + 1] ?? 0;
+    const cf = byId.get(p.samples[i]!)!;
+    if (cf.functionName === '(idle)') continue;
+    total += dt;
+    const k = packageOf(cf.url, cf.functionName);
+    pkg.set(k, (pkg.get(k) ?? 0) + dt);
+    const f = `${cf.functionName || '(anonymous)'} ${cf.url ? cf.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace(/^file:\/\/\/work\/main\//, '') + ':' + (cf.lineNumber + 1) : ''}`;
+    fn.set(f, (fn.get(f) ?? 0) + dt);
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => [k, `${fmt((v / total) * 100, 1)}%`, fmt(v / 1000, 0)]);
+  return { busyMs: total / 1000, seconds: (p.endTime - p.startTime) / 1e6, samples: p.samples.length, packages: top(pkg, 14), functions: top(fn, 22) };
+}
