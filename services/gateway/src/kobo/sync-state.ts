@@ -42,15 +42,20 @@ const tbl = (name: string) => sql.table(`${SCHEMA}.${name}`);
 /** how many books one step of `differences` compares: a range of the book ids on both sides */
 const WINDOW = 1000;
 
-/** The condition for a book (`i`) this Kobo should have. */
-function sentBook(kobo: Kobo, access: Access) {
+/** The condition for a book (`i`) of a library the owner sees (and, for a Kobo of shelves, on one of its shelves). */
+function offeredBook(kobo: Kobo, access: Access) {
   const shelved =
     kobo.books === 'shelves'
       ? sql`and exists (select 1 from ${tbl(D.shelves)} sh join ${tbl(R.members)} m on m.collection_id = sh.collection_id where sh.device_id = ${kobo.device_id} and m.item_id = i.id)`
       : sql``;
-  return sql`i.formats @> '["epub"]'::jsonb and ${visible(access, 'i.library_id')}
-    and not exists (select 1 from ${tbl(D.koboRemoved)} r where r.device_id = ${kobo.device_id} and r.item_id = i.id and r.removed_at >= i.updated_at) ${shelved}`;
+  return sql`i.formats @> '["epub"]'::jsonb and ${visible(access, 'i.library_id')} ${shelved}`;
 }
+
+/** A book the device removed itself and that has not changed since (`i` its item). */
+const removedBy = (kobo: Kobo) => sql`exists (select 1 from ${tbl(D.koboRemoved)} r where r.device_id = ${kobo.device_id} and r.item_id = i.id and r.removed_at >= i.updated_at)`;
+
+/** The condition for a book (`i`) this Kobo should have. */
+const sentBook = (kobo: Kobo, access: Access) => sql`${offeredBook(kobo, access)} and not ${removedBy(kobo)}`;
 
 /** What the device was sent of one kind (`i` books, `t` tags) past `after`, by id (its index by device, kind and id). */
 function sentOf(kobo: Kobo, kind: 'i' | 't', after: string | null) {
@@ -90,43 +95,45 @@ export class KoboSyncState {
    * the sync goes in this sync, not the next.
    */
   async differences(kobo: Kobo, access: Access, limit: number, after: SyncCursor | null = null): Promise<Difference[]> {
-    return await this.db.transaction().execute(async (q) => {
-      // A book's position and whether the device removed it are looked up for each of a window's
-      // thousand books. Where the person has no positions or the device removed nothing (tables the
-      // statistics know as empty), the planner rescans those tables once per book; each rescan asks
-      // the file's size (an lseek: in PGlite a call out of WebAssembly into Node), ~30 µs a book,
-      // half of a sync page's time. Hash or merge joins read each table once (record 116).
-      await sql`set local enable_nestloop = off`.execute(q);
-      const out = await this.between(q, kobo, access, limit, after, null);
-      if (after && out.length < limit) out.push(...(await this.between(q, kobo, access, limit - out.length, null, after)));
-      return out;
-    });
+    const out = await this.between(kobo, access, limit, after, null);
+    if (after && out.length < limit) out.push(...(await this.between(kobo, access, limit - out.length, null, after)));
+    return out;
   }
 
   /** Up to `limit` differences with keys after `from` and up to `to` (null: from the start, to the end). */
-  private async between(q: Db<GatewayDb>, kobo: Kobo, access: Access, limit: number, from: SyncCursor | null, to: SyncCursor | null): Promise<Difference[]> {
+  private async between(kobo: Kobo, access: Access, limit: number, from: SyncCursor | null, to: SyncCursor | null): Promise<Difference[]> {
     const out: Difference[] = [];
     const booksTo = to?.phase === 'i' ? to.id : null;
     if (from?.phase !== 't') {
       let after = from?.id ?? null;
       const upTo = (col: RawBuilder<unknown>) => (booksTo ? sql`and ${col} <= ${booksTo}::uuid` : sql``);
       for (;;) {
+        // The window is a range of ids: the next WINDOW books offered, then the positions and the
+        // removals of that range read once each (a join to those tables for each book made the
+        // planner rescan a table it knew as empty once per book: an lseek each, out of PGlite's
+        // WebAssembly, half of a page's time; record 116).
         const { rows } = await sql<Difference & { filled: boolean; last: string | null }>`
-          with b as (
-            select i.id, i.updated_at::text as ever, p.updated_at::text as sver
-            from ${tbl(C.items)} i
-            left join ${tbl(R.progress)} p on p.user_id = ${kobo.user_id} and p.item_id = i.id
-            where ${sentBook(kobo, access)} ${after ? sql`and i.id > ${after}::uuid` : sql``} ${upTo(sql`i.id`)}
+          with w as materialized (
+            select i.id, i.updated_at from ${tbl(C.items)} i
+            where ${offeredBook(kobo, access)} ${after ? sql`and i.id > ${after}::uuid` : sql``} ${upTo(sql`i.id`)}
             order by i.id limit ${this.window}
           ),
-          bound as (select count(*) = ${this.window} as filled, (select id from b order by id desc limit 1) as last from b),
-          cur as (select id, ever, sver from b),
+          bound as (select count(*) = ${this.window} as filled, (select id from w order by id desc limit 1) as last from w),
+          p as materialized (
+            select item_id, updated_at from ${tbl(R.progress)}
+            where user_id = ${kobo.user_id} ${after ? sql`and item_id > ${after}::uuid` : sql``} and item_id <= (select last from bound)
+          ),
+          r as materialized (select item_id, removed_at from ${tbl(D.koboRemoved)} where device_id = ${kobo.device_id}),
+          cur as (
+            select w.id, w.updated_at::text as ever, p.updated_at::text as sver from w left join p on p.item_id = w.id
+            where not exists (select 1 from r where r.item_id = w.id and r.removed_at >= w.updated_at)
+          ),
           has as (${sentOf(kobo, 'i', after)} ${upTo(sql`substr(key, 3)::uuid`)}
             and (not (select filled from bound) or substr(key, 3)::uuid <= (select last from bound))),
           ${paired('i')}
           select bound.filled, bound.last::text as last, d.key, d.ever, d.sver, d.hever, d.hsver from bound left join lateral (
             select 'i:' || id::text as key, ever, sver, hever, hsver from pair where ${differs} order by id limit ${limit - out.length}
-          ) d on true`.execute(q);
+          ) d on true`.execute(this.db);
         for (const r of rows) if (r.key) out.push({ key: r.key, ever: r.ever, sver: r.sver, hever: r.hever, hsver: r.hsver });
         if (out.length >= limit || !rows[0]?.filled) break;
         after = rows[0].last;
@@ -150,7 +157,7 @@ export class KoboSyncState {
       ),
       has as (${sentOf(kobo, 't', after)} ${tagsTo ? sql`and substr(key, 3)::uuid <= ${tagsTo}::uuid` : sql``}),
       ${paired('t')}
-      select 't:' || id::text as key, ever, sver, hever, hsver from pair where ${differs} order by id limit ${limit - out.length}`.execute(q);
+      select 't:' || id::text as key, ever, sver, hever, hsver from pair where ${differs} order by id limit ${limit - out.length}`.execute(this.db);
     return [...out, ...rows];
   }
 }
